@@ -1,0 +1,4 @@
+import { notImplementedEndpoint } from '../../http/endpoint';
+
+/** GET /docs: API reference page. */
+export const handler = notImplementedEndpoint();

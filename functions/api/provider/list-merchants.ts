@@ -1,0 +1,4 @@
+import { notImplementedEndpoint } from '../../http/endpoint';
+
+/** GET /v1/provider/merchants: List the provider's merchants. */
+export const handler = notImplementedEndpoint();

@@ -1,0 +1,4 @@
+import { notImplementedEndpoint } from '../../http/endpoint';
+
+/** POST /v1/refunds/initiate: Start a refund. */
+export const handler = notImplementedEndpoint();

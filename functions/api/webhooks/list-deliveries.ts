@@ -1,0 +1,4 @@
+import { notImplementedEndpoint } from '../../http/endpoint';
+
+/** GET /v1/webhooks/deliveries: List webhook deliveries. */
+export const handler = notImplementedEndpoint();

@@ -1,0 +1,52 @@
+/**
+ * Runtime configuration, read from the environment on every call (cheap) so that
+ * the same names work on Lambda and locally (DESIGN 6.8). Nothing here has a
+ * local-only meaning: the local runtime only sets these variables.
+ */
+export type Stage = 'sandbox' | 'live';
+
+function num(name: string, dflt: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new Error(`Configuration ${name} must be a number`);
+  return n;
+}
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`Configuration ${name} is not set`);
+  return v;
+}
+
+export const config = {
+  stage(): Stage {
+    const s = process.env.STAGE ?? 'sandbox';
+    if (s !== 'sandbox' && s !== 'live') throw new Error('Configuration STAGE must be sandbox or live');
+    return s;
+  },
+  tableName: () => required('TABLE_NAME'),
+  /** Queue URLs by logical queue name (see store/definitions.ts), from QUEUE_URL_<NAME>. */
+  queueUrl: (name: string) => required(`QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`),
+  approvalWindowSeconds: () => num('APPROVAL_WINDOW_SECONDS', 600),
+  webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', 8),
+  webhookBackoffBaseSeconds: () => num('WEBHOOK_BACKOFF_BASE_SECONDS', 60),
+  rateLimitPerMinute: () => num('RATE_LIMIT_PER_MINUTE', 600),
+  /** Optional per-class overrides, JSON: {"billing": 300}. */
+  rateLimitFor(rateClass: string): number {
+    const raw = process.env.RATE_LIMITS;
+    if (raw) {
+      const overrides = JSON.parse(raw) as Record<string, number>;
+      const v = overrides[rateClass];
+      if (typeof v === 'number') return v;
+    }
+    return this.rateLimitPerMinute();
+  },
+  dueShards: () => num('DUE_SHARDS', 8),
+  /** How long a claimed due item stays invisible to other ticks (seconds). */
+  dueLeaseSeconds: () => num('DUE_LEASE_SECONDS', 300),
+  /** The operator's key: plain (local/dev) or its SHA-256 hex (deployed stacks keep only the hash). */
+  operatorKey: () => process.env.OPERATOR_API_KEY || undefined,
+  operatorKeyHash: () => process.env.OPERATOR_API_KEY_HASH || undefined,
+  logLevel: () => process.env.LOG_LEVEL ?? 'INFO',
+};

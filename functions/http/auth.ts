@@ -1,0 +1,140 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { safeEqualHex, sha256Hex } from '../domain/ids';
+import { db } from '../store/clients';
+import { apiKeyKey, getParticipant, type ApiKeyItem } from '../store/participants';
+import { isConditionFailure, table } from '../store/table';
+import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
+import type { HttpEvent, Principal, RateState, RequestState } from './types';
+
+const WINDOW_SECONDS = 60;
+
+function bearer(event: HttpEvent): string | undefined {
+  const h = event.headers?.authorization ?? event.headers?.Authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : '';
+}
+
+function isOperatorKey(token: string): boolean {
+  const plain = config.operatorKey();
+  const expected = config.operatorKeyHash() ?? (plain ? sha256Hex(plain) : undefined);
+  return expected !== undefined && safeEqualHex(sha256Hex(token), expected);
+}
+
+/**
+ * Authenticates the key and counts the request against its rate-limit window in ONE
+ * DynamoDB request: a conditional UpdateItem on the key item (fixed one-minute windows per
+ * rate class). A second request is needed only on the first call of a new window.
+ */
+async function touchKey(hash: string, rateClass: string, nowMs: number): Promise<{ item: ApiKeyItem; count: number } | undefined> {
+  const window = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+  const cls = rateClass.replace(/[^a-z0-9]/gi, '');
+  const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
+  const key = apiKeyKey(hash);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const out = await db().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'ADD #n :one',
+          ConditionExpression: 'attribute_exists(pk) AND #w = :w',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':one': 1, ':w': window },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const item = out.Attributes as ApiKeyItem;
+      return { item, count: Number(item[names['#n']]) };
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      if (!e.Item) return undefined; // no such key
+    }
+    try {
+      const out = await db().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'SET #w = :w, #n = :one',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':one': 1, ':w': window },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { item: out.Attributes as ApiKeyItem, count: 1 };
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      if (!e.Item) return undefined;
+      // Another request opened this window first: count in it (loop).
+    }
+  }
+  throw new Error('Rate-limit window contention');
+}
+
+/** API key authentication (DESIGN 6.1). Public routes (no kinds) skip it. */
+export async function authenticate(state: RequestState, event: HttpEvent): Promise<void> {
+  if (state.route.kinds.length === 0) return;
+  const token = bearer(event);
+  if (token === undefined) throw unauthorized(MSG.missingKey);
+  if (!token) throw unauthorized(MSG.invalidKey);
+  if (isOperatorKey(token)) {
+    state.principal = { kind: 'operator', id: 'operator', keyId: 'operator' };
+    return;
+  }
+  const stage = config.stage();
+  const other = stage === 'sandbox' ? 'live' : 'sandbox';
+  if (token.startsWith(`sk_${other}_`)) throw unauthorized(`API key is not valid for the ${stage} environment`);
+  if (!token.startsWith(`sk_${stage}_`) || token.length > 200) throw unauthorized(MSG.invalidKey);
+
+  const nowMs = Date.now();
+  const found = await touchKey(sha256Hex(token), state.route.rateClass ?? 'default', nowMs);
+  if (!found || found.item.revokedAt || found.item.stage !== stage) throw unauthorized(MSG.invalidKey);
+
+  const limit = config.rateLimitFor(state.route.rateClass ?? 'default');
+  const windowStart = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+  state.rate = { limit, remaining: Math.max(0, limit - found.count), reset: windowStart + WINDOW_SECONDS } satisfies RateState;
+  state.principal = { kind: found.item.kind, id: found.item.participantId, keyId: found.item.keyId } satisfies Principal;
+  state.overLimit = found.count > limit;
+}
+
+/**
+ * Participant-kind authorization from the route table (DESIGN 6.2), including a provider
+ * acting for one of its merchants with X-Entity-Id.
+ */
+export async function authorize(state: RequestState, event: HttpEvent): Promise<void> {
+  const p = state.principal;
+  const kinds = state.route.kinds;
+  if (!p) return; // public route
+  const entityId = event.headers?.['x-entity-id'];
+  if (p.kind === 'provider' && entityId !== undefined && kinds.includes('merchant')) {
+    const merchant = entityId ? await getParticipant(entityId) : undefined;
+    if (!merchant || merchant.type !== 'merchant' || merchant.providerId !== p.id) throw notFound(MSG.merchantNotFound);
+    state.principal = { kind: 'merchant', id: merchant.id, keyId: p.keyId, actingProviderId: p.id };
+    return;
+  }
+  if (kinds.includes(p.kind)) return;
+  if (p.kind === 'provider' && kinds.includes('merchant')) throw badRequest(MSG.entityIdRequired, undefined, 'entity_id_required');
+  throw forbidden(MSG.forbiddenKind);
+}
+
+/** 429 once the window's count passes the limit (the count was taken by authenticate). */
+export function enforceRateLimit(state: RequestState): void {
+  if (state.overLimit && state.rate) {
+    throw tooManyRequests(Math.max(1, state.rate.reset - Math.floor(Date.now() / 1000)));
+  }
+}
+
+export function rateHeaders(rate: RateState | undefined): Record<string, string> {
+  if (!rate) return {};
+  return {
+    'X-RateLimit-Limit': String(rate.limit),
+    'X-RateLimit-Remaining': String(rate.remaining),
+    'X-RateLimit-Reset': String(rate.reset),
+  };
+}
+
+export { AppError };

@@ -1,0 +1,176 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type * as z from 'zod';
+import { config } from '../config';
+import { findRoute } from '../routes';
+import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
+import { AppError, MSG, notFound } from './errors';
+import { claimIdempotency, settleIdempotency } from './idempotency';
+import { logger } from './log';
+import type { HttpEvent, HttpResponse, Principal, Reply, RequestState } from './types';
+import { readBody, validate, type ValidationSpec } from './validation';
+
+export interface EndpointSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> extends ValidationSpec {
+  body?: B;
+  query?: Q;
+  /** Success response schema (documentation only). */
+  response?: z.ZodType;
+  description?: string;
+}
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface Ctx<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  principal: Principal;
+  requestId: string;
+  headers: Record<string, string | undefined>;
+}
+
+type Internal = { state: RequestState };
+type Mw = MiddlewareObj<HttpEvent, HttpResponse, Error, Context, Internal>;
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+export function toResponse(reply: Reply): HttpResponse {
+  const isString = typeof reply.body === 'string';
+  return {
+    statusCode: reply.status,
+    headers: { ...(isString ? {} : JSON_HEADERS), ...reply.headers },
+    body: isString ? (reply.body as string) : JSON.stringify(reply.body),
+  };
+}
+
+export function errorResponse(err: unknown, requestId: string): HttpResponse {
+  if (err instanceof AppError) {
+    const body: Record<string, unknown> = { statusCode: err.statusCode, success: false, message: err.message, code: err.code };
+    if (err.errors?.length) body.errors = err.errors;
+    return toResponse({ status: err.statusCode, body, headers: err.headers });
+  }
+  logger.error('Unhandled error', { requestId, error: err as Error });
+  return toResponse({
+    status: 500,
+    body: { statusCode: 500, success: false, message: MSG.internal, code: 'internal_error' },
+  });
+}
+
+const stateOf = new WeakMap<HttpEvent, RequestState>();
+
+/** 1. Request id + 2. error envelope: the outermost layer; adds the common headers. */
+const envelope: Mw = {
+  before: (request) => {
+    const event = request.event;
+    const route = findRoute(event.routeKey);
+    const incoming = event.headers?.['x-request-id'];
+    const requestId =
+      incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : event.requestContext?.requestId ?? crypto.randomUUID();
+    const state: RequestState = {
+      requestId,
+      startedAt: Date.now(),
+      route: route!,
+      params: event.pathParameters ?? {},
+      rawBody: readBody(event),
+    };
+    request.internal.state = state;
+    stateOf.set(event, state);
+    if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
+  },
+  after: (request) => {
+    request.response = finish(request.internal.state, request.response!);
+  },
+  onError: (request) => {
+    const state = request.internal.state ?? { requestId: crypto.randomUUID(), startedAt: Date.now() };
+    request.response = finish(state as RequestState, errorResponse(request.error, state.requestId));
+  },
+};
+
+function finish(state: RequestState, response: HttpResponse): HttpResponse {
+  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId };
+  logger.info('request', {
+    requestId: state.requestId,
+    route: state.route ? `${state.route.method} ${state.route.path}` : undefined,
+    status: response.statusCode,
+    durationMs: Date.now() - state.startedAt,
+    kind: state.principal?.kind,
+    participantId: state.principal?.id,
+    replayed: state.idempotency?.replay ? true : undefined,
+  });
+  return { ...response, headers };
+}
+
+/** 3. API key + 4. participant kind (route table) + 5. rate limit. */
+const access: Mw = {
+  before: async (request) => {
+    const state = request.internal.state;
+    await authenticate(state, request.event);
+    await authorize(state, request.event);
+    enforceRateLimit(state);
+  },
+};
+
+/** 6. Idempotency-Key on POST. */
+const idempotency: Mw = {
+  before: async (request) => {
+    if (request.event.requestContext?.http?.method === 'POST') await claimIdempotency(request.internal.state, request.event);
+  },
+  after: async (request) => {
+    await settleIdempotency(request.internal.state, request.response!);
+  },
+  onError: async (request) => {
+    const state = request.internal.state;
+    if (state?.idempotency) await settleIdempotency(state, errorResponse(request.error, state.requestId));
+  },
+};
+
+/** 7. zod validation. */
+const validation = (spec: ValidationSpec): Mw => ({
+  before: (request) => {
+    const state = request.internal.state;
+    if (state.idempotency?.replay) return;
+    validate(state, request.event, spec);
+  },
+});
+
+/**
+ * Builds an API handler: the middy pipeline in the order of DESIGN 2, then `fn`, which
+ * gets validated input and returns the reply. The spec stays on the handler for the
+ * OpenAPI generator.
+ */
+export function endpoint<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(
+  spec: EndpointSpec<B, Q>,
+  fn: (ctx: Ctx<Infer<B>, Infer<Q>>) => Promise<Reply>,
+) {
+  const core = async (event: HttpEvent): Promise<HttpResponse> => {
+    const state = stateOf.get(event)!;
+    if (state.idempotency?.replay) return state.idempotency.replay;
+    const reply = await fn({
+      body: state.body as Infer<B>,
+      query: state.query as Infer<Q>,
+      params: state.params,
+      principal: state.principal!,
+      requestId: state.requestId,
+      headers: event.headers ?? {},
+    });
+    return toResponse(reply);
+  };
+  const handler = middy<HttpEvent, HttpResponse, Error, Context, Internal>(core)
+    .use(envelope)
+    .use(access)
+    .use(idempotency)
+    .use(validation(spec));
+  return Object.assign(handler, { spec });
+}
+
+/** Success envelope of the spec: statusCode, success, message, data (+ extra top-level fields). */
+export function ok(status: number, message: string, data?: unknown, extra?: Record<string, unknown>): Reply {
+  return { status, body: { statusCode: status, success: true, message, data, ...extra } };
+}
+
+/** A route registered in the table whose handler is not built yet. */
+export function notImplementedEndpoint() {
+  return endpoint({}, async () => {
+    throw new AppError(501, 'Not implemented', 'not_implemented');
+  });
+}

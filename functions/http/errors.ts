@@ -1,0 +1,47 @@
+/** An error with a status and a client-facing message: the only errors whose text leaves the service. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, errors?: FieldError[], code = 'validation_error') =>
+  new AppError(400, message, code, errors);
+export const unauthorized = (message: string) => new AppError(401, message, 'unauthorized');
+export const forbidden = (message: string, code = 'forbidden') => new AppError(403, message, code);
+export const notFound = (message: string) => new AppError(404, message, 'not_found');
+export const conflict = (message: string, code = 'conflict') => new AppError(409, message, code);
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new AppError(429, 'Too many requests', 'rate_limited', undefined, { 'Retry-After': String(retryAfterSeconds) });
+export const notImplemented = () => new AppError(501, 'Not implemented', 'not_implemented');
+
+/** Messages shared by several endpoints (spec and DESIGN 6.9). */
+export const MSG = {
+  invalidJson: 'Invalid JSON body',
+  invalidRequest: 'Invalid request parameters',
+  invalidQuery: 'Invalid query parameters',
+  routeNotFound: 'Route not found',
+  forbiddenKind: 'Forbidden for this participant type',
+  merchantNotFound: 'Merchant not found',
+  participantNotFound: 'Participant not found',
+  customerNotFound: 'Customer not found',
+  missingKey: 'Missing API key',
+  invalidKey: 'Invalid API key',
+  internal: 'Internal server error',
+  invalidIdempotencyKey: 'Invalid Idempotency-Key header',
+  idempotencyMismatch: 'Idempotency key reused with a different request',
+  idempotencyInProgress: 'Request with this idempotency key is in progress',
+  unsupportedCurrency: 'Unsupported currency',
+  entityIdRequired: 'X-Entity-Id header is required when a provider calls a merchant endpoint',
+} as const;

@@ -1,0 +1,98 @@
+import { PutCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshallItem } from '../store/marshall';
+import { sha256Hex } from '../domain/ids';
+import { db } from '../store/clients';
+import { isConditionFailure, table } from '../store/table';
+import { MSG, badRequest, conflict } from './errors';
+import type { HttpEvent, HttpResponse, RequestState } from './types';
+
+const TTL_SECONDS = 24 * 3600;
+/** An in-progress record older than this belongs to a crashed invocation and may be taken over. */
+const LOCK_SECONDS = 60;
+
+interface IdemRecord {
+  status: 'in_progress' | 'completed';
+  requestHash: string;
+  lockedUntil: number;
+  expiresAt: number;
+  response?: HttpResponse;
+}
+
+/**
+ * Idempotency-Key (DESIGN 6.4): scoped per API key and route, stored in the single table
+ * with a TTL. Returns a stored response to replay, or claims the key for this request.
+ */
+export async function claimIdempotency(state: RequestState, event: HttpEvent): Promise<void> {
+  const headerKey = event.headers?.['idempotency-key'];
+  if (headerKey === undefined || !state.principal) return;
+  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
+
+  const pk = `IDEM#${state.principal.keyId}#${state.route.method} ${state.route.path}#${sha256Hex(headerKey)}`;
+  const requestHash = sha256Hex(
+    JSON.stringify([event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody]),
+  );
+  const now = Math.floor(Date.now() / 1000);
+  const record: IdemRecord = { status: 'in_progress', requestHash, lockedUntil: now + LOCK_SECONDS, expiresAt: now + TTL_SECONDS };
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { pk, sk: 'IDEM', ...record },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    state.idempotency = { pk };
+    return;
+  } catch (e) {
+    if (!isConditionFailure(e) || !e.Item) throw e;
+    const old = unmarshallItem(e.Item) as unknown as IdemRecord;
+    if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch, 'idempotency_mismatch');
+    if (old.status === 'completed' && old.response) {
+      state.idempotency = {
+        pk,
+        replay: { ...old.response, headers: { ...old.response.headers, 'Idempotent-Replayed': 'true' } },
+      };
+      return;
+    }
+    if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+  }
+  // A stale in-progress record (crashed invocation): take it over, once.
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk, sk: 'IDEM' },
+        UpdateExpression: 'SET lockedUntil = :l',
+        ConditionExpression: '#s = :ip AND lockedUntil <= :now',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':l': now + LOCK_SECONDS, ':ip': 'in_progress', ':now': now },
+      }),
+    );
+    state.idempotency = { pk };
+  } catch (e) {
+    if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+    throw e;
+  }
+}
+
+/** Store the final response (below 500) for replay, or release the key (5xx: a retry may succeed). */
+export async function settleIdempotency(state: RequestState, response: HttpResponse): Promise<void> {
+  const idem = state.idempotency;
+  if (!idem || idem.replay) return;
+  if (response.statusCode >= 500) {
+    await db().send(new DeleteCommand({ TableName: table(), Key: { pk: idem.pk, sk: 'IDEM' } }));
+    return;
+  }
+  const { ['X-Request-Id']: _rid, ...headers } = response.headers;
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { pk: idem.pk, sk: 'IDEM' },
+      UpdateExpression: 'SET #s = :c, #r = :r',
+      ExpressionAttributeNames: { '#s': 'status', '#r': 'response' },
+      ExpressionAttributeValues: { ':c': 'completed', ':r': { statusCode: response.statusCode, headers, body: response.body } },
+    }),
+  );
+}

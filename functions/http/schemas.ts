@@ -1,0 +1,24 @@
+import * as z from 'zod';
+
+/** Shared request schema pieces (one place each). */
+export const MAX_PAGE = 100;
+
+const intString = (min: number, max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? dflt);
+
+/** limit (1..100, default 20) and skip (default 0): customer decisions, recurring, transactions. */
+export const skipPaging = { limit: intString(1, MAX_PAGE, 20), skip: intString(0, 1_000_000, 0) };
+/** limit and offset: provider lists. */
+export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intString(0, 1_000_000, 0) };
+
+export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const nonEmpty = (max = 500) => z.string().trim().min(1).max(max);
+
+export const isoDateTime = z.iso.datetime({ offset: true });

@@ -1,0 +1,44 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ParticipantKind, Route } from '../routes';
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; body: string };
+
+export interface Principal {
+  kind: ParticipantKind;
+  /** The participant the call acts as (the merchant when a provider sends X-Entity-Id). */
+  id: string;
+  /** The API key's id ('operator' for the operator key). */
+  keyId: string;
+  /** Set when a provider acts for one of its merchants. */
+  actingProviderId?: string;
+}
+
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+}
+
+/** Per-request state shared by the middlewares and the handler. */
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  route: Route;
+  params: Record<string, string>;
+  principal?: Principal;
+  rate?: RateState;
+  overLimit?: boolean;
+  body?: unknown;
+  query?: unknown;
+  rawBody: string;
+  idempotency?: { pk: string; replay?: HttpResponse };
+}
+
+/** What a handler returns: the full JSON body (envelope included) and its status. */
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}

@@ -1,0 +1,51 @@
+import type * as z from 'zod';
+import { MSG, badRequest, type FieldError } from './errors';
+import type { HttpEvent, RequestState } from './types';
+
+export interface ValidationSpec {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Message for a body that fails its schema (default `Invalid request parameters`); may depend on the issues. */
+  bodyMessage?: string | ((error: z.ZodError) => string);
+  /** Message for a query that fails its schema (default `Invalid query parameters`). */
+  queryMessage?: string | ((error: z.ZodError) => string);
+}
+
+export function issuesToErrors(error: z.ZodError): FieldError[] {
+  return error.issues.slice(0, 50).map((i) => ({
+    path: i.path.map(String).join('.') || '(root)',
+    message: i.code === 'unrecognized_keys' ? `Unrecognized field(s): ${i.keys.join(', ')}` : i.message,
+  }));
+}
+
+export function readBody(event: HttpEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/** Parse JSON and validate body and query against the endpoint's zod schemas. */
+export function validate(state: RequestState, event: HttpEvent, spec: ValidationSpec): void {
+  if (spec.body) {
+    let parsed: unknown = {};
+    if (state.rawBody.trim() !== '') {
+      try {
+        parsed = JSON.parse(state.rawBody);
+      } catch {
+        throw badRequest(MSG.invalidJson, undefined, 'invalid_json');
+      }
+    }
+    const r = spec.body.safeParse(parsed);
+    if (!r.success) throw badRequest(message(spec.bodyMessage, r.error, MSG.invalidRequest), issuesToErrors(r.error));
+    state.body = r.data;
+  }
+  if (spec.query) {
+    const r = spec.query.safeParse(event.queryStringParameters ?? {});
+    if (!r.success) throw badRequest(message(spec.queryMessage, r.error, MSG.invalidQuery), issuesToErrors(r.error));
+    state.query = r.data;
+  }
+}
+
+function message(m: ValidationSpec['bodyMessage'], error: z.ZodError, dflt: string): string {
+  if (typeof m === 'function') return m(error);
+  return m ?? dflt;
+}

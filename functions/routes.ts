@@ -1,0 +1,149 @@
+/**
+ * THE route table: the only list of the HTTP surface. The CDK stack creates one API
+ * Gateway route and one Lambda per entry; the local server mounts the same entries; the
+ * OpenAPI document is generated from them. Paths use API Gateway's `{param}` syntax.
+ */
+export type ParticipantKind = 'bank' | 'merchant' | 'provider' | 'operator';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  /** Handler module under functions/ (without extension); it exports `handler`. */
+  handler: string;
+  /**
+   * Participant kinds allowed. A provider may call a route that allows `merchant` on
+   * behalf of one of its merchants with the X-Entity-Id header. Empty = public (no key).
+   */
+  kinds: ParticipantKind[];
+  /** Table access the function gets (least privilege). */
+  access: 'read' | 'write';
+  /** Route exists only in the sandbox stage (404 Route not found in live). */
+  sandboxOnly?: boolean;
+  /** Rate-limit class (limits per participant and class are configuration). */
+  rateClass?: string;
+  summary: string;
+}
+
+const M: ParticipantKind[] = ['merchant'];
+const B: ParticipantKind[] = ['bank'];
+const P: ParticipantKind[] = ['provider'];
+const O: ParticipantKind[] = ['operator'];
+const ANY: ParticipantKind[] = ['bank', 'merchant', 'provider'];
+
+export const ROUTES: Route[] = [
+  // Operator (DESIGN 6.1)
+  { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },
+  { method: 'POST', path: '/v1/operator/participants/{id}/keys', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
+  { method: 'DELETE', path: '/v1/operator/keys/{keyId}', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
+  { method: 'PATCH', path: '/v1/operator/providers/{id}', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
+
+  // Bank: customers and decisions
+  { method: 'POST', path: '/v1/bank/customers', handler: 'api/bank/create-customers', kinds: B, access: 'write', rateClass: 'batch', summary: 'Create customers in a batch' },
+  { method: 'GET', path: '/v1/bank/customers/batches/{batchId}', handler: 'api/bank/get-batch', kinds: B, access: 'read', summary: 'Read a customer batch result' },
+  { method: 'POST', path: '/v1/bank/customer/device/link', handler: 'api/bank/link-device', kinds: B, access: 'write', summary: "Link a customer's device" },
+  { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
+  { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
+  { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
+  { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
+  { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
+
+  // Merchant: discovery, agreements, billing
+  { method: 'GET', path: '/v1/balance/details', handler: 'api/merchant/balance', kinds: M, access: 'read', summary: "Read the merchant's balance" },
+  { method: 'POST', path: '/v1/customer/device/lookup', handler: 'api/merchant/device-lookup', kinds: M, access: 'write', summary: 'Find a customer by device' },
+  { method: 'GET', path: '/v1/customer/banks', handler: 'api/merchant/email-lookup', kinds: M, access: 'write', summary: "Find a customer's banks by email" },
+  { method: 'POST', path: '/v1/billing/intent', handler: 'api/merchant/billing-intent', kinds: M, access: 'write', rateClass: 'billing', summary: 'Send billing intents' },
+  { method: 'POST', path: '/v1/customer/bill', handler: 'api/merchant/bill', kinds: M, access: 'write', rateClass: 'billing', summary: 'Bill customers with agreement phrases' },
+  { method: 'POST', path: '/v1/customer/pay', handler: 'api/merchant/pay', kinds: M, access: 'write', rateClass: 'billing', summary: 'Request a one-time payment' },
+  { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', summary: "List customers' decisions" },
+  { method: 'GET', path: '/v1/customer-decisions/{id}', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
+
+  // Recurring schedules
+  { method: 'POST', path: '/v1/billing/recurring/create', handler: 'api/recurring/create', kinds: M, access: 'write', rateClass: 'billing', summary: 'Create a recurring schedule' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/pause', handler: 'api/recurring/pause', kinds: M, access: 'write', summary: 'Pause a schedule' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/resume', handler: 'api/recurring/resume', kinds: M, access: 'write', summary: 'Resume a schedule' },
+  { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', summary: 'List schedules' },
+  { method: 'GET', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
+  { method: 'DELETE', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },
+
+  // Transactions and refunds
+  { method: 'GET', path: '/v1/transaction-history', handler: 'api/transactions/history', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction history' },
+  { method: 'GET', path: '/v1/transaction-details', handler: 'api/transactions/details', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction details' },
+  { method: 'POST', path: '/v1/refunds/initiate', handler: 'api/refunds/initiate', kinds: M, access: 'write', rateClass: 'billing', summary: 'Start a refund' },
+  { method: 'GET', path: '/v1/refunds/{refundId}/status', handler: 'api/refunds/status', kinds: M, access: 'read', summary: 'Read a refund' },
+
+  // Provider: merchants and trust
+  { method: 'POST', path: '/v1/provider/merchants', handler: 'api/provider/create-merchants', kinds: P, access: 'write', rateClass: 'batch', summary: 'Create merchants in a batch' },
+  { method: 'GET', path: '/v1/provider/merchants', handler: 'api/provider/list-merchants', kinds: P, access: 'read', summary: "List the provider's merchants" },
+  { method: 'GET', path: '/v1/provider/merchant', handler: 'api/provider/get-merchant', kinds: P, access: 'read', summary: 'Read a merchant' },
+  { method: 'PATCH', path: '/v1/provider/merchant', handler: 'api/provider/update-merchant', kinds: P, access: 'write', summary: 'Update a merchant' },
+  { method: 'PATCH', path: '/v1/provider/merchant/trust', handler: 'api/provider/update-trust', kinds: P, access: 'write', summary: "Set a merchant's trust" },
+  { method: 'GET', path: '/v1/provider/merchant/trust', handler: 'api/provider/get-trust', kinds: P, access: 'read', summary: "Read a merchant's trust" },
+  { method: 'GET', path: '/v1/provider/merchant/trust/multiple', handler: 'api/provider/list-trust', kinds: P, access: 'read', summary: "List merchants' trust" },
+  { method: 'GET', path: '/v1/provider/merchant/trust/device-permission', handler: 'api/provider/device-permission', kinds: P, access: 'read', summary: 'Check device lookup permission' },
+  { method: 'POST', path: '/v1/provider/merchant/trust/validate', handler: 'api/provider/validate-trust', kinds: P, access: 'read', summary: "Check a merchant's trust level" },
+
+  // Webhooks (any participant; a provider manages a merchant's with X-Entity-Id)
+  { method: 'POST', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/create-endpoint', kinds: ANY, access: 'write', summary: 'Add a webhook endpoint' },
+  { method: 'GET', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/list-endpoints', kinds: ANY, access: 'read', summary: 'List webhook endpoints' },
+  { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', summary: 'Remove a webhook endpoint' },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', summary: "Rotate an endpoint's secret" },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', summary: 'Send a webhook.test event' },
+  { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
+  { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', summary: 'Re-send a delivery now' },
+
+  // Sandbox test helpers (sandbox stage only)
+  { method: 'GET', path: '/v1/sandbox/customers', handler: 'api/sandbox/customers', kinds: M, access: 'read', sandboxOnly: true, summary: "The simulated bank's magic customers" },
+  { method: 'POST', path: '/v1/sandbox/recurring/{scheduleId}/run', handler: 'api/sandbox/run-recurring', kinds: M, access: 'write', sandboxOnly: true, summary: 'Make the next run due now' },
+  { method: 'POST', path: '/v1/sandbox/billing-requests/{id}/expire', handler: 'api/sandbox/expire-billing', kinds: M, access: 'write', sandboxOnly: true, summary: 'Expire a pending approval now' },
+  { method: 'POST', path: '/v1/sandbox/settlements/run', handler: 'api/sandbox/run-settlements', kinds: M, access: 'write', sandboxOnly: true, summary: 'Settle all due funds now' },
+  { method: 'POST', path: '/v1/sandbox/refunds/{refundId}/complete', handler: 'api/sandbox/complete-refund', kinds: M, access: 'write', sandboxOnly: true, summary: 'Finish a refund now' },
+
+  // Documentation (public)
+  { method: 'GET', path: '/v1/openapi.json', handler: 'api/docs/openapi', kinds: [], access: 'read', summary: 'OpenAPI 3.1 document' },
+  { method: 'GET', path: '/docs', handler: 'api/docs/page', kinds: [], access: 'read', summary: 'API reference page' },
+];
+
+/** Handler for any request that matches no route (API Gateway `$default`). */
+export const NOT_FOUND_HANDLER = 'api/not-found';
+
+export const routeKey = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path}`;
+
+export function routesFor(stage: 'sandbox' | 'live'): Route[] {
+  return ROUTES.filter((r) => !r.sandboxOnly || stage === 'sandbox');
+}
+
+const byKey = new Map(ROUTES.map((r) => [routeKey(r), r]));
+export function findRoute(key: string): Route | undefined {
+  return byKey.get(key);
+}
+
+/** Match a concrete method + path against the table (used by the local server). */
+export function matchRoute(
+  routes: Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
+  const parts = path.split('/');
+  let best: { route: Route; params: Record<string, string>; literals: number } | undefined;
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const tpl = route.path.split('/');
+    if (tpl.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let literals = 0;
+    let ok = true;
+    for (let i = 0; i < tpl.length; i++) {
+      const t = tpl[i]!;
+      const p = parts[i]!;
+      if (t.startsWith('{') && t.endsWith('}')) {
+        if (p === '') { ok = false; break; }
+        params[t.slice(1, -1)] = decodeURIComponent(p);
+      } else if (t === p) literals++;
+      else { ok = false; break; }
+    }
+    // Like API Gateway, the most specific (most literal segments) route wins.
+    if (ok && (!best || literals > best.literals)) best = { route, params, literals };
+  }
+  return best && { route: best.route, params: best.params };
+}

@@ -1,0 +1,31 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/**
+ * One client of each kind per process (created on first use). Endpoints and credentials
+ * come from the standard AWS environment (AWS_ENDPOINT_URL_DYNAMODB / _SQS locally).
+ */
+let ddb: DynamoDBDocumentClient | undefined;
+let sqs: SQSClient | undefined;
+
+export function db(): DynamoDBDocumentClient {
+  if (!ddb) {
+    const client = new DynamoDBClient({ maxAttempts: 4 });
+    ddb = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  }
+  return ddb;
+}
+
+export function queue(): SQSClient {
+  if (!sqs) sqs = new SQSClient({ maxAttempts: 4 });
+  return sqs;
+}
+
+/** For tests and benchmarks that instrument or replace clients between runs. */
+export function resetClients(): void {
+  ddb = undefined;
+  sqs = undefined;
+}

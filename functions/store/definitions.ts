@@ -1,0 +1,74 @@
+/**
+ * The single table and the queues, as plain data. The CDK stack (lib/) and the local
+ * runtime (local/) both build from these definitions, so they never drift.
+ */
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+  indexes: [
+    /** Lookups by alternate key (email, device, phrase id, reference, key id). */
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' as const },
+    /** Lists per owner sorted by time. */
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' as const },
+    /** Sparse, sharded index of things due at a time: DUE#<shard> / <ISO>#<kind>#<id>. */
+    { name: 'due', partitionKey: 'duePk', sortKey: 'dueSk', projection: 'KEYS_ONLY' as const },
+  ],
+} as const;
+
+export type IndexName = (typeof TABLE.indexes)[number]['name'];
+
+export interface QueueDefinition {
+  /** Logical name; the URL comes from env QUEUE_URL_<NAME>. */
+  name: string;
+  /** Worker module under functions/ that consumes it (SQS event source). */
+  worker: string;
+  visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the DLQ. */
+  maxReceiveCount: number;
+  /** Lambda batch size for the event source. */
+  batchSize: number;
+}
+
+export const QUEUES: QueueDefinition[] = [
+  {
+    name: 'webhooks',
+    worker: 'workers/webhook-delivery',
+    // The worker sets the visibility per message to the backoff delay; the default covers
+    // one attempt (10 s timeout) with room to spare.
+    visibilityTimeoutSeconds: 60,
+    // Generous: the worker itself decides when a delivery has used its attempts
+    // (WEBHOOK_MAX_ATTEMPTS) and then lets the message go to the DLQ.
+    maxReceiveCount: 50,
+    batchSize: 10,
+  },
+  {
+    name: 'jobs',
+    worker: 'workers/jobs',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 5,
+    batchSize: 10,
+  },
+];
+
+export const dlqName = (q: QueueDefinition) => `${q.name}-dlq`;
+
+/** Workers that are not API routes. `queue` workers are SQS event sources of that queue. */
+export interface WorkerDefinition {
+  name: string;
+  /** Module under functions/ exporting `handler`. */
+  handler: string;
+  trigger: { kind: 'schedule'; expression: string } | { kind: 'queue'; queue: string };
+  timeoutSeconds: number;
+}
+
+export const WORKERS: WorkerDefinition[] = [
+  { name: 'scheduler-tick', handler: 'workers/scheduler-tick', trigger: { kind: 'schedule', expression: 'rate(1 minute)' }, timeoutSeconds: 60 },
+  ...QUEUES.map((q) => ({
+    name: q.name,
+    handler: q.worker,
+    trigger: { kind: 'queue' as const, queue: q.name },
+    // A queue's visibility timeout must be at least the consumer's timeout.
+    timeoutSeconds: Math.min(q.visibilityTimeoutSeconds, 60),
+  })),
+];

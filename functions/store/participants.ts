@@ -1,0 +1,125 @@
+import { config, type Stage } from '../config';
+import { newId, randomToken, sha256Hex } from '../domain/ids';
+import type { ParticipantKind } from '../routes';
+import { getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from './table';
+import { db } from './clients';
+
+export type TrustLevel = 'basic' | 'enhanced' | 'premium';
+
+export interface BankAccount {
+  bankName: string | null;
+  accountNumber: string | null;
+  accountName: string | null;
+}
+
+export interface Participant {
+  pk: string;
+  sk: string;
+  id: string;
+  type: Exclude<ParticipantKind, 'operator'>;
+  name: string;
+  email: string;
+  phone?: string;
+  country?: string;
+  providerId?: string;
+  bankAccount?: BankAccount;
+  /** provider: highest trust level it may grant. */
+  maxTrustLevel?: TrustLevel;
+  /** bank: answered by the sandbox simulator. */
+  simulated?: boolean;
+  createdAt: string;
+  updatedAt: string;
+  [extra: string]: unknown;
+}
+
+export interface ApiKeyItem {
+  pk: string;
+  sk: string;
+  keyId: string;
+  participantId: string;
+  kind: Exclude<ParticipantKind, 'operator'>;
+  stage: Stage;
+  createdAt: string;
+  revokedAt?: string;
+  [extra: string]: unknown;
+}
+
+export const participantKey = (id: string) => ({ pk: `PART#${id}`, sk: 'PROFILE' });
+export const apiKeyKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: 'KEY' });
+export const keyIdKey = (keyId: string) => ({ pk: `KEYID#${keyId}`, sk: 'KEY' });
+
+const ID_PREFIX: Record<Participant['type'], string> = { bank: 'bnk', merchant: 'mer', provider: 'prv' };
+
+export const getParticipant = (id: string) => getItem<Participant>(participantKey(id));
+
+export function newParticipantId(type: Participant['type']): string {
+  return newId(ID_PREFIX[type]);
+}
+
+/** A new API key for the current stage, its id, and the items that store it (hash only). */
+export function newApiKey(participant: Pick<Participant, 'id' | 'type'>): {
+  apiKey: string;
+  keyId: string;
+  items: TransactItem[];
+} {
+  const stage = config.stage();
+  const apiKey = `sk_${stage}_${randomToken(40)}`;
+  const keyId = newId('key');
+  const hash = sha256Hex(apiKey);
+  const createdAt = nowIso();
+  const keyItem: ApiKeyItem = {
+    ...apiKeyKey(hash),
+    keyId,
+    participantId: participant.id,
+    kind: participant.type,
+    stage,
+    createdAt,
+  };
+  return {
+    apiKey,
+    keyId,
+    items: [
+      { Put: { TableName: table(), Item: keyItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: table(),
+          Item: { ...keyIdKey(keyId), hash, participantId: participant.id, createdAt },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+  };
+}
+
+/** Put a participant item (no condition on a new random id beyond non-existence). */
+export function putParticipantItem(p: Participant): TransactItem {
+  return { Put: { TableName: table(), Item: p, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+export async function createKeyFor(participant: Participant) {
+  const key = newApiKey(participant);
+  await transact(key.items);
+  return { keyId: key.keyId, apiKey: key.apiKey };
+}
+
+/** Revoke a key at once. Returns false when the key id is unknown. */
+export async function revokeKey(keyId: string): Promise<{ keyId: string; participantId: string; revokedAt: string } | undefined> {
+  const ref = await getItem<{ hash: string; participantId: string }>(keyIdKey(keyId));
+  if (!ref) return undefined;
+  const revokedAt = nowIso();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: apiKeyKey(ref.hash),
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :t)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':t': revokedAt },
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+  return { keyId, participantId: ref.participantId, revokedAt };
+}
