@@ -3,7 +3,7 @@ import type { HttpEvent, HttpResponse } from '../http/types';
 import { MSG } from '../http/errors';
 
 /** API Gateway `$default`: any request that matches no route. */
-export const handler = middy<HttpEvent, HttpResponse>(async (event) => ({
+export const handler = middy<HttpEvent, HttpResponse>(async (event: HttpEvent) => ({
   statusCode: 404,
   headers: {
     'Content-Type': 'application/json',

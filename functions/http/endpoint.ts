@@ -70,7 +70,7 @@ const envelope: Mw = {
       requestId,
       startedAt: Date.now(),
       route: route!,
-      params: event.pathParameters ?? {},
+      params: (event.pathParameters ?? {}) as Record<string, string>,
       rawBody: readBody(event),
     };
     request.internal.state = state;

@@ -123,3 +123,66 @@ export async function revokeKey(keyId: string): Promise<{ keyId: string; partici
   }
   return { keyId, participantId: ref.participantId, revokedAt };
 }
+
+export const TRUST_LEVELS = ['basic', 'enhanced', 'premium'] as const;
+export const trustRank = (l: TrustLevel) => TRUST_LEVELS.indexOf(l);
+
+/** A uniqueness guard item: a merchant email is unique across all merchants. */
+export const merchantEmailKey = (email: string) => ({ pk: `UNIQ#MEMAIL#${email.trim().toLowerCase()}`, sk: 'UNIQ' });
+
+export function merchantEmailGuard(email: string, merchantId: string): TransactItem {
+  return {
+    Put: {
+      TableName: table(),
+      Item: { ...merchantEmailKey(email), merchantId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export interface NewParticipantInput {
+  type: Participant['type'];
+  name: string;
+  email: string;
+  phone?: string;
+  country?: string;
+  providerId?: string;
+  bankAccount?: Partial<BankAccount>;
+  simulated?: boolean;
+  /** Extra stored fields (merchant profile fields). */
+  extra?: Record<string, unknown>;
+}
+
+/** Build a participant item with the defaults of its type (DESIGN 6.9: new merchants are untrusted basic). */
+export function buildParticipant(input: NewParticipantInput, id = newParticipantId(input.type)): Participant {
+  const now = nowIso();
+  const p: Participant = {
+    ...participantKey(id),
+    id,
+    type: input.type,
+    name: input.name,
+    email: input.email,
+    phone: input.phone,
+    country: input.country,
+    createdAt: now,
+    updatedAt: now,
+    ...input.extra,
+  };
+  if (input.bankAccount) {
+    p.bankAccount = {
+      bankName: input.bankAccount.bankName ?? null,
+      accountNumber: input.bankAccount.accountNumber ?? null,
+      accountName: input.bankAccount.accountName ?? null,
+    };
+  }
+  if (input.type === 'merchant') {
+    Object.assign(p, { trusted: false, trustLevel: 'basic', deviceLookupEnabled: false });
+    if (input.providerId) {
+      p.providerId = input.providerId;
+      Object.assign(p, { gsi2pk: `PROV#${input.providerId}#MERCHANTS`, gsi2sk: `${now}#${id}` });
+    }
+  }
+  if (input.type === 'provider') p.maxTrustLevel = 'enhanced';
+  if (input.type === 'bank' && input.simulated) p.simulated = true;
+  return p;
+}

@@ -1,4 +1,11 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { createKeyFor, getParticipant } from '../../store/participants';
 
-/** POST /v1/operator/participants/{id}/keys: Issue a new API key for a participant. */
-export const handler = notImplementedEndpoint();
+/** POST /v1/operator/participants/{id}/keys: a new key (the old ones stay valid until revoked). */
+export const handler = endpoint({}, async ({ params }) => {
+  const participant = await getParticipant(params.id!);
+  if (!participant) throw notFound(MSG.participantNotFound);
+  const key = await createKeyFor(participant);
+  return ok(201, 'API key created', { keyId: key.keyId, participantId: participant.id, apiKey: key.apiKey });
+});

@@ -1,4 +1,10 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { notFound } from '../../http/errors';
+import { revokeKey } from '../../store/participants';
 
-/** DELETE /v1/operator/keys/{keyId}: Revoke an API key. */
-export const handler = notImplementedEndpoint();
+/** DELETE /v1/operator/keys/{keyId}: revoked at once (the next request with it is 401). */
+export const handler = endpoint({}, async ({ params }) => {
+  const revoked = await revokeKey(params.keyId!);
+  if (!revoked) throw notFound('API key not found');
+  return ok(200, 'API key revoked', revoked);
+});

@@ -1,4 +1,33 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { getParticipant, participantKey } from '../../store/participants';
+import { db } from '../../store/clients';
+import { nowIso, table, UpdateCommand } from '../../store/table';
+import { trustLevelSchema } from './schemas';
 
-/** PATCH /v1/operator/providers/{id}: Set a provider's maxTrustLevel. */
-export const handler = notImplementedEndpoint();
+const body = z.strictObject({ maxTrustLevel: trustLevelSchema });
+
+/** PATCH /v1/operator/providers/{id}: the highest trust level the provider may grant. */
+export const handler = endpoint(
+  {
+    body,
+    bodyMessage: (err) =>
+      err.issues.some((i) => i.path[0] === 'maxTrustLevel' && i.code === 'invalid_value')
+        ? 'Invalid trust level specified'
+        : MSG.invalidRequest,
+  },
+  async ({ params, body }) => {
+    const provider = await getParticipant(params.id!);
+    if (!provider || provider.type !== 'provider') throw notFound(MSG.participantNotFound);
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: participantKey(provider.id),
+        UpdateExpression: 'SET maxTrustLevel = :m, updatedAt = :u',
+        ExpressionAttributeValues: { ':m': body.maxTrustLevel, ':u': nowIso() },
+      }),
+    );
+    return ok(200, 'Provider updated', { id: provider.id, maxTrustLevel: body.maxTrustLevel });
+  },
+);

@@ -1,0 +1,147 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
+import { config } from '../config';
+import { db, queue } from '../store/clients';
+import { isConditionFailure, table, type Key } from '../store/table';
+import { logger } from '../http/log';
+
+/**
+ * The time path (DESIGN 2): anything due at a time carries `duePk`/`dueSk` (a sparse,
+ * sharded GSI). The tick claims due items with a conditional write that moves them a
+ * lease into the future, and fans them out to the jobs queue. The kind's worker finishes
+ * the item by clearing or rescheduling its due attributes in its own state transition;
+ * if a worker dies, the lease expires and the item is due again. Kind workers must make
+ * their effect conditional on the item's state, so a repeat run changes nothing.
+ */
+export interface DueJob {
+  kind: string;
+  id: string;
+  key: Key;
+  /** When the item was due (ISO). */
+  dueAt: string;
+  /** The dueSk the claim wrote: a worker that finishes conditions on it. */
+  leasedSk: string;
+  /** The tick's scheduled time (ISO): workers take "now" from here, never from a clock. */
+  now: string;
+}
+
+export type DueHandler = (job: DueJob) => Promise<void>;
+
+const registry = new Map<string, DueHandler>();
+
+export function registerDueKind(kind: string, handler: DueHandler): void {
+  registry.set(kind, handler);
+}
+
+export function dueHandler(kind: string): DueHandler | undefined {
+  return registry.get(kind);
+}
+
+export function shardOf(id: string): number {
+  return createHash('sha1').update(id).digest().readUInt32BE(0) % config.dueShards();
+}
+
+/** Attributes that put an item on the due index at `at` (spread into the item). */
+export function dueAttributes(kind: string, id: string, at: string | Date): { duePk: string; dueSk: string } {
+  const iso = typeof at === 'string' ? at : at.toISOString();
+  return { duePk: `DUE#${shardOf(id)}`, dueSk: `${iso}#${kind}#${id}` };
+}
+
+export function parseDueSk(dueSk: string): { at: string; kind: string; id: string } {
+  const [at, kind, ...rest] = dueSk.split('#');
+  return { at: at!, kind: kind!, id: rest.join('#') };
+}
+
+async function mapLimit<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (i < items.length) await fn(items[i++]!);
+  });
+  await Promise.all(runners);
+}
+
+export interface TickResult {
+  found: number;
+  claimed: number;
+  enqueued: number;
+}
+
+/** One tick: claim everything due at or before `scheduledTime` and enqueue it. */
+export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promise<TickResult> {
+  const nowIso = scheduledTime.toISOString();
+  const leaseIso = new Date(scheduledTime.getTime() + config.dueLeaseSeconds() * 1000).toISOString();
+  const shards = Array.from({ length: config.dueShards() }, (_, s) => s);
+  const result: TickResult = { found: 0, claimed: 0, enqueued: 0 };
+  const jobs: DueJob[] = [];
+
+  await Promise.all(
+    shards.map(async (shard) => {
+      const due: { pk: string; sk: string; dueSk: string }[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: table(),
+            IndexName: 'due',
+            KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+            ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${nowIso}#~` },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const it of out.Items ?? []) due.push(it as { pk: string; sk: string; dueSk: string });
+        start = out.LastEvaluatedKey;
+      } while (start && due.length < maxPerShard);
+      result.found += due.length;
+      await mapLimit(due, 8, async (it) => {
+        const { at, kind, id } = parseDueSk(it.dueSk);
+        const leasedSk = `${leaseIso}#${kind}#${id}`;
+        try {
+          await db().send(
+            new UpdateCommand({
+              TableName: table(),
+              Key: { pk: it.pk, sk: it.sk },
+              UpdateExpression: 'SET dueSk = :lease, dueClaimedAt = :now ADD dueClaims :one',
+              ConditionExpression: 'dueSk = :seen',
+              ExpressionAttributeValues: { ':lease': leasedSk, ':now': nowIso, ':seen': it.dueSk, ':one': 1 },
+            }),
+          );
+        } catch (e) {
+          if (isConditionFailure(e)) return; // another tick claimed it, or it changed
+          throw e;
+        }
+        result.claimed++;
+        jobs.push({ kind, id, key: { pk: it.pk, sk: it.sk }, dueAt: at, leasedSk, now: nowIso });
+      });
+    }),
+  );
+
+  const url = config.queueUrl('jobs');
+  const batches: DueJob[][] = [];
+  for (let i = 0; i < jobs.length; i += 10) batches.push(jobs.slice(i, i + 10));
+  await mapLimit(batches, 8, async (batch) => {
+    const out = await queue().send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: batch.map((j, n) => ({ Id: String(n), MessageBody: JSON.stringify(j) })),
+      }),
+    );
+    result.enqueued += out.Successful?.length ?? 0;
+    // A job that failed to enqueue stays leased and becomes due again when the lease ends.
+    if (out.Failed?.length) logger.warn('jobs not enqueued', { failed: out.Failed.length });
+  });
+  return result;
+}
+
+/** Remove an item from the due index, only if this worker's claim still holds. */
+export function clearDueUpdate(key: Key, leasedSk: string) {
+  return {
+    Update: {
+      TableName: table(),
+      Key: key,
+      UpdateExpression: 'REMOVE duePk, dueSk',
+      ConditionExpression: 'dueSk = :leased',
+      ExpressionAttributeValues: { ':leased': leasedSk },
+    },
+  };
+}

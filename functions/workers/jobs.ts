@@ -1,0 +1,27 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { dueHandler, type DueJob } from './due';
+import { logger } from '../http/log';
+import './kinds';
+
+/** SQS consumer of the jobs queue: runs each claimed due item's worker (partial batch failures). */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const job = JSON.parse(record.body) as DueJob;
+        const run = dueHandler(job.kind);
+        if (!run) {
+          logger.error('no worker for due kind', { kind: job.kind });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+          return;
+        }
+        await run(job);
+      } catch (error) {
+        logger.error('job failed', { messageId: record.messageId, error: error as Error });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures };
+}

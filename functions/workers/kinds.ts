@@ -1,0 +1,5 @@
+/**
+ * Every due kind's worker, registered in one place. Each feature adds its kind here
+ * (approval expiry, recurring run, settlement, stale webhook delivery).
+ */
+import './webhook-recovery';

@@ -1,0 +1,2 @@
+/** Due kind `webhook.recovery` (stale deliveries): built with the webhooks issue. */
+export {};

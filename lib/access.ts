@@ -1,0 +1,172 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { Route } from '../functions/routes';
+import type { WorkerDefinition } from '../functions/store/definitions';
+import { apiKeyKey } from '../functions/store/participants';
+import type { WorkQueues } from './data';
+import { pascal } from './settings';
+
+/**
+ * What a function may do, derived from the route table (`kinds`, `access`, `method`):
+ *
+ * - `public`: no key (docs); logs only, no table access.
+ * - `read`: GetItem/BatchGetItem/Query on the table and its indexes, plus UpdateItem on
+ *   API-key items only (every authenticated request counts its rate-limit window there).
+ * - `readIdempotent`: `read` + Put/Update/DeleteItem on idempotency records only: a POST
+ *   route that only reads still stores its Idempotency-Key record (DESIGN 6.4).
+ * - `write`: read/write on the table and indexes, SendMessage on the work queues (never the
+ *   DLQs), read of the application secret.
+ */
+export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write';
+
+export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method'>): RouteProfile {
+  if (route.kinds.length === 0) return 'public';
+  if (route.access === 'write') return 'write';
+  return route.method === 'POST' ? 'readIdempotent' : 'read';
+}
+
+/** Partition-key prefix of API-key items (functions/store/participants.ts). */
+export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
+/** Partition-key prefix of idempotency records (functions/http/idempotency.ts). */
+export const IDEMPOTENCY_PK_PREFIX = 'IDEM#';
+
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+export interface AccessRolesProps {
+  table: dynamodb.ITable;
+  queues: WorkQueues;
+  secret: secretsmanager.ISecret;
+}
+
+/**
+ * IAM roles shared by the functions of one profile (route functions) or owned by one worker.
+ *
+ * Functions of a profile have identical permissions, so they share one role: one role per
+ * function would add ~110 IAM resources and push the stack towards CloudFormation's
+ * 500-resource limit without granting anything less. Each function still gets write access
+ * only to its own log group (added by the function factory).
+ */
+export class AccessRoles extends Construct {
+  private readonly routeRoles = new Map<RouteProfile, iam.Role>();
+  private readonly workerRoles = new Map<string, iam.Role>();
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: AccessRolesProps,
+  ) {
+    super(scope, id);
+  }
+
+  forRoute(profile: RouteProfile): iam.Role {
+    let role = this.routeRoles.get(profile);
+    if (role) return role;
+    role = this.newRole(`Route${pascal(profile)}`, `idpay API functions, profile ${profile}`);
+    const { queues, secret } = this.props;
+    switch (profile) {
+      case 'public':
+        break;
+      case 'read':
+      case 'readIdempotent':
+        this.allowTableRead(role);
+        this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`]);
+        if (profile === 'readIdempotent') {
+          this.allowOnLeadingKeys(
+            role,
+            ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+            [`${IDEMPOTENCY_PK_PREFIX}*`],
+          );
+        }
+        break;
+      case 'write':
+        this.allowTableReadWrite(role);
+        for (const q of queues.all) q.queue.grantSendMessages(role);
+        secret.grantRead(role);
+        break;
+    }
+    this.routeRoles.set(profile, role);
+    return role;
+  }
+
+  /**
+   * Workers: table read/write and the secret. The scheduler tick and the jobs worker send to
+   * every work queue (fan-out; jobs enqueue webhook deliveries); the webhook worker sends
+   * only to its DLQ (the message visibility and consume rights come from its event source).
+   */
+  forWorker(worker: WorkerDefinition): iam.Role {
+    let role = this.workerRoles.get(worker.name);
+    if (role) return role;
+    role = this.newRole(`Worker${pascal(worker.name)}`, `idpay worker ${worker.name}`);
+    const { queues, secret } = this.props;
+    this.allowTableReadWrite(role);
+    secret.grantRead(role);
+    if (worker.trigger.kind === 'schedule' || worker.name === 'jobs') {
+      for (const q of queues.all) q.queue.grantSendMessages(role);
+    } else if (worker.trigger.kind === 'queue') {
+      const own = queues.byName(worker.trigger.queue);
+      own.dlq.grantSendMessages(role);
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [own.queue.queueArn] }),
+      );
+    }
+    this.workerRoles.set(worker.name, role);
+    return role;
+  }
+
+  private newRole(id: string, description: string): iam.Role {
+    return new iam.Role(this, id, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description,
+    });
+  }
+
+  private allowTableRead(role: iam.Role): void {
+    const { table } = this.props;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: TABLE_READ_ACTIONS,
+        resources: [table.tableArn, `${table.tableArn}/index/*`],
+      }),
+    );
+    this.acknowledgeIndexWildcard(role);
+  }
+
+  private allowTableReadWrite(role: iam.Role): void {
+    this.allowTableRead(role);
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: [this.props.table.tableArn] }),
+    );
+  }
+
+  /** Fine-grained access: the actions apply only to items whose partition key matches. */
+  private allowOnLeadingKeys(role: iam.Role, actions: string[], patterns: string[]): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions,
+        resources: [this.props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+      }),
+    );
+  }
+
+  private acknowledgeIndexWildcard(role: iam.Role): void {
+    const table = this.props.table;
+    const cfnTable = table.node.defaultChild as dynamodb.CfnTable;
+    const logicalId = Stack.of(table).getLogicalId(cfnTable);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,
+      reason:
+        'Read actions (GetItem/BatchGetItem/Query) on the indexes of the one application table; the index names are fixed by TABLE in functions/store/definitions.ts and no other table is matched.',
+    });
+  }
+}

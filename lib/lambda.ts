@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** Repository root (this file lives in lib/). */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** `api/recurring/list` -> <root>/functions/api/recurring/list.ts */
+export const entryOf = (handlerModule: string): string => join(PROJECT_ROOT, 'functions', `${handlerModule}.ts`);
+
+/**
+ * ESM output needs `require` for the CommonJS parts of bundled dependencies (parts of the
+ * AWS SDK and its deps). Aliased so it cannot clash with a bundled `createRequire` import.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __idpayCreateRequire } from 'node:module'; const require = __idpayCreateRequire(import.meta.url);";
+
+export interface AppFunctionProps {
+  /** Module under functions/ (no extension) exporting `handler`. */
+  handler: string;
+  description: string;
+  role: iam.Role;
+  environment: Record<string, string>;
+  timeout: Duration;
+  memorySize?: number;
+  logRetention: logs.RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * Every Lambda of the app: Node 24 on arm64, one esbuild bundle per handler (minified ESM
+ * `.mjs` with source maps), the AWS SDK v3 bundled (not taken from the runtime) so the SDK
+ * version is the one in package-lock.json, its own log group with a retention, and a role
+ * shared with the functions of the same access profile (see access.ts). The role may write
+ * only to this function's log group, granted here.
+ */
+export function appFunction(scope: Construct, id: string, props: AppFunctionProps): NodejsFunction {
+  const entry = entryOf(props.handler);
+  if (!existsSync(entry)) {
+    throw new Error(`Handler module functions/${props.handler}.ts does not exist (construct ${id})`);
+  }
+  const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+    retention: props.logRetention,
+    removalPolicy: props.logRemovalPolicy,
+  });
+  const fn = new NodejsFunction(scope, id, {
+    entry,
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: Runtime.NODEJS_24_X,
+    architecture: Architecture.ARM_64,
+    memorySize: props.memorySize ?? 512,
+    timeout: props.timeout,
+    description: props.description.slice(0, 256),
+    role: props.role,
+    logGroup,
+    environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+    bundling: {
+      format: OutputFormat.ESM,
+      target: 'node24',
+      platform: 'node',
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourceMap: true,
+      sourceMapMode: SourceMapMode.DEFAULT,
+      sourcesContent: false,
+      // Bundle the AWS SDK v3 too (the default marks @aws-sdk/* external): pins its version.
+      externalModules: [],
+      banner: ESM_REQUIRE_BANNER,
+      logLevel: LogLevel.WARNING,
+    },
+  });
+  logGroup.grantWrite(props.role);
+  return fn;
+}
+
+export const seconds = (n: number) => Duration.seconds(n);

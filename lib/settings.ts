@@ -1,0 +1,52 @@
+import type { Construct } from 'constructs';
+
+/** A deployment stage. One stack per stage; the stage also decides which routes exist. */
+export type StageName = 'sandbox' | 'live';
+
+export const STAGES: readonly StageName[] = ['sandbox', 'live'];
+
+/** Name of the environment variable holding a queue's URL (mirrors `config.queueUrl`). */
+export const queueUrlEnv = (queueName: string): string =>
+  `QUEUE_URL_${queueName.toUpperCase().replace(/-/g, '_')}`;
+
+/** PascalCase id for construct ids and output names: `webhooks-dlq` -> `WebhooksDlq`. */
+export const pascal = (s: string): string =>
+  s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+/** Runtime defaults of DESIGN 6.8 that every function receives. */
+export const RUNTIME_DEFAULTS = {
+  APPROVAL_WINDOW_SECONDS: '600',
+  WEBHOOK_MAX_ATTEMPTS: '8',
+  WEBHOOK_BACKOFF_BASE_SECONDS: '60',
+  RATE_LIMIT_PER_MINUTE: '600',
+  LOG_LEVEL: 'INFO',
+} as const;
+
+export interface AppSettings {
+  stage: StageName;
+  /** SHA-256 hex of the operator key, or '' (operator API unusable). */
+  operatorKeyHash: string;
+  /** Optional e-mail address subscribed to the alarm topic. */
+  alarmEmail?: string;
+}
+
+/** Reads and validates the app's context (`-c stage=live -c operatorKeyHash=<hex>`). */
+export function readSettings(scope: Construct): AppSettings {
+  const rawStage: unknown = scope.node.tryGetContext('stage') ?? 'sandbox';
+  if (rawStage !== 'sandbox' && rawStage !== 'live') {
+    throw new Error(`Context "stage" must be "sandbox" or "live" (got ${JSON.stringify(rawStage)})`);
+  }
+  const rawHash: unknown = scope.node.tryGetContext('operatorKeyHash') ?? '';
+  if (typeof rawHash !== 'string' || (rawHash !== '' && !/^[0-9a-f]{64}$/.test(rawHash))) {
+    throw new Error('Context "operatorKeyHash" must be the lowercase SHA-256 hex (64 chars) of the operator key');
+  }
+  const rawEmail: unknown = scope.node.tryGetContext('alarmEmail');
+  if (rawEmail !== undefined && (typeof rawEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(rawEmail))) {
+    throw new Error('Context "alarmEmail" must be an e-mail address');
+  }
+  return { stage: rawStage, operatorKeyHash: rawHash, alarmEmail: rawEmail };
+}

@@ -1,0 +1,104 @@
+import { Aws, type RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import { WORKERS, type WorkerDefinition } from '../functions/store/definitions';
+import type { AccessRoles } from './access';
+import type { WorkQueues } from './data';
+import { appFunction, seconds } from './lambda';
+import { pascal, type StageName } from './settings';
+
+export interface WorkersProps {
+  stage: StageName;
+  roles: AccessRoles;
+  queues: WorkQueues;
+  environment: Record<string, string>;
+  logRetention: logs.RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+export interface WorkerFunction {
+  worker: WorkerDefinition;
+  fn: NodejsFunction;
+}
+
+/** Input the scheduler sends to the tick: the schedule's own time, not the invocation time. */
+export const TICK_INPUT = JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' });
+
+/**
+ * The workers of `WORKERS` (functions/store/definitions.ts): SQS consumers with partial batch
+ * failures, and the scheduler tick driven by an EventBridge Scheduler schedule.
+ */
+export class Workers extends Construct {
+  readonly functions: WorkerFunction[] = [];
+  readonly tickScheduleName: string;
+  readonly tickScheduleGroupName: string;
+  readonly tickSchedule: scheduler.CfnSchedule;
+
+  constructor(scope: Construct, id: string, props: WorkersProps) {
+    super(scope, id);
+    let tick: { worker: WorkerDefinition; fn: NodejsFunction; expression: string } | undefined;
+
+    for (const worker of WORKERS) {
+      const fn = appFunction(this, pascal(worker.name), {
+        handler: worker.handler,
+        description: `idpay ${props.stage}: worker ${worker.name} (functions/${worker.handler}.ts)`,
+        role: props.roles.forWorker(worker),
+        environment: props.environment,
+        timeout: seconds(worker.timeoutSeconds),
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      this.functions.push({ worker, fn });
+      if (worker.trigger.kind === 'queue') {
+        const { queue, definition } = props.queues.byName(worker.trigger.queue);
+        fn.addEventSource(
+          new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
+        );
+      } else {
+        if (tick) throw new Error('Only one scheduled worker (the scheduler tick) is supported');
+        tick = { worker, fn, expression: worker.trigger.expression };
+      }
+    }
+    if (!tick) throw new Error('WORKERS has no scheduled worker (scheduler-tick)');
+
+    // Names are fixed so that `npm run ops -- tick:pause|resume|status` can find the schedule.
+    this.tickScheduleGroupName = `idpay-${props.stage}`;
+    this.tickScheduleName = `idpay-${props.stage}-${tick.worker.name}`;
+    const group = new scheduler.CfnScheduleGroup(this, 'ScheduleGroup', { name: this.tickScheduleGroupName });
+
+    // The schedule's own role: it may invoke the tick function and nothing else.
+    const role = new iam.Role(this, 'TickScheduleRole', {
+      description: `EventBridge Scheduler: invoke the idpay ${props.stage} scheduler tick`,
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
+    });
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [tick.fn.functionArn] }),
+    );
+
+    this.tickSchedule = new scheduler.CfnSchedule(this, 'TickSchedule', {
+      name: this.tickScheduleName,
+      groupName: group.ref,
+      description: `idpay ${props.stage}: invokes ${tick.worker.handler} with the scheduled time`,
+      scheduleExpression: tick.expression,
+      scheduleExpressionTimezone: 'UTC',
+      flexibleTimeWindow: { mode: 'OFF' },
+      state: 'ENABLED',
+      target: {
+        arn: tick.fn.functionArn,
+        roleArn: role.roleArn,
+        input: TICK_INPUT,
+        // A tick is idempotent (claims are conditional writes) and the next one follows a
+        // minute later, so a failed tick is retried briefly and then left to its successor.
+        retryPolicy: { maximumEventAgeInSeconds: 300, maximumRetryAttempts: 3 },
+      },
+    });
+    // The role's policy must exist before the scheduler first invokes the target.
+    this.tickSchedule.node.addDependency(role);
+  }
+}

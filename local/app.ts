@@ -1,0 +1,125 @@
+/**
+ * The local runtime (DESIGN 3): table and queues from the shared definitions, the HTTP
+ * server, the SQS pollers and the scheduler tick, all calling the handler modules that
+ * Lambda runs. Configuration reaches the handlers through the same environment variables.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Server } from 'node:http';
+import { resetClients } from '../functions/store/clients';
+import { resetSecrets } from '../functions/domain/secrets';
+import { ensureQueues, ensureTable } from './resources';
+import { invoke } from './lambda';
+import { startPollers } from './pollers';
+import { startHttpServer } from './server';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
+
+export interface AppOptions {
+  dynamoEndpoint: string;
+  sqsEndpoint: string;
+  tableName: string;
+  queuePrefix: string;
+  /** HTTP port (0 = any free port). */
+  port: number;
+  host?: string;
+  /** Scheduler tick period in ms; 0 = no timer (tests drive time with tick()). */
+  tickMs: number;
+  /** Ops can pause the local tick (npm run ops -- tick:pause). */
+  tickPaused?: () => boolean;
+  /** Configuration variables (DESIGN 6.8) for the handlers. */
+  env?: Record<string, string>;
+}
+
+export interface LocalApp {
+  url: string;
+  port: number;
+  env: Record<string, string>;
+  /** Run one scheduler tick with the given scheduled time (default now). */
+  tick(at?: Date): Promise<{ found: number; claimed: number; enqueued: number }>;
+  /** Wait until the queues hold no visible message and no worker is running. */
+  settle(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startApp(opts: AppOptions): Promise<LocalApp> {
+  const base: Record<string, string> = {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: opts.dynamoEndpoint,
+    AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
+    TABLE_NAME: opts.tableName,
+  };
+  const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  await ensureTable(ddb, opts.tableName);
+  const queueEnv = await ensureQueues(sqs, opts.queuePrefix);
+  const env = { ...base, ...queueEnv, ...opts.env };
+  Object.assign(process.env, env);
+  resetClients();
+  resetSecrets();
+
+  const server: Server = await startHttpServer({
+    port: opts.port,
+    host: opts.host,
+    stage: () => (process.env.STAGE === 'live' ? 'live' : 'sandbox'),
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const pollers = startPollers(sqs, queueEnv);
+
+  let ticking = false;
+  const tick = async (at = new Date()) => {
+    return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as {
+      found: number;
+      claimed: number;
+      enqueued: number;
+    };
+  };
+  const timer =
+    opts.tickMs > 0
+      ? setInterval(() => {
+          if (ticking || opts.tickPaused?.()) return;
+          ticking = true;
+          tick()
+            .catch((e) => console.error('tick failed:', (e as Error).message))
+            .finally(() => (ticking = false));
+        }, opts.tickMs)
+      : undefined;
+
+  const visible = async () => {
+    let n = 0;
+    for (const url of Object.values(queueEnv)) {
+      if (url.endsWith('-dlq')) continue;
+      const out = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+      );
+      n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+    }
+    return n;
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    env,
+    tick,
+    async settle(timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      let quiet = 0;
+      while (quiet < 2) {
+        if (Date.now() > deadline) throw new Error('local app did not settle');
+        await new Promise((r) => setTimeout(r, 50));
+        quiet = !pollers.busy() && (await visible()) === 0 ? quiet + 1 : 0;
+      }
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await pollers.stop();
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      ddb.destroy();
+      sqs.destroy();
+    },
+  };
+}

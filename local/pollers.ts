@@ -1,0 +1,101 @@
+/**
+ * SQS event sources: receive from each queue and invoke its worker with a real-shaped SQS
+ * event, deleting only the messages the worker did not report in batchItemFailures
+ * (like Lambda's ReportBatchItemFailures). Failed messages reappear after their
+ * visibility timeout (which the worker may have changed), and SQS's redrive moves them
+ * to the DLQ after maxReceiveCount, as on AWS.
+ */
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { QUEUES } from '../functions/store/definitions';
+import { invoke } from './lambda';
+
+function toRecord(m: Message, queueArn: string): SQSRecord {
+  const a = m.Attributes ?? {};
+  return {
+    messageId: m.MessageId!,
+    receiptHandle: m.ReceiptHandle!,
+    body: m.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+      SenderId: a.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+export interface Poller {
+  stop(): Promise<void>;
+  /** Resolves when no batch is being processed. */
+  busy(): boolean;
+}
+
+export function startPollers(client: SQSClient, urls: Record<string, string>): Poller {
+  let running = true;
+  let inFlight = 0;
+  const loops = QUEUES.map(async (q) => {
+    const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
+    const arn = `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`;
+    while (running) {
+      let messages: Message[] = [];
+      try {
+        const out = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: q.batchSize,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        messages = out.Messages ?? [];
+      } catch {
+        if (!running) break;
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      if (!messages.length) continue;
+      inFlight++;
+      try {
+        const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
+        let failed = new Set<string>();
+        try {
+          const result = (await invoke(q.worker, event, 60_000)) as SQSBatchResponse | undefined;
+          failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+        } catch {
+          failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed
+        }
+        const done = messages.filter((m) => !failed.has(m.MessageId!));
+        if (done.length) {
+          await client
+            .send(
+              new DeleteMessageBatchCommand({
+                QueueUrl: url,
+                Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+              }),
+            )
+            .catch(() => undefined);
+        }
+      } finally {
+        inFlight--;
+      }
+    }
+  });
+  return {
+    busy: () => inFlight > 0,
+    stop: async () => {
+      running = false;
+      await Promise.allSettled(loops);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/** Creates the table and queues locally from the same definitions the CDK stack uses. */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUES, TABLE, dlqName } from '../functions/store/definitions';
+
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (e) {
+    if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
+  }
+  const attrs = new Set<string>([TABLE.partitionKey, TABLE.sortKey]);
+  for (const i of TABLE.indexes) {
+    attrs.add(i.partitionKey);
+    attrs.add(i.sortKey);
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attrs].map((a) => ({ AttributeName: a, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE.indexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: i.projection },
+      })),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    }),
+  );
+}
+
+/** Queue URLs by env name (QUEUE_URL_WEBHOOKS, QUEUE_URL_WEBHOOKS_DLQ, ...). */
+export async function ensureQueues(client: SQSClient, prefix: string): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  const envName = (n: string) => `QUEUE_URL_${n.toUpperCase().replace(/-/g, '_')}`;
+  for (const q of QUEUES) {
+    const dlq = await client.send(
+      new CreateQueueCommand({ QueueName: `${prefix}${dlqName(q)}`, Attributes: { MessageRetentionPeriod: '1209600' } }),
+    );
+    const dlqArn = (
+      await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+    ).Attributes!.QueueArn!;
+    const main = await client.send(
+      new CreateQueueCommand({
+        QueueName: `${prefix}${q.name}`,
+        Attributes: {
+          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+        },
+      }),
+    );
+    env[envName(q.name)] = main.QueueUrl!;
+    env[envName(dlqName(q))] = dlq.QueueUrl!;
+  }
+  return env;
+}

@@ -1,0 +1,102 @@
+/**
+ * The local API Gateway: turns each HTTP request into an HTTP API payload v2 event, routed
+ * by the same route table, and calls the same handler module Lambda runs.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { NOT_FOUND_HANDLER, matchRoute, routeKey, routesFor } from '../functions/routes';
+import { invoke } from './lambda';
+
+const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw Object.assign(new Error('too large'), { status: 413 });
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' | 'live'): {
+  event: APIGatewayProxyEventV2;
+  handler: string;
+} {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const match = matchRoute(routesFor(stage), method, url.pathname);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+  }
+  // API Gateway v2 joins repeated query parameters with commas.
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const now = Date.now();
+  const requestId = randomUUID();
+  const text = body.toString('utf8');
+  const isText = Buffer.from(text, 'utf8').equals(body);
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: match ? routeKey(match.route) : '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: match && Object.keys(match.params).length ? match.params : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: match ? routeKey(match.route) : '$default',
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    body: body.length ? (isText ? text : body.toString('base64')) : undefined,
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+  return { event, handler: match ? match.route.handler : NOT_FOUND_HANDLER };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
+  const headers = { ...(result.headers ?? {}) } as Record<string, string | number | boolean>;
+  res.writeHead(result.statusCode ?? 200, headers as Record<string, string>);
+  const body = result.body ?? '';
+  res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+export function startHttpServer(opts: { port: number; host?: string; stage: () => 'sandbox' | 'live' }): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    try {
+      const body = await readBody(req);
+      const { event, handler } = buildEvent(req, body, opts.stage());
+      const result = (await invoke(handler, event)) as APIGatewayProxyStructuredResultV2;
+      send(res, result);
+    } catch (e) {
+      const status = (e as { status?: number }).status ?? 500;
+      if (status === 500) console.error('local server: handler failed to run:', e);
+      // What API Gateway itself answers when the integration fails.
+      send(res, {
+        statusCode: status,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ statusCode: status, success: false, message: status === 413 ? 'Request too large' : 'Internal server error' }),
+      });
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((res) => server.listen(opts.port, opts.host ?? '127.0.0.1', () => res(server)));
+}

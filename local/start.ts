@@ -1,0 +1,82 @@
+/**
+ * `npm start`: the whole service on this machine with no AWS account (DESIGN 3).
+ * Data persists under .local/ (LOCAL_IN_MEMORY=1 for a throwaway run).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { randomToken } from '../functions/domain/ids';
+import { startApp } from './app';
+import { startDynamo, startSqs } from './services';
+import { localPaths, readLocalTickState } from './paths';
+
+async function main() {
+  const paths = localPaths();
+  mkdirSync(paths.root, { recursive: true });
+  const inMemory = process.env.LOCAL_IN_MEMORY === '1';
+
+  let operatorKey = process.env.OPERATOR_API_KEY;
+  if (!operatorKey) {
+    if (existsSync(paths.operatorKey)) operatorKey = readFileSync(paths.operatorKey, 'utf8').trim();
+    else {
+      operatorKey = `op_${randomToken(40)}`;
+      writeFileSync(paths.operatorKey, `${operatorKey}\n`, { mode: 0o600 });
+    }
+  }
+  let appSecrets = process.env.APP_SECRETS;
+  if (!appSecrets) {
+    if (existsSync(paths.appSecrets)) appSecrets = readFileSync(paths.appSecrets, 'utf8').trim();
+    else {
+      appSecrets = JSON.stringify({ masterKey: randomToken(64) });
+      writeFileSync(paths.appSecrets, `${appSecrets}\n`, { mode: 0o600 });
+    }
+  }
+
+  const dynamo = await startDynamo(inMemory ? {} : { dataDir: paths.dynamo });
+  const sqs = await startSqs(inMemory ? {} : { dataDir: paths.sqs });
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping...');
+    await app?.stop().catch(() => undefined);
+    await sqs.stop().catch(() => undefined);
+    await dynamo.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  try {
+    app = await startApp({
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      tableName: process.env.TABLE_NAME ?? 'idpay-local',
+      queuePrefix: 'idpay-local-',
+      port: Number(process.env.PORT ?? 3000),
+      tickMs: Number(process.env.LOCAL_TICK_MS ?? 1000),
+      tickPaused: () => readLocalTickState() === 'DISABLED',
+      env: {
+        STAGE: process.env.STAGE ?? 'sandbox',
+        OPERATOR_API_KEY: operatorKey,
+        APP_SECRETS: appSecrets,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+      },
+    });
+  } catch (e) {
+    console.error('Could not start:', (e as Error).message);
+    await stop(1);
+    return;
+  }
+  writeFileSync(paths.endpoints, JSON.stringify({ url: app.url, ...app.env, OPERATOR_API_KEY: undefined, APP_SECRETS: undefined, AWS_SECRET_ACCESS_KEY: undefined }, null, 2));
+  console.log(`idpay local stack (${process.env.STAGE ?? 'sandbox'}) is running`);
+  console.log(`  API:           ${app.url}`);
+  console.log(`  Operator key:  ${operatorKey}`);
+  console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);
+  console.log(`  DynamoDB:      ${dynamo.endpoint}   SQS: ${sqs.endpoint}`);
+  console.log(`  Try: curl -s -X POST ${app.url}/v1/operator/participants -H "Authorization: Bearer ${operatorKey}" \\`);
+  console.log(`         -H 'Content-Type: application/json' -d '{"type":"merchant","name":"Shop","email":"shop@example.com"}'`);
+  console.log('Ctrl-C stops everything.');
+}
+
+void main();

@@ -1,0 +1,91 @@
+/**
+ * A whole local stack per test file: its own table and queues on the run's DynamoDB Local
+ * and SQS emulator, the HTTP server on a free port, the pollers, and no tick timer (tests
+ * drive time with app.tick(at)).
+ */
+import { inject } from 'vitest';
+import { startApp, type LocalApp } from '../../local/app';
+import { randomToken } from '../../functions/domain/ids';
+
+export interface ApiResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  /** Sent as is (for malformed JSON tests). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface TestApp {
+  app: LocalApp;
+  url: string;
+  operatorKey: string;
+  call<T = any>(method: string, path: string, opts?: CallOptions): Promise<ApiResult<T>>;
+  /** Operator creates a participant; returns its id and API key. */
+  participant(type: 'bank' | 'merchant' | 'provider', extra?: Record<string, unknown>): Promise<{ id: string; apiKey: string; name: string; email: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const operatorKey = `op_${randomToken(32)}`;
+  const suffix = randomToken(8).toLowerCase();
+  const app = await startApp({
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    tableName: `t-${suffix}`,
+    queuePrefix: `t-${suffix}-`,
+    port: 0,
+    tickMs: 0,
+    env: {
+      STAGE: 'sandbox',
+      OPERATOR_API_KEY: operatorKey,
+      APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+      ...env,
+    },
+  });
+  const call = async <T>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResult<T>> => {
+    const url = new URL(path, app.url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (Array.isArray(v)) v.forEach((x) => url.searchParams.append(k, x));
+      else url.searchParams.set(k, String(v));
+    }
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  };
+  let n = 0;
+  return {
+    app,
+    url: app.url,
+    operatorKey,
+    call,
+    async participant(type, extra = {}) {
+      n++;
+      const name = `${type} ${n} ${suffix}`;
+      const email = `${type}${n}-${suffix}@example.com`;
+      const r = await call<any>('POST', '/v1/operator/participants', { key: operatorKey, body: { type, name, email, ...extra } });
+      if (r.status !== 201) throw new Error(`participant create failed: ${r.status} ${JSON.stringify(r.body)}`);
+      return { id: r.body.data.id, apiKey: r.body.data.apiKey, name, email };
+    },
+    stop: () => app.stop(),
+  };
+}
