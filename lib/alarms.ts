@@ -5,7 +5,6 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
-import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { dlqName } from '../functions/store/definitions';
 import type { WorkQueues } from './data';
@@ -37,12 +36,9 @@ export class Alarms extends Construct {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
+    // Not KMS-encrypted: CloudWatch cannot publish to a topic encrypted with the AWS managed
+    // SNS key, and notifications carry only alarm names and states.
     this.topic = new sns.Topic(this, 'Topic', { displayName: `idpay ${props.stage} alarms`, enforceSSL: true });
-    Validations.of(this.topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'CloudWatch alarms cannot publish to a topic encrypted with the AWS managed SNS key, and alarm notifications carry only alarm names and states (no customer data); a customer managed key is not worth its cost here.',
-    });
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.topic);
     const prefix = `idpay-${props.stage}`;
