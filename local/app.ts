@@ -41,7 +41,16 @@ export interface LocalApp {
   stop(): Promise<void>;
 }
 
+let dnsPatched = false;
+
 export async function startApp(opts: AppOptions): Promise<LocalApp> {
+  // Queue URLs of the emulator name sqs.<region>.localhost, which the SDK may use as the
+  // endpoint: resolve *.localhost to 127.0.0.1 in this process (local runtime only).
+  if (!dnsPatched) {
+    const { interceptLocalhostDns } = await import('fauxqs');
+    interceptLocalhostDns();
+    dnsPatched = true;
+  }
   const base: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -66,7 +75,7 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-  const pollers = startPollers(sqs, queueEnv);
+  const pollers = startPollers(sqs, queueEnv, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4));
 
   let ticking = false;
   const tick = async (at = new Date()) => {

@@ -41,10 +41,11 @@ export interface Poller {
   busy(): boolean;
 }
 
-export function startPollers(client: SQSClient, urls: Record<string, string>): Poller {
+export function startPollers(client: SQSClient, urls: Record<string, string>, concurrency = 4): Poller {
   let running = true;
   let inFlight = 0;
-  const loops = QUEUES.map(async (q) => {
+  // Like Lambda's SQS event source, several batches of a queue are processed at once.
+  const loops = QUEUES.flatMap((q) => Array.from({ length: concurrency }, () => q)).map(async (q) => {
     const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
     const arn = `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`;
     while (running) {

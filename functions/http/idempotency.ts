@@ -18,6 +18,13 @@ interface IdemRecord {
   response?: HttpResponse;
 }
 
+export const idempotencyPk = (keyId: string, route: string, idempotencyKey: string) =>
+  `IDEM#${keyId}#${route}#${sha256Hex(idempotencyKey)}`;
+
+/** What "the same request" means: same path, query, acting entity and raw body. */
+export const idempotencyRequestHash = (path: string, query: string, entityId: string, body: string) =>
+  sha256Hex(JSON.stringify([path, query, entityId, body]));
+
 /**
  * Idempotency-Key (DESIGN 6.4): scoped per API key and route, stored in the single table
  * with a TTL. Returns a stored response to replay, or claims the key for this request.
@@ -27,10 +34,8 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   if (headerKey === undefined || !state.principal) return;
   if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
 
-  const pk = `IDEM#${state.principal.keyId}#${state.route.method} ${state.route.path}#${sha256Hex(headerKey)}`;
-  const requestHash = sha256Hex(
-    JSON.stringify([event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody]),
-  );
+  const pk = idempotencyPk(state.principal.keyId, `${state.route.method} ${state.route.path}`, headerKey);
+  const requestHash = idempotencyRequestHash(event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody);
   const now = Math.floor(Date.now() / 1000);
   const record: IdemRecord = { status: 'in_progress', requestHash, lockedUntil: now + LOCK_SECONDS, expiresAt: now + TTL_SECONDS };
   try {

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { getItem, putItem } from '../../functions/store/table';
+import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
+import { participantKey } from '../../functions/store/participants';
 
 let t: TestApp;
 beforeAll(async () => {
+  // A small limit for the 'batch' rate class lets the 429 test run quickly.
   t = await startTestApp({ RATE_LIMITS: JSON.stringify({ batch: 3 }) });
 });
 afterAll(async () => t?.stop());
@@ -18,7 +22,7 @@ describe('authentication', () => {
   it('rejects an unknown key', async () => {
     const r = await t.call('GET', '/v1/balance/details', { key: 'sk_sandbox_doesnotexist000000000000000000000' });
     expect(r.status).toBe(401);
-    expect(r.body.message).toBe('Invalid API key');
+    expect(r.body).toMatchObject({ statusCode: 401, success: false, message: 'Invalid API key' });
   });
 
   it('rejects a key of the other stage before any lookup', async () => {
@@ -27,8 +31,15 @@ describe('authentication', () => {
     expect(r.body.message).toBe('API key is not valid for the sandbox environment');
   });
 
-  it('accepts a merchant key and refuses it at once after revocation', async () => {
+  it('rejects a malformed Authorization header as an invalid key', async () => {
+    const r = await t.call('GET', '/v1/balance/details', { headers: { authorization: 'Basic abc' } });
+    expect(r.status).toBe(401);
+    expect(r.body.message).toBe('Invalid API key');
+  });
+
+  it('issues a new key, and refuses a revoked key at once while the others keep working', async () => {
     const m = await t.participant('merchant');
+    expect(m.apiKey).toMatch(/^sk_sandbox_[0-9A-Za-z]{40}$/);
     const before = await t.call('GET', '/v1/balance/details', { key: m.apiKey });
     expect(before.status).not.toBe(401);
     const created = await t.call('POST', `/v1/operator/participants/${m.id}/keys`, { key: t.operatorKey });
@@ -38,10 +49,231 @@ describe('authentication', () => {
     expect((await t.call('GET', '/v1/balance/details', { key: apiKey })).status).not.toBe(401);
     const revoked = await t.call('DELETE', `/v1/operator/keys/${keyId}`, { key: t.operatorKey });
     expect(revoked.status).toBe(200);
+    expect(revoked.body.data).toMatchObject({ keyId, participantId: m.id });
     const after = await t.call('GET', '/v1/balance/details', { key: apiKey });
     expect(after.status).toBe(401);
     expect(after.body.message).toBe('Invalid API key');
-    // the first key still works
     expect((await t.call('GET', '/v1/balance/details', { key: m.apiKey })).status).not.toBe(401);
+  });
+
+  it('stores only the SHA-256 hash of a key', async () => {
+    const m = await t.participant('bank');
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(m.apiKey).digest('hex');
+    const item = await getItem({ pk: `APIKEY#${hash}`, sk: 'KEY' });
+    expect(item).toMatchObject({ participantId: m.id, kind: 'bank', stage: 'sandbox' });
+    expect(JSON.stringify(item)).not.toContain(m.apiKey);
+  });
+
+  it('answers 404 for unknown keys and participants on the operator API', async () => {
+    expect((await t.call('DELETE', '/v1/operator/keys/key_nope', { key: t.operatorKey })).body).toMatchObject({
+      statusCode: 404,
+      message: 'API key not found',
+    });
+    expect((await t.call('POST', '/v1/operator/participants/mer_nope/keys', { key: t.operatorKey })).body).toMatchObject({
+      statusCode: 404,
+      message: 'Participant not found',
+    });
+  });
+});
+
+describe('authorization by participant kind', () => {
+  it('refuses a bank key on a merchant route', async () => {
+    const b = await t.participant('bank');
+    const r = await t.call('GET', '/v1/balance/details', { key: b.apiKey });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ statusCode: 403, success: false, message: 'Forbidden for this participant type' });
+  });
+
+  it('refuses participant keys on the operator API', async () => {
+    const m = await t.participant('merchant');
+    const r = await t.call('POST', '/v1/operator/participants', { key: m.apiKey, body: { type: 'bank', name: 'x', email: 'x@example.com' } });
+    expect(r.status).toBe(403);
+    expect(r.body.message).toBe('Forbidden for this participant type');
+  });
+
+  it('lets a provider act for its own merchant and hides other providers\' merchants', async () => {
+    const p1 = await t.participant('provider');
+    const p2 = await t.participant('provider');
+    const own = await t.participant('merchant', { providerId: p1.id });
+    const foreign = await t.participant('merchant', { providerId: p2.id });
+    const ok = await t.call('GET', '/v1/balance/details', { key: p1.apiKey, headers: { 'x-entity-id': own.id } });
+    expect([200, 501]).toContain(ok.status); // authorized: reaches the handler
+    const r = await t.call('GET', '/v1/balance/details', { key: p1.apiKey, headers: { 'x-entity-id': foreign.id } });
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ statusCode: 404, success: false, message: 'Merchant not found' });
+    const unknown = await t.call('GET', '/v1/balance/details', { key: p1.apiKey, headers: { 'x-entity-id': 'mer_unknown' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe('Merchant not found');
+  });
+
+  it('asks a provider for X-Entity-Id on a merchant-only route', async () => {
+    const p = await t.participant('provider');
+    const r = await t.call('GET', '/v1/balance/details', { key: p.apiKey });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('X-Entity-Id header is required when a provider calls a merchant endpoint');
+  });
+
+  it('refuses to attach a merchant to an unknown provider', async () => {
+    const r = await t.call('POST', '/v1/operator/participants', {
+      key: t.operatorKey,
+      body: { type: 'merchant', name: 'M', email: 'm-unknown-prov@example.com', providerId: 'prv_nope' },
+    });
+    expect(r.status).toBe(404);
+    expect(r.body.message).toBe('Participant not found');
+  });
+});
+
+describe('request handling', () => {
+  it('answers malformed JSON with 400 Invalid JSON body and writes nothing', async () => {
+    const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, rawBody: '{"type": "bank",' });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid JSON body' });
+  });
+
+  it('answers a body that fails validation with the field errors', async () => {
+    const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'shop', name: '', email: 'nope' } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('Invalid request parameters');
+    expect(r.body.code).toBe('validation_error');
+    const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
+    expect(paths).toEqual(['email', 'name', 'type']);
+  });
+
+  it('answers an unknown route with 404 Route not found', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/nothing-here'],
+      ['DELETE', '/v1/balance/details'],
+      ['GET', '/'],
+    ] as const) {
+      const r = await t.call(method, path);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ statusCode: 404, success: false, message: 'Route not found' });
+      expect(r.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  it('echoes a well-formed X-Request-Id', async () => {
+    const r = await t.call('GET', '/v1/balance/details', { headers: { 'x-request-id': 'req-abc.123' } });
+    expect(r.headers.get('x-request-id')).toBe('req-abc.123');
+  });
+
+  it('answers registered but unbuilt routes with 501 Not implemented in the envelope', async () => {
+    const b = await t.participant('bank');
+    const r = await t.call('GET', '/v1/bank/customer/subscriptions', { key: b.apiKey });
+    if (r.status === 501) expect(r.body).toMatchObject({ statusCode: 501, success: false, message: 'Not implemented' });
+    else expect(r.status).toBeLessThan(500);
+  });
+});
+
+describe('rate limiting', () => {
+  it('puts X-RateLimit-* on every authenticated response, errors included', async () => {
+    const m = await t.participant('merchant');
+    const ok = await t.call('GET', '/v1/balance/details', { key: m.apiKey });
+    const forbidden = await t.call('GET', '/v1/bank/customer-decisions', { key: m.apiKey });
+    for (const r of [ok, forbidden]) {
+      expect(r.headers.get('x-ratelimit-limit')).toBe('600');
+      expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+      expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    }
+    expect(Number(forbidden.headers.get('x-ratelimit-remaining'))).toBe(Number(ok.headers.get('x-ratelimit-remaining')) - 1);
+  });
+
+  it('answers 429 with Retry-After once the limit of the class is reached', async () => {
+    const b = await t.participant('bank');
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 5; i++) {
+      last = await t.call('POST', '/v1/bank/customers', { key: b.apiKey, body: { customers: [] } });
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
+    expect(statuses.slice(3)).toEqual([429, 429]);
+    expect(last!.body).toEqual({ statusCode: 429, success: false, message: 'Too many requests', code: 'rate_limited' });
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
+    // other classes of the same key are unaffected
+    expect((await t.call('GET', '/v1/bank/customer-decisions', { key: b.apiKey })).status).not.toBe(429);
+  });
+
+  it('does not rate limit the operator key', async () => {
+    const r = await t.call('POST', `/v1/operator/participants/nope/keys`, { key: t.operatorKey });
+    expect(r.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('idempotency', () => {
+  const body = (email: string) => ({ type: 'merchant', name: 'Idem Shop', email });
+
+  it('replays the first response for the same key and body', async () => {
+    const headers = { 'idempotency-key': 'create-shop-1' };
+    const first = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem1@example.com'), headers });
+    expect(first.status).toBe(201);
+    const second = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem1@example.com'), headers });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+  });
+
+  it('refuses the same key with a different body', async () => {
+    const headers = { 'idempotency-key': 'create-shop-2' };
+    expect((await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem2@example.com'), headers })).status).toBe(201);
+    const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('other@example.com'), headers });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Idempotency key reused with a different request' });
+  });
+
+  it('refuses a key whose request is still in flight', async () => {
+    const key = 'in-flight-1';
+    const now = Math.floor(Date.now() / 1000);
+    const raw = JSON.stringify(body('idem3@example.com'));
+    // What another invocation holding the key looks like in the table.
+    await putItem({
+      pk: idempotencyPk('operator', 'POST /v1/operator/participants', key),
+      sk: 'IDEM',
+      status: 'in_progress',
+      requestHash: idempotencyRequestHash('/v1/operator/participants', '', '', raw),
+      lockedUntil: now + 60,
+      expiresAt: now + 3600,
+    });
+    const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, rawBody: raw, headers: { 'idempotency-key': key } });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Request with this idempotency key is in progress' });
+  });
+
+  it('concurrent requests with one key create one participant; the others replay or see 409 in progress', async () => {
+    const headers = { 'idempotency-key': 'concurrent-1' };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem4@example.com'), headers }),
+      ),
+    );
+    const created = results.filter((r) => r.status === 201);
+    const inFlight = results.filter((r) => r.status === 409);
+    expect(created.length + inFlight.length).toBe(8);
+    expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+    for (const r of inFlight) expect(r.body.message).toBe('Request with this idempotency key is in progress');
+    expect(inFlight.length).toBeGreaterThan(0);
+    expect(await getItem(participantKey(created[0]!.body.data.id))).toBeDefined();
+  });
+
+  it('rejects an empty or over-long Idempotency-Key', async () => {
+    for (const k of ['', 'x'.repeat(256)]) {
+      const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem5@example.com'), headers: { 'idempotency-key': k } });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe('Invalid Idempotency-Key header');
+    }
+  });
+
+  it('replays a stored 4xx too, and does not store 5xx', async () => {
+    const headers = { 'idempotency-key': 'bad-body-1' };
+    const a = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'nope' }, headers });
+    const b = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'nope' }, headers });
+    expect(a.status).toBe(400);
+    expect(b.status).toBe(400);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
   });
 });
