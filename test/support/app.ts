@@ -32,7 +32,10 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { tickMs?: number; tickPaused?: () => boolean } = {},
+): Promise<TestApp> {
   const operatorKey = `op_${randomToken(32)}`;
   const suffix = randomToken(8).toLowerCase();
   const app = await startApp({
@@ -41,7 +44,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     tableName: `t-${suffix}`,
     queuePrefix: `t-${suffix}-`,
     port: 0,
-    tickMs: 0,
+    tickMs: opts.tickMs ?? 0,
+    tickPaused: opts.tickPaused,
     env: {
       STAGE: 'sandbox',
       OPERATOR_API_KEY: operatorKey,
