@@ -1,0 +1,11 @@
+// Runs `npm ci` when node_modules is missing or older than package-lock.json, so that
+// `npm start` and `npm test` work on a fresh clone. Plain JS: runs on any Node >= 18.
+import { existsSync, statSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+
+const marker = 'node_modules/.package-lock.json';
+const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
+if (stale) {
+  console.log('Installing dependencies (npm ci)...');
+  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+}
