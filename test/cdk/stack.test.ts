@@ -1,0 +1,505 @@
+import { readFileSync } from 'node:fs';
+import { App, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../functions/config';
+import { NOT_FOUND_HANDLER, ROUTES, routeKey, routesFor } from '../../functions/routes';
+import { QUEUES, TABLE, WORKERS, dlqName } from '../../functions/store/definitions';
+import { IdpayStack, stackNameOf } from '../../lib/stack';
+import { queueUrlEnv, readSettings, type StageName } from '../../lib/settings';
+import { TICK_INPUT } from '../../lib/workers';
+
+/* ---------- building the stacks (bundling skipped: 1-2 s instead of ~40 s) ---------- */
+
+const CDK_JSON_CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context as Record<
+  string,
+  unknown
+>;
+const OPERATOR_HASH = 'a'.repeat(64);
+
+interface Built {
+  stage: StageName;
+  stack: IdpayStack;
+  template: Template;
+  resources: Record<string, Res>;
+}
+interface Res {
+  Type: string;
+  Properties: Record<string, any>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+  Metadata?: Record<string, unknown>;
+}
+
+function build(stage: StageName): Built {
+  const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const stack = new IdpayStack(app, stackNameOf(stage), { stage, operatorKeyHash: OPERATOR_HASH });
+  const template = Template.fromStack(stack);
+  return { stage, stack, template, resources: template.toJSON().Resources as Record<string, Res> };
+}
+
+const built = {} as Record<StageName, Built>;
+beforeAll(() => {
+  built.sandbox = build('sandbox');
+  built.live = build('live');
+});
+
+/* ---------- helpers over the synthesized template ---------- */
+
+const ofType = (b: Built, type: string) => Object.entries(b.resources).filter(([, r]) => r.Type === type);
+const logicalId = (stack: Stack, c: IConstruct) => stack.getLogicalId(c.node.defaultChild as CfnTable | CfnQueue);
+const arr = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** The Lambda built from functions/<handler>.ts (its description names the module). */
+function functionOf(b: Built, handler: string): [string, Res] {
+  const found = ofType(b, 'AWS::Lambda::Function').filter(([, r]) =>
+    String(r.Properties.Description).endsWith(`(functions/${handler}.ts)`),
+  );
+  expect(found, `function for ${handler}`).toHaveLength(1);
+  return found[0]!;
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+/** Every statement that applies to the role of a function (inline and attached policies). */
+function statementsOf(b: Built, fnLogicalId: string): Statement[] {
+  const role = b.resources[fnLogicalId]!.Properties.Role['Fn::GetAtt'][0] as string;
+  const inline = (b.resources[role]!.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
+  const attached = ofType(b, 'AWS::IAM::Policy')
+    .filter(([, p]) => arr(p.Properties.Roles).some((r: any) => r.Ref === role))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+  expect(b.resources[role]!.Properties.ManagedPolicyArns).toBeUndefined();
+  return [...inline, ...attached];
+}
+
+const actionsOf = (statements: Statement[]) => new Set(statements.flatMap((s) => arr(s.Action)));
+const withAction = (statements: Statement[], action: string) => statements.filter((s) => arr(s.Action).includes(action));
+const resourceIds = (s: Statement) =>
+  arr(s.Resource as any).map((r: any) => (r?.['Fn::GetAtt'] ? r['Fn::GetAtt'][0] : r?.Ref ?? JSON.stringify(r)));
+
+function tableId(b: Built) {
+  return logicalId(b.stack, b.stack.data.table);
+}
+function queueIds(b: Built) {
+  return {
+    work: b.stack.queues.all.map((q) => logicalId(b.stack, q.queue)),
+    dlq: b.stack.queues.all.map((q) => logicalId(b.stack, q.dlq)),
+  };
+}
+
+/* ---------- tests ---------- */
+
+describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
+  const b = () => built[stage];
+
+  it('has one API route and one Lambda per route-table entry, plus $default', () => {
+    const routes = routesFor(stage);
+    const apiRoutes = ofType(b(), 'AWS::ApiGatewayV2::Route');
+    expect(apiRoutes).toHaveLength(routes.length + 1);
+    const keys = apiRoutes.map(([, r]) => r.Properties.RouteKey as string).sort();
+    expect(keys).toEqual([...routes.map(routeKey), '$default'].sort());
+
+    const functions = ofType(b(), 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(routes.length + 1 + WORKERS.length);
+
+    // Each route's integration invokes the Lambda built from the route's own handler module.
+    for (const [, route] of apiRoutes) {
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
+      const fnId = b().resources[integrationId]!.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
+      const key = route.Properties.RouteKey as string;
+      const handler = key === '$default' ? NOT_FOUND_HANDLER : routes.find((r) => routeKey(r) === key)!.handler;
+      expect(b().resources[fnId]!.Properties.Description, key).toContain(`(functions/${handler}.ts)`);
+      expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
+  });
+
+  it('runs every function on Node 24 / arm64 from an ESM bundle with source maps', () => {
+    for (const [id, fn] of ofType(b(), 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
+      expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+      expect(fn.Properties.Handler, id).toBe('index.handler');
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+      expect(fn.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
+    }
+  });
+
+  it('gives every function the runtime configuration (DESIGN 6.8)', () => {
+    const { work, dlq } = queueIds(b());
+    const expected: Record<string, unknown> = {
+      STAGE: stage,
+      TABLE_NAME: { Ref: tableId(b()) },
+      APPROVAL_WINDOW_SECONDS: '600',
+      WEBHOOK_MAX_ATTEMPTS: '8',
+      WEBHOOK_BACKOFF_BASE_SECONDS: '60',
+      RATE_LIMIT_PER_MINUTE: '600',
+      LOG_LEVEL: 'INFO',
+      OPERATOR_API_KEY_HASH: OPERATOR_HASH,
+      APP_SECRETS_ARN: { Ref: logicalId(b().stack, b().stack.secrets.secret) },
+    };
+    QUEUES.forEach((q, i) => {
+      expected[queueUrlEnv(q.name)] = { Ref: work[i] };
+      expected[queueUrlEnv(dlqName(q))] = { Ref: dlq[i] };
+    });
+    expect(Object.keys(expected)).toEqual(expect.arrayContaining(['QUEUE_URL_WEBHOOKS', 'QUEUE_URL_WEBHOOKS_DLQ', 'QUEUE_URL_JOBS']));
+    for (const [id, fn] of ofType(b(), 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables, id).toMatchObject(expected);
+      expect(fn.Properties.Environment.Variables.OPERATOR_API_KEY, id).toBeUndefined();
+    }
+  });
+
+  it('builds the single table from TABLE: keys, on-demand, GSIs with projections, PITR, TTL', () => {
+    b().template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    const [, table] = ofType(b(), 'AWS::DynamoDB::Table')[0]!;
+    expect(ofType(b(), 'AWS::DynamoDB::Table')).toHaveLength(1);
+    const gsis = table.Properties.GlobalSecondaryIndexes as any[];
+    expect(gsis.map((g) => g.IndexName).sort()).toEqual(['due', 'gsi1', 'gsi2']);
+    for (const index of TABLE.indexes) {
+      expect(gsis.find((g) => g.IndexName === index.name)).toEqual({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      });
+    }
+  });
+
+  it('gives every queue its own DLQ (maxReceiveCount, visibility), SSL enforced, DLQs kept 14 days', () => {
+    const { work, dlq } = queueIds(b());
+    expect(ofType(b(), 'AWS::SQS::Queue')).toHaveLength(QUEUES.length * 2);
+    QUEUES.forEach((q, i) => {
+      const queue = b().resources[work[i]!]!.Properties;
+      expect(queue.VisibilityTimeout).toBe(q.visibilityTimeoutSeconds);
+      expect(queue.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlq[i], 'Arn'] },
+        maxReceiveCount: q.maxReceiveCount,
+      });
+      expect(b().resources[dlq[i]!]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    });
+    const policies = ofType(b(), 'AWS::SQS::QueuePolicy');
+    for (const id of [...work, ...dlq]) {
+      const policy = policies.find(([, p]) => arr(p.Properties.Queues).some((r: any) => r.Ref === id));
+      expect(policy, id).toBeDefined();
+      expect(policy![1].Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('feeds each queue worker from its queue with partial batch failures', () => {
+    const { work } = queueIds(b());
+    const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(QUEUES.length);
+    QUEUES.forEach((q, i) => {
+      const [fnId] = functionOf(b(), q.worker);
+      const mapping = mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i]);
+      expect(mapping, q.name).toBeDefined();
+      expect(mapping![1].Properties).toMatchObject({
+        FunctionName: { Ref: fnId },
+        BatchSize: q.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+  });
+
+  it('invokes the scheduler tick every minute with the scheduled time, through a role that can only invoke it', () => {
+    const tickWorker = WORKERS.find((w) => w.trigger.kind === 'schedule')!;
+    const [tickId] = functionOf(b(), tickWorker.handler);
+    const schedules = ofType(b(), 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const schedule = schedules[0]![1].Properties;
+    expect(schedule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(schedule.FlexibleTimeWindow).toEqual({ Mode: 'OFF' });
+    expect(schedule.State).toBe('ENABLED');
+    expect(schedule.Name).toBe(`idpay-${stage}-scheduler-tick`);
+    expect(schedule.Target.Arn).toEqual({ 'Fn::GetAtt': [tickId, 'Arn'] });
+    expect(JSON.parse(schedule.Target.Input)).toEqual({ scheduledTime: '<aws.scheduler.scheduled-time>' });
+    expect(schedule.Target.Input).toBe(TICK_INPUT);
+
+    const roleId = schedule.Target.RoleArn['Fn::GetAtt'][0] as string;
+    const role = b().resources[roleId]!.Properties;
+    expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'scheduler.amazonaws.com' });
+    const statements = ofType(b(), 'AWS::IAM::Policy')
+      .filter(([, p]) => arr(p.Properties.Roles).some((r: any) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [tickId, 'Arn'] } },
+    ]);
+  });
+
+  it('alarms on every DLQ, on every function\'s errors and on API 5xx', () => {
+    const alarms = ofType(b(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const topicId = logicalId(b().stack, b().stack.alarms.topic);
+    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
+
+    for (const dlqId of queueIds(b()).dlq) {
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 0,
+        }),
+      );
+    }
+    for (const [fnId] of ofType(b(), 'AWS::Lambda::Function')) {
+      expect(alarms, fnId).toContainEqual(
+        expect.objectContaining({
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 0,
+        }),
+      );
+    }
+    const [apiId] = ofType(b(), 'AWS::ApiGatewayV2::Api')[0]!;
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5xx',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: apiId } }],
+        Threshold: 0,
+      }),
+    );
+  });
+
+  it('logs API access on the $default stage', () => {
+    b().template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] },
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+  });
+
+  it('exports the outputs ops and tests need, under stable names', () => {
+    const outputs = b().template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining([
+        'ApiUrl',
+        'TableName',
+        'QueueUrlWebhooks',
+        'DlqUrlWebhooks',
+        'QueueUrlJobs',
+        'DlqUrlJobs',
+        'TickScheduleName',
+        'TickScheduleGroup',
+      ]),
+    );
+    expect(outputs.TickScheduleName!.Value).toBe(`idpay-${stage}-scheduler-tick`);
+    expect(outputs.TickScheduleGroup!.Value).toBe(`idpay-${stage}`);
+    expect(outputs.TableName!.Value).toEqual({ Ref: tableId(b()) });
+  });
+
+  it('is environment-agnostic and stays well under the 500-resource CloudFormation limit', () => {
+    expect(Token.isUnresolved(b().stack.account)).toBe(true);
+    expect(Token.isUnresolved(b().stack.region)).toBe(true);
+    expect(Object.keys(b().resources).length).toBeLessThan(450);
+  });
+
+  it('passes cdk-nag AwsSolutions with no unacknowledged findings', () => {
+    const report = new AwsSolutionsChecks().validateScope(b().stack);
+    const findings = report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+});
+
+describe('sandbox-only routes', () => {
+  it('exist in sandbox and are absent in live', () => {
+    const sandboxOnly = ROUTES.filter((r) => r.sandboxOnly);
+    expect(sandboxOnly.length).toBeGreaterThan(0);
+    const keysOf = (b: Built) => ofType(b, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
+    for (const r of sandboxOnly) {
+      expect(keysOf(built.sandbox)).toContain(routeKey(r));
+      expect(keysOf(built.live)).not.toContain(routeKey(r));
+      expect(() => functionOf(built.live, r.handler)).toThrow();
+    }
+  });
+});
+
+describe('data retention per stage', () => {
+  it('live retains the table (deletion protection, Retain) and the secret', () => {
+    const [, table] = ofType(built.live, 'AWS::DynamoDB::Table')[0]!;
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    const [, secret] = ofType(built.live, 'AWS::SecretsManager::Secret')[0]!;
+    expect(secret.DeletionPolicy).toBe('Retain');
+  });
+
+  it('sandbox may be torn down', () => {
+    const [, table] = ofType(built.sandbox, 'AWS::DynamoDB::Table')[0]!;
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('least privilege (sandbox)', () => {
+  const b = () => built.sandbox;
+  const FORBIDDEN_FOR_READ = [
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+    'dynamodb:TransactWriteItems',
+    'dynamodb:Scan',
+    'dynamodb:*',
+  ];
+
+  it('a read route (GET /v1/recurring) only reads, and updates nothing but API-key items', () => {
+    const route = ROUTES.find((r) => routeKey(r) === 'GET /v1/recurring')!;
+    expect(route.access).toBe('read');
+    const [fnId] = functionOf(b(), route.handler);
+    const statements = statementsOf(b(), fnId);
+    const actions = actionsOf(statements);
+    for (const a of FORBIDDEN_FOR_READ) expect(actions.has(a), a).toBe(false);
+    expect([...actions].filter((a) => a.startsWith('sqs:'))).toEqual([]);
+    expect([...actions].filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    expect(actions).toEqual(
+      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']),
+    );
+    const updates = withAction(statements, 'dynamodb:UpdateItem');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } });
+    expect(arr(updates[0]!.Action)).toEqual(['dynamodb:UpdateItem']);
+    // Reads cover the table and its indexes, nothing else.
+    const reads = withAction(statements, 'dynamodb:Query');
+    expect(reads.flatMap(resourceIds)).toEqual([tableId(b()), expect.stringContaining(`${tableId(b())}`)]);
+  });
+
+  it('a POST route that only reads may write its idempotency records and nothing else', () => {
+    const route = ROUTES.find((r) => routeKey(r) === 'POST /v1/provider/merchant/trust/validate')!;
+    expect(route.access).toBe('read');
+    const statements = statementsOf(b(), functionOf(b(), route.handler)[0]);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem']) {
+      for (const s of withAction(statements, action)) {
+        expect(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'], action).toBeDefined();
+      }
+    }
+    const idem = withAction(statements, 'dynamodb:PutItem');
+    expect(idem).toHaveLength(1);
+    expect(idem[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['IDEM#*'] } });
+    expect([...actionsOf(statements)].filter((a) => a.startsWith('sqs:') || a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+
+  it('a write route (POST /v1/customer/bill) reads and writes the table, sends to work queues but not DLQs', () => {
+    const route = ROUTES.find((r) => routeKey(r) === 'POST /v1/customer/bill')!;
+    expect(route.access).toBe('write');
+    const statements = statementsOf(b(), functionOf(b(), route.handler)[0]);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']) {
+      const s = withAction(statements, action).filter((st) => !st.Condition);
+      expect(s.flatMap(resourceIds), action).toContain(tableId(b()));
+    }
+    const { work, dlq } = queueIds(b());
+    const sendTargets = withAction(statements, 'sqs:SendMessage').flatMap(resourceIds);
+    expect(sendTargets.sort()).toEqual([...work].sort());
+    for (const d of dlq) expect(statements.flatMap(resourceIds)).not.toContain(d);
+    expect(actionsOf(statements).has('secretsmanager:GetSecretValue')).toBe(true);
+    expect(actionsOf(statements).has('dynamodb:Scan')).toBe(false);
+  });
+
+  it('public routes (docs) and $default get no table, queue or secret access', () => {
+    for (const handler of [...ROUTES.filter((r) => r.kinds.length === 0).map((r) => r.handler), NOT_FOUND_HANDLER]) {
+      const actions = actionsOf(statementsOf(b(), functionOf(b(), handler)[0]));
+      expect([...actions].sort(), handler).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    }
+  });
+
+  it('secrets are readable only by write routes and workers', () => {
+    for (const route of routesFor('sandbox')) {
+      const actions = actionsOf(statementsOf(b(), functionOf(b(), route.handler)[0]));
+      const needs = route.access === 'write' && route.kinds.length > 0;
+      expect(actions.has('secretsmanager:GetSecretValue'), routeKey(route)).toBe(needs);
+    }
+    for (const w of WORKERS) {
+      expect(actionsOf(statementsOf(b(), functionOf(b(), w.handler)[0])).has('secretsmanager:GetSecretValue'), w.name).toBe(true);
+    }
+  });
+
+  it('workers: the tick fans out to every work queue; the webhook worker sends only to its DLQ', () => {
+    const { work, dlq } = queueIds(b());
+    const tick = WORKERS.find((w) => w.trigger.kind === 'schedule')!;
+    const tickStatements = statementsOf(b(), functionOf(b(), tick.handler)[0]);
+    expect(withAction(tickStatements, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([...work].sort());
+    expect(actionsOf(tickStatements).has('dynamodb:PutItem')).toBe(true);
+
+    const i = QUEUES.findIndex((q) => q.name === 'webhooks');
+    const webhook = statementsOf(b(), functionOf(b(), QUEUES[i]!.worker)[0]);
+    expect(withAction(webhook, 'sqs:SendMessage').flatMap(resourceIds)).toEqual([dlq[i]]);
+    expect(withAction(webhook, 'sqs:ChangeMessageVisibility').flatMap(resourceIds)).toContain(work[i]);
+    expect(withAction(webhook, 'sqs:ReceiveMessage').flatMap(resourceIds)).toEqual([work[i]]);
+  });
+
+  it('no role has a wildcard action', () => {
+    const actions = ofType(b(), 'AWS::IAM::Policy').flatMap(([, p]) =>
+      (p.Properties.PolicyDocument.Statement as Statement[]).flatMap((s) => arr(s.Action)),
+    );
+    expect(actions.filter((a) => a.includes('*'))).toEqual([]);
+  });
+});
+
+describe('cdk-nag acknowledgments', () => {
+  it('every acknowledged finding carries a written reason', () => {
+    const acks: [string, string][] = [];
+    for (const c of built.sandbox.stack.node.findAll()) {
+      for (const m of c.node.metadata) {
+        if (m.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(m.data as Record<string, string>)) acks.push([id, reason]);
+      }
+    }
+    expect(acks.length).toBeGreaterThan(0);
+    for (const [id, reason] of acks) expect(reason.trim().length, id).toBeGreaterThan(40);
+  });
+});
+
+describe('settings', () => {
+  const appWith = (context: Record<string, unknown>) => new App({ context });
+
+  it('defaults to the sandbox stage without an operator key hash', () => {
+    expect(readSettings(appWith({}))).toEqual({ stage: 'sandbox', operatorKeyHash: '', alarmEmail: undefined });
+  });
+
+  it('reads stage and operator key hash from context and rejects bad values', () => {
+    expect(readSettings(appWith({ stage: 'live', operatorKeyHash: OPERATOR_HASH })).stage).toBe('live');
+    expect(() => readSettings(appWith({ stage: 'prod' }))).toThrow(/stage/);
+    expect(() => readSettings(appWith({ operatorKeyHash: 'sk_live_plainkey' }))).toThrow(/operatorKeyHash/);
+  });
+
+  it('names queue URL variables the way functions/config.ts reads them', () => {
+    for (const name of QUEUES.flatMap((q) => [q.name, dlqName(q)])) {
+      const env = queueUrlEnv(name);
+      const before = process.env[env];
+      process.env[env] = `https://sqs.example/${name}`;
+      try {
+        expect(config.queueUrl(name)).toBe(`https://sqs.example/${name}`);
+      } finally {
+        if (before === undefined) delete process.env[env];
+        else process.env[env] = before;
+      }
+    }
+    expect(queueUrlEnv('webhooks-dlq')).toBe('QUEUE_URL_WEBHOOKS_DLQ');
+  });
+});
