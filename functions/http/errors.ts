@@ -44,4 +44,8 @@ export const MSG = {
   idempotencyInProgress: 'Request with this idempotency key is in progress',
   unsupportedCurrency: 'Unsupported currency',
   entityIdRequired: 'X-Entity-Id header is required when a provider calls a merchant endpoint',
+  invalidMerchantData: 'Invalid merchant data',
+  merchantEmailExists: 'Merchant with this email already exists',
+  invalidTrustLevel: 'Invalid trust level specified',
+  trustLevelForbidden: 'Insufficient permissions to modify trust level',
 } as const;

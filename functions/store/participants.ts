@@ -1,10 +1,12 @@
 import { config, type Stage } from '../config';
 import { newId, randomToken, sha256Hex } from '../domain/ids';
+import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
 import { getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from './table';
 import { db } from './clients';
 
-export type TrustLevel = 'basic' | 'enhanced' | 'premium';
+/** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
+export type { TrustLevel } from '../domain/trust';
 
 export interface BankAccount {
   bankName: string | null;
@@ -124,8 +126,7 @@ export async function revokeKey(keyId: string): Promise<{ keyId: string; partici
   return { keyId, participantId: ref.participantId, revokedAt };
 }
 
-export const TRUST_LEVELS = ['basic', 'enhanced', 'premium'] as const;
-export const trustRank = (l: TrustLevel) => TRUST_LEVELS.indexOf(l);
+export { TRUST_LEVELS, trustRank } from '../domain/trust';
 
 /** A uniqueness guard item: a merchant email is unique across all merchants. */
 export const merchantEmailKey = (email: string) => ({ pk: `UNIQ#MEMAIL#${email.trim().toLowerCase()}`, sk: 'UNIQ' });

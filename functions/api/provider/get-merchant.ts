@@ -1,4 +1,11 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { getProviderMerchant } from '../../store/merchants';
+import { entityQuery, merchantView } from './schemas';
 
-/** GET /v1/provider/merchant: Read a merchant. */
-export const handler = notImplementedEndpoint();
+/** GET /v1/provider/merchant?entityId=: one of the provider's merchants (no keys, no bank account). */
+export const handler = endpoint({ query: entityQuery }, async ({ query, principal }) => {
+  const merchant = await getProviderMerchant(principal.id, query.entityId);
+  if (!merchant) throw notFound(MSG.merchantNotFound);
+  return ok(200, 'Merchant retrieved', merchantView(merchant));
+});

@@ -1,4 +1,11 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { getProviderMerchant } from '../../store/merchants';
+import { entityQuery, trustStatus } from './schemas';
 
-/** GET /v1/provider/merchant/trust: Read a merchant's trust. */
-export const handler = notImplementedEndpoint();
+/** GET /v1/provider/merchant/trust?entityId=: the merchant's Trust status. */
+export const handler = endpoint({ query: entityQuery }, async ({ query, principal }) => {
+  const merchant = await getProviderMerchant(principal.id, query.entityId);
+  if (!merchant) throw notFound(MSG.merchantNotFound);
+  return ok(200, 'Merchant trust status retrieved', trustStatus(merchant));
+});

@@ -1,0 +1,362 @@
+/**
+ * Merchant-specific store code: provider-created merchants (batch), a provider's merchant
+ * list (gsi2 `PROV#<providerId>#MERCHANTS`, sorted by `<createdAt>#<id>`), profile updates
+ * with the email uniqueness guard moved in the same transaction, and the trust update item.
+ */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomToken } from '../domain/ids';
+import type { TrustLevel, TrustState } from '../domain/trust';
+import { db } from './clients';
+import {
+  buildParticipant,
+  getParticipant,
+  merchantEmailGuard,
+  merchantEmailKey,
+  newApiKey,
+  participantKey,
+  putParticipantItem,
+  type BankAccount,
+  type Participant,
+} from './participants';
+import { cancellationCodes, isTransactionCancelled, nowIso, table, transact, type TransactItem } from './table';
+
+/** The most merchants one create request takes: 4 items each, 100 items per DynamoDB transaction. */
+export const MAX_MERCHANTS_PER_BATCH = 25;
+/** Items one merchant costs in the create transaction: participant, API key, key id, email guard. */
+const ITEMS_PER_MERCHANT = 4;
+const GUARD_OFFSET = 3;
+
+/** Optional profile attributes of a merchant (stored on the participant item). */
+export const PROFILE_FIELDS = ['phone', 'address', 'website', 'description', 'icon', 'country', 'state', 'industry'] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+export interface MerchantRecord extends Participant {
+  type: 'merchant';
+  ref?: string;
+  code?: string;
+  address?: string;
+  website?: string;
+  description?: string;
+  icon?: string;
+  state?: string;
+  industry?: string;
+  trusted?: boolean;
+  trustLevel?: TrustLevel;
+  deviceLookupEnabled?: boolean;
+  lastVerified?: string;
+  /** Optimistic-concurrency counter of trust changes. */
+  trustVersion?: number;
+}
+
+export const providerMerchantsPk = (providerId: string) => `PROV#${providerId}#MERCHANTS`;
+
+/** Reference code shown to people (`MR` + 12 upper-case alphanumerics). */
+export const newMerchantRef = () => `MR${randomToken(12).toUpperCase()}`;
+/** Merchant code (8 upper-case alphanumerics). */
+export const newMerchantCode = () => randomToken(8).toUpperCase();
+
+/** The merchant when it exists AND belongs to the provider; otherwise undefined (the caller answers 404). */
+export async function getProviderMerchant(providerId: string, merchantId: string): Promise<MerchantRecord | undefined> {
+  const p = await getParticipant(merchantId);
+  if (!p || p.type !== 'merchant' || p.providerId !== providerId) return undefined;
+  return p as MerchantRecord;
+}
+
+// ---------------------------------------------------------------------------------------
+// Create (batch, all or nothing)
+
+export interface NewMerchantInput {
+  name: string;
+  email: string;
+  phone?: string;
+  address?: string;
+  website?: string;
+  description?: string;
+  icon?: string;
+  country?: string;
+  state?: string;
+  industry?: string;
+  bankAccount?: Partial<BankAccount>;
+}
+
+export interface CreatedMerchant {
+  id: string;
+  name: string;
+  email: string;
+  providerId: string;
+  apiKey: string;
+}
+
+export type CreateMerchantsResult =
+  | { ok: true; merchants: CreatedMerchant[] }
+  /** Indexes (in the input) whose email already belongs to a merchant. */
+  | { ok: false; duplicateIndexes: number[] };
+
+/**
+ * Creates every merchant, its API key and its email guard in ONE transaction (at most
+ * MAX_MERCHANTS_PER_BATCH merchants): all are created or none is.
+ */
+export async function createMerchants(providerId: string, inputs: NewMerchantInput[]): Promise<CreateMerchantsResult> {
+  if (inputs.length === 0 || inputs.length > MAX_MERCHANTS_PER_BATCH) {
+    throw new Error(`createMerchants takes 1..${MAX_MERCHANTS_PER_BATCH} merchants`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    const items: TransactItem[] = [];
+    const created: CreatedMerchant[] = [];
+    for (const input of inputs) {
+      const { name, email, bankAccount, ...profile } = input;
+      const merchant = buildParticipant({
+        type: 'merchant',
+        name,
+        email,
+        phone: profile.phone,
+        country: profile.country,
+        providerId,
+        bankAccount,
+        extra: { ...profile, ref: newMerchantRef(), code: newMerchantCode() },
+      });
+      const key = newApiKey(merchant);
+      items.push(putParticipantItem(merchant), ...key.items, merchantEmailGuard(email, merchant.id));
+      created.push({ id: merchant.id, name, email, providerId, apiKey: key.apiKey });
+    }
+    try {
+      await transact(items);
+      return { ok: true, merchants: created };
+    } catch (e) {
+      const codes = cancellationCodes(e);
+      const duplicateIndexes = inputs
+        .map((_, i) => i)
+        .filter((i) => codes[i * ITEMS_PER_MERCHANT + GUARD_OFFSET] === 'ConditionalCheckFailed');
+      if (duplicateIndexes.length > 0) return { ok: false, duplicateIndexes };
+      // Contention with a concurrent transaction on the same keys: nothing was written; retry.
+      if (isTransactionCancelled(e) && codes.includes('TransactionConflict') && attempt < 4) {
+        await sleep(40 * attempt);
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Profile update (email guard moved atomically)
+
+/** A value to set, or null to remove an optional field. */
+export type ProfileChanges = { name?: string; email?: string } & { [K in Exclude<ProfileField, 'industry'>]?: string | null };
+
+export type UpdateProfileResult = { ok: true; merchant: { id: string; name: string; email: string } } | { ok: false; reason: 'email_taken' | 'not_found' };
+
+export async function updateMerchantProfile(providerId: string, merchantId: string, changes: ProfileChanges): Promise<UpdateProfileResult> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getProviderMerchant(providerId, merchantId);
+    if (!current) return { ok: false, reason: 'not_found' };
+
+    const names: Record<string, string> = { '#prov': 'providerId' };
+    const values: Record<string, unknown> = { ':prov': providerId, ':now': nowIso() };
+    const sets: string[] = ['#updatedAt = :now'];
+    names['#updatedAt'] = 'updatedAt';
+    const removes: string[] = [];
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      if (value === null) removes.push(`#${field}`);
+      else {
+        values[`:${field}`] = value;
+        sets.push(`#${field} = :${field}`);
+      }
+    }
+    let condition = 'attribute_exists(pk) AND #prov = :prov';
+    const items: TransactItem[] = [];
+    const moveEmail = changes.email !== undefined && changes.email.trim().toLowerCase() !== current.email.trim().toLowerCase();
+    if (moveEmail) {
+      // The guard we delete must be the one of the email we read.
+      condition += ' AND #email = :oldEmail';
+      names['#email'] = 'email';
+      values[':oldEmail'] = current.email;
+    }
+    items.push({
+      Update: {
+        TableName: table(),
+        Key: participantKey(merchantId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    });
+    if (moveEmail) {
+      items.push(merchantEmailGuard(changes.email!, merchantId), {
+        Delete: {
+          TableName: table(),
+          Key: merchantEmailKey(current.email),
+          ConditionExpression: 'attribute_not_exists(pk) OR merchantId = :id',
+          ExpressionAttributeValues: { ':id': merchantId },
+        },
+      });
+    }
+    try {
+      await transact(items);
+      return {
+        ok: true,
+        merchant: { id: merchantId, name: changes.name ?? current.name, email: changes.email ?? current.email },
+      };
+    } catch (e) {
+      const codes = cancellationCodes(e);
+      if (moveEmail && codes[1] === 'ConditionalCheckFailed') return { ok: false, reason: 'email_taken' };
+      // The merchant changed between our read and write (or contention): read again.
+      if (isTransactionCancelled(e) && attempt < 4) {
+        await sleep(20 * attempt);
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Trust
+
+/**
+ * The write of a trust change, for `commit` (with its event). Conditional on the trust
+ * version read, so two concurrent changes never lose one another's fields: the loser's
+ * transaction is cancelled at index 0 and it retries on a fresh read.
+ */
+export function trustUpdateItem(merchant: MerchantRecord, next: TrustState, lastVerified: string): TransactItem {
+  const version = merchant.trustVersion ?? 0;
+  return {
+    Update: {
+      TableName: table(),
+      Key: participantKey(merchant.id),
+      UpdateExpression:
+        'SET trusted = :t, trustLevel = :l, deviceLookupEnabled = :d, lastVerified = :v, trustVersion = :nv, updatedAt = :v',
+      ConditionExpression:
+        version === 0
+          ? 'attribute_exists(pk) AND providerId = :prov AND attribute_not_exists(trustVersion)'
+          : 'attribute_exists(pk) AND providerId = :prov AND trustVersion = :ov',
+      ExpressionAttributeValues: {
+        ':t': next.trusted,
+        ':l': next.trustLevel,
+        ':d': next.deviceLookupEnabled,
+        ':v': lastVerified,
+        ':nv': version + 1,
+        ':prov': merchant.providerId,
+        ...(version === 0 ? {} : { ':ov': version }),
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Lists
+
+export interface MerchantSummary {
+  id: string;
+  name: string;
+  email: string;
+  trusted?: boolean;
+  trustLevel?: TrustLevel;
+  deviceLookupEnabled?: boolean;
+  lastVerified?: string;
+  createdAt: string;
+}
+
+export interface MerchantFilter {
+  trusted?: boolean;
+  trustLevel?: TrustLevel;
+  deviceLookupEnabled?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+const SUMMARY_ATTRS = ['id', 'name', 'email', 'trusted', 'trustLevel', 'deviceLookupEnabled', 'lastVerified', 'createdAt'];
+
+function matches(m: MerchantSummary, f: MerchantFilter): boolean {
+  // Missing attributes read as the new-merchant defaults (untrusted, basic, disabled).
+  if (f.trusted !== undefined && (m.trusted === true) !== f.trusted) return false;
+  if (f.trustLevel !== undefined && (m.trustLevel ?? 'basic') !== f.trustLevel) return false;
+  if (f.deviceLookupEnabled !== undefined && (m.deviceLookupEnabled === true) !== f.deviceLookupEnabled) return false;
+  return true;
+}
+
+/**
+ * One page of the provider's merchants matching the filter, oldest first (creation order,
+ * so offsets stay stable while merchants are added), and the total number of matches.
+ * Reads the provider's whole gsi2 partition (projected to the summary attributes): `total`
+ * needs every match counted; only the page's items are kept in memory.
+ */
+export async function listProviderMerchants(
+  providerId: string,
+  filter: MerchantFilter,
+  offset: number,
+  limit: number,
+): Promise<Page<MerchantSummary>> {
+  const names = Object.fromEntries(SUMMARY_ATTRS.map((a) => [`#${a}`, a]));
+  const items: MerchantSummary[] = [];
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': providerMerchantsPk(providerId) },
+        ExpressionAttributeNames: names,
+        ProjectionExpression: Object.keys(names).join(', '),
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const it of (out.Items ?? []) as MerchantSummary[]) {
+      if (!matches(it, filter)) continue;
+      if (total >= offset && items.length < limit) items.push(it);
+      total++;
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return { items, total };
+}
+
+/**
+ * The provider's merchants among `ids` (unknown ids and other providers' merchants are
+ * left out), filtered, in creation order, paged.
+ */
+export async function getProviderMerchantsByIds(
+  providerId: string,
+  ids: string[],
+  filter: MerchantFilter,
+  offset: number,
+  limit: number,
+): Promise<Page<MerchantSummary>> {
+  const unique = [...new Set(ids)];
+  const found: (MerchantSummary & { type?: string; providerId?: string })[] = [];
+  const attrs = [...SUMMARY_ATTRS, 'type', 'providerId'];
+  const names = Object.fromEntries(attrs.map((a) => [`#${a}`, a]));
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => participantKey(id));
+    for (let round = 0; keys && keys.length > 0; round++) {
+      if (round > 0) await sleep(Math.min(500, 25 * 2 ** round));
+      const out = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names },
+          },
+        }),
+      );
+      found.push(...((out.Responses?.[table()] ?? []) as typeof found));
+      keys = out.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+      if (round > 8 && keys?.length) throw new Error('BatchGet did not finish');
+    }
+  }
+  const own = found
+    .filter((m) => m.type === 'merchant' && m.providerId === providerId && matches(m, filter))
+    .sort((a, b) => (a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt.localeCompare(b.createdAt)));
+  return {
+    items: own.slice(offset, offset + limit).map(({ type: _t, providerId: _p, ...m }) => m),
+    total: own.length,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
