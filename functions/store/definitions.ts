@@ -11,6 +11,10 @@ export const TABLE = {
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' as const },
     /** Lists per owner sorted by time. */
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' as const },
+    /** Bank-owned lists sorted by time (a bank's transactions, subscriptions). */
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'ALL' as const },
+    /** Provider-owned lists sorted by time (its merchants' transactions). */
+    { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: 'ALL' as const },
     /** Sparse, sharded index of things due at a time: DUE#<shard> / <ISO>#<kind>#<id>. */
     { name: 'due', partitionKey: 'duePk', sortKey: 'dueSk', projection: 'KEYS_ONLY' as const },
   ],
