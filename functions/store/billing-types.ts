@@ -1,0 +1,48 @@
+/**
+ * The billing request item (it is also the transaction): shared by the billing flow
+ * (bill, pay, bank response, expiry, recurring runs) and the money side (ledger,
+ * settlement, balance, refunds, transaction reads). See docs/billing-design.md.
+ */
+export type BillingType = 'agreement' | 'one_time' | 'recurring';
+export type BillingStatus = 'pending' | 'succeeded' | 'declined' | 'expired' | 'failed';
+/** What transaction reads show: the billing status, or the refund state once refunded. */
+export type TransactionStatus = BillingStatus | 'refunded' | 'partially_refunded';
+
+export interface BillItem {
+  pk: string; // BILL#<billingRequestId>
+  sk: 'BILL';
+  billingRequestId: string; // breq_…
+  reference: string; // txn_…
+  type: BillingType;
+  status: BillingStatus;
+  merchantId: string;
+  merchantName: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  /** Deterministic per (merchant, customer); also keys the limit counters. */
+  decisionId: string;
+  scheduleId?: string;
+  /** Recurring run sequence number (with scheduleId). */
+  runSeq?: number;
+  amount: number; // minor units
+  currency: string;
+  description: string;
+  requiresApproval: boolean;
+  expiresAt?: string;
+  bankTransactionId?: string;
+  reason?: string;
+  /** Lagos period keys the amount was reserved under (to release exactly what was reserved). */
+  periods: { day: string; week: string; month: string };
+  /** Minor units refunded (completed) and reserved by pending refunds. */
+  refundedAmount: number;
+  refundReserved: number;
+  /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
+  settlementDate?: string;
+  createdAt: string;
+  updatedAt: string;
+  answeredAt?: string;
+  [extra: string]: unknown;
+}
+
+export const billKey = (billingRequestId: string) => ({ pk: `BILL#${billingRequestId}`, sk: 'BILL' as const });
