@@ -13,6 +13,7 @@ import {
   merchantEmailGuard,
   merchantEmailKey,
   newApiKey,
+  newParticipantId,
   participantKey,
   putParticipantItem,
   type BankAccount,
@@ -103,7 +104,10 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
   for (let attempt = 1; ; attempt++) {
     const items: TransactItem[] = [];
     const created: CreatedMerchant[] = [];
-    for (const input of inputs) {
+    // Time-ordered ids, sorted and handed out in input order: the list (by createdAt, then
+    // id) shows a batch in the order it was sent, even within one millisecond.
+    const ids = inputs.map(() => newParticipantId('merchant')).sort();
+    for (const [i, input] of inputs.entries()) {
       const { name, email, bankAccount, ...profile } = input;
       const merchant = buildParticipant({
         type: 'merchant',
@@ -114,7 +118,7 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
         providerId,
         bankAccount,
         extra: { ...profile, ref: newMerchantRef(), code: newMerchantCode() },
-      });
+      }, ids[i]);
       const key = newApiKey(merchant);
       items.push(putParticipantItem(merchant), ...key.items, merchantEmailGuard(email, merchant.id));
       created.push({ id: merchant.id, name, email, providerId, apiKey: key.apiKey });
@@ -352,11 +356,14 @@ export async function getProviderMerchantsByIds(
   }
   const own = found
     .filter((m) => m.type === 'merchant' && m.providerId === providerId && matches(m, filter))
-    .sort((a, b) => (a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt.localeCompare(b.createdAt)));
+    .sort((a, b) => byteOrder(`${a.createdAt}#${a.id}`, `${b.createdAt}#${b.id}`));
   return {
     items: own.slice(offset, offset + limit).map(({ type: _t, providerId: _p, ...m }) => m),
     total: own.length,
   };
 }
+
+/** The order of gsi2sk in the index (binary, like DynamoDB; ids and ISO times are ASCII). */
+const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
