@@ -9,6 +9,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          env: { LOG_LEVEL: 'SILENT' },
         },
       },
       {
@@ -25,6 +26,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
