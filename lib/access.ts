@@ -1,3 +1,4 @@
+import { idempotencyPk } from '../functions/http/idempotency';
 import { Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -31,7 +32,7 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method'>): R
 /** Partition-key prefix of API-key items (functions/store/participants.ts). */
 export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
 /** Partition-key prefix of idempotency records (functions/http/idempotency.ts). */
-export const IDEMPOTENCY_PK_PREFIX = 'IDEM#';
+export const IDEMPOTENCY_PK_PREFIX = idempotencyPk('', '', '').split('#')[0] + '#';
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 export const TABLE_WRITE_ACTIONS = [
