@@ -35,10 +35,12 @@ export const trustRank = (level: TrustLevel): number => TRUST_LEVELS.indexOf(lev
 export const levelAtLeast = (level: TrustLevel, required: TrustLevel): boolean => trustRank(level) >= trustRank(required);
 
 /**
- * The trust state of a stored record, with the new-merchant defaults for missing or
- * malformed attributes (never more trust than the record states).
+ * The trust state of a stored record (a merchant participant item, or any object with
+ * `trusted`, `trustLevel`, `deviceLookupEnabled`), with the new-merchant defaults for
+ * missing or malformed attributes (never more trust than the record states).
  */
-export function trustOf(record: { trusted?: unknown; trustLevel?: unknown; deviceLookupEnabled?: unknown }): TrustState {
+export function trustOf(stored: object): TrustState {
+  const record = stored as { trusted?: unknown; trustLevel?: unknown; deviceLookupEnabled?: unknown };
   return {
     trusted: record.trusted === true,
     trustLevel: isTrustLevel(record.trustLevel) ? record.trustLevel : NEW_MERCHANT_TRUST.trustLevel,
