@@ -48,4 +48,7 @@ export const MSG = {
   merchantEmailExists: 'Merchant with this email already exists',
   invalidTrustLevel: 'Invalid trust level specified',
   trustLevelForbidden: 'Insufficient permissions to modify trust level',
+  batchNotFound: 'Batch not found',
+  deviceLookupForbidden: 'Device lookup not permitted for this merchant',
+  deviceLinkedElsewhere: 'Device is already linked to another customer',
 } as const;

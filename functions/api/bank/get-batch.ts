@@ -1,4 +1,21 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { getBankBatch } from '../../store/customers';
 
-/** GET /v1/bank/customers/batches/{batchId}: Read a customer batch result. */
-export const handler = notImplementedEndpoint();
+/**
+ * GET /v1/bank/customers/batches/{batchId} (DESIGN 6.9): the bank's own batch result plus
+ * `failures: [{index, clientRef, reason}]` (index = position in the request's `customers`,
+ * from 0). Unknown or another bank's: 404 `Batch not found`.
+ */
+export const handler = endpoint({ description: 'Reads a customer batch result and its failure entries.' }, async ({ params, principal }) => {
+  const batchId = params.batchId ?? '';
+  const batch = batchId.length <= 100 ? await getBankBatch(principal.id, batchId) : undefined;
+  if (!batch) throw notFound(MSG.batchNotFound);
+  return ok(200, 'Batch retrieved', {
+    batchId: batch.batchId,
+    status: batch.status,
+    summary: batch.summary,
+    data: batch.data,
+    failures: batch.failures,
+  });
+});

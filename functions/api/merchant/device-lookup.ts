@@ -1,4 +1,37 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { deviceLookupPermission, trustOf } from '../../domain/trust';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, forbidden, notFound } from '../../http/errors';
+import { getDeviceLink } from '../../store/customers';
+import { issueLookupPhrase } from '../../store/lookup-phrases';
+import { getParticipant } from '../../store/participants';
 
-/** POST /v1/customer/device/lookup: Find a customer by device. */
-export const handler = notImplementedEndpoint();
+/** A device identifier: 1 to 200 characters, no control characters, compared exactly. */
+export const deviceIdSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+
+const body = z.strictObject({ deviceId: deviceIdSchema });
+
+/**
+ * POST /v1/customer/device/lookup (DESIGN 6.5): the lookupPhrase of the customer linked to
+ * the device, issued to this merchant. The merchant's trust is read on every call and
+ * checked BEFORE the device is looked up, so a merchant without permission learns nothing.
+ */
+export const handler = endpoint(
+  { body, description: 'Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust.' },
+  async ({ body, principal }) => {
+    const merchant = await getParticipant(principal.id);
+    const trust = merchant && trustOf({ trusted: merchant.trusted, trustLevel: merchant.trustLevel, deviceLookupEnabled: merchant.deviceLookupEnabled });
+    if (!trust || !deviceLookupPermission(trust).allowed) {
+      throw forbidden(MSG.deviceLookupForbidden, 'device_lookup_not_permitted');
+    }
+    const link = await getDeviceLink(body.deviceId);
+    if (!link) throw notFound(MSG.customerNotFound);
+    const lookupPhrase = await issueLookupPhrase(principal.id, { id: link.customerId, bankId: link.bankId });
+    return ok(200, 'Customer found', { lookupPhrase });
+  },
+);
