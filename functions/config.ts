@@ -49,4 +49,11 @@ export const config = {
   operatorKey: () => process.env.OPERATOR_API_KEY || undefined,
   operatorKeyHash: () => process.env.OPERATOR_API_KEY_HASH || undefined,
   logLevel: () => process.env.LOG_LEVEL ?? 'INFO',
+  /** Money (issue 7): counters per merchant for balances and settlement batches (hot-item spreading). */
+  balanceShards: () => Math.max(1, Math.floor(num('BALANCE_SHARDS', 4))),
+  /** Withdrawal bounds shown with the balance, in major units (NGN). */
+  withdrawalMin: () => num('WITHDRAWAL_MIN', 100),
+  withdrawalMax: () => num('WITHDRAWAL_MAX', 10_000_000),
+  /** Sandbox only: a refund completes this long after it was initiated. */
+  refundAutoCompleteSeconds: () => num('REFUND_AUTO_COMPLETE_SECONDS', 5),
 };
