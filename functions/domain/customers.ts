@@ -39,7 +39,7 @@ export const customerItemSchema = z.strictObject({
   country: text(2 + 8)
     .transform((s) => s.toUpperCase())
     .refine(isAssignedCountryCode, 'must be an assigned ISO 3166-1 alpha-2 country code'),
-  accountNumber: text(20).regex(/^\d{6,20}$/, 'must be 6 to 20 digits'),
+  accountNumber: text(64).regex(/^\d{6,20}$/, 'must be 6 to 20 digits'),
   reference: text(100),
   address: optional(text(500)),
   gender: optional(text(32)),
