@@ -1,21 +1,46 @@
 /**
  * Transactional outbox (DESIGN 2, event path). Every feature records its state change and
- * the events it causes through `commit`, in ONE DynamoDB transaction; deliveries are then
- * enqueued. Delivery records in the table are the truth; SQS is only transport.
+ * the events it causes through `commit`, in ONE DynamoDB transaction:
  *
- * NOTE: minimal version (events only). The webhooks issue completes it: receiver
- * resolution (a merchant's provider receives its events too), one delivery record per
- * subscribed endpoint in the same transaction, and the enqueue after commit.
+ *   caller's items + one event item per event + one delivery item per (event, receiving
+ *   endpoint)
+ *
+ * Receivers: the event's `to` participant, plus the provider of a merchant. Each receiver's
+ * enabled endpoints subscribed to the type (or `*`) get a delivery. After the commit one SQS
+ * message per delivery is enqueued; if that fails (or the process dies first), nothing is
+ * lost: every pending delivery sits on the due index and the `webhook.recovery` kind
+ * re-enqueues it once it is overdue. Delivery records are the truth; SQS is transport.
+ *
+ * The caller's items come first, so `cancellationCodes(e)[i]` still indexes the caller's
+ * i-th item when the transaction is cancelled.
  */
+import { config } from '../config';
 import { newId } from '../domain/ids';
+import { getParticipant } from '../store/participants';
 import { nowIso, table, transact, type TransactItem } from '../store/table';
+import {
+  deliveriesByOwnerPk,
+  deliveryKey,
+  enqueueDeliveries,
+  eventKey,
+  messageFor,
+  recoveryDue,
+  type DeliveryItem,
+} from './deliveries';
+import { getEndpoint, listEndpoints, type EndpointItem } from './endpoints';
+import { subscribes } from './types';
 
 export interface EventSpec {
-  /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated`. */
+  /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
   type: string;
   /** The participant the event is for (bank or merchant; a merchant's provider also receives it). */
   to: string;
   data: Record<string, unknown>;
+  /**
+   * Deliver to this one endpoint of `to` only, whatever its subscriptions or status, and to
+   * nobody else (the `webhook.test` event). Rarely wanted elsewhere.
+   */
+  endpointId?: string;
 }
 
 export interface CommittedEvent {
@@ -23,27 +48,124 @@ export interface CommittedEvent {
   type: string;
   to: string;
   createdAt: string;
+  /** The delivery records written for this event (one per receiving endpoint). */
+  deliveryIds: string[];
 }
 
-/** Commit the items and the events atomically. At most 100 items in all (DynamoDB's limit). */
+/** DynamoDB's limit of items per TransactWriteItems. */
+export const TRANSACTION_LIMIT = 100;
+
+export class OutboxTooLargeError extends Error {
+  constructor(readonly total: number, readonly callerItems: number, readonly eventItems: number, readonly deliveryItems: number) {
+    super(
+      `Outbox transaction needs ${total} items (${callerItems} state + ${eventItems} events + ${deliveryItems} deliveries); DynamoDB allows ${TRANSACTION_LIMIT}. Split the change into several commits.`,
+    );
+    this.name = 'OutboxTooLargeError';
+  }
+}
+
+/** participant id -> its provider id (null: none). A merchant's provider never changes, so this lives for the process. */
+const providerOf = new Map<string, string | null>();
+
+async function receiversOf(to: string): Promise<string[]> {
+  let provider = providerOf.get(to);
+  if (provider === undefined) {
+    const p = await getParticipant(to);
+    if (!p) return [to]; // not cached: it may be created later
+    provider = p.type === 'merchant' && p.providerId ? p.providerId : null;
+    providerOf.set(to, provider);
+  }
+  return provider ? [to, provider] : [to];
+}
+
+/** Commit the items and the events atomically, then enqueue the deliveries. */
 export async function commit(items: TransactItem[], events: EventSpec[]): Promise<CommittedEvent[]> {
   const createdAt = nowIso();
-  const committed = events.map((e) => ({ id: newId('evt'), type: e.type, to: e.to, createdAt }));
-  const eventItems: TransactItem[] = events.map((e, i) => ({
-    Put: {
-      TableName: table(),
-      Item: {
-        pk: `EVT#${committed[i]!.id}`,
-        sk: 'EVT',
-        id: committed[i]!.id,
-        type: e.type,
-        to: e.to,
-        data: e.data,
+  const createdMs = Date.parse(createdAt);
+  const maxAttempts = Math.max(1, Math.floor(config.webhookMaxAttempts()));
+  // Endpoints of each receiver, read once per commit (they change; never cached longer).
+  const endpointsOf = new Map<string, Promise<EndpointItem[]>>();
+  const endpoints = (owner: string) => {
+    let p = endpointsOf.get(owner);
+    if (!p) endpointsOf.set(owner, (p = listEndpoints(owner)));
+    return p;
+  };
+
+  const targets = await Promise.all(
+    events.map(async (e): Promise<EndpointItem[]> => {
+      if (e.endpointId) {
+        const ep = await getEndpoint(e.to, e.endpointId);
+        return ep ? [ep] : [];
+      }
+      const receivers = await receiversOf(e.to);
+      const lists = await Promise.all(receivers.map(endpoints));
+      return lists.flat().filter((ep) => ep.status === 'enabled' && subscribes(ep.events, e.type));
+    }),
+  );
+
+  const committed: CommittedEvent[] = [];
+  const eventItems: TransactItem[] = [];
+  const deliveries: DeliveryItem[] = [];
+  events.forEach((e, i) => {
+    const id = newId('evt');
+    const body = JSON.stringify({ id, type: e.type, createdAt, data: e.data });
+    const eps = targets[i]!;
+    const deliveryIds: string[] = [];
+    for (const ep of eps) {
+      const dId = newId('dlv');
+      deliveryIds.push(dId);
+      deliveries.push({
+        ...deliveryKey(dId),
+        id: dId,
+        eventId: id,
+        eventType: e.type,
+        endpointId: ep.id,
+        ownerId: ep.ownerId,
+        status: 'pending',
+        attempts: 0,
+        maxAttempts,
+        seq: 1,
+        ...(e.endpointId ? { manual: true } : {}),
+        lastStatusCode: null,
+        lastError: null,
+        lastAttemptAt: null,
+        nextAttemptAt: createdAt,
+        attemptLog: [],
         createdAt,
+        updatedAt: createdAt,
+        gsi2pk: deliveriesByOwnerPk(ep.ownerId),
+        gsi2sk: `${createdAt}#${dId}`,
+        ...recoveryDue(dId, createdMs),
+      });
+    }
+    committed.push({ id, type: e.type, to: e.to, createdAt, deliveryIds });
+    eventItems.push({
+      Put: {
+        TableName: table(),
+        Item: {
+          ...eventKey(id),
+          id,
+          type: e.type,
+          to: e.to,
+          data: e.data,
+          /** The exact bytes every delivery of this event sends and signs. */
+          body,
+          deliveryIds,
+          createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  }));
-  await transact([...items, ...eventItems]);
+    });
+  });
+
+  const total = items.length + eventItems.length + deliveries.length;
+  if (total > TRANSACTION_LIMIT) throw new OutboxTooLargeError(total, items.length, eventItems.length, deliveries.length);
+
+  await transact([
+    ...items,
+    ...eventItems,
+    ...deliveries.map((d) => ({ Put: { TableName: table(), Item: d, ConditionExpression: 'attribute_not_exists(pk)' } })),
+  ]);
+  await enqueueDeliveries(deliveries.map(messageFor));
   return committed;
 }

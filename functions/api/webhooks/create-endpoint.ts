@@ -1,4 +1,47 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { newId } from '../../domain/ids';
+import { admitEndpoint, endpointKey, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../events/endpoints';
+import { newSecret } from '../../events/signing';
+import { endpoint, ok } from '../../http/endpoint';
+import { AppError, MSG } from '../../http/errors';
+import { cancellationCodes, nowIso, table, transact } from '../../store/table';
+import { createEndpointSchema, normaliseEvents } from './schemas';
 
-/** POST /v1/webhooks/endpoints: Add a webhook endpoint. */
-export const handler = notImplementedEndpoint();
+/**
+ * POST /v1/webhooks/endpoints (DESIGN 6.6): `{url, events?}` -> 201 with the signing secret,
+ * shown only here. The owner is the caller (a provider with X-Entity-Id: that merchant).
+ */
+export const handler = endpoint(
+  { body: createEndpointSchema, description: 'Add a webhook endpoint. The secret is shown only in this response.' },
+  async ({ body, principal }) => {
+    const id = newId('whe');
+    const secret = newSecret();
+    const now = nowIso();
+    const item: EndpointItem = {
+      ...endpointKey(principal.id, id),
+      id,
+      ownerId: principal.id,
+      url: body.url,
+      events: normaliseEvents(body.events),
+      status: 'enabled',
+      secret: await sealSecret(id, secret),
+      secretVersion: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await transact([
+        { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        admitEndpoint(principal.id),
+      ]);
+    } catch (e) {
+      if (cancellationCodes(e)[1] === 'ConditionalCheckFailed') {
+        throw new AppError(409, MSG.webhookEndpointLimit, 'endpoint_limit_reached', [
+          { path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` },
+        ]);
+      }
+      throw e;
+    }
+    const shown = toApiEndpoint(item);
+    return ok(201, 'Webhook endpoint created', { id, url: shown.url, events: shown.events, secret, status: shown.status, createdAt: now });
+  },
+);

@@ -1,4 +1,8 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { listEndpoints, toApiEndpoint } from '../../events/endpoints';
+import { endpoint, ok } from '../../http/endpoint';
 
-/** GET /v1/webhooks/endpoints: List webhook endpoints. */
-export const handler = notImplementedEndpoint();
+/** GET /v1/webhooks/endpoints: the caller's endpoints, oldest first, never a secret. */
+export const handler = endpoint({ description: "List the caller's webhook endpoints (secrets are never shown)." }, async ({ principal }) => {
+  const endpoints = (await listEndpoints(principal.id)).map(toApiEndpoint);
+  return ok(200, 'Webhook endpoints retrieved', { endpoints, total: endpoints.length });
+});

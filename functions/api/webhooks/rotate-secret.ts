@@ -1,4 +1,51 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpointKey, getEndpoint, isIdShaped, sealSecret, secretOverlapSeconds } from '../../events/endpoints';
+import { newSecret } from '../../events/signing';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, conflict, notFound } from '../../http/errors';
+import { db } from '../../store/clients';
+import { isConditionFailure, table, UpdateCommand } from '../../store/table';
 
-/** POST /v1/webhooks/endpoints/{id}/rotate-secret: Rotate an endpoint's secret. */
-export const handler = notImplementedEndpoint();
+/**
+ * POST /v1/webhooks/endpoints/{id}/rotate-secret: a new secret, shown only here. The
+ * replaced one keeps signing alongside it for 24 h (X-Webhook-Signature then carries both
+ * signatures, the new one first). Rotating again during the overlap drops the oldest.
+ */
+export const handler = endpoint(
+  { description: 'Rotate the signing secret; the previous one keeps signing alongside for 24 h.' },
+  async ({ params, principal }) => {
+    const id = params.id;
+    if (!isIdShaped(id, 'whe')) throw notFound(MSG.webhookEndpointNotFound);
+    for (let round = 0; round < 3; round++) {
+      const ep = await getEndpoint(principal.id, id);
+      if (!ep) throw notFound(MSG.webhookEndpointNotFound);
+      const secret = newSecret();
+      const nowMs = Date.now();
+      const now = new Date(nowMs).toISOString();
+      const previousSecretExpiresAt = new Date(nowMs + secretOverlapSeconds() * 1000).toISOString();
+      try {
+        await db().send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: endpointKey(principal.id, id),
+            UpdateExpression:
+              'SET secret = :secret, secretVersion = :next, previousSecret = :prev, previousSecretExpiresAt = :until, secretRotatedAt = :now, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(pk) AND secretVersion = :version',
+            ExpressionAttributeValues: {
+              ':secret': await sealSecret(id, secret),
+              ':next': ep.secretVersion + 1,
+              ':prev': ep.secret, // already sealed for this endpoint
+              ':until': previousSecretExpiresAt,
+              ':now': now,
+              ':version': ep.secretVersion,
+            },
+          }),
+        );
+      } catch (e) {
+        if (isConditionFailure(e)) continue; // deleted, or rotated concurrently: look again
+        throw e;
+      }
+      return ok(200, 'Webhook secret rotated', { id, secret, previousSecretExpiresAt });
+    }
+    throw conflict('Webhook secret is being rotated concurrently', 'rotation_conflict');
+  },
+);

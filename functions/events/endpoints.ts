@@ -1,0 +1,117 @@
+/**
+ * Webhook endpoints in the single table. One partition per owner (`WHEP#<ownerId>`): the
+ * endpoints (`EP#<id>`) and a counter item (`COUNT`) that caps how many an owner may have,
+ * so one event never fans out to more deliveries than a transaction can hold.
+ * Secrets are sealed (AES-256-GCM, purpose key `webhook-secret`, bound to the endpoint id):
+ * they are needed to sign, so they cannot be hashed.
+ */
+import { purposeKey, open, seal } from '../domain/secrets';
+import { getItem, queryAll, table, type TransactItem } from '../store/table';
+import type { SigningSecrets } from './signing';
+
+/** Most endpoints one participant may have. */
+export const MAX_ENDPOINTS = 10;
+/** How long the replaced secret keeps signing after a rotation (env override for tests). */
+export const secretOverlapSeconds = () => Number(process.env.WEBHOOK_SECRET_OVERLAP_SECONDS || 86_400);
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface EndpointItem {
+  pk: string;
+  sk: string;
+  id: string;
+  ownerId: string;
+  url: string;
+  events: string[];
+  status: EndpointStatus;
+  /** Sealed current secret. */
+  secret: string;
+  secretVersion: number;
+  /** Sealed previous secret and the end of its overlap (ISO). */
+  previousSecret?: string;
+  previousSecretExpiresAt?: string;
+  disabledAt?: string;
+  disabledReason?: string;
+  createdAt: string;
+  updatedAt: string;
+  [extra: string]: unknown;
+}
+
+export const endpointPk = (ownerId: string) => `WHEP#${ownerId}`;
+export const endpointKey = (ownerId: string, id: string) => ({ pk: endpointPk(ownerId), sk: `EP#${id}` });
+export const endpointCounterKey = (ownerId: string) => ({ pk: endpointPk(ownerId), sk: 'COUNT' });
+
+/** Ids come from path parameters: anything not shaped like one of ours cannot exist. */
+export const isIdShaped = (id: string | undefined, prefix: string): id is string =>
+  typeof id === 'string' && id.length <= 64 && new RegExp(`^${prefix}_[0-9A-Za-z]+$`).test(id);
+
+const aad = (endpointId: string) => `webhook-endpoint:${endpointId}`;
+
+export async function sealSecret(endpointId: string, secret: string): Promise<string> {
+  return seal(await purposeKey('webhook-secret'), secret, aad(endpointId));
+}
+
+export async function openSecret(endpointId: string, sealed: string): Promise<string> {
+  const plain = open(await purposeKey('webhook-secret'), sealed, aad(endpointId));
+  if (!plain) throw new Error(`Webhook secret of ${endpointId} cannot be opened`);
+  return plain.toString('utf8');
+}
+
+/** The secrets that sign a delivery now: the current one, plus the previous during its overlap. */
+export async function signingSecrets(ep: EndpointItem, nowMs: number): Promise<SigningSecrets> {
+  const current = await openSecret(ep.id, ep.secret);
+  if (ep.previousSecret && ep.previousSecretExpiresAt && Date.parse(ep.previousSecretExpiresAt) > nowMs) {
+    return { current, previous: await openSecret(ep.id, ep.previousSecret), previousExpiresAt: ep.previousSecretExpiresAt };
+  }
+  return { current };
+}
+
+export const getEndpoint = (ownerId: string, id: string) => getItem<EndpointItem>(endpointKey(ownerId, id));
+
+export function listEndpoints(ownerId: string, consistent = true): Promise<EndpointItem[]> {
+  return queryAll<EndpointItem>({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ep)',
+    ExpressionAttributeValues: { ':pk': endpointPk(ownerId), ':ep': 'EP#' },
+    ConsistentRead: consistent,
+  });
+}
+
+/** The counter update that admits one more endpoint (fails the transaction at the cap). */
+export function admitEndpoint(ownerId: string): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: endpointCounterKey(ownerId),
+      UpdateExpression: 'ADD endpointCount :one',
+      ConditionExpression: 'attribute_not_exists(endpointCount) OR endpointCount < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS },
+    },
+  };
+}
+
+export function releaseEndpoint(ownerId: string): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: endpointCounterKey(ownerId),
+      UpdateExpression: 'ADD endpointCount :minus',
+      ExpressionAttributeValues: { ':minus': -1 },
+    },
+  };
+}
+
+/** The endpoint as the API shows it: never a secret. */
+export function toApiEndpoint(ep: EndpointItem) {
+  return {
+    id: ep.id,
+    url: ep.url,
+    events: ep.events,
+    status: ep.status,
+    disabledAt: ep.disabledAt ?? null,
+    disabledReason: ep.disabledReason ?? null,
+    previousSecretExpiresAt:
+      ep.previousSecretExpiresAt && Date.parse(ep.previousSecretExpiresAt) > Date.now() ? ep.previousSecretExpiresAt : null,
+    createdAt: ep.createdAt,
+    updatedAt: ep.updatedAt,
+  };
+}

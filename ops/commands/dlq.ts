@@ -1,0 +1,345 @@
+/**
+ * Webhook operations (DESIGN 6.6):
+ *
+ *   npm run ops -- dlq:replay [--queue webhooks] [--limit n] [--quiet]
+ *   npm run ops -- deliveries:list [--status failed] [--type t] [--owner id] [--limit n] [--json]
+ *
+ * `dlq:replay` moves messages from a queue's DLQ back to the queue: receive -> send -> delete
+ * (SQS's StartMessageMoveTask does not exist in the local emulator, and this works on AWS
+ * too). The webhook worker gives each moved delivery one more attempt; one that fails again
+ * goes back to the DLQ.
+ *
+ * Where the queues and the table are (first match wins):
+ *   1. flags: --queue-url, --dlq-url, --table, and --endpoint-url / --region;
+ *   2. --outputs <cdk-outputs.json> [--stack <name>] (written by `cdk deploy --outputs-file`;
+ *      keys QueueUrl<Queue>, DlqUrl<Queue>, TableName);
+ *   3. --stack <name>: CloudFormation DescribeStacks, if @aws-sdk/client-cloudformation is
+ *      installed (it is not a dependency today: use 1 or 2 for a deployed stack);
+ *   4. .local/endpoints.json, written by `npm start` (QUEUE_URL_*, TABLE_NAME, and the
+ *      AWS_ENDPOINT_URL_* of the local emulators).
+ * Credentials and region otherwise come from the shell's standard AWS environment.
+ */
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { readFileSync } from 'node:fs';
+import { flags, localStack } from '../common';
+
+type Flags = Record<string, string | true>;
+
+const str = (f: Flags, name: string): string | undefined => (typeof f[name] === 'string' ? (f[name] as string) : undefined);
+
+function positiveInt(f: Flags, name: string, dflt: number): number {
+  const raw = str(f, name);
+  if (raw === undefined) return dflt;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`--${name} must be a positive whole number`);
+  return Number(raw);
+}
+
+const envName = (queue: string) => `QUEUE_URL_${queue.toUpperCase().replace(/-/g, '_')}`;
+const pascal = (s: string) =>
+  s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+interface Resolved {
+  values: Record<string, string>;
+  /** Emulator endpoints and credentials when the values came from the local stack. */
+  local?: Record<string, string>;
+  source: string;
+}
+
+async function stackOutputs(f: Flags): Promise<Record<string, string> | undefined> {
+  const outputsFile = str(f, 'outputs');
+  const stack = str(f, 'stack');
+  if (outputsFile) {
+    const all = JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>;
+    const names = Object.keys(all);
+    const name = stack ?? (names.length === 1 ? names[0] : undefined);
+    if (!name || !all[name]) throw new Error(`--outputs ${outputsFile} holds stacks ${names.join(', ') || '(none)'}: pick one with --stack`);
+    return all[name];
+  }
+  if (!stack) return undefined;
+  const moduleName = '@aws-sdk/client-cloudformation';
+  let cfn: { CloudFormationClient: new (c: object) => { send(c: unknown): Promise<any> }; DescribeStacksCommand: new (i: object) => unknown };
+  try {
+    cfn = await import(moduleName);
+  } catch {
+    throw new Error(
+      `--stack needs ${moduleName}, which is not installed. Pass --queue-url/--dlq-url/--table, or --outputs <file> from \`cdk deploy --outputs-file\`.`,
+    );
+  }
+  const out = await new cfn.CloudFormationClient({ region: str(f, 'region') }).send(new cfn.DescribeStacksCommand({ StackName: stack }));
+  const outputs = (out.Stacks?.[0]?.Outputs ?? []) as { OutputKey?: string; OutputValue?: string }[];
+  return Object.fromEntries(outputs.filter((o) => o.OutputKey && o.OutputValue).map((o) => [o.OutputKey!, o.OutputValue!]));
+}
+
+/** Queue URLs / table name in the local `npm start` vocabulary (QUEUE_URL_*, TABLE_NAME). */
+async function resolve(f: Flags, queueName: string): Promise<Resolved> {
+  const outputs = await stackOutputs(f);
+  if (outputs) {
+    const values: Record<string, string> = {};
+    const q = outputs[`QueueUrl${pascal(queueName)}`];
+    const d = outputs[`DlqUrl${pascal(queueName)}`];
+    if (q) values[envName(queueName)] = q;
+    if (d) values[envName(`${queueName}-dlq`)] = d;
+    if (outputs.TableName) values.TABLE_NAME = outputs.TableName;
+    return { values, source: `stack ${str(f, 'stack') ?? str(f, 'outputs')}` };
+  }
+  const local = localStack();
+  if (local) return { values: local, local, source: '.local/endpoints.json (npm start)' };
+  return { values: {}, source: 'flags' };
+}
+
+function sqsClient(f: Flags, r: Resolved): SQSClient {
+  const endpoint = str(f, 'endpoint-url') ?? r.local?.AWS_ENDPOINT_URL_SQS;
+  const region = str(f, 'region') ?? r.local?.AWS_REGION ?? process.env.AWS_REGION ?? 'us-east-1';
+  return new SQSClient({
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    ...(r.local ? { credentials: { accessKeyId: r.local.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: 'local' } } : {}),
+  });
+}
+
+function dynamoClient(f: Flags, r: Resolved): DynamoDBDocumentClient {
+  const endpoint = str(f, 'endpoint-url') ?? r.local?.AWS_ENDPOINT_URL_DYNAMODB;
+  const region = str(f, 'region') ?? r.local?.AWS_REGION ?? process.env.AWS_REGION ?? 'us-east-1';
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region,
+      ...(endpoint ? { endpoint } : {}),
+      ...(r.local ? { credentials: { accessKeyId: r.local.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: 'local' } } : {}),
+    }),
+  );
+}
+
+/** A progress bar on stderr (a line per 10 % when stderr is not a terminal). */
+function progress(total: number, quiet: boolean) {
+  let lastDecile = -1;
+  return (done: number, failed: number, final = false) => {
+    if (quiet) return;
+    const of = Math.max(total, done + failed);
+    const ratio = of ? (done + failed) / of : 1;
+    if (process.stderr.isTTY) {
+      const width = 30;
+      const filled = Math.round(ratio * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done + failed}/${of} (${failed} failed)${final ? '\n' : ''}`);
+    } else {
+      const decile = Math.floor(ratio * 10);
+      if (decile !== lastDecile || final) {
+        lastDecile = decile;
+        process.stderr.write(`dlq:replay ${done + failed}/${of} (${failed} failed)\n`);
+      }
+    }
+  };
+}
+
+export interface ReplaySummary {
+  queue: string;
+  moved: number;
+  failed: number;
+  remaining: number;
+}
+
+export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
+  const f = flags(args);
+  const queueName = str(f, 'queue') ?? 'webhooks';
+  const limit = positiveInt(f, 'limit', Number.MAX_SAFE_INTEGER);
+  const explicit = str(f, 'queue-url') && str(f, 'dlq-url');
+  const r: Resolved = explicit ? { values: {}, source: 'flags' } : await resolve(f, queueName);
+  const queueUrl = str(f, 'queue-url') ?? r.values[envName(queueName)];
+  const dlqUrl = str(f, 'dlq-url') ?? r.values[envName(`${queueName}-dlq`)];
+  if (!queueUrl || !dlqUrl) {
+    throw new Error(`No URLs for queue "${queueName}" and its DLQ (looked in ${r.source}). Pass --queue-url and --dlq-url, --outputs, or start the local stack.`);
+  }
+  const sqs = sqsClient(f, r);
+  try {
+    const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const total = Math.min(limit, Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0));
+    const show = progress(total, f.quiet === true);
+    let moved = 0;
+    let failed = 0;
+    let empty = 0;
+    show(0, 0);
+    while (moved + failed < limit) {
+      const out = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: dlqUrl,
+          MaxNumberOfMessages: Math.min(10, limit - moved - failed),
+          WaitTimeSeconds: 1,
+          VisibilityTimeout: 60,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      const messages = out.Messages ?? [];
+      if (!messages.length) {
+        if (++empty >= 2) break;
+        continue;
+      }
+      empty = 0;
+      const sent = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((m, i) => ({
+            Id: String(i),
+            MessageBody: m.Body ?? '',
+            ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length ? { MessageAttributes: m.MessageAttributes } : {}),
+          })),
+        }),
+      );
+      const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
+      const toDelete = messages.filter((_, i) => ok.has(String(i)));
+      if (toDelete.length) {
+        const del = await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: dlqUrl,
+            Entries: toDelete.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+        // A copy that could not be deleted reappears in the DLQ; replaying it again is harmless
+        // (the worker drops a delivery's superseded or finished copies).
+        if (del.Failed?.length) process.stderr.write(`warning: ${del.Failed.length} message(s) sent but not deleted from the DLQ\n`);
+      }
+      moved += toDelete.length;
+      failed += messages.length - toDelete.length; // not sent: visible again in the DLQ after 60 s
+      show(moved, failed);
+    }
+    show(moved, failed, true);
+    const after = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    );
+    const remaining =
+      Number(after.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(after.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const summary: ReplaySummary = { queue: queueName, moved, failed, remaining };
+    if (f.quiet !== true) {
+      console.log(`dlq:replay ${queueName}: moved ${moved} message(s) back to the queue, ${failed} failed, ${remaining} left in the DLQ`);
+    }
+    return summary;
+  } finally {
+    sqs.destroy();
+  }
+}
+
+const STATUSES = ['pending', 'delivered', 'failed'];
+
+interface Row {
+  id: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  eventType: string;
+  eventId: string;
+  endpointId: string;
+  ownerId: string;
+  lastAttemptAt: string | null;
+  createdAt: string;
+}
+
+export async function deliveriesList(args: string[]): Promise<Row[]> {
+  const f = flags(args);
+  const status = str(f, 'status');
+  if (status && !STATUSES.includes(status)) throw new Error(`--status must be one of ${STATUSES.join(', ')}`);
+  const type = str(f, 'type');
+  const owner = str(f, 'owner');
+  const limit = positiveInt(f, 'limit', 50);
+  const r: Resolved = str(f, 'table') ? { values: {}, source: 'flags' } : await resolve(f, 'webhooks');
+  const tableName = str(f, 'table') ?? r.values.TABLE_NAME;
+  if (!tableName) throw new Error(`No table name (looked in ${r.source}). Pass --table, --outputs, or start the local stack.`);
+  const doc = dynamoClient(f, r);
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (status) {
+    filters.push('#s = :s');
+    names['#s'] = 'status';
+    values[':s'] = status;
+  }
+  if (type) {
+    filters.push('eventType = :t');
+    values[':t'] = type;
+  }
+  const rows: Row[] = [];
+  try {
+    let start: Record<string, unknown> | undefined;
+    do {
+      // One owner: its list index, newest first. Everyone: a scan of delivery items (ops only).
+      const page = owner
+        ? await doc.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: 'gsi2',
+              KeyConditionExpression: 'gsi2pk = :pk',
+              FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+              ExpressionAttributeValues: { ...values, ':pk': `WHDL#${owner}` },
+              ScanIndexForward: false,
+              ExclusiveStartKey: start,
+            }),
+          )
+        : await doc.send(
+            new ScanCommand({
+              TableName: tableName,
+              FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
+              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+              ExpressionAttributeValues: { ...values, ':sk': 'WHDL', ':pk': 'WHDL#' },
+              ExclusiveStartKey: start,
+            }),
+          );
+      for (const it of page.Items ?? []) {
+        rows.push({
+          id: it.id,
+          status: it.status,
+          attempts: it.attempts,
+          lastStatusCode: it.lastStatusCode ?? null,
+          lastError: it.lastError ?? null,
+          eventType: it.eventType,
+          eventId: it.eventId,
+          endpointId: it.endpointId,
+          ownerId: it.ownerId,
+          lastAttemptAt: it.lastAttemptAt ?? null,
+          createdAt: it.createdAt,
+        });
+        if (rows.length >= limit) break;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start && rows.length < limit);
+  } finally {
+    doc.destroy();
+  }
+  if (!owner) rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  if (f.json === true) console.log(JSON.stringify(rows, null, 2));
+  else if (f.quiet !== true) printTable(rows);
+  return rows;
+}
+
+function printTable(rows: Row[]) {
+  if (!rows.length) {
+    console.log('no deliveries');
+    return;
+  }
+  const cols: (keyof Row)[] = ['id', 'status', 'attempts', 'lastStatusCode', 'lastError', 'eventType', 'endpointId', 'ownerId', 'lastAttemptAt'];
+  const cells = rows.map((r) => cols.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
+  const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
+  console.log(line(cols as string[]));
+  for (const row of cells) console.log(line(row));
+  console.log(`${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}`);
+}
+
+export const commands: Record<string, (args: string[]) => Promise<void>> = {
+  'dlq:replay': async (args) => {
+    await dlqReplay(args);
+  },
+  'deliveries:list': async (args) => {
+    await deliveriesList(args);
+  },
+};

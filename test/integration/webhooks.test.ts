@@ -1,0 +1,580 @@
+/**
+ * Webhooks end to end (issue 3): endpoints API, the outbox, the delivery worker against a
+ * real HTTP receiver on 127.0.0.1, backoff, DLQ, replay (API and ops), recovery by the tick.
+ * Backoff is shrunk (base 1 s, 3 attempts) so the whole file runs in seconds.
+ */
+import { GetQueueAttributesCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands as opsCommands } from '../../ops/commands/dlq';
+import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/events/deliveries';
+import { endpointKey, type EndpointItem } from '../../functions/events/endpoints';
+import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
+import { sign, verifySignature } from '../../functions/events/signing';
+import { getItem, table } from '../../functions/store/table';
+import { startTestApp, type TestApp } from '../support/app';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+let t: TestApp;
+let rx: Receiver;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  t = await startTestApp({ WEBHOOK_BACKOFF_BASE_SECONDS: '1', WEBHOOK_MAX_ATTEMPTS: '3' });
+  rx = await startReceiver();
+  sqs = new SQSClient({
+    endpoint: t.app.env.AWS_ENDPOINT_URL_SQS,
+    region: t.app.env.AWS_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+afterAll(async () => {
+  sqs?.destroy();
+  await rx?.close();
+  await t?.stop();
+});
+
+type Who = { id: string; apiKey: string };
+
+async function createEndpoint(who: Who, opts: { events?: string[]; label?: string; headers?: Record<string, string> } = {}) {
+  const { url, path } = rx.endpointUrl(opts.label);
+  const r = await t.call('POST', '/v1/webhooks/endpoints', {
+    key: who.apiKey,
+    headers: opts.headers,
+    body: opts.events ? { url, events: opts.events } : { url },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return { id: r.body.data.id as string, secret: r.body.data.secret as string, url, path, body: r.body };
+}
+
+async function sendTest(who: Who, endpointId: string, headers?: Record<string, string>) {
+  const r = await t.call('POST', `/v1/webhooks/endpoints/${endpointId}/test`, { key: who.apiKey, headers });
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  return r.body.data as { eventId: string; deliveryId: string };
+}
+
+const delivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
+
+async function waitForDelivery(id: string, pred: (d: DeliveryItem) => boolean, timeoutMs = 20_000): Promise<DeliveryItem> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await delivery(id);
+    if (d && pred(d)) return d;
+    if (Date.now() > deadline) throw new Error(`delivery ${id} not in the expected state: ${JSON.stringify(d)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function dlqMessages(): Promise<number> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS_DLQ,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}
+
+describe('endpoints API', () => {
+  it('creates an endpoint: secret shown once, events default to *, stored encrypted', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    expect(ep.body).toMatchObject({ statusCode: 201, success: true, message: 'Webhook endpoint created' });
+    expect(ep.body.data).toMatchObject({ id: ep.id, url: ep.url, events: ['*'], status: 'enabled' });
+    expect(ep.secret).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
+
+    const stored = await getItem<EndpointItem>(endpointKey(m.id, ep.id));
+    expect(stored).toBeDefined();
+    expect(JSON.stringify(stored)).not.toContain(ep.secret);
+
+    const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(list.status).toBe(200);
+    expect(list.body.data.total).toBe(1);
+    expect(list.body.data.endpoints[0]).toMatchObject({ id: ep.id, url: ep.url, events: ['*'], status: 'enabled' });
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+    expect(list.body.data.endpoints[0]).not.toHaveProperty('secret');
+  });
+
+  it('keeps the subscribed events (deduplicated) and deletes an endpoint', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m, { events: ['billing.response', 'billing.response', 'refund.updated'] });
+    expect(ep.body.data.events).toEqual(['billing.response', 'refund.updated']);
+    const del = await t.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: m.apiKey });
+    expect(del.status).toBe(200);
+    expect(del.body).toMatchObject({ success: true, message: 'Webhook endpoint deleted', data: { id: ep.id, deleted: true } });
+    const again = await t.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: m.apiKey });
+    expect(again.status).toBe(404);
+    expect(again.body).toMatchObject({ statusCode: 404, success: false, message: 'Webhook endpoint not found', code: 'not_found' });
+    const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(list.body.data).toEqual({ endpoints: [], total: 0 });
+  });
+
+  it('refuses bad input with 400 Invalid request parameters and writes nothing', async () => {
+    const b = await t.participant('bank');
+    const cases: [unknown, string][] = [
+      [{ url: 'not a url' }, 'url'],
+      [{ url: 'ftp://127.0.0.1/hook' }, 'url'],
+      [{ url: 'file:///etc/passwd' }, 'url'],
+      [{ url: 'http://user:pass@127.0.0.1/hook' }, 'url'],
+      [{ url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
+      [{ url: 'http://0.0.0.0:8080/' }, 'url'],
+      [{ url: `http://127.0.0.1/${'a'.repeat(2100)}` }, 'url'],
+      [{ url: 'http://127.0.0.1/hook', events: ['billing.unknown'] }, 'events.0'],
+      [{ url: 'http://127.0.0.1/hook', events: [] }, 'events'],
+      [{ url: 'http://127.0.0.1/hook', events: 'billing.response' }, 'events'],
+      [{ url: 'http://127.0.0.1/hook', extra: true }, '(root)'],
+      [{}, 'url'],
+    ];
+    for (const [body, path] of cases) {
+      const r = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    const bad = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, rawBody: '{"url":' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('Invalid JSON body');
+    const list = await t.call('GET', '/v1/webhooks/endpoints', { key: b.apiKey });
+    expect(list.body.data).toEqual({ endpoints: [], total: 0 });
+  });
+
+  it('caps endpoints per participant at 10 (409) and counts deletions', async () => {
+    const p = await t.participant('provider');
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await createEndpoint(p)).id);
+    const over = await t.call('POST', '/v1/webhooks/endpoints', { key: p.apiKey, body: { url: rx.endpointUrl().url } });
+    expect(over.status).toBe(409);
+    expect(over.body.message).toBe('Webhook endpoint limit reached');
+    expect((await t.call('DELETE', `/v1/webhooks/endpoints/${ids[0]}`, { key: p.apiKey })).status).toBe(200);
+    await createEndpoint(p);
+    expect((await t.call('GET', '/v1/webhooks/endpoints', { key: p.apiKey })).body.data.total).toBe(10);
+  });
+
+  it('lets a provider manage its merchant’s endpoints with X-Entity-Id, separate from its own', async () => {
+    const p = await t.participant('provider');
+    const m = await t.participant('merchant', { providerId: p.id });
+    const forMerchant = await createEndpoint(p, { headers: { 'x-entity-id': m.id } });
+    const own = await createEndpoint(p);
+    const merchantList = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(merchantList.body.data.endpoints.map((e: { id: string }) => e.id)).toEqual([forMerchant.id]);
+    const viaProvider = await t.call('GET', '/v1/webhooks/endpoints', { key: p.apiKey, headers: { 'x-entity-id': m.id } });
+    expect(viaProvider.body.data.endpoints.map((e: { id: string }) => e.id)).toEqual([forMerchant.id]);
+    const providerList = await t.call('GET', '/v1/webhooks/endpoints', { key: p.apiKey });
+    expect(providerList.body.data.endpoints.map((e: { id: string }) => e.id)).toEqual([own.id]);
+    // another provider cannot act for this merchant
+    const other = await t.participant('provider');
+    const foreign = await t.call('GET', '/v1/webhooks/endpoints', { key: other.apiKey, headers: { 'x-entity-id': m.id } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('Merchant not found');
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs the signed event: body {id,type,createdAt,data}, X-Webhook-Id/Timestamp/Signature', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const before = Math.floor(Date.now() / 1000);
+    const sent = await sendTest(m, ep.id);
+    const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
+    expect(req!.method).toBe('POST');
+    expect(req!.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(req!.body);
+    expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
+    expect(body).toMatchObject({ id: sent.eventId, type: 'webhook.test', data: { endpointId: ep.id } });
+    expect(req!.headers['x-webhook-id']).toBe(sent.eventId);
+    const ts = Number(req!.headers['x-webhook-timestamp']);
+    expect(ts).toBeGreaterThanOrEqual(before);
+    expect(ts).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    // exactly one lowercase hex HMAC-SHA256 of the raw body with the endpoint secret
+    expect(req!.headers['x-webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(req!.headers['x-webhook-signature']).toBe(sign(ep.secret, req!.body));
+    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, ep.secret)).toBe(true);
+    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, 'whsec_wrong')).toBe(false);
+
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d).toMatchObject({ attempts: 1, lastStatusCode: 200, eventId: sent.eventId, endpointId: ep.id, ownerId: m.id });
+    expect(d.duePk).toBeUndefined(); // off the due index
+    const list = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey });
+    expect(list.status).toBe(200);
+    expect(list.body.data.total).toBe(1);
+    const shown = list.body.data.deliveries[0];
+    expect(shown).toMatchObject({
+      id: sent.deliveryId,
+      eventId: sent.eventId,
+      eventType: 'webhook.test',
+      endpointId: ep.id,
+      status: 'delivered',
+      attempts: 1,
+      lastStatusCode: 200,
+      nextAttemptAt: null,
+    });
+    expect(typeof shown.lastAttemptAt).toBe('string');
+    expect(typeof shown.createdAt).toBe('string');
+    expect(shown.attemptHistory).toHaveLength(1);
+  });
+
+  it('retries with backoff: 500, 500, then 200 delivers on the third attempt with the same X-Webhook-Id', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 500 }, { status: 500 }]);
+    const sent = await sendTest(m, ep.id);
+    const reqs = await rx.waitFor(ep.path, (r) => r.length >= 3);
+    expect(reqs.map((r) => r.status)).toEqual([500, 500, 200]);
+    expect(new Set(reqs.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([sent.eventId]));
+    expect(new Set(reqs.map((r) => r.body)).size).toBe(1); // the same bytes every time
+    for (const r of reqs) expect(verifySignature(r.headers['x-webhook-signature'], r.body, ep.secret)).toBe(true);
+    // base 1 s doubling with +/-20 % jitter: ~1 s then ~2 s
+    const gap1 = reqs[1]!.receivedAt - reqs[0]!.receivedAt;
+    const gap2 = reqs[2]!.receivedAt - reqs[1]!.receivedAt;
+    expect(gap1).toBeGreaterThanOrEqual(700);
+    expect(gap2).toBeGreaterThanOrEqual(1400);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d.attempts).toBe(3);
+    expect(d.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(rx.received(ep.path)).toHaveLength(3); // nothing after success
+  });
+
+  it('honours Retry-After on 429 when longer than the backoff', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 429, headers: { 'Retry-After': '3' } }]);
+    const sent = await sendTest(m, ep.id);
+    const reqs = await rx.waitFor(ep.path, (r) => r.length >= 2);
+    expect(reqs[1]!.receivedAt - reqs[0]!.receivedAt).toBeGreaterThanOrEqual(2_800);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d.attemptLog.map((a) => a.statusCode)).toEqual([429, 200]);
+  });
+
+  it('counts a redirect as a failure and does not follow it', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const target = rx.endpointUrl('redirect-target');
+    rx.script(ep.path, [{ status: 302, headers: { Location: target.url } }]);
+    const sent = await sendTest(m, ep.id);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d.attemptLog.map((a) => [a.statusCode, a.error])).toEqual([
+      [302, 'redirect'],
+      [200, null],
+    ]);
+    expect(rx.received(target.path)).toHaveLength(0);
+  });
+
+  it('a receiver that always fails: failed after WEBHOOK_MAX_ATTEMPTS, message in the DLQ; the replay API then delivers it', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 503 });
+    const sent = await sendTest(m, ep.id);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && !x.dlqPending);
+    expect(d.attempts).toBe(3);
+    expect(d.lastStatusCode).toBe(503);
+    expect(d.duePk).toBeUndefined();
+    expect(rx.received(ep.path)).toHaveLength(3);
+    await expect.poll(dlqMessages, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
+
+    const failed = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { status: 'failed' } });
+    expect(failed.body.data.total).toBe(1);
+    expect(failed.body.data.deliveries[0]).toMatchObject({ id: sent.deliveryId, status: 'failed', attempts: 3, lastStatusCode: 503, nextAttemptAt: null });
+
+    rx.respond(ep.path, { status: 200 });
+    const replay = await t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: m.apiKey });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ success: true, message: 'Delivery replay queued', data: { id: sent.deliveryId, eventId: sent.eventId, status: 'pending' } });
+    const done = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(done.attempts).toBe(4);
+    const reqs = rx.received(ep.path);
+    expect(reqs.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+    expect(new Set(reqs.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([sent.eventId]));
+  });
+
+  it('dlq:replay moves DLQ messages back and the worker delivers them (one more attempt each)', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 500 });
+    const sent = await sendTest(m, ep.id);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && !x.dlqPending);
+    await expect.poll(dlqMessages, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
+    rx.respond(ep.path, { status: 200 });
+    await opsCommands['dlq:replay']!([
+      '--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!,
+      '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!,
+      '--endpoint-url', t.app.env.AWS_ENDPOINT_URL_SQS!,
+      '--region', t.app.env.AWS_REGION!,
+    ]);
+    const done = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(done.attempts).toBe(4);
+    expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 500, 500, 200]);
+    await expect.poll(dlqMessages, { timeout: 5000 }).toBe(0);
+  });
+
+  it('a 410 disables the endpoint and stops its retries; new events skip it; a successful test re-enables it', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 410 }]);
+    const sent = await sendTest(m, ep.id);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed');
+    expect(d).toMatchObject({ attempts: 1, lastStatusCode: 410, lastError: 'endpoint_gone' });
+    const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(list.body.data.endpoints[0]).toMatchObject({ id: ep.id, status: 'disabled', disabledReason: 'gone' });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(rx.received(ep.path)).toHaveLength(1); // no retry
+    const none = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'x' } }]);
+    expect(none[0]!.deliveryIds).toEqual([]); // disabled endpoints get no new deliveries
+
+    const again = await sendTest(m, ep.id);
+    await waitForDelivery(again.deliveryId, (x) => x.status === 'delivered');
+    const after = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(after.body.data.endpoints[0]).toMatchObject({ id: ep.id, status: 'enabled', disabledReason: null });
+  });
+
+  it('stops the deliveries of a deleted endpoint', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 500 }]);
+    const sent = await sendTest(m, ep.id);
+    await rx.waitFor(ep.path, (r) => r.length >= 1);
+    expect((await t.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: m.apiKey })).status).toBe(200);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed');
+    expect(d).toMatchObject({ attempts: 1, lastError: 'endpoint_deleted' });
+    expect(rx.received(ep.path)).toHaveLength(1);
+    const replay = await t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: m.apiKey });
+    expect(replay.status).toBe(404);
+    expect(replay.body.message).toBe('Webhook endpoint not found');
+  });
+
+  it('rotate-secret: both secrets sign during the overlap, the new one first', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const rot = await t.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, { key: m.apiKey });
+    expect(rot.status).toBe(200);
+    expect(rot.body).toMatchObject({ success: true, message: 'Webhook secret rotated', data: { id: ep.id } });
+    const newSecret = rot.body.data.secret as string;
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(ep.secret);
+    const until = Date.parse(rot.body.data.previousSecretExpiresAt);
+    expect(until - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
+    expect(until - Date.now()).toBeLessThanOrEqual(24 * 3600 * 1000);
+
+    await sendTest(m, ep.id);
+    const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
+    const parts = req!.headers['x-webhook-signature']!.split(',');
+    expect(parts).toEqual([sign(newSecret, req!.body), sign(ep.secret, req!.body)]);
+    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, newSecret)).toBe(true);
+    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, ep.secret)).toBe(true);
+    const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
+    expect(list.body.data.endpoints[0].previousSecretExpiresAt).toBe(rot.body.data.previousSecretExpiresAt);
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+
+    // rotating again drops the oldest secret
+    const rot2 = await t.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, { key: m.apiKey });
+    await sendTest(m, ep.id);
+    const reqs = await rx.waitFor(ep.path, (r) => r.length >= 2);
+    const last = reqs[1]!;
+    expect(last.headers['x-webhook-signature']!.split(',')).toEqual([sign(rot2.body.data.secret, last.body), sign(newSecret, last.body)]);
+    expect(verifySignature(last.headers['x-webhook-signature'], last.body, ep.secret)).toBe(false);
+  });
+});
+
+describe('ownership', () => {
+  it('another participant cannot list, replay, delete, rotate or test your webhooks (404)', async () => {
+    const m = await t.participant('merchant');
+    const other = await t.participant('bank');
+    const ep = await createEndpoint(m);
+    const sent = await sendTest(m, ep.id);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+
+    const list = await t.call('GET', '/v1/webhooks/deliveries', { key: other.apiKey });
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual({ deliveries: [], total: 0 });
+    const replay = await t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: other.apiKey });
+    expect(replay.status).toBe(404);
+    expect(replay.body).toMatchObject({ statusCode: 404, success: false, message: 'Delivery not found' });
+    for (const [method, path] of [
+      ['DELETE', `/v1/webhooks/endpoints/${ep.id}`],
+      ['POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`],
+      ['POST', `/v1/webhooks/endpoints/${ep.id}/test`],
+    ] as const) {
+      const r = await t.call(method, path, { key: other.apiKey });
+      expect(r.status, path).toBe(404);
+      expect(r.body.message).toBe('Webhook endpoint not found');
+    }
+    expect((await t.call('GET', '/v1/webhooks/endpoints', { key: other.apiKey })).body.data.total).toBe(0);
+    // unknown ids
+    expect((await t.call('POST', '/v1/webhooks/deliveries/dlv_nope/replay', { key: m.apiKey })).body.message).toBe('Delivery not found');
+    expect((await t.call('POST', '/v1/webhooks/deliveries/whatever/replay', { key: m.apiKey })).status).toBe(404);
+    // the owner's endpoint and delivery are untouched
+    expect((await delivery(sent.deliveryId))!.replays).toBeUndefined();
+    expect((await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey })).body.data.total).toBe(1);
+  });
+
+  it('lists deliveries with status/type filters and paging; bad queries are 400 Invalid query parameters', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await sendTest(m, ep.id)).deliveryId);
+    for (const id of ids) await waitForDelivery(id, (x) => x.status === 'delivered');
+    const all = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { type: 'webhook.test', status: 'delivered' } });
+    expect(all.body.data.total).toBe(3);
+    expect(all.body.data.deliveries.map((d: { id: string }) => d.id)).toEqual([...ids].reverse()); // newest first
+    const page = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { limit: 1, skip: 1 } });
+    expect(page.body.data.total).toBe(3);
+    expect(page.body.data.deliveries.map((d: { id: string }) => d.id)).toEqual([ids[1]]);
+    expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { status: 'failed' } })).body.data.total).toBe(0);
+    const bad: Record<string, string | number>[] = [{ status: 'lost' }, { type: 'nope.event' }, { limit: 101 }, { limit: 0 }, { skip: -1 }];
+    for (const query of bad) {
+      const r = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query });
+      expect(r.status, JSON.stringify(query)).toBe(400);
+      expect(r.body.message).toBe('Invalid query parameters');
+    }
+  });
+});
+
+describe('outbox', () => {
+  it('delivers a merchant’s event to the merchant and its provider, per subscription, with one event id', async () => {
+    const p = await t.participant('provider');
+    const m = await t.participant('merchant', { providerId: p.id });
+    const mAll = await createEndpoint(m);
+    const mBilling = await createEndpoint(m, { events: ['billing.response'] });
+    const mRefunds = await createEndpoint(m, { events: ['refund.updated'] });
+    const pAll = await createEndpoint(p);
+    const otherMerchant = await t.participant('merchant');
+    const stranger = await createEndpoint(otherMerchant);
+
+    const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'REF-1', status: 'succeeded' } }]);
+    expect(ev!.deliveryIds).toHaveLength(3);
+    for (const ep of [mAll, mBilling, pAll]) {
+      const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
+      expect(req!.headers['x-webhook-id']).toBe(ev!.id);
+      expect(JSON.parse(req!.body)).toMatchObject({ id: ev!.id, type: 'billing.response', data: { reference: 'REF-1' } });
+      expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, ep.secret)).toBe(true);
+    }
+    await t.app.settle();
+    expect(rx.received(mRefunds.path)).toHaveLength(0);
+    expect(rx.received(stranger.path)).toHaveLength(0);
+    // the provider sees its delivery, the merchant its two
+    expect((await t.call('GET', '/v1/webhooks/deliveries', { key: p.apiKey })).body.data.total).toBe(1);
+    expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey })).body.data.total).toBe(2);
+    const stored = await getItem<{ body: string }>(eventKey(ev!.id));
+    expect(JSON.parse(stored!.body)).toEqual({ id: ev!.id, type: 'billing.response', createdAt: ev!.createdAt, data: { reference: 'REF-1', status: 'succeeded' } });
+  });
+
+  it('commits nothing when the caller’s item fails its condition', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const guard = { pk: `TEST#${m.id}`, sk: 'GUARD' };
+    const put = { Put: { TableName: table(), Item: { ...guard, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    await commit([put], []);
+    await expect(commit([put], [{ type: 'billing.response', to: m.id, data: {} }])).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    await t.app.settle();
+    expect(rx.received(ep.path)).toHaveLength(0);
+    expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey })).body.data.total).toBe(0);
+  });
+
+  it('refuses a transaction over 100 items with a clear error, writing nothing', async () => {
+    const m = await t.participant('merchant');
+    await createEndpoint(m);
+    await createEndpoint(m);
+    const items = Array.from({ length: 98 }, (_, i) => ({
+      Put: { TableName: table(), Item: { pk: `TEST#${m.id}#${i}`, sk: 'X' } },
+    }));
+    const err = await commit(items, [{ type: 'billing.response', to: m.id, data: {} }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboxTooLargeError);
+    expect((err as Error).message).toContain('101 items (98 state + 1 events + 2 deliveries); DynamoDB allows 100');
+    expect(await getItem({ pk: `TEST#${m.id}#0`, sk: 'X' })).toBeUndefined();
+    // 97 + 1 + 2 = 100 fits
+    const ok = await commit(items.slice(0, 97), [{ type: 'billing.response', to: m.id, data: {} }]);
+    expect(ok[0]!.deliveryIds).toHaveLength(2);
+  });
+
+  it('a crash between commit and enqueue still delivers, via the tick (recovery)', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    // SQS unreachable for the outbox's enqueue: the commit succeeds, no message is sent
+    // (the same state as a process dying right after the commit).
+    const real = process.env.QUEUE_URL_WEBHOOKS!;
+    process.env.QUEUE_URL_WEBHOOKS = `${real}-unreachable`;
+    let sent: { eventId: string; deliveryId: string };
+    try {
+      sent = await sendTest(m, ep.id);
+    } finally {
+      process.env.QUEUE_URL_WEBHOOKS = real;
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(rx.received(ep.path)).toHaveLength(0);
+    const pending = await delivery(sent.deliveryId);
+    expect(pending).toMatchObject({ status: 'pending', attempts: 0, seq: 1 });
+    expect(pending!.dueSk).toContain('#webhook.recovery#');
+
+    // A tick before the grace period finds nothing for it; one after re-enqueues it.
+    await t.app.tick(new Date());
+    await t.app.settle();
+    expect(rx.received(ep.path)).toHaveLength(0);
+    await t.app.tick(new Date(Date.now() + 301_000));
+    const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
+    expect(req!.headers['x-webhook-id']).toBe(sent.eventId);
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d.seq).toBe(2);
+    expect(d.attempts).toBe(1);
+  });
+
+  it('a lost message (purged from SQS while waiting for its retry) is re-enqueued by the tick', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 500 }]);
+    const sent = await sendTest(m, ep.id);
+    const d1 = await waitForDelivery(sent.deliveryId, (x) => x.attempts === 1 && x.leaseUntil === undefined);
+    expect(d1.status).toBe('pending');
+    // The message sleeps (invisible) until its retry; purging the queue loses it.
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS }));
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(d1.nextAttemptAt!) - Date.now()) + 1500));
+    expect(rx.received(ep.path)).toHaveLength(1);
+    expect((await delivery(sent.deliveryId))!.status).toBe('pending');
+    // overdue = next attempt + grace (300 s)
+    expect((await t.app.tick(new Date(Date.parse(d1.nextAttemptAt!) + 290_000))).claimed).toBe(0);
+    await t.app.tick(new Date(Date.parse(d1.nextAttemptAt!) + 301_000));
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d.attempts).toBe(2);
+    expect(d.seq).toBe(2);
+    expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 200]);
+  });
+});
+
+describe('concurrency', () => {
+  it('duplicate messages for one delivery send it once', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 200, delayMs: 400 });
+    const sent = await sendTest(m, ep.id);
+    const d = (await delivery(sent.deliveryId))!;
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        sqs.send(new SendMessageCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS, MessageBody: JSON.stringify(messageFor(d)) })),
+      ),
+    );
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    await t.app.settle();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(rx.received(ep.path)).toHaveLength(1);
+    expect((await delivery(sent.deliveryId))!.attempts).toBe(1);
+  });
+
+  it('parallel replays never send one delivery twice at the same time, always with the same event id', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 200, delayMs: 300 });
+    const sent = await sendTest(m, ep.id);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: m.apiKey })),
+    );
+    for (const r of replies) expect([202, 409]).toContain(r.status);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered' && x.leaseUntil === undefined);
+    await t.app.settle();
+    const reqs = rx.received(ep.path);
+    expect(reqs.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(reqs.map((r) => r.headers['x-webhook-id']))).toEqual(new Set([sent.eventId]));
+    // each attempt starts after the previous one was answered (300 ms)
+    for (let i = 1; i < reqs.length; i++) expect(reqs[i]!.receivedAt - reqs[i - 1]!.receivedAt).toBeGreaterThanOrEqual(290);
+    const d = (await delivery(sent.deliveryId))!;
+    expect(d.attempts).toBe(reqs.length);
+  });
+});
