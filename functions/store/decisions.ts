@@ -1,0 +1,316 @@
+/**
+ * Customer decisions in the single table (DESIGN 6.9 "Decision identity"): ONE item per
+ * (customer, merchant), id deterministic from the pair (`decisionId`), so it is found and
+ * created exactly once (conditional put) without a pointer item.
+ *
+ *   DEC#<id> / DEC
+ *     gsi2 MDEC#<merchantId> / <createdAt>#<id>   the merchant's list
+ *     gsi3 BDEC#<bankId>     / <createdAt>#<id>   the bank's list
+ *
+ * Every change increments `version` and is conditioned on the version read, so concurrent
+ * changes never lose one another and a billing that conditions on the version it checked
+ * is cancelled by any change in between. `lastUsed` is null until the billing feature SETs
+ * it (in the transaction that creates a billing under the decision, without touching
+ * `version`). Spending limits are stored in minor units and shown in major units.
+ */
+import {
+  customerAction,
+  decisionId,
+  LIMIT_PERIODS,
+  type CustomerAction,
+  type DecisionValue,
+  type SpendingLimits,
+} from '../domain/decisions';
+import { issueAgreementPhrase } from '../domain/agreement-phrase';
+import { commit } from '../events/outbox';
+import { answerIntent, type IntentItem } from './intents';
+import { participantKey } from './participants';
+import { cancellationCodes, getItem, isTransactionCancelled, nowIso, queryAll, table, type TransactItem } from './table';
+
+export { decisionId } from '../domain/decisions';
+
+export interface DecisionItem {
+  pk: string;
+  sk: 'DEC';
+  id: string;
+  customerId: string;
+  bankId: string;
+  merchantId: string;
+  /** The lookupPhrase of the latest answered intent. */
+  lookupPhrase: string;
+  decision: DecisionValue;
+  /** Minor units; a missing period has no limit. */
+  spendingLimits: SpendingLimits;
+  blockMerchant: boolean;
+  /** Issued when the decision is created; never changes. */
+  agreementPhrase: string;
+  createdAt: string;
+  lastUpdated: string;
+  /** Set by the billing feature when it bills under the decision; null until then. */
+  lastUsed: string | null;
+  version: number;
+  gsi2pk: string;
+  gsi2sk: string;
+  gsi3pk: string;
+  gsi3sk: string;
+  [extra: string]: unknown;
+}
+
+/** The decision's changeable state. */
+export interface DecisionChange {
+  decision: DecisionValue;
+  spendingLimits: SpendingLimits;
+  blockMerchant: boolean;
+  lookupPhrase: string;
+}
+
+export const decisionKey = (id: string) => ({ pk: `DEC#${id}`, sk: 'DEC' as const });
+export const merchantDecisionsPk = (merchantId: string) => `MDEC#${merchantId}`;
+export const bankDecisionsPk = (bankId: string) => `BDEC#${bankId}`;
+
+export const getDecision = (id: string) => getItem<DecisionItem>(decisionKey(id));
+
+/** The decision of a (merchant, customer) pair, if any. */
+export const getPairDecision = (merchantId: string, customerId: string) => getDecision(decisionId(merchantId, customerId));
+
+/** A new decision item (the caller issues its agreementPhrase). */
+export function newDecisionItem(
+  p: { customerId: string; bankId: string; merchantId: string; agreementPhrase: string },
+  change: DecisionChange,
+  now: string,
+): DecisionItem {
+  const id = decisionId(p.merchantId, p.customerId);
+  return {
+    ...decisionKey(id),
+    id,
+    customerId: p.customerId,
+    bankId: p.bankId,
+    merchantId: p.merchantId,
+    lookupPhrase: change.lookupPhrase,
+    decision: change.decision,
+    spendingLimits: { ...change.spendingLimits },
+    blockMerchant: change.blockMerchant,
+    agreementPhrase: p.agreementPhrase,
+    createdAt: now,
+    lastUpdated: now,
+    lastUsed: null,
+    version: 1,
+    gsi2pk: merchantDecisionsPk(p.merchantId),
+    gsi2sk: `${now}#${id}`,
+    gsi3pk: bankDecisionsPk(p.bankId),
+    gsi3sk: `${now}#${id}`,
+  };
+}
+
+/** Create: only if the pair has no decision yet. */
+export function putNewDecision(item: DecisionItem): TransactItem {
+  return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/**
+ * Change in place (same id, same agreementPhrase), conditioned on the version read. Only the
+ * named attributes are written, so attributes other features keep on the item (`lastUsed`)
+ * survive.
+ */
+export function updateDecision(current: DecisionItem, change: DecisionChange, now: string): { item: TransactItem; next: DecisionItem } {
+  const next: DecisionItem = { ...current, ...change, spendingLimits: { ...change.spendingLimits }, lastUpdated: now, version: current.version + 1 };
+  return {
+    next,
+    item: {
+      Update: {
+        TableName: table(),
+        Key: decisionKey(current.id),
+        UpdateExpression:
+          'SET #decision = :decision, spendingLimits = :limits, blockMerchant = :block, lookupPhrase = :phrase, lastUpdated = :now, version = :next',
+        ConditionExpression: 'attribute_exists(pk) AND version = :version',
+        ExpressionAttributeNames: { '#decision': 'decision' },
+        ExpressionAttributeValues: {
+          ':decision': change.decision,
+          ':limits': { ...change.spendingLimits },
+          ':block': change.blockMerchant,
+          ':phrase': change.lookupPhrase,
+          ':now': now,
+          ':next': current.version + 1,
+          ':version': current.version,
+        },
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+
+/** Minor units -> major-unit numbers, only the periods that are set. */
+export function limitsToMajor(limits: SpendingLimits | undefined): Partial<Record<(typeof LIMIT_PERIODS)[number], number>> {
+  const out: Partial<Record<(typeof LIMIT_PERIODS)[number], number>> = {};
+  for (const p of LIMIT_PERIODS) {
+    const v = limits?.[p];
+    if (typeof v === 'number') out[p] = v / 100;
+  }
+  return out;
+}
+
+/** The list shape of the spec's Customer decision. */
+export function decisionSummary(d: DecisionItem) {
+  return {
+    id: d.id,
+    customerId: d.customerId,
+    entityId: d.merchantId,
+    agreementPhrase: d.agreementPhrase,
+    decision: d.decision,
+    spendingLimits: limitsToMajor(d.spendingLimits),
+    blockMerchant: d.blockMerchant,
+    createdAt: d.createdAt,
+    lastUsed: d.lastUsed ?? null,
+  };
+}
+
+/** The full record (single read, and the bank's change responses): adds lookupPhrase and lastUpdated. */
+export function decisionRecord(d: DecisionItem) {
+  const { lastUsed, ...rest } = decisionSummary(d);
+  return { ...rest, lookupPhrase: d.lookupPhrase, lastUpdated: d.lastUpdated, lastUsed };
+}
+
+/** `billing.intent.response` data (DESIGN 6.7, 6.9 "Decision outcome"). */
+export function intentResponseEvent(d: DecisionItem, intentId: string | null): Record<string, unknown> & { customerAction: CustomerAction } {
+  const action = customerAction(d);
+  return {
+    intentId,
+    decisionId: d.id,
+    customerId: d.customerId,
+    entityId: d.merchantId,
+    lookupPhrase: d.lookupPhrase,
+    decision: d.decision,
+    agreementPhrase: action === 'approved' ? d.agreementPhrase : null,
+    spendingLimits: limitsToMajor(d.spendingLimits),
+    blockMerchant: d.blockMerchant,
+    customerAction: action,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Lists (newest first; `total` counts every match, so the owner's partition is read whole)
+
+export interface DecisionPage {
+  items: DecisionItem[];
+  total: number;
+}
+
+export interface DecisionFilter {
+  customerId?: string;
+  merchantId?: string;
+  decision?: DecisionValue;
+  lookupPhrase?: string;
+}
+
+const matches = (d: DecisionItem, f: DecisionFilter) =>
+  (f.customerId === undefined || d.customerId === f.customerId) &&
+  (f.merchantId === undefined || d.merchantId === f.merchantId) &&
+  (f.decision === undefined || d.decision === f.decision) &&
+  (f.lookupPhrase === undefined || d.lookupPhrase === f.lookupPhrase);
+
+export function pageOf(all: DecisionItem[], filter: DecisionFilter, skip: number, limit: number): DecisionPage {
+  const hits = all.filter((d) => matches(d, filter));
+  return { items: hits.slice(skip, skip + limit), total: hits.length };
+}
+
+async function listPartition(index: 'gsi2' | 'gsi3', pk: string): Promise<DecisionItem[]> {
+  return queryAll<DecisionItem>({
+    IndexName: index,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': `${index}pk` },
+    ExpressionAttributeValues: { ':pk': pk },
+    ScanIndexForward: false,
+  }, 100_000);
+}
+
+/** All decisions of a merchant (newest first). */
+export const merchantDecisions = (merchantId: string) => listPartition('gsi2', merchantDecisionsPk(merchantId));
+/** All decisions of a bank's customers (newest first). */
+export const bankDecisions = (bankId: string) => listPartition('gsi3', bankDecisionsPk(bankId));
+
+// ---------------------------------------------------------------------------------------
+// Saving a decision with its event (intent-response and the bank's PUT)
+
+export type SaveDecisionResult =
+  | { ok: true; decision: DecisionItem }
+  | { ok: false; reason: 'not_found' | 'intent_answered' | 'untrusted' };
+
+export interface SaveDecisionInput {
+  decisionId: string;
+  /** Who a NEW decision is for; absent = the decision must exist already (the bank's PUT). */
+  create?: { customerId: string; bankId: string; merchantId: string };
+  /** Whether the caller may change an existing decision (absent = yes). */
+  owns?: (d: DecisionItem) => boolean;
+  /** The intent being answered, read afresh on every attempt (it may throw the caller's refusal). */
+  intent?: () => Promise<IntentItem>;
+  /** The new state, from the current decision (undefined when none yet) and the intent. */
+  change: (current: DecisionItem | undefined, intent: IntentItem | undefined) => DecisionChange;
+  /**
+   * Set when the new state needs a trusted merchant (approve_recurring): read afresh on every
+   * attempt, and made a condition of the transaction, so a concurrent un-trust cannot slip in.
+   */
+  trustedMerchant?: (merchantId: string) => Promise<boolean>;
+}
+
+const MAX_SAVE_ATTEMPTS = 10;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Writes the decision (created once, or changed in place under its version), answers the
+ * intent when there is one (only if still open), checks the merchant's trust when asked,
+ * and commits `billing.intent.response` to the merchant (and its provider) in the SAME
+ * transaction. A race lost on the decision's version (or a transaction conflict) is retried
+ * on a fresh read; a lost race on the intent is `intent_answered`.
+ */
+export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionResult> {
+  for (let attempt = 1; ; attempt++) {
+    const intent = p.intent ? await p.intent() : undefined;
+    const current = await getDecision(p.decisionId);
+    if (!current && !p.create) return { ok: false, reason: 'not_found' };
+    if (current && p.owns && !p.owns(current)) return { ok: false, reason: 'not_found' };
+    const merchantId = current?.merchantId ?? p.create!.merchantId;
+    if (p.trustedMerchant && !(await p.trustedMerchant(merchantId))) return { ok: false, reason: 'untrusted' };
+
+    const change = p.change(current, intent);
+    const now = nowIso();
+    let next: DecisionItem;
+    let write: TransactItem;
+    if (current) {
+      ({ next, item: write } = updateDecision(current, change, now));
+    } else {
+      const c = p.create!;
+      next = newDecisionItem({ ...c, agreementPhrase: await issueAgreementPhrase(p.decisionId, c.merchantId) }, change, now);
+      if (next.id !== p.decisionId) throw new Error('decision id does not match its pair');
+      write = putNewDecision(next);
+    }
+
+    const items: TransactItem[] = [];
+    const intentAt = intent ? items.push(answerIntent(intent, change.decision, now)) - 1 : -1;
+    items.push(write);
+    const trustAt = p.trustedMerchant
+      ? items.push({
+          ConditionCheck: {
+            TableName: table(),
+            Key: participantKey(merchantId),
+            ConditionExpression: 'trusted = :t',
+            ExpressionAttributeValues: { ':t': true },
+          },
+        }) - 1
+      : -1;
+
+    try {
+      await commit(items, [{ type: 'billing.intent.response', to: merchantId, data: intentResponseEvent(next, intent?.intentId ?? null) }]);
+      return { ok: true, decision: next };
+    } catch (e) {
+      if (!isTransactionCancelled(e)) throw e;
+      const codes = cancellationCodes(e);
+      if (intentAt >= 0 && codes[intentAt] === 'ConditionalCheckFailed') return { ok: false, reason: 'intent_answered' };
+      if (trustAt >= 0 && codes[trustAt] === 'ConditionalCheckFailed') return { ok: false, reason: 'untrusted' };
+      // The decision changed since we read it (or a concurrent transaction touched our items).
+      if (attempt >= MAX_SAVE_ATTEMPTS) throw e;
+      await sleep(Math.min(200, 10 * attempt) + Math.floor(Math.random() * 25 * attempt));
+    }
+  }
+}
