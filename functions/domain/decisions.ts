@@ -54,9 +54,13 @@ export function billingRefusal(d: DecisionState | undefined): 'merchant_blocked'
 
 /**
  * A billing under an allowed decision needs the customer's approval unless the decision is
- * approve_recurring (DESIGN 6.5: `requiresApproval` of `billing.request`).
+ * approve_recurring (DESIGN 6.5: `requiresApproval` of `billing.request`). With `trust`
+ * given, an approve_recurring decision of a merchant that is no longer trusted counts as
+ * approve_once (spec: approve_recurring applies to trusted merchants only), so un-trusting a
+ * merchant makes its billings ask the customer again without rewriting any decision.
  */
-export const requiresApproval = (d: DecisionState): boolean => d.decision !== 'approve_recurring';
+export const requiresApproval = (d: DecisionState, trust?: TrustState): boolean =>
+  d.decision !== 'approve_recurring' || (trust !== undefined && !canReceiveApproveRecurring(trust));
 
 /** The decisions a customer may give this merchant: approve_recurring only to a trusted one. */
 export function allowedDecisions(trust: TrustState): DecisionValue[] {

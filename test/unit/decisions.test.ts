@@ -54,6 +54,10 @@ describe('decision outcome (DESIGN 6.9)', () => {
   it('requiresApproval: every billing but an approve_recurring one asks the customer', () => {
     expect(requiresApproval(d('approve_recurring'))).toBe(false);
     expect(requiresApproval(d('approve_once'))).toBe(true);
+    // A merchant no longer trusted: approve_recurring asks again, like approve_once.
+    expect(requiresApproval(d('approve_recurring'), NEW_MERCHANT_TRUST)).toBe(true);
+    expect(requiresApproval(d('approve_recurring'), { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false })).toBe(false);
+    expect(requiresApproval(d('approve_once'), { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false })).toBe(true);
   });
 
   it('withinSingleLimit: no single limit allows any amount; the limit itself is allowed', () => {
