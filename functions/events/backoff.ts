@@ -21,6 +21,7 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
   if (value === undefined || value === null) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v);
+  if (!/^[A-Za-z]{3}/.test(v)) return undefined; // every HTTP-date form starts with the day name
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - nowMs) / 1000));

@@ -33,6 +33,8 @@ export interface Receiver {
   /** A fresh unique path on this receiver: `${url}${path}`. */
   endpointUrl(label?: string): { url: string; path: string };
   requests: ReceivedRequest[];
+  /** TCP connections accepted so far (a refused address never gets this far). */
+  connections(): number;
   /** Answer the next requests to `path` with these, in order; then the path's responder or the default. */
   script(path: string, responses: ScriptedResponse[]): void;
   /** Answer every request to `path` (once its script is used up) with this. */
@@ -74,12 +76,15 @@ export async function startReceiver(defaultResponse: ScriptedResponse = { status
     res.end(r.body ?? '');
   });
   server.keepAliveTimeout = 5_000;
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     url,
     requests,
+    connections: () => connections,
     endpointUrl(label = 'ep') {
       const path = `/${label}-${++next}`;
       return { url: `${url}${path}`, path };
