@@ -54,4 +54,9 @@ export const MSG = {
   batchNotFound: 'Batch not found',
   deviceLookupForbidden: 'Device lookup not permitted for this merchant',
   deviceLinkedElsewhere: 'Device is already linked to another customer',
+  // Agreements (issue 6; DESIGN 6.5, 6.9)
+  billingIntentNotFound: 'Billing intent not found',
+  billingIntentAnswered: 'Billing intent has already been answered',
+  approveRecurringUntrusted: 'approve_recurring requires a trusted merchant',
+  decisionNotFound: 'Customer decision not found',
 } as const;
