@@ -3,3 +3,6 @@
  * (approval expiry, recurring run, settlement, stale webhook delivery).
  */
 import './webhook-recovery';
+import './billing-expiry';
+import './settlement';
+import './refund-complete';

@@ -1,4 +1,61 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import {
+  assertSupportedCurrency,
+  failureElement,
+  idSeedFor,
+  payBodySchema,
+  perPhrase,
+  refusalElement,
+  resultElement,
+} from '../../billing/bill-request';
+import { createBilling, refusalFor } from '../../billing/create-billing';
+import { BILLING_MSG } from '../../billing/messages';
+import { getBillingMerchant, getDecisions } from '../../billing/reads';
+import { decisionId } from '../../domain/decisions';
+import { endpoint } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { arrayReply } from '../../http/multi-status';
+import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../store/customers';
+import { mapLimit } from '../../store/customers';
 
-/** POST /v1/customer/pay: Request a one-time payment. */
-export const handler = notImplementedEndpoint();
+/**
+ * POST /v1/customer/pay (merchant; a provider with X-Entity-Id): one-time payment requests
+ * by lookupPhrase (spec rule 3, DESIGN 6.5). Independent of the agreement flow: per phrase
+ * (DESIGN 6.9 precedence) an unknown or foreign lookupPhrase -> 404 `Customer not found`;
+ * a decision of the pair that blocks the merchant -> 403; that decision's limits -> 403; a
+ * deny/suspended decision does NOT stop a pay (the bank asks the customer anyway). Always
+ * needs the customer's approval (`requiresApproval: true`, `expiresAt`). Type `one_time`.
+ */
+export const handler = endpoint({ body: payBodySchema }, async ({ body, principal, headers }) => {
+  assertSupportedCurrency(body.currency);
+  const merchant = await getBillingMerchant(principal.id);
+  if (!merchant) throw notFound(MSG.merchantNotFound);
+  const entityId = merchant.id;
+
+  const distinct = [...new Set(body.lookupPhrases)];
+  const resolved = new Map<string, ResolvedLookupPhrase | undefined>();
+  await mapLimit(distinct, 16, async (p) => {
+    resolved.set(p, await resolveLookupPhrase(p, entityId));
+  });
+  const decisionIds = [...resolved.values()].filter((r): r is ResolvedLookupPhrase => !!r).map((r) => decisionId(entityId, r.customer.id));
+  const decisions = await getDecisions(decisionIds);
+
+  const elements = await perPhrase('lookupPhrase', body.lookupPhrases, entityId, async (phrase) => {
+    const found = resolved.get(phrase);
+    if (!found) return failureElement('lookupPhrase', phrase, entityId, 404, MSG.customerNotFound, 'not_found');
+    const decision = decisions.get(decisionId(entityId, found.customer.id));
+    const refusal = refusalFor('one_time', decision);
+    if (refusal) return refusalElement('lookupPhrase', phrase, entityId, refusal);
+    const r = await createBilling({
+      merchant,
+      customer: { id: found.customer.id, bankId: found.bankId, clientRef: found.customer.clientRef },
+      decision,
+      amount: body.amount,
+      currency: body.currency,
+      description: body.description,
+      type: 'one_time',
+      idSeed: idSeedFor(headers, principal.keyId, 'pay', entityId, phrase),
+    });
+    return resultElement('lookupPhrase', phrase, entityId, r, BILLING_MSG.paymentCreated);
+  });
+  return arrayReply(elements);
+});

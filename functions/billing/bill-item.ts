@@ -1,0 +1,145 @@
+/**
+ * The billing request item (= the transaction, `functions/store/billing-types.ts`): how it is
+ * built, indexed and shown in the two billing events (DESIGN 6.7).
+ */
+import { createHash } from 'node:crypto';
+import { newId } from '../domain/ids';
+import type { PeriodKeys } from '../domain/lagos-time';
+import { toMajor } from '../domain/money';
+import { billKey, type BillItem, type BillingStatus, type BillingType } from '../store/billing-types';
+import { dueAttributes } from '../workers/due';
+
+/** Due kind of an approval that expires (functions/workers/billing-expiry.ts). */
+export const EXPIRY_KIND = 'billing.expiry';
+
+export const BILLING_REQUEST_PREFIX = 'breq';
+export const REFERENCE_PREFIX = 'txn';
+
+export const isBillingRequestIdShaped = (id: unknown): id is string =>
+  typeof id === 'string' && id.length <= 64 && /^breq_[0-9A-Za-z]+$/.test(id);
+
+const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The billing request id. Random and time-ordered, except under an Idempotency-Key: then it
+ * is derived from (API key id, idempotency key, element index), so a retry of a request
+ * whose first execution committed but never answered (a timeout, a crash) finds the billing
+ * it already created instead of creating a second one.
+ */
+export function billingRequestIdFor(seed?: string): string {
+  if (!seed) return newId(BILLING_REQUEST_PREFIX);
+  const digest = createHash('sha256').update(`idpay:breq:v1|${seed}`).digest();
+  let n = BigInt(`0x${digest.subarray(0, 16).toString('hex')}`);
+  let body = '';
+  while (n > 0n) {
+    body = B62[Number(n % 62n)]! + body;
+    n /= 62n;
+  }
+  return `${BILLING_REQUEST_PREFIX}_k${body.padStart(22, '0')}`;
+}
+
+export interface NewBill {
+  billingRequestId: string;
+  type: BillingType;
+  merchant: { id: string; name: string; providerId?: string };
+  customer: { id: string; bankId: string };
+  decisionId: string;
+  amount: number;
+  currency: string;
+  description: string;
+  requiresApproval: boolean;
+  /** ISO; set exactly when requiresApproval. */
+  expiresAt?: string;
+  periods: PeriodKeys;
+  scheduleId?: string;
+  runSeq?: number;
+  createdAt: string;
+}
+
+/** Index attributes of a transaction (docs/billing-design.md: Items). */
+export function billIndexAttributes(b: Pick<BillItem, 'reference' | 'merchantId' | 'bankId' | 'providerId' | 'createdAt' | 'billingRequestId'>) {
+  const sk = `${b.createdAt}#${b.billingRequestId}`;
+  return {
+    gsi1pk: `REF#${b.reference}`,
+    gsi1sk: 'BILL',
+    gsi2pk: `MTXN#${b.merchantId}`,
+    gsi2sk: sk,
+    gsi3pk: `BTXN#${b.bankId}`,
+    gsi3sk: sk,
+    ...(b.providerId ? { gsi4pk: `PTXN#${b.providerId}`, gsi4sk: sk } : {}),
+  };
+}
+
+export function buildBillItem(n: NewBill): BillItem {
+  const reference = newId(REFERENCE_PREFIX);
+  const bill: BillItem = {
+    ...billKey(n.billingRequestId),
+    billingRequestId: n.billingRequestId,
+    reference,
+    type: n.type,
+    status: 'pending',
+    merchantId: n.merchant.id,
+    merchantName: n.merchant.name,
+    ...(n.merchant.providerId ? { providerId: n.merchant.providerId } : {}),
+    bankId: n.customer.bankId,
+    customerId: n.customer.id,
+    decisionId: n.decisionId,
+    ...(n.scheduleId !== undefined ? { scheduleId: n.scheduleId } : {}),
+    ...(n.runSeq !== undefined ? { runSeq: n.runSeq } : {}),
+    amount: n.amount,
+    currency: n.currency,
+    description: n.description,
+    requiresApproval: n.requiresApproval,
+    ...(n.expiresAt ? { expiresAt: n.expiresAt } : {}),
+    periods: { ...n.periods },
+    refundedAmount: 0,
+    refundReserved: 0,
+    createdAt: n.createdAt,
+    updatedAt: n.createdAt,
+  };
+  Object.assign(bill, billIndexAttributes(bill));
+  if (n.requiresApproval && n.expiresAt) Object.assign(bill, dueAttributes(EXPIRY_KIND, n.billingRequestId, n.expiresAt));
+  return bill;
+}
+
+/** `billing.request` data (to the customer's bank). */
+export function billingRequestEvent(b: BillItem, clientRef: string): Record<string, unknown> {
+  return {
+    billingRequestId: b.billingRequestId,
+    reference: b.reference,
+    type: b.type,
+    customerId: b.customerId,
+    clientRef,
+    entityId: b.merchantId,
+    merchantName: b.merchantName,
+    amount: toMajor(b.amount),
+    currency: b.currency,
+    description: b.description,
+    requiresApproval: b.requiresApproval,
+    ...(b.requiresApproval ? { expiresAt: b.expiresAt ?? null } : {}),
+    ...(b.scheduleId ? { scheduleId: b.scheduleId } : {}),
+  };
+}
+
+export type FinalStatus = Exclude<BillingStatus, 'pending'>;
+
+/** `billing.response` data (to the merchant and its provider). */
+export function billingResponseEvent(
+  b: BillItem,
+  status: FinalStatus,
+  o: { bankTransactionId?: string | null; reason?: string },
+): Record<string, unknown> {
+  return {
+    billingRequestId: b.billingRequestId,
+    reference: b.reference,
+    entityId: b.merchantId,
+    customerId: b.customerId,
+    amount: toMajor(b.amount),
+    currency: b.currency,
+    status,
+    customerAction: status === 'succeeded' ? 'approved' : 'declined',
+    bankTransactionId: o.bankTransactionId ?? null,
+    ...(o.reason ? { reason: o.reason } : {}),
+    ...(b.scheduleId ? { scheduleId: b.scheduleId } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The request side of `POST /v1/customer/bill` and `POST /v1/customer/pay` (DESIGN 6.5,
+ * 6.9): whole-body validation, the per-phrase elements and their order, and the mapping of
+ * refusals to element statuses and messages. The per-customer work is `createBilling`.
+ */
+import * as z from 'zod';
+import { amountSchema, currencySchema, isSupportedCurrency } from '../domain/money';
+import { toMajor } from '../domain/money';
+import { MSG, badRequest } from '../http/errors';
+import { logger } from '../http/log';
+import type { ArrayElement } from '../http/multi-status';
+import { nonEmpty } from '../http/schemas';
+import type { BillItem } from '../store/billing-types';
+import type { BillingRefusal, CreateBillingResult } from './create-billing';
+import { BILLING_MSG } from './messages';
+
+/** Most phrases in one bill or pay request. */
+export const MAX_PHRASES = 100;
+/** Phrases billed at once within one request (each is its own transaction). */
+export const PHRASE_CONCURRENCY = 16;
+
+const phrases = z
+  .array(z.string().min(1, 'must not be empty').max(1000))
+  .min(1, 'must list at least one phrase')
+  .max(MAX_PHRASES, `must list at most ${MAX_PHRASES} phrases`);
+
+export const billBodySchema = z.strictObject({
+  agreementPhrases: phrases,
+  amount: amountSchema,
+  currency: currencySchema,
+  description: nonEmpty(500),
+});
+
+export const payBodySchema = z.strictObject({
+  lookupPhrases: phrases,
+  amount: amountSchema,
+  currency: currencySchema,
+  description: nonEmpty(500),
+});
+
+/** 400 `Unsupported currency` for a well-formed code we do not process (DESIGN 6.9 Formats). */
+export function assertSupportedCurrency(currency: string): void {
+  if (!isSupportedCurrency(currency)) {
+    throw badRequest(MSG.unsupportedCurrency, [{ path: 'currency', message: `${currency} is not supported; supported: NGN` }], 'unsupported_currency');
+  }
+}
+
+export type PhraseField = 'phrase' | 'lookupPhrase';
+
+const REFUSAL: Record<BillingRefusal, { statusCode: number; message: string; code: string }> = {
+  merchant_blocked: { statusCode: 403, message: BILLING_MSG.merchantBlocked, code: 'merchant_blocked' },
+  not_approved: { statusCode: 403, message: BILLING_MSG.notApproved, code: 'billing_not_approved' },
+  limits: { statusCode: 403, message: BILLING_MSG.limitsExceeded, code: 'spending_limit_exceeded' },
+  busy: { statusCode: 409, message: BILLING_MSG.busy, code: 'billing_contention' },
+};
+
+export function refusalElement(field: PhraseField, phrase: string, entityId: string, refusal: BillingRefusal): ArrayElement {
+  const r = REFUSAL[refusal];
+  return { statusCode: r.statusCode, success: false, message: r.message, code: r.code, [field]: phrase, entityId };
+}
+
+export function failureElement(field: PhraseField, phrase: string, entityId: string, statusCode: number, message: string, code: string): ArrayElement {
+  return { statusCode, success: false, message, code, [field]: phrase, entityId };
+}
+
+export function createdElement(field: PhraseField, phrase: string, bill: BillItem, message: string): ArrayElement {
+  return {
+    statusCode: 201,
+    success: true,
+    message,
+    reference: bill.reference,
+    [field]: phrase,
+    entityId: bill.merchantId,
+    billingRequestId: bill.billingRequestId,
+    amount: toMajor(bill.amount),
+    currency: bill.currency,
+    status: bill.status,
+    requiresApproval: bill.requiresApproval,
+    ...(bill.requiresApproval ? { expiresAt: bill.expiresAt ?? null } : {}),
+  };
+}
+
+export function resultElement(field: PhraseField, phrase: string, entityId: string, r: CreateBillingResult, message: string): ArrayElement {
+  return r.ok ? createdElement(field, phrase, r.bill, message) : refusalElement(field, phrase, entityId, r.refusal);
+}
+
+/**
+ * Runs `one` for each DISTINCT phrase with bounded concurrency and returns the elements in
+ * input order (a phrase listed twice is billed once; both positions show its element). An
+ * unexpected error is that element's 500 (the other phrases' billings stand), never the
+ * whole request's.
+ */
+export async function perPhrase(
+  field: PhraseField,
+  list: readonly string[],
+  entityId: string,
+  one: (phrase: string) => Promise<ArrayElement>,
+): Promise<ArrayElement[]> {
+  const distinct = [...new Set(list)];
+  const byPhrase = new Map<string, ArrayElement>();
+  let next = 0;
+  const worker = async () => {
+    while (next < distinct.length) {
+      const phrase = distinct[next++]!;
+      try {
+        byPhrase.set(phrase, await one(phrase));
+      } catch (error) {
+        logger.error('billing element failed', { merchantId: entityId, error: error as Error });
+        byPhrase.set(phrase, failureElement(field, phrase, entityId, 500, MSG.internal, 'internal_error'));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PHRASE_CONCURRENCY, distinct.length) }, worker));
+  return list.map((p) => byPhrase.get(p)!);
+}
+
+/** The seed of a deterministic billing request id under an Idempotency-Key (see billingRequestIdFor). */
+export function idSeedFor(
+  headers: Record<string, string | undefined>,
+  keyId: string,
+  route: string,
+  merchantId: string,
+  phrase: string,
+): string | undefined {
+  const key = headers['idempotency-key'];
+  if (!key) return undefined;
+  return `${keyId}|${route}|${merchantId}|${key}|${phrase}`;
+}

@@ -1,0 +1,223 @@
+/**
+ * THE per-customer billing core (docs/billing-design.md "Bill"): bill (type `agreement`),
+ * one-time pay (`one_time`) and recurring runs (`recurring`) all create billings here.
+ *
+ * One billing = ONE DynamoDB transaction (through the outbox):
+ *   0  the pair's decision: Update `lastUsed` (agreement, recurring) or ConditionCheck
+ *      (one-time pay), conditioned on the version that was checked (or on its absence)
+ *   1  month counter  LIM#<decisionId>/M#<yyyy-mm>  ADD amount (month + day), limit conditions
+ *   2  week counter   LIM#<decisionId>/W#<yyyy-Www> ADD amount, limit condition
+ *   3  the billing request (Put, attribute_not_exists)
+ *   +  `billing.request` to the customer's bank (event + deliveries)
+ *
+ * A failed limit condition (items 1, 2) is the 403; a changed decision (item 0) means the
+ * decision is read again and the refusal rules are applied again; a TransactionConflict
+ * (concurrent billings of one pair) is retried with jittered backoff. Whatever the
+ * concurrency, the counters never pass a limit, and contention never becomes a 500: after
+ * the bounded retries the element is `busy` (409, nothing written, safe to retry).
+ */
+import { isApproval } from '../domain/decisions';
+import { limitConditions, type CounterUpdate } from '../domain/limits';
+import { periodKeys } from '../domain/lagos-time';
+import { config } from '../config';
+import { commit } from '../events/outbox';
+import { logger } from '../http/log';
+import type { BillItem, BillingType } from '../store/billing-types';
+import { billKey } from '../store/billing-types';
+import { decisionId as pairDecisionId, decisionKey, type DecisionItem } from '../store/decisions';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../store/table';
+import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
+
+export interface BillingMerchant {
+  id: string;
+  name: string;
+  providerId?: string;
+}
+
+export interface BillingCustomer {
+  id: string;
+  bankId: string;
+  /** The bank's own customer identifier (sent in `billing.request`). */
+  clientRef: string;
+}
+
+export type BillingRefusal = 'merchant_blocked' | 'not_approved' | 'limits' | 'busy';
+
+export interface CreateBillingInput {
+  merchant: BillingMerchant;
+  customer: BillingCustomer;
+  /**
+   * The pair's decision as just read (strongly consistent), or undefined when the pair has
+   * none. Retries read it again.
+   */
+  decision: DecisionItem | undefined;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  description: string;
+  type: BillingType;
+  scheduleId?: string;
+  runSeq?: number;
+  /** Fixed "now" (workers pass the tick's time); default: the clock, read per attempt. */
+  now?: Date;
+  /** Makes the billing request id deterministic (Idempotency-Key retries; recurring runs). */
+  idSeed?: string;
+}
+
+export type CreateBillingResult =
+  | { ok: true; bill: BillItem; attempts: number; existing?: boolean }
+  | { ok: false; refusal: BillingRefusal; attempts: number };
+
+/** Attempts before a contended billing gives up with `busy`. */
+export const MAX_ATTEMPTS = 8;
+const BACKOFF_BASE_MS = 15;
+const BACKOFF_CAP_MS = 400;
+
+/** A deterministic id finds its earlier billing only within the Idempotency-Key window (24 h). */
+const SEED_WINDOW_MS = 24 * 3600 * 1000;
+
+const ITEM_DECISION = 0;
+const ITEM_MONTH = 1;
+const ITEM_WEEK = 2;
+const ITEM_BILL = 3;
+
+/**
+ * The refusal rules (DESIGN 6.9 precedence), limits aside:
+ *  - agreement: blocked -> merchant_blocked; none / deny / suspended -> not_approved
+ *  - one_time (rule 3, independent of the agreement flow): only a block stops it
+ *  - recurring: as agreement, and the decision must still be approve_recurring
+ */
+export function refusalFor(type: BillingType, d: DecisionItem | undefined): 'merchant_blocked' | 'not_approved' | undefined {
+  if (d?.blockMerchant) return 'merchant_blocked';
+  if (type === 'one_time') return undefined;
+  if (!d || !isApproval(d.decision)) return 'not_approved';
+  if (type === 'recurring' && d.decision !== 'approve_recurring') return 'not_approved';
+  return undefined;
+}
+
+/** One-time pays always need approval; recurring runs never; agreement billings unless approve_recurring. */
+export function needsApproval(type: BillingType, d: DecisionItem | undefined): boolean {
+  if (type === 'one_time') return true;
+  if (type === 'recurring') return false;
+  return d?.decision !== 'approve_recurring';
+}
+
+function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string): TransactItem {
+  const Key = decisionKey(id);
+  if (!d) return { ConditionCheck: { TableName: table(), Key, ConditionExpression: 'attribute_not_exists(pk)' } };
+  if (type === 'one_time') {
+    return {
+      ConditionCheck: {
+        TableName: table(),
+        Key,
+        ConditionExpression: 'attribute_exists(pk) AND version = :v',
+        ExpressionAttributeValues: { ':v': d.version },
+      },
+    };
+  }
+  return {
+    Update: {
+      TableName: table(),
+      Key,
+      UpdateExpression: 'SET lastUsed = :now',
+      ConditionExpression: 'attribute_exists(pk) AND version = :v',
+      ExpressionAttributeValues: { ':v': d.version, ':now': nowIso },
+    },
+  };
+}
+
+/** A counter update of domain/limits.ts as a transaction item. */
+export const counterItem = (u: CounterUpdate): TransactItem => ({ Update: { TableName: table(), ...u } });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const backoff = (attempt: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)) * (0.5 + Math.random());
+
+const RETRYABLE_ERRORS = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'TransactionInProgressException', 'RequestLimitExceeded']);
+
+export async function createBilling(input: CreateBillingInput): Promise<CreateBillingResult> {
+  const { merchant, customer, amount, type } = input;
+  const decId = pairDecisionId(merchant.id, customer.id);
+  let billingRequestId = billingRequestIdFor(input.idSeed);
+  let decision = input.decision;
+  if (decision && (decision.id !== decId || decision.merchantId !== merchant.id || decision.customerId !== customer.id)) {
+    throw new Error('createBilling: decision does not belong to the (merchant, customer) pair');
+  }
+
+  for (let attempt = 1; ; attempt++) {
+    const refusal = refusalFor(type, decision);
+    if (refusal) return { ok: false, refusal, attempts: attempt };
+    const limits = decision?.spendingLimits ?? {};
+
+    const now = input.now ?? new Date();
+    const nowIso = now.toISOString();
+    const requiresApproval = needsApproval(type, decision);
+    const periods = periodKeys(now);
+    const reservation = limitConditions(decId, limits, amount, periods);
+    if (!reservation.ok) return { ok: false, refusal: 'limits', attempts: attempt };
+    const bill = buildBillItem({
+      billingRequestId,
+      type,
+      merchant,
+      customer,
+      decisionId: decId,
+      amount,
+      currency: input.currency,
+      description: input.description,
+      requiresApproval,
+      expiresAt: requiresApproval ? new Date(now.getTime() + config.approvalWindowSeconds() * 1000).toISOString() : undefined,
+      periods,
+      scheduleId: input.scheduleId,
+      runSeq: input.runSeq,
+      createdAt: nowIso,
+    });
+    const items: TransactItem[] = [
+      decisionItem(type, decId, decision, nowIso),
+      counterItem(reservation.updates.month),
+      counterItem(reservation.updates.week),
+      { Put: { TableName: table(), Item: bill, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ];
+
+    try {
+      await commit(items, [{ type: 'billing.request', to: customer.bankId, data: billingRequestEvent(bill, customer.clientRef) }]);
+      return { ok: true, bill, attempts: attempt };
+    } catch (e) {
+      const name = (e as { name?: string })?.name ?? '';
+      if (!isTransactionCancelled(e)) {
+        if (RETRYABLE_ERRORS.has(name) && attempt < MAX_ATTEMPTS) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        throw e;
+      }
+      const codes = cancellationCodes(e);
+      const failed = (i: number) => codes[i] === 'ConditionalCheckFailed';
+      if (failed(ITEM_BILL)) {
+        // The id exists: only a deterministic id (idSeed) repeats. The earlier execution of
+        // this same request committed: answer with what it created.
+        const existing = await getItem<BillItem>(billKey(billingRequestId));
+        const fresh = existing && Date.now() - Date.parse(existing.createdAt) < SEED_WINDOW_MS;
+        if (existing && fresh && existing.merchantId === merchant.id && existing.customerId === customer.id && existing.amount === amount) {
+          return { ok: true, bill: existing, attempts: attempt, existing: true };
+        }
+        if (!input.idSeed || billingRequestId.startsWith(`${BILLING_REQUEST_PREFIX}_k`) === false) {
+          throw new Error('createBilling: billing request id collision');
+        }
+        // The seed was used for another billing, or over a day ago (the Idempotency-Key
+        // window is over, so this is a new request): a random id.
+        billingRequestId = billingRequestIdFor();
+        continue;
+      }
+      if (!failed(ITEM_DECISION) && (failed(ITEM_MONTH) || failed(ITEM_WEEK))) {
+        return { ok: false, refusal: 'limits', attempts: attempt };
+      }
+      const retryable = failed(ITEM_DECISION) || codes.some((c) => c === 'TransactionConflict' || RETRYABLE_ERRORS.has(c) || c === 'ThrottlingError');
+      if (!retryable) throw e;
+      if (attempt >= MAX_ATTEMPTS) {
+        logger.warn('billing contention: giving up', { merchantId: merchant.id, decisionId: decId, attempts: attempt });
+        return { ok: false, refusal: 'busy', attempts: attempt };
+      }
+      if (!failed(ITEM_DECISION)) await sleep(backoff(attempt));
+      decision = await getItem<DecisionItem>(decisionKey(decId));
+    }
+  }
+}

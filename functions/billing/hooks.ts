@@ -1,0 +1,6 @@
+/**
+ * Every module that registers a billing outcome hook (`onBillingSettled`), loaded in one
+ * place. Entry points that settle billings import this file. Add one import line per
+ * feature (e.g. `import '../recurring/outcome';`).
+ */
+export {};

@@ -1,0 +1,106 @@
+/**
+ * Reads of the billing endpoints, amortized per request (docs/billing-design.md: at most 3
+ * DynamoDB requests per billed phrase): decisions in one BatchGetItem per 100 phrases,
+ * customers' bank data in one BatchGetItem (and cached: a customer's bank and clientRef
+ * never change), the merchant once per request (cached briefly per process).
+ */
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../store/clients';
+import { customerKey } from '../store/customers';
+import { decisionKey, type DecisionItem } from '../store/decisions';
+import { getParticipant } from '../store/participants';
+import { table, type Item, type Key } from '../store/table';
+import type { BillingCustomer, BillingMerchant } from './create-billing';
+
+const BATCH_GET_MAX = 100;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
+export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
+  const names = projection ? Object.fromEntries(projection.map((p, i) => [`#p${i}`, p])) : undefined;
+  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
+    for (let round = 0; pending && pending.length > 0; round++) {
+      if (round > 0) await sleep(Math.min(500, 20 * 2 ** round) * (0.5 + Math.random()));
+      if (round > 10) throw new Error('BatchGetItem did not finish');
+      const res = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table()]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+            },
+          },
+        }),
+      );
+      for (const it of res.Responses?.[table()] ?? []) out.set(it.pk as string, it as T);
+      pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return out;
+}
+
+/** Decisions by id (missing ids are absent from the map). */
+export async function getDecisions(ids: readonly string[]): Promise<Map<string, DecisionItem>> {
+  const byPk = await batchGet<DecisionItem>(ids.map(decisionKey));
+  return new Map([...byPk.values()].map((d) => [d.id, d]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Customers: id, bankId, clientRef are immutable, so they are cached per process.
+
+const CUSTOMER_CACHE_MAX = 20_000;
+const customerCache = new Map<string, BillingCustomer>();
+
+function remember(c: BillingCustomer): void {
+  if (customerCache.size >= CUSTOMER_CACHE_MAX) customerCache.delete(customerCache.keys().next().value as string);
+  customerCache.set(c.id, c);
+}
+
+/** The customers' bank data (id, bankId, clientRef) by id; unknown ids are absent. */
+export async function getBillingCustomers(ids: readonly string[]): Promise<Map<string, BillingCustomer>> {
+  const result = new Map<string, BillingCustomer>();
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const c = customerCache.get(id);
+    if (c) result.set(id, c);
+    else missing.push(id);
+  }
+  if (missing.length) {
+    const found = await batchGet<Item>(missing.map(customerKey), ['id', 'bankId', 'clientRef', 'type']);
+    for (const it of found.values()) {
+      if (it.type !== 'customer') continue;
+      const c: BillingCustomer = { id: it.id as string, bankId: it.bankId as string, clientRef: it.clientRef as string };
+      remember(c);
+      result.set(c.id, c);
+    }
+  }
+  return result;
+}
+
+/** For tests that need a clean process state. */
+export function clearBillingCaches(): void {
+  customerCache.clear();
+  merchantCache.clear();
+}
+
+// ---------------------------------------------------------------------------------------
+// Merchant: read once per request; the name (shown in events) is cached for a short time,
+// its provider never changes.
+
+const MERCHANT_TTL_MS = 30_000;
+const merchantCache = new Map<string, { m: BillingMerchant; at: number }>();
+
+export async function getBillingMerchant(id: string): Promise<BillingMerchant | undefined> {
+  const hit = merchantCache.get(id);
+  if (hit && Date.now() - hit.at < MERCHANT_TTL_MS) return hit.m;
+  const p = await getParticipant(id);
+  if (!p || p.type !== 'merchant') return undefined;
+  const m: BillingMerchant = { id: p.id, name: p.name, ...(p.providerId ? { providerId: p.providerId } : {}) };
+  if (merchantCache.size > 10_000) merchantCache.clear();
+  merchantCache.set(id, { m, at: Date.now() });
+  return m;
+}

@@ -1,0 +1,152 @@
+/**
+ * A billing leaves `pending` exactly once (docs/billing-design.md "Bank response / expiry"):
+ *
+ *   succeeded  (bank approve_once / approve_recurring): the ledger capture
+ *              (`captureItems`: entry, balance shard, settlement batch); the amount stays
+ *              counted against the limits
+ *   declined   (bank deny / suspended), expired (approval window over), failed:
+ *              the reservation is released from the counters it was made under
+ *
+ * in ONE transaction with the billing's status change (conditioned on `status = pending`;
+ * an approval also on `expiresAt` not passed; the expiry worker also on its lease), the
+ * outcome hooks' items and `billing.response` to the merchant (+ its provider). Two
+ * concurrent answers, or an answer racing the expiry, cannot both win: the loser's
+ * transaction is cancelled and it reads the winner's result.
+ */
+import { settlementDate } from '../domain/business-days';
+import { limitRelease } from '../domain/limits';
+import { commit } from '../events/outbox';
+import { logger } from '../http/log';
+import { billKey, type BillItem } from '../store/billing-types';
+import { captureItems } from '../store/ledger';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../store/table';
+import { billingResponseEvent, type FinalStatus } from './bill-item';
+import { counterItem } from './create-billing';
+import { outcomeHookItems, type BillingOutcome } from './outcome-hooks';
+import './hooks';
+
+export type SettleResult =
+  | { ok: true; bill: BillItem }
+  /** The billing changed meanwhile (answered, expired) or the lease is not ours: `current` is its state now. */
+  | { ok: false; reason: 'changed'; current: BillItem | undefined }
+  /** Contention outlasted the bounded retries; nothing was written. */
+  | { ok: false; reason: 'busy' };
+
+export const SETTLE_MAX_ATTEMPTS = 10;
+
+/** `reason` of `billing.response` for each refusal. */
+export function reasonOf(outcome: BillingOutcome): string | undefined {
+  switch (outcome.status) {
+    case 'succeeded':
+      return undefined;
+    case 'declined':
+      return outcome.action === 'deny' ? 'customer_denied' : 'customer_suspended';
+    case 'expired':
+      return 'approval_expired';
+    case 'failed':
+      return outcome.reason;
+  }
+}
+
+function billUpdate(bill: BillItem, outcome: BillingOutcome, at: Date, leasedSk: string | undefined): { item: TransactItem; next: BillItem } {
+  const nowIso = at.toISOString();
+  const status: FinalStatus = outcome.status;
+  const set: Record<string, unknown> = { '#status': status, updatedAt: nowIso, answeredAt: nowIso };
+  const reason = reasonOf(outcome);
+  if (reason) set.reason = reason;
+  if ('action' in outcome) set.bankAction = outcome.action;
+  if ('bankTransactionId' in outcome && outcome.bankTransactionId !== undefined) set.bankTransactionId = outcome.bankTransactionId;
+  if (status === 'succeeded') set.settlementDate = settlementDate(at).date;
+
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':pending': 'pending' };
+  const assignments = Object.entries(set).map(([k, v], i) => {
+    values[`:v${i}`] = v;
+    if (!k.startsWith('#')) {
+      names[`#a${i}`] = k;
+      return `#a${i} = :v${i}`;
+    }
+    return `${k} = :v${i}`;
+  });
+  let condition = '#status = :pending';
+  if (status === 'succeeded') {
+    condition += ' AND (attribute_not_exists(expiresAt) OR expiresAt > :now)';
+    values[':now'] = nowIso;
+  }
+  if (leasedSk !== undefined) {
+    condition += ' AND dueSk = :leased';
+    values[':leased'] = leasedSk;
+  }
+  const next = { ...bill } as BillItem;
+  for (const [k, v] of Object.entries(set)) (next as Record<string, unknown>)[k === '#status' ? 'status' : k] = v;
+  delete next.duePk;
+  delete next.dueSk;
+  return {
+    next,
+    item: {
+      Update: {
+        TableName: table(),
+        Key: billKey(bill.billingRequestId),
+        UpdateExpression: `SET ${assignments.join(', ')} REMOVE duePk, dueSk`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Move `bill` (as read, status pending) to the outcome's status at `at`. With `leasedSk`
+ * (the expiry worker) only while the tick's claim on the item holds.
+ */
+export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at: Date, opts: { leasedSk?: string } = {}): Promise<SettleResult> {
+  for (let attempt = 1; ; attempt++) {
+    if (bill.status !== 'pending') return { ok: false, reason: 'changed', current: bill };
+    const { item, next } = billUpdate(bill, outcome, at, opts.leasedSk);
+    const money: TransactItem[] =
+      outcome.status === 'succeeded'
+        ? captureItems(bill, at)
+        : Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem);
+    const hookItems = await outcomeHookItems(bill, outcome, at);
+    const data = billingResponseEvent(bill, outcome.status, {
+      bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,
+      reason: reasonOf(outcome),
+    });
+    try {
+      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }]);
+      return { ok: true, bill: next };
+    } catch (e) {
+      if (!isTransactionCancelled(e)) throw e;
+      const codes = cancellationCodes(e);
+      if (codes[0] === 'ConditionalCheckFailed') {
+        const current = await getItem<BillItem>(billKey(bill.billingRequestId));
+        return { ok: false, reason: 'changed', current };
+      }
+      if (!codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) throw e;
+      if (attempt >= SETTLE_MAX_ATTEMPTS) {
+        logger.warn('billing settle contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });
+        return { ok: false, reason: 'busy' };
+      }
+      await sleep(Math.min(500, 15 * 2 ** (attempt - 1)) * (0.5 + Math.random()));
+      const current = await getItem<BillItem>(billKey(bill.billingRequestId));
+      if (!current) return { ok: false, reason: 'changed', current };
+      bill = current;
+    }
+  }
+}
+
+/** Whether a pending billing's approval window is over at `at`. */
+export const isPastExpiry = (bill: Pick<BillItem, 'requiresApproval' | 'expiresAt'>, at: Date): boolean =>
+  bill.requiresApproval && bill.expiresAt !== undefined && Date.parse(bill.expiresAt) <= at.getTime();
+
+/**
+ * Expire a pending approval whose window is over (the expiry worker with its lease; the
+ * bank-response handler and the sandbox route without). Returns the settle result; a
+ * billing that is no longer pending is left alone.
+ */
+export async function expireBilling(bill: BillItem, at: Date, opts: { leasedSk?: string } = {}): Promise<SettleResult> {
+  return settleBilling(bill, { status: 'expired' }, at, opts);
+}
