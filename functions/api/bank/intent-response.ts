@@ -1,4 +1,103 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { majorAmount } from '../../domain/money';
+import { canReceiveApproveRecurring, trustOf } from '../../domain/trust';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, badRequest, conflict, notFound } from '../../http/errors';
+import { getBankCustomer } from '../../store/customers';
+import { decisionId, decisionRecord, saveDecision } from '../../store/decisions';
+import { findIntentToAnswer } from '../../store/intents';
+import { getParticipant } from '../../store/participants';
 
-/** POST /v1/billing/intent-response: Return the customer's decision on an intent. */
-export const handler = notImplementedEndpoint();
+/** A limit: a positive JSON number in major units with at most 2 decimals (stored in minor units). */
+const limit = majorAmount({ minMinor: 1 }).nullable().optional();
+
+/**
+ * spendingLimits: any subset of single/daily/weekly/monthly. A period that is absent or null
+ * has no limit; `null` or `{}` for the whole object means no limits.
+ */
+export const spendingLimitsSchema = z
+  .strictObject({ single: limit, daily: limit, weekly: limit, monthly: limit })
+  .nullable()
+  .transform((v): SpendingLimits => {
+    const out: SpendingLimits = {};
+    for (const p of LIMIT_PERIODS) {
+      const x = v?.[p];
+      if (typeof x === 'number') out[p] = x;
+    }
+    return out;
+  });
+
+export const decisionValueSchema = z.enum(DECISION_VALUES);
+
+const id = z.string().min(1).max(100);
+
+const bodySchema = z.strictObject({
+  customerId: id,
+  entityId: id,
+  lookupPhrase: z.string().min(1).max(1000),
+  customerDecision: decisionValueSchema,
+  spendingLimits: spendingLimitsSchema.optional(),
+  blockMerchant: z.boolean().optional(),
+  intentId: id.optional(),
+});
+
+/**
+ * POST /v1/billing/intent-response (bank, its own customers): answers an intent (the given
+ * `intentId`, else the newest open intent for (customerId, entityId, lookupPhrase)). The
+ * answer sets the pair's decision whole (decision, spendingLimits - none when omitted -,
+ * blockMerchant - false when omitted): created on the first answer, updated in place after
+ * (same id, same agreementPhrase). In ONE transaction: intent answered (only if still open),
+ * decision written (only if unchanged since read), the merchant still trusted (for
+ * approve_recurring), and `billing.intent.response` to the merchant (and its provider).
+ *
+ * Refusals, in this order, write nothing: 404 Customer not found (unknown or another bank's),
+ * 404 Merchant not found, 404 Billing intent not found, 409 Billing intent has already been
+ * answered, 400 approve_recurring requires a trusted merchant.
+ */
+export const handler = endpoint({ body: bodySchema }, async ({ body, principal }) => {
+  const customer = await getBankCustomer(principal.id, body.customerId);
+  if (!customer) throw notFound(MSG.customerNotFound);
+  const merchant = await getParticipant(body.entityId);
+  if (!merchant || merchant.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+
+  const result = await saveDecision({
+    decisionId: decisionId(merchant.id, customer.id),
+    create: { customerId: customer.id, bankId: principal.id, merchantId: merchant.id },
+    owns: (d) => d.bankId === principal.id,
+    intent: async () => {
+      const lookup = await findIntentToAnswer({
+        customerId: customer.id,
+        merchantId: merchant.id,
+        lookupPhrase: body.lookupPhrase,
+        intentId: body.intentId,
+      });
+      if ('refused' in lookup) {
+        throw lookup.refused === 'answered' ? conflict(MSG.billingIntentAnswered, 'intent_already_answered') : notFound(MSG.billingIntentNotFound);
+      }
+      return lookup.found;
+    },
+    change: (_current, intent) => ({
+      decision: body.customerDecision,
+      spendingLimits: body.spendingLimits ?? {},
+      blockMerchant: body.blockMerchant ?? false,
+      lookupPhrase: intent!.lookupPhrase,
+    }),
+    trustedMerchant: body.customerDecision === 'approve_recurring' ? isTrustedMerchant : undefined,
+  });
+  if (!result.ok) {
+    if (result.reason === 'intent_answered') throw conflict(MSG.billingIntentAnswered, 'intent_already_answered');
+    if (result.reason === 'untrusted') throw untrustedError();
+    throw notFound(MSG.customerNotFound);
+  }
+  return ok(200, 'Customer decision recorded', decisionRecord(result.decision));
+});
+
+/** Trust is read per request (never cached): a provider's change applies at once. */
+export async function isTrustedMerchant(merchantId: string): Promise<boolean> {
+  const m = await getParticipant(merchantId);
+  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
+}
+
+export const untrustedError = () =>
+  badRequest(MSG.approveRecurringUntrusted, [{ path: 'customerDecision', message: 'the merchant is not trusted' }], 'merchant_not_trusted');

@@ -1,4 +1,44 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { isDecisionIdShaped } from '../../domain/decisions';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { decisionRecord, saveDecision } from '../../store/decisions';
+import { decisionValueSchema, isTrustedMerchant, spendingLimitsSchema, untrustedError } from './intent-response';
 
-/** PUT /v1/bank/customer-decisions/{id}: Change a decision on the customer's behalf. */
-export const handler = notImplementedEndpoint();
+const bodySchema = z
+  .strictObject({
+    customerDecision: decisionValueSchema.optional(),
+    spendingLimits: spendingLimitsSchema.optional(),
+    blockMerchant: z.boolean().optional(),
+  })
+  .refine((b) => b.customerDecision !== undefined || b.spendingLimits !== undefined || b.blockMerchant !== undefined, {
+    message: 'give at least one of customerDecision, spendingLimits, blockMerchant',
+  });
+
+/**
+ * PUT /v1/bank/customer-decisions/{id} (bank, its customers' decisions): changes the decision
+ * on the customer's behalf. Omitted fields keep their values; `spendingLimits` replaces the
+ * whole set (`{}` or null removes every limit). Setting approve_recurring needs a trusted
+ * merchant (400). The change and `billing.intent.response` (intentId null, the new state) to
+ * the merchant and its provider are one transaction. Unknown or another bank's: 404.
+ */
+export const handler = endpoint({ body: bodySchema }, async ({ body, params, principal }) => {
+  const id = params.id;
+  if (!isDecisionIdShaped(id)) throw notFound(MSG.decisionNotFound);
+  const result = await saveDecision({
+    decisionId: id,
+    owns: (d) => d.bankId === principal.id,
+    change: (current) => ({
+      decision: body.customerDecision ?? current!.decision,
+      spendingLimits: body.spendingLimits ?? current!.spendingLimits,
+      blockMerchant: body.blockMerchant ?? current!.blockMerchant,
+      lookupPhrase: current!.lookupPhrase,
+    }),
+    trustedMerchant: body.customerDecision === 'approve_recurring' ? isTrustedMerchant : undefined,
+  });
+  if (!result.ok) {
+    if (result.reason === 'untrusted') throw untrustedError();
+    throw notFound(MSG.decisionNotFound);
+  }
+  return ok(200, 'Customer decision updated', decisionRecord(result.decision));
+});

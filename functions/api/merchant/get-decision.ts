@@ -1,4 +1,15 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { isDecisionIdShaped } from '../../domain/decisions';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { decisionRecord, getDecision } from '../../store/decisions';
 
-/** GET /v1/customer-decisions/{id}: Read one customer decision. */
-export const handler = notImplementedEndpoint();
+/**
+ * GET /v1/customer-decisions/{id} (merchant, its own decisions): the full Customer decision,
+ * including lookupPhrase and lastUpdated. Unknown, malformed or another merchant's id: 404.
+ */
+export const handler = endpoint({}, async ({ params, principal }) => {
+  const id = params.id;
+  const d = isDecisionIdShaped(id) ? await getDecision(id) : undefined;
+  if (!d || d.merchantId !== principal.id) throw notFound(MSG.decisionNotFound);
+  return ok(200, 'Customer decision retrieved', decisionRecord(d));
+});
