@@ -1,4 +1,56 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { config } from '../../config';
+import { nextBusinessDay } from '../../domain/business-days';
+import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
+import { toMajor } from '../../domain/money';
+import { endpoint, ok } from '../../http/endpoint';
+import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../store/ledger';
+import { getParticipant } from '../../store/participants';
+import { MONEY_MSG } from '../transactions/messages';
 
-/** GET /v1/balance/details: Read the merchant's balance. */
-export const handler = notImplementedEndpoint();
+/**
+ * GET /v1/balance/details (merchant; a provider with X-Entity-Id): the spec's Balance details.
+ *
+ * - balances: the sum of the merchant's balance shards (they always equal the ledger).
+ * - nextSettlement: the earliest pending settlement day with funds, at 00:00 Lagos of that
+ *   day; with nothing pending, amount 0 and the start of the next business day (DESIGN 6.9).
+ * - bankAccountInfo: the merchant's settlement account as registered, unmasked (it is the
+ *   caller's own account and the contract says it is shown; docs/decisions.md); nulls when unset.
+ * - withdrawalInfo: WITHDRAWAL_MIN / WITHDRAWAL_MAX; supported once a bank account is set.
+ */
+export const handler = endpoint(
+  {
+    description: "The merchant's balance: settled and unsettled funds, the next settlement, payout account and withdrawal bounds.",
+  },
+  async ({ principal }) => {
+    const merchantId = principal.id;
+    const now = new Date();
+    const [balance, merchant, pending] = await Promise.all([
+      readBalance(merchantId),
+      getParticipant(merchantId),
+      pendingSettlements(merchantId, now),
+    ]);
+    const account = merchant?.bankAccount;
+    const bankAccountInfo = {
+      bankName: account?.bankName ?? null,
+      accountNumber: account?.accountNumber ?? null,
+      accountName: account?.accountName ?? null,
+    };
+    const next = pending.find((p) => p.amount > 0);
+    const currency = LEDGER_CURRENCY;
+    return ok(200, MONEY_MSG.balanceRetrieved, {
+      totalBalance: toMajor(balance.unsettled + balance.settled),
+      unsettledBalance: toMajor(balance.unsettled),
+      settledBalance: toMajor(balance.settled),
+      currency,
+      bankAccountInfo,
+      withdrawalInfo: {
+        isSupported: Boolean(bankAccountInfo.bankName && bankAccountInfo.accountNumber),
+        minimumAmount: config.withdrawalMin(),
+        maximumAmount: config.withdrawalMax(),
+      },
+      nextSettlement: next
+        ? { amount: toMajor(next.amount), currency, date: startOfLagosDay(next.date).toISOString() }
+        : { amount: 0, currency, date: startOfLagosDay(nextBusinessDay(lagosDate(now))).toISOString() },
+    });
+  },
+);

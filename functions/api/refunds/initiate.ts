@@ -1,4 +1,47 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { majorAmount, toMajor } from '../../domain/money';
+import { endpoint, ok } from '../../http/endpoint';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors';
+import { initiateRefund, MIN_REFUND_MINOR } from '../../store/refunds';
+import { MONEY_MSG } from '../transactions/messages';
 
-/** POST /v1/refunds/initiate: Start a refund. */
-export const handler = notImplementedEndpoint();
+const body = z.strictObject({
+  /** The transaction reference (`txn_…`) from the bill or pay response. */
+  reference: z.string().trim().min(1).max(100),
+  /** Major units, at least 0.01, at most 2 decimals; default: the whole refundable remainder. */
+  amount: majorAmount({ minMinor: MIN_REFUND_MINOR }).optional(),
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+
+/**
+ * POST /v1/refunds/initiate (merchant): reserve the amount against the transaction's
+ * refundable remainder and ask the customer's bank to refund it (`refund.requested`).
+ * 201 `{refundId, reference, amount, currency, status: "pending", expectedBy}`.
+ */
+export const handler = endpoint(
+  { body, description: 'Start a full or partial refund of a succeeded transaction. Honours Idempotency-Key.' },
+  async ({ body, principal }) => {
+    const r = await initiateRefund({ merchantId: principal.id, reference: body.reference, amount: body.amount, reason: body.reason });
+    if (!r.ok) {
+      switch (r.reason) {
+        case 'not_found':
+          throw notFound(MONEY_MSG.transactionNotFound);
+        case 'not_refundable':
+          throw conflict(MONEY_MSG.notRefundable, 'transaction_not_refundable');
+        case 'exceeds':
+          throw badRequest(MONEY_MSG.refundExceeds, undefined, 'refund_exceeds_refundable');
+        case 'busy':
+          throw new AppError(409, MONEY_MSG.refundBusy, 'busy');
+      }
+    }
+    const f = r.refund;
+    return ok(201, MONEY_MSG.refundInitiated, {
+      refundId: f.refundId,
+      reference: f.reference,
+      amount: toMajor(f.amount),
+      currency: f.currency,
+      status: f.status,
+      expectedBy: f.expectedBy,
+    });
+  },
+);

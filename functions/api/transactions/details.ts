@@ -1,4 +1,17 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { notFound } from '../../http/errors';
+import { canSee, findBillByReference, toTransaction } from '../../store/transactions';
+import { MONEY_MSG } from './messages';
 
-/** GET /v1/transaction-details: Transaction details. */
-export const handler = notImplementedEndpoint();
+const query = z.object({ reference: z.string().trim().min(1).max(100) });
+
+/**
+ * GET /v1/transaction-details?reference= -> one transaction. Unknown, or not visible to the
+ * caller (another merchant's, bank's or provider's): 404 `Transaction not found`.
+ */
+export const handler = endpoint({ query, description: 'One transaction by its reference.' }, async ({ query, principal }) => {
+  const bill = await findBillByReference(query.reference);
+  if (!bill || !canSee(principal, bill)) throw notFound(MONEY_MSG.transactionNotFound);
+  return ok(200, MONEY_MSG.transactionRetrieved, toTransaction(bill));
+});

@@ -1,4 +1,40 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { isoDateTime, skipPaging } from '../../http/schemas';
+import { listTransactions, TRANSACTION_STATUSES, transactionScope } from '../../store/transactions';
+import { MONEY_MSG } from './messages';
 
-/** GET /v1/transaction-history: Transaction history. */
-export const handler = notImplementedEndpoint();
+const query = z
+  .object({
+    status: z.enum(TRANSACTION_STATUSES).optional(),
+    /** Inclusive bounds on createdAt, ISO 8601 date-times (any offset). */
+    from: isoDateTime.optional(),
+    to: isoDateTime.optional(),
+    ...skipPaging,
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) <= Date.parse(q.to), {
+    message: 'from must not be after to',
+    path: ['from'],
+  });
+
+/**
+ * GET /v1/transaction-history?status=&from=&to=&limit=&skip= -> `{transactions[], total}`,
+ * newest first. Merchants (and providers with X-Entity-Id) see their own; providers without
+ * the header all their merchants'; banks their customers'.
+ */
+export const handler = endpoint(
+  { query, description: 'Transactions visible to the caller, newest first, filtered by status and createdAt range.' },
+  async ({ query, principal }) => {
+    const page = await listTransactions(
+      transactionScope(principal),
+      {
+        status: query.status,
+        from: query.from !== undefined ? new Date(query.from) : undefined,
+        to: query.to !== undefined ? new Date(query.to) : undefined,
+      },
+      query.skip,
+      query.limit,
+    );
+    return ok(200, MONEY_MSG.transactionsRetrieved, { transactions: page.items, total: page.total });
+  },
+);

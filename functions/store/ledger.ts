@@ -1,0 +1,383 @@
+/**
+ * Money (docs/billing-design.md, issue 7): double-entry ledger entries, sharded balance
+ * counters and settlement batches. Amounts are integer minor units (kobo).
+ *
+ * Accounts: `bank:<bankId>` (what a customer's bank owes us / we pay back),
+ * `merchant_unsettled:<merchantId>` and `merchant_settled:<merchantId>` (what we owe the
+ * merchant, before and after settlement). Every entry moves one amount from its debit
+ * account to its credit account, so debits equal credits by construction.
+ *
+ * | movement   | debit                       | credit                      |
+ * |------------|-----------------------------|-----------------------------|
+ * | capture    | bank:<bankId>               | merchant_unsettled:<m>      |
+ * | settlement | merchant_unsettled:<m>      | merchant_settled:<m>        |
+ * | refund     | merchant_unsettled or _settled:<m> | bank:<bankId>        |
+ *
+ * Balances are kept as sharded counters (`BAL#<m>` / `S#<n>`) that change in the SAME
+ * transaction as the entry that justifies them, so they always equal the entries
+ * (`checkMerchantLedger` recomputes them). Settlement batches (`SETTLE#<m>` /
+ * `<date>#<shard>`) hold the unsettled amount per settlement day; a capture adds to the
+ * batch shard of the balance shard it picked, so one hot merchant spreads its writes over
+ * N items instead of one (docs/decisions.md "Money").
+ *
+ * Entry keys are deterministic per (source, kind): `<ts>#<kind>:<sourceId>` where `ts` is
+ * the source's creation time (bill.createdAt, refund.createdAt, the settlement day), and
+ * every entry put is conditioned on `attribute_not_exists(pk)`: a replayed capture,
+ * settlement or refund can never post twice.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { randomInt } from 'node:crypto';
+import { config } from '../config';
+import { settlementDate } from '../domain/business-days';
+import { addDays, lagosDate } from '../domain/lagos-time';
+import { dueAttributes } from '../workers/due';
+import type { BillItem } from './billing-types';
+import { db } from './clients';
+import { getItem, queryAll, table, type TransactItem } from './table';
+
+export const LEDGER_CURRENCY = 'NGN';
+
+export type LedgerKind = 'capture' | 'settlement' | 'refund';
+
+export const accounts = {
+  bank: (bankId: string) => `bank:${bankId}`,
+  unsettled: (merchantId: string) => `merchant_unsettled:${merchantId}`,
+  settled: (merchantId: string) => `merchant_settled:${merchantId}`,
+};
+
+export interface LedgerEntry {
+  pk: string; // LEDGER#<merchantId>
+  sk: string; // <ISO ts>#<entryId>
+  entryId: string; // <kind>:<sourceId>
+  kind: LedgerKind;
+  merchantId: string;
+  debit: string;
+  credit: string;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  reference?: string;
+  billingRequestId?: string;
+  refundId?: string;
+  /** capture: the day its funds settle; settlement: the day settled. */
+  settlementDate?: string;
+  /** capture: the settlement batch item (sk) the amount went to; refunds find it here. */
+  batchSk?: string;
+  /** The wall-clock (or tick) time the entry was written. */
+  postedAt: string;
+  [extra: string]: unknown;
+}
+
+export const ledgerPk = (merchantId: string) => `LEDGER#${merchantId}`;
+export const ledgerEntryId = (kind: LedgerKind, sourceId: string) => `${kind}:${sourceId}`;
+export const ledgerEntryKey = (merchantId: string, ts: string, entryId: string) => ({
+  pk: ledgerPk(merchantId),
+  sk: `${ts}#${entryId}`,
+});
+/** The capture entry of a bill (deterministic: one per billing request). */
+export const captureEntryKey = (bill: Pick<BillItem, 'merchantId' | 'createdAt' | 'billingRequestId'>) =>
+  ledgerEntryKey(bill.merchantId, bill.createdAt, ledgerEntryId('capture', bill.billingRequestId));
+
+/** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
+export function entryPut(entry: LedgerEntry): TransactItem {
+  if (!Number.isSafeInteger(entry.amount) || entry.amount <= 0) throw new RangeError(`ledger amount must be a positive integer, got ${entry.amount}`);
+  if (entry.debit === entry.credit) throw new RangeError('ledger entry debits and credits the same account');
+  return { Put: { TableName: table(), Item: entry, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+// ---------------------------------------------------------------------------------------
+// Balance shards
+
+export const balancePk = (merchantId: string) => `BAL#${merchantId}`;
+export const balanceShardKey = (merchantId: string, shard: number) => ({ pk: balancePk(merchantId), sk: `S#${shard}` });
+export const randomShard = () => randomInt(config.balanceShards());
+
+/** ADD to one balance shard (negative deltas subtract; a shard may go negative, the sum never does). */
+export function balanceAdd(merchantId: string, delta: { unsettled?: number; settled?: number }, shard = randomShard()): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: balanceShardKey(merchantId, shard),
+      UpdateExpression: 'ADD #u :u, #s :s SET #m = :m',
+      ExpressionAttributeNames: { '#u': 'unsettled', '#s': 'settled', '#m': 'merchantId' },
+      ExpressionAttributeValues: { ':u': delta.unsettled ?? 0, ':s': delta.settled ?? 0, ':m': merchantId },
+    },
+  };
+}
+
+export interface Balance {
+  unsettled: number;
+  settled: number;
+}
+
+/** The merchant's balance: the sum of its shards (one partition, strongly consistent). */
+export async function readBalance(merchantId: string): Promise<Balance> {
+  const shards = await queryAll<{ unsettled?: number; settled?: number }>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': balancePk(merchantId) },
+    ConsistentRead: true,
+  });
+  return shards.reduce<Balance>(
+    (b, s) => ({ unsettled: b.unsettled + (s.unsettled ?? 0), settled: b.settled + (s.settled ?? 0) }),
+    { unsettled: 0, settled: 0 },
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Settlement batches
+
+export const SETTLEMENT_KIND = 'settlement';
+
+export interface SettlementBatch {
+  pk: string; // SETTLE#<merchantId>
+  sk: string; // <yyyy-mm-dd>#<shard>
+  merchantId: string;
+  settlementDate: string;
+  shard: number;
+  currency: string;
+  status: 'pending' | 'settled';
+  /** Minor units still to settle (captures − refunds taken from it − settled). */
+  amount: number;
+  /** Captures added since the last settlement round. */
+  count: number;
+  capturedAmount: number;
+  refundedAmount?: number;
+  settledAmount?: number;
+  settleRound?: number;
+  createdAt: string;
+  updatedAt: string;
+  settledAt?: string;
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export const settlePk = (merchantId: string) => `SETTLE#${merchantId}`;
+export const batchSk = (date: string, shard: number) => `${date}#${shard}`;
+export const batchKey = (merchantId: string, date: string, shard: number) => ({ pk: settlePk(merchantId), sk: batchSk(date, shard) });
+export const settlementDueId = (merchantId: string, sk: string) => `${merchantId}/${sk}`;
+
+/**
+ * The transaction items that post a captured (succeeded) billing: at most 4 (3 today).
+ *
+ * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
+ *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
+ * 2. ADD `unsettled` on a random balance shard.
+ * 3. the settlement batch shard for the next Nigerian business day: ADD amount and count;
+ *    status `pending`; the due attributes (`settlement` at 00:00 Lagos of that day) are set
+ *    only when absent (`if_not_exists`), so a batch whose due item a tick has already
+ *    claimed keeps the claim, and a batch already settled (a late capture) is re-opened and
+ *    becomes due again at once. The batch write has no condition: a capture never fails
+ *    because of settlement.
+ *
+ * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
+ */
+export function captureItems(bill: BillItem, at: Date): TransactItem[] {
+  if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
+  const { date, at: dueAt } = settlementDate(at);
+  const shard = randomShard();
+  const sk = batchSk(date, shard);
+  const now = at.toISOString();
+  const currency = bill.currency ?? LEDGER_CURRENCY;
+  const entry: LedgerEntry = {
+    ...captureEntryKey(bill),
+    entryId: ledgerEntryId('capture', bill.billingRequestId),
+    kind: 'capture',
+    merchantId: bill.merchantId,
+    debit: accounts.bank(bill.bankId),
+    credit: accounts.unsettled(bill.merchantId),
+    amount: bill.amount,
+    currency,
+    reference: bill.reference,
+    billingRequestId: bill.billingRequestId,
+    settlementDate: date,
+    batchSk: sk,
+    postedAt: now,
+  };
+  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, sk), dueAt);
+  return [
+    entryPut(entry),
+    balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
+    {
+      Update: {
+        TableName: table(),
+        Key: { pk: settlePk(bill.merchantId), sk },
+        UpdateExpression:
+          'ADD #amount :a, #count :one, #captured :a ' +
+          'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
+          'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
+        ExpressionAttributeNames: {
+          '#amount': 'amount',
+          '#count': 'count',
+          '#captured': 'capturedAmount',
+          '#status': 'status',
+          '#m': 'merchantId',
+          '#date': 'settlementDate',
+          '#shard': 'shard',
+          '#cur': 'currency',
+          '#created': 'createdAt',
+          '#updated': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':a': bill.amount,
+          ':one': 1,
+          ':pending': 'pending',
+          ':m': bill.merchantId,
+          ':date': date,
+          ':shard': shard,
+          ':cur': currency,
+          ':now': now,
+          ':duePk': due.duePk,
+          ':dueSk': due.dueSk,
+        },
+      },
+    },
+  ];
+}
+
+/** All batch shards of one settlement day (strongly consistent). */
+export function readDayBatches(merchantId: string, date: string): Promise<SettlementBatch[]> {
+  return queryAll<SettlementBatch>({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
+    ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':day': `${date}#` },
+    ConsistentRead: true,
+  });
+}
+
+/**
+ * How far back the balance looks for a pending batch. A batch stays pending after its day
+ * only while the tick is down; a month covers any realistic outage and bounds the read.
+ */
+export const PENDING_LOOKBACK_DAYS = 31;
+
+/** Pending batches from `PENDING_LOOKBACK_DAYS` before `now` on, by day: [{date, amount, count}] ascending. */
+export async function pendingSettlements(merchantId: string, now: Date): Promise<{ date: string; amount: number; count: number }[]> {
+  const from = addDays(lagosDate(now), -PENDING_LOOKBACK_DAYS);
+  const batches = await queryAll<SettlementBatch>({
+    KeyConditionExpression: 'pk = :pk AND sk >= :from',
+    FilterExpression: '#status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':from': from, ':pending': 'pending' },
+    ConsistentRead: true,
+  });
+  const byDay = new Map<string, { date: string; amount: number; count: number }>();
+  for (const b of batches) {
+    const d = byDay.get(b.settlementDate) ?? { date: b.settlementDate, amount: 0, count: 0 };
+    d.amount += b.amount ?? 0;
+    d.count += b.count ?? 0;
+    byDay.set(b.settlementDate, d);
+  }
+  return [...byDay.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariant
+
+export interface LedgerCheck {
+  merchantId: string;
+  /** Recomputed from the ledger entries. */
+  entries: Balance;
+  /** Sum of the balance shards. */
+  shards: Balance;
+  /** Sum of pending batch amounts (must equal the unsettled balance). */
+  pendingBatches: number;
+  entryCount: number;
+  /** Per account: Σ debits − Σ credits of this merchant's entries. */
+  net: Record<string, number>;
+  problems: string[];
+}
+
+/**
+ * Recomputes the merchant's balances from its ledger entries and compares them with the
+ * shards and the pending settlement batches; checks every entry is well formed and that
+ * no balance is negative. Read-only (tests and ops).
+ */
+export async function checkMerchantLedger(merchantId: string): Promise<LedgerCheck> {
+  const [entries, shards, batches] = await Promise.all([
+    queryAll<LedgerEntry>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true }, 1_000_000),
+    readBalance(merchantId),
+    queryAll<SettlementBatch>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true }, 1_000_000),
+  ]);
+  const problems: string[] = [];
+  const unsettledAcct = accounts.unsettled(merchantId);
+  const settledAcct = accounts.settled(merchantId);
+  const sums: Balance = { unsettled: 0, settled: 0 };
+  const ids = new Set<string>();
+  const net: Record<string, number> = {};
+  for (const e of entries) {
+    net[e.debit] = (net[e.debit] ?? 0) + e.amount;
+    net[e.credit] = (net[e.credit] ?? 0) - e.amount;
+    if (!Number.isSafeInteger(e.amount) || e.amount <= 0) problems.push(`entry ${e.entryId}: bad amount ${e.amount}`);
+    if (e.debit === e.credit) problems.push(`entry ${e.entryId}: debit equals credit`);
+    if (ids.has(e.entryId)) problems.push(`entry ${e.entryId}: posted twice`);
+    ids.add(e.entryId);
+    for (const [acct, sign] of [[e.credit, 1], [e.debit, -1]] as const) {
+      if (acct === unsettledAcct) sums.unsettled += sign * e.amount;
+      else if (acct === settledAcct) sums.settled += sign * e.amount;
+      else if (!acct.startsWith('bank:')) problems.push(`entry ${e.entryId}: unknown account ${acct}`);
+    }
+  }
+  const pendingBatches = batches.filter((b) => b.status === 'pending').reduce((s, b) => s + (b.amount ?? 0), 0);
+  if (sums.unsettled !== shards.unsettled) problems.push(`unsettled: entries ${sums.unsettled} != shards ${shards.unsettled}`);
+  if (sums.settled !== shards.settled) problems.push(`settled: entries ${sums.settled} != shards ${shards.settled}`);
+  if (pendingBatches !== sums.unsettled) problems.push(`unsettled ${sums.unsettled} != pending batches ${pendingBatches}`);
+  if (sums.unsettled < 0 || sums.settled < 0) problems.push(`negative balance ${JSON.stringify(sums)}`);
+  for (const b of batches) if ((b.amount ?? 0) < 0) problems.push(`batch ${b.sk}: negative amount ${b.amount}`);
+  return { merchantId, entries: sums, shards, pendingBatches, entryCount: entries.length, net, problems };
+}
+
+export interface LedgerReport {
+  merchants: LedgerCheck[];
+  /** Σ debits − Σ credits over every entry and account: 0 when every entry is double-sided. */
+  imbalance: number;
+  /** Per bank account: Σ debits − Σ credits (what each bank owes us, net of refunds). */
+  banks: Record<string, number>;
+  problems: string[];
+}
+
+/** Every merchant with money items in the table (a Scan: tests and ops only). */
+export async function moneyMerchants(): Promise<string[]> {
+  const ids = new Set<string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: table(),
+        ProjectionExpression: 'pk',
+        FilterExpression: 'begins_with(pk, :l) OR begins_with(pk, :b) OR begins_with(pk, :s)',
+        ExpressionAttributeValues: { ':l': 'LEDGER#', ':b': 'BAL#', ':s': 'SETTLE#' },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    for (const it of out.Items ?? []) ids.add(String(it.pk).slice(String(it.pk).indexOf('#') + 1));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return [...ids].sort();
+}
+
+/** The ledger invariant over every merchant (tests run it after each scenario). */
+export async function checkLedger(merchantIds?: string[]): Promise<LedgerReport> {
+  const ids = merchantIds ?? (await moneyMerchants());
+  const merchants = await Promise.all(ids.map(checkMerchantLedger));
+  const net = new Map<string, number>();
+  for (const m of merchants) for (const [acct, v] of Object.entries(m.net)) net.set(acct, (net.get(acct) ?? 0) + v);
+  const banks: Record<string, number> = {};
+  let imbalance = 0;
+  let merchantTotal = 0;
+  for (const [acct, v] of net) {
+    imbalance += v;
+    if (acct.startsWith('bank:')) banks[acct] = v;
+    else merchantTotal -= v;
+  }
+  const problems = merchants.flatMap((m) => m.problems.map((p) => `${m.merchantId}: ${p}`));
+  if (imbalance !== 0) problems.push(`debits and credits differ by ${imbalance}`);
+  const bankTotal = Object.values(banks).reduce((s, v) => s + v, 0);
+  // What the merchants are owed equals what the banks owe: nothing created or lost.
+  if (merchantTotal !== bankTotal) problems.push(`merchants are owed ${merchantTotal}, banks owe ${bankTotal}`);
+  return { merchants, imbalance, banks, problems };
+}
+
+/** A ledger entry by key (refunds read a bill's capture entry). */
+export const getLedgerEntry = (key: { pk: string; sk: string }) => getItem<LedgerEntry>(key);
+

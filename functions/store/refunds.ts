@@ -1,0 +1,411 @@
+/**
+ * Refunds (docs/billing-design.md "Refunds", DESIGN 6.5, 6.9).
+ *
+ * Initiate (one transaction through the outbox):
+ *   0  the transaction (bill): ADD refundReserved :amt, conditioned on status `succeeded`,
+ *      the merchant, and `refundReserved <= amount − amt` — concurrent refunds can never
+ *      reserve more than the amount, whatever the interleaving
+ *   1  the refund item (Put), status `pending`; in sandbox with the due attributes of
+ *      `refund.complete` at createdAt + REFUND_AUTO_COMPLETE_SECONDS
+ *   +  `refund.requested` to the customer's bank (it executes the refund)
+ *
+ * Status: pending → processing (the bank is executing it) → completed | failed. Each change
+ * emits `refund.updated` to the merchant (+ provider).
+ *
+ * Complete (processing → completed, one transaction):
+ *   0  refund: status completed (conditioned on processing, and the tick's lease if any)
+ *   1  bill: ADD refundedAmount (the transaction reads `partially_refunded` / `refunded`)
+ *   2  ledger entry: debit `merchant_unsettled` (funds not settled yet) or
+ *      `merchant_settled`, credit `bank:<bankId>`; deterministic key per refund
+ *   3  balance shard ADD −amt (unsettled or settled)
+ *   4  (unsettled only) the bill's settlement batch shard: ADD amount −amt, conditioned on
+ *      the batch being pending with at least amt left; when that fails the funds are
+ *      settled, and the transaction is retried on the settled path
+ *
+ * Fail (pending | processing → failed): bill ADD refundReserved −amt (released).
+ */
+import { config } from '../config';
+import { refundExpectedBy } from '../domain/business-days';
+import { newId } from '../domain/ids';
+import { toMajor } from '../domain/money';
+import { commit } from '../events/outbox';
+import { logger } from '../http/log';
+import { dueAttributes } from '../workers/due';
+import { billKey, type BillItem } from './billing-types';
+import {
+  accounts,
+  balanceAdd,
+  captureEntryKey,
+  entryPut,
+  getLedgerEntry,
+  ledgerEntryId,
+  ledgerEntryKey,
+  settlePk,
+} from './ledger';
+import { findBillByReference } from './transactions';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from './table';
+
+export type RefundStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface RefundItem {
+  pk: string; // REFUND#<refundId>
+  sk: 'REFUND';
+  refundId: string;
+  reference: string;
+  billingRequestId: string;
+  merchantId: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+  expectedBy: string;
+  createdAt: string;
+  updatedAt: string;
+  processingAt?: string;
+  completedAt?: string;
+  failedAt?: string;
+  failureReason?: string;
+  /** Which merchant balance the completed refund was taken from. */
+  debitedBalance?: 'unsettled' | 'settled';
+  gsi2pk: string; // MREF#<merchantId>
+  gsi2sk: string; // <createdAt>#<refundId>
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export const REFUND_COMPLETE_KIND = 'refund.complete';
+export const REFUND_UPDATED = 'refund.updated';
+export const REFUND_REQUESTED = 'refund.requested';
+
+/** Smallest refund: NGN 0.01 (a partial refund of a few kobo is legitimate; docs/decisions.md). */
+export const MIN_REFUND_MINOR = 1;
+
+export const refundKey = (refundId: string) => ({ pk: `REFUND#${refundId}`, sk: 'REFUND' as const });
+export const getRefund = (refundId: string) => getItem<RefundItem>(refundKey(refundId));
+
+/** The refund as the API (and `refund.updated`) shows it. */
+export function refundView(r: RefundItem) {
+  return {
+    refundId: r.refundId,
+    reference: r.reference,
+    amount: toMajor(r.amount),
+    currency: r.currency,
+    status: r.status,
+    reason: r.reason,
+    expectedBy: r.expectedBy,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    completedAt: r.completedAt ?? null,
+    ...(r.status === 'failed' ? { failureReason: r.failureReason ?? null } : {}),
+  };
+}
+
+const updatedEvent = (r: RefundItem) => ({
+  type: REFUND_UPDATED,
+  to: r.merchantId,
+  data: { ...refundView(r), billingRequestId: r.billingRequestId, entityId: r.merchantId },
+});
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+const backoff = (attempt: number) => sleep(Math.min(300, 10 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+const isContention = (codes: string[]) => codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError');
+
+// ---------------------------------------------------------------------------------------
+// Initiate
+
+export type InitiateResult =
+  | { ok: true; refund: RefundItem }
+  | { ok: false; reason: 'not_found' | 'not_refundable' | 'exceeds' | 'busy' };
+
+/** Attempts before a contended refund gives up (`busy`, nothing written). 20 concurrent refunds of one transaction fit. */
+export const INITIATE_MAX_ATTEMPTS = 40;
+
+export async function initiateRefund(input: {
+  merchantId: string;
+  reference: string;
+  /** Minor units; default: the whole refundable remainder. */
+  amount?: number;
+  reason?: string;
+  now?: () => Date;
+}): Promise<InitiateResult> {
+  const found = await findBillByReference(input.reference);
+  if (!found || found.merchantId !== input.merchantId) return { ok: false, reason: 'not_found' };
+  let bill: BillItem = found;
+  for (let attempt = 1; ; attempt++) {
+    if (bill.status !== 'succeeded') return { ok: false, reason: 'not_refundable' };
+    const reserved = bill.refundReserved ?? 0;
+    const remaining = bill.amount - reserved;
+    const amount = input.amount ?? remaining;
+    if (amount < MIN_REFUND_MINOR || amount > remaining) return { ok: false, reason: 'exceeds' };
+
+    const now = input.now?.() ?? new Date();
+    const nowIso = now.toISOString();
+    const refundId = newId('rfd');
+    const refund: RefundItem = {
+      ...refundKey(refundId),
+      refundId,
+      reference: bill.reference,
+      billingRequestId: bill.billingRequestId,
+      merchantId: bill.merchantId,
+      ...(bill.providerId ? { providerId: bill.providerId } : {}),
+      bankId: bill.bankId,
+      customerId: bill.customerId,
+      amount,
+      currency: bill.currency,
+      status: 'pending',
+      reason: input.reason ?? null,
+      expectedBy: refundExpectedBy(now).toISOString(),
+      createdAt: nowIso,
+      updatedAt: nowIso,
+      gsi2pk: `MREF#${bill.merchantId}`,
+      gsi2sk: `${nowIso}#${refundId}`,
+      // Sandbox: the simulated bank completes it after a short delay. Live: the bank confirms.
+      ...(config.stage() === 'sandbox'
+        ? dueAttributes(REFUND_COMPLETE_KIND, refundId, new Date(now.getTime() + config.refundAutoCompleteSeconds() * 1000))
+        : {}),
+    };
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: table(),
+          Key: billKey(bill.billingRequestId),
+          UpdateExpression: 'ADD refundReserved :amt',
+          ConditionExpression:
+            '#status = :succeeded AND merchantId = :m AND (attribute_not_exists(refundReserved) OR refundReserved <= :maxReserved)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':amt': amount, ':succeeded': 'succeeded', ':m': input.merchantId, ':maxReserved': bill.amount - amount },
+        },
+      },
+      { Put: { TableName: table(), Item: refund, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ];
+    const requested = {
+      type: REFUND_REQUESTED,
+      to: bill.bankId,
+      data: {
+        refundId,
+        billingRequestId: bill.billingRequestId,
+        reference: bill.reference,
+        bankTransactionId: bill.bankTransactionId ?? null,
+        customerId: bill.customerId,
+        entityId: bill.merchantId,
+        merchantName: bill.merchantName,
+        amount: toMajor(amount),
+        currency: bill.currency,
+        reason: refund.reason,
+        expectedBy: refund.expectedBy,
+        createdAt: nowIso,
+      },
+    };
+    try {
+      await commit(items, [requested]);
+      logger.info('refund initiated', { refundId, billingRequestId: bill.billingRequestId });
+      return { ok: true, refund };
+    } catch (e) {
+      if (!isTransactionCancelled(e)) throw e;
+      const codes = cancellationCodes(e);
+      if (codes[0] !== 'ConditionalCheckFailed' && !isContention(codes)) throw e;
+      if (attempt >= INITIATE_MAX_ATTEMPTS) {
+        logger.warn('refund contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });
+        return { ok: false, reason: 'busy' };
+      }
+      // Reserved meanwhile (condition) or contended: read the transaction again and decide again.
+      if (codes[0] !== 'ConditionalCheckFailed') await backoff(attempt);
+      const current = await getItem<BillItem>(billKey(bill.billingRequestId));
+      if (!current || current.merchantId !== input.merchantId) return { ok: false, reason: 'not_found' };
+      bill = current;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Status changes
+
+/** The tick's claim on a refund's due item (the sandbox auto-complete worker). */
+export interface RefundLease {
+  leasedSk: string;
+}
+
+const MAX_ATTEMPTS = 10;
+
+/** pending → processing. Returns the refund as it is afterwards (unchanged when it was not pending). */
+export async function markRefundProcessing(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
+  const r = await getRefund(refundId);
+  if (!r || r.status !== 'pending') return r;
+  const nowIso = now.toISOString();
+  const next: RefundItem = { ...r, status: 'processing', processingAt: nowIso, updatedAt: nowIso };
+  const values: Record<string, unknown> = { ':processing': 'processing', ':pending': 'pending', ':now': nowIso };
+  let condition = '#status = :pending';
+  if (lease) {
+    condition += ' AND dueSk = :leased';
+    values[':leased'] = lease.leasedSk;
+  }
+  try {
+    await commit(
+      [
+        {
+          Update: {
+            TableName: table(),
+            Key: refundKey(refundId),
+            UpdateExpression: 'SET #status = :processing, processingAt = :now, updatedAt = :now',
+            ConditionExpression: condition,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: values,
+          },
+        },
+      ],
+      [updatedEvent(next)],
+    );
+    return next;
+  } catch (e) {
+    if (!isTransactionCancelled(e)) throw e;
+    return getRefund(refundId); // changed meanwhile (or lease lost): the caller looks at the current state
+  }
+}
+
+/**
+ * processing → completed, moving the money (see the header). A pending refund is moved to
+ * processing first (the sandbox bank "executes" it at once). Idempotent: a completed or
+ * failed refund is returned as it is. With `lease`, only while the tick's claim holds.
+ */
+export async function completeRefund(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
+  let r = await getRefund(refundId);
+  if (r?.status === 'pending') r = await markRefundProcessing(refundId, now, lease);
+  if (!r || r.status !== 'processing') return r;
+  if (lease && r.dueSk !== lease.leasedSk) return r;
+
+  const bill = await getItem<BillItem>(billKey(r.billingRequestId));
+  if (!bill) throw new Error(`refund ${refundId}: billing request missing`);
+  const capture = await getLedgerEntry(captureEntryKey(bill));
+  if (!capture) throw new Error(`refund ${refundId}: capture entry missing`);
+
+  const nowIso = now.toISOString();
+  let fromUnsettled = capture.batchSk !== undefined;
+  for (let attempt = 1; ; attempt++) {
+    const side = fromUnsettled ? 'unsettled' : 'settled';
+    const next: RefundItem = { ...r, status: 'completed', completedAt: nowIso, updatedAt: nowIso, debitedBalance: side };
+    delete next.duePk;
+    delete next.dueSk;
+    const values: Record<string, unknown> = { ':completed': 'completed', ':processing': 'processing', ':now': nowIso, ':side': side };
+    let condition = '#status = :processing';
+    if (lease) {
+      condition += ' AND dueSk = :leased';
+      values[':leased'] = lease.leasedSk;
+    }
+    const entryId = ledgerEntryId('refund', r.refundId);
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: table(),
+          Key: refundKey(refundId),
+          UpdateExpression: 'SET #status = :completed, completedAt = :now, updatedAt = :now, debitedBalance = :side REMOVE duePk, dueSk',
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        },
+      },
+      {
+        Update: {
+          TableName: table(),
+          Key: billKey(bill.billingRequestId),
+          UpdateExpression: 'ADD refundedAmount :amt SET updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':amt': r.amount, ':now': nowIso },
+        },
+      },
+      entryPut({
+        ...ledgerEntryKey(bill.merchantId, r.createdAt, entryId),
+        entryId,
+        kind: 'refund',
+        merchantId: bill.merchantId,
+        debit: fromUnsettled ? accounts.unsettled(bill.merchantId) : accounts.settled(bill.merchantId),
+        credit: accounts.bank(bill.bankId),
+        amount: r.amount,
+        currency: r.currency,
+        reference: r.reference,
+        billingRequestId: r.billingRequestId,
+        refundId: r.refundId,
+        ...(fromUnsettled ? { batchSk: capture.batchSk } : {}),
+        postedAt: nowIso,
+      }),
+      balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
+    ];
+    const BATCH = items.length;
+    if (fromUnsettled) {
+      items.push({
+        Update: {
+          TableName: table(),
+          Key: { pk: settlePk(bill.merchantId), sk: capture.batchSk! },
+          UpdateExpression: 'ADD #amount :neg, refundedAmount :amt SET updatedAt = :now',
+          ConditionExpression: '#status = :pending AND #amount >= :amt',
+          ExpressionAttributeNames: { '#status': 'status', '#amount': 'amount' },
+          ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount, ':pending': 'pending', ':now': nowIso },
+        },
+      });
+    }
+    try {
+      await commit(items, [updatedEvent(next)]);
+      logger.info('refund completed', { refundId, debited: side });
+      return next;
+    } catch (e) {
+      if (!isTransactionCancelled(e)) throw e;
+      const codes = cancellationCodes(e);
+      if (codes[0] === 'ConditionalCheckFailed') return getRefund(refundId); // completed/failed meanwhile, or lease lost
+      if (fromUnsettled && codes[BATCH] === 'ConditionalCheckFailed') {
+        fromUnsettled = false; // the batch settled: the funds are in the settled balance now
+        continue;
+      }
+      if (!isContention(codes) || attempt >= MAX_ATTEMPTS) throw e;
+      await backoff(attempt);
+      const current = await getRefund(refundId);
+      if (!current || current.status !== 'processing') return current;
+      r = current;
+    }
+  }
+}
+
+/** pending | processing → failed: the reservation is released; nothing else moved. */
+export async function failRefund(refundId: string, failureReason: string, now: Date): Promise<RefundItem | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await getRefund(refundId);
+    if (!r || (r.status !== 'pending' && r.status !== 'processing')) return r;
+    const nowIso = now.toISOString();
+    const next: RefundItem = { ...r, status: 'failed', failedAt: nowIso, updatedAt: nowIso, failureReason };
+    delete next.duePk;
+    delete next.dueSk;
+    try {
+      await commit(
+        [
+          {
+            Update: {
+              TableName: table(),
+              Key: refundKey(refundId),
+              UpdateExpression: 'SET #status = :failed, failedAt = :now, updatedAt = :now, failureReason = :why REMOVE duePk, dueSk',
+              ConditionExpression: '#status = :seen',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':failed': 'failed', ':now': nowIso, ':why': failureReason, ':seen': r.status },
+            },
+          },
+          {
+            Update: {
+              TableName: table(),
+              Key: billKey(r.billingRequestId),
+              UpdateExpression: 'ADD refundReserved :neg',
+              ConditionExpression: 'refundReserved >= :amt',
+              ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount },
+            },
+          },
+        ],
+        [updatedEvent(next)],
+      );
+      return next;
+    } catch (e) {
+      if (!isTransactionCancelled(e) || attempt >= MAX_ATTEMPTS) throw e;
+      await backoff(attempt);
+    }
+  }
+}

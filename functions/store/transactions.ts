@@ -1,0 +1,196 @@
+/**
+ * Transaction reads (DESIGN 6.9 "Transactions"): a transaction is the billing request item
+ * (`BILL#<id>`, store/billing-types.ts) seen through `toTransaction`. Lists come from the
+ * owner indexes the billing flow writes: gsi2 `MTXN#<merchantId>`, gsi3 `BTXN#<bankId>`,
+ * gsi4 `PTXN#<providerId>`, all sorted by `<createdAt>#<billingRequestId>`; a reference is
+ * found through gsi1 `REF#<reference>` / `BILL`.
+ */
+import type { ParticipantKind } from '../routes';
+import { toMajor } from '../domain/money';
+import { billKey, type BillItem, type TransactionStatus } from './billing-types';
+import { getItem, queryAll } from './table';
+
+export const TRANSACTION_STATUSES = [
+  'pending',
+  'succeeded',
+  'declined',
+  'expired',
+  'failed',
+  'refunded',
+  'partially_refunded',
+] as const satisfies readonly TransactionStatus[];
+
+/**
+ * THE status view of a transaction (pure): `refunded` when refunds completed for the whole
+ * amount, `partially_refunded` when for part of it, else the billing status.
+ */
+export function transactionStatus(b: Pick<BillItem, 'status' | 'amount' | 'refundedAmount'>): TransactionStatus {
+  const refunded = b.refundedAmount ?? 0;
+  if (refunded > 0 && refunded >= b.amount) return 'refunded';
+  if (refunded > 0) return 'partially_refunded';
+  return b.status;
+}
+
+export interface Transaction {
+  reference: string;
+  billingRequestId: string;
+  type: BillItem['type'];
+  status: TransactionStatus;
+  amount: number;
+  refundedAmount: number;
+  currency: string;
+  description: string;
+  customerId: string;
+  entityId: string;
+  merchantName: string;
+  bankTransactionId: string | null;
+  scheduleId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The transaction as the API shows it (amounts in major units; an allow-list of fields). */
+export function toTransaction(b: BillItem): Transaction {
+  return {
+    reference: b.reference,
+    billingRequestId: b.billingRequestId,
+    type: b.type,
+    status: transactionStatus(b),
+    amount: toMajor(b.amount),
+    refundedAmount: toMajor(b.refundedAmount ?? 0),
+    currency: b.currency,
+    description: b.description,
+    customerId: b.customerId,
+    entityId: b.merchantId,
+    merchantName: b.merchantName,
+    bankTransactionId: b.bankTransactionId ?? null,
+    scheduleId: b.scheduleId ?? null,
+    createdAt: b.createdAt,
+    updatedAt: b.updatedAt,
+  };
+}
+
+/** Who may see a transaction: its merchant, that merchant's provider, the customer's bank. */
+export function canSee(viewer: { kind: ParticipantKind; id: string }, b: Pick<BillItem, 'merchantId' | 'providerId' | 'bankId'>): boolean {
+  switch (viewer.kind) {
+    case 'merchant':
+      return b.merchantId === viewer.id;
+    case 'provider':
+      return b.providerId !== undefined && b.providerId === viewer.id;
+    case 'bank':
+      return b.bankId === viewer.id;
+    default:
+      return false;
+  }
+}
+
+/** The billing request of a reference (strongly consistent item read after the index lookup). */
+export async function findBillByReference(reference: string): Promise<BillItem | undefined> {
+  const hits = await queryAll<{ billingRequestId?: string; pk: string }>(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': `REF#${reference}`, ':sk': 'BILL' },
+      ProjectionExpression: 'pk, billingRequestId',
+    },
+    1,
+  );
+  const hit = hits[0];
+  if (!hit) return undefined;
+  const id = hit.billingRequestId ?? hit.pk.slice('BILL#'.length);
+  const bill = await getItem<BillItem>(billKey(id));
+  return bill && bill.reference === reference ? bill : undefined;
+}
+
+/** The index partition listing a viewer's transactions. */
+export function transactionScope(viewer: { kind: ParticipantKind; id: string }): { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string } {
+  switch (viewer.kind) {
+    case 'merchant':
+      return { index: 'gsi2', pk: `MTXN#${viewer.id}` };
+    case 'bank':
+      return { index: 'gsi3', pk: `BTXN#${viewer.id}` };
+    case 'provider':
+      return { index: 'gsi4', pk: `PTXN#${viewer.id}` };
+    default:
+      throw new Error(`no transaction list for ${viewer.kind}`);
+  }
+}
+
+export interface TransactionFilter {
+  status?: TransactionStatus;
+  /** Inclusive bounds on createdAt (ISO instants, any offset). */
+  from?: Date;
+  to?: Date;
+}
+
+const ATTRS = [
+  'pk',
+  'billingRequestId',
+  'reference',
+  'type',
+  'status',
+  'amount',
+  'refundedAmount',
+  'currency',
+  'description',
+  'customerId',
+  'merchantId',
+  'merchantName',
+  'providerId',
+  'bankId',
+  'bankTransactionId',
+  'scheduleId',
+  'createdAt',
+  'updatedAt',
+];
+
+/**
+ * One page of the scope's transactions, newest first, and the number of matches. The date
+ * bounds are key conditions (the sort key starts with createdAt); the status filter uses
+ * `transactionStatus`, so it needs every item of the range read (as `total` does anyway).
+ */
+export async function listTransactions(
+  scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string },
+  filter: TransactionFilter,
+  skip: number,
+  limit: number,
+): Promise<{ items: Transaction[]; total: number }> {
+  const pkName = `${scope.index}pk`;
+  const skName = `${scope.index}sk`;
+  const values: Record<string, unknown> = { ':pk': scope.pk };
+  let key = '#pk = :pk';
+  const lo = filter.from?.toISOString();
+  // Every sort key of an instant t is `<t>#<id>`: `<to>#~` is above all of them ('~' sorts after id characters).
+  const hi = filter.to ? `${filter.to.toISOString()}#~` : undefined;
+  if (lo !== undefined && hi !== undefined) {
+    key += ' AND #sk BETWEEN :lo AND :hi';
+    Object.assign(values, { ':lo': lo, ':hi': hi });
+  } else if (lo !== undefined) {
+    key += ' AND #sk >= :lo';
+    values[':lo'] = lo;
+  } else if (hi !== undefined) {
+    key += ' AND #sk <= :hi';
+    values[':hi'] = hi;
+  }
+  const names: Record<string, string> = { '#pk': pkName, ...(lo !== undefined || hi !== undefined ? { '#sk': skName } : {}) };
+  ATTRS.forEach((a, i) => (names[`#a${i}`] = a));
+  const bills = await queryAll<BillItem>(
+    {
+      IndexName: scope.index,
+      KeyConditionExpression: key,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ProjectionExpression: ATTRS.map((_, i) => `#a${i}`).join(', '),
+      ScanIndexForward: false,
+    },
+    Number.MAX_SAFE_INTEGER,
+  );
+  const items: Transaction[] = [];
+  let total = 0;
+  for (const b of bills) {
+    if (filter.status !== undefined && transactionStatus(b) !== filter.status) continue;
+    if (total >= skip && items.length < limit) items.push(toTransaction(b));
+    total++;
+  }
+  return { items, total };
+}

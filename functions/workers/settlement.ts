@@ -1,0 +1,219 @@
+/**
+ * Due kind `settlement` (docs/billing-design.md "Settlement"): at 00:00 Lagos of a
+ * settlement day, the merchant's funds of that day move from unsettled to settled.
+ *
+ * A day's batch is spread over shard items (`SETTLE#<m>` / `<date>#<n>`, see
+ * store/ledger.ts); each carries the due attributes, and whichever claimed shard runs first
+ * settles EVERY pending shard of the day in one transaction: one ledger entry
+ * (`merchant_unsettled` → `merchant_settled`), one balance shard ADD, each batch shard
+ * marked `settled` (conditioned on the amount and count read, status `pending`, and the
+ * due attributes read — the lease for the claimed one), and one `settlement.completed`
+ * event to the merchant (+ provider). A capture or refund that lands between the read and
+ * the write cancels the transaction, which re-reads and tries again; a capture after it
+ * re-opens its shard, which settles on the next tick (a second round).
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { commit } from '../events/outbox';
+import { toMajor } from '../domain/money';
+import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
+import { logger } from '../http/log';
+import { db } from '../store/clients';
+import {
+  accounts,
+  balanceAdd,
+  entryPut,
+  ledgerEntryId,
+  ledgerEntryKey,
+  LEDGER_CURRENCY,
+  PENDING_LOOKBACK_DAYS,
+  readDayBatches,
+  SETTLEMENT_KIND,
+  settlePk,
+  type SettlementBatch,
+} from '../store/ledger';
+import { isTransactionCancelled, queryAll, table, type TransactItem } from '../store/table';
+import { registerDueKind, type DueJob } from './due';
+
+export const SETTLEMENT_COMPLETED = 'settlement.completed';
+
+export interface SettlementResult {
+  settlementId: string;
+  merchantId: string;
+  settlementDate: string;
+  /** Minor units moved to settled in this round. */
+  amount: number;
+  count: number;
+  round: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const MAX_ATTEMPTS = 8;
+
+export const settlementId = (merchantId: string, date: string, round: number) => `stl_${merchantId}_${date}_${round}`;
+
+/**
+ * Settles every pending batch shard of (merchant, day). With `lease` (the tick's claim of
+ * one shard), only while that claim holds. Returns the round settled, or undefined when
+ * there was nothing pending (or the claim was lost: someone else settled).
+ */
+export async function settleDay(
+  merchantId: string,
+  date: string,
+  now: Date,
+  lease?: { sk: string; leasedSk: string },
+): Promise<SettlementResult | undefined> {
+  const nowIso = now.toISOString();
+  for (let attempt = 1; ; attempt++) {
+    const shards = await readDayBatches(merchantId, date);
+    if (lease) {
+      const mine = shards.find((b) => b.sk === lease.sk);
+      if (!mine || mine.dueSk !== lease.leasedSk) return undefined; // claim lost: another run finished or re-claimed it
+    }
+    const pending = shards.filter((b) => b.status === 'pending');
+    if (pending.length === 0) return undefined;
+    const amount = pending.reduce((s, b) => s + (b.amount ?? 0), 0);
+    const count = pending.reduce((s, b) => s + (b.count ?? 0), 0);
+    const round = Math.max(0, ...shards.map((b) => b.settleRound ?? 0)) + 1;
+    const id = settlementId(merchantId, date, round);
+    const items: TransactItem[] = pending.map((b) => settleShardUpdate(b, round, nowIso));
+    if (amount > 0) {
+      items.push(
+        entryPut({
+          ...ledgerEntryKey(merchantId, startOfLagosDay(date).toISOString(), ledgerEntryId('settlement', `${merchantId}/${date}/${round}`)),
+          entryId: ledgerEntryId('settlement', `${merchantId}/${date}/${round}`),
+          kind: 'settlement',
+          merchantId,
+          debit: accounts.unsettled(merchantId),
+          credit: accounts.settled(merchantId),
+          amount,
+          currency: pending[0]!.currency ?? LEDGER_CURRENCY,
+          settlementDate: date,
+          settlementId: id,
+          postedAt: nowIso,
+        }),
+        balanceAdd(merchantId, { unsettled: -amount, settled: amount }),
+      );
+    }
+    const events =
+      amount > 0
+        ? [
+            {
+              type: SETTLEMENT_COMPLETED,
+              to: merchantId,
+              data: {
+                settlementId: id,
+                entityId: merchantId,
+                settlementDate: date,
+                amount: toMajor(amount),
+                currency: pending[0]!.currency ?? LEDGER_CURRENCY,
+                count,
+                settledAt: nowIso,
+              },
+            },
+          ]
+        : [];
+    try {
+      await commit(items, events);
+      logger.info('settled', { merchantId, settlementDate: date, round, shards: pending.length });
+      return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
+    } catch (e) {
+      // A capture, refund or another run changed a shard after our read: read again.
+      if (isTransactionCancelled(e) && attempt < MAX_ATTEMPTS) {
+        await sleep(Math.random() * 30 * attempt);
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+function settleShardUpdate(b: SettlementBatch, round: number, nowIso: string): TransactItem {
+  const values: Record<string, unknown> = {
+    ':settled': 'settled',
+    ':pending': 'pending',
+    ':amt': b.amount ?? 0,
+    ':negAmt': -(b.amount ?? 0),
+    ':cnt': b.count ?? 0,
+    ':negCnt': -(b.count ?? 0),
+    ':now': nowIso,
+    ':round': round,
+  };
+  let dueCondition = 'attribute_not_exists(dueSk)';
+  if (b.dueSk !== undefined) {
+    dueCondition = 'dueSk = :seenDue';
+    values[':seenDue'] = b.dueSk;
+  }
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: b.pk, sk: b.sk },
+      UpdateExpression:
+        'SET #status = :settled, settledAt = :now, updatedAt = :now, settleRound = :round ADD #amount :negAmt, settledAmount :amt, #count :negCnt REMOVE duePk, dueSk',
+      ConditionExpression: `#status = :pending AND #amount = :amt AND #count = :cnt AND ${dueCondition}`,
+      ExpressionAttributeNames: { '#status': 'status', '#amount': 'amount', '#count': 'count' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Settles what is due at `now` (days whose 00:00 Lagos is at or before `now`): for one
+ * merchant, or for every merchant on the due index. `includeFuture` settles a merchant's
+ * later days too (the sandbox helper `POST /v1/sandbox/settlements/run`).
+ */
+export async function settleDue(
+  merchantId: string | undefined,
+  now: Date,
+  opts: { includeFuture?: boolean } = {},
+): Promise<SettlementResult[]> {
+  const today = lagosDate(now);
+  const days = new Set<string>(); // "<merchantId> <date>"
+  if (merchantId) {
+    const batches = await queryAll<SettlementBatch>({
+      KeyConditionExpression: 'pk = :pk AND sk >= :from',
+      FilterExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':from': addDays(today, -PENDING_LOOKBACK_DAYS), ':pending': 'pending' },
+      ConsistentRead: true,
+    });
+    for (const b of batches) if (opts.includeFuture || b.settlementDate <= today) days.add(`${merchantId} ${b.settlementDate}`);
+  } else {
+    // Every settlement item due by now, from the due index (keys only).
+    for (let shard = 0; shard < config.dueShards(); shard++) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: table(),
+            IndexName: 'due',
+            KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+            ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${now.toISOString()}#~` },
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const it of out.Items ?? []) {
+          const dueSk = String(it.dueSk);
+          if (!dueSk.includes(`#${SETTLEMENT_KIND}#`)) continue;
+          days.add(`${String(it.pk).slice('SETTLE#'.length)} ${String(it.sk).split('#')[0]}`);
+        }
+        start = out.LastEvaluatedKey;
+      } while (start);
+    }
+  }
+  const results: SettlementResult[] = [];
+  for (const d of [...days].sort()) {
+    const [m, date] = d.split(' ') as [string, string];
+    const r = await settleDay(m, date, now);
+    if (r) results.push(r);
+  }
+  return results;
+}
+
+export async function runSettlement(job: DueJob): Promise<void> {
+  const merchantId = job.key.pk.slice('SETTLE#'.length);
+  const date = job.key.sk.split('#')[0]!;
+  await settleDay(merchantId, date, new Date(job.now), { sk: job.key.sk, leasedSk: job.leasedSk });
+}
+
+registerDueKind(SETTLEMENT_KIND, runSettlement);
