@@ -6,3 +6,5 @@ import './webhook-recovery';
 import './billing-expiry';
 import './settlement';
 import './refund-complete';
+import './settlement';
+import './refund-complete';
