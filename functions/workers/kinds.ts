@@ -6,5 +6,3 @@ import './webhook-recovery';
 import './billing-expiry';
 import './settlement';
 import './refund-complete';
-import './settlement';
-import './refund-complete';
