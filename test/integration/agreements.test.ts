@@ -299,12 +299,14 @@ describe('the agreement loop', () => {
       agreementPhrase: first.body.data.agreementPhrase,
       createdAt: first.body.data.createdAt,
       decision: 'deny',
-      spendingLimits: {}, // an answer sets the whole state: no limits given, none kept
       blockMerchant: false,
     });
+    // An answer sets the whole state: no limits given, none kept.
+    expect(denied.body.data.spendingLimits).toEqual({});
     expect(denied.body.data.lastUpdated >= first.body.data.lastUpdated).toBe(true);
     const ev = await waitEvent(w.merchantHook, 'billing.intent.response', (d) => d.intentId === second);
-    expect(ev.data).toMatchObject({ decision: 'deny', agreementPhrase: null, customerAction: 'declined', spendingLimits: {} });
+    expect(ev.data).toMatchObject({ decision: 'deny', agreementPhrase: null, customerAction: 'declined' });
+    expect(ev.data.spendingLimits).toEqual({});
 
     // Approved but the merchant blocked: declined, no agreementPhrase in the event.
     const third = await intentDelivered(w);
@@ -395,19 +397,26 @@ describe('the agreement loop', () => {
     const e2 = await waitEvent(w.merchantHook, 'billing.intent.response', (d) => d.intentId === null && d.blockMerchant === true);
     expect(e2.data).toMatchObject({ customerAction: 'declined', agreementPhrase: null });
 
+    // A null period means no limit for it.
+    const putNull = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, { key: w.bank.apiKey, body: { spendingLimits: { single: 10, daily: null } } });
+    expect(putNull.status).toBe(200);
+    expect(putNull.body.data.spendingLimits).toEqual({ single: 10 });
+
     // Suspend and unblock, clear the limits.
     const put3 = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, {
       key: w.bank.apiKey,
       body: { customerDecision: 'suspended', blockMerchant: false, spendingLimits: {} },
     });
     expect(put3.status).toBe(200);
-    expect(put3.body.data).toMatchObject({ decision: 'suspended', blockMerchant: false, spendingLimits: {} });
+    expect(put3.body.data).toMatchObject({ decision: 'suspended', blockMerchant: false });
+    expect(put3.body.data.spendingLimits).toEqual({});
     await waitEvent(w.merchantHook, 'billing.intent.response', (d) => d.intentId === null && d.decision === 'suspended');
 
     // The merchant's read shows the current state; the id and phrase never changed.
     const one = await t.call('GET', `/v1/customer-decisions/${id}`, { key: w.merchant.apiKey });
-    expect(one.body.data).toMatchObject({ id, agreementPhrase: created.body.data.agreementPhrase, decision: 'suspended', blockMerchant: false, spendingLimits: {} });
-    expect((await getItem<DecisionItem>(decisionKey(id)))?.version).toBe(4);
+    expect(one.body.data).toMatchObject({ id, agreementPhrase: created.body.data.agreementPhrase, decision: 'suspended', blockMerchant: false });
+    expect(one.body.data.spendingLimits).toEqual({});
+    expect((await getItem<DecisionItem>(decisionKey(id)))?.version).toBe(5);
   });
 
   it('a provider sends an intent for its merchant with X-Entity-Id; the element names the merchant', async () => {
@@ -536,6 +545,22 @@ describe('billing intent elements and statuses', () => {
     expect(r.body).toHaveLength(100);
     expect(r.body.filter((e: { statusCode: number }) => e.statusCode === 200)).toHaveLength(3);
     r.body.forEach((e: { lookupPhrase: string }, i: number) => expect(e.lookupPhrase).toBe(phrases[i]));
+  });
+
+  it('an Idempotency-Key replays the first answer and sends no second intent', async () => {
+    const w = await world();
+    const headers = { 'idempotency-key': `intent-${randomToken(12)}` };
+    const before = await scanCount('INTENT#');
+    const first = await intent(w.merchant, [w.phrases[0]], {}, headers);
+    expect(first.status).toBe(200);
+    const again = await intent(w.merchant, [w.phrases[0]], {}, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await scanCount('INTENT#')).toBe(before + 1);
+    await waitEvent(w.bankHook, 'billing.intent', (d) => d.intentId === first.body[0].intentId);
+    await sleep(300);
+    expect(eventsAt(w.bankHook, 'billing.intent')).toHaveLength(1);
   });
 
   it('banks and providers may not send intents (403)', async () => {
