@@ -19,7 +19,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
-  const names = projection ? Object.fromEntries(projection.map((p, i) => [`#p${i}`, p])) : undefined;
+  // The key attributes are always projected: results are matched by `pk`.
+  const names = projection ? Object.fromEntries([...new Set(['pk', 'sk', ...projection])].map((p, i) => [`#p${i}`, p])) : undefined;
   for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
     let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
     for (let round = 0; pending && pending.length > 0; round++) {

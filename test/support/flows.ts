@@ -338,10 +338,11 @@ export function bankResponse(
   bank: Pick<Party, 'apiKey'>,
   billingRequestId: string,
   action: DecisionValue,
-  bankTransactionId: string | undefined = `BTX-${randomToken(10)}`,
+  /** null: sent without one (allowed for deny / suspended). */
+  bankTransactionId: string | null = `BTX-${randomToken(10)}`,
 ) {
   return t.call('POST', '/v1/billing/bank-response', {
     key: bank.apiKey,
-    body: { billingRequestId, action, ...(bankTransactionId !== undefined ? { bankTransactionId } : {}) },
+    body: { billingRequestId, action, ...(bankTransactionId !== null ? { bankTransactionId } : {}) },
   });
 }

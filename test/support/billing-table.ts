@@ -1,0 +1,54 @@
+/**
+ * Direct reads of the billing items for assertions (the app runs in this process, so the
+ * store modules talk to the test's own table).
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { billKey, type BillItem } from '../../functions/store/billing-types';
+import { db } from '../../functions/store/clients';
+import { checkMerchantLedger } from '../../functions/store/ledger';
+import { getItem, table } from '../../functions/store/table';
+
+/** Every item whose pk starts with `prefix` (full scan; test tables are small). */
+export async function scanPrefix<T = Record<string, unknown>>(prefix: string): Promise<T[]> {
+  const out: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await db().send(
+      new ScanCommand({
+        TableName: table(),
+        FilterExpression: 'begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':p': prefix },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    out.push(...((r.Items ?? []) as T[]));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+export const bills = () => scanPrefix<BillItem>('BILL#');
+export const billsOf = async (merchantId: string) => (await bills()).filter((b) => b.merchantId === merchantId);
+export const getBill = (id: string) => getItem<BillItem>(billKey(id));
+
+/** The pair's counters: month total, day, week total (minor units; 0 when absent). */
+export async function counters(decisionId: string): Promise<{ month: number; day: number; week: number; items: number }> {
+  const items = await scanPrefix<Record<string, unknown>>(`LIM#${decisionId}`);
+  let month = 0;
+  let day = 0;
+  let week = 0;
+  for (const it of items) {
+    const sk = String(it.sk);
+    if (sk.startsWith('M#')) {
+      month += Number(it.total ?? 0);
+      for (const [k, v] of Object.entries(it)) if (/^d\d\d$/.test(k)) day += Number(v);
+    } else if (sk.startsWith('W#')) week += Number(it.total ?? 0);
+  }
+  return { month, day, week, items: items.length };
+}
+
+/** The ledger invariant for a merchant: no problems. */
+export async function ledgerProblems(merchantId: string): Promise<string[]> {
+  return (await checkMerchantLedger(merchantId)).problems;
+}
