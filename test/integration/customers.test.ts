@@ -142,6 +142,12 @@ describe('POST /v1/bank/customers: per-record outcomes', () => {
     });
   });
 
+  it('takes exactly 1,000 records (the enforced maximum)', async () => {
+    const r = await post(bank.apiKey, { customers: Array.from({ length: 1000 }, () => customer()) });
+    expect(r.status).toBe(201);
+    expect(r.body.data.summary).toEqual({ total: 1000, successful: 1000, failed: 0, duplicates: 0, invalidData: 0 });
+  });
+
   it('creates a clientRef once when concurrent batches carry it', async () => {
     const shared = customer();
     const batches = Array.from({ length: 4 }, (_, i) => [
