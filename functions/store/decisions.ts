@@ -21,7 +21,8 @@ import {
   type DecisionValue,
   type SpendingLimits,
 } from '../domain/decisions';
-import { issueAgreementPhrase } from '../domain/agreement-phrase';
+import { AGREEMENT_PHRASE_PREFIX, issueAgreementPhrase } from '../domain/agreement-phrase';
+import { sha256Hex } from '../domain/ids';
 import { commit } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
 import { participantKey } from './participants';
@@ -53,6 +54,9 @@ export interface DecisionItem {
   gsi2sk: string;
   gsi3pk: string;
   gsi3sk: string;
+  /** `APHRASE#<sha256(agreementPhrase)>`: finds the decision by its phrase without the key. */
+  gsi1pk: string;
+  gsi1sk: 'DEC';
   [extra: string]: unknown;
 }
 
@@ -68,7 +72,25 @@ export const decisionKey = (id: string) => ({ pk: `DEC#${id}`, sk: 'DEC' as cons
 export const merchantDecisionsPk = (merchantId: string) => `MDEC#${merchantId}`;
 export const bankDecisionsPk = (bankId: string) => `BDEC#${bankId}`;
 
+export const agreementPhrasePk = (phrase: string) => `APHRASE#${sha256Hex(phrase)}`;
+
 export const getDecision = (id: string) => getItem<DecisionItem>(decisionKey(id));
+
+/**
+ * The decision whose agreementPhrase is exactly `phrase` (any merchant's: the caller checks
+ * the owner), by the phrase's SHA-256 on gsi1. Needs no key, so read-only functions (which do
+ * not get the application secret) can filter by phrase; a tampered or truncated phrase hashes
+ * to nothing. Decrypting (`readAgreementPhrase`) is for the billing paths.
+ */
+export async function decisionByAgreementPhrase(phrase: string): Promise<DecisionItem | undefined> {
+  if (!phrase.startsWith(AGREEMENT_PHRASE_PREFIX) || phrase.length > 512) return undefined;
+  const found = await queryAll<DecisionItem>({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+    ExpressionAttributeValues: { ':pk': agreementPhrasePk(phrase), ':sk': 'DEC' },
+  }, 2);
+  return found.find((d) => d.agreementPhrase === phrase);
+}
 
 /** The decision of a (merchant, customer) pair, if any. */
 export const getPairDecision = (merchantId: string, customerId: string) => getDecision(decisionId(merchantId, customerId));
@@ -99,6 +121,8 @@ export function newDecisionItem(
     gsi2sk: `${now}#${id}`,
     gsi3pk: bankDecisionsPk(p.bankId),
     gsi3sk: `${now}#${id}`,
+    gsi1pk: agreementPhrasePk(p.agreementPhrase),
+    gsi1sk: 'DEC',
   };
 }
 

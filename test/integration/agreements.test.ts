@@ -8,7 +8,7 @@
  * billing.intent -> intent-response -> merchant (and provider) receive billing.intent.response
  * with the agreementPhrase -> decisions readable by merchant and bank -> bank PUT -> ...
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
@@ -244,6 +244,8 @@ describe('the agreement loop', () => {
     expect(storedIntent).toMatchObject({ status: 'answered', decision: 'approve_once', answeredAt: expect.any(String) });
     const stored = await getItem<DecisionItem>(decisionKey(decision.id));
     expect(stored).toMatchObject({ spendingLimits: { daily: 500000, monthly: 10000050 }, version: 1, bankId: w.bank.id, lastUsed: null });
+    // The phrase is indexed by its hash: the read functions hold no key to decrypt it.
+    expect(stored?.gsi1pk).toBe(`APHRASE#${createHash('sha256').update(decision.agreementPhrase).digest('hex')}`);
 
     // 6. The merchant reads it: list (spec's list fields, total top level) and single (+ lookupPhrase, lastUpdated).
     const list = await t.call('GET', '/v1/merchant/customer-decisions', { key: w.merchant.apiKey });

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../store/customers';
-import { decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../store/decisions';
+import { decisionByAgreementPhrase, decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../store/decisions';
 
 const filterValue = z.string().min(1).max(1000);
 
@@ -26,22 +25,20 @@ const querySchema = z.strictObject({
  */
 export const handler = endpoint({ query: querySchema }, async ({ query, principal }) => {
   const merchantId = principal.id;
-  let candidates: DecisionItem[] | undefined;
-  // A filter that pins the decision id reads one item instead of the merchant's whole list.
-  const pinned = new Set<string>();
+  let candidates: DecisionItem[];
+  // A filter that pins the decision reads one item instead of the merchant's whole list.
   if (query.agreementPhrase !== undefined) {
-    const id = await readAgreementPhrase(query.agreementPhrase, merchantId);
-    if (!id) return ok(200, 'Customer decisions retrieved', [], { total: 0 });
-    pinned.add(id);
-  }
-  if (query.customerId !== undefined) pinned.add(decisionId(merchantId, query.customerId));
-  if (pinned.size > 1) return ok(200, 'Customer decisions retrieved', [], { total: 0 });
-  if (pinned.size === 1) {
-    const d = await getDecision([...pinned][0]!);
-    candidates = d && d.merchantId === merchantId ? [d] : [];
+    // By the phrase's hash: read routes hold no key to decrypt it (least privilege). A
+    // tampered phrase names nothing; another merchant's names a decision that is not ours.
+    const d = await decisionByAgreementPhrase(query.agreementPhrase);
+    candidates = d ? [d] : [];
+  } else if (query.customerId !== undefined) {
+    const d = await getDecision(decisionId(merchantId, query.customerId));
+    candidates = d ? [d] : [];
   } else {
     candidates = await merchantDecisions(merchantId);
   }
+  candidates = candidates.filter((d) => d.merchantId === merchantId);
 
   let byPhrase: ((d: DecisionItem) => boolean) | undefined;
   if (query.lookupPhrase !== undefined) {
