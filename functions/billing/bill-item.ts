@@ -12,6 +12,15 @@ import { dueAttributes } from '../workers/due';
 /** Due kind of an approval that expires (functions/workers/billing-expiry.ts). */
 export const EXPIRY_KIND = 'billing.expiry';
 
+/**
+ * An approval is put on the due index this long BEFORE its `expiresAt`: the tick's claim
+ * and the jobs queue happen ahead of time, the worker waits out the rest and expires it at
+ * `expiresAt` (never earlier), so `billing.response` follows `expiresAt` by the commit and
+ * the delivery only (DESIGN 6.9 "Expiry timing": one tick period + 1 s locally).
+ */
+export const EXPIRY_LEAD_MS = 1000;
+export const expiryDueAt = (expiresAt: string) => new Date(Date.parse(expiresAt) - EXPIRY_LEAD_MS);
+
 export const BILLING_REQUEST_PREFIX = 'breq';
 export const REFERENCE_PREFIX = 'txn';
 
@@ -98,7 +107,7 @@ export function buildBillItem(n: NewBill): BillItem {
     updatedAt: n.createdAt,
   };
   Object.assign(bill, billIndexAttributes(bill));
-  if (n.requiresApproval && n.expiresAt) Object.assign(bill, dueAttributes(EXPIRY_KIND, n.billingRequestId, n.expiresAt));
+  if (n.requiresApproval && n.expiresAt) Object.assign(bill, dueAttributes(EXPIRY_KIND, n.billingRequestId, expiryDueAt(n.expiresAt)));
   return bill;
 }
 
