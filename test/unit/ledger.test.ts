@@ -1,0 +1,109 @@
+/** The capture items (pure builders): keys, amounts, conditions, settlement day and due time. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BillItem } from '../../functions/store/billing-types';
+import { captureEntryKey, captureItems, entryPut, balanceAdd, type LedgerEntry } from '../../functions/store/ledger';
+
+beforeAll(() => {
+  process.env.TABLE_NAME = 'unit';
+  process.env.BALANCE_SHARDS = '4';
+  process.env.DUE_SHARDS = '8';
+});
+
+const bill = (over: Partial<BillItem> = {}): BillItem =>
+  ({
+    pk: 'BILL#breq_1',
+    sk: 'BILL',
+    billingRequestId: 'breq_1',
+    reference: 'txn_1',
+    type: 'agreement',
+    status: 'pending',
+    merchantId: 'mer_1',
+    merchantName: 'Ada',
+    bankId: 'bnk_1',
+    customerId: 'cus_1',
+    decisionId: 'dec_1',
+    amount: 150_050,
+    currency: 'NGN',
+    description: 'Order',
+    requiresApproval: false,
+    periods: { day: '2030-03-08', week: '2030-W10', month: '2030-03' },
+    refundedAmount: 0,
+    refundReserved: 0,
+    createdAt: '2030-03-08T10:00:00.000Z',
+    updatedAt: '2030-03-08T10:00:00.000Z',
+    ...over,
+  }) as BillItem;
+
+const lagos = (s: string) => new Date(`${s}+01:00`);
+
+describe('captureItems', () => {
+  it('three items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day', () => {
+    const items = captureItems(bill(), lagos('2030-03-08T18:00:00')); // Friday
+    expect(items).toHaveLength(3);
+    const entry = items[0]!.Put!;
+    expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
+    const e = entry.Item as LedgerEntry;
+    expect(e).toMatchObject({
+      pk: 'LEDGER#mer_1',
+      sk: '2030-03-08T10:00:00.000Z#capture:breq_1',
+      entryId: 'capture:breq_1',
+      kind: 'capture',
+      debit: 'bank:bnk_1',
+      credit: 'merchant_unsettled:mer_1',
+      amount: 150_050,
+      currency: 'NGN',
+      reference: 'txn_1',
+      settlementDate: '2030-03-11',
+      postedAt: '2030-03-08T17:00:00.000Z',
+    });
+    const shard = items[1]!.Update!;
+    expect(shard.Key!.pk).toBe('BAL#mer_1');
+    expect(shard.ExpressionAttributeValues).toMatchObject({ ':u': 150_050, ':s': 0 });
+    const batch = items[2]!.Update!;
+    expect(batch.Key!.pk).toBe('SETTLE#mer_1');
+    // The batch shard is the balance shard's number; the entry remembers it (refunds find the batch).
+    const n = Number(String(shard.Key!.sk).slice(2));
+    expect(batch.Key!.sk).toBe(`2030-03-11#${n}`);
+    expect(e.batchSk).toBe(batch.Key!.sk);
+    expect(batch.ConditionExpression).toBeUndefined(); // a capture never fails because of settlement
+    expect(batch.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
+    expect(String(batch.ExpressionAttributeValues![':dueSk'])).toMatch(/^2030-03-10T23:00:00\.000Z#settlement#mer_1\/2030-03-11#\d$/);
+  });
+
+  it('the entry key depends only on the billing request: a replay writes the same key', () => {
+    const a = captureItems(bill(), lagos('2030-03-08T18:00:00'))[0]!.Put!.Item!;
+    const b = captureItems(bill(), lagos('2030-03-09T09:00:00'))[0]!.Put!.Item!;
+    expect([a.pk, a.sk]).toEqual([b.pk, b.sk]);
+    expect(captureEntryKey(bill())).toEqual({ pk: a.pk, sk: a.sk });
+  });
+
+  it('settles on the first business day after a holiday run (Easter 2030)', () => {
+    const batch = captureItems(bill(), lagos('2030-04-18T10:00:00'))[2]!.Update!;
+    expect(String(batch.Key!.sk)).toMatch(/^2030-04-23#/);
+    expect(captureItems(bill(), lagos('2030-04-18T10:00:00'))[0]!.Put!.Item!.settlementDate).toBe('2030-04-23');
+  });
+
+  it('spreads captures over BALANCE_SHARDS shards', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) seen.add(String(captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!.sk));
+    expect([...seen].sort()).toEqual(['S#0', 'S#1', 'S#2', 'S#3']);
+  });
+
+  it('refuses amounts that are not positive integers (a programming error, never a posting)', () => {
+    for (const amount of [0, -100, 10.5, Number.NaN]) expect(() => captureItems(bill({ amount }), new Date())).toThrow(RangeError);
+  });
+});
+
+describe('entry builders', () => {
+  it('an entry must move a positive amount between two different accounts', () => {
+    const e = { pk: 'LEDGER#m', sk: 's', entryId: 'x', kind: 'refund', merchantId: 'm', currency: 'NGN', postedAt: 'now' } as const;
+    expect(() => entryPut({ ...e, debit: 'a', credit: 'a', amount: 1 })).toThrow(RangeError);
+    expect(() => entryPut({ ...e, debit: 'a', credit: 'b', amount: 0 })).toThrow(RangeError);
+    expect(entryPut({ ...e, debit: 'a', credit: 'b', amount: 1 }).Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+  });
+  it('balance shard ADDs carry both balances (0 when unchanged)', () => {
+    const u = balanceAdd('m', { unsettled: -5, settled: 5 }, 2).Update!;
+    expect(u.Key).toEqual({ pk: 'BAL#m', sk: 'S#2' });
+    expect(u.ExpressionAttributeValues).toMatchObject({ ':u': -5, ':s': 5 });
+  });
+});
