@@ -28,7 +28,8 @@ import {
   type DeliveryItem,
 } from './deliveries';
 import { getEndpoint, listEndpoints, type EndpointItem } from './endpoints';
-import { subscribes } from './types';
+import { logger } from '../http/log';
+import { isEventType, subscribes } from './types';
 
 export interface EventSpec {
   /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
@@ -91,6 +92,10 @@ export async function commit(items: TransactItem[], events: EventSpec[]): Promis
     return p;
   };
 
+  for (const e of events) {
+    // Endpoints can subscribe only to listed types (events/types.ts); `*` still receives this one.
+    if (!isEventType(e.type)) logger.warn('event type not in events/types.ts', { type: e.type });
+  }
   const targets = await Promise.all(
     events.map(async (e): Promise<EndpointItem[]> => {
       if (e.endpointId) {

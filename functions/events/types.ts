@@ -13,7 +13,9 @@ export const EVENT_TYPES = [
   'schedule.resumed',
   'schedule.cancelled',
   'schedule.completed',
+  'refund.requested',
   'refund.updated',
+  'settlement.completed',
   'webhook.test',
 ] as const;
 

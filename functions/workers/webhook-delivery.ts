@@ -102,26 +102,56 @@ async function update(input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'R
 
 const leaseHeld = (d: DeliveryItem, nowMs: number) => typeof d.leaseUntil === 'number' && d.leaseUntil > nowMs;
 
+/**
+ * Claim the next attempt of the message's chain: one conditional write that only succeeds
+ * when the delivery is pending, of this chain (`seq`), has attempts left, nobody holds an
+ * attempt, and the attempt is due. When it fails, the returned item says why.
+ */
+function claim(msg: DeliveryMessage, nowMs: number) {
+  return update({
+    Key: deliveryKey(msg.deliveryId),
+    UpdateExpression:
+      'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
+    ConditionExpression:
+      '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':lease': nowMs + LEASE_SECONDS * 1000,
+      ':seq': msg.seq,
+      ':now': new Date(nowMs).toISOString(),
+      ':pending': 'pending',
+      ':nowMs': nowMs,
+      ':nullType': 'NULL',
+      ':dueBy': new Date(nowMs + EARLY_TOLERANCE_MS).toISOString(),
+      ...dueValues(msg.deliveryId, nowMs + LEASE_SECONDS * 1000),
+    },
+  });
+}
+
 async function processRecord(record: SQSRecord): Promise<Outcome> {
   const msg = parseMessage(record.body);
   if (!msg) {
     logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return DONE;
   }
+  // The common case in one round trip: claim the attempt while reading endpoint and event.
   const [first, ep, ev] = await Promise.all([
-    getItem<DeliveryItem>(deliveryKey(msg.deliveryId)),
+    claim(msg, Date.now()),
     getEndpoint(msg.ownerId, msg.endpointId),
     getItem<EventItem>(eventKey(msg.eventId)),
   ]);
-  let d = first;
+  let r = first;
   for (let round = 0; round < 5; round++) {
+    if (r.ok) return afterClaim(r.item, ep, ev, msg);
+    const d = r.item;
     const nowMs = Date.now();
     if (!d || d.status === 'delivered' || d.seq !== msg.seq) return DONE; // gone, done, or superseded
     if (d.status === 'failed') {
       // Not from the DLQ: a late copy of a finished chain, or our own DLQ hand-off to finish.
       if (!msg.dlq) return d.dlqPending ? sendToDlq(d, msg) : DONE;
       // Ops moved this message back from the DLQ: one more attempt.
-      const r = await update({
+      const reopened = await update({
         Key: deliveryKey(d.id),
         UpdateExpression:
           'SET #s = :pending, maxAttempts = :max, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk REMOVE dlqPending',
@@ -137,7 +167,7 @@ async function processRecord(record: SQSRecord): Promise<Outcome> {
           ...dueValues(d.id, nowMs),
         },
       });
-      d = r.item;
+      r = reopened.ok ? await claim(msg, Date.now()) : reopened;
       continue;
     }
     // pending
@@ -147,49 +177,44 @@ async function processRecord(record: SQSRecord): Promise<Outcome> {
     }
     if (d.attempts >= d.maxAttempts) {
       // The last attempt was made but its outcome never recorded (crash): finish the chain.
-      const r = await finalize(d, nowMs, { error: d.lastError ?? 'attempts_exhausted', dlq: true });
-      if (!r.ok) {
-        d = r.item;
-        continue;
-      }
-      return sendToDlq(r.item, msg);
-    }
-    const dueAt = d.nextAttemptAt ? Date.parse(d.nextAttemptAt) : nowMs;
-    if (dueAt - nowMs > EARLY_TOLERANCE_MS) return retry((dueAt - nowMs) / 1000);
-    if (!ep || (ep.status !== 'enabled' && !d.manual)) {
-      const r = await finalize(d, nowMs, { error: ep ? 'endpoint_disabled' : 'endpoint_deleted', dlq: false });
-      if (!r.ok) {
-        d = r.item;
-        continue;
-      }
-      logger.info('webhook delivery stopped', { deliveryId: d.id, endpointId: d.endpointId, reason: r.item.lastError });
-      return DONE;
-    }
-    if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
-    const claim = await update({
-      Key: deliveryKey(d.id),
-      UpdateExpression:
-        'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
-      ConditionExpression: '#s = :pending AND seq = :seq AND attempts = :seen AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs)',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':lease': nowMs + LEASE_SECONDS * 1000,
-        ':seq': msg.seq,
-        ':now': new Date(nowMs).toISOString(),
-        ':pending': 'pending',
-        ':seen': d.attempts,
-        ':nowMs': nowMs,
-        ...dueValues(d.id, nowMs + LEASE_SECONDS * 1000),
-      },
-    });
-    if (!claim.ok) {
-      d = claim.item;
+      const fin = await finalize(d, nowMs, { error: d.lastError ?? 'attempts_exhausted', dlq: true });
+      if (fin.ok) return sendToDlq(fin.item, msg);
+      r = fin;
       continue;
     }
-    return attempt(claim.item, ep, ev, msg);
+    const dueAt = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) : nowMs;
+    if (dueAt - nowMs > EARLY_TOLERANCE_MS) return retry((dueAt - nowMs) / 1000); // back to sleep until due
+    r = await claim(msg, nowMs); // the state that refused the claim has changed since: try again
   }
   return retry(5); // heavy contention: look again shortly
+}
+
+/** Holding the claim: stop if the endpoint is gone or disabled, otherwise make the attempt. */
+async function afterClaim(d: DeliveryItem, ep: EndpointItem | undefined, ev: EventItem | undefined, msg: DeliveryMessage): Promise<Outcome> {
+  if (!ep || (ep.status !== 'enabled' && !d.manual)) {
+    const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
+    const stopped = await update({
+      Key: deliveryKey(d.id),
+      // The claimed attempt is not made: give it back.
+      UpdateExpression:
+        'SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev REMOVE duePk, dueSk, leaseUntil, leaseSeq',
+      ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':err': reason,
+        ':null': null,
+        ':now': new Date().toISOString(),
+        ':prev': d.attempts - 1,
+        ':n': d.attempts,
+        ':seq': msg.seq,
+      },
+    });
+    if (stopped.ok) logger.info('webhook delivery stopped', { deliveryId: d.id, endpointId: d.endpointId, reason });
+    return DONE;
+  }
+  if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
+  return attempt(d, ep, ev, msg);
 }
 
 function dueValues(id: string, expectedAtMs: number) {
