@@ -1,0 +1,230 @@
+/**
+ * Pure parts of the billing flow: refusal rules per billing type, approval need, the billing
+ * item (indexes, due entry), event payloads, ids, outcome reasons, expiry checks, and the
+ * release of a reservation under the periods it was made in (Lagos midnight).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  EXPIRY_KIND,
+  EXPIRY_LEAD_MS,
+  billingRequestEvent,
+  billingRequestIdFor,
+  billingResponseEvent,
+  buildBillItem,
+  isBillingRequestIdShaped,
+  type NewBill,
+} from '../../functions/billing/bill-item';
+import { counterItem, needsApproval, refusalFor } from '../../functions/billing/create-billing';
+import { isPastExpiry, reasonOf } from '../../functions/billing/settle-billing';
+import { periodKeys } from '../../functions/domain/lagos-time';
+import { limitConditions, limitRelease } from '../../functions/domain/limits';
+import type { DecisionItem } from '../../functions/store/decisions';
+
+beforeAll(() => {
+  process.env.TABLE_NAME ??= 'unit-test-table';
+});
+
+const decision = (over: Partial<DecisionItem>): DecisionItem =>
+  ({
+    pk: 'DEC#dec_1',
+    sk: 'DEC',
+    id: 'dec_1',
+    customerId: 'cus_1',
+    bankId: 'bnk_1',
+    merchantId: 'mer_1',
+    lookupPhrase: 'lp_x',
+    decision: 'approve_once',
+    spendingLimits: {},
+    blockMerchant: false,
+    agreementPhrase: 'ap_x',
+    createdAt: '2026-11-22T00:00:00.000Z',
+    lastUpdated: '2026-11-22T00:00:00.000Z',
+    lastUsed: null,
+    version: 1,
+    ...over,
+  }) as DecisionItem;
+
+describe('refusal rules (DESIGN 6.9 precedence)', () => {
+  it('agreement: blocked first, then no decision / deny / suspended', () => {
+    expect(refusalFor('agreement', undefined)).toBe('not_approved');
+    expect(refusalFor('agreement', decision({ decision: 'deny' }))).toBe('not_approved');
+    expect(refusalFor('agreement', decision({ decision: 'suspended' }))).toBe('not_approved');
+    expect(refusalFor('agreement', decision({ decision: 'deny', blockMerchant: true }))).toBe('merchant_blocked');
+    expect(refusalFor('agreement', decision({ decision: 'approve_recurring', blockMerchant: true }))).toBe('merchant_blocked');
+    expect(refusalFor('agreement', decision({ decision: 'approve_once' }))).toBeUndefined();
+    expect(refusalFor('agreement', decision({ decision: 'approve_recurring' }))).toBeUndefined();
+  });
+
+  it('one_time: only a block stops it (rule 3: independent of the agreement flow)', () => {
+    expect(refusalFor('one_time', undefined)).toBeUndefined();
+    expect(refusalFor('one_time', decision({ decision: 'deny' }))).toBeUndefined();
+    expect(refusalFor('one_time', decision({ decision: 'suspended' }))).toBeUndefined();
+    expect(refusalFor('one_time', decision({ decision: 'approve_once', blockMerchant: true }))).toBe('merchant_blocked');
+  });
+
+  it('recurring: needs approve_recurring and no block', () => {
+    expect(refusalFor('recurring', decision({ decision: 'approve_once' }))).toBe('not_approved');
+    expect(refusalFor('recurring', decision({ decision: 'approve_recurring' }))).toBeUndefined();
+    expect(refusalFor('recurring', decision({ decision: 'approve_recurring', blockMerchant: true }))).toBe('merchant_blocked');
+    expect(refusalFor('recurring', undefined)).toBe('not_approved');
+  });
+
+  it('approval need: pay always, recurring never, agreement unless approve_recurring', () => {
+    expect(needsApproval('one_time', decision({ decision: 'approve_recurring' }))).toBe(true);
+    expect(needsApproval('one_time', undefined)).toBe(true);
+    expect(needsApproval('recurring', decision({ decision: 'approve_recurring' }))).toBe(false);
+    expect(needsApproval('agreement', decision({ decision: 'approve_once' }))).toBe(true);
+    expect(needsApproval('agreement', decision({ decision: 'approve_recurring' }))).toBe(false);
+  });
+});
+
+describe('billing request ids', () => {
+  it('random ids are distinct and well shaped', () => {
+    const a = billingRequestIdFor();
+    const b = billingRequestIdFor();
+    expect(a).not.toBe(b);
+    expect(isBillingRequestIdShaped(a)).toBe(true);
+  });
+
+  it('seeded ids are deterministic per seed, distinct across seeds, well shaped', () => {
+    const a = billingRequestIdFor('key|bill|mer|idem|ap_1');
+    expect(billingRequestIdFor('key|bill|mer|idem|ap_1')).toBe(a);
+    expect(billingRequestIdFor('key|bill|mer|idem|ap_2')).not.toBe(a);
+    expect(a).toMatch(/^breq_k[0-9A-Za-z]{22}$/);
+    expect(isBillingRequestIdShaped(a)).toBe(true);
+  });
+
+  it('anything else is not an id', () => {
+    for (const v of ['', 'breq_', 'txn_abc', 'breq_a-b', `breq_${'a'.repeat(80)}`, 42, null]) expect(isBillingRequestIdShaped(v)).toBe(false);
+  });
+});
+
+const base: NewBill = {
+  billingRequestId: 'breq_1',
+  type: 'agreement',
+  merchant: { id: 'mer_1', name: 'Shop' },
+  customer: { id: 'cus_1', bankId: 'bnk_1' },
+  decisionId: 'dec_1',
+  amount: 150050,
+  currency: 'NGN',
+  description: 'Gym',
+  requiresApproval: false,
+  periods: periodKeys(new Date('2026-11-22T12:00:00Z')),
+  createdAt: '2026-11-22T12:00:00.000Z',
+};
+
+describe('the billing item', () => {
+  it('is pending, indexed for merchant, bank and reference; no due entry without approval', () => {
+    const b = buildBillItem(base);
+    expect(b).toMatchObject({
+      pk: 'BILL#breq_1',
+      sk: 'BILL',
+      status: 'pending',
+      amount: 150050,
+      refundedAmount: 0,
+      refundReserved: 0,
+      gsi1pk: `REF#${b.reference}`,
+      gsi1sk: 'BILL',
+      gsi2pk: 'MTXN#mer_1',
+      gsi2sk: '2026-11-22T12:00:00.000Z#breq_1',
+      gsi3pk: 'BTXN#bnk_1',
+    });
+    expect(b.reference).toMatch(/^txn_/);
+    expect(b.gsi4pk).toBeUndefined();
+    expect(b.duePk).toBeUndefined();
+    expect(b.expiresAt).toBeUndefined();
+  });
+
+  it("a provider's merchant is on the provider's index; an approval is due one lead before it expires", () => {
+    const b = buildBillItem({
+      ...base,
+      merchant: { id: 'mer_1', name: 'Shop', providerId: 'prv_1' },
+      requiresApproval: true,
+      expiresAt: '2026-11-22T12:10:00.000Z',
+    });
+    expect(b.gsi4pk).toBe('PTXN#prv_1');
+    expect(b.dueSk).toBe(`${new Date(Date.parse('2026-11-22T12:10:00.000Z') - EXPIRY_LEAD_MS).toISOString()}#${EXPIRY_KIND}#breq_1`);
+    expect(b.duePk).toMatch(/^DUE#\d+$/);
+  });
+});
+
+describe('event payloads (DESIGN 6.7)', () => {
+  it('billing.request: major units; expiresAt only when approval is needed; scheduleId when recurring', () => {
+    const plain = buildBillItem(base);
+    expect(billingRequestEvent(plain, 'CR-1')).toEqual({
+      billingRequestId: 'breq_1',
+      reference: plain.reference,
+      type: 'agreement',
+      customerId: 'cus_1',
+      clientRef: 'CR-1',
+      entityId: 'mer_1',
+      merchantName: 'Shop',
+      amount: 1500.5,
+      currency: 'NGN',
+      description: 'Gym',
+      requiresApproval: false,
+    });
+    const once = buildBillItem({ ...base, type: 'one_time', requiresApproval: true, expiresAt: '2026-11-22T12:10:00.000Z' });
+    expect(billingRequestEvent(once, 'CR-1')).toMatchObject({ type: 'one_time', requiresApproval: true, expiresAt: '2026-11-22T12:10:00.000Z' });
+    const run = buildBillItem({ ...base, type: 'recurring', scheduleId: 'sch_1', runSeq: 3 });
+    expect(billingRequestEvent(run, 'CR-1')).toMatchObject({ type: 'recurring', scheduleId: 'sch_1' });
+  });
+
+  it('billing.response: customerAction approved only when succeeded', () => {
+    const b = buildBillItem(base);
+    expect(billingResponseEvent(b, 'succeeded', { bankTransactionId: 'TX' })).toEqual({
+      billingRequestId: 'breq_1',
+      reference: b.reference,
+      entityId: 'mer_1',
+      customerId: 'cus_1',
+      amount: 1500.5,
+      currency: 'NGN',
+      status: 'succeeded',
+      customerAction: 'approved',
+      bankTransactionId: 'TX',
+    });
+    for (const status of ['declined', 'expired', 'failed'] as const) {
+      expect(billingResponseEvent(b, status, { reason: 'r' })).toMatchObject({ status, customerAction: 'declined', reason: 'r', bankTransactionId: null });
+    }
+  });
+
+  it('reasons of the outcomes', () => {
+    expect(reasonOf({ status: 'succeeded', action: 'approve_once', bankTransactionId: 'x' })).toBeUndefined();
+    expect(reasonOf({ status: 'declined', action: 'deny' })).toBe('customer_denied');
+    expect(reasonOf({ status: 'declined', action: 'suspended' })).toBe('customer_suspended');
+    expect(reasonOf({ status: 'expired' })).toBe('approval_expired');
+    expect(reasonOf({ status: 'failed', reason: 'bank_unavailable' })).toBe('bank_unavailable');
+  });
+});
+
+describe('expiry check', () => {
+  const at = new Date('2026-11-22T12:10:00.000Z');
+  it('past expiry exactly from expiresAt on, and only for approvals', () => {
+    expect(isPastExpiry({ requiresApproval: true, expiresAt: '2026-11-22T12:10:00.000Z' }, at)).toBe(true);
+    expect(isPastExpiry({ requiresApproval: true, expiresAt: '2026-11-22T12:10:00.001Z' }, at)).toBe(false);
+    expect(isPastExpiry({ requiresApproval: false, expiresAt: undefined }, at)).toBe(false);
+  });
+});
+
+describe('reservations across Lagos midnight', () => {
+  it('a billing reserved at 23:59:59 Lagos releases that day, not the next', () => {
+    const reservedAt = new Date('2026-11-22T22:59:59Z'); // 23:59:59 Lagos on the 22nd
+    const periods = periodKeys(reservedAt);
+    expect(periods.day).toBe('2026-11-22');
+    const reserve = limitConditions('dec_1', { daily: 100 }, 100, periods);
+    expect(reserve.ok).toBe(true);
+    const month = counterItem(limitRelease('dec_1', 100, periods).month);
+    expect(month.Update!.Key).toEqual({ pk: 'LIM#dec_1', sk: 'M#2026-11' });
+    expect(month.Update!.ExpressionAttributeNames!['#day']).toBe('d22');
+    expect(month.Update!.ExpressionAttributeValues![':amt']).toBe(-100);
+    // One second later it is the 23rd in Lagos: a new day counter.
+    expect(periodKeys(new Date('2026-11-22T23:00:00Z')).day).toBe('2026-11-23');
+  });
+
+  it('a week that spans two months reserves in each month item and in one week item', () => {
+    const monday = periodKeys(new Date('2026-11-30T12:00:00Z')); // Monday 30 Nov
+    const tuesday = periodKeys(new Date('2026-12-01T12:00:00Z'));
+    expect(monday.week).toBe(tuesday.week);
+    expect(monday.month).not.toBe(tuesday.month);
+  });
+});
