@@ -47,6 +47,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
+  { method: 'POST', path: '/v1/billing/refund-response', handler: 'api/bank/refund-response', kinds: B, access: 'write', summary: 'Confirm (or fail) a refund the bank executed' },
 
   // Merchant: discovery, agreements, billing
   { method: 'GET', path: '/v1/balance/details', handler: 'api/merchant/balance', kinds: M, access: 'read', summary: "Read the merchant's balance" },

@@ -1,0 +1,39 @@
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { conflict, notFound } from '../../http/errors';
+import { completeRefund, failRefund, getRefund, markRefundProcessing, refundView } from '../../store/refunds';
+import { MONEY_MSG } from '../transactions/messages';
+
+const body = z.strictObject({
+  refundId: z.string().min(1).max(100),
+  status: z.enum(['processing', 'completed', 'failed']),
+  bankRefundId: z.string().trim().min(1).max(100).optional(),
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+
+/**
+ * POST /v1/billing/refund-response (bank, its own customers' refunds): the bank reports
+ * what it did with a refund it received as `refund.requested`: processing, completed
+ * (the money moved back to the customer) or failed (the reservation is released).
+ * A refund that already completed or failed is 409; another bank's is 404.
+ */
+export const handler = endpoint(
+  { body, description: 'The bank confirms, or fails, a refund it executed.' },
+  async ({ body, principal }) => {
+    const refund = await getRefund(body.refundId);
+    if (!refund || refund.bankId !== principal.id) throw notFound(MONEY_MSG.refundNotFound);
+    if (refund.status === 'completed' || refund.status === 'failed') {
+      throw conflict(`Refund is already ${refund.status}`, 'refund_finished');
+    }
+    const now = new Date();
+    const next =
+      body.status === 'processing'
+        ? await markRefundProcessing(refund.refundId, now)
+        : body.status === 'completed'
+          ? await completeRefund(refund.refundId, now)
+          : await failRefund(refund.refundId, body.reason ?? 'Refused by the bank', now);
+    if (!next) throw notFound(MONEY_MSG.refundNotFound);
+    if (next.status !== body.status) throw conflict(`Refund is already ${next.status}`, 'refund_finished');
+    return ok(200, 'Refund updated', refundView(next));
+  },
+);
