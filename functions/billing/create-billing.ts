@@ -60,8 +60,22 @@ export interface CreateBillingInput {
   runSeq?: number;
   /** Fixed "now" (workers pass the tick's time); default: the clock, read per attempt. */
   now?: Date;
-  /** Makes the billing request id deterministic (Idempotency-Key retries; recurring runs). */
+  /**
+   * Makes the billing request id deterministic, so a re-execution finds the billing the
+   * first execution created instead of creating another: Idempotency-Key retries
+   * (`idSeedFor`), and recurring runs (e.g. `recurring|<scheduleId>|<runSeq>`, with
+   * `idSeedWindowMs: Infinity`).
+   */
   idSeed?: string;
+  /** How long an existing billing with the seed's id counts as "this request's" (default 24 h, the Idempotency-Key window). */
+  idSeedWindowMs?: number;
+  /**
+   * Items committed in the SAME transaction, after the billing's own four (indexes 4, 5, ...
+   * of `cancellationCodes`), e.g. the recurring run claim (store/schedules.ts). When one of
+   * their conditions fails, createBilling throws the TransactionCanceledException for the
+   * caller to read (nothing was written); a TransactionConflict on them is retried like any.
+   */
+  extraItems?: TransactItem[];
 }
 
 export type CreateBillingResult =
@@ -175,6 +189,7 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
       counterItem(reservation.updates.month),
       counterItem(reservation.updates.week),
       { Put: { TableName: table(), Item: bill, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...(input.extraItems ?? []),
     ];
 
     try {
@@ -195,15 +210,17 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
         // The id exists: only a deterministic id (idSeed) repeats. The earlier execution of
         // this same request committed: answer with what it created.
         const existing = await getItem<BillItem>(billKey(billingRequestId));
-        const fresh = existing && Date.now() - Date.parse(existing.createdAt) < SEED_WINDOW_MS;
+        const fresh = existing && Date.now() - Date.parse(existing.createdAt) < (input.idSeedWindowMs ?? SEED_WINDOW_MS);
         if (existing && fresh && existing.merchantId === merchant.id && existing.customerId === customer.id && existing.amount === amount) {
           return { ok: true, bill: existing, attempts: attempt, existing: true };
         }
-        if (!input.idSeed || billingRequestId.startsWith(`${BILLING_REQUEST_PREFIX}_k`) === false) {
+        if (!input.idSeed || !billingRequestId.startsWith(`${BILLING_REQUEST_PREFIX}_k`) || (existing && fresh)) {
+          // A random id collided (practically impossible), or the seed names another billing
+          // that is still "this request's": never bill again under it.
           throw new Error('createBilling: billing request id collision');
         }
-        // The seed was used for another billing, or over a day ago (the Idempotency-Key
-        // window is over, so this is a new request): a random id.
+        // The seed's billing is older than the window (an Idempotency-Key reused after its
+        // 24 h: a new request by contract): a random id.
         billingRequestId = billingRequestIdFor();
         continue;
       }
