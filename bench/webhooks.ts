@@ -23,7 +23,10 @@ import { verifySignature } from '../functions/events/signing';
 import { logger } from '../functions/http/log';
 import { subscribes } from '../functions/events/types';
 import { queryAll } from '../functions/store/table';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { startApp, type LocalApp } from '../local/app';
+import { startPollers, type Poller } from '../local/pollers';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/services';
 import { startDynamo, startSqs, type RunningService } from '../local/services';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../test/support/receiver';
 
@@ -31,6 +34,8 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const FAIL_RATE = Number(process.env.BENCH_FAIL_RATE ?? 0.3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+/** SQS poller sets per queue: 1 = what `npm start` runs; more ~ Lambda's concurrent batches. */
+const POLLERS = Number(process.env.BENCH_POLLERS ?? 1);
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), 'results-webhooks.json');
 
 interface Party {
@@ -70,6 +75,8 @@ async function main() {
   let sqs: RunningService | undefined;
   let app: LocalApp | undefined;
   let rx: Receiver | undefined;
+  const extraPollers: Poller[] = [];
+  const pollerClients: SQSClient[] = [];
   try {
     dynamo = await startDynamo();
     sqs = await startSqs();
@@ -92,6 +99,12 @@ async function main() {
         RATE_LIMIT_PER_MINUTE: '100000',
       },
     });
+
+    for (let i = 1; i < POLLERS; i++) {
+      const client = new SQSClient({ endpoint: sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+      pollerClients.push(client);
+      extraPollers.push(startPollers(client, app.env));
+    }
 
     // The receiver fails FAIL_RATE of requests at random (500), answers 200 otherwise.
     let injected = 0;
@@ -267,7 +280,7 @@ async function main() {
       benchmark: 'webhooks: 1,000 events through the outbox to a local receiver failing 30 % at random',
       recordedAt: new Date().toISOString(),
       node: process.version,
-      config: { events: EVENTS, failRate: FAIL_RATE, commitConcurrency: CONCURRENCY, backoffBaseSeconds: 1, maxAttempts: 12, endpoints: endpoints.length },
+      config: { events: EVENTS, failRate: FAIL_RATE, commitConcurrency: CONCURRENCY, pollersPerQueue: POLLERS, backoffBaseSeconds: 1, maxAttempts: 12, endpoints: endpoints.length },
       events: EVENTS,
       deliveries: pairs,
       commitPhaseMs: commitMs,
@@ -304,6 +317,8 @@ async function main() {
       console.error(`bench OK: ${EVENTS} events, ${pairs} deliveries in ${seconds.toFixed(1)} s (${result.deliveriesPerSecond}/s), ${rx.requests.length} requests`);
     }
   } finally {
+    await Promise.allSettled(extraPollers.map((p) => p.stop()));
+    for (const c of pollerClients) c.destroy();
     await app?.stop().catch(() => undefined);
     await rx?.close().catch(() => undefined);
     await sqs?.stop().catch(() => undefined);
