@@ -3,4 +3,6 @@
  * place. Entry points that settle billings import this file. Add one import line per
  * feature (e.g. `import '../recurring/outcome';`).
  */
+import '../recurring/outcome';
+
 export {};

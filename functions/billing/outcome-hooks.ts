@@ -14,6 +14,7 @@
  * entry point that settles billings, so add ONE import line to `functions/billing/hooks.ts`
  * (imported by the bank-response handler, the expiry worker and the sandbox expire route).
  */
+import { logger } from '../http/log';
 import type { BillItem } from '../store/billing-types';
 import type { TransactItem } from '../store/table';
 
@@ -36,4 +37,32 @@ export function onBillingSettled(hook: OutcomeHook): void {
 export async function outcomeHookItems(bill: BillItem, outcome: BillingOutcome, at: Date): Promise<TransactItem[]> {
   const lists = await Promise.all(hooks.map((h) => h(bill, outcome, at)));
   return lists.flat();
+}
+
+/**
+ * Hooks that run AFTER a billing's outcome is committed (settleBilling), for follow-up work
+ * that needs its own transaction or events (the recurring feature finishes the run: next
+ * date, completion, `schedule.completed`). Best effort: an error is logged, never thrown to
+ * the caller (the outcome is committed already); a feature that must not lose the
+ * follow-up records what is left to do in its in-transaction hook items (the recurring
+ * schedule is made due, so the tick finishes the run if this step is lost).
+ */
+export type AfterSettledHook = (bill: BillItem, outcome: BillingOutcome, at: Date) => Promise<void>;
+
+const afterHooks: AfterSettledHook[] = [];
+
+export function afterBillingSettled(hook: AfterSettledHook): void {
+  if (!afterHooks.includes(hook)) afterHooks.push(hook);
+}
+
+export async function runAfterSettledHooks(bill: BillItem, outcome: BillingOutcome, at: Date): Promise<void> {
+  await Promise.all(
+    afterHooks.map(async (h) => {
+      try {
+        await h(bill, outcome, at);
+      } catch (error) {
+        logger.warn('after-settled hook failed', { billingRequestId: bill.billingRequestId, error: error as Error });
+      }
+    }),
+  );
 }

@@ -22,7 +22,7 @@ import { captureItems } from '../store/ledger';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../store/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { counterItem } from './create-billing';
-import { outcomeHookItems, type BillingOutcome } from './outcome-hooks';
+import { outcomeHookItems, runAfterSettledHooks, type BillingOutcome } from './outcome-hooks';
 import './hooks';
 
 export type SettleResult =
@@ -117,6 +117,7 @@ export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at:
     });
     try {
       await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }]);
+      await runAfterSettledHooks(next, outcome, at);
       return { ok: true, bill: next };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'schedule.resumed',
   'schedule.cancelled',
   'schedule.completed',
+  'schedule.run_failed',
   'refund.requested',
   'refund.updated',
   'settlement.completed',

@@ -59,4 +59,10 @@ export const MSG = {
   billingIntentAnswered: 'Billing intent has already been answered',
   approveRecurringUntrusted: 'approve_recurring requires a trusted merchant',
   decisionNotFound: 'Customer decision not found',
+  // Recurring schedules (issue 8; spec Errors, DESIGN 6.5 and 6.9)
+  recurringNotFound: 'Recurring schedule not found',
+  recurringPermissionRequired: 'Customer must have approve_recurring permission',
+  recurringTrustRequired: 'Merchant trust level does not allow recurring billing',
+  recurringNotActive: 'Recurring schedule is not active',
+  recurringNotPaused: 'Recurring schedule is not paused',
 } as const;

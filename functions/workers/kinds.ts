@@ -6,3 +6,4 @@ import './webhook-recovery';
 import './billing-expiry';
 import './settlement';
 import './refund-complete';
+import './recurring-run';

@@ -1,4 +1,136 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { assertSupportedCurrency } from '../../billing/bill-request';
+import { BILLING_MSG } from '../../billing/messages';
+import { readAgreementPhrase } from '../../domain/agreement-phrase';
+import { withinSingleLimit } from '../../domain/decisions';
+import { amountSchema, currencySchema, toMajor } from '../../domain/money';
+import { DEFAULT_INTERVAL, FREQUENCIES, MAX_INTERVAL, scheduleProblems } from '../../domain/schedule-dates';
+import { canCreateRecurring, trustOf } from '../../domain/trust';
+import { endpoint, ok } from '../../http/endpoint';
+import { AppError, MSG, badRequest, forbidden, notFound } from '../../http/errors';
+import { isoDateTime, nonEmpty } from '../../http/schemas';
+import { getDecision, type DecisionItem } from '../../store/decisions';
+import { getParticipant } from '../../store/participants';
+import { buildSchedule, saveNewSchedule } from '../../store/schedules';
+import { nowIso } from '../../store/table';
 
-/** POST /v1/billing/recurring/create: Create a recurring schedule. */
-export const handler = notImplementedEndpoint();
+/** Metadata bounds: a free-form object, stored as JSON text (never interpreted). */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_MAX_BYTES = 4096;
+
+/** JSON numbers must stay finite (1e400 parses to Infinity, which JSON cannot carry back). */
+function finiteEverywhere(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(finiteEverywhere);
+  if (v && typeof v === 'object') return Object.values(v).every(finiteEverywhere);
+  return true;
+}
+
+const metadataSchema = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `must have at most ${METADATA_MAX_KEYS} keys`)
+  .refine(finiteEverywhere, 'numbers must be finite')
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
+
+const bodySchema = z
+  .strictObject({
+    customerId: z.string().trim().min(1).max(100),
+    agreementPhrase: z.string().min(1).max(1000),
+    amount: amountSchema,
+    currency: currencySchema,
+    frequency: z.enum(FREQUENCIES),
+    interval: z.number().int().min(1).max(MAX_INTERVAL).optional(),
+    startDate: isoDateTime,
+    endDate: isoDateTime.nullable().optional(),
+    maxBillings: z.number().int().min(1).nullable().optional(),
+    description: nonEmpty(500).nullable().optional(),
+    metadata: metadataSchema.nullable().optional(),
+  })
+  .superRefine((b, ctx) => {
+    const start = new Date(b.startDate);
+    const end = b.endDate ? new Date(b.endDate) : null;
+    const problems = scheduleProblems({ frequency: b.frequency, interval: b.interval, startDate: start, endDate: end, maxBillings: b.maxBillings ?? undefined });
+    for (const p of problems) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
+    if (end && !problems.some((p) => p.path === 'endDate' || p.path === 'startDate')) {
+      if (end.getTime() <= start.getTime()) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must be after startDate' });
+      else if (end.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must be in the future' });
+    }
+  });
+
+const responseSchema = z.object({
+  scheduleId: z.string(),
+  customerId: z.string(),
+  amount: z.number(),
+  frequency: z.enum(FREQUENCIES),
+  status: z.literal('active'),
+  nextBillingDate: z.string(),
+});
+
+const permissionRequired = () => badRequest(MSG.recurringPermissionRequired, undefined, 'recurring_permission_required');
+
+/** Attempts when the decision changes between the checks and the write (each re-checks). */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * POST /v1/billing/recurring/create (merchant; a provider with X-Entity-Id). Refusal order
+ * (DESIGN 6.9): body -> 400 `Invalid request parameters` (`Unsupported currency` for a
+ * well-formed non-NGN code); merchant not trusted premium -> 403; the phrase's decision
+ * blocks the merchant -> 403; phrase unknown / foreign / tampered, customerId not the
+ * phrase's customer, or decision not approve_recurring -> 400; amount above the decision's
+ * `single` limit -> 403. Then ONE transaction writes the schedule (due at startDate, at once
+ * when that is not in the future) and `schedule.created`, conditioned on the decision and the
+ * merchant's trust being what was checked.
+ */
+export const handler = endpoint({ body: bodySchema, response: responseSchema, description: 'Create a recurring schedule' }, async ({ body, principal }) => {
+  assertSupportedCurrency(body.currency);
+  const merchantId = principal.id;
+
+  for (let attempt = 1; ; attempt++) {
+    const merchant = await getParticipant(merchantId);
+    if (!merchant || merchant.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+    if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+
+    const id = await readAgreementPhrase(body.agreementPhrase, merchantId);
+    const found = id ? await getDecision(id) : undefined;
+    const decision: DecisionItem | undefined = found && found.merchantId === merchantId ? found : undefined;
+    if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked, 'merchant_blocked');
+    if (!decision || decision.customerId !== body.customerId || decision.decision !== 'approve_recurring') throw permissionRequired();
+    if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded, 'spending_limit_exceeded');
+
+    const item = buildSchedule(
+      {
+        merchantId,
+        ...(merchant.providerId ? { providerId: merchant.providerId } : {}),
+        bankId: decision.bankId,
+        customerId: decision.customerId,
+        decisionId: decision.id,
+        agreementPhrase: decision.agreementPhrase,
+        amount: body.amount,
+        currency: body.currency,
+        frequency: body.frequency,
+        interval: body.interval ?? DEFAULT_INTERVAL,
+        startDate: new Date(body.startDate).toISOString(),
+        endDate: body.endDate ? new Date(body.endDate).toISOString() : null,
+        maxBillings: body.maxBillings ?? null,
+        description: body.description ?? null,
+        metadata: body.metadata ?? null,
+      },
+      nowIso(),
+    );
+    const r = await saveNewSchedule(item, decision);
+    if (r.ok) {
+      const s = r.schedule;
+      return ok(201, 'Recurring schedule created', {
+        scheduleId: s.scheduleId,
+        customerId: s.customerId,
+        amount: toMajor(s.amount),
+        frequency: s.frequency,
+        status: 'active',
+        nextBillingDate: s.nextBillingDate,
+      });
+    }
+    if (r.reason === 'untrusted') throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+    // The decision changed since it was checked: check again on a fresh read.
+    if (attempt >= MAX_ATTEMPTS) throw new AppError(409, 'Customer decision is changing; retry shortly', 'decision_contention');
+  }
+});

@@ -1,4 +1,13 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { getMerchantSchedule, scheduleRecord } from '../../store/schedules';
 
-/** GET /v1/recurring/{scheduleId}: Read a schedule. */
-export const handler = notImplementedEndpoint();
+/**
+ * GET /v1/recurring/{scheduleId} (merchant): every field of the spec's Recurring schedule,
+ * plus entityId, metadata and the lifecycle stamps. Unknown or another merchant's -> 404.
+ */
+export const handler = endpoint({ description: 'Read a schedule' }, async ({ params, principal }) => {
+  const s = await getMerchantSchedule(principal.id, params.scheduleId ?? '');
+  if (!s) throw notFound(MSG.recurringNotFound);
+  return ok(200, 'Recurring schedule retrieved', scheduleRecord(s));
+});

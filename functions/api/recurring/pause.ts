@@ -1,4 +1,22 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, conflict, notFound } from '../../http/errors';
+import { pauseSchedule } from '../../store/schedules';
+import { nowIso } from '../../store/table';
 
-/** POST /v1/recurring/{scheduleId}/pause: Pause a schedule. */
-export const handler = notImplementedEndpoint();
+const bodySchema = z.strictObject({ reason: z.string().trim().max(500).nullable().optional() });
+
+/**
+ * POST /v1/recurring/{scheduleId}/pause (merchant): active (or processing: a run at the bank)
+ * -> paused, with `schedule.paused` in the same transaction. A run already at the bank is
+ * not withdrawn: its outcome still counts, and no further run starts until resumed.
+ * Not active -> 409 `Recurring schedule is not active`; unknown or another merchant's -> 404.
+ */
+export const handler = endpoint({ body: bodySchema, description: 'Pause a schedule' }, async ({ body, params, principal }) => {
+  const r = await pauseSchedule(principal.id, params.scheduleId ?? '', body.reason || null, nowIso());
+  if (!r.ok) {
+    if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
+    throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+  }
+  return ok(200, 'Recurring schedule paused', { scheduleId: r.schedule.scheduleId, status: r.schedule.status, pausedAt: r.schedule.pausedAt });
+});

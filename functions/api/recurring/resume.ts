@@ -1,4 +1,24 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, conflict, notFound } from '../../http/errors';
+import { resumeSchedule } from '../../store/schedules';
+import { nowIso } from '../../store/table';
 
-/** POST /v1/recurring/{scheduleId}/resume: Resume a schedule. */
-export const handler = notImplementedEndpoint();
+const bodySchema = z.strictObject({ reason: z.string().trim().max(500).nullable().optional() });
+
+/**
+ * POST /v1/recurring/{scheduleId}/resume (merchant): paused -> active, with
+ * `schedule.resumed` in the same transaction. nextBillingDate is recomputed from the anchor:
+ * the first occurrence after now that was not handled yet (missed periods are SKIPPED,
+ * never billed late; never in the past). Not paused -> 409 `Recurring schedule is not
+ * paused`; unknown or another merchant's -> 404.
+ */
+export const handler = endpoint({ body: bodySchema, description: 'Resume a schedule' }, async ({ params, principal }) => {
+  const r = await resumeSchedule(principal.id, params.scheduleId ?? '', nowIso());
+  if (!r.ok) {
+    if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
+    throw conflict(MSG.recurringNotPaused, 'schedule_not_paused');
+  }
+  const s = r.schedule;
+  return ok(200, 'Recurring schedule resumed', { scheduleId: s.scheduleId, status: s.status, resumedAt: s.resumedAt, nextBillingDate: s.nextBillingDate });
+});

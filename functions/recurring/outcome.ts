@@ -1,0 +1,26 @@
+/**
+ * The recurring feature's billing outcome hooks (loaded by functions/billing/hooks.ts, so by
+ * every entry point that settles billings: bank-response, the expiry worker, the sandbox
+ * expire route, the recurring worker's answer deadline).
+ *
+ *  - In the outcome's transaction: `recordOutcomeItem` (totalBillings + 1 when the run's
+ *    billing succeeded; failedAttempts + 1 when it was declined, expired or failed; the
+ *    outcome of the run in flight; the schedule due now). Unconditional, as hooks must be.
+ *  - After the commit: `finishRun` (next date or retry, active again or completed with
+ *    `schedule.completed`). If this step is lost, the tick finishes the run (the schedule
+ *    was made due in the outcome's transaction).
+ */
+import { afterBillingSettled, onBillingSettled } from '../billing/outcome-hooks';
+import { logger } from '../http/log';
+import type { BillItem } from '../store/billing-types';
+import { finishRun, recordOutcomeItem } from '../store/schedules';
+
+const isRunBilling = (bill: BillItem): boolean => bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';
+
+onBillingSettled((bill, outcome, at) => (isRunBilling(bill) ? [recordOutcomeItem(bill, outcome, at)] : []));
+
+afterBillingSettled(async (bill, _outcome, at) => {
+  if (!isRunBilling(bill)) return;
+  const r = await finishRun(bill.scheduleId!, at);
+  if (r.ok) logger.info('recurring run finished', { scheduleId: bill.scheduleId, runSeq: bill.runSeq, status: r.schedule.status });
+});

@@ -1,0 +1,762 @@
+/**
+ * Recurring schedules in the single table (spec "Recurring schedule", DESIGN 6.9 Recurring;
+ * docs/decisions.md "Recurring schedules").
+ *
+ *   SCHED#<scheduleId> / SCHED
+ *     gsi2 MSCHED#<merchantId> / <createdAt>#<id>   the merchant's list
+ *     gsi3 BSUB#<bankId>       / <createdAt>#<id>   the bank's subscriptions list
+ *     due  recurring.run at nextBillingDate while active; at the answer deadline while a
+ *          run's billing is at the bank; "now" once the billing's outcome is recorded
+ *          and the run still has to be finished
+ *
+ * Every change increments `version`. The API's changes (pause, resume, cancel) and the
+ * finishing of a run are conditioned on the version read and retried on a fresh read; the
+ * run claim is conditioned on (status active, seq, the tick's lease) inside the billing's
+ * own transaction; the billing outcome's record is unconditional and commutative (ADD
+ * counters, SET the outcome of the run in flight), as the billing hooks require.
+ */
+import { toMajor } from '../domain/money';
+import { newId } from '../domain/ids';
+import type { Frequency } from '../domain/schedule-dates';
+import { commit, type EventSpec } from '../events/outbox';
+import type { BillingOutcome } from '../billing/outcome-hooks';
+import {
+  advance,
+  afterFailure,
+  answerDeadline,
+  completionReason,
+  RECURRING_RUN_KIND,
+  resumeCursor,
+  type CompletionReason,
+  type Cursor,
+  type ScheduleDates,
+} from '../recurring/policy';
+import { dueAttributes } from '../workers/due';
+import type { BillItem } from './billing-types';
+import { decisionKey, type DecisionItem } from './decisions';
+import { participantKey } from './participants';
+import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, queryAll, table, type TransactItem } from './table';
+
+export const SCHEDULE_ID_PREFIX = 'sch';
+export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed', 'processing'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/** Why a run failed without a billing, or why the service paused a schedule. */
+export type RunRefusal = 'spending_limit_exceeded' | 'permission_revoked' | 'merchant_blocked' | 'merchant_not_premium';
+
+export interface ScheduleItem {
+  pk: string;
+  sk: 'SCHED';
+  type: 'schedule';
+  scheduleId: string;
+  merchantId: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  decisionId: string;
+  /** The merchant's own agreement phrase the schedule bills under (spec field). */
+  agreementPhrase: string;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  frequency: Frequency;
+  interval: number;
+  status: ScheduleStatus;
+  startDate: string;
+  endDate: string | null;
+  /** Occurrence 0 of the date math (= startDate). */
+  anchor: string;
+  /** When the next run is due; null once completed or cancelled. */
+  nextBillingDate: string | null;
+  /** The period nextBillingDate belongs to, and the attempt within it (0 = first try). */
+  occurrence: number;
+  attempt: number;
+  /** The next run's sequence number (a run id is (scheduleId, seq)). */
+  seq: number;
+  totalBillings: number;
+  maxBillings: number | null;
+  failedAttempts: number;
+  description: string | null;
+  /** The merchant's free-form metadata, as JSON text (never interpreted). */
+  metadataJson: string | null;
+  createdAt: string;
+  updatedAt: string;
+  pausedAt: string | null;
+  pauseReason: string | null;
+  pausedBy: 'merchant' | 'service' | null;
+  resumedAt: string | null;
+  cancelledAt: string | null;
+  completedAt: string | null;
+  completionReason: CompletionReason | null;
+  /** The run in flight (its billing is at the bank), absent otherwise. */
+  runSeq?: number;
+  runOccurrence?: number;
+  runAttempt?: number;
+  runBillingRequestId?: string;
+  /** The tick's time of the run. */
+  runStartedAt?: string;
+  runAnswerBy?: string;
+  /** The outcome of the run in flight, recorded in the billing's own outcome transaction. */
+  outcomeSeq?: number;
+  outcomeStatus?: BillItem['status'];
+  outcomeAt?: string;
+  lastRunAt?: string | null;
+  lastRunStatus?: string | null;
+  version: number;
+  gsi2pk: string;
+  gsi2sk: string;
+  gsi3pk: string;
+  gsi3sk: string;
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export const scheduleKey = (id: string) => ({ pk: `SCHED#${id}`, sk: 'SCHED' as const });
+export const merchantSchedulesPk = (merchantId: string) => `MSCHED#${merchantId}`;
+export const bankSubscriptionsPk = (bankId: string) => `BSUB#${bankId}`;
+export const newScheduleId = () => newId(SCHEDULE_ID_PREFIX);
+export const isScheduleIdShaped = (id: unknown): id is string => typeof id === 'string' && /^sch_[0-9A-Za-z]{8,60}$/.test(id);
+
+export const getSchedule = (id: string) => getItem<ScheduleItem>(scheduleKey(id));
+
+/** The schedule `id` of this merchant (undefined for unknown, malformed or another merchant's ids). */
+export async function getMerchantSchedule(merchantId: string, id: string): Promise<ScheduleItem | undefined> {
+  if (!isScheduleIdShaped(id)) return undefined;
+  const s = await getSchedule(id);
+  return s && s.type === 'schedule' && s.merchantId === merchantId ? s : undefined;
+}
+
+export function datesOf(s: Pick<ScheduleItem, 'anchor' | 'frequency' | 'interval' | 'endDate' | 'maxBillings'>): ScheduleDates {
+  return {
+    anchor: new Date(s.anchor),
+    frequency: s.frequency,
+    interval: s.interval,
+    endDate: s.endDate ? new Date(s.endDate) : null,
+    maxBillings: s.maxBillings,
+  };
+}
+
+const dueOf = (id: string, at: string | Date) => dueAttributes(RECURRING_RUN_KIND, id, at);
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+
+const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const parseMetadata = (s: ScheduleItem): Record<string, unknown> | null => (s.metadataJson ? (JSON.parse(s.metadataJson) as Record<string, unknown>) : null);
+
+/** The list element of `GET /v1/recurring` (spec). */
+export function scheduleSummary(s: ScheduleItem) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    status: s.status,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    createdAt: s.createdAt,
+  };
+}
+
+/** `GET /v1/recurring/{id}`: every field of the spec's Recurring schedule, and the lifecycle stamps. */
+export function scheduleRecord(s: ScheduleItem) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    agreementPhrase: s.agreementPhrase,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    startDate: s.startDate,
+    endDate: s.endDate,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    description: s.description,
+    createdAt: s.createdAt,
+    entityId: s.merchantId,
+    metadata: parseMetadata(s),
+    updatedAt: s.updatedAt,
+    pausedAt: s.pausedAt,
+    pauseReason: s.pauseReason,
+    resumedAt: s.resumedAt,
+    cancelledAt: s.cancelledAt,
+    completedAt: s.completedAt,
+  };
+}
+
+/** The bank's view (`GET /v1/bank/customer/subscriptions`): no agreement phrase, no merchant metadata. */
+export function subscriptionView(s: ScheduleItem, merchantName: string | null) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    entityId: s.merchantId,
+    merchantName,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    startDate: s.startDate,
+    endDate: s.endDate,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    description: s.description,
+    createdAt: s.createdAt,
+    pausedAt: s.pausedAt,
+    cancelledAt: s.cancelledAt,
+    completedAt: s.completedAt,
+  };
+}
+
+/** `data` of every `schedule.*` event. */
+export function scheduleEventData(s: ScheduleItem, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    scheduleId: s.scheduleId,
+    entityId: s.merchantId,
+    customerId: s.customerId,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    ...extra,
+  };
+}
+
+const event = (type: string, s: ScheduleItem, extra: Record<string, unknown> = {}): EventSpec => ({
+  type,
+  to: s.merchantId,
+  data: scheduleEventData(s, extra),
+});
+
+// ---------------------------------------------------------------------------------------
+// Update expressions
+
+interface Change {
+  set?: Record<string, unknown>;
+  remove?: string[];
+  add?: Record<string, number>;
+}
+
+function updateParts(c: Change) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const adds: string[] = [];
+  let i = 0;
+  for (const [k, v] of Object.entries(c.set ?? {})) {
+    if (v === undefined) continue;
+    names[`#u${i}`] = k;
+    values[`:u${i}`] = v;
+    sets.push(`#u${i} = :u${i}`);
+    i++;
+  }
+  for (const k of c.remove ?? []) {
+    names[`#u${i}`] = k;
+    removes.push(`#u${i}`);
+    i++;
+  }
+  for (const [k, v] of Object.entries(c.add ?? {})) {
+    names[`#u${i}`] = k;
+    values[`:u${i}`] = v;
+    adds.push(`#u${i} :u${i}`);
+    i++;
+  }
+  const expr = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' ');
+  return { expr, names, values };
+}
+
+function updateItem(id: string, c: Change, condition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): TransactItem {
+  const p = updateParts({ ...c, add: { version: 1, ...c.add } });
+  const names = { ...p.names, ...condition?.names };
+  const values = { ...p.values, ...condition?.values };
+  return {
+    Update: {
+      TableName: table(),
+      Key: scheduleKey(id),
+      UpdateExpression: p.expr,
+      ...(condition ? { ConditionExpression: condition.expr } : {}),
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    },
+  };
+}
+
+/** Apply a change in memory (what the transaction writes), for replies and events. */
+function applied(s: ScheduleItem, c: Change): ScheduleItem {
+  const next = { ...s } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(c.set ?? {})) if (v !== undefined) next[k] = v;
+  for (const k of c.remove ?? []) delete next[k];
+  for (const [k, v] of Object.entries(c.add ?? {})) next[k] = ((next[k] as number | undefined) ?? 0) + v;
+  next.version = s.version + 1;
+  return next as ScheduleItem;
+}
+
+const RUN_ATTRIBUTES = ['runSeq', 'runOccurrence', 'runAttempt', 'runBillingRequestId', 'runStartedAt', 'runAnswerBy', 'outcomeSeq', 'outcomeStatus', 'outcomeAt'];
+const DUE_ATTRIBUTES = ['duePk', 'dueSk'];
+
+const hasRun = (s: ScheduleItem) => s.runSeq !== undefined;
+const runSettled = (s: ScheduleItem) => s.runSeq !== undefined && s.outcomeSeq === s.runSeq;
+
+/** Cursor attributes (+ due entry when the schedule stays active). */
+function cursorSet(c: Cursor): Record<string, unknown> {
+  return { occurrence: c.occurrence, attempt: c.attempt, nextBillingDate: iso(c.nextBillingDate) };
+}
+
+// ---------------------------------------------------------------------------------------
+// Create
+
+export interface NewSchedule {
+  merchantId: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  decisionId: string;
+  agreementPhrase: string;
+  amount: number;
+  currency: string;
+  frequency: Frequency;
+  interval: number;
+  startDate: string;
+  endDate: string | null;
+  maxBillings: number | null;
+  description: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId()): ScheduleItem {
+  return {
+    ...scheduleKey(id),
+    type: 'schedule',
+    scheduleId: id,
+    merchantId: n.merchantId,
+    ...(n.providerId ? { providerId: n.providerId } : {}),
+    bankId: n.bankId,
+    customerId: n.customerId,
+    decisionId: n.decisionId,
+    agreementPhrase: n.agreementPhrase,
+    amount: n.amount,
+    currency: n.currency,
+    frequency: n.frequency,
+    interval: n.interval,
+    status: 'active',
+    startDate: n.startDate,
+    endDate: n.endDate,
+    anchor: n.startDate,
+    nextBillingDate: n.startDate,
+    occurrence: 0,
+    attempt: 0,
+    seq: 1,
+    totalBillings: 0,
+    maxBillings: n.maxBillings,
+    failedAttempts: 0,
+    description: n.description,
+    metadataJson: n.metadata ? JSON.stringify(n.metadata) : null,
+    createdAt: now,
+    updatedAt: now,
+    pausedAt: null,
+    pauseReason: null,
+    pausedBy: null,
+    resumedAt: null,
+    cancelledAt: null,
+    completedAt: null,
+    completionReason: null,
+    lastRunAt: null,
+    lastRunStatus: null,
+    version: 1,
+    gsi2pk: merchantSchedulesPk(n.merchantId),
+    gsi2sk: `${now}#${id}`,
+    gsi3pk: bankSubscriptionsPk(n.bankId),
+    gsi3sk: `${now}#${id}`,
+    // DESIGN 6.8: the first billing is due at startDate (at once when it is not in the future).
+    ...dueOf(id, n.startDate),
+  };
+}
+
+export type CreateResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'decision_changed' | 'untrusted' };
+
+/**
+ * Writes the schedule and `schedule.created` in one transaction, conditioned on the decision
+ * still being the version that was checked (approve_recurring, not blocked) and the merchant
+ * still trusted premium, so a concurrent decision or trust change cannot slip through.
+ */
+export async function saveNewSchedule(item: ScheduleItem, decision: DecisionItem): Promise<CreateResult> {
+  const items: TransactItem[] = [
+    { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      ConditionCheck: {
+        TableName: table(),
+        Key: decisionKey(decision.id),
+        ConditionExpression: 'version = :v',
+        ExpressionAttributeValues: { ':v': decision.version },
+      },
+    },
+    {
+      ConditionCheck: {
+        TableName: table(),
+        Key: participantKey(item.merchantId),
+        ConditionExpression: 'trusted = :t AND trustLevel = :premium',
+        ExpressionAttributeValues: { ':t': true, ':premium': 'premium' },
+      },
+    },
+  ];
+  try {
+    await commit(items, [event('schedule.created', item, { startDate: item.startDate, endDate: item.endDate, description: item.description, createdAt: item.createdAt })]);
+    return { ok: true, schedule: item };
+  } catch (e) {
+    if (!isTransactionCancelled(e)) throw e;
+    const codes = cancellationCodes(e);
+    if (codes[2] === 'ConditionalCheckFailed') return { ok: false, reason: 'untrusted' };
+    if (codes[1] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) return { ok: false, reason: 'decision_changed' };
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Changes conditioned on the version read, retried on a fresh read
+
+type Decision<R> =
+  | { kind: 'change'; change: Change; events?: (next: ScheduleItem) => EventSpec[]; result: (next: ScheduleItem) => R }
+  | { kind: 'done'; result: R };
+
+const MAX_ATTEMPTS = 8;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function mutate<R>(
+  read: () => Promise<ScheduleItem | undefined>,
+  decide: (s: ScheduleItem) => Decision<R>,
+  missing: () => R,
+): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    const s = await read();
+    if (!s) return missing();
+    const d = decide(s);
+    if (d.kind === 'done') return d.result;
+    const next = applied(s, d.change);
+    const item = updateItem(s.scheduleId, d.change, { expr: 'version = :ver', values: { ':ver': s.version } });
+    try {
+      const events = d.events?.(next) ?? [];
+      await commit([item], events);
+      return d.result(next);
+    } catch (e) {
+      const lost = isConditionFailure(e) || (isTransactionCancelled(e) && cancellationCodes(e).some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'));
+      if (!lost || attempt >= MAX_ATTEMPTS) throw e;
+      await sleep(Math.min(200, 10 * 2 ** attempt) * Math.random());
+    }
+  }
+}
+
+export type LifecycleResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'not_found' | 'not_active' | 'not_paused' };
+
+/**
+ * Pause an active schedule (also one whose run is at the bank: `processing`). A run in
+ * flight is not withdrawn: its outcome is still counted when the bank answers, and no
+ * further run starts until the schedule is resumed.
+ */
+export function pauseSchedule(merchantId: string, id: string, reason: string | null, now: string): Promise<LifecycleResult> {
+  return mutate<LifecycleResult>(
+    () => getMerchantSchedule(merchantId, id),
+    (s) => {
+      if (s.status !== 'active' && s.status !== 'processing') return { kind: 'done', result: { ok: false, reason: 'not_active' } };
+      const change: Change = {
+        set: { status: 'paused', pausedAt: now, pauseReason: reason, pausedBy: 'merchant', updatedAt: now },
+        // A run in flight keeps its answer deadline on the due index.
+        remove: hasRun(s) ? [] : DUE_ATTRIBUTES,
+      };
+      return {
+        kind: 'change',
+        change,
+        events: (n) => [event('schedule.paused', n, { pausedAt: now, reason, pausedBy: 'merchant' })],
+        result: (n) => ({ ok: true, schedule: n }),
+      };
+    },
+    () => ({ ok: false, reason: 'not_found' }),
+  );
+}
+
+/**
+ * Resume a paused schedule: the next date is the first occurrence strictly after now that
+ * was not handled already (missed periods are skipped, never billed late). A schedule whose
+ * endDate has passed meanwhile completes instead. A run still at the bank from before the
+ * pause makes the schedule `processing` again (its outcome moves the cursor on).
+ */
+export function resumeSchedule(merchantId: string, id: string, now: string): Promise<LifecycleResult> {
+  return mutate<LifecycleResult>(
+    () => getMerchantSchedule(merchantId, id),
+    (s) => {
+      if (s.status !== 'paused') return { kind: 'done', result: { ok: false, reason: 'not_paused' } };
+      const base = { resumedAt: now, updatedAt: now, pauseReason: null, pausedBy: null };
+      if (hasRun(s)) {
+        const change: Change = { set: { ...base, status: 'processing' } };
+        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+      }
+      const dates = datesOf(s);
+      const cursor = resumeCursor(dates, s.occurrence, new Date(now));
+      const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
+      if (done) {
+        const change: Change = {
+          set: { ...base, status: 'completed', completedAt: now, completionReason: done, nextBillingDate: null },
+          remove: DUE_ATTRIBUTES,
+        };
+        return {
+          kind: 'change',
+          change,
+          events: (n) => [event('schedule.resumed', n, { resumedAt: now }), event('schedule.completed', n, { completedAt: now, reason: done })],
+          result: (n) => ({ ok: true, schedule: n }),
+        };
+      }
+      const change: Change = { set: { ...base, status: 'active', ...cursorSet(cursor), ...dueOf(s.scheduleId, cursor.nextBillingDate!) } };
+      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+    },
+    () => ({ ok: false, reason: 'not_found' }),
+  );
+}
+
+/**
+ * Cancel from any state; cancelling again answers with the first cancellation. A run in
+ * flight is not withdrawn (its billing is at the bank): its outcome is still recorded.
+ */
+export function cancelSchedule(merchantId: string, id: string, now: string): Promise<LifecycleResult> {
+  return mutate<LifecycleResult>(
+    () => getMerchantSchedule(merchantId, id),
+    (s) => {
+      if (s.status === 'cancelled') return { kind: 'done', result: { ok: true, schedule: s } };
+      const change: Change = {
+        set: { status: 'cancelled', cancelledAt: now, nextBillingDate: null, updatedAt: now },
+        remove: hasRun(s) ? [] : DUE_ATTRIBUTES,
+      };
+      return { kind: 'change', change, events: (n) => [event('schedule.cancelled', n, { cancelledAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+    },
+    () => ({ ok: false, reason: 'not_found' }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Runs
+
+/**
+ * The run claim, committed IN the run billing's transaction (createBilling `extraItems`):
+ * active -> processing, seq + 1, the run's attributes, the due entry moved to the bank's
+ * answer deadline; conditioned on status active, the expected seq, no run in flight and
+ * the tick's lease. So a run happens exactly once: with its billing, or not at all.
+ */
+export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId: string, now: Date): TransactItem {
+  const answerBy = answerDeadline(now).toISOString();
+  return updateItem(
+    s.scheduleId,
+    {
+      set: {
+        status: 'processing',
+        seq: s.seq + 1,
+        runSeq: s.seq,
+        runOccurrence: s.occurrence,
+        runAttempt: s.attempt,
+        runBillingRequestId: billingRequestId,
+        runStartedAt: now.toISOString(),
+        runAnswerBy: answerBy,
+        lastRunAt: now.toISOString(),
+        lastRunStatus: 'pending',
+        updatedAt: now.toISOString(),
+        ...dueOf(s.scheduleId, answerBy),
+      },
+    },
+    {
+      expr: '#status = :active AND seq = :seq AND dueSk = :leased AND attribute_not_exists(runSeq)',
+      names: { '#status': 'status' },
+      values: { ':active': 'active', ':seq': s.seq, ':leased': leasedSk },
+    },
+  );
+}
+
+/** Index of the claim among createBilling's items (its own four come first). */
+export const CLAIM_ITEM_INDEX = 4;
+
+const PERMISSION_REFUSALS: ReadonlySet<RunRefusal> = new Set(['permission_revoked', 'merchant_blocked', 'merchant_not_premium']);
+
+export type FailRunResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'claim_lost' };
+
+/**
+ * A run refused before any billing was created (no billing, no reservation): a failed
+ * attempt, `schedule.run_failed`, and
+ *  - limits: the retry policy (the next day, or the next period; maybe completion);
+ *  - the permission is gone (decision no longer approve_recurring, merchant blocked, merchant
+ *    no longer trusted premium): the schedule is PAUSED with that reason (`schedule.paused`),
+ *    so no further run is attempted until the merchant resumes it.
+ * Conditioned like the claim (active, seq, no run, the lease).
+ */
+export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reason: RunRefusal, now: Date): Promise<FailRunResult> {
+  const at = now.toISOString();
+  const base: Record<string, unknown> = { seq: s.seq + 1, updatedAt: at, lastRunAt: at, lastRunStatus: 'refused' };
+  const runFailed = { runSeq: s.seq, reason, customerAction: 'declined', scheduledFor: s.nextBillingDate };
+  let change: Change;
+  let events: (n: ScheduleItem) => EventSpec[];
+  if (PERMISSION_REFUSALS.has(reason)) {
+    change = { set: { ...base, status: 'paused', pausedAt: at, pauseReason: reason, pausedBy: 'service' }, remove: DUE_ATTRIBUTES, add: { failedAttempts: 1 } };
+    events = (n) => [event('schedule.run_failed', n, runFailed), event('schedule.paused', n, { pausedAt: at, reason, pausedBy: 'service' })];
+  } else {
+    const dates = datesOf(s);
+    const cursor = afterFailure(dates, s.occurrence, s.attempt, now);
+    const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
+    if (done) {
+      change = {
+        set: { ...base, ...cursorSet(cursor), status: 'completed', completedAt: at, completionReason: done, nextBillingDate: null },
+        remove: DUE_ATTRIBUTES,
+        add: { failedAttempts: 1 },
+      };
+      events = (n) => [event('schedule.run_failed', n, runFailed), event('schedule.completed', n, { completedAt: at, reason: done })];
+    } else {
+      change = { set: { ...base, ...cursorSet(cursor), ...dueOf(s.scheduleId, cursor.nextBillingDate!) }, add: { failedAttempts: 1 } };
+      events = (n) => [event('schedule.run_failed', n, runFailed)];
+    }
+  }
+  const item = updateItem(s.scheduleId, change, {
+    expr: '#status = :active AND seq = :seq AND dueSk = :leased AND attribute_not_exists(runSeq)',
+    names: { '#status': 'status' },
+    values: { ':active': 'active', ':seq': s.seq, ':leased': leasedSk },
+  });
+  const next = applied(s, change);
+  try {
+    await commit([item], events(next));
+    return { ok: true, schedule: next };
+  } catch (e) {
+    if (isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'claim_lost' };
+    throw e;
+  }
+}
+
+/**
+ * The billing outcome hook's item (functions/recurring/outcome.ts), committed with the
+ * billing's status change: unconditional and commutative, as hooks must be (a concurrent
+ * pause or cancel of the schedule can neither cancel the bank's answer nor be overwritten):
+ * ADD totalBillings (succeeded) or failedAttempts (declined, expired, failed), record the
+ * outcome of the run in flight, and make the schedule due now, so the run is finished (next
+ * date, completion, events) right after the commit, or by the next tick if that step is lost.
+ */
+export function recordOutcomeItem(bill: BillItem, outcome: BillingOutcome, at: Date): TransactItem {
+  const id = bill.scheduleId!;
+  const succeeded = outcome.status === 'succeeded';
+  return updateItem(id, {
+    set: {
+      outcomeSeq: bill.runSeq,
+      outcomeStatus: outcome.status,
+      outcomeAt: at.toISOString(),
+      lastRunStatus: outcome.status,
+      ...dueOf(id, at),
+    },
+    add: succeeded ? { totalBillings: 1 } : { failedAttempts: 1 },
+  });
+}
+
+export type FinishResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'not_found' | 'nothing_to_finish' };
+
+/**
+ * Finish the run whose outcome is recorded: the next period (success) or the retry policy
+ * (failure), then active again with the next date on the due index, or completed
+ * (`schedule.completed`) when maxBillings is reached or the next date passes endDate. A
+ * paused schedule keeps its status (the cursor moves on; resume recomputes anyway), a
+ * cancelled one only drops the run. Conditioned on the version read, retried on a fresh read.
+ */
+export function finishRun(id: string, now: Date): Promise<FinishResult> {
+  const at = now.toISOString();
+  return mutate<FinishResult>(
+    () => getSchedule(id),
+    (s) => {
+      if (!runSettled(s)) return { kind: 'done', result: { ok: false, reason: 'nothing_to_finish' } };
+      const dates = datesOf(s);
+      const ranAt = new Date(s.runStartedAt!);
+      const k = s.runOccurrence!;
+      const cursor = s.outcomeStatus === 'succeeded' ? advance(dates, k, ranAt) : afterFailure(dates, k, s.runAttempt ?? 0, ranAt);
+      const base = { updatedAt: at };
+      if (s.status === 'cancelled' || s.status === 'completed') {
+        return { kind: 'change', change: { set: base, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
+      }
+      const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
+      if (done) {
+        const change: Change = {
+          set: { ...base, ...cursorSet(cursor), status: 'completed', completedAt: at, completionReason: done, nextBillingDate: null },
+          remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES],
+        };
+        return { kind: 'change', change, events: (n) => [event('schedule.completed', n, { completedAt: at, reason: done })], result: (n) => ({ ok: true, schedule: n }) };
+      }
+      if (s.status === 'paused') {
+        return { kind: 'change', change: { set: { ...base, ...cursorSet(cursor) }, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
+      }
+      const change: Change = {
+        set: { ...base, ...cursorSet(cursor), status: 'active', ...dueOf(s.scheduleId, cursor.nextBillingDate!) },
+        remove: RUN_ATTRIBUTES,
+      };
+      return { kind: 'change', change, result: (n) => ({ ok: true, schedule: n }) };
+    },
+    () => ({ ok: false, reason: 'not_found' }),
+  );
+}
+
+/** Put the schedule back on the due index at `at`, only while the tick's claim holds. */
+export function rescheduleDueItem(id: string, leasedSk: string, at: string | Date): TransactItem {
+  const due = dueOf(id, at);
+  return updateItem(id, { set: { duePk: due.duePk, dueSk: due.dueSk } }, { expr: 'dueSk = :leased', values: { ':leased': leasedSk } });
+}
+
+/** Take the schedule off the due index, only while the tick's claim holds. */
+export function clearDueItem(id: string, leasedSk: string): TransactItem {
+  return updateItem(id, { remove: DUE_ATTRIBUTES }, { expr: 'dueSk = :leased', values: { ':leased': leasedSk } });
+}
+
+// ---------------------------------------------------------------------------------------
+// Lists (newest first; `total` counts every match)
+
+export interface ScheduleFilter {
+  customerId?: string;
+  status?: ScheduleStatus;
+  merchantId?: string;
+}
+
+async function listPartition(index: 'gsi2' | 'gsi3', pk: string, f: ScheduleFilter): Promise<ScheduleItem[]> {
+  const names: Record<string, string> = { '#pk': `${index}pk` };
+  const values: Record<string, unknown> = { ':pk': pk };
+  const filters: string[] = [];
+  if (f.customerId !== undefined) {
+    names['#c'] = 'customerId';
+    values[':c'] = f.customerId;
+    filters.push('#c = :c');
+  }
+  if (f.status !== undefined) {
+    names['#s'] = 'status';
+    values[':s'] = f.status;
+    filters.push('#s = :s');
+  }
+  if (f.merchantId !== undefined) {
+    names['#m'] = 'merchantId';
+    values[':m'] = f.merchantId;
+    filters.push('#m = :m');
+  }
+  return queryAll<ScheduleItem>(
+    {
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk',
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    1_000_000,
+  );
+}
+
+export const merchantSchedules = (merchantId: string, f: ScheduleFilter = {}) => listPartition('gsi2', merchantSchedulesPk(merchantId), f);
+export const bankSubscriptions = (bankId: string, f: ScheduleFilter = {}) => listPartition('gsi3', bankSubscriptionsPk(bankId), f);

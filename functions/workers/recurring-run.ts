@@ -1,0 +1,165 @@
+/**
+ * Due kind `recurring.run` (DESIGN 2 time path, 6.8, 6.9 Recurring; docs/decisions.md
+ * "Recurring schedules"). The tick claims a schedule's due entry (a lease); this worker then
+ * acts on the schedule's state, so a repeated or late job changes nothing:
+ *
+ *  - active, nextBillingDate reached, no run in flight: START a run. The run id is
+ *    (scheduleId, seq). The claim (active -> processing, seq + 1, conditioned on status
+ *    active, that seq, no run in flight and the tick's lease) is committed IN the billing's
+ *    transaction (createBilling `extraItems`): the billing (type recurring, requiresApproval
+ *    false, limits reserved, `billing.request` with scheduleId to the bank) and the claim
+ *    happen together or not at all; its id is derived from the run id, so no run can bill
+ *    twice. A run refused before billing (merchant no longer trusted premium, decision no
+ *    longer approve_recurring, merchant blocked, spending limits) creates no billing: a
+ *    failed attempt, `schedule.run_failed`, and the retry policy or a pause
+ *    (store/schedules.ts `failRunAtCreation`).
+ *  - run in flight, its outcome recorded (bank answer): FINISH it (next date or retry,
+ *    active or completed). Normally done right after the bank's answer; this is the net.
+ *  - run in flight, the bank has not answered by the deadline: the billing FAILS
+ *    (`reason: bank_no_answer`, released, `billing.response`), which counts a failed attempt.
+ *  - anything else (paused, cancelled, completed, not yet due): off the index, or back at
+ *    the right time.
+ *
+ * "Now" is the tick's time (`job.now`), never the clock.
+ */
+import { billingRequestIdFor } from '../billing/bill-item';
+import { createBilling, refusalFor, type BillingRefusal } from '../billing/create-billing';
+import { batchGet, getBillingCustomers } from '../billing/reads';
+import { settleBilling } from '../billing/settle-billing';
+import { canCreateRecurring, trustOf } from '../domain/trust';
+import { logger } from '../http/log';
+import { RECURRING_RUN_KIND } from '../recurring/policy';
+import { billKey, type BillItem } from '../store/billing-types';
+import { db } from '../store/clients';
+import { decisionKey, type DecisionItem } from '../store/decisions';
+import { participantKey, type Participant } from '../store/participants';
+import {
+  CLAIM_ITEM_INDEX,
+  claimRunItem,
+  clearDueItem,
+  failRunAtCreation,
+  finishRun,
+  getSchedule,
+  rescheduleDueItem,
+  type RunRefusal,
+  type ScheduleItem,
+} from '../store/schedules';
+import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, UpdateCommand, type Item, type TransactItem } from '../store/table';
+import { registerDueKind, type DueJob } from './due';
+
+/** Description of a run's billing when the schedule has none. */
+export const DEFAULT_RUN_DESCRIPTION = 'Recurring billing';
+
+/** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
+export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;
+
+/** A conditional single-item update outside a transaction; a failed condition = someone else moved on. */
+async function sendIfStillOurs(item: TransactItem): Promise<void> {
+  try {
+    await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+const REFUSALS: Record<Exclude<BillingRefusal, 'busy'>, RunRefusal> = {
+  limits: 'spending_limit_exceeded',
+  not_approved: 'permission_revoked',
+  merchant_blocked: 'merchant_blocked',
+};
+
+async function refuse(s: ScheduleItem, job: DueJob, reason: RunRefusal, now: Date): Promise<void> {
+  const r = await failRunAtCreation(s, job.leasedSk, reason, now);
+  if (r.ok) logger.info('recurring run refused', { scheduleId: s.scheduleId, runSeq: s.seq, reason, status: r.schedule.status });
+}
+
+/** Start the run `s.seq` (see the module comment). */
+async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> {
+  // The merchant's trust and the decision, read fresh in one request for every run.
+  const found = await batchGet<Item>([participantKey(s.merchantId), decisionKey(s.decisionId)]);
+  const participant = found.get(participantKey(s.merchantId).pk) as Participant | undefined;
+  const decision = found.get(decisionKey(s.decisionId).pk) as DecisionItem | undefined;
+  if (!participant || participant.type !== 'merchant' || !canCreateRecurring(trustOf(participant))) {
+    return refuse(s, job, 'merchant_not_premium', now);
+  }
+  const before = refusalFor('recurring', decision);
+  if (before) return refuse(s, job, REFUSALS[before], now);
+  const customer = (await getBillingCustomers([s.customerId])).get(s.customerId);
+  if (!customer) return refuse(s, job, 'permission_revoked', now);
+
+  const seed = runSeed(s.scheduleId, s.seq);
+  try {
+    const r = await createBilling({
+      merchant: { id: participant.id, name: participant.name, ...(participant.providerId ? { providerId: participant.providerId } : {}) },
+      customer,
+      decision,
+      amount: s.amount,
+      currency: s.currency,
+      description: s.description ?? DEFAULT_RUN_DESCRIPTION,
+      type: 'recurring',
+      scheduleId: s.scheduleId,
+      runSeq: s.seq,
+      now,
+      idSeed: seed,
+      idSeedWindowMs: Number.POSITIVE_INFINITY,
+      extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now)],
+    });
+    if (r.ok) {
+      if (!r.existing) logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });
+      return;
+    }
+    if (r.refusal === 'busy') throw new Error('recurring run: billing contention; the job is retried under the same lease');
+    return refuse(s, job, REFUSALS[r.refusal], now);
+  } catch (e) {
+    // The claim's condition failed: another execution ran (or the schedule changed): nothing written.
+    if (isTransactionCancelled(e) && cancellationCodes(e)[CLAIM_ITEM_INDEX] === 'ConditionalCheckFailed') return;
+    throw e;
+  }
+}
+
+/** The bank has not answered the run's billing by the deadline: it fails (released, billing.response). */
+async function giveUpOnAnswer(s: ScheduleItem, job: DueJob, now: Date): Promise<void> {
+  const bill = await getItem<BillItem>(billKey(s.runBillingRequestId!));
+  if (bill && bill.status === 'pending') {
+    const r = await settleBilling(bill, { status: 'failed', reason: 'bank_no_answer' }, now);
+    if (!r.ok && r.reason === 'busy') throw new Error('recurring run: answer deadline contention; the lease makes it due again');
+    // Settled by us or by a concurrent bank answer: the outcome hook recorded it and finished the run.
+    return;
+  }
+  // Not pending but no outcome recorded: impossible while outcomes go through settleBilling
+  // (the hook is in the outcome's transaction). Leave it visible rather than guess.
+  logger.error('recurring run: billing not pending and no outcome recorded', { scheduleId: s.scheduleId, runSeq: s.runSeq, status: bill?.status });
+  await sendIfStillOurs(clearDueItem(s.scheduleId, job.leasedSk));
+}
+
+export async function runRecurring(job: DueJob): Promise<void> {
+  const id = job.key.pk.slice('SCHED#'.length);
+  const s = await getSchedule(id);
+  // Gone, or changed since the claim (paused, resumed, cancelled, finished): not ours to act on.
+  if (!s || s.dueSk !== job.leasedSk) return;
+  const now = new Date(job.now);
+
+  if (s.runSeq !== undefined) {
+    if (s.outcomeSeq === s.runSeq) {
+      await finishRun(id, now);
+      return;
+    }
+    if (s.runAnswerBy && Date.parse(s.runAnswerBy) > now.getTime()) {
+      await sendIfStillOurs(rescheduleDueItem(id, job.leasedSk, s.runAnswerBy));
+      return;
+    }
+    await giveUpOnAnswer(s, job, now);
+    return;
+  }
+  if (s.status !== 'active' || !s.nextBillingDate) {
+    await sendIfStillOurs(clearDueItem(id, job.leasedSk));
+    return;
+  }
+  if (Date.parse(s.nextBillingDate) > now.getTime()) {
+    await sendIfStillOurs(rescheduleDueItem(id, job.leasedSk, s.nextBillingDate));
+    return;
+  }
+  await startRun(s, job, now);
+}
+
+registerDueKind(RECURRING_RUN_KIND, runRecurring);
