@@ -21,6 +21,20 @@ export const entryOf = (handlerModule: string): string => join(PROJECT_ROOT, 'fu
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __idpayCreateRequire } from 'node:module'; const require = __idpayCreateRequire(import.meta.url);";
 
+/** Modules taken from the Lambda runtime's own AWS SDK instead of the bundle (see below). */
+export const RUNTIME_PROVIDED_MODULES = [
+  '@aws-sdk/client-secrets-manager',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-login',
+  '@aws-sdk/credential-provider-http',
+  '@aws-sdk/nested-clients',
+  '@aws-sdk/token-providers',
+  '@smithy/credential-provider-imds',
+];
+
 export interface AppFunctionProps {
   /** Module under functions/ (no extension) exporting `handler`. */
   handler: string;
@@ -35,8 +49,8 @@ export interface AppFunctionProps {
 
 /**
  * Every Lambda of the app: Node 24 on arm64, one esbuild bundle per handler (minified ESM
- * `.mjs` with source maps), the AWS SDK v3 bundled (not taken from the runtime) so the SDK
- * version is the one in package-lock.json, its own log group with a retention, and a role
+ * `.mjs` with source maps), the AWS SDK v3 data-path clients bundled (not taken from the
+ * runtime) so their version is the one in package-lock.json, its own log group with a retention, and a role
  * shared with the functions of the same access profile (see access.ts). The role may write
  * only to this function's log group, granted here.
  */
@@ -71,8 +85,12 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
       sourceMap: true,
       sourceMapMode: SourceMapMode.DEFAULT,
       sourcesContent: false,
-      // Bundle the AWS SDK v3 too (the default marks @aws-sdk/* external): pins its version.
-      externalModules: [],
+      // Bundle the AWS SDK v3 too (the default marks @aws-sdk/* external): the clients on the
+      // data path (DynamoDB, SQS) run at the version in package-lock.json. Left to the
+      // runtime's SDK: credential providers a Lambda never reaches (its credentials come from
+      // the environment, the first link of the chain) and Secrets Manager (read once per
+      // instance at cold start). Keeps every bundle under 400 KB.
+      externalModules: RUNTIME_PROVIDED_MODULES,
       banner: ESM_REQUIRE_BANNER,
       logLevel: LogLevel.WARNING,
     },
