@@ -153,6 +153,20 @@ describe('request handling', () => {
     }
   });
 
+  it('refuses a page size above 100 (and below 1) with 400 and the endpoint\'s query message', async () => {
+    const m = await t.participant('merchant');
+    const p = await t.participant('provider');
+    for (const limit of ['101', '0', 'ten']) {
+      const r = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.apiKey, query: { limit } });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid query parameters' });
+      const q = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { limit } });
+      expect(q.status).toBe(400);
+    }
+    const ok = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.apiKey, query: { limit: '100' } });
+    expect(ok.status).toBe(200);
+  });
+
   it('echoes a well-formed X-Request-Id', async () => {
     const r = await t.call('GET', '/v1/balance/details', { headers: { 'x-request-id': 'req-abc.123' } });
     expect(r.headers.get('x-request-id')).toBe('req-abc.123');
