@@ -108,7 +108,12 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       if (!r.existing) logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });
       return;
     }
-    if (r.refusal === 'busy') throw new Error('recurring run: billing contention; the job is retried under the same lease');
+    if (r.refusal === 'busy') {
+      // Contention on the customer's decision outlasted createBilling's retries (several of
+      // the pair's schedules due at once): nothing was written; due again at the next tick.
+      logger.warn('recurring run: billing contention, retried at the next tick', { scheduleId: s.scheduleId, runSeq: s.seq });
+      return sendIfStillOurs(rescheduleDueItem(s.scheduleId, job.leasedSk, s.nextBillingDate!));
+    }
     return refuse(s, job, REFUSALS[r.refusal], now);
   } catch (e) {
     // The claim's condition failed: another execution ran (or the schedule changed): nothing written.
