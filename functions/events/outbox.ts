@@ -13,6 +13,9 @@
  *
  * The caller's items come first, so `cancellationCodes(e)[i]` still indexes the caller's
  * i-th item when the transaction is cancelled.
+ *
+ * Sandbox only: an event a simulated bank must answer also puts its event item on the due
+ * index (kind `sandbox.bank`, see sandbox/hook.ts); never in the live stage.
  */
 import { config } from '../config';
 import { newId } from '../domain/ids';
@@ -30,6 +33,7 @@ import {
 import { getEndpoint, listEndpoints, type EndpointItem } from './endpoints';
 import { logger } from '../http/log';
 import { isEventType, subscribes } from './types';
+import { sandboxBankDue } from '../sandbox/hook';
 
 export interface EventSpec {
   /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
@@ -65,18 +69,21 @@ export class OutboxTooLargeError extends Error {
   }
 }
 
-/** participant id -> its provider id (null: none). A merchant's provider never changes, so this lives for the process. */
-const providerOf = new Map<string, string | null>();
+/**
+ * participant id -> its provider id (null: none) and whether it is a simulated bank (sandbox).
+ * Neither ever changes after creation, so this lives for the process.
+ */
+const receiverInfo = new Map<string, { provider: string | null; simulated: boolean }>();
 
-async function receiversOf(to: string): Promise<string[]> {
-  let provider = providerOf.get(to);
-  if (provider === undefined) {
+async function infoOf(to: string): Promise<{ provider: string | null; simulated: boolean } | undefined> {
+  let info = receiverInfo.get(to);
+  if (info === undefined) {
     const p = await getParticipant(to);
-    if (!p) return [to]; // not cached: it may be created later
-    provider = p.type === 'merchant' && p.providerId ? p.providerId : null;
-    providerOf.set(to, provider);
+    if (!p) return undefined; // not cached: it may be created later
+    info = { provider: p.type === 'merchant' && p.providerId ? p.providerId : null, simulated: p.type === 'bank' && p.simulated === true };
+    receiverInfo.set(to, info);
   }
-  return provider ? [to, provider] : [to];
+  return info;
 }
 
 /** Commit the items and the events atomically, then enqueue the deliveries. */
@@ -96,13 +103,15 @@ export async function commit(items: TransactItem[], events: EventSpec[]): Promis
     // Endpoints can subscribe only to listed types (events/types.ts); `*` still receives this one.
     if (!isEventType(e.type)) logger.warn('event type not in events/types.ts', { type: e.type });
   }
+  const infos: ({ simulated: boolean } | undefined)[] = [];
   const targets = await Promise.all(
-    events.map(async (e): Promise<EndpointItem[]> => {
+    events.map(async (e, i): Promise<EndpointItem[]> => {
       if (e.endpointId) {
         const ep = await getEndpoint(e.to, e.endpointId);
         return ep ? [ep] : [];
       }
-      const receivers = await receiversOf(e.to);
+      const info = (infos[i] = await infoOf(e.to));
+      const receivers = info?.provider ? [e.to, info.provider] : [e.to];
       const lists = await Promise.all(receivers.map(endpoints));
       return lists.flat().filter((ep) => ep.status === 'enabled' && subscribes(ep.events, e.type));
     }),
@@ -157,6 +166,8 @@ export async function commit(items: TransactItem[], events: EventSpec[]): Promis
           body,
           deliveryIds,
           createdAt,
+          // Sandbox only: an event a simulated bank must answer is due for the simulator (sandbox/hook.ts).
+          ...sandboxBankDue(infos[i], e.type, id, createdMs),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },

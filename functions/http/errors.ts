@@ -66,3 +66,16 @@ export const MSG = {
   recurringNotActive: 'Recurring schedule is not active',
   recurringNotPaused: 'Recurring schedule is not paused',
 } as const;
+
+/** Sandbox test helpers (issue 9): refusals of `POST /v1/sandbox/...`. */
+export const SANDBOX_MSG = {
+  customersListed: 'Sandbox customers',
+  billingNotPending: 'Billing request is not pending',
+  billingNotAwaitingApproval: "Billing request is not awaiting the customer's approval",
+  billingExpired: 'Billing request expired',
+  refundCompleted: 'Refund completed',
+  refundFailed: 'Refund has failed and cannot be completed',
+  settlementsRun: 'Settlement run completed',
+  recurringRunDue: 'Recurring run is due now',
+  recurringRunInProgress: 'A run of this recurring schedule is already in progress',
+} as const;

@@ -7,3 +7,4 @@ import './billing-expiry';
 import './settlement';
 import './refund-complete';
 import './recurring-run';
+import './sandbox-bank';

@@ -10,6 +10,7 @@ import {
 } from '../../store/participants';
 import { cancellationCodes, transact } from '../../store/table';
 import { createParticipantSchema } from './schemas';
+import { seedSimulatedBank } from '../../sandbox/banks';
 
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
 export const handler = endpoint({ body: createParticipantSchema }, async ({ body }) => {
@@ -35,12 +36,15 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
     if (cancellationCodes(e)[3] === 'ConditionalCheckFailed') throw conflict('Merchant with this email already exists');
     throw e;
   }
+  // Sandbox: a simulated bank gets its magic customers and devices now (functions/sandbox/).
+  if (participant.simulated) await seedSimulatedBank(participant);
   return ok(201, 'Participant created', {
     id: participant.id,
     type: participant.type,
     name: participant.name,
     email: participant.email,
     providerId: participant.providerId,
+    ...(participant.simulated ? { simulated: true } : {}),
     apiKey: key.apiKey,
   });
 });

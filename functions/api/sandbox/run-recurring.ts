@@ -1,4 +1,25 @@
-import { notImplementedEndpoint } from '../../http/endpoint';
+import * as z from 'zod';
+import { endpoint, ok } from '../../http/endpoint';
+import { conflict, MSG, notFound, SANDBOX_MSG } from '../../http/errors';
+import { makeNextRunDueNow } from '../../sandbox/recurring';
+import { scheduleRecord } from '../../store/schedules';
 
-/** POST /v1/sandbox/recurring/{scheduleId}/run: Make the next run due now. */
-export const handler = notImplementedEndpoint();
+/**
+ * POST /v1/sandbox/recurring/{scheduleId}/run (merchant or provider with X-Entity-Id; sandbox
+ * only): the schedule's next run is due now (functions/sandbox/recurring.ts); the tick starts
+ * it (every second locally) like any run. Not the caller's (or unknown): 404 `Recurring
+ * schedule not found`; paused, cancelled or completed: 409 `Recurring schedule is not
+ * active`; a run already at the bank: 409.
+ */
+export const handler = endpoint(
+  { body: z.strictObject({}), description: "Make your schedule's next run due now; the scheduler tick runs it." },
+  async ({ params, principal }) => {
+    const r = await makeNextRunDueNow(principal.id, params.scheduleId ?? '', new Date());
+    if (!r.ok) {
+      if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
+      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+      throw conflict(SANDBOX_MSG.recurringRunInProgress, 'schedule_run_in_progress');
+    }
+    return ok(200, SANDBOX_MSG.recurringRunDue, scheduleRecord(r.schedule));
+  },
+);

@@ -1,0 +1,190 @@
+/**
+ * The simulated bank (sandbox only): answers `billing.intent` and `billing.request` in the
+ * bank's place, as its magic customer (functions/sandbox/magic.ts) would have the bank answer.
+ *
+ * It takes the SAME code paths as the bank's own calls, with the simulated bank as the
+ * principal:
+ *  - intent: what POST /v1/billing/intent-response does (`getBankCustomer` for the bank,
+ *    `findIntentToAnswer`, `saveDecision` with the trust condition): the decision, the
+ *    intent answered once, and `billing.intent.response` to the merchant in one transaction;
+ *  - billing request: what POST /v1/billing/bank-response does (`settleBilling`, the bank's
+ *    own billing requests only, pending only, never after the approval window).
+ *
+ * A repeat (a job retried after a crash) changes nothing: an intent is answered once and a
+ * billing leaves `pending` once; the simulator then reports `already_answered`.
+ */
+import { isBillingRequestIdShaped } from '../billing/bill-item';
+import type { BillingOutcome } from '../billing/outcome-hooks';
+import { isPastExpiry, settleBilling } from '../billing/settle-billing';
+import { config } from '../config';
+import type { DecisionValue, SpendingLimits } from '../domain/decisions';
+import { toMinor } from '../domain/money';
+import { canReceiveApproveRecurring, trustOf } from '../domain/trust';
+import { billKey, type BillItem } from '../store/billing-types';
+import { getBankCustomer } from '../store/customers';
+import { decisionId, saveDecision } from '../store/decisions';
+import { findIntentToAnswer } from '../store/intents';
+import { getParticipant, type Participant } from '../store/participants';
+import { getItem } from '../store/table';
+import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicLimits } from './magic';
+
+export type SimulationResult =
+  | { acted: true; event: 'billing.intent'; outcome: string; decision: DecisionValue; fellBackToApproveOnce: boolean }
+  | { acted: true; event: 'billing.request'; outcome: string; status: BillItem['status'] }
+  | {
+      acted: false;
+      why:
+        | 'live_stage' // never acts in live
+        | 'not_simulated' // the receiver is not a simulated bank
+        | 'unsupported_event'
+        | 'not_found' // customer, merchant, intent or billing unknown or not this bank's
+        | 'not_magic' // a customer the bank onboarded itself: answered by hand (the bank's API key)
+        | 'never_answers' // the magic customer never answers this
+        | 'already_answered'
+        | 'expired'; // past the approval window: the expiry worker expires it
+      outcome?: string;
+    };
+
+export interface BankEvent {
+  type: string;
+  to: string;
+  data: Record<string, unknown>;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Answer an event addressed to a simulated bank (the due kind `sandbox.bank` calls this). */
+export async function answerAsSimulatedBank(event: BankEvent, now: Date): Promise<SimulationResult> {
+  if (config.stage() !== 'sandbox') return { acted: false, why: 'live_stage' };
+  const bank = await getParticipant(event.to);
+  if (!bank || bank.type !== 'bank' || bank.simulated !== true) return { acted: false, why: 'not_simulated' };
+  if (event.type === 'billing.intent') return answerIntent(bank, event.data);
+  if (event.type === 'billing.request') return answerBillingRequest(bank, event.data, now);
+  return { acted: false, why: 'unsupported_event' };
+}
+
+function limitsToMinor(limits: MagicLimits): SpendingLimits {
+  const out: SpendingLimits = {};
+  for (const [period, major] of Object.entries(limits) as [keyof SpendingLimits, number][]) {
+    const minor = toMinor(major);
+    if (minor === undefined) throw new Error(`magic limit ${period} is not an amount`);
+    out[period] = minor;
+  }
+  return out;
+}
+
+class IntentRefused extends Error {
+  constructor(readonly reason: 'not_found' | 'answered') {
+    super(`intent ${reason}`);
+  }
+}
+
+async function isTrustedMerchant(merchantId: string): Promise<boolean> {
+  const m = await getParticipant(merchantId);
+  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
+}
+
+/** POST /v1/billing/intent-response, as the magic customer answers. */
+async function answerIntent(bank: Participant, data: Record<string, unknown>): Promise<SimulationResult> {
+  const customer = await getBankCustomer(bank.id, str(data.customerId));
+  if (!customer) return { acted: false, why: 'not_found' };
+  const magic = magicForEmail(customer.email);
+  if (!magic) return { acted: false, why: 'not_magic' };
+  if (!magic.intent) return { acted: false, why: 'never_answers', outcome: magic.outcome };
+  const merchant = await getParticipant(str(data.entityId));
+  if (!merchant || merchant.type !== 'merchant') return { acted: false, why: 'not_found', outcome: magic.outcome };
+  const answer = magic.intent;
+
+  // approve_recurring needs a trusted merchant: the simulated customer approves once instead.
+  let decision = answer.customerDecision;
+  let fellBack = false;
+  if (decision === 'approve_recurring' && !(await isTrustedMerchant(merchant.id))) {
+    decision = 'approve_once';
+    fellBack = true;
+  }
+  for (;;) {
+    const chosen: DecisionValue = decision;
+    try {
+      const result = await saveDecision({
+        decisionId: decisionId(merchant.id, customer.id),
+        create: { customerId: customer.id, bankId: bank.id, merchantId: merchant.id },
+        owns: (d) => d.bankId === bank.id,
+        intent: async () => {
+          const lookup = await findIntentToAnswer({
+            customerId: customer.id,
+            merchantId: merchant.id,
+            lookupPhrase: str(data.lookupPhrase),
+            ...(typeof data.intentId === 'string' ? { intentId: data.intentId } : {}),
+          });
+          if ('refused' in lookup) throw new IntentRefused(lookup.refused);
+          return lookup.found;
+        },
+        change: (_current, intent) => ({
+          decision: chosen,
+          spendingLimits: limitsToMinor(answer.spendingLimits),
+          blockMerchant: answer.blockMerchant,
+          lookupPhrase: intent!.lookupPhrase,
+        }),
+        trustedMerchant: chosen === 'approve_recurring' ? isTrustedMerchant : undefined,
+      });
+      if (result.ok) return { acted: true, event: 'billing.intent', outcome: magic.outcome, decision: chosen, fellBackToApproveOnce: fellBack };
+      if (result.reason === 'untrusted' && chosen === 'approve_recurring') {
+        // Un-trusted between our read and the write: fall back like above.
+        decision = 'approve_once';
+        fellBack = true;
+        continue;
+      }
+      return { acted: false, why: result.reason === 'intent_answered' ? 'already_answered' : 'not_found', outcome: magic.outcome };
+    } catch (e) {
+      if (e instanceof IntentRefused) return { acted: false, why: e.reason === 'answered' ? 'already_answered' : 'not_found', outcome: magic.outcome };
+      throw e;
+    }
+  }
+}
+
+/** The bank-response action of a magic customer for this billing. */
+export function debitOutcome(magic: MagicCustomer, bill: Pick<BillItem, 'billingRequestId' | 'requiresApproval'>): BillingOutcome | undefined {
+  switch (magic.debit) {
+    case null:
+      return undefined;
+    case 'approve':
+      return {
+        status: 'succeeded',
+        action: bill.requiresApproval ? 'approve_once' : 'approve_recurring',
+        bankTransactionId: simulatedBankTransactionId(bill.billingRequestId),
+      };
+    case 'deny':
+    case 'suspended':
+      return { status: 'declined', action: magic.debit };
+  }
+}
+
+/** Bounded: each round means another writer changed the billing; the next read decides (as the handler). */
+const MAX_ROUNDS = 4;
+
+/** POST /v1/billing/bank-response, as the magic customer answers. */
+async function answerBillingRequest(bank: Participant, data: Record<string, unknown>, now: Date): Promise<SimulationResult> {
+  const id = str(data.billingRequestId);
+  if (!isBillingRequestIdShaped(id)) return { acted: false, why: 'not_found' };
+  let bill = await getItem<BillItem>(billKey(id));
+  if (!bill || bill.bankId !== bank.id) return { acted: false, why: 'not_found' };
+  const customer = await getBankCustomer(bank.id, bill.customerId);
+  if (!customer) return { acted: false, why: 'not_found' };
+  const magic = magicForEmail(customer.email);
+  if (!magic) return { acted: false, why: 'not_magic' };
+  const outcome = debitOutcome(magic, bill);
+  if (!outcome) return { acted: false, why: 'never_answers', outcome: magic.outcome };
+
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    if (bill.status !== 'pending') return { acted: false, why: 'already_answered', outcome: magic.outcome };
+    // Past the window the bank can no longer answer; the billing.expiry worker expires it.
+    if (isPastExpiry(bill, now)) return { acted: false, why: 'expired', outcome: magic.outcome };
+    const r = await settleBilling(bill, outcome, now);
+    if (r.ok) return { acted: true, event: 'billing.request', outcome: magic.outcome, status: r.bill.status };
+    if (r.reason === 'busy') break;
+    if (!r.current) return { acted: false, why: 'not_found', outcome: magic.outcome };
+    bill = r.current;
+  }
+  // Contention outlasted the rounds: nothing was written; the job's lease makes it due again.
+  throw new Error('simulated bank: billing contention');
+}
