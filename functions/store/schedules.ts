@@ -53,6 +53,8 @@ export interface ScheduleItem {
   providerId?: string;
   bankId: string;
   customerId: string;
+  /** The bank's own customer identifier (immutable; sent in each run's billing.request). */
+  clientRef?: string;
   decisionId: string;
   /** The merchant's own agreement phrase the schedule bills under (spec field). */
   agreementPhrase: string;
@@ -326,6 +328,7 @@ export interface NewSchedule {
   providerId?: string;
   bankId: string;
   customerId: string;
+  clientRef: string;
   decisionId: string;
   agreementPhrase: string;
   amount: number;
@@ -348,6 +351,7 @@ export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId())
     ...(n.providerId ? { providerId: n.providerId } : {}),
     bankId: n.bankId,
     customerId: n.customerId,
+    clientRef: n.clientRef,
     decisionId: n.decisionId,
     agreementPhrase: n.agreementPhrase,
     amount: n.amount,

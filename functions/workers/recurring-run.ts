@@ -84,7 +84,8 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
   }
   const before = refusalFor('recurring', decision);
   if (before) return refuse(s, job, REFUSALS[before], now);
-  const customer = (await getBillingCustomers([s.customerId])).get(s.customerId);
+  // The customer's bank data never changes: kept on the schedule (read only for older items).
+  const customer = s.clientRef ? { id: s.customerId, bankId: s.bankId, clientRef: s.clientRef } : (await getBillingCustomers([s.customerId])).get(s.customerId);
   if (!customer) return refuse(s, job, 'permission_revoked', now);
 
   const seed = runSeed(s.scheduleId, s.seq);

@@ -77,7 +77,7 @@ describe('a monthly schedule', () => {
       expect((await get(a, id)).status).toBe('processing');
 
       const [req] = await events(rx, a.hooks!.bank, 'billing.request', 1, (e) => e.data.billingRequestId === b.billingRequestId);
-      expect(req!.data).toMatchObject({ type: 'recurring', requiresApproval: false, scheduleId: id, amount: 2500, currency: 'NGN', customerId: a.customerId, entityId: a.merchant.id });
+      expect(req!.data).toMatchObject({ type: 'recurring', requiresApproval: false, scheduleId: id, amount: 2500, currency: 'NGN', customerId: a.customerId, clientRef: a.clientRef, entityId: a.merchant.id, merchantName: a.merchant.name, description: 'Gym membership' });
       expect(req!.data.expiresAt).toBeUndefined();
 
       const br = await bankResponse(t, a.bank, b.billingRequestId, 'approve_recurring');

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { assertSupportedCurrency } from '../../billing/bill-request';
 import { BILLING_MSG } from '../../billing/messages';
+import { getBillingCustomers } from '../../billing/reads';
 import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import { withinSingleLimit } from '../../domain/decisions';
 import { amountSchema, currencySchema, toMajor } from '../../domain/money';
@@ -96,6 +97,8 @@ export const handler = endpoint({ body: bodySchema, response: responseSchema, de
     if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked, 'merchant_blocked');
     if (!decision || decision.customerId !== body.customerId || decision.decision !== 'approve_recurring') throw permissionRequired();
     if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded, 'spending_limit_exceeded');
+    const customer = (await getBillingCustomers([decision.customerId])).get(decision.customerId);
+    if (!customer) throw permissionRequired();
 
     const item = buildSchedule(
       {
@@ -103,6 +106,7 @@ export const handler = endpoint({ body: bodySchema, response: responseSchema, de
         ...(merchant.providerId ? { providerId: merchant.providerId } : {}),
         bankId: decision.bankId,
         customerId: decision.customerId,
+        clientRef: customer.clientRef,
         decisionId: decision.id,
         agreementPhrase: decision.agreementPhrase,
         amount: body.amount,
