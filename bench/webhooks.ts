@@ -17,12 +17,8 @@ import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomToken } from '../functions/domain/ids';
-import { deliveriesByOwnerPk, type DeliveryItem } from '../functions/events/deliveries';
-import { commit, type EventSpec } from '../functions/events/outbox';
-import { verifySignature } from '../functions/events/signing';
-import { logger } from '../functions/http/log';
-import { subscribes } from '../functions/events/types';
-import { queryAll } from '../functions/store/table';
+import type { DeliveryItem } from '../functions/events/deliveries';
+import type { EventSpec } from '../functions/events/outbox';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { startApp, type LocalApp } from '../local/app';
 import { startPollers, type Poller } from '../local/pollers';
@@ -70,7 +66,13 @@ function percentile(xs: number[], p: number): number {
 }
 
 async function main() {
-  logger.setLogLevel('SILENT'); // created at import, before startApp sets LOG_LEVEL
+  // Quiet handlers: set before the service modules load (a logger may read it at import).
+  process.env.LOG_LEVEL = 'SILENT';
+  const { deliveriesByOwnerPk } = await import('../functions/events/deliveries');
+  const { commit } = await import('../functions/events/outbox');
+  const { verifySignature } = await import('../functions/events/signing');
+  const { subscribes } = await import('../functions/events/types');
+  const { queryAll } = await import('../functions/store/table');
   let dynamo: (RunningService & { pid?: number }) | undefined;
   let sqs: RunningService | undefined;
   let app: LocalApp | undefined;

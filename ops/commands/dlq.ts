@@ -4,10 +4,10 @@
  *   npm run ops -- dlq:replay [--queue webhooks] [--limit n] [--quiet]
  *   npm run ops -- deliveries:list [--status failed] [--type t] [--owner id] [--limit n] [--json]
  *
- * `dlq:replay` moves messages from a queue's DLQ back to the queue: receive -> send -> delete
- * (SQS's StartMessageMoveTask does not exist in the local emulator, and this works on AWS
- * too). The webhook worker gives each moved delivery one more attempt; one that fails again
- * goes back to the DLQ.
+ * `dlq:replay` moves the messages that are in a queue's DLQ when it starts (at most --limit)
+ * back to the queue: receive -> send -> delete (SQS's StartMessageMoveTask does not exist in
+ * the local emulator, and this works on AWS too). The webhook worker gives each moved
+ * delivery one more attempt; one that fails again goes back to the DLQ, for a later run.
  *
  * Where the queues and the table are (first match wins):
  *   1. flags: --queue-url, --dlq-url, --table, and --endpoint-url / --region;
@@ -162,6 +162,8 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
   }
   const sqs = sqsClient(f, r);
   try {
+    // Only what is in the DLQ now: a message that fails again comes back to the DLQ as a new
+    // message, and must not be moved again by this run (that would ping-pong forever).
     const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     const total = Math.min(limit, Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0));
     const show = progress(total, f.quiet === true);
@@ -169,11 +171,11 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
     let failed = 0;
     let empty = 0;
     show(0, 0);
-    while (moved + failed < limit) {
+    while (moved + failed < total) {
       const out = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: dlqUrl,
-          MaxNumberOfMessages: Math.min(10, limit - moved - failed),
+          MaxNumberOfMessages: Math.min(10, total - moved - failed),
           WaitTimeSeconds: 1,
           VisibilityTimeout: 60,
           MessageAttributeNames: ['All'],

@@ -5,7 +5,7 @@
  */
 import { GetQueueAttributesCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands as opsCommands } from '../../ops/commands/dlq';
+import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/commands/dlq';
 import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/events/deliveries';
 import { endpointKey, type EndpointItem } from '../../functions/events/endpoints';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
@@ -304,6 +304,35 @@ describe('delivery', () => {
     expect(done.attempts).toBe(4);
     expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 500, 500, 200]);
     await expect.poll(dlqMessages, { timeout: 5000 }).toBe(0);
+    // nothing left to replay: a second run moves nothing
+    const again = await dlqReplay(['--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!, '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!, '--quiet']);
+    expect(again).toEqual({ queue: 'webhooks', moved: 0, failed: 0, remaining: 0 });
+  });
+
+  it('deliveries:list --status failed lists failed deliveries from the table (ops)', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 500 });
+    const sent = await sendTest(m, ep.id);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && !x.dlqPending);
+    const rows = await deliveriesList(['--status', 'failed', '--table', t.app.env.TABLE_NAME!, '--limit', '100', '--quiet']);
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.every((r) => r.status === 'failed')).toBe(true);
+    expect(rows.find((r) => r.id === sent.deliveryId)).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 500, ownerId: m.id, endpointId: ep.id });
+    const own = await deliveriesList(['--owner', m.id, '--table', t.app.env.TABLE_NAME!, '--quiet']);
+    expect(own.map((r) => r.id)).toEqual([sent.deliveryId]);
+    await expect(deliveriesList(['--status', 'lost', '--table', 'x'])).rejects.toThrow('--status must be one of pending, delivered, failed');
+
+    // dlq:replay against a receiver that still fails: one more attempt, back to the DLQ, and
+    // the command ends (it moves only what was there when it started).
+    await expect.poll(dlqMessages, { timeout: 5000 }).toBe(1);
+    const flagsFor = ['--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!, '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!, '--quiet'];
+    const first = await dlqReplay(flagsFor);
+    expect(first.moved).toBe(1);
+    const again = await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && x.attempts === 4 && !x.dlqPending);
+    expect(again.lastStatusCode).toBe(500);
+    await expect.poll(dlqMessages, { timeout: 5000 }).toBe(1);
+    expect(rx.received(ep.path)).toHaveLength(4);
   });
 
   it('a 410 disables the endpoint and stops its retries; new events skip it; a successful test re-enables it', async () => {

@@ -85,3 +85,22 @@ describe('webhook URL policy (DESIGN 6.9)', () => {
     expect(isLocalhostName('localhost.example.com')).toBe(false);
   });
 });
+
+describe('delivery-time address guard', () => {
+  it('on Lambda, loopback is refused in every stage (the runtime API listens there)', async () => {
+    const { addressPermitted } = await import('../../functions/events/transport');
+    const saved = process.env.AWS_LAMBDA_RUNTIME_API;
+    try {
+      delete process.env.AWS_LAMBDA_RUNTIME_API;
+      expect(addressPermitted('127.0.0.1', 'sandbox')).toBe(true);
+      process.env.AWS_LAMBDA_RUNTIME_API = '127.0.0.1:9001';
+      expect(addressPermitted('127.0.0.1', 'sandbox')).toBe(false);
+      expect(addressPermitted('::1', 'sandbox')).toBe(false);
+      expect(addressPermitted('10.0.0.1', 'sandbox')).toBe(true);
+      expect(addressPermitted('93.184.216.34', 'live')).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.AWS_LAMBDA_RUNTIME_API;
+      else process.env.AWS_LAMBDA_RUNTIME_API = saved;
+    }
+  });
+});
