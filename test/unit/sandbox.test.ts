@@ -4,6 +4,8 @@
  * outbox hook fires only for simulated banks, only for the events they answer, only in the
  * sandbox stage, SANDBOX_BANK_DELAY_SECONDS after the event.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planBatch } from '../../functions/domain/customers';
 import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';
@@ -86,6 +88,24 @@ describe('magic customers', () => {
     expect(Object.keys(v).sort()).toEqual(['debitResponse', 'description', 'deviceId', 'email', 'intentResponse', 'outcome']);
     v.intentResponse!.spendingLimits.single = 1;
     expect(m.intent!.spendingLimits.single).toBe(50_000);
+  });
+});
+
+describe('README magic customers table', () => {
+  it('lists exactly the magic customers of magic.ts, each with its device id and limits', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `([^`]+@sandbox\.idpay\.test)` \| `([^`]+)` \| (.+) \| (.+) \|$/gm)];
+    expect(rows.map((r) => r[1])).toEqual(MAGIC_CUSTOMERS.map(magicEmail));
+    MAGIC_CUSTOMERS.forEach((m, i) => {
+      const [, , device, intent, debit] = rows[i]!;
+      expect(device).toBe(magicDeviceId(m));
+      if (m.intent === null) expect(intent).toMatch(/never answered/);
+      else expect(intent).toContain(m.intent.customerDecision);
+      if (m.intent?.blockMerchant) expect(intent).toContain('blockMerchant: true');
+      for (const [period, v] of Object.entries(m.intent?.spendingLimits ?? {})) expect(intent).toContain(`${period} ${v.toLocaleString('en-US')}`);
+      if (m.debit === null) expect(debit).toMatch(/never answered/);
+      else expect(debit).toMatch(m.debit === 'approve' ? /approved/ : m.debit === 'deny' ? /denied/ : /suspended/);
+    });
   });
 });
 
