@@ -57,6 +57,8 @@ export interface DeliveryItem {
   /** Epoch ms until which an attempt is in flight, and the chain that holds it. */
   leaseUntil?: number;
   leaseSeq?: number;
+  /** The SQS message that sleeps until the scheduled retry (an early copy with another id is dropped). */
+  chainMessageId?: string;
   /** Failed for good, and its message is still owed to the DLQ. */
   dlqPending?: boolean;
   createdAt: string;

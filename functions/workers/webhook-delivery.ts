@@ -143,7 +143,7 @@ async function processRecord(record: SQSRecord): Promise<Outcome> {
   ]);
   let r = first;
   for (let round = 0; round < 5; round++) {
-    if (r.ok) return afterClaim(r.item, ep, ev, msg);
+    if (r.ok) return afterClaim(r.item, ep, ev, msg, record.messageId);
     const d = r.item;
     const nowMs = Date.now();
     if (!d || d.status === 'delivered' || d.seq !== msg.seq) return DONE; // gone, done, or superseded
@@ -183,14 +183,24 @@ async function processRecord(record: SQSRecord): Promise<Outcome> {
       continue;
     }
     const dueAt = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) : nowMs;
-    if (dueAt - nowMs > EARLY_TOLERANCE_MS) return retry((dueAt - nowMs) / 1000); // back to sleep until due
+    if (dueAt - nowMs > EARLY_TOLERANCE_MS) {
+      // Another message of this chain sleeps until the retry: this one is a duplicate.
+      if (d.chainMessageId && d.chainMessageId !== record.messageId) return DONE;
+      return retry((dueAt - nowMs) / 1000); // back to sleep until due
+    }
     r = await claim(msg, nowMs); // the state that refused the claim has changed since: try again
   }
   return retry(5); // heavy contention: look again shortly
 }
 
 /** Holding the claim: stop if the endpoint is gone or disabled, otherwise make the attempt. */
-async function afterClaim(d: DeliveryItem, ep: EndpointItem | undefined, ev: EventItem | undefined, msg: DeliveryMessage): Promise<Outcome> {
+async function afterClaim(
+  d: DeliveryItem,
+  ep: EndpointItem | undefined,
+  ev: EventItem | undefined,
+  msg: DeliveryMessage,
+  messageId: string,
+): Promise<Outcome> {
   if (!ep || (ep.status !== 'enabled' && !d.manual)) {
     const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
     const stopped = await update({
@@ -214,7 +224,7 @@ async function afterClaim(d: DeliveryItem, ep: EndpointItem | undefined, ev: Eve
     return DONE;
   }
   if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
-  return attempt(d, ep, ev, msg);
+  return attempt(d, ep, ev, msg, messageId);
 }
 
 function dueValues(id: string, expectedAtMs: number) {
@@ -288,7 +298,7 @@ async function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled
 }
 
 /** Make the claimed attempt and record it. */
-async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage): Promise<Outcome> {
+async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage, messageId: string): Promise<Outcome> {
   const n = claimed.attempts;
   const startedMs = Date.now();
   const secrets = await signingSecrets(ep, startedMs);
@@ -359,8 +369,9 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
       Object.assign(values, { ':failed': 'failed', ':null': null, ...(final ? { ':t': true } : {}) });
     } else if (!superseded) {
       const nextMs = nowMs + delay * 1000;
-      set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk';
-      Object.assign(values, { ':next': new Date(nextMs).toISOString(), ...dueValues(cur.id, nextMs) });
+      // This message carries the retry (its visibility is the delay); copies are dropped.
+      set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
+      Object.assign(values, { ':next': new Date(nextMs).toISOString(), ':mid': messageId, ...dueValues(cur.id, nextMs) });
     } // superseded by a replay: record the attempt only; the replay's message carries on.
     const r = await update({
       Key: deliveryKey(cur.id),

@@ -558,7 +558,9 @@ describe('outbox', () => {
     expect(rx.received(ep.path)).toHaveLength(1);
     expect((await delivery(sent.deliveryId))!.status).toBe('pending');
     // overdue = next attempt + grace (300 s)
-    expect((await t.app.tick(new Date(Date.parse(d1.nextAttemptAt!) + 290_000))).claimed).toBe(0);
+    await t.app.tick(new Date(Date.parse(d1.nextAttemptAt!) + 290_000));
+    await t.app.settle();
+    expect(await delivery(sent.deliveryId)).toMatchObject({ status: 'pending', seq: 1, attempts: 1 });
     await t.app.tick(new Date(Date.parse(d1.nextAttemptAt!) + 301_000));
     const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(d.attempts).toBe(2);
@@ -584,6 +586,36 @@ describe('concurrency', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(rx.received(ep.path)).toHaveLength(1);
     expect((await delivery(sent.deliveryId))!.attempts).toBe(1);
+  });
+
+  it('copies of a message arriving while the delivery waits for its retry are dropped', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.script(ep.path, [{ status: 429, headers: { 'Retry-After': '4' } }]);
+    const sent = await sendTest(m, ep.id);
+    const waiting = await waitForDelivery(sent.deliveryId, (x) => x.attempts === 1 && x.leaseUntil === undefined);
+    expect(waiting.chainMessageId).toBeTruthy();
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        sqs.send(new SendMessageCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS, MessageBody: JSON.stringify(messageFor(waiting)) })),
+      ),
+    );
+    // the copies are dropped at once: only the chain's own message sleeps in the queue
+    const inQueue = async () => {
+      const out = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    };
+    await expect.poll(inQueue, { timeout: 2500, interval: 100 }).toBe(1);
+    await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    await t.app.settle();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(rx.received(ep.path).map((r) => r.status)).toEqual([429, 200]);
+    expect((await delivery(sent.deliveryId))!.attempts).toBe(2);
   });
 
   it('parallel replays never send one delivery twice at the same time, always with the same event id', async () => {
