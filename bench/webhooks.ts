@@ -14,6 +14,7 @@
  * BENCH_TIMEOUT_S (600) change the run. Backoff base 1 s, 12 attempts.
  */
 import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomToken } from '../functions/domain/ids';
@@ -78,6 +79,7 @@ async function main() {
   let app: LocalApp | undefined;
   let rx: Receiver | undefined;
   const extraPollers: Poller[] = [];
+  const loadAtStart = loadavg()[0]!;
   const pollerClients: SQSClient[] = [];
   try {
     dynamo = await startDynamo();
@@ -282,6 +284,7 @@ async function main() {
       benchmark: 'webhooks: 1,000 events through the outbox to a local receiver failing 30 % at random',
       recordedAt: new Date().toISOString(),
       node: process.version,
+      machine: { cpus: cpus().length, loadAverage1mAtStart: Math.round(loadAtStart * 10) / 10, loadAverage1mAtEnd: Math.round(loadavg()[0]! * 10) / 10 },
       config: { events: EVENTS, failRate: FAIL_RATE, commitConcurrency: CONCURRENCY, pollersPerQueue: POLLERS, backoffBaseSeconds: 1, maxAttempts: 12, endpoints: endpoints.length },
       events: EVENTS,
       deliveries: pairs,
