@@ -1,0 +1,371 @@
+/**
+ * npm run bench — every figure of issue 10 in one run, written to bench/results.json,
+ * bench/results.md (printed too) and bench/latency.svg.
+ *
+ * Phases, each in its own process (own DynamoDB Local / fauxqs / module state), in order:
+ *   bundles      bench/bundles.ts     size + cold init of every Lambda, Node 24 and 22
+ *   endpoints    bench/endpoints.ts   5 endpoint classes vs their raw-DynamoDB floor (A/B/A/B)
+ *   tick         bench/lib/tick.ts    10,000 due items through one tick and the jobs worker
+ *   webhookCost  bench/lib/webhook-cost.ts  DynamoDB/SQS/duration of one webhook (cost model)
+ *   webhooks     bench/webhooks.ts    1,000 events, receiver failing 30 %: throughput
+ *
+ * BENCH_QUICK=1 shortens every phase (fewer rounds, 2,000 due items, 200 events); the
+ * default run produces every figure. BENCH_PHASES=endpoints,tick runs a subset (the other
+ * figures are then missing from the files).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, uptime } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { latencyChart, type ChartClass } from './chart';
+import { BENCH_DIR, loadAverage, machine, runMain, writeJson } from './lib/results';
+import { round } from './lib/stats';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks'] as const;
+type Phase = (typeof PHASES)[number];
+const SELF = fileURLToPath(import.meta.url);
+
+// ------------------------------------------------------------------------------------------
+// Phase runner (child side): `tsx bench/run.ts --phase <name>` writes BENCH_OUT.
+
+async function runPhase(name: string): Promise<unknown> {
+  switch (name) {
+    case 'bundles':
+      return (await import('./bundles')).runBundles();
+    case 'endpoints':
+      return (await import('./endpoints')).runEndpoints();
+    case 'tick':
+      return (await import('./lib/tick')).runTickBench();
+    case 'webhookCost':
+      return (await import('./lib/webhook-cost')).runWebhookCost();
+    default:
+      throw new Error(`unknown phase ${name}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Orchestrator
+
+function child(args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number; stdout: string }> {
+  return new Promise((res) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: resolve(BENCH_DIR, '..'),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    p.stdout.on('data', (d) => (stdout += String(d)));
+    const timer = setTimeout(() => p.kill('SIGTERM'), timeoutMs);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      res({ code: code ?? 1, stdout });
+    });
+  });
+}
+
+interface PhaseOutcome {
+  ok: boolean;
+  seconds: number;
+  loadAverage: { start: number[]; end: number[] };
+  error?: string;
+  data?: any;
+}
+
+async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
+  const start = loadAverage();
+  const t0 = performance.now();
+  const out = join(tmp, `${name}.json`);
+  console.error(`\n=== bench phase ${name} (load ${start.join(' ')}) ===`);
+  let res: { code: number; stdout: string };
+  let data: any;
+  if (name === 'webhooks') {
+    // bench/webhooks.ts as it is: it prints its result JSON on stdout.
+    const own = join(BENCH_DIR, 'results-webhooks.json');
+    let before: string | undefined;
+    try {
+      before = readFileSync(own, 'utf8');
+    } catch {
+      /* none yet */
+    }
+    res = await child([join(BENCH_DIR, 'webhooks.ts')], { BENCH_OUT: out, BENCH_EVENTS: QUICK ? '200' : '1000', BENCH_TIMEOUT_S: '600' }, 15 * 60_000);
+    // Leave that benchmark's own result file as it was (it belongs to its standalone runs).
+    if (before !== undefined && readFileSync(own, 'utf8') !== before) writeFileSync(own, before);
+    try {
+      const text = res.stdout.slice(res.stdout.indexOf('{'));
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  } else {
+    res = await child([SELF, '--phase', name], { BENCH_OUT: out }, 30 * 60_000);
+    try {
+      data = JSON.parse(readFileSync(out, 'utf8'));
+    } catch {
+      data = undefined;
+    }
+  }
+  const seconds = round((performance.now() - t0) / 1000, 1);
+  const ok = res.code === 0 && data !== undefined;
+  return { ok, seconds, loadAverage: { start, end: loadAverage() }, data, ...(ok ? {} : { error: `exit ${res.code}${data === undefined ? ', no result' : ''}` }) };
+}
+
+interface Target {
+  id: string;
+  target: string;
+  value: string;
+  met: boolean | null;
+  note: string;
+}
+
+function targets(r: Record<Phase, PhaseOutcome>): Target[] {
+  const t: Target[] = [];
+  const b = r.bundles.data;
+  if (b) {
+    const over = b.overBundleLimit as { handler: string; kb: number }[];
+    t.push({
+      id: 'bundle-size',
+      target: 'every bundle < 400 KB (minified .mjs, KB = 1024 B)',
+      value: `max ${round(b.sizeBytes.max / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB over ${b.functions} functions`,
+      met: over.length === 0,
+      note: over.length ? `over: ${over.map((o) => `${o.handler} ${o.kb} KB`).join(', ')}` : `largest: ${b.largest[0].handler} ${b.largest[0].kb} KB`,
+    });
+    for (const n of b.nodes as { major: string; version: string }[]) {
+      const s = b.initMs[n.major];
+      const over = (b.overInitLimit as { handler: string; initMs: Record<string, number> }[]).filter((o) => (o.initMs[n.major] ?? 0) >= 150);
+      t.push({
+        id: `init-node${n.major}`,
+        target: `cold module init < 150 ms, Node ${n.major} (${n.version})`,
+        value: `max ${s.max} ms, median ${s.median} ms (CPU time: max ${b.initCpuMs?.[n.major]?.max} ms, median ${b.initCpuMs?.[n.major]?.median} ms)`,
+        met: over.length === 0,
+        note: over.length
+          ? `over: ${over.map((o) => `${o.handler} ${o.initMs[n.major]} ms`).join(', ')} — measured on a shared 2-CPU machine at load ${r.bundles.loadAverage.start[0]}; see the notes`
+          : `slowest: ${b.slowestInit[n.major][0].handler} ${b.slowestInit[n.major][0].ms} ms`,
+      });
+    }
+    if (b.node22Unavailable) t.push({ id: 'init-node22', target: 'cold module init < 150 ms, Node 22', value: 'not measured', met: null, note: b.node22Unavailable });
+  }
+  const e = r.endpoints.data;
+  if (e) {
+    for (const c of (e.classes as any[]).filter((c) => c.read)) {
+      t.push({
+        id: `read-floor-${c.id}`,
+        target: `${c.route}: ≥ 50 % of the raw DynamoDB Local floor (req/s)`,
+        value: `${round(c.ratio * 100, 0)} % (${c.endpoint.rps} vs ${c.floor.rps} op-sets/s; per-round median ${round(c.ratioMedianOfRounds * 100, 0)} %)`,
+        met: c.ratio >= 0.5,
+        note: c.ratio >= 0.5 ? `floor = ${c.floorStages.map((s: string[]) => s.join('+')).join(' → ')}` : 'the HTTP + middy + zod + handler overhead costs more than the DynamoDB requests themselves at this concurrency; see the notes',
+      });
+    }
+    const bill = (e.classes as any[]).find((c) => c.id === 'bill');
+    if (bill) {
+      const app = bill.dynamodb.byPurpose.app;
+      t.push({
+        id: 'bill-requests',
+        target: '≤ 3 DynamoDB requests per billed phrase (billing path)',
+        value: `${app} per phrase (1-phrase requests at concurrency 16)${e.lifecycle?.bulkBill ? `; ${e.lifecycle.bulkBill.dynamodb.requests} per phrase in one ${e.lifecycle.bulkBill.phrases}-phrase request` : ''}`,
+        met: app <= 3,
+        note: `billing path = ${Object.entries(bill.dynamodb.byCommand).filter(([k]) => k !== 'UpdateItem').map(([k, v]) => `${k} ${v}`).join(', ')}; plus ${bill.dynamodb.byPurpose.auth} auth/rate-limit UpdateItem per HTTP request (${bill.dynamodb.requests} in all for a 1-phrase request; amortized over the phrases of a bigger request)`,
+      });
+    }
+  }
+  return t;
+}
+
+const cell = (s: unknown) => String(s ?? '—').replace(/\|/g, '\\|');
+const table = (head: string[], rows: unknown[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+
+function markdown(res: any): string {
+  const L: string[] = [];
+  L.push(`# Benchmark results (\`npm run bench\`)`);
+  L.push('');
+  L.push(`Recorded ${res.recordedAt} in ${res.durationSeconds} s on ${res.machine.cpus} CPUs (${res.machine.cpuModel}), ${res.machine.memoryGiB} GiB, Node ${res.machine.node}${res.quick ? ', **BENCH_QUICK=1 (short run)**' : ''}.`);
+  L.push(`Load average at start ${res.loadAverage.start.join(' / ')}, at end ${res.loadAverage.end.join(' / ')} (1/5/15 min; the machine is shared with other test runs: absolute figures are low and noisy, the side-by-side ratios are the ones to read).`);
+  L.push('');
+  L.push('## Targets');
+  L.push('');
+  L.push(table(['target', 'measured', 'met', 'note'], res.targets.map((t: Target) => [t.target, t.value, t.met === null ? 'not measured' : t.met ? '**met**' : '**NOT met**', t.note])));
+  const e = res.endpoints;
+  if (e) {
+    L.push('');
+    L.push(`## Endpoint classes vs the raw DynamoDB Local floor (concurrency ${e.config.concurrency})`);
+    L.push('');
+    L.push(`${e.config.rounds} rounds of ${e.config.secondsPerRun} s each for the endpoint (autocannon through the local HTTP server) and its floor (the same DynamoDB requests sent raw through the document client), interleaved A/B/A/B. ms = latency.`);
+    L.push('');
+    L.push(
+      table(
+        ['class', 'route', 'req/s', 'p50 ms', 'p99 ms', 'floor op-sets/s', 'floor p50', 'floor p99', 'ratio (req/s)', 'serial p50 ms (c=1)', 'floor = raw requests'],
+        e.classes.map((c: any) => [c.label, c.route, c.endpoint.rps, c.endpoint.latency.p50, c.endpoint.latency.p99, c.floor.rps, c.floor.latency.p50, c.floor.latency.p99, `${round(c.ratio * 100, 0)} %`, c.serial.latency.p50, c.floorStages.map((s: string[]) => s.join(' + ')).join(' → ')]),
+      ),
+    );
+    L.push('');
+    L.push('![latency per endpoint class](latency.svg)');
+    L.push('');
+    L.push('### DynamoDB per operation (measured during the concurrency-16 runs, retries included)');
+    L.push('');
+    L.push(
+      table(
+        ['class', 'unit', 'requests', 'by command', 'auth / app', 'RCU (read units)', 'WCU (write units)', 'of which GSI', 'transaction items', 'SQS msgs', 'log bytes/req'],
+        e.classes.map((c: any) => {
+          const d = c.dynamodb;
+          const gsi = round(Object.values(d.capacity.indexes as Record<string, number>).reduce((a, b) => a + b, 0), 2);
+          return [c.label, c.unit, d.requests, Object.entries(d.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), `${d.byPurpose.auth} / ${d.byPurpose.app}`, d.capacity.read, d.capacity.write, gsi, Object.entries(d.transactItems).filter(([, v]) => Number(v) > 0).map(([k, v]) => `${k} ${v}`).join(', ') || '—', c.sqsMessagesPerUnit, c.logBytesPerRequest];
+        }),
+      ),
+    );
+    const lc = e.lifecycle ?? {};
+    if (lc.bankResponseApprove || lc.bulkBill) {
+      L.push('');
+      L.push('### Rest of a bill\'s life and bulk billing (concurrency 1)');
+      L.push('');
+      const rows: unknown[][] = [];
+      if (lc.bankResponseApprove) {
+        const b = lc.bankResponseApprove;
+        rows.push([b.route, `${b.requests} requests`, `p50 ${b.latency.p50} ms`, b.dynamodb.requests, Object.entries(b.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), b.dynamodb.capacity.read, b.dynamodb.capacity.write, b.sqsMessagesPerUnit]);
+      }
+      if (lc.bulkBill) {
+        const b = lc.bulkBill;
+        rows.push([`POST /v1/customer/bill, ${b.phrases} phrases in one request`, `${b.billed} billed`, `${b.ms} ms total`, b.dynamodb.requests, Object.entries(b.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), b.dynamodb.capacity.read, b.dynamodb.capacity.write, '—']);
+      }
+      L.push(table(['operation', 'n', 'time', 'DynamoDB requests / unit', 'by command', 'RCU', 'WCU', 'SQS msgs'], rows));
+    }
+  }
+  const t = res.tick;
+  if (t) {
+    L.push('');
+    L.push(`## Tick throughput (${t.items.toLocaleString('en-US')} due items, ${t.shards} due shards, one tick)`);
+    L.push('');
+    L.push(
+      table(
+        ['tick (query + claim + enqueue)', 'claims/s', 'after the tick', 'end to end (due → all run)', 'DynamoDB per item (tick + worker)', 'RCU / WCU per item', 'double runs', 'missing', 'second tick found'],
+        [[`${t.tick.ms} ms`, t.tick.claimsPerSecond, `${t.worker.ms} ms`, `${t.endToEnd.ms} ms (${t.endToEnd.itemsPerSecond}/s)`, `${t.dynamodbPerItem.requests} (${Object.entries(t.dynamodbPerItem.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')})`, `${t.dynamodbPerItem.capacity.read} / ${t.dynamodbPerItem.capacity.write}`, t.doubleRuns, t.missing, t.secondTick.found]],
+      ),
+    );
+    L.push('');
+    L.push('Synthetic due kind (`bench.noop`): the worker only takes the item off the index (the claim-conditioned UpdateItem every kind ends with), so this is the time path\'s own throughput; a real kind adds its state change.');
+  }
+  const w = res.webhooks;
+  const wc = res.webhookCost;
+  if (w || wc) {
+    L.push('');
+    L.push('## Webhooks');
+    L.push('');
+    if (w) {
+      L.push(`bench/webhooks.ts: ${w.events} events → ${w.deliveries} deliveries to ${w.config.endpoints} endpoints, receiver failing ${round(w.config.failRate * 100, 0)} % at random, backoff base ${w.config.backoffBaseSeconds} s, ${w.config.pollersPerQueue} poller set.`);
+      L.push('');
+      L.push(
+        table(
+          ['committed events/s', 'first attempts/s', 'all delivered in', 'deliveries/s (incl. backoff)', 'attempts (mean / max)', 'duplicates after 2xx', 'wrong endpoint', 'ok'],
+          [[w.commitsPerSecond, w.firstAttemptsPerSecond, `${round(w.allDeliveredMs / 1000, 1)} s`, w.deliveriesPerSecond, `${w.attemptsPerDelivery.mean} / ${w.attemptsPerDelivery.max}`, w.duplicatesAfterSuccess, w.wrongEndpoint, w.ok]],
+        ),
+      );
+      L.push('');
+    }
+    if (wc) {
+      const d = wc.delivery;
+      L.push(`One webhook, measured at concurrency 1 (${wc.events} events, receiver always 200, worker invoked with batches of up to 10):`);
+      L.push('');
+      L.push(
+        table(
+          ['part', 'DynamoDB requests', 'RCU', 'WCU', 'SQS', 'duration'],
+          [
+            ['outbox commit of 1 event + 1 delivery (alone)', wc.commit.dynamodbPerEvent.requests, wc.commit.dynamodbPerEvent.capacity.read, wc.commit.dynamodbPerEvent.capacity.write, `${wc.commit.sqsMessagesPerEvent} msg sent`, `p50 ${wc.commit.latency.p50} ms`],
+            ['delivery (worker)', d.dynamodbPerDelivery.requests, d.dynamodbPerDelivery.capacity.read, d.dynamodbPerDelivery.capacity.write, Object.entries(d.sqsPerDelivery).map(([k, v]) => `${k} ${v}`).join(', '), `${d.workerMsPerMessage} ms per message (${d.messagesPerBatch} per batch, batch p50 ${d.workerMsPerBatch.p50} ms)`],
+          ],
+        ),
+      );
+    }
+  }
+  const b = res.bundles;
+  if (b) {
+    L.push('');
+    L.push(`## Lambda bundles (${b.functions} functions; esbuild as lib/lambda.ts; cold init = import() in a fresh process, median of ${b.initRuns}, NODE_OPTIONS=--enable-source-maps)`);
+    L.push('');
+    const majors = (b.nodes as { major: string; version: string }[]).map((n) => n.major);
+    L.push(`Size: min ${round(b.sizeBytes.min / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB, max ${round(b.sizeBytes.max / 1024, 1)} KB. Init (wall clock): ${(b.nodes as { major: string; version: string }[]).map((n) => `Node ${n.version} median ${b.initMs[n.major].median} ms, max ${b.initMs[n.major].max} ms (CPU median ${b.initCpuMs?.[n.major]?.median} ms, max ${b.initCpuMs?.[n.major]?.max} ms)`).join('; ')}; load average during the phase ${res.phases.bundles.loadAverage.start.join(' ')} → ${res.phases.bundles.loadAverage.end.join(' ')}.${b.node22Unavailable ? ` Node 22 not measured: ${b.node22Unavailable}` : ''}`);
+    L.push('');
+    L.push(
+      table(
+        ['function (functions/…)', 'route / worker', 'KB', ...majors.flatMap((m) => [`init ms Node ${m}`, `init CPU ms Node ${m}`])],
+        [...(b.results as any[])].sort((x, y) => y.bytes - x.bytes).map((r) => [r.handler, r.what, r.kb, ...majors.flatMap((m) => [r.initMs[m], r.initCpuMs?.[m]])]),
+      ),
+    );
+  }
+  if (res.notes?.length) {
+    L.push('');
+    L.push('## Notes');
+    L.push('');
+    for (const n of res.notes) L.push(`- ${n}`);
+  }
+  const failed = Object.entries(res.phases).filter(([, p]: [string, any]) => !p.ok);
+  if (failed.length) {
+    L.push('');
+    L.push(`**Phases that failed:** ${failed.map(([k, p]: [string, any]) => `${k} (${p.error})`).join(', ')}`);
+  }
+  return `${L.join('\n')}\n`;
+}
+
+async function orchestrate(): Promise<void> {
+  const wanted = (process.env.BENCH_PHASES?.split(',').filter(Boolean) ?? [...PHASES]) as Phase[];
+  const tmp = mkdtempSync(join(tmpdir(), 'idpay-bench-'));
+  const started = performance.now();
+  const m = machine();
+  console.error(`npm run bench: load average ${m.loadAverage.join(' ')} on ${m.cpus} CPUs, uptime ${Math.round(uptime() / 60)} min${QUICK ? ' (BENCH_QUICK=1)' : ''}`);
+  const outcomes = {} as Record<Phase, PhaseOutcome>;
+  try {
+    for (const p of PHASES) {
+      outcomes[p] = wanted.includes(p) ? await phase(p, tmp) : { ok: false, seconds: 0, loadAverage: { start: [], end: [] }, error: 'not run (BENCH_PHASES)' };
+      if (!outcomes[p].ok) console.error(`bench phase ${p}: ${outcomes[p].error}`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const strip = (d: any) => {
+    if (!d) return undefined;
+    const { phase: _p, machine: _m, ...rest } = d;
+    return rest;
+  };
+  const res: any = {
+    benchmark: 'npm run bench (issue 10): endpoint classes vs raw DynamoDB floor, DynamoDB per operation, Lambda bundles and cold init, tick and webhook throughput',
+    recordedAt: new Date().toISOString(),
+    durationSeconds: round((performance.now() - started) / 1000, 0),
+    quick: QUICK,
+    machine: m,
+    loadAverage: { start: m.loadAverage, end: loadAverage(), note: 'os.loadavg() 1/5/15 min; per phase below' },
+    phases: Object.fromEntries(Object.entries(outcomes).map(([k, o]) => [k, { ok: o.ok, seconds: o.seconds, loadAverage: o.loadAverage, ...(o.error ? { error: o.error } : {}) }])),
+    targets: [] as Target[],
+    endpoints: strip(outcomes.endpoints.data),
+    tick: strip(outcomes.tick.data),
+    webhookCost: strip(outcomes.webhookCost.data),
+    webhooks: outcomes.webhooks.data,
+    bundles: strip(outcomes.bundles.data),
+    notes: [
+      'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
+      'The floor replays the endpoint\'s own recorded DynamoDB requests (reads as recorded, the auth UpdateItem on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint\'s.',
+      'Consumed capacity is what DynamoDB Local reports with ReturnConsumedCapacity INDEXES: GSI writes included, transactional items at 2x, eventually consistent reads at 0.5. It reports 0 for a ConditionCheck inside a transaction; AWS charges it (see docs/cost.md).',
+      'DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run\'s deadline (the run waits for them).',
+      'serial p50 (concurrency 1) is the per-invocation duration used for Lambda GB-s in docs/cost.md.',
+    ],
+  };
+  res.targets = targets(outcomes);
+  writeJson(join(BENCH_DIR, 'results.json'), res);
+  if (res.endpoints?.classes?.length) {
+    const svg = latencyChart(res.endpoints.classes as ChartClass[], `concurrency ${res.endpoints.config.concurrency} · ${res.recordedAt.slice(0, 16)}Z · ${m.cpus} CPUs · load ${res.loadAverage.start.join(' ')}`);
+    writeFileSync(join(BENCH_DIR, 'latency.svg'), svg);
+  }
+  const md = markdown(res);
+  writeFileSync(join(BENCH_DIR, 'results.md'), md);
+  console.log(md);
+  if (Object.values(outcomes).some((o) => !o.ok && o.error !== 'not run (BENCH_PHASES)')) process.exitCode = 1;
+}
+
+const phaseArg = process.argv.indexOf('--phase');
+if (phaseArg > 0) {
+  runMain(async () => {
+    const name = process.argv[phaseArg + 1]!;
+    const data = (await runPhase(name)) as Record<string, unknown>;
+    writeJson(process.env.BENCH_OUT!, { phase: name, recordedAt: new Date().toISOString(), machine: machine(), ...data });
+  });
+} else {
+  runMain(orchestrate);
+}
