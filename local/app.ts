@@ -60,7 +60,7 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     TABLE_NAME: opts.tableName,
   };
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
   await ensureTable(ddb, opts.tableName);
   const queueEnv = await ensureQueues(sqs, opts.queuePrefix);
   const env = { ...base, ...queueEnv, ...opts.env };

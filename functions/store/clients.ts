@@ -20,7 +20,9 @@ export function db(): DynamoDBDocumentClient {
 }
 
 export function queue(): SQSClient {
-  if (!sqs) sqs = new SQSClient({ maxAttempts: 4 });
+  // Requests go to the resolved SQS endpoint (the region's, or AWS_ENDPOINT_URL_SQS), not to
+  // the host inside each QueueUrl: the same thing on AWS, and no warning per call locally.
+  if (!sqs) sqs = new SQSClient({ maxAttempts: 4, useQueueUrlAsEndpoint: false });
   return sqs;
 }
 

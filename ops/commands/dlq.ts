@@ -100,11 +100,11 @@ async function resolve(f: Flags, queueName: string): Promise<Resolved> {
 }
 
 function sqsClient(f: Flags, r: Resolved): SQSClient {
-  const endpoint = str(f, 'endpoint-url') ?? r.local?.AWS_ENDPOINT_URL_SQS;
+  const endpoint = str(f, 'endpoint-url') ?? r.local?.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL_SQS;
   const region = str(f, 'region') ?? r.local?.AWS_REGION ?? process.env.AWS_REGION ?? 'us-east-1';
   return new SQSClient({
     region,
-    ...(endpoint ? { endpoint } : {}),
+    ...(endpoint ? { endpoint, useQueueUrlAsEndpoint: false } : {}),
     ...(r.local ? { credentials: { accessKeyId: r.local.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: 'local' } } : {}),
   });
 }

@@ -25,6 +25,7 @@ beforeAll(async () => {
     endpoint: t.app.env.AWS_ENDPOINT_URL_SQS,
     region: t.app.env.AWS_REGION,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
   });
 });
 afterAll(async () => {
