@@ -61,6 +61,32 @@ async function mapLimit<T>(items: T[], limit: number, fn: (t: T) => Promise<void
   await Promise.all(runners);
 }
 
+export interface DueEntry {
+  pk: string;
+  sk: string;
+  dueSk: string;
+}
+
+/** The due index entries of one shard due at or before `at` (keys only), oldest first. */
+export async function queryDue(shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> {
+  const due: DueEntry[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'due',
+        KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+        ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${at.toISOString()}#~` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const it of out.Items ?? []) due.push(it as DueEntry);
+    start = out.LastEvaluatedKey;
+  } while (start && due.length < maxItems);
+  return due;
+}
+
 export interface TickResult {
   found: number;
   claimed: number;
@@ -77,21 +103,7 @@ export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promis
 
   await Promise.all(
     shards.map(async (shard) => {
-      const due: { pk: string; sk: string; dueSk: string }[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const out = await db().send(
-          new QueryCommand({
-            TableName: table(),
-            IndexName: 'due',
-            KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
-            ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${nowIso}#~` },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const it of out.Items ?? []) due.push(it as { pk: string; sk: string; dueSk: string });
-        start = out.LastEvaluatedKey;
-      } while (start && due.length < maxPerShard);
+      const due = await queryDue(shard, scheduledTime, maxPerShard);
       result.found += due.length;
       await mapLimit(due, 8, async (it) => {
         const { at, kind, id } = parseDueSk(it.dueSk);

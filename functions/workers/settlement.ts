@@ -12,13 +12,11 @@
  * the write cancels the transaction, which re-reads and tries again; a capture after it
  * re-opens its shard, which settles on the next tick (a second round).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { commit } from '../events/outbox';
 import { toMajor } from '../domain/money';
 import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { logger } from '../http/log';
-import { db } from '../store/clients';
 import {
   accounts,
   balanceAdd,
@@ -33,7 +31,7 @@ import {
   type SettlementBatch,
 } from '../store/ledger';
 import { isTransactionCancelled, queryAll, table, type TransactItem } from '../store/table';
-import { registerDueKind, type DueJob } from './due';
+import { parseDueSk, queryDue, registerDueKind, type DueJob } from './due';
 
 export const SETTLEMENT_COMPLETED = 'settlement.completed';
 
@@ -181,24 +179,10 @@ export async function settleDue(
   } else {
     // Every settlement item due by now, from the due index (keys only).
     for (let shard = 0; shard < config.dueShards(); shard++) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const out = await db().send(
-          new QueryCommand({
-            TableName: table(),
-            IndexName: 'due',
-            KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
-            ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${now.toISOString()}#~` },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const it of out.Items ?? []) {
-          const dueSk = String(it.dueSk);
-          if (!dueSk.includes(`#${SETTLEMENT_KIND}#`)) continue;
-          days.add(`${String(it.pk).slice('SETTLE#'.length)} ${String(it.sk).split('#')[0]}`);
-        }
-        start = out.LastEvaluatedKey;
-      } while (start);
+      for (const it of await queryDue(shard, now, Number.MAX_SAFE_INTEGER)) {
+        if (parseDueSk(it.dueSk).kind !== SETTLEMENT_KIND) continue;
+        days.add(`${it.pk.slice('SETTLE#'.length)} ${it.sk.split('#')[0]}`);
+      }
     }
   }
   const results: SettlementResult[] = [];
