@@ -9,6 +9,9 @@
  *   webhookCost  bench/lib/webhook-cost.ts  DynamoDB/SQS/duration of one webhook (cost model)
  *   webhooks     bench/webhooks.ts    1,000 events, receiver failing 30 %: throughput
  *
+ * `tsx bench/run.ts --render` re-derives targets, the cost model, results.md and latency.svg
+ * from bench/results.json without measuring.
+ *
  * BENCH_QUICK=1 shortens every phase (fewer rounds, 2,000 due items, 200 events); the
  * default run produces every figure. BENCH_PHASES=endpoints,tick runs a subset (the other
  * figures are then missing from the files).
@@ -19,6 +22,7 @@ import { tmpdir, uptime } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { latencyChart, type ChartClass } from './chart';
+import { costModel } from './lib/cost';
 import { BENCH_DIR, loadAverage, machine, runMain, writeJson } from './lib/results';
 import { round } from './lib/stats';
 
@@ -119,9 +123,9 @@ interface Target {
   note: string;
 }
 
-function targets(r: Record<Phase, PhaseOutcome>): Target[] {
+function targets(res: any): Target[] {
   const t: Target[] = [];
-  const b = r.bundles.data;
+  const b = res.bundles;
   if (b) {
     const over = b.overBundleLimit as { handler: string; kb: number }[];
     t.push({
@@ -140,13 +144,13 @@ function targets(r: Record<Phase, PhaseOutcome>): Target[] {
         value: `max ${s.max} ms, median ${s.median} ms (CPU time: max ${b.initCpuMs?.[n.major]?.max} ms, median ${b.initCpuMs?.[n.major]?.median} ms)`,
         met: over.length === 0,
         note: over.length
-          ? `over: ${over.map((o) => `${o.handler} ${o.initMs[n.major]} ms`).join(', ')} — measured on a shared 2-CPU machine at load ${r.bundles.loadAverage.start[0]}; see the notes`
+          ? `over: ${over.length} of ${b.functions} (${over.slice(0, 4).map((o) => `${o.handler} ${o.initMs[n.major]} ms`).join(', ')}${over.length > 4 ? ', …' : ''}) — wall clock on a shared 2-CPU machine at load ${res.phases.bundles.loadAverage.start[0]}; the CPU time of the import is the load-independent figure (see the bundle table)`
           : `slowest: ${b.slowestInit[n.major][0].handler} ${b.slowestInit[n.major][0].ms} ms`,
       });
     }
     if (b.node22Unavailable) t.push({ id: 'init-node22', target: 'cold module init < 150 ms, Node 22', value: 'not measured', met: null, note: b.node22Unavailable });
   }
-  const e = r.endpoints.data;
+  const e = res.endpoints;
   if (e) {
     for (const c of (e.classes as any[]).filter((c) => c.read)) {
       t.push({
@@ -158,14 +162,28 @@ function targets(r: Record<Phase, PhaseOutcome>): Target[] {
       });
     }
     const bill = (e.classes as any[]).find((c) => c.id === 'bill');
+    const bulk = e.lifecycle?.bulkBill;
+    if (bulk) {
+      t.push({
+        id: 'bill-requests-bulk',
+        target: `≤ 3 DynamoDB requests per billed phrase — one bill request of ${bulk.phrases} phrases (every request counted, auth included)`,
+        value: `${bulk.dynamodb.requests} per phrase (${Object.entries(bulk.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+        met: bulk.dynamodb.requests <= 3,
+        note: 'per phrase: the TransactWriteItems and the outbox\'s Query of the bank\'s endpoints; the auth UpdateItem and the decision/customer reads are per request',
+      });
+    }
     if (bill) {
       const app = bill.dynamodb.byPurpose.app;
+      const extra = round(app - 3, 2);
       t.push({
-        id: 'bill-requests',
-        target: '≤ 3 DynamoDB requests per billed phrase (billing path)',
-        value: `${app} per phrase (1-phrase requests at concurrency 16)${e.lifecycle?.bulkBill ? `; ${e.lifecycle.bulkBill.dynamodb.requests} per phrase in one ${e.lifecycle.bulkBill.phrases}-phrase request` : ''}`,
-        met: app <= 3,
-        note: `billing path = ${Object.entries(bill.dynamodb.byCommand).filter(([k]) => k !== 'UpdateItem').map(([k, v]) => `${k} ${v}`).join(', ')}; plus ${bill.dynamodb.byPurpose.auth} auth/rate-limit UpdateItem per HTTP request (${bill.dynamodb.requests} in all for a 1-phrase request; amortized over the phrases of a bigger request)`,
+        id: 'bill-requests-single',
+        target: '≤ 3 DynamoDB requests per billed phrase — 1-phrase bill requests at concurrency 16',
+        value: `${bill.dynamodb.requests} per phrase: ${bill.dynamodb.byPurpose.auth} auth/rate-limit UpdateItem + ${app} billing path (${Object.entries(bill.dynamodb.byCommand).filter(([k]) => k !== 'UpdateItem').map(([k, v]) => `${k} ${v}`).join(', ')})`,
+        met: bill.dynamodb.requests <= 3,
+        note:
+          `gap: the per-request auth UpdateItem (1 per HTTP request, whatever the number of phrases)` +
+          (extra > 0 ? ` and ${extra} per-request reads not served by the instance caches (merchant GetItem refreshed every 30 s, a customer's BatchGetItem on its first bill in this process)` : '') +
+          `; the billing path itself is decision BatchGetItem + endpoints Query + one TransactWriteItems = 3. Send several phrases per request (2.03 at 100) to amortize the per-request part`,
       });
     }
   }
@@ -302,7 +320,32 @@ function markdown(res: any): string {
     L.push('');
     L.push(`**Phases that failed:** ${failed.map(([k, p]: [string, any]) => `${k} (${p.error})`).join(', ')}`);
   }
+  const c = res.costModel;
+  if (c) {
+    L.push('');
+    L.push(`## Cost model (AWS ${c.prices.region} list prices, ${c.pricesAsOf}; details and assumptions in docs/cost.md)`);
+    L.push('');
+    L.push(`**${c.perMillionBills.usd} USD per million bills** (bill + bank approval + ${c.perMillionBills.deliveriesPerBill} webhook deliveries each); **${c.perMillionWebhooks.usd} USD per million webhooks** (first-attempt delivery; ${c.retryFactor.perMillionWebhooksAt30PercentFailures} USD with a receiver failing 30 %).`);
+    L.push('');
+    L.push(table(['per bill', 'quantity', 'USD per million bills'], c.perMillionBills.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion])));
+    L.push('');
+    L.push(table(['per webhook', 'quantity', 'USD per million webhooks'], c.perMillionWebhooks.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion])));
+  }
   return `${L.join('\n')}\n`;
+}
+
+/** Targets, cost model, results.json, results.md (printed), latency.svg. */
+function finalize(res: any): void {
+  res.targets = targets(res);
+  res.costModel = costModel(res);
+  writeJson(join(BENCH_DIR, 'results.json'), res);
+  if (res.endpoints?.classes?.length) {
+    const svg = latencyChart(res.endpoints.classes as ChartClass[], `concurrency ${res.endpoints.config.concurrency} · ${String(res.recordedAt).slice(0, 16)}Z · ${res.machine.cpus} CPUs · load ${res.loadAverage.start.join(' ')}`);
+    writeFileSync(join(BENCH_DIR, 'latency.svg'), svg);
+  }
+  const md = markdown(res);
+  writeFileSync(join(BENCH_DIR, 'results.md'), md);
+  console.log(md);
 }
 
 async function orchestrate(): Promise<void> {
@@ -347,20 +390,15 @@ async function orchestrate(): Promise<void> {
       'serial p50 (concurrency 1) is the per-invocation duration used for Lambda GB-s in docs/cost.md.',
     ],
   };
-  res.targets = targets(outcomes);
-  writeJson(join(BENCH_DIR, 'results.json'), res);
-  if (res.endpoints?.classes?.length) {
-    const svg = latencyChart(res.endpoints.classes as ChartClass[], `concurrency ${res.endpoints.config.concurrency} · ${res.recordedAt.slice(0, 16)}Z · ${m.cpus} CPUs · load ${res.loadAverage.start.join(' ')}`);
-    writeFileSync(join(BENCH_DIR, 'latency.svg'), svg);
-  }
-  const md = markdown(res);
-  writeFileSync(join(BENCH_DIR, 'results.md'), md);
-  console.log(md);
+  finalize(res);
   if (Object.values(outcomes).some((o) => !o.ok && o.error !== 'not run (BENCH_PHASES)')) process.exitCode = 1;
 }
 
 const phaseArg = process.argv.indexOf('--phase');
-if (phaseArg > 0) {
+if (process.argv.includes('--render')) {
+  // Re-derive targets, cost model, results.md and latency.svg from bench/results.json.
+  runMain(async () => finalize(JSON.parse(readFileSync(join(BENCH_DIR, 'results.json'), 'utf8'))));
+} else if (phaseArg > 0) {
   runMain(async () => {
     const name = process.argv[phaseArg + 1]!;
     const data = (await runPhase(name)) as Record<string, unknown>;
