@@ -110,19 +110,33 @@ const access: Mw = {
   },
 };
 
-/** 6. Idempotency-Key on POST. */
+/**
+ * 6. Idempotency-Key on POST. Storing (or releasing) the answer is best effort: when that
+ * write fails the request still answers what it did (a committed request its real result,
+ * never a 500 that invites a duplicate; a refused one its own envelope, never a failed
+ * invocation). The record then stays `in_progress` until its lock ends (a retry meanwhile
+ * is 409 in progress). Found by the reliability suite (test/reliability/faults.test.ts).
+ */
 const idempotency: Mw = {
   before: async (request) => {
     if (request.event.requestContext?.http?.method === 'POST') await claimIdempotency(request.internal.state, request.event);
   },
   after: async (request) => {
-    await settleIdempotency(request.internal.state, request.response!);
+    await settleQuietly(request.internal.state, request.response!);
   },
   onError: async (request) => {
     const state = request.internal.state;
-    if (state?.idempotency) await settleIdempotency(state, errorResponse(request.error, state.requestId));
+    if (state?.idempotency) await settleQuietly(state, errorResponse(request.error, state.requestId));
   },
 };
+
+async function settleQuietly(state: RequestState, response: HttpResponse): Promise<void> {
+  try {
+    await settleIdempotency(state, response);
+  } catch (error) {
+    logger.error('Idempotency record not settled', { requestId: state.requestId, status: response.statusCode, error: error as Error });
+  }
+}
 
 /** 7. zod validation. */
 const validation = (spec: ValidationSpec): Mw => ({

@@ -82,11 +82,33 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   }
 }
 
-/** Store the final response (below 500) for replay, or release the key (5xx: a retry may succeed). */
+/**
+ * Codes of the 409s that mean "contention outlasted the bounded retries, nothing was
+ * written; retry shortly" (billing, bank answer, refund, recurring create).
+ */
+const RETRY_SHORTLY_CODES = new Set(['billing_contention', 'refund_contention', 'decision_contention', 'busy']);
+
+/**
+ * An answer that tells the client to retry the SAME request: a 5xx, or a 409 "retry shortly"
+ * (every element of a bill/pay answer). Storing it would replay it to that retry for 24 h.
+ */
+export function isRetryLater(response: Pick<HttpResponse, 'statusCode' | 'body'>): boolean {
+  if (response.statusCode >= 500) return true;
+  if (response.statusCode !== 409) return false;
+  try {
+    const body = JSON.parse(response.body) as unknown;
+    const codes = (Array.isArray(body) ? body : [body]).map((e) => (e as { code?: unknown } | null)?.code);
+    return codes.length > 0 && codes.every((c) => typeof c === 'string' && RETRY_SHORTLY_CODES.has(c));
+  } catch {
+    return false;
+  }
+}
+
+/** Store the final response for replay, or release the key when it says "retry" (5xx, 409 retry shortly: a retry may succeed). */
 export async function settleIdempotency(state: RequestState, response: HttpResponse): Promise<void> {
   const idem = state.idempotency;
   if (!idem || idem.replay) return;
-  if (response.statusCode >= 500) {
+  if (isRetryLater(response)) {
     await db().send(new DeleteCommand({ TableName: table(), Key: { pk: idem.pk, sk: 'IDEM' } }));
     return;
   }
