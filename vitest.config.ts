@@ -34,6 +34,21 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        test: {
+          // Reliability suite (issue 10): fuzzing, isolation matrix, fault injection, concurrency.
+          // The long form: RELIABILITY_LONG=1 (npm run test:reliability).
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          environment: 'node',
+          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          maxWorkers: 2,
+        },
+      },
     ],
   },
 });

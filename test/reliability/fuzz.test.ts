@@ -1,0 +1,220 @@
+/**
+ * Property-based fuzzing of the whole HTTP surface (issue 10, reliability suite 1), generated
+ * from THE route table: every POST/PUT/PATCH body, every query and every path parameter of
+ * every route, sent by the right participant (a provider with X-Entity-Id on merchant
+ * routes too) against the real local stack. Properties, for every generated request:
+ *
+ *   - never a 5xx (and never a non-JSON body on an authenticated route);
+ *   - a 4xx is the error envelope `{statusCode, success: false, message}` (bill, pay and
+ *     intent may answer an array of failed elements with the same status);
+ *   - a 2xx (the rare valid input) is a success envelope;
+ *   - after a rejected request the table is unchanged (Scan before/after; rate-limit
+ *     counters and idempotency records excluded).
+ *
+ * Runs per property: FUZZ_RUNS, default 15 (npm test) or 300 with RELIABILITY_LONG=1
+ * (npm run test:reliability). Seed: FUZZ_SEED (default 20261122) + a per-property offset;
+ * a failure prints fast-check's seed and path to replay it.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHandler } from '../../local/lambda';
+import { ROUTES, routeKey, type Route } from '../../functions/routes';
+import { startTestApp, type TestApp } from '../support/app';
+import {
+  bodyArbitrary,
+  diffSnapshots,
+  envelopeProblem,
+  jsonText,
+  mutate,
+  pathParamArbitrary,
+  pathsOf,
+  queryArbitrary,
+  Raw,
+  shown,
+  snapshotTable,
+  type Snapshot,
+} from '../support/fuzz';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { buildGroup, exampleFor, pathFor, type Group } from './world';
+
+const LONG = process.env.RELIABILITY_LONG === '1';
+const RUNS = Number(process.env.FUZZ_RUNS || (LONG ? 300 : 15));
+const SEED = Number(process.env.FUZZ_SEED || 20261122);
+const MULTI_STATUS = new Set(['POST /v1/billing/intent', 'POST /v1/customer/bill', 'POST /v1/customer/pay']);
+
+let t: TestApp;
+let rx: Receiver;
+let g: Group;
+let snap: Snapshot;
+const tally = new Map<string, Record<string, number>>();
+
+beforeAll(async () => {
+  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  rx = await startReceiver();
+  g = await buildGroup(t, rx, 'fz');
+  await t.app.settle();
+  snap = await snapshotTable();
+}, 120_000);
+
+afterAll(async () => {
+  if (tally.size && (LONG || process.env.FUZZ_REPORT)) {
+    const lines = [...tally].map(([k, v]) => `${k.padEnd(72)} ${Object.entries(v).map(([s, c]) => `${s}:${c}`).join(' ')}`);
+    console.log(`fuzz status tally (runs per property ${RUNS}, seed ${SEED}):\n${lines.join('\n')}`);
+  }
+  await rx?.close();
+  await t?.stop();
+});
+
+interface Caller {
+  label: string;
+  key?: string;
+  headers: Record<string, string>;
+}
+
+function callersFor(route: Route): Caller[] {
+  if (route.kinds.length === 0) return [{ label: 'public', headers: {} }];
+  const out: Caller[] = [];
+  if (route.kinds.includes('operator')) out.push({ label: 'operator', key: t.operatorKey, headers: {} });
+  if (route.kinds.includes('merchant')) {
+    out.push({ label: 'merchant', key: g.merchant.apiKey, headers: {} });
+    out.push({ label: 'provider for merchant', key: g.provider.apiKey, headers: { 'x-entity-id': g.merchant.id } });
+  }
+  // Bank and provider callers on routes that also allow merchants would not own group A's path ids; they still reach validation.
+  if (route.kinds.includes('bank')) out.push({ label: 'bank', key: g.bank.apiKey, headers: {} });
+  if (route.kinds.includes('provider') && !route.kinds.includes('merchant')) out.push({ label: 'provider', key: g.provider.apiKey, headers: {} });
+  return out;
+}
+
+function schemaKeys(schema: unknown): string[] {
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape && typeof shape === 'object' ? Object.keys(shape) : [];
+}
+
+/** Idempotency-Key values: none, empty, ordinary, or over the 255-character limit. */
+const idemKey = fc.option(fc.oneof(fc.constant(''), fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'k')), fc.constant('k'.repeat(256))), {
+  nil: undefined,
+  freq: 3,
+});
+
+interface Sent {
+  method: string;
+  path: string;
+  caller: Caller;
+  headers: Record<string, string>;
+  rawBody?: string;
+  query?: Record<string, string | string[]>;
+}
+
+async function send(route: Route, req: Sent): Promise<void> {
+  if (process.env.FUZZ_TRACE) console.log(`fuzz> ${req.method} ${req.path.slice(0, 120)} ${req.rawBody?.length ?? 0}B ${req.rawBody?.slice(0, 120)}`);
+  const r = await t.call(req.method, req.path, { key: req.caller.key, headers: req.headers, rawBody: req.rawBody, query: req.query });
+  const k = `${routeKey(route)}`;
+  const counts = tally.get(k) ?? {};
+  counts[String(r.status)] = (counts[String(r.status)] ?? 0) + 1;
+  tally.set(k, counts);
+  const what = () =>
+    `${req.method} ${req.path} as ${req.caller.label} headers=${JSON.stringify(req.headers)} query=${JSON.stringify(req.query)?.slice(0, 400)} body=${req.rawBody?.slice(0, 400)}`;
+  const problem = envelopeProblem(r, { multiStatus: MULTI_STATUS.has(k), publicRoute: route.kinds.length === 0 });
+  if (problem) throw new Error(`${problem}\n  request: ${what()}`);
+  if (r.status === 429) throw new Error(`rate limited during fuzzing: ${what()}`);
+  if (!r.headers.get('x-request-id')) throw new Error(`${r.status} without X-Request-Id (the handler itself failed?)\n  request: ${what()}`);
+  if (r.status >= 400) {
+    const after = await snapshotTable();
+    const diff = diffSnapshots(snap, after);
+    if (diff.length) {
+      snap = after;
+      throw new Error(`rejected request (${r.status} ${JSON.stringify(r.body).slice(0, 200)}) changed the table:\n  ${diff.join('\n  ')}\n  request: ${what()}`);
+    }
+  } else {
+    // A valid input: its writes (and deliveries) are legitimate; take a new baseline.
+    await t.app.settle();
+    snap = await snapshotTable();
+  }
+}
+
+const timeout = Math.max(60_000, RUNS * 3_000);
+const routeIndex = new Map(ROUTES.map((r, i) => [routeKey(r), i]));
+const seedFor = (route: Route, aspect: number) => SEED + routeIndex.get(routeKey(route))! * 97 + aspect;
+
+describe('fuzzed bodies (every POST/PUT/PATCH route)', () => {
+  for (const route of ROUTES.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
+    it(`${routeKey(route)}: never 5xx, always the envelope, no write when rejected`, { timeout }, async () => {
+      const spec = ((await loadHandler(route.handler)) as unknown as { spec?: { body?: unknown } }).spec ?? {};
+      const example = exampleFor(route, g, rx.url);
+      const callers = callersFor(route);
+      await fc.assert(
+        fc.asyncProperty(shown(bodyArbitrary(schemaKeys(spec.body), example.body)), fc.constantFrom(...callers.map((c) => c.label)), idemKey, async (body, label, idem) => {
+          const caller = callers.find((c) => c.label === label)!;
+          const headers = { ...caller.headers, ...(idem !== undefined ? { 'idempotency-key': idem } : {}) };
+          await send(route, { method: route.method, path: pathFor(route, g), caller, headers, rawBody: body.value.text, query: example.query });
+        }),
+        { numRuns: RUNS, seed: seedFor(route, 1), endOnFailure: !process.env.FUZZ_SHRINK },
+      );
+    });
+  }
+});
+
+describe('nesting past DynamoDB\'s 32 levels inside otherwise valid bodies', () => {
+  it('every field of every route\'s valid example set to a 40-deep object or array: never 5xx, no write when rejected', { timeout }, async () => {
+    const deepObject = new Raw(`${'{"k":'.repeat(40)}1${'}'.repeat(40)}`);
+    const deepArray = new Raw(`${'['.repeat(40)}1${']'.repeat(40)}`);
+    for (const route of ROUTES.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
+      const example = exampleFor(route, g, rx.url);
+      if (example.body === undefined) continue;
+      const caller = callersFor(route)[0]!;
+      for (const path of pathsOf(example.body).filter((p) => p.length > 0)) {
+        for (const value of [deepObject, deepArray]) {
+          const body = mutate(exampleFor(route, g, rx.url).body, [{ op: 'set', path, value }]);
+          await send(route, { method: route.method, path: pathFor(route, g), caller, headers: caller.headers, rawBody: jsonText(body), query: example.query });
+        }
+      }
+    }
+  });
+});
+
+describe('fuzzed queries (every route with a query schema, and every GET)', () => {
+  for (const route of ROUTES.filter((r) => r.method === 'GET')) {
+    it(`${routeKey(route)}: never 5xx, always the envelope, no write when rejected`, { timeout }, async () => {
+      const spec = ((await loadHandler(route.handler)) as unknown as { spec?: { query?: unknown } }).spec ?? {};
+      const example = exampleFor(route, g, rx.url);
+      const callers = callersFor(route);
+      await fc.assert(
+        fc.asyncProperty(shown(queryArbitrary(schemaKeys(spec.query), example.query)), fc.constantFrom(...callers.map((c) => c.label)), async (query, label) => {
+          const caller = callers.find((c) => c.label === label)!;
+          await send(route, { method: route.method, path: pathFor(route, g), caller, headers: caller.headers, query: query.value });
+        }),
+        { numRuns: RUNS, seed: seedFor(route, 2), endOnFailure: !process.env.FUZZ_SHRINK },
+      );
+    });
+  }
+  it('covers every route with a query schema', async () => {
+    for (const route of ROUTES) {
+      const spec = ((await loadHandler(route.handler)) as unknown as { spec?: { query?: unknown } }).spec ?? {};
+      if (spec.query) expect(route.method, `${routeKey(route)} has a query schema but is not fuzzed`).toBe('GET');
+    }
+  });
+});
+
+describe('fuzzed path parameters (every route with one)', () => {
+  for (const route of ROUTES.filter((r) => r.path.includes('{'))) {
+    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    it(`${routeKey(route)}: never 5xx, always the envelope, no write when rejected`, { timeout }, async () => {
+      const example = exampleFor(route, g, rx.url);
+      const callers = callersFor(route);
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...names), shown(pathParamArbitrary), fc.constantFrom(...callers.map((c) => c.label)), async (name, value, label) => {
+          const caller = callers.find((c) => c.label === label)!;
+          await send(route, {
+            method: route.method,
+            path: pathFor(route, g, { [name]: value.value }),
+            caller,
+            headers: caller.headers,
+            rawBody: example.body === undefined ? undefined : jsonText(example.body),
+            query: example.query,
+          });
+        }),
+        { numRuns: RUNS, seed: seedFor(route, 3), endOnFailure: !process.env.FUZZ_SHRINK },
+      );
+    });
+  }
+});
