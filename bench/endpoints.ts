@@ -78,6 +78,10 @@ interface ClassSpec {
   method: 'GET' | 'POST';
   key: () => string;
   next: () => HttpRequestSpec;
+  /** Warm-up and probe requests (default `next`): the same customer each time, so the probe sees warm instance caches. */
+  probeNext?: () => HttpRequestSpec;
+  /** Length of one measured run (default BENCH_SECONDS): long operations need longer windows. */
+  seconds?: number;
   /** Before a run that will last `seconds` (e.g. top up a pool of intents). */
   prepare?: (seconds: number, lastRps: number) => Promise<void>;
   exhausted?: () => boolean;
@@ -235,6 +239,7 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
         method: 'POST',
         key: () => merchant.apiKey,
         next: () => ({ path: '/v1/customer/bill', body: json({ agreementPhrases: [pick(customers).agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }) }),
+        probeNext: () => ({ path: '/v1/customer/bill', body: json({ agreementPhrases: [customers[0]!.agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }) }),
       },
       {
         id: 'intent-response',
@@ -260,6 +265,7 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
         route: 'POST /v1/bank/customers',
         read: false,
         unit: `batch of ${BATCH_RECORDS} records`,
+        seconds: SECONDS * 2,
         method: 'POST',
         key: () => bank.apiKey,
         next: () => ({ path: '/v1/bank/customers', body: json({ customers: newRecords(BATCH_RECORDS) }) }),
@@ -270,7 +276,7 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
     const headersFor = (spec: ClassSpec) => ({ authorization: `Bearer ${spec.key()}`, ...(spec.method === 'POST' ? { 'content-type': 'application/json' } : {}) });
     const sequential = async (spec: ClassSpec, n: number) => {
       for (let i = 0; i < n; i++) {
-        const r = spec.next();
+        const r = (spec.probeNext ?? spec.next)();
         const res = await fetch(new URL(r.path, s.app.url), { method: spec.method, headers: headersFor(spec), body: r.body });
         await res.text();
         if (res.status >= 300) throw new Error(`${spec.route}: ${res.status} in warm-up/probe`);
@@ -327,15 +333,16 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
       const serverStatuses: Record<string, number> = {};
       let lastRps = 0;
       for (let r = 1; r <= ROUNDS; r++) {
-        await spec.prepare?.(SECONDS, lastRps);
-        const e = await endpointRun(r, SECONDS, CONCURRENCY);
+        const seconds = spec.seconds ?? SECONDS;
+        await spec.prepare?.(seconds, lastRps);
+        const e = await endpointRun(r, seconds, CONCURRENCY);
         endpointRuns.push(e.run);
         addCounts(eCounts, e.ddb);
         for (const [k, v] of Object.entries(e.server)) serverStatuses[k] = (serverStatuses[k] ?? 0) + v;
         sqsTotals.messagesSent += e.sqs.messagesSent;
         sqsTotals.requests += e.sqs.requests;
         lastRps = e.run.ok / e.run.seconds;
-        const f = await floorRun(r, SECONDS);
+        const f = await floorRun(r, seconds);
         floorRuns.push(f.run);
         addCounts(fCounts, f.ddb);
         console.error(`  round ${r}: endpoint ${round(lastRps, 1)}/s (${JSON.stringify(e.run.statuses)}), floor ${round(f.run.ok / f.run.seconds, 1)}/s`);

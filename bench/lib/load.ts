@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import { subscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { bump, sleep } from './stats';
 
 /**
@@ -14,8 +14,8 @@ import { bump, sleep } from './stats';
  *
  * A load run that stops at its deadline aborts the requests in flight (autocannon destroys
  * its sockets) but their handlers still run to the end and still call DynamoDB: `drain()`
- * waits until no request is open AND `busy()` (e.g. DynamoDB commands in flight) has been
- * false for `quietMs`, so the next measurement starts clean.
+ * waits until every handler has replied AND `busy()` (e.g. DynamoDB commands in flight)
+ * has been false for `quietMs`, so the next measurement starts clean.
  */
 export class ServerCounter {
   inFlight = 0;
@@ -25,9 +25,23 @@ export class ServerCounter {
   start(): this {
     if (this.subscribed) return this;
     this.subscribed = true;
+    // A request is open until its handler's reply is written: the local server calls
+    // res.end() once the handler returns, even when the client is gone, so end() marks
+    // the handler's completion (a socket 'close' would fire as soon as the client aborts).
+    const tracked = new WeakSet<ServerResponse>();
+    const ended = new WeakSet<ServerResponse>();
+    const end = ServerResponse.prototype.end;
+    const self = this;
+    ServerResponse.prototype.end = function (this: ServerResponse, ...args: unknown[]) {
+      if (tracked.has(this) && !ended.has(this)) {
+        ended.add(this);
+        self.inFlight--;
+      }
+      return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as typeof end;
     subscribe('http.server.request.start', (msg) => {
       this.inFlight++;
-      (msg as { response: ServerResponse }).response.once('close', () => this.inFlight--);
+      tracked.add((msg as { response: ServerResponse }).response);
     });
     subscribe('http.server.response.finish', (msg) => {
       bump(this.statuses, String((msg as { response: ServerResponse; request: IncomingMessage }).response.statusCode));
@@ -41,7 +55,7 @@ export class ServerCounter {
     return prev;
   }
 
-  async drain(busy: () => boolean = () => false, quietMs = 300, timeoutMs = 30_000): Promise<void> {
+  async drain(busy: () => boolean = () => false, quietMs = 100, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let quietSince = 0;
     while (Date.now() < deadline) {
@@ -146,8 +160,12 @@ export async function runClosedLoop(opts: {
         const t0 = performance.now();
         try {
           await opts.op(i);
-          ok++;
-          latencies.push(performance.now() - t0);
+          const t1 = performance.now();
+          // Like autocannon: only what completes within the window counts (the op still finishes).
+          if (t1 <= deadline) {
+            ok++;
+            latencies.push(t1 - t0);
+          }
         } catch (e) {
           errors++;
           bump(statuses, (e as Error).name);
@@ -155,7 +173,7 @@ export async function runClosedLoop(opts: {
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = Math.min(performance.now() - started, opts.seconds * 1000) / 1000;
   statuses.ok = ok;
   return { what: 'floor', round: opts.round ?? 0, concurrency: opts.concurrency, seconds, completed: ok, ok, statuses, errors, latencies };
 }
