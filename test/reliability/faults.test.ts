@@ -21,17 +21,13 @@
  * Seed: FAULT_SEED (default 4242). RELIABILITY_LONG=1 runs more customers and a second
  * seed with higher rates.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../functions/config';
-import { db } from '../../functions/store/clients';
-import { table } from '../../functions/store/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { injectFaults, type FaultConfig, type Faults } from '../support/faults';
 import { agreement, type Agreement } from '../support/flows';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { RetryingClient, messageOf } from './client';
-import { checkInvariants, scanAll } from './invariants';
+import { checkInvariants, dueCount, scanAll } from './invariants';
 import { premiumMerchant } from './world';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
@@ -57,17 +53,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function dueUpTo(at: Date): Promise<number> {
-  let n = 0;
-  for (let s = 0; s < config.dueShards(); s++) {
-    const out = await db().send(
-      new QueryCommand({ TableName: table(), IndexName: 'due', KeyConditionExpression: 'duePk = :p AND dueSk <= :t', ExpressionAttributeValues: { ':p': `DUE#${s}`, ':t': `${at.toISOString()}#~` }, Select: 'COUNT' }),
-    );
-    n += out.Count ?? 0;
-  }
-  return n;
-}
-
 /** Faults off: tick (into the settlement day, past every lease and grace) until nothing is due or pending. */
 async function recover(rounds = 8): Promise<string[]> {
   const notes: string[] = [];
@@ -79,7 +64,7 @@ async function recover(rounds = 8): Promise<string[]> {
     await t.app.settle(60_000).catch(() => notes.push(`settle after tick ${k} timed out`));
     const items = await scanAll();
     const pending = items.filter((i) => String(i.pk).startsWith('WHDL#') && i.sk === 'WHDL' && i.status === 'pending');
-    const due = await dueUpTo(at);
+    const due = await dueCount(at);
     notes.push(`recovery tick ${k}: ${pending.length} pending deliveries, ${due} due`);
     if (pending.length === 0 && due === 0) break;
     // An attempt whose worker died holds its delivery for LEASE_SECONDS of real time (the worker

@@ -14,7 +14,8 @@
  *   `billing.response`, every refund its `refund.requested`; every event's deliveries exist;
  * - deliveries: every delivery is `delivered`, and the receiver got its event id.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
 import type { BillItem } from '../../functions/store/billing-types';
 import { db } from '../../functions/store/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/store/ledger';
@@ -32,6 +33,29 @@ export async function scanAll(): Promise<Record<string, unknown>[]> {
     start = r.LastEvaluatedKey;
   } while (start);
   return out;
+}
+
+/** Items on the due index at or before `at` (every shard). */
+export async function dueCount(at: Date): Promise<number> {
+  let n = 0;
+  for (let s = 0; s < config.dueShards(); s++) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: 'due',
+          KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+          ExpressionAttributeValues: { ':p': `DUE#${s}`, ':t': `${at.toISOString()}#~` },
+          Select: 'COUNT',
+          ExclusiveStartKey: start,
+        }),
+      );
+      n += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+  return n;
 }
 
 const prefixed = <T>(items: Record<string, unknown>[], prefix: string) => items.filter((i) => String(i.pk).startsWith(prefix)) as T[];
