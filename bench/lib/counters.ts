@@ -16,9 +16,9 @@ export type Purpose = 'auth' | 'idempotency' | 'app';
 export interface DdbCounts {
   requests: number;
   /**
-   * Authenticated HTTP requests handled: the first auth UpdateItem of each (condition on the
-   * current rate window; functions/http/auth.ts sends exactly one per request, a second only
-   * when a new window opens).
+   * Authenticated HTTP requests handled: successful auth UpdateItems (functions/http/auth.ts
+   * counts each request with exactly one successful conditional UpdateItem on the key item;
+   * the failed ones around a rate-window change are extra requests, not extra HTTP requests).
    */
   httpRequests: number;
   byCommand: Record<string, number>;
@@ -134,7 +134,6 @@ export class DdbCounter {
         bump(c.byCommand, name);
         const purpose = purposeOf(input);
         c.byPurpose[purpose]++;
-        if (purpose === 'auth' && name === 'UpdateItem' && String(input.ConditionExpression ?? '').includes('#w = :w')) c.httpRequests++;
         if (name === 'TransactWriteItems') {
           for (const t of (input.TransactItems ?? []) as AnyInput[]) for (const k of Object.keys(t)) if (k in c.transactItems) c.transactItems[k as keyof DdbCounts['transactItems']]++;
         }
@@ -146,6 +145,7 @@ export class DdbCounter {
           const o = out.output as { $metadata?: { attempts?: number }; ConsumedCapacity?: unknown };
           c.attempts += o.$metadata?.attempts ?? 1;
           const cu = addCapacity(c, name, o.ConsumedCapacity);
+          if (purpose === 'auth' && name === 'UpdateItem') c.httpRequests++;
           if (rec) rec.capacity = cu;
           return out;
         } catch (e) {
