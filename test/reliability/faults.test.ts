@@ -176,7 +176,7 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
     faults.disable();
   }
   const recovery = await recover();
-  const report = await checkInvariants({ receiver: rx });
+  const report = await checkInvariants({ receiver: rx, refundsFinal: true });
   faults.remove();
 
   // No billing or refund the client does not know of (a "failed" answer that in fact created one).

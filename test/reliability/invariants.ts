@@ -8,7 +8,7 @@
  *   per period (month total, day attribute, ISO week total);
  * - transactions vs ledger: a succeeded billing has exactly one capture entry of its
  *   amount, any other status none; refundedAmount = its completed refunds, refundReserved =
- *   its refunds not failed, at most the amount; a
+ *   its refunds not failed, at most the amount; (sandbox, optional) no refund left pending; a
  *   completed refund has exactly one refund entry, others none;
  * - outbox: every billing has its `billing.request` event, every answered billing its
  *   `billing.response`, every refund its `refund.requested`; every event's deliveries exist;
@@ -65,7 +65,14 @@ export interface Report {
   counts: Record<string, number>;
 }
 
-export async function checkInvariants(opts: { receiver?: Receiver; deliveries?: 'delivered' | 'final' } = {}): Promise<Report> {
+export async function checkInvariants(
+  opts: {
+    receiver?: Receiver;
+    deliveries?: 'delivered' | 'final';
+    /** Sandbox, after recovery: every refund has reached completed or failed (auto-completion is due), none is stuck. */
+    refundsFinal?: boolean;
+  } = {},
+): Promise<Report> {
   const items = await scanAll();
   const problems: string[] = [];
   const bills = prefixed<BillItem>(items, 'BILL#');
@@ -121,6 +128,10 @@ export async function checkInvariants(opts: { receiver?: Receiver; deliveries?: 
     if (rs.length && b.status !== 'succeeded') problems.push(`bill ${b.billingRequestId} is ${b.status} but has refunds`);
   }
   for (const r of refunds) {
+    if (opts.refundsFinal && r.status !== 'completed' && r.status !== 'failed') {
+      const { pk: _pk, sk: _sk, gsi2pk: _g, gsi2sk: _g2, ...rest } = r;
+      problems.push(`refund ${r.refundId} is still ${r.status}: ${JSON.stringify(rest)}`);
+    }
     const es = byEntry.get(`refund:${r.refundId}`) ?? [];
     if (r.status === 'completed') {
       if (es.length !== 1 || es[0]!.amount !== r.amount) problems.push(`refund ${r.refundId} completed with ${es.length} ledger entries for ${r.amount}`);
