@@ -85,7 +85,7 @@ async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
   let res: { code: number; stdout: string };
   let data: any;
   if (name === 'webhooks') {
-    // bench/webhooks.ts as it is: it prints its result JSON on stdout.
+    // bench/webhooks.ts, run as it is run alone; its result goes to BENCH_OUT.
     const own = join(BENCH_DIR, 'results-webhooks.json');
     let before: string | undefined;
     try {
@@ -94,13 +94,16 @@ async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
       /* none yet */
     }
     res = await child([join(BENCH_DIR, 'webhooks.ts')], { BENCH_OUT: out, BENCH_EVENTS: QUICK ? '200' : '1000', BENCH_TIMEOUT_S: '600' }, 15 * 60_000);
-    // Leave that benchmark's own result file as it was (it belongs to its standalone runs).
+    // Its own result file belongs to its standalone runs: leave it as it was whatever happens.
     if (before !== undefined && readFileSync(own, 'utf8') !== before) writeFileSync(own, before);
     try {
-      const text = res.stdout.slice(res.stdout.indexOf('{'));
-      data = JSON.parse(text);
+      data = JSON.parse(readFileSync(out, 'utf8')); // BENCH_OUT (bench/lib/results.ts outPath)
     } catch {
-      data = undefined;
+      try {
+        data = JSON.parse(res.stdout.slice(res.stdout.indexOf('{'))); // it also prints its result
+      } catch {
+        data = undefined;
+      }
     }
   } else {
     res = await child([SELF, '--phase', name], { BENCH_OUT: out }, 30 * 60_000);

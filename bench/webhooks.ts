@@ -13,19 +13,16 @@
  * BENCH_EVENTS (1000), BENCH_FAIL_RATE (0.3), BENCH_CONCURRENCY (16 commits in flight),
  * BENCH_TIMEOUT_S (600) change the run. Backoff base 1 s, 12 attempts.
  */
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomToken } from '../functions/domain/ids';
 import type { DeliveryItem } from '../functions/events/deliveries';
 import type { EventSpec } from '../functions/events/outbox';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { startApp, type LocalApp } from '../local/app';
+import type { LocalApp } from '../local/app';
 import { startPollers, type Poller } from '../local/pollers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/services';
-import { startDynamo, startSqs, type RunningService } from '../local/services';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../test/support/receiver';
+import { outPath, writeJson } from './lib/results';
+import { startBenchStack, type BenchStack } from './lib/stack';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const FAIL_RATE = Number(process.env.BENCH_FAIL_RATE ?? 0.3);
@@ -33,7 +30,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
 /** SQS poller sets per queue: 1 = what `npm start` runs; more ~ Lambda's concurrent batches. */
 const POLLERS = Number(process.env.BENCH_POLLERS ?? 1);
-const OUT = resolve(dirname(fileURLToPath(import.meta.url)), 'results-webhooks.json');
+const OUT = outPath('results-webhooks.json');
 
 interface Party {
   id: string;
@@ -74,35 +71,21 @@ async function main() {
   const { verifySignature } = await import('../functions/events/signing');
   const { subscribes } = await import('../functions/events/types');
   const { queryAll } = await import('../functions/store/table');
-  let dynamo: (RunningService & { pid?: number }) | undefined;
-  let sqs: RunningService | undefined;
+  let stack: BenchStack | undefined;
   let app: LocalApp | undefined;
   let rx: Receiver | undefined;
   const extraPollers: Poller[] = [];
   const loadAtStart = loadavg()[0]!;
   const pollerClients: SQSClient[] = [];
   try {
-    dynamo = await startDynamo();
-    sqs = await startSqs();
-    const operatorKey = `op_${randomToken(32)}`;
-    const suffix = randomToken(6).toLowerCase();
-    app = await startApp({
-      dynamoEndpoint: dynamo.endpoint,
-      sqsEndpoint: sqs.endpoint,
-      tableName: `bench-${suffix}`,
-      queuePrefix: `bench-${suffix}-`,
-      port: 0,
+    stack = await startBenchStack({
       tickMs: 1000,
-      env: {
-        STAGE: 'sandbox',
-        OPERATOR_API_KEY: operatorKey,
-        APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
-        LOG_LEVEL: 'SILENT',
-        WEBHOOK_BACKOFF_BASE_SECONDS: '1',
-        WEBHOOK_MAX_ATTEMPTS: '12',
-        RATE_LIMIT_PER_MINUTE: '100000',
-      },
+      env: { WEBHOOK_BACKOFF_BASE_SECONDS: '1', WEBHOOK_MAX_ATTEMPTS: '12', RATE_LIMIT_PER_MINUTE: '100000' },
     });
+    app = stack.app;
+    const sqs = { endpoint: stack.sqsEndpoint };
+    const operatorKey = stack.operatorKey;
+    const suffix = stack.run;
 
     for (let i = 1; i < POLLERS; i++) {
       const client = new SQSClient({ endpoint: sqs.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -313,7 +296,7 @@ async function main() {
       problems: problems.slice(0, 20),
       ok: problems.length === 0,
     };
-    writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+    writeJson(OUT, result);
     console.log(JSON.stringify(result, null, 2));
     if (!result.ok) {
       console.error(`bench FAILED: ${problems.length} problem(s)`);
@@ -324,10 +307,8 @@ async function main() {
   } finally {
     await Promise.allSettled(extraPollers.map((p) => p.stop()));
     for (const c of pollerClients) c.destroy();
-    await app?.stop().catch(() => undefined);
     await rx?.close().catch(() => undefined);
-    await sqs?.stop().catch(() => undefined);
-    await dynamo?.stop().catch(() => undefined);
+    await stack?.stop();
   }
 }
 
