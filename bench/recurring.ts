@@ -18,27 +18,24 @@
  * SDK middleware on the shared document client (`db()`), every SQS command on `queue()`.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { issueAgreementPhrase } from '../functions/domain/agreement-phrase';
 import { decisionId } from '../functions/domain/decisions';
-import { randomToken } from '../functions/domain/ids';
 import { db, queue } from '../functions/store/clients';
 import { batchPut, buildCustomer } from '../functions/store/customers';
 import { newDecisionItem } from '../functions/store/decisions';
 import { buildSchedule, type ScheduleItem } from '../functions/store/schedules';
 import { table, type Item } from '../functions/store/table';
 import type { BillItem } from '../functions/store/billing-types';
-import { startApp, type LocalApp } from '../local/app';
-import { startDynamo, startSqs, type RunningService } from '../local/services';
+import { outPath, writeJson } from './lib/results';
+import { startBenchStack, type BenchStack } from './lib/stack';
+import { mapLimit } from './lib/stats';
 
 const N = Number(process.env.BENCH_SCHEDULES ?? 10_000);
 const POLLERS = Number(process.env.BENCH_POLLERS ?? 8);
 const ANSWERS = Math.min(N, Number(process.env.BENCH_ANSWERS ?? 1000));
 const DUE_AT = '2027-06-01T09:00:00.000Z';
-const OUT = process.env.BENCH_OUT ?? resolve(dirname(fileURLToPath(import.meta.url)), 'results-recurring.json');
+const OUT = outPath('results-recurring.json');
 
 // ---------------------------------------------------------------------------------------
 // Request counting
@@ -78,21 +75,7 @@ function instrument() {
 
 // ---------------------------------------------------------------------------------------
 
-async function call(app: LocalApp, method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(new URL(path, app.url), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function parallel<T>(items: T[], limit: number, fn: (t: T) => Promise<void>) {
-  let i = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
-}
+const parallel = <T>(items: T[], limit: number, fn: (t: T) => Promise<void>) => mapLimit(items, limit, fn);
 
 async function scanPrefix<T>(prefix: string, projection: string[]): Promise<T[]> {
   const out: T[] = [];
@@ -116,31 +99,13 @@ async function scanPrefix<T>(prefix: string, projection: string[]): Promise<T[]>
 }
 
 async function main() {
-  const services: RunningService[] = [];
-  let app: LocalApp | undefined;
+  let stack: BenchStack | undefined;
   try {
-    const dynamo = await startDynamo();
-    services.push(dynamo);
-    const sqs = await startSqs();
-    services.push(sqs);
-    const operatorKey = `op_${randomToken(32)}`;
-    app = await startApp({
-      dynamoEndpoint: dynamo.endpoint,
-      sqsEndpoint: sqs.endpoint,
-      tableName: `bench-${randomToken(6).toLowerCase()}`,
-      queuePrefix: `bench-${randomToken(6).toLowerCase()}-`,
-      port: 0,
-      tickMs: 0,
-      env: {
-        STAGE: 'sandbox',
-        OPERATOR_API_KEY: operatorKey,
-        APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
-        LOG_LEVEL: 'SILENT',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        LOCAL_POLLER_CONCURRENCY: String(POLLERS),
-      },
-    });
-    const a = app;
+    stack = await startBenchStack({ pollers: POLLERS, env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+    const operatorKey = stack.operatorKey;
+    const api = stack;
+    const a = stack.app;
+    const call = (_: unknown, method: string, path: string, key: string, body?: unknown) => api.call(method, path, key, body);
 
     // Participants through the API: a bank, a provider allowed premium, its premium merchant.
     const mk = async (body: Record<string, unknown>) => (await call(a, 'POST', '/v1/operator/participants', operatorKey, body)).body.data;
@@ -303,12 +268,11 @@ async function main() {
         'Single-process local runtime on a 2-CPU machine with DynamoDB Local (Java) and fauxqs sharing the CPUs; on AWS the jobs queue fans out to concurrent Lambdas.',
       ],
     };
-    writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+    writeJson(OUT, result);
     console.log(JSON.stringify({ runs: result.runs, dynamodbPerRun: result.dynamodb.perRun, dynamodbByCommand: result.dynamodb.byCommand, answers }, null, 2));
     if (!result.runs.zeroDoubleRuns || bills2.length !== bills.length) process.exitCode = 1;
   } finally {
-    await app?.stop().catch(() => undefined);
-    for (const s of services.reverse()) await s.stop().catch(() => undefined);
+    await stack?.stop();
   }
 }
 
