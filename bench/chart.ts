@@ -25,7 +25,7 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
   const width = 980;
   const left = 190;
   const right = 120;
-  const top = 70;
+  const top = 86;
   const barH = 13;
   const gap = 3;
   const groupGap = 30;
@@ -73,8 +73,8 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
     });
   });
   // legend
-  const ly = 56;
-  let lx = width - right - 420;
+  const ly = 66;
+  let lx = left;
   for (const [name, color] of [['endpoint p50', COLORS.endpointP50], ['endpoint p99', COLORS.endpointP99], ['floor p50', COLORS.floorP50], ['floor p99', COLORS.floorP99]] as const) {
     out.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="${ly}">${name}</text>`);
     lx += 105;
