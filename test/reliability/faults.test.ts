@@ -306,6 +306,35 @@ describe('"retry shortly" and the Idempotency-Key', () => {
   });
 });
 
+describe('a due job that loses a transaction race', () => {
+  it('a sandbox refund whose completion is cancelled (TransactionConflict) completes at a later tick, never stays pending', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring' });
+    const b = await t.call('POST', '/v1/customer/bill', { key: a.merchant.apiKey, body: { agreementPhrases: [a.agreementPhrase], amount: 20, currency: 'NGN', description: 'refund race' } });
+    expect(b.status).toBe(201);
+    const answer = await t.call('POST', '/v1/billing/bank-response', { key: a.bank.apiKey, body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${Date.now()}` } });
+    expect(answer.status).toBe(200);
+    const rf = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: b.body[0].reference, amount: 5 } });
+    expect(rf.status).toBe(201);
+    const refundId: string = rf.body.data.refundId;
+    await t.app.settle();
+
+    // The tick runs the completion while every transaction is cancelled by a conflict.
+    const at = new Date(Date.now() + 60_000);
+    const f = injectFaults({ seed: 31, dynamo: [{ layer: 'call', rate: 1, only: 'transaction-conflict' }], commands: /^TransactWriteItems$/ });
+    f.enable();
+    await t.app.tick(at);
+    await t.app.settle(30_000);
+    f.remove();
+    expect(f.stats.injected).toBeGreaterThan(0);
+
+    // Faults gone: a later tick (past the claim's lease) finishes it.
+    await t.app.tick(new Date(at.getTime() + 3_600_000));
+    await t.app.settle(30_000);
+    const status = await t.call('GET', `/v1/refunds/${refundId}/status`, { key: a.merchant.apiKey });
+    expect(status.body.data.status, JSON.stringify(status.body)).toBe('completed');
+  });
+});
+
 describe('the fault injector itself', () => {
   it('a faulted call is a bare 500 envelope; per-attempt throttling is absorbed by the SDK retries; off means off', async () => {
     const m = await t.participant('merchant');
