@@ -5,7 +5,7 @@
  * customer's bank confirms them (docs/decisions.md "Money").
  */
 import { db } from '../store/clients';
-import { completeRefund as complete, getRefund, REFUND_COMPLETE_KIND, refundKey, type RefundItem } from '../store/refunds';
+import { completeRefund as complete, REFUND_COMPLETE_KIND, refundKey, type RefundItem } from '../store/refunds';
 import { isConditionFailure, UpdateCommand } from '../store/table';
 import { clearDueUpdate, registerDueKind, type DueJob } from './due';
 
@@ -18,15 +18,20 @@ export async function runRefundComplete(job: DueJob): Promise<void> {
   const refundId = job.key.pk.slice('REFUND#'.length);
   const r = await complete(refundId, new Date(job.now), { leasedSk: job.leasedSk });
   if (r && (r.status === 'completed' || r.status === 'failed')) return;
-  // Not finished and still ours (an unexpected state): leave the index so it is not retried forever.
-  const current = r ?? (await getRefund(refundId));
-  if (current && current.dueSk === job.leasedSk && current.status !== 'processing') {
+  if (!r) {
+    // The refund is gone: take its key off the index if this claim still holds it.
     await db()
       .send(new UpdateCommand(clearDueUpdate(refundKey(refundId), job.leasedSk).Update))
       .catch((e) => {
         if (!isConditionFailure(e)) throw e;
       });
+    return;
   }
+  // Another claim owns it now: that one finishes it.
+  if (r.dueSk !== job.leasedSk) return;
+  // Still ours and not finished: a transient failure (e.g. a cancelled transaction). Never
+  // drop it from the index: fail the job so it is retried (and the lease makes it due again).
+  throw new Error(`refund ${refundId} is still ${r.status}; retrying`);
 }
 
 registerDueKind(REFUND_COMPLETE_KIND, runRefundComplete);
