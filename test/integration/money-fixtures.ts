@@ -4,16 +4,15 @@
  * days a test needs (weekends, holidays). The app runs in this process: these talk to the
  * test file's own table. End-to-end tests use test/support/flows.ts instead.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { buildBillItem } from '../../functions/billing/bill-item';
 import { settleBilling } from '../../functions/billing/settle-billing';
 import { newId, randomToken } from '../../functions/domain/ids';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { billKey, type BillItem, type BillingStatus } from '../../functions/store/billing-types';
-import { db } from '../../functions/store/clients';
 import { checkLedger } from '../../functions/store/ledger';
-import { getItem, putItem, table } from '../../functions/store/table';
+import { getItem, putItem } from '../../functions/store/table';
+import { scanPrefix } from '../support/billing-table';
 
 export interface Parties {
   merchant: { id: string; name: string; providerId?: string };
@@ -62,24 +61,7 @@ export async function fixtureBill(f: FixtureBill): Promise<BillItem> {
 }
 
 /** Every item whose pk starts with `prefix` (full scan; test tables are small). */
-export async function scan<T = Record<string, unknown>>(prefix: string): Promise<T[]> {
-  const out: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await db().send(
-      new ScanCommand({
-        TableName: table(),
-        FilterExpression: 'begins_with(pk, :p)',
-        ExpressionAttributeValues: { ':p': prefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    out.push(...((r.Items ?? []) as T[]));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
+export const scan = scanPrefix;
 
 /** The ledger invariant over every merchant of the table: no problems. */
 export async function expectLedgerInvariant(): Promise<void> {
