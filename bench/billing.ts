@@ -20,7 +20,7 @@
  * the outbox's endpoint lookup, merchant/participant reads).
  */
 import { cpus } from 'node:os';
-import { db } from '../functions/store/clients';
+import { db } from '../functions/platform/clients';
 import { DdbCounter, type DdbCounts } from './lib/counters';
 import { loadAverage, outPath, runMain, writeJson } from './lib/results';
 import { startBenchStack, type BenchStack } from './lib/stack';

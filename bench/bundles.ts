@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ESM_REQUIRE_BANNER, PROJECT_ROOT, RUNTIME_PROVIDED_MODULES } from '../lib/lambda';
 import { NOT_FOUND_HANDLER, ROUTES, routeKey } from '../functions/routes';
-import { WORKERS } from '../functions/store/definitions';
+import { WORKERS } from '../functions/platform/definitions';
 import { machine, outPath, runMain, writeJson } from './lib/results';
 import { median, round } from './lib/stats';
 

@@ -10,7 +10,7 @@
  */
 import { cpus } from 'node:os';
 import { randomToken } from '../functions/domain/ids';
-import { db } from '../functions/store/clients';
+import { db } from '../functions/platform/clients';
 import { DdbCounter, type DdbCounts } from './lib/counters';
 import { loadAverage, outPath, runMain, writeJson } from './lib/results';
 import { startBenchStack, type BenchStack } from './lib/stack';

@@ -19,7 +19,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { randomToken } from '../functions/domain/ids';
-import { db, queue } from '../functions/store/clients';
+import { db, queue } from '../functions/platform/clients';
 import { DdbCounter, SqsCounter, emptyDdbCounts, perUnit, type DdbCounts, type SqsCounts } from './lib/counters';
 import { buildFloor, type FloorPlan } from './lib/floor';
 import { ServerCounter, runClosedLoop, runEndpointLoad, type HttpRequestSpec, type LoadRun } from './lib/load';

@@ -20,7 +20,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalApp } from '../local/app';
 import { startPollers, type Poller } from '../local/pollers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/services';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../test/support/receiver';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../local/receiver';
 import { outPath, writeJson } from './lib/results';
 import { startBenchStack, type BenchStack } from './lib/stack';
 
@@ -70,7 +70,7 @@ async function main() {
   const { commit } = await import('../functions/events/outbox');
   const { verifySignature } = await import('../functions/events/signing');
   const { subscribes } = await import('../functions/events/types');
-  const { queryAll } = await import('../functions/store/table');
+  const { queryAll } = await import('../functions/platform/table');
   let stack: BenchStack | undefined;
   let app: LocalApp | undefined;
   let rx: Receiver | undefined;

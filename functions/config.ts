@@ -26,7 +26,7 @@ export const config = {
     return s;
   },
   tableName: () => required('TABLE_NAME'),
-  /** Queue URLs by logical queue name (see store/definitions.ts), from QUEUE_URL_<NAME>. */
+  /** Queue URLs by logical queue name (see platform/definitions.ts), from QUEUE_URL_<NAME>. */
   queueUrl: (name: string) => required(`QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`),
   approvalWindowSeconds: () => num('APPROVAL_WINDOW_SECONDS', 600),
   webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', 8),

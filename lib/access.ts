@@ -5,8 +5,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { Route } from '../functions/routes';
-import type { WorkerDefinition } from '../functions/store/definitions';
-import { apiKeyKey } from '../functions/store/participants';
+import type { WorkerDefinition } from '../functions/platform/definitions';
+import { apiKeyKey } from '../functions/participants/store';
 import type { WorkQueues } from './data';
 import { pascal } from './settings';
 
@@ -29,7 +29,7 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method'>): R
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
 
-/** Partition-key prefix of API-key items (functions/store/participants.ts). */
+/** Partition-key prefix of API-key items (functions/participants/store.ts). */
 export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
 /** Partition-key prefix of idempotency records (functions/http/idempotency.ts). */
 export const IDEMPOTENCY_PK_PREFIX = idempotencyPk('', '', '').split('#')[0] + '#';
@@ -167,7 +167,7 @@ export class AccessRoles extends Construct {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/index/*]`,
       reason:
-        'Read actions (GetItem/BatchGetItem/Query) on the indexes of the one application table; the index names are fixed by TABLE in functions/store/definitions.ts and no other table is matched.',
+        'Read actions (GetItem/BatchGetItem/Query) on the indexes of the one application table; the index names are fixed by TABLE in functions/platform/definitions.ts and no other table is matched.',
     });
   }
 }

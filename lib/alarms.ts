@@ -6,7 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { dlqName } from '../functions/store/definitions';
+import { dlqName } from '../functions/platform/definitions';
 import type { WorkQueues } from './data';
 import { pascal, type StageName } from './settings';
 

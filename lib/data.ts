@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUES, TABLE, dlqName, type QueueDefinition } from '../functions/store/definitions';
+import { QUEUES, TABLE, dlqName, type QueueDefinition } from '../functions/platform/definitions';
 import { pascal, type StageName } from './settings';
 
 const attr = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
@@ -13,7 +13,7 @@ const PROJECTION: Record<(typeof TABLE.indexes)[number]['projection'], dynamodb.
   KEYS_ONLY: dynamodb.ProjectionType.KEYS_ONLY,
 };
 
-/** The single table of DESIGN 4, built from `TABLE` in functions/store/definitions.ts. */
+/** The single table of DESIGN 4, built from `TABLE` in functions/platform/definitions.ts. */
 export class DataTable extends Construct {
   readonly table: dynamodb.Table;
 
@@ -75,7 +75,7 @@ export class WorkQueues extends Construct {
 
   byName(name: string): WorkQueue {
     const q = this.all.find((w) => w.definition.name === name);
-    if (!q) throw new Error(`Unknown queue ${name} (see QUEUES in functions/store/definitions.ts)`);
+    if (!q) throw new Error(`Unknown queue ${name} (see QUEUES in functions/platform/definitions.ts)`);
     return q;
   }
 }

@@ -1,7 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { dlqName } from '../functions/store/definitions';
+import { dlqName } from '../functions/platform/definitions';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
 import { HttpApi, functionIdOf } from './api';

@@ -5,7 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { WORKERS, type WorkerDefinition } from '../functions/store/definitions';
+import { WORKERS, type WorkerDefinition } from '../functions/platform/definitions';
 import type { AccessRoles } from './access';
 import type { WorkQueues } from './data';
 import { appFunction, seconds } from './lambda';
@@ -29,7 +29,7 @@ export interface WorkerFunction {
 export const TICK_INPUT = JSON.stringify({ scheduledTime: '<aws.scheduler.scheduled-time>' });
 
 /**
- * The workers of `WORKERS` (functions/store/definitions.ts): SQS consumers with partial batch
+ * The workers of `WORKERS` (functions/platform/definitions.ts): SQS consumers with partial batch
  * failures, and the scheduler tick driven by an EventBridge Scheduler schedule.
  */
 export class Workers extends Construct {

@@ -6,7 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Server } from 'node:http';
-import { resetClients } from '../functions/store/clients';
+import { resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureQueues, ensureTable } from './resources';
 import { invoke } from './lambda';

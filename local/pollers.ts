@@ -12,7 +12,7 @@ import {
   type Message,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { QUEUES } from '../functions/store/definitions';
+import { QUEUES } from '../functions/platform/definitions';
 import { invoke } from './lambda';
 
 function toRecord(m: Message, queueArn: string): SQSRecord {

@@ -7,7 +7,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, TABLE, dlqName } from '../functions/store/definitions';
+import { QUEUES, TABLE, dlqName } from '../functions/platform/definitions';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {

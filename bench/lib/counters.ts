@@ -1,6 +1,6 @@
 /**
  * Counting what the service asks of DynamoDB and SQS, with SDK middleware on the shared
- * clients (`db()`, `queue()` of functions/store/clients.ts): every command by name and by
+ * clients (`db()`, `queue()` of functions/platform/clients.ts): every command by name and by
  * purpose, the SDK attempts, failures, and the capacity DynamoDB reports (the middleware
  * asks every data command for `ReturnConsumedCapacity: 'INDEXES'`; DynamoDB Local returns
  * real figures: GSI writes included, transactional items at 2x, eventually consistent reads

@@ -28,7 +28,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../functions/store/clients';
+import { db } from '../../functions/platform/clients';
 import type { RecordedCommand } from './counters';
 
 type AnyInput = Record<string, any>;

@@ -1,6 +1,6 @@
 /**
  * Tick throughput: BENCH_TICK_ITEMS (10,000) items due at once on the sharded due index,
- * claimed by ONE scheduler tick (functions/workers/due.ts: a Query per shard, a conditional
+ * claimed by ONE scheduler tick (functions/platform/due.ts: a Query per shard, a conditional
  * UpdateItem per item, SendMessageBatch of 10 to the jobs queue) and run by the jobs worker
  * through the local SQS pollers (4 per queue, as `npm start`).
  *
@@ -11,9 +11,9 @@
  * none twice, nothing left due after a second tick.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queue } from '../../functions/store/clients';
-import { clearDueUpdate, dueAttributes, registerDueKind, shardOf } from '../../functions/workers/due';
-import { UpdateCommand, isConditionFailure } from '../../functions/store/table';
+import { db, queue } from '../../functions/platform/clients';
+import { clearDueUpdate, dueAttributes, registerDueKind, shardOf } from '../../functions/platform/due';
+import { UpdateCommand, isConditionFailure } from '../../functions/platform/table';
 import { DdbCounter, SqsCounter, perUnit } from './counters';
 import { startBenchStack } from './stack';
 import { bump, mapLimit, round, sleep } from './stats';

@@ -8,10 +8,10 @@
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { db, queue } from '../../functions/store/clients';
+import { db, queue } from '../../functions/platform/clients';
 import { invoke } from '../../local/lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
-import { startReceiver } from '../../test/support/receiver';
+import { startReceiver } from '../../local/receiver';
 import { DdbCounter, SqsCounter, perUnit } from './counters';
 import { startBenchStack } from './stack';
 import { round, summarize } from './stats';

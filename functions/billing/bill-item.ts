@@ -1,15 +1,15 @@
 /**
- * The billing request item (= the transaction, `functions/store/billing-types.ts`): how it is
+ * The billing request item (= the transaction, `functions/billing/types.ts`): how it is
  * built, indexed and shown in the two billing events (DESIGN 6.7).
  */
 import { createHash } from 'node:crypto';
 import { newId } from '../domain/ids';
 import type { PeriodKeys } from '../domain/lagos-time';
 import { toMajor } from '../domain/money';
-import { billKey, type BillItem, type BillingStatus, type BillingType } from '../store/billing-types';
-import { dueAttributes } from '../workers/due';
+import { billKey, type BillItem, type BillingStatus, type BillingType } from './types';
+import { dueAttributes } from '../platform/due';
 
-/** Due kind of an approval that expires (functions/workers/billing-expiry.ts). */
+/** Due kind of an approval that expires (functions/billing/expiry.ts). */
 export const EXPIRY_KIND = 'billing.expiry';
 
 /**

@@ -7,10 +7,10 @@ import * as z from 'zod';
 import { amountSchema, currencySchema, isSupportedCurrency } from '../domain/money';
 import { toMajor } from '../domain/money';
 import { MSG, badRequest } from '../http/errors';
-import { logger } from '../http/log';
+import { logger } from '../platform/log';
 import type { ArrayElement } from '../http/multi-status';
 import { nonEmpty } from '../http/schemas';
-import type { BillItem } from '../store/billing-types';
+import type { BillItem } from './types';
 import type { BillingRefusal, CreateBillingResult } from './create-billing';
 import { BILLING_MSG } from './messages';
 

@@ -21,12 +21,14 @@ import { limitConditions, type CounterUpdate } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
 import { config } from '../config';
 import { commit } from '../events/outbox';
-import { logger } from '../http/log';
-import type { BillItem, BillingType } from '../store/billing-types';
-import { billKey } from '../store/billing-types';
-import { decisionId as pairDecisionId, decisionKey, type DecisionItem } from '../store/decisions';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../store/table';
+import { sandboxBankDue } from '../sandbox/hook';
+import { logger } from '../platform/log';
+import type { BillItem, BillingType } from './types';
+import { billKey } from './types';
+import { decisionId as pairDecisionId, decisionKey, type DecisionItem } from '../decisions/store';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
+import { backoff } from '../platform/retry';
 
 export interface BillingMerchant {
   id: string;
@@ -71,7 +73,7 @@ export interface CreateBillingInput {
   idSeedWindowMs?: number;
   /**
    * Items committed in the SAME transaction, after the billing's own four (indexes 4, 5, ...
-   * of `cancellationCodes`), e.g. the recurring run claim (store/schedules.ts). When one of
+   * of `cancellationCodes`), e.g. the recurring run claim (recurring/store.ts). When one of
    * their conditions fails, createBilling throws the TransactionCanceledException for the
    * caller to read (nothing was written); a TransactionConflict on them is retried like any.
    */
@@ -143,8 +145,7 @@ function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined
 /** A counter update of domain/limits.ts as a transaction item. */
 export const counterItem = (u: CounterUpdate): TransactItem => ({ Update: { TableName: table(), ...u } });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const backoff = (attempt: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)) * (0.5 + Math.random());
+const CONTENTION = { base: BACKOFF_BASE_MS, cap: BACKOFF_CAP_MS };
 
 const RETRYABLE_ERRORS = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'TransactionInProgressException', 'RequestLimitExceeded']);
 
@@ -193,13 +194,15 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
     ];
 
     try {
-      await commit(items, [{ type: 'billing.request', to: customer.bankId, data: billingRequestEvent(bill, customer.clientRef) }]);
+      await commit(items, [{ type: 'billing.request', to: customer.bankId, data: billingRequestEvent(bill, customer.clientRef) }], {
+        eventDue: sandboxBankDue,
+      });
       return { ok: true, bill, attempts: attempt };
     } catch (e) {
       const name = (e as { name?: string })?.name ?? '';
       if (!isTransactionCancelled(e)) {
         if (RETRYABLE_ERRORS.has(name) && attempt < MAX_ATTEMPTS) {
-          await sleep(backoff(attempt));
+          await backoff(attempt, CONTENTION);
           continue;
         }
         throw e;
@@ -233,7 +236,7 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
         logger.warn('billing contention: giving up', { merchantId: merchant.id, decisionId: decId, attempts: attempt });
         return { ok: false, refusal: 'busy', attempts: attempt };
       }
-      if (!failed(ITEM_DECISION)) await sleep(backoff(attempt));
+      if (!failed(ITEM_DECISION)) await backoff(attempt, CONTENTION);
       decision = await getItem<DecisionItem>(decisionKey(decId));
     }
   }

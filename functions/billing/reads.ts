@@ -5,15 +5,15 @@
  * never change), the merchant once per request (cached briefly per process).
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../store/clients';
-import { customerKey } from '../store/customers';
-import { decisionKey, type DecisionItem } from '../store/decisions';
-import { getParticipant } from '../store/participants';
-import { table, type Item, type Key } from '../store/table';
+import { db } from '../platform/clients';
+import { customerKey } from '../customers/store';
+import { decisionKey, type DecisionItem } from '../decisions/store';
+import { getParticipant } from '../participants/store';
+import { table, type Item, type Key } from '../platform/table';
 import type { BillingCustomer, BillingMerchant } from './create-billing';
+import { backoff } from '../platform/retry';
 
 const BATCH_GET_MAX = 100;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
 export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
@@ -24,7 +24,7 @@ export async function batchGet<T extends Item>(keys: readonly Key[], projection?
   for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
     let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
     for (let round = 0; pending && pending.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(500, 20 * 2 ** round) * (0.5 + Math.random()));
+      if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
       if (round > 10) throw new Error('BatchGetItem did not finish');
       const res = await db().send(
         new BatchGetCommand({
@@ -80,12 +80,6 @@ export async function getBillingCustomers(ids: readonly string[]): Promise<Map<s
     }
   }
   return result;
-}
-
-/** For tests that need a clean process state. */
-export function clearBillingCaches(): void {
-  customerCache.clear();
-  merchantCache.clear();
 }
 
 // ---------------------------------------------------------------------------------------

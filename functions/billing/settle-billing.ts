@@ -16,14 +16,15 @@
 import { settlementDate } from '../domain/business-days';
 import { limitRelease } from '../domain/limits';
 import { commit } from '../events/outbox';
-import { logger } from '../http/log';
-import { billKey, type BillItem } from '../store/billing-types';
-import { captureItems } from '../store/ledger';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../store/table';
+import { logger } from '../platform/log';
+import { billKey, type BillItem } from './types';
+import { captureItems } from '../ledger/store';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { counterItem } from './create-billing';
-import { outcomeHookItems, runAfterSettledHooks, type BillingOutcome } from './outcome-hooks';
-import './hooks';
+import type { BillingOutcome } from './outcome-hooks';
+import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
+import { backoff } from '../platform/retry';
 
 export type SettleResult =
   | { ok: true; bill: BillItem }
@@ -96,7 +97,6 @@ function billUpdate(bill: BillItem, outcome: BillingOutcome, at: Date, leasedSk:
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Move `bill` (as read, status pending) to the outcome's status at `at`. With `leasedSk`
@@ -131,7 +131,7 @@ export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at:
         logger.warn('billing settle contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });
         return { ok: false, reason: 'busy' };
       }
-      await sleep(Math.min(500, 15 * 2 ** (attempt - 1)) * (0.5 + Math.random()));
+      await backoff(attempt, { base: 15, cap: 500 });
       const current = await getItem<BillItem>(billKey(bill.billingRequestId));
       if (!current) return { ok: false, reason: 'changed', current };
       bill = current;

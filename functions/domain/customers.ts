@@ -1,7 +1,7 @@
 /**
  * Customer batch rules (DESIGN 6.9), pure: validation of one bank-supplied Customer item,
  * the readable reason of an invalid one, and the in-batch duplicate rule. The store
- * (store/customers.ts) adds the duplicate check against the bank's existing customers.
+ * (customers/store.ts) adds the duplicate check against the bank's existing customers.
  */
 import * as z from 'zod';
 import { isAssignedCountryCode } from './countries';

@@ -6,13 +6,13 @@
  * (12 h), with +/-20 % jitter (so receivers that fail together do not retry together), and
  * at least 1 s. A `Retry-After` on 429/503 wins when it asks for longer (also capped at 12 h).
  */
+import { backoffDelay } from '../platform/retry';
+
 export const MAX_DELAY_SECONDS = 43_200;
 export const JITTER = 0.2;
 
 export function backoffSeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
-  const n = Math.max(1, Math.floor(attempt));
-  const raw = Math.min(MAX_DELAY_SECONDS, baseSeconds * 2 ** (n - 1));
-  const jittered = raw * (1 - JITTER + 2 * JITTER * random());
+  const jittered = backoffDelay(attempt, { base: baseSeconds, cap: MAX_DELAY_SECONDS, jitter: JITTER }, random);
   return Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.round(jittered)));
 }
 

@@ -13,9 +13,9 @@
  */
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
-import { logger } from '../http/log';
-import { queue } from '../store/clients';
-import { dueAttributes } from '../workers/due';
+import { logger } from '../platform/log';
+import { queue } from '../platform/clients';
+import { dueAttributes } from '../platform/due';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

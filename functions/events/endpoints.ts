@@ -6,7 +6,7 @@
  * they are needed to sign, so they cannot be hashed.
  */
 import { purposeKey, open, seal } from '../domain/secrets';
-import { getItem, queryAll, table, type TransactItem } from '../store/table';
+import { getItem, queryAll, table, type TransactItem } from '../platform/table';
 import type { SigningSecrets } from './signing';
 
 /** Most endpoints one participant may have. */

@@ -15,12 +15,13 @@
  * i-th item when the transaction is cancelled.
  *
  * Sandbox only: an event a simulated bank must answer also puts its event item on the due
- * index (kind `sandbox.bank`, see sandbox/hook.ts); never in the live stage.
+ * index (kind `sandbox.bank`): the caller passes `sandboxBankDue` (sandbox/hook.ts) as the
+ * `eventDue` hook; the outbox imports nothing of the sandbox.
  */
 import { config } from '../config';
 import { newId } from '../domain/ids';
-import { getParticipant } from '../store/participants';
-import { nowIso, table, transact, type TransactItem } from '../store/table';
+import { getParticipant } from '../participants/store';
+import { nowIso, table, transact, type TransactItem } from '../platform/table';
 import {
   deliveriesByOwnerPk,
   deliveryKey,
@@ -31,9 +32,8 @@ import {
   type DeliveryItem,
 } from './deliveries';
 import { getEndpoint, listEndpoints, type EndpointItem } from './endpoints';
-import { logger } from '../http/log';
+import { logger } from '../platform/log';
 import { isEventType, subscribes } from './types';
-import { sandboxBankDue } from '../sandbox/hook';
 
 export interface EventSpec {
   /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
@@ -55,6 +55,21 @@ export interface CommittedEvent {
   createdAt: string;
   /** The delivery records written for this event (one per receiving endpoint). */
   deliveryIds: string[];
+}
+
+/**
+ * Due attributes for an event item (spread into it; `{}` for none), given what the outbox
+ * knows of the receiver. The sandbox's simulated banks use it (sandbox/hook.ts).
+ */
+export type EventDueHook = (
+  receiver: { simulated?: unknown } | undefined,
+  type: string,
+  eventId: string,
+  createdMs: number,
+) => { duePk?: string; dueSk?: string };
+
+export interface CommitOptions {
+  eventDue?: EventDueHook;
 }
 
 /** DynamoDB's limit of items per TransactWriteItems. */
@@ -87,7 +102,7 @@ async function infoOf(to: string): Promise<{ provider: string | null; simulated:
 }
 
 /** Commit the items and the events atomically, then enqueue the deliveries. */
-export async function commit(items: TransactItem[], events: EventSpec[]): Promise<CommittedEvent[]> {
+export async function commit(items: TransactItem[], events: EventSpec[], options: CommitOptions = {}): Promise<CommittedEvent[]> {
   const createdAt = nowIso();
   const createdMs = Date.parse(createdAt);
   const maxAttempts = Math.max(1, Math.floor(config.webhookMaxAttempts()));
@@ -167,7 +182,7 @@ export async function commit(items: TransactItem[], events: EventSpec[]): Promis
           deliveryIds,
           createdAt,
           // Sandbox only: an event a simulated bank must answer is due for the simulator (sandbox/hook.ts).
-          ...sandboxBankDue(infos[i], e.type, id, createdMs),
+          ...options.eventDue?.(infos[i], e.type, id, createdMs),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },

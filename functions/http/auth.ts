@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { safeEqualHex, sha256Hex } from '../domain/ids';
-import { db } from '../store/clients';
-import { apiKeyKey, getParticipant, type ApiKeyItem } from '../store/participants';
-import { isConditionFailure, table } from '../store/table';
+import { db } from '../platform/clients';
+import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
+import { isConditionFailure, table } from '../platform/table';
 import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
 

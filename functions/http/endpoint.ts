@@ -6,7 +6,7 @@ import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
 import { AppError, MSG, notFound } from './errors';
 import { claimIdempotency, settleIdempotency } from './idempotency';
-import { logger } from './log';
+import { logger } from '../platform/log';
 import type { HttpEvent, HttpResponse, Principal, Reply, RequestState } from './types';
 import { readBody, validate, type ValidationSpec } from './validation';
 
@@ -180,11 +180,4 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
 /** Success envelope of the spec: statusCode, success, message, data (+ extra top-level fields). */
 export function ok(status: number, message: string, data?: unknown, extra?: Record<string, unknown>): Reply {
   return { status, body: { statusCode: status, success: true, message, data, ...extra } };
-}
-
-/** A route registered in the table whose handler is not built yet. */
-export function notImplementedEndpoint() {
-  return endpoint({}, async () => {
-    throw new AppError(501, 'Not implemented', 'not_implemented');
-  });
 }

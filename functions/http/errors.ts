@@ -24,7 +24,6 @@ export const notFound = (message: string) => new AppError(404, message, 'not_fou
 export const conflict = (message: string, code = 'conflict') => new AppError(409, message, code);
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new AppError(429, 'Too many requests', 'rate_limited', undefined, { 'Retry-After': String(retryAfterSeconds) });
-export const notImplemented = () => new AppError(501, 'Not implemented', 'not_implemented');
 
 /** Messages shared by several endpoints (spec and DESIGN 6.9). */
 export const MSG = {

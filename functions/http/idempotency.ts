@@ -1,8 +1,8 @@
 import { PutCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshallItem } from '../store/marshall';
+import { unmarshallItem } from '../platform/marshall';
 import { sha256Hex } from '../domain/ids';
-import { db } from '../store/clients';
-import { isConditionFailure, table } from '../store/table';
+import { db } from '../platform/clients';
+import { isConditionFailure, table } from '../platform/table';
 import { MSG, badRequest, conflict } from './errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
 

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gzipSync } from 'node:zlib';
-import { logger } from '../http/log';
+import { logger } from '../platform/log';
 import type { HttpEvent, HttpResponse } from '../http/types';
 
 export interface StaticDocument {

@@ -1,6 +1,6 @@
 /**
- * The recurring feature's billing outcome hooks (loaded by functions/billing/hooks.ts, so by
- * every entry point that settles billings: bank-response, the expiry worker, the sandbox
+ * The recurring feature's billing outcome handler (listed in functions/billing/outcomes.ts, so
+ * run by every path that settles billings: bank-response, the expiry worker, the sandbox
  * expire route, the recurring worker's answer deadline).
  *
  *  - In the outcome's transaction: `recordOutcomeItem` (totalBillings + 1 when the run's
@@ -10,17 +10,19 @@
  *    `schedule.completed`). If this step is lost, the tick finishes the run (the schedule
  *    was made due in the outcome's transaction).
  */
-import { afterBillingSettled, onBillingSettled } from '../billing/outcome-hooks';
-import { logger } from '../http/log';
-import type { BillItem } from '../store/billing-types';
-import { finishRun, recordOutcomeItem } from '../store/schedules';
+import type { BillingOutcomeHandler } from '../billing/outcome-hooks';
+import { logger } from '../platform/log';
+import type { BillItem } from '../billing/types';
+import { finishRun, recordOutcomeItem } from './store';
 
 const isRunBilling = (bill: BillItem): boolean => bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';
 
-onBillingSettled((bill, outcome, at) => (isRunBilling(bill) ? [recordOutcomeItem(bill, outcome, at)] : []));
-
-afterBillingSettled(async (bill, _outcome, at) => {
-  if (!isRunBilling(bill)) return;
-  const r = await finishRun(bill.scheduleId!, at);
-  if (r.ok) logger.info('recurring run finished', { scheduleId: bill.scheduleId, runSeq: bill.runSeq, status: r.schedule.status });
-});
+export const recurringBillingOutcome: BillingOutcomeHandler = {
+  feature: 'recurring',
+  items: (bill, outcome, at) => (isRunBilling(bill) ? [recordOutcomeItem(bill, outcome, at)] : []),
+  async after(bill, _outcome, at) {
+    if (!isRunBilling(bill)) return;
+    const r = await finishRun(bill.scheduleId!, at);
+    if (r.ok) logger.info('recurring run finished', { scheduleId: bill.scheduleId, runSeq: bill.runSeq, status: r.schedule.status });
+  },
+};

@@ -22,7 +22,7 @@
 import { DAY_MS } from '../domain/lagos-time';
 import { isComplete, nextBillingDate, occurrenceAfter, type Frequency } from '../domain/schedule-dates';
 
-/** Due kind of a schedule (functions/workers/recurring-run.ts). */
+/** Due kind of a schedule (functions/recurring/run.ts). */
 export const RECURRING_RUN_KIND = 'recurring.run';
 
 /** Retries of a failed period (so at most 1 + 3 attempts per period). */

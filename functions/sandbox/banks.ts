@@ -11,10 +11,10 @@
  * customers are duplicates (found by their clientRef guards) and the links are kept.
  */
 import { config } from '../config';
-import { logger } from '../http/log';
-import { clientRefGuardKey, createCustomerBatch, linkDevice } from '../store/customers';
-import type { Participant } from '../store/participants';
-import { getItem, nowIso, putItem, queryAll } from '../store/table';
+import { logger } from '../platform/log';
+import { clientRefGuardKey, createCustomerBatch, linkDevice } from '../customers/store';
+import type { Participant } from '../participants/store';
+import { getItem, nowIso, putItem, queryAll } from '../platform/table';
 import { bankScopedDeviceId, MAGIC_CUSTOMERS, magicDeviceId, seedRecords, SIMULATED_DEVICE_PHRASE } from './magic';
 
 export const SIMULATED_BANKS_PK = 'SANDBOX#BANKS';

@@ -1,12 +1,13 @@
 /**
- * The outbox's sandbox hook (functions/events/outbox.ts): an event addressed to a SIMULATED
+ * The sandbox hook of the outbox (`commit(..., { eventDue: sandboxBankDue })`, passed by the
+ * callers that emit `billing.intent` and `billing.request`): an event addressed to a SIMULATED
  * bank that the bank must answer (`billing.intent`, `billing.request`) puts its own event item
  * on the due index, kind `sandbox.bank`, SANDBOX_BANK_DELAY_SECONDS after its creation, in the
- * same transaction as the event. The tick then hands it to functions/workers/sandbox-bank.ts,
+ * same transaction as the event. The tick then hands it to functions/sandbox/bank-worker.ts,
  * which answers in the bank's place. Nothing here ever fires in the live stage.
  */
 import { config } from '../config';
-import { dueAttributes } from '../workers/due';
+import { dueAttributes } from '../platform/due';
 import { sandboxBankDelaySeconds } from './magic';
 
 export const SANDBOX_BANK_KIND = 'sandbox.bank';

@@ -10,10 +10,10 @@
  * (a concurrent pause, cancel or run wins; we re-read and decide again).
  */
 import { RECURRING_RUN_KIND } from '../recurring/policy';
-import { db } from '../store/clients';
-import { getMerchantSchedule, scheduleKey, type ScheduleItem } from '../store/schedules';
-import { isConditionFailure, table, UpdateCommand } from '../store/table';
-import { dueAttributes } from '../workers/due';
+import { db } from '../platform/clients';
+import { getMerchantSchedule, scheduleKey, type ScheduleItem } from '../recurring/store';
+import { isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { dueAttributes } from '../platform/due';
 
 export type RunNowResult =
   | { ok: true; schedule: ScheduleItem }

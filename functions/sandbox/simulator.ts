@@ -20,12 +20,12 @@ import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
 import { toMinor } from '../domain/money';
 import { canReceiveApproveRecurring, trustOf } from '../domain/trust';
-import { billKey, type BillItem } from '../store/billing-types';
-import { getBankCustomer } from '../store/customers';
-import { decisionId, saveDecision } from '../store/decisions';
-import { findIntentToAnswer } from '../store/intents';
-import { getParticipant, type Participant } from '../store/participants';
-import { getItem } from '../store/table';
+import { billKey, type BillItem } from '../billing/types';
+import { getBankCustomer } from '../customers/store';
+import { decisionId, saveDecision } from '../decisions/store';
+import { findIntentToAnswer } from '../decisions/intents';
+import { getParticipant, type Participant } from '../participants/store';
+import { getItem } from '../platform/table';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicLimits } from './magic';
 
 export type SimulationResult =

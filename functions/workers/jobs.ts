@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { dueHandler, type DueJob } from './due';
-import { logger } from '../http/log';
-import './kinds';
+import { extraDueHandler, type DueJob } from '../platform/due';
+import { logger } from '../platform/log';
+import { dueKind } from './kinds';
 
 /** SQS consumer of the jobs queue: runs each claimed due item's worker (partial batch failures). */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -10,7 +10,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     event.Records.map(async (record) => {
       try {
         const job = JSON.parse(record.body) as DueJob;
-        const run = dueHandler(job.kind);
+        const run = dueKind(job.kind) ?? extraDueHandler(job.kind);
         if (!run) {
           logger.error('no worker for due kind', { kind: job.kind });
           batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -1,10 +1,41 @@
 /**
- * Every due kind's worker, registered in one place. Each feature adds its kind here
- * (approval expiry, recurring run, settlement, stale webhook delivery).
+ * THE table of due kinds (the time path's counterpart of functions/routes.ts): every kind an
+ * item on the due index may carry, and the feature function that runs a claimed item of that
+ * kind (functions/workers/jobs.ts dispatches from here). A new kind is one line here; its
+ * worker function lives in its feature's folder.
  */
-import './webhook-recovery';
-import './billing-expiry';
-import './settlement';
-import './refund-complete';
-import './recurring-run';
-import './sandbox-bank';
+import type { DueHandler } from '../platform/due';
+import { EXPIRY_KIND } from '../billing/bill-item';
+import { expireDueBilling } from '../billing/expiry';
+import { RECOVERY_KIND } from '../events/deliveries';
+import { SETTLEMENT_KIND } from '../ledger/store';
+import { runSettlement } from '../ledger/settlement';
+import { RECURRING_RUN_KIND } from '../recurring/policy';
+import { runRecurring } from '../recurring/run';
+import { completeDueRefund } from '../refunds/complete';
+import { REFUND_COMPLETE_KIND } from '../refunds/store';
+import { runSandboxBank } from '../sandbox/bank-worker';
+import { SANDBOX_BANK_KIND } from '../sandbox/hook';
+import { recoverDelivery } from './webhook-recovery';
+
+export interface DueKind {
+  /** The `<kind>` in `dueSk` (`<ISO>#<kind>#<id>`). */
+  kind: string;
+  run: DueHandler;
+  summary: string;
+}
+
+export const DUE_KINDS: DueKind[] = [
+  { kind: RECOVERY_KIND, run: recoverDelivery, summary: 'Re-enqueue an overdue webhook delivery whose message was lost' },
+  { kind: EXPIRY_KIND, run: expireDueBilling, summary: 'Expire a billing whose approval window has passed' },
+  { kind: SETTLEMENT_KIND, run: runSettlement, summary: "Settle a merchant's due funds" },
+  { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },
+  { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing" },
+  { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },
+];
+
+const byKind = new Map(DUE_KINDS.map((k) => [k.kind, k.run]));
+
+export function dueKind(kind: string): DueHandler | undefined {
+  return byKind.get(kind);
+}

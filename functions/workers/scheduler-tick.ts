@@ -1,5 +1,5 @@
-import { runTick } from './due';
-import { logger } from '../http/log';
+import { runTick } from '../platform/due';
+import { logger } from '../platform/log';
 
 /** EventBridge Scheduler target (rate 1 minute): input `{"scheduledTime": "<aws.scheduler.scheduled-time>"}`. */
 export async function handler(event: { scheduledTime?: string }) {

@@ -21,10 +21,10 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
-import { logger } from '../http/log';
-import { db, queue } from '../store/clients';
-import { unmarshallItem } from '../store/marshall';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../store/table';
+import { logger } from '../platform/log';
+import { db, queue } from '../platform/clients';
+import { unmarshallItem } from '../platform/marshall';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
 import { MAX_DELAY_SECONDS, retryDelaySeconds } from '../events/backoff';
 import {
   ATTEMPT_LOG_SIZE,

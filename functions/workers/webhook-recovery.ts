@@ -8,11 +8,11 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
-import { logger } from '../http/log';
-import { db, queue } from '../store/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../store/table';
-import { RECOVERY_KIND, deliveryKey, messageFor, recoveryDue, type DeliveryItem } from '../events/deliveries';
-import { clearDueUpdate, registerDueKind, type DueJob } from './due';
+import { logger } from '../platform/log';
+import { db, queue } from '../platform/clients';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { deliveryKey, messageFor, recoveryDue, type DeliveryItem } from '../events/deliveries';
+import { clearDueUpdate, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
   const d = await getItem<DeliveryItem>(job.key);
@@ -61,5 +61,3 @@ export async function recoverDelivery(job: DueJob): Promise<void> {
   );
   logger.info('webhook delivery re-enqueued', { deliveryId: d.id, endpointId: d.endpointId, seq, dueAt: job.dueAt });
 }
-
-registerDueKind(RECOVERY_KIND, recoverDelivery);

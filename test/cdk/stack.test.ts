@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config';
 import { NOT_FOUND_HANDLER, ROUTES, routeKey, routesFor } from '../../functions/routes';
-import { QUEUES, TABLE, WORKERS, dlqName } from '../../functions/store/definitions';
+import { QUEUES, TABLE, WORKERS, dlqName } from '../../functions/platform/definitions';
 import { IdpayStack, stackNameOf } from '../../lib/stack';
 import { queueUrlEnv, readSettings, type StageName } from '../../lib/settings';
 import { TICK_INPUT } from '../../lib/workers';

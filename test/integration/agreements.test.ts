@@ -12,12 +12,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
-import { db } from '../../functions/store/clients';
-import { decisionKey, type DecisionItem } from '../../functions/store/decisions';
-import { intentKey, type IntentItem } from '../../functions/store/intents';
-import { getItem, table } from '../../functions/store/table';
+import { db } from '../../functions/platform/clients';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { intentKey, type IntentItem } from '../../functions/decisions/intents';
+import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

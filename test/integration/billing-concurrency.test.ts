@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBilling } from '../../functions/billing/create-billing';
 import { getBillingCustomers, getBillingMerchant } from '../../functions/billing/reads';
-import { getDecision } from '../../functions/store/decisions';
+import { getDecision } from '../../functions/decisions/store';
 import { startTestApp, type TestApp } from '../support/app';
 import { billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

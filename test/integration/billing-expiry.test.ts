@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee, receivedEvents } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAgreementPhrase } from '../../functions/domain/agreement-phrase';
 import { decisionId } from '../../functions/domain/decisions';
 import { randomToken } from '../../functions/domain/ids';
-import { captureEntryKey } from '../../functions/store/ledger';
-import { decisionKey, type DecisionItem } from '../../functions/store/decisions';
-import { getItem } from '../../functions/store/table';
+import { captureEntryKey } from '../../functions/ledger/store';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, decide, events, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../functions/store/clients';
-import { clientRefGuardKey, customerKey, referenceGuardKey } from '../../functions/store/customers';
-import { getItem, table } from '../../functions/store/table';
+import { db } from '../../functions/platform/clients';
+import { clientRefGuardKey, customerKey, referenceGuardKey } from '../../functions/customers/store';
+import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

@@ -1,9 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../functions/store/clients';
-import { deviceKey, resolveLookupPhrase as resolveViaCustomers } from '../../functions/store/customers';
-import { resolveLookupPhrase } from '../../functions/store/lookup-phrases';
-import { getItem, table } from '../../functions/store/table';
+import { db } from '../../functions/platform/clients';
+import { deviceKey } from '../../functions/customers/store';
+import { resolveLookupPhrase, resolveLookupPhrase as resolveViaCustomers } from '../../functions/customers/lookup-phrases';
+import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 
 type Party = { id: string; apiKey: string; name: string; email: string };
@@ -304,7 +304,7 @@ describe('GET /v1/customer/banks', () => {
     expect(await resolveLookupPhrase('lp_' + 'A'.repeat(32), plainMerchant.id)).toBeUndefined();
     expect(await resolveLookupPhrase('not a phrase', plainMerchant.id)).toBeUndefined();
     expect(await resolveLookupPhrase(undefined, plainMerchant.id)).toBeUndefined();
-    // Also exported from store/customers for callers that import it there.
+    // (Once also re-exported from the customers store; that re-export made an import cycle.)
     expect((await resolveViaCustomers(mine, plainMerchant.id))?.customer.id).toBe(id);
   });
 

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
-import type { BillItem } from '../../functions/store/billing-types';
-import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/store/ledger';
-import { isTransactionCancelled, queryAll, transact } from '../../functions/store/table';
-import { settleDue } from '../../functions/workers/settlement';
+import type { BillItem } from '../../functions/billing/types';
+import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
+import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
+import { settleDue } from '../../functions/ledger/settlement';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
 
 let t: TestApp;

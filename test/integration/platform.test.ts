@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { getItem, putItem } from '../../functions/store/table';
+import { getItem, putItem } from '../../functions/platform/table';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
-import { participantKey } from '../../functions/store/participants';
+import { participantKey } from '../../functions/participants/store';
 
 let t: TestApp;
 beforeAll(async () => {

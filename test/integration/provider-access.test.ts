@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/routes';
-import { getItem } from '../../functions/store/table';
-import { participantKey } from '../../functions/store/participants';
+import { getItem } from '../../functions/platform/table';
+import { participantKey } from '../../functions/participants/store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 /** Provider merchants: batch create (atomic), read, list (paging), update. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
-import { getItem } from '../../functions/store/table';
-import { merchantEmailKey, participantKey } from '../../functions/store/participants';
+import { getItem } from '../../functions/platform/table';
+import { merchantEmailKey, participantKey } from '../../functions/participants/store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

@@ -1,9 +1,9 @@
 /** Provider trust endpoints: update (maxTrustLevel, lastVerified, event), read, list, device permission, validate. */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../functions/store/clients';
-import { getItem, table } from '../../functions/store/table';
-import { participantKey } from '../../functions/store/participants';
+import { db } from '../../functions/platform/clients';
+import { getItem, table } from '../../functions/platform/table';
+import { participantKey } from '../../functions/participants/store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

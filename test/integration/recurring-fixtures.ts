@@ -3,8 +3,8 @@
  * agreement through the real flow, schedule creation, and direct reads of the schedule and
  * its run billings (the app runs in this process, so the store talks to the test's table).
  */
-import type { BillItem } from '../../functions/store/billing-types';
-import { getSchedule, type ScheduleItem } from '../../functions/store/schedules';
+import type { BillItem } from '../../functions/billing/types';
+import { getSchedule, type ScheduleItem } from '../../functions/recurring/store';
 import type { TestApp } from '../support/app';
 import { bills } from '../support/billing-table';
 import { agreement, type Agreement, type AgreementOptions } from '../support/flows';

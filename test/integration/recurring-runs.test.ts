@@ -8,14 +8,14 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../functions/store/clients';
-import { table } from '../../functions/store/table';
+import { db } from '../../functions/platform/clients';
+import { table } from '../../functions/platform/table';
 import { RECURRING_RUN_KIND } from '../../functions/recurring/policy';
-import { runRecurring } from '../../functions/workers/recurring-run';
+import { runRecurring } from '../../functions/recurring/run';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { startTestApp, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
 
 let t: TestApp;

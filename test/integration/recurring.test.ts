@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, events, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { createSchedule, newSchedule, recurringAgreement, scheduleBody, stored } from './recurring-fixtures';
 
 let t: TestApp;

@@ -8,15 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundExpectedBy } from '../../functions/domain/business-days';
-import { billKey, type BillItem } from '../../functions/store/billing-types';
-import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/store/ledger';
-import { failRefund, getRefund, initiateRefund, refundKey, type RefundItem } from '../../functions/store/refunds';
-import { getItem, queryAll } from '../../functions/store/table';
-import { settleDue } from '../../functions/workers/settlement';
-import { completeRefund } from '../../functions/workers/refund-complete';
+import { billKey, type BillItem } from '../../functions/billing/types';
+import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
+import { failRefund, getRefund, initiateRefund, refundKey, type RefundItem } from '../../functions/refunds/store';
+import { getItem, queryAll } from '../../functions/platform/table';
+import { settleDue } from '../../functions/ledger/settlement';
+import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from './money-fixtures';
 
 let t: TestApp;

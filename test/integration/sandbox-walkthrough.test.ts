@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { ledgerProblems } from '../support/billing-table';
 import { events } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 const README = join(__dirname, '..', '..', 'README.md');
 const MARKER = '<!-- walkthrough: executed by test/integration/sandbox-walkthrough.test.ts -->';

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextBillingDate } from '../../functions/domain/schedule-dates';
 import { eventKey } from '../../functions/events/deliveries';
 import { MAGIC_CUSTOMERS, magicView } from '../../functions/sandbox/magic';
-import { intentKey, type IntentItem } from '../../functions/store/intents';
-import { getItem } from '../../functions/store/table';
+import { intentKey, type IntentItem } from '../../functions/decisions/intents';
+import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { getBill, ledgerProblems, scanPrefix } from '../support/billing-table';
 import {
@@ -28,7 +28,7 @@ import {
   type Party,
   type WebhookEvent,
 } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { scheduleBody } from './recurring-fixtures';
 
 let t: TestApp;

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../support/app';
-import { dueAttributes, registerDueKind, clearDueUpdate } from '../../functions/workers/due';
-import { getItem, putItem, transact } from '../../functions/store/table';
+import { dueAttributes, registerDueKind, clearDueUpdate } from '../../functions/platform/due';
+import { getItem, putItem, transact } from '../../functions/platform/table';
 import { readLocalTickState } from '../../local/paths';
 import { commands } from '../../ops/commands/tick';
 

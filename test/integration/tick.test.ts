@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { dueAttributes, registerDueKind, clearDueUpdate, type DueJob } from '../../functions/workers/due';
-import { getItem, putItem, transact, table } from '../../functions/store/table';
+import { dueAttributes, registerDueKind, clearDueUpdate, type DueJob } from '../../functions/platform/due';
+import { getItem, putItem, transact, table } from '../../functions/platform/table';
 
 let t: TestApp;
 const runs: DueJob[] = [];
@@ -71,7 +71,7 @@ describe('scheduler tick', () => {
     const { dueSk } = (await getItem({ pk: 'EX#crash', sk: 'EX' })) as { dueSk: string };
     // simulate a claim by an earlier tick whose job was lost
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db } = await import('../../functions/store/clients');
+    const { db } = await import('../../functions/platform/clients');
     const leased = dueSk.replace('2032-01-01T00:00:00.000Z', '2032-01-01T00:05:00.000Z');
     await db().send(new UpdateCommand({ TableName: table(), Key: { pk: 'EX#crash', sk: 'EX' }, UpdateExpression: 'SET dueSk = :l', ExpressionAttributeValues: { ':l': leased } }));
     expect((await t.app.tick(at)).claimed).toBe(0);

@@ -4,9 +4,9 @@
  * provider (with and without X-Entity-Id) and bank. Real local stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/store/billing-types';
-import { initiateRefund } from '../../functions/store/refunds';
-import { completeRefund } from '../../functions/workers/refund-complete';
+import type { BillItem } from '../../functions/billing/types';
+import { initiateRefund } from '../../functions/refunds/store';
+import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill } from '../support/flows';
 import { expectLedgerInvariant, fixtureBill } from './money-fixtures';

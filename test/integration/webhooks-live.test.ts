@@ -8,9 +8,9 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryKey, type DeliveryItem } from '../../functions/events/deliveries';
 import { isAddressAllowed } from '../../functions/events/url-policy';
-import { getItem } from '../../functions/store/table';
+import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -10,9 +10,9 @@ import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../func
 import { endpointKey, type EndpointItem } from '../../functions/events/endpoints';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
 import { sign, verifySignature } from '../../functions/events/signing';
-import { getItem, table } from '../../functions/store/table';
+import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

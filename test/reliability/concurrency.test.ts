@@ -13,11 +13,11 @@
  * key, and the whole-table invariants (test/reliability/invariants.ts) after each.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/store/billing-types';
+import type { BillItem } from '../../functions/billing/types';
 import { startTestApp, type TestApp } from '../support/app';
 import { counters } from '../support/billing-table';
 import { agreement, bankResponse, bill, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { checkInvariants, dueCount, scanAll } from './invariants';
 import { premiumMerchant } from './world';
 

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { injectFaults, type FaultConfig, type Faults } from '../support/faults';
 import { agreement, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { RetryingClient, messageOf } from './client';
 import { checkInvariants, dueCount, scanAll } from './invariants';
 import { premiumMerchant } from './world';

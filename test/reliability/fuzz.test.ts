@@ -34,7 +34,7 @@ import {
   snapshotTable,
   type Snapshot,
 } from '../support/fuzz';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, exampleFor, pathFor, type Group } from './world';
 
 const LONG = process.env.RELIABILITY_LONG === '1';

@@ -16,13 +16,13 @@
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import type { BillItem } from '../../functions/store/billing-types';
-import { db } from '../../functions/store/clients';
-import { checkLedger, type LedgerEntry } from '../../functions/store/ledger';
-import type { RefundItem } from '../../functions/store/refunds';
-import { table } from '../../functions/store/table';
+import type { BillItem } from '../../functions/billing/types';
+import { db } from '../../functions/platform/clients';
+import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
+import type { RefundItem } from '../../functions/refunds/store';
+import { table } from '../../functions/platform/table';
 import type { DeliveryItem } from '../../functions/events/deliveries';
-import type { Receiver } from '../support/receiver';
+import type { Receiver } from '../../local/receiver';
 
 export async function scanAll(): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
@@ -119,7 +119,7 @@ export async function checkInvariants(
       if (captures.length !== 1 || captures[0]!.amount !== b.amount) problems.push(`bill ${b.billingRequestId} succeeded with ${captures.length} capture entries (${captures.map((c) => c.amount)}) for ${b.amount}`);
     } else if (captures.length) problems.push(`bill ${b.billingRequestId} is ${b.status} but has a capture entry`);
     const rs = refundsOf.get(b.billingRequestId) ?? [];
-    // refundReserved counts every refund that is not failed (completed ones stay reserved: store/refunds.ts).
+    // refundReserved counts every refund that is not failed (completed ones stay reserved: refunds/store.ts).
     const completed = rs.filter((r) => r.status === 'completed').reduce((s, r) => s + r.amount, 0);
     const reserved = rs.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0);
     if ((b.refundedAmount ?? 0) !== completed) problems.push(`bill ${b.billingRequestId}: refundedAmount ${b.refundedAmount} != completed refunds ${completed}`);

@@ -21,7 +21,7 @@ import { ROUTES, routeKey, type Route } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
 import { bankResponse, pay, webhook } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, expectOk, pathFor, secretsOf, type Group } from './world';
 
 let t: TestApp;

@@ -12,7 +12,7 @@ import { randomToken } from '../../functions/domain/ids';
 import type { Route } from '../../functions/routes';
 import type { TestApp } from '../support/app';
 import { bankResponse, bill, decide, lookupPhraseFor, pay, webhook, type Hook, type Party } from '../support/flows';
-import type { Receiver } from '../support/receiver';
+import type { Receiver } from '../../local/receiver';
 
 export interface Group {
   label: string;

@@ -3,10 +3,10 @@
  * store modules talk to the test's own table).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { billKey, type BillItem } from '../../functions/store/billing-types';
-import { db } from '../../functions/store/clients';
-import { checkMerchantLedger } from '../../functions/store/ledger';
-import { getItem, table } from '../../functions/store/table';
+import { billKey, type BillItem } from '../../functions/billing/types';
+import { db } from '../../functions/platform/clients';
+import { checkMerchantLedger } from '../../functions/ledger/store';
+import { getItem, table } from '../../functions/platform/table';
 
 /** Every item whose pk starts with `prefix` (full scan; test tables are small). */
 export async function scanPrefix<T = Record<string, unknown>>(prefix: string): Promise<T[]> {

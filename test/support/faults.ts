@@ -1,6 +1,6 @@
 /**
  * Fault injection INTO the real AWS SDK clients the handlers use (`db()`, `queue()` of
- * functions/store/clients.ts): an SDK middleware that, at a configurable random rate,
+ * functions/platform/clients.ts): an SDK middleware that, at a configurable random rate,
  * throws the errors DynamoDB and SQS really return. Nothing is mocked: a request that is
  * not faulted goes to DynamoDB Local / the SQS emulator as usual.
  *
@@ -28,7 +28,7 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { RequestThrottled } from '@aws-sdk/client-sqs';
-import { db, queue } from '../../functions/store/clients';
+import { db, queue } from '../../functions/platform/clients';
 
 export type FaultLayer = 'attempt' | 'call';
 export type FaultTiming = 'before' | 'after';

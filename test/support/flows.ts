@@ -12,7 +12,7 @@
  */
 import { randomToken } from '../../functions/domain/ids';
 import type { TestApp } from './app';
-import type { Receiver } from './receiver';
+import type { Receiver } from '../../local/receiver';
 
 export interface Party {
   id: string;

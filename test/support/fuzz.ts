@@ -16,8 +16,8 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { db } from '../../functions/store/clients';
-import { table } from '../../functions/store/table';
+import { db } from '../../functions/platform/clients';
+import { table } from '../../functions/platform/table';
 
 // ---------------------------------------------------------------------------------------
 // Table snapshots

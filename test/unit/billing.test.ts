@@ -18,7 +18,7 @@ import { counterItem, needsApproval, refusalFor } from '../../functions/billing/
 import { isPastExpiry, reasonOf } from '../../functions/billing/settle-billing';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
-import type { DecisionItem } from '../../functions/store/decisions';
+import type { DecisionItem } from '../../functions/decisions/store';
 
 beforeAll(() => {
   process.env.TABLE_NAME ??= 'unit-test-table';

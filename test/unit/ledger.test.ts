@@ -1,7 +1,7 @@
 /** The capture items (pure builders): keys, amounts, conditions, settlement day and due time. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/store/billing-types';
-import { captureEntryKey, captureItems, entryPut, balanceAdd, type LedgerEntry } from '../../functions/store/ledger';
+import type { BillItem } from '../../functions/billing/types';
+import { captureEntryKey, captureItems, entryPut, balanceAdd, type LedgerEntry } from '../../functions/ledger/store';
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'unit';

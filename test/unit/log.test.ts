@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../functions/http/log';
+import { logger } from '../../functions/platform/log';
 
 afterEach(() => {
   vi.restoreAllMocks();

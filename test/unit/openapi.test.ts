@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/store/billing-types';
-import type { DecisionItem } from '../../functions/store/decisions';
+import type { BillItem } from '../../functions/billing/types';
+import type { DecisionItem } from '../../functions/decisions/store';
 import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES } from '../../functions/events/types';
 import type { HttpEvent, HttpResponse } from '../../functions/http/types';
@@ -249,8 +249,8 @@ describe('event schemas match what the service emits', () => {
     conforms('billing.response', billingResponseEvent({ ...bill, scheduleId: 'sch_1' }, 'declined', { reason: 'customer_denied' }));
   });
 
-  it('billing.intent.response (functions/store/decisions.ts)', async () => {
-    const { intentResponseEvent } = await import('../../functions/store/decisions');
+  it('billing.intent.response (functions/decisions/store.ts)', async () => {
+    const { intentResponseEvent } = await import('../../functions/decisions/store');
     const d = {
       id: 'dec_1',
       customerId: 'cus_1',
@@ -270,8 +270,8 @@ describe('event schemas match what the service emits', () => {
     conforms('billing.intent.response', intentResponseEvent({ ...d, decision: 'deny' }, null));
   });
 
-  it('refund.updated (functions/store/refunds.ts) and schedule.* (functions/store/schedules.ts)', async () => {
-    const { refundView } = await import('../../functions/store/refunds');
+  it('refund.updated (functions/refunds/store.ts) and schedule.* (functions/recurring/store.ts)', async () => {
+    const { refundView } = await import('../../functions/refunds/store');
     const refund = {
       refundId: 'rfd_1',
       reference: 'txn_1',
@@ -290,7 +290,7 @@ describe('event schemas match what the service emits', () => {
     } as Parameters<typeof refundView>[0];
     conforms('refund.updated', { ...refundView(refund), billingRequestId: refund.billingRequestId, entityId: refund.merchantId });
 
-    const { scheduleEventData } = await import('../../functions/store/schedules');
+    const { scheduleEventData } = await import('../../functions/recurring/store');
     const s = {
       scheduleId: 'sch_1',
       merchantId: 'mer_1',

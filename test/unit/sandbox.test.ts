@@ -22,7 +22,7 @@ import {
   simulatedBankTransactionId,
 } from '../../functions/sandbox/magic';
 import { debitOutcome } from '../../functions/sandbox/simulator';
-import { parseDueSk } from '../../functions/workers/due';
+import { parseDueSk } from '../../functions/platform/due';
 
 const env = { ...process.env };
 afterEach(() => {

@@ -1,7 +1,7 @@
 /** The transaction view (pure): status mapping, shape, visibility. */
 import { describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/store/billing-types';
-import { canSee, toTransaction, transactionStatus, transactionScope } from '../../functions/store/transactions';
+import type { BillItem } from '../../functions/billing/types';
+import { canSee, toTransaction, transactionStatus, transactionScope } from '../../functions/transactions/store';
 
 const bill = (over: Partial<BillItem> = {}): BillItem => ({
   pk: 'BILL#breq_1',

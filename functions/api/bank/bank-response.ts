@@ -5,8 +5,8 @@ import type { BillingOutcome } from '../../billing/outcome-hooks';
 import { expireBilling, isPastExpiry, settleBilling } from '../../billing/settle-billing';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
-import { billKey, type BillItem } from '../../store/billing-types';
-import { getItem } from '../../store/table';
+import { billKey, type BillItem } from '../../billing/types';
+import { getItem } from '../../platform/table';
 
 const ACTIONS = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
 

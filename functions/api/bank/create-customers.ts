@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { MAX_CUSTOMERS_PER_BATCH } from '../../domain/customers';
 import { endpoint, ok } from '../../http/endpoint';
-import { logger } from '../../http/log';
-import { createCustomerBatch } from '../../store/customers';
+import { logger } from '../../platform/log';
+import { createCustomerBatch } from '../../customers/store';
 
 /**
  * The envelope only: `{customers: [1..1000 records]}`. Each record is validated on its own

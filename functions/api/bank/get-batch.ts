@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getBankBatch } from '../../store/customers';
+import { getBankBatch } from '../../customers/store';
 
 /**
  * GET /v1/bank/customers/batches/{batchId} (DESIGN 6.9): the bank's own batch result plus

@@ -4,10 +4,10 @@ import { majorAmount } from '../../domain/money';
 import { canReceiveApproveRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
-import { getBankCustomer } from '../../store/customers';
-import { decisionId, decisionRecord, saveDecision } from '../../store/decisions';
-import { findIntentToAnswer } from '../../store/intents';
-import { getParticipant } from '../../store/participants';
+import { getBankCustomer } from '../../customers/store';
+import { decisionId, decisionRecord, saveDecision } from '../../decisions/store';
+import { findIntentToAnswer } from '../../decisions/intents';
+import { getParticipant } from '../../participants/store';
 
 /** A limit: a positive JSON number in major units with at most 2 decimals (stored in minor units). */
 const limit = majorAmount({ minMinor: 1 }).nullable().optional();

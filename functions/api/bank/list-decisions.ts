@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { bankDecisions, decisionId, decisionSummary, getDecision, pageOf, type DecisionItem } from '../../store/decisions';
+import { bankDecisions, decisionId, decisionSummary, getDecision, pageOf, type DecisionItem } from '../../decisions/store';
 import { decisionValueSchema } from './intent-response';
 
 const filterValue = z.string().min(1).max(100);

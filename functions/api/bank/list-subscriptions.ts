@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { batchGet } from '../../billing/reads';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { participantKey } from '../../store/participants';
-import { bankSubscriptions, SCHEDULE_STATUSES, subscriptionView } from '../../store/schedules';
-import type { Item } from '../../store/table';
+import { participantKey } from '../../participants/store';
+import { bankSubscriptions, SCHEDULE_STATUSES, subscriptionView } from '../../recurring/store';
+import type { Item } from '../../platform/table';
 
 /** Unknown parameters and empty values are refused. */
 const querySchema = z.strictObject({

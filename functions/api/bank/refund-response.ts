@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
-import { completeRefund, failRefund, getRefund, markRefundProcessing, refundView } from '../../store/refunds';
-import { MONEY_MSG } from '../transactions/messages';
+import { completeRefund, failRefund, getRefund, markRefundProcessing, refundView } from '../../refunds/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 const body = z.strictObject({
   refundId: z.string().min(1).max(100),

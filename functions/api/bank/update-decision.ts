@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { decisionRecord, saveDecision } from '../../store/decisions';
+import { decisionRecord, saveDecision } from '../../decisions/store';
 import { decisionValueSchema, isTrustedMerchant, spendingLimitsSchema, untrustedError } from './intent-response';
 
 const bodySchema = z

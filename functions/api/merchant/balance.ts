@@ -3,9 +3,9 @@ import { nextBusinessDay } from '../../domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
-import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../store/ledger';
-import { getParticipant } from '../../store/participants';
-import { MONEY_MSG } from '../transactions/messages';
+import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../ledger/store';
+import { getParticipant } from '../../participants/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 /**
  * GET /v1/balance/details (merchant; a provider with X-Entity-Id): the spec's Balance details.

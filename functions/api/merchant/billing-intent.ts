@@ -3,15 +3,16 @@ import { allowedDecisions } from '../../domain/decisions';
 import { currencySchema, isSupportedCurrency } from '../../domain/money';
 import { trustOf } from '../../domain/trust';
 import { commit } from '../../events/outbox';
+import { sandboxBankDue } from '../../sandbox/hook';
 import { endpoint } from '../../http/endpoint';
 import { MSG, badRequest, notFound } from '../../http/errors';
-import { logger } from '../../http/log';
+import { logger } from '../../platform/log';
 import { arrayReply, type ArrayElement } from '../../http/multi-status';
 import { nonEmpty } from '../../http/schemas';
-import { resolveLookupPhrase } from '../../store/customers';
-import { newIntentItem, putNewIntent } from '../../store/intents';
-import { getParticipant } from '../../store/participants';
-import { nowIso } from '../../store/table';
+import { resolveLookupPhrase } from '../../customers/lookup-phrases';
+import { newIntentItem, putNewIntent } from '../../decisions/intents';
+import { getParticipant } from '../../participants/store';
+import { nowIso } from '../../platform/table';
 
 /** Most phrases in one request. */
 export const MAX_INTENT_PHRASES = 100;
@@ -73,6 +74,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
             },
           },
         ],
+        { eventDue: sandboxBankDue },
       );
     } catch (error) {
       // One phrase's failure is that element's, not the request's (the others are committed).

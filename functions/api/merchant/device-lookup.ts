@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { deviceLookupPermission, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, forbidden, notFound } from '../../http/errors';
-import { getDeviceLink } from '../../store/customers';
-import { issueLookupPhrase } from '../../store/lookup-phrases';
-import { getParticipant } from '../../store/participants';
+import { getDeviceLink } from '../../customers/store';
+import { issueLookupPhrase } from '../../customers/lookup-phrases';
+import { getParticipant } from '../../participants/store';
 
 /** A device identifier: 1 to 200 characters, no control characters, compared exactly. */
 export const deviceIdSchema = z

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { customersByEmail } from '../../store/customers';
-import { issueLookupPhrases } from '../../store/lookup-phrases';
-import { getParticipant } from '../../store/participants';
+import { customersByEmail } from '../../customers/store';
+import { issueLookupPhrases } from '../../customers/lookup-phrases';
+import { getParticipant } from '../../participants/store';
 
 const query = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 

@@ -1,7 +1,7 @@
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { decisionRecord, getDecision } from '../../store/decisions';
+import { decisionRecord, getDecision } from '../../decisions/store';
 
 /**
  * GET /v1/customer-decisions/{id} (merchant, its own decisions): the full Customer decision,

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { resolveLookupPhrase } from '../../store/customers';
-import { decisionByAgreementPhrase, decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../store/decisions';
+import { resolveLookupPhrase } from '../../customers/lookup-phrases';
+import { decisionByAgreementPhrase, decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../decisions/store';
 
 const filterValue = z.string().min(1).max(1000);
 

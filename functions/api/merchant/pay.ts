@@ -14,8 +14,8 @@ import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { arrayReply } from '../../http/multi-status';
-import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../store/customers';
-import { mapLimit } from '../../store/customers';
+import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../customers/lookup-phrases';
+import { mapLimit } from '../../platform/retry';
 
 /**
  * POST /v1/customer/pay (merchant; a provider with X-Entity-Id): one-time payment requests

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { createKeyFor, getParticipant } from '../../store/participants';
+import { createKeyFor, getParticipant } from '../../participants/store';
 
 /** POST /v1/operator/participants/{id}/keys: a new key (the old ones stay valid until revoked). */
 export const handler = endpoint({}, async ({ params }) => {

@@ -7,8 +7,8 @@ import {
   merchantEmailGuard,
   newApiKey,
   putParticipantItem,
-} from '../../store/participants';
-import { cancellationCodes, transact } from '../../store/table';
+} from '../../participants/store';
+import { cancellationCodes, transact } from '../../platform/table';
 import { createParticipantSchema } from './schemas';
 import { seedSimulatedBank } from '../../sandbox/banks';
 

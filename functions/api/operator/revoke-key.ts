@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
-import { revokeKey } from '../../store/participants';
+import { revokeKey } from '../../participants/store';
 
 /** DELETE /v1/operator/keys/{keyId}: revoked at once (the next request with it is 401). */
 export const handler = endpoint({}, async ({ params }) => {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TRUST_LEVELS } from '../../store/participants';
+import { TRUST_LEVELS } from '../../participants/store';
 
 export const bankAccountSchema = z.strictObject({
   bankName: z.string().trim().min(1).max(200).optional(),

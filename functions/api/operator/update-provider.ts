@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getParticipant, participantKey } from '../../store/participants';
-import { db } from '../../store/clients';
-import { nowIso, table, UpdateCommand } from '../../store/table';
+import { getParticipant, participantKey } from '../../participants/store';
+import { db } from '../../platform/clients';
+import { nowIso, table, UpdateCommand } from '../../platform/table';
 import { trustLevelSchema } from './schemas';
 
 const body = z.strictObject({ maxTrustLevel: trustLevelSchema });

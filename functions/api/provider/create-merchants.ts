@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG, type FieldError } from '../../http/errors';
-import { createMerchants } from '../../store/merchants';
+import { createMerchants } from '../../merchants/store';
 import { createMerchantsSchema } from './schemas';
 
 /**

@@ -1,7 +1,7 @@
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { deviceLookupPermission, trustOf } from '../../domain/trust';
-import { getProviderMerchant } from '../../store/merchants';
+import { getProviderMerchant } from '../../merchants/store';
 import { entityQuery, trustStatus } from './schemas';
 
 /**

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getProviderMerchant } from '../../store/merchants';
+import { getProviderMerchant } from '../../merchants/store';
 import { entityQuery, merchantView } from './schemas';
 
 /** GET /v1/provider/merchant?entityId=: one of the provider's merchants (no keys, no bank account). */

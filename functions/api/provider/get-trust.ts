@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getProviderMerchant } from '../../store/merchants';
+import { getProviderMerchant } from '../../merchants/store';
 import { entityQuery, trustStatus } from './schemas';
 
 /** GET /v1/provider/merchant/trust?entityId=: the merchant's Trust status. */

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { getProviderMerchantsByIds, listProviderMerchants } from '../../store/merchants';
+import { getProviderMerchantsByIds, listProviderMerchants } from '../../merchants/store';
 import { listMerchantsQuery, merchantListItem } from './schemas';
 
 /**

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG } from '../../http/errors';
-import { listProviderMerchants } from '../../store/merchants';
+import { listProviderMerchants } from '../../merchants/store';
 import { listTrustQuery, trustLevelMessage, trustStatus } from './schemas';
 
 /**

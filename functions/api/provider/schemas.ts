@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { MSG } from '../../http/errors';
 import { boolString, offsetPaging } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
-import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../store/merchants';
+import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';
 import { bankAccountSchema, trustLevelSchema } from '../operator/schemas';
 
 export { trustLevelSchema };

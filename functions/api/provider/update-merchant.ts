@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG, notFound } from '../../http/errors';
-import { updateMerchantProfile } from '../../store/merchants';
+import { updateMerchantProfile } from '../../merchants/store';
 import { updateMerchantSchema } from './schemas';
 
 /**

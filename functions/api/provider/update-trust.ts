@@ -2,9 +2,9 @@ import { canGrantTrustLevel, trustOf, type TrustState } from '../../domain/trust
 import { commit } from '../../events/outbox';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, forbidden, notFound } from '../../http/errors';
-import { getProviderMerchant, trustUpdateItem } from '../../store/merchants';
-import { getParticipant } from '../../store/participants';
-import { cancellationCodes, isTransactionCancelled, nowIso } from '../../store/table';
+import { getProviderMerchant, trustUpdateItem } from '../../merchants/store';
+import { getParticipant } from '../../participants/store';
+import { cancellationCodes, isTransactionCancelled, nowIso } from '../../platform/table';
 import { trustLevelMessage, updateTrustSchema } from './schemas';
 
 const MAX_ATTEMPTS = 5;

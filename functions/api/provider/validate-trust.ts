@@ -1,7 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { meetsTrustLevel, trustOf } from '../../domain/trust';
-import { getProviderMerchant } from '../../store/merchants';
+import { getProviderMerchant } from '../../merchants/store';
 import { trustLevelMessage, validateTrustSchema } from './schemas';
 
 /**

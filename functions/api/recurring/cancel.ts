@@ -1,7 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { cancelSchedule } from '../../store/schedules';
-import { nowIso } from '../../store/table';
+import { cancelSchedule } from '../../recurring/store';
+import { nowIso } from '../../platform/table';
 
 /**
  * DELETE /v1/recurring/{scheduleId} (merchant): cancelled from any state, with

@@ -10,10 +10,10 @@ import { canCreateRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG, badRequest, forbidden, notFound } from '../../http/errors';
 import { isoDateTime, nonEmpty } from '../../http/schemas';
-import { getDecision, type DecisionItem } from '../../store/decisions';
-import { getParticipant } from '../../store/participants';
-import { buildSchedule, saveNewSchedule } from '../../store/schedules';
-import { nowIso } from '../../store/table';
+import { getDecision, type DecisionItem } from '../../decisions/store';
+import { getParticipant } from '../../participants/store';
+import { buildSchedule, saveNewSchedule } from '../../recurring/store';
+import { nowIso } from '../../platform/table';
 
 /** Metadata bounds: a free-form object, stored as JSON text (never interpreted). */
 export const METADATA_MAX_KEYS = 50;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
-import { resumeSchedule } from '../../store/schedules';
-import { nowIso } from '../../store/table';
+import { resumeSchedule } from '../../recurring/store';
+import { nowIso } from '../../platform/table';
 
 const bodySchema = z.strictObject({ reason: z.string().trim().max(500).nullable().optional() });
 

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { majorAmount, toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors';
-import { initiateRefund, MIN_REFUND_MINOR } from '../../store/refunds';
-import { MONEY_MSG } from '../transactions/messages';
+import { initiateRefund, MIN_REFUND_MINOR } from '../../refunds/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 const body = z.strictObject({
   /** The transaction reference (`txn_…`) from the bill or pay response. */

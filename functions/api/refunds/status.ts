@@ -1,7 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
-import { getRefund, refundView } from '../../store/refunds';
-import { MONEY_MSG } from '../transactions/messages';
+import { getRefund, refundView } from '../../refunds/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 /**
  * GET /v1/refunds/{refundId}/status (merchant): `{refundId, reference, amount, currency,

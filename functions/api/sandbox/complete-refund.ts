@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound, SANDBOX_MSG } from '../../http/errors';
-import { completeRefund, getRefund, refundView } from '../../store/refunds';
-import { MONEY_MSG } from '../transactions/messages';
+import { completeRefund, getRefund, refundView } from '../../refunds/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 /**
  * POST /v1/sandbox/refunds/{refundId}/complete (merchant or provider with X-Entity-Id;

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
 import { SANDBOX_MSG } from '../../http/errors';
-import { LEDGER_CURRENCY } from '../../store/ledger';
-import { settleDue } from '../../workers/settlement';
+import { LEDGER_CURRENCY } from '../../ledger/store';
+import { settleDue } from '../../ledger/settlement';
 
 /**
  * POST /v1/sandbox/settlements/run (merchant or provider with X-Entity-Id; sandbox only):

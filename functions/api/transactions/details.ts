@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
-import { canSee, findBillByReference, toTransaction } from '../../store/transactions';
-import { MONEY_MSG } from './messages';
+import { canSee, findBillByReference, toTransaction } from '../../transactions/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z.object({ reference: z.string().trim().min(1).max(100) });
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { isoDateTime, skipPaging } from '../../http/schemas';
-import { listTransactions, TRANSACTION_STATUSES, transactionScope } from '../../store/transactions';
-import { MONEY_MSG } from './messages';
+import { listTransactions, TRANSACTION_STATUSES, transactionScope } from '../../transactions/store';
+import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z
   .object({

@@ -3,7 +3,7 @@ import { admitEndpoint, endpointKey, sealSecret, toApiEndpoint, MAX_ENDPOINTS, t
 import { newSecret } from '../../events/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG } from '../../http/errors';
-import { cancellationCodes, nowIso, table, transact } from '../../store/table';
+import { cancellationCodes, nowIso, table, transact } from '../../platform/table';
 import { createEndpointSchema, normaliseEvents } from './schemas';
 
 /**

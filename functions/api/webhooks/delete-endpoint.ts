@@ -1,7 +1,7 @@
 import { endpointKey, isIdShaped, releaseEndpoint } from '../../events/endpoints';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { cancellationCodes, table, transact } from '../../store/table';
+import { cancellationCodes, table, transact } from '../../platform/table';
 
 /**
  * DELETE /v1/webhooks/endpoints/{id}: removed at once. Its pending deliveries stop (they

@@ -1,6 +1,6 @@
 import { deliveriesByOwnerPk, toApiDelivery, type DeliveryItem } from '../../events/deliveries';
 import { endpoint, ok } from '../../http/endpoint';
-import { queryAll } from '../../store/table';
+import { queryAll } from '../../platform/table';
 import { listDeliveriesQuery } from './schemas';
 
 /** Upper bound of deliveries scanned for one list (newest first); `total` counts within it. */

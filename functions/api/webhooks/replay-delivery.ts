@@ -1,5 +1,5 @@
-import { db } from '../../store/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../../store/table';
+import { db } from '../../platform/clients';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../../platform/table';
 import { deliveryKey, enqueueDeliveries, messageFor, recoveryDue, toApiDelivery, type DeliveryItem } from '../../events/deliveries';
 import { getEndpoint, isIdShaped } from '../../events/endpoints';
 import { endpoint, ok } from '../../http/endpoint';

@@ -2,8 +2,8 @@ import { endpointKey, getEndpoint, isIdShaped, sealSecret, secretOverlapSeconds 
 import { newSecret } from '../../events/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
-import { db } from '../../store/clients';
-import { isConditionFailure, table, UpdateCommand } from '../../store/table';
+import { db } from '../../platform/clients';
+import { isConditionFailure, table, UpdateCommand } from '../../platform/table';
 
 /**
  * POST /v1/webhooks/endpoints/{id}/rotate-secret: a new secret, shown only here. The

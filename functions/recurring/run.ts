@@ -12,7 +12,7 @@
  *    twice. A run refused before billing (merchant no longer trusted premium, decision no
  *    longer approve_recurring, merchant blocked, spending limits) creates no billing: a
  *    failed attempt, `schedule.run_failed`, and the retry policy or a pause
- *    (store/schedules.ts `failRunAtCreation`).
+ *    (recurring/store.ts `failRunAtCreation`).
  *  - run in flight, its outcome recorded (bank answer): FINISH it (next date or retry,
  *    active or completed). Normally done right after the bank's answer; this is the net.
  *  - run in flight, the bank has not answered by the deadline: the billing FAILS
@@ -27,12 +27,11 @@ import { createBilling, refusalFor, type BillingRefusal } from '../billing/creat
 import { batchGet, getBillingCustomers } from '../billing/reads';
 import { settleBilling } from '../billing/settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
-import { logger } from '../http/log';
-import { RECURRING_RUN_KIND } from '../recurring/policy';
-import { billKey, type BillItem } from '../store/billing-types';
-import { db } from '../store/clients';
-import { decisionKey, type DecisionItem } from '../store/decisions';
-import { participantKey, type Participant } from '../store/participants';
+import { logger } from '../platform/log';
+import { billKey, type BillItem } from '../billing/types';
+import { db } from '../platform/clients';
+import { decisionKey, type DecisionItem } from '../decisions/store';
+import { participantKey, type Participant } from '../participants/store';
 import {
   CLAIM_ITEM_INDEX,
   claimRunItem,
@@ -43,9 +42,9 @@ import {
   rescheduleDueItem,
   type RunRefusal,
   type ScheduleItem,
-} from '../store/schedules';
-import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, UpdateCommand, type Item, type TransactItem } from '../store/table';
-import { registerDueKind, type DueJob } from './due';
+} from './store';
+import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, UpdateCommand, type Item, type TransactItem } from '../platform/table';
+import { type DueJob } from '../platform/due';
 
 /** Description of a run's billing when the schedule has none. */
 export const DEFAULT_RUN_DESCRIPTION = 'Recurring billing';
@@ -167,5 +166,3 @@ export async function runRecurring(job: DueJob): Promise<void> {
   }
   await startRun(s, job, now);
 }
-
-registerDueKind(RECURRING_RUN_KIND, runRecurring);

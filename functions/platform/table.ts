@@ -4,7 +4,6 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-  DeleteCommand,
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -33,10 +32,6 @@ export async function putItem(item: Item, condition?: string, names?: Record<str
       ExpressionAttributeValues: values,
     }),
   );
-}
-
-export async function deleteItem(key: Key) {
-  await db().send(new DeleteCommand({ TableName: table(), Key: key }));
 }
 
 export { UpdateCommand, QueryCommand };

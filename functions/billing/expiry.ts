@@ -13,18 +13,18 @@
  * answer until then (bank-response checks `expiresAt` against the clock), or puts the item
  * back on the index at `expiresAt` if that is further away than the lead.
  */
-import { EXPIRY_KIND, EXPIRY_LEAD_MS } from '../billing/bill-item';
-import { expireBilling } from '../billing/settle-billing';
-import { logger } from '../http/log';
-import type { BillItem } from '../store/billing-types';
-import { db } from '../store/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../store/table';
-import { clearDueUpdate, dueAttributes, registerDueKind, type DueJob } from './due';
+import { EXPIRY_KIND, EXPIRY_LEAD_MS } from './bill-item';
+import { expireBilling } from './settle-billing';
+import { logger } from '../platform/log';
+import type { BillItem } from './types';
+import { db } from '../platform/clients';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { clearDueUpdate, dueAttributes, type DueJob } from '../platform/due';
+import { sleep } from '../platform/retry';
 
 /** Longest wait for the wall clock to reach `expiresAt` (the lead plus clock slack). */
 const MAX_WAIT_MS = EXPIRY_LEAD_MS + 1000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function expireDueBilling(job: DueJob): Promise<void> {
   const bill = await getItem<BillItem>(job.key);
@@ -69,5 +69,3 @@ async function reschedule(job: DueJob, expiresAt: string): Promise<void> {
       if (!isConditionFailure(e)) throw e;
     });
 }
-
-registerDueKind(EXPIRY_KIND, expireDueBilling);

@@ -2,8 +2,8 @@ import { config, type Stage } from '../config';
 import { newId, randomToken, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
-import { getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from './table';
-import { db } from './clients';
+import { getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from '../platform/table';
+import { db } from '../platform/clients';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
 export type { TrustLevel } from '../domain/trust';

@@ -3,7 +3,7 @@
  * settlement day, the merchant's funds of that day move from unsettled to settled.
  *
  * A day's batch is spread over shard items (`SETTLE#<m>` / `<date>#<n>`, see
- * store/ledger.ts); each carries the due attributes, and whichever claimed shard runs first
+ * ledger/store.ts); each carries the due attributes, and whichever claimed shard runs first
  * settles EVERY pending shard of the day in one transaction: one ledger entry
  * (`merchant_unsettled` → `merchant_settled`), one balance shard ADD, each batch shard
  * marked `settled` (conditioned on the amount and count read, status `pending`, and the
@@ -16,7 +16,7 @@ import { config } from '../config';
 import { commit } from '../events/outbox';
 import { toMajor } from '../domain/money';
 import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
-import { logger } from '../http/log';
+import { logger } from '../platform/log';
 import {
   accounts,
   balanceAdd,
@@ -29,9 +29,10 @@ import {
   SETTLEMENT_KIND,
   settlePk,
   type SettlementBatch,
-} from '../store/ledger';
-import { isTransactionCancelled, queryAll, table, type TransactItem } from '../store/table';
-import { parseDueSk, queryDue, registerDueKind, type DueJob } from './due';
+} from './store';
+import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
+import { parseDueSk, queryDue, type DueJob } from '../platform/due';
+import { backoff } from '../platform/retry';
 
 export const SETTLEMENT_COMPLETED = 'settlement.completed';
 
@@ -45,7 +46,6 @@ export interface SettlementResult {
   round: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MAX_ATTEMPTS = 8;
 
 export const settlementId = (merchantId: string, date: string, round: number) => `stl_${merchantId}_${date}_${round}`;
@@ -118,7 +118,7 @@ export async function settleDay(
     } catch (e) {
       // A capture, refund or another run changed a shard after our read: read again.
       if (isTransactionCancelled(e) && attempt < MAX_ATTEMPTS) {
-        await sleep(Math.random() * 30 * attempt);
+        await backoff(attempt, { base: 15, cap: 120, jitter: 1 });
         continue;
       }
       throw e;
@@ -199,5 +199,3 @@ export async function runSettlement(job: DueJob): Promise<void> {
   const date = job.key.sk.split('#')[0]!;
   await settleDay(merchantId, date, new Date(job.now), { sk: job.key.sk, leasedSk: job.leasedSk });
 }
-
-registerDueKind(SETTLEMENT_KIND, runSettlement);

@@ -14,9 +14,10 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomToken } from '../domain/ids';
-import { db } from './clients';
-import { getCustomer, mapLimit, type CustomerRecord } from './customers';
-import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type Item } from './table';
+import { db } from '../platform/clients';
+import { getCustomer, type CustomerRecord } from './store';
+import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type Item } from '../platform/table';
+import { backoff, mapLimit } from '../platform/retry';
 
 /** `lp_` + 32 base62 characters (~190 bits from a CSPRNG). */
 export const LOOKUP_PHRASE_PATTERN = /^lp_[0-9A-Za-z]{32}$/;
@@ -45,7 +46,7 @@ export async function issueLookupPhrases(merchantId: string, customers: readonly
   for (let i = 0; i < unique.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((c) => lookupPhraseForKey(merchantId, c.id));
     for (let round = 0; keys && keys.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(500, 25 * 2 ** round));
+      if (round > 0) await backoff(round + 1, { base: 25, cap: 500, jitter: 0 });
       if (round > 8) throw new Error('BatchGet did not finish');
       const out = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }));
       for (const it of out.Responses?.[table()] ?? []) phrases.set(it.customerId as string, it.phrase as string);
@@ -96,7 +97,7 @@ async function issueOne(merchantId: string, customer: CustomerRef): Promise<stri
         const existing = await getItem<{ phrase: string } & Item>(lookupPhraseForKey(merchantId, customer.id));
         if (existing) return existing.phrase;
       }
-      await sleep(10 * attempt);
+      await backoff(attempt, { base: 10, cap: 80 });
     }
   }
 }
@@ -120,4 +121,3 @@ export async function resolveLookupPhrase(phrase: unknown, merchantId: string): 
   return { customer, bankId: item.bankId };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -29,7 +29,7 @@ import {
 } from '../domain/customers';
 import { newId } from '../domain/ids';
 import { purposeKey } from '../domain/secrets';
-import { db } from './clients';
+import { db } from '../platform/clients';
 import {
   cancellationCodes,
   getItem,
@@ -41,10 +41,9 @@ import {
   transact,
   type Item,
   type TransactItem,
-} from './table';
+} from '../platform/table';
+import { backoff, mapLimit } from '../platform/retry';
 
-/** Resolving and issuing lookupPhrases lives in lookup-phrases.ts; re-exported for callers. */
-export { issueLookupPhrase, issueLookupPhrases, resolveLookupPhrase, type ResolvedLookupPhrase } from './lookup-phrases';
 
 // ---------------------------------------------------------------------------------------
 // Keys and items
@@ -185,7 +184,7 @@ async function writeChunk(chunk: Candidate[]): Promise<{ created: Candidate[]; d
       if (progressed) continue;
       // Nothing identified: a conflict with a concurrent transaction (or throttling). Retry.
       if (attempt >= MAX_CONFLICT_RETRIES) throw e;
-      await sleep(Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random()));
+      await backoff(attempt + 1, { base: 20, cap: 1000 });
     }
   }
   return { created: [], duplicates };
@@ -246,7 +245,7 @@ export async function batchPut(items: Item[]): Promise<void> {
       .slice(i, i + 25)
       .map((Item) => ({ PutRequest: { Item } }));
     for (let round = 0; requests && requests.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round));
+      if (round > 0) await backoff(round + 1, { base: 25, cap: 1000, jitter: 0 });
       if (round > 10) throw new Error('BatchWriteItem did not finish');
       const out = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
       requests = out.UnprocessedItems?.[table()] as Requests | undefined;
@@ -385,21 +384,3 @@ export async function linkDevice(customer: Pick<CustomerRecord, 'id' | 'bankId'>
     }
   }
 }
-
-// ---------------------------------------------------------------------------------------
-
-/** Runs fn over items with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

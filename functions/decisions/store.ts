@@ -25,8 +25,9 @@ import { AGREEMENT_PHRASE_PREFIX, issueAgreementPhrase } from '../domain/agreeme
 import { sha256Hex } from '../domain/ids';
 import { commit } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
-import { participantKey } from './participants';
-import { cancellationCodes, getItem, isTransactionCancelled, nowIso, queryAll, table, type TransactItem } from './table';
+import { participantKey } from '../participants/store';
+import { cancellationCodes, getItem, isTransactionCancelled, nowIso, queryAll, table, type TransactItem } from '../platform/table';
+import { backoff } from '../platform/retry';
 
 export { decisionId } from '../domain/decisions';
 
@@ -93,7 +94,6 @@ export async function decisionByAgreementPhrase(phrase: string): Promise<Decisio
 }
 
 /** The decision of a (merchant, customer) pair, if any. */
-export const getPairDecision = (merchantId: string, customerId: string) => getDecision(decisionId(merchantId, customerId));
 
 /** A new decision item (the caller issues its agreementPhrase). */
 export function newDecisionItem(
@@ -279,7 +279,6 @@ export interface SaveDecisionInput {
 }
 
 const MAX_SAVE_ATTEMPTS = 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Writes the decision (created once, or changed in place under its version), answers the
@@ -334,7 +333,7 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
       if (trustAt >= 0 && codes[trustAt] === 'ConditionalCheckFailed') return { ok: false, reason: 'untrusted' };
       // The decision changed since we read it (or a concurrent transaction touched our items).
       if (attempt >= MAX_SAVE_ATTEMPTS) throw e;
-      await sleep(Math.min(200, 10 * attempt) + Math.floor(Math.random() * 25 * attempt));
+      await backoff(attempt, { base: 20, cap: 200 });
     }
   }
 }

@@ -30,12 +30,13 @@ import {
   type CompletionReason,
   type Cursor,
   type ScheduleDates,
-} from '../recurring/policy';
-import { dueAttributes } from '../workers/due';
-import type { BillItem } from './billing-types';
-import { decisionKey, type DecisionItem } from './decisions';
-import { participantKey } from './participants';
-import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, queryAll, table, type TransactItem } from './table';
+} from './policy';
+import { dueAttributes } from '../platform/due';
+import type { BillItem } from '../billing/types';
+import { decisionKey, type DecisionItem } from '../decisions/store';
+import { participantKey } from '../participants/store';
+import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
+import { backoff } from '../platform/retry';
 
 export const SCHEDULE_ID_PREFIX = 'sch';
 export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed', 'processing'] as const;
@@ -439,7 +440,6 @@ type Decision<R> =
   | { kind: 'done'; result: R };
 
 const MAX_ATTEMPTS = 8;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function mutate<R>(
   read: () => Promise<ScheduleItem | undefined>,
@@ -460,7 +460,7 @@ async function mutate<R>(
     } catch (e) {
       const lost = isConditionFailure(e) || (isTransactionCancelled(e) && cancellationCodes(e).some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'));
       if (!lost || attempt >= MAX_ATTEMPTS) throw e;
-      await sleep(Math.min(200, 10 * 2 ** attempt) * Math.random());
+      await backoff(attempt + 1, { base: 5, cap: 100, jitter: 1 });
     }
   }
 }

@@ -29,9 +29,9 @@ import { refundExpectedBy } from '../domain/business-days';
 import { newId } from '../domain/ids';
 import { toMajor } from '../domain/money';
 import { commit } from '../events/outbox';
-import { logger } from '../http/log';
-import { dueAttributes } from '../workers/due';
-import { billKey, type BillItem } from './billing-types';
+import { logger } from '../platform/log';
+import { dueAttributes } from '../platform/due';
+import { billKey, type BillItem } from '../billing/types';
 import {
   accounts,
   balanceAdd,
@@ -41,9 +41,10 @@ import {
   ledgerEntryId,
   ledgerEntryKey,
   settlePk,
-} from './ledger';
-import { findBillByReference } from './transactions';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from './table';
+} from '../ledger/store';
+import { findBillByReference } from '../transactions/store';
+import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { backoff } from '../platform/retry';
 
 export type RefundStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
@@ -111,8 +112,7 @@ const updatedEvent = (r: RefundItem) => ({
   data: { ...refundView(r), billingRequestId: r.billingRequestId, entityId: r.merchantId },
 });
 
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
-const backoff = (attempt: number) => sleep(Math.min(300, 10 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+const pause = (attempt: number) => backoff(attempt + 1, { base: 10, cap: 300 });
 const isContention = (codes: string[]) => codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError');
 
 // ---------------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ export async function initiateRefund(input: {
         return { ok: false, reason: 'busy' };
       }
       // Reserved meanwhile (condition) or contended: read the transaction again and decide again.
-      if (codes[0] !== 'ConditionalCheckFailed') await backoff(attempt);
+      if (codes[0] !== 'ConditionalCheckFailed') await pause(attempt);
       const current = await getItem<BillItem>(billKey(bill.billingRequestId));
       if (!current || current.merchantId !== input.merchantId) return { ok: false, reason: 'not_found' };
       bill = current;
@@ -360,7 +360,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         continue;
       }
       if (!isContention(codes) || attempt >= MAX_ATTEMPTS) throw e;
-      await backoff(attempt);
+      await pause(attempt);
       const current = await getRefund(refundId);
       if (!current || current.status !== 'processing') return current;
       r = current;
@@ -405,7 +405,7 @@ export async function failRefund(refundId: string, failureReason: string, now: D
       return next;
     } catch (e) {
       if (!isTransactionCancelled(e) || attempt >= MAX_ATTEMPTS) throw e;
-      await backoff(attempt);
+      await pause(attempt);
     }
   }
 }

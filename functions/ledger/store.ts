@@ -30,10 +30,10 @@ import { randomInt } from 'node:crypto';
 import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
 import { addDays, lagosDate } from '../domain/lagos-time';
-import { dueAttributes } from '../workers/due';
-import type { BillItem } from './billing-types';
-import { db } from './clients';
-import { getItem, queryAll, table, type TransactItem } from './table';
+import { dueAttributes } from '../platform/due';
+import type { BillItem } from '../billing/types';
+import { db } from '../platform/clients';
+import { getItem, queryAll, table, type TransactItem } from '../platform/table';
 
 export const LEDGER_CURRENCY = 'NGN';
 

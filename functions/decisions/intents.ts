@@ -12,7 +12,7 @@
  */
 import type { DecisionValue } from '../domain/decisions';
 import { newId, sha256Hex } from '../domain/ids';
-import { getItem, queryAll, table, type TransactItem } from './table';
+import { getItem, queryAll, table, type TransactItem } from '../platform/table';
 
 export type IntentStatus = 'open' | 'answered';
 

@@ -11,12 +11,11 @@
  * be created there.
  */
 import { config } from '../config';
-import { logger } from '../http/log';
-import { SANDBOX_BANK_KIND } from '../sandbox/hook';
-import { answerAsSimulatedBank, type SimulationResult } from '../sandbox/simulator';
-import { db } from '../store/clients';
-import { getItem, isConditionFailure, UpdateCommand } from '../store/table';
-import { clearDueUpdate, registerDueKind, type DueJob } from './due';
+import { logger } from '../platform/log';
+import { answerAsSimulatedBank, type SimulationResult } from './simulator';
+import { db } from '../platform/clients';
+import { getItem, isConditionFailure, UpdateCommand } from '../platform/table';
+import { clearDueUpdate, type DueJob } from '../platform/due';
 
 interface EventItem {
   pk: string;
@@ -59,7 +58,3 @@ export async function runSandboxBank(job: DueJob): Promise<SimulationResult | un
   await leaveIndex(job);
   return result;
 }
-
-registerDueKind(SANDBOX_BANK_KIND, async (job) => {
-  await runSandboxBank(job);
-});

@@ -1,20 +1,20 @@
 /**
  * Due kind `refund.complete` (sandbox only): the simulated bank executes a refund
  * REFUND_AUTO_COMPLETE_SECONDS after it was initiated: pending → processing → completed,
- * each with `refund.updated` (store/refunds.ts). Live refunds carry no due attributes: the
+ * each with `refund.updated` (refunds/store.ts). Live refunds carry no due attributes: the
  * customer's bank confirms them (docs/decisions.md "Money").
  */
-import { db } from '../store/clients';
-import { completeRefund as complete, REFUND_COMPLETE_KIND, refundKey, type RefundItem } from '../store/refunds';
-import { isConditionFailure, UpdateCommand } from '../store/table';
-import { clearDueUpdate, registerDueKind, type DueJob } from './due';
+import { db } from '../platform/clients';
+import { completeRefund as complete, refundKey, type RefundItem } from './store';
+import { isConditionFailure, UpdateCommand } from '../platform/table';
+import { clearDueUpdate, type DueJob } from '../platform/due';
 
 /** Complete a refund now (the sandbox helper `POST /v1/sandbox/refunds/{refundId}/complete`). */
 export function completeRefund(refundId: string, now: Date): Promise<RefundItem | undefined> {
   return complete(refundId, now);
 }
 
-export async function runRefundComplete(job: DueJob): Promise<void> {
+export async function completeDueRefund(job: DueJob): Promise<void> {
   const refundId = job.key.pk.slice('REFUND#'.length);
   const r = await complete(refundId, new Date(job.now), { leasedSk: job.leasedSk });
   if (r && (r.status === 'completed' || r.status === 'failed')) return;
@@ -33,5 +33,3 @@ export async function runRefundComplete(job: DueJob): Promise<void> {
   // drop it from the index: fail the job so it is retried (and the lease makes it due again).
   throw new Error(`refund ${refundId} is still ${r.status}; retrying`);
 }
-
-registerDueKind(REFUND_COMPLETE_KIND, runRefundComplete);

@@ -6,7 +6,7 @@
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomToken } from '../domain/ids';
 import type { TrustLevel, TrustState } from '../domain/trust';
-import { db } from './clients';
+import { db } from '../platform/clients';
 import {
   buildParticipant,
   getParticipant,
@@ -18,8 +18,9 @@ import {
   putParticipantItem,
   type BankAccount,
   type Participant,
-} from './participants';
-import { cancellationCodes, isTransactionCancelled, nowIso, table, transact, type TransactItem } from './table';
+} from '../participants/store';
+import { cancellationCodes, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
+import { backoff } from '../platform/retry';
 
 /** The most merchants one create request takes: 4 items each, 100 items per DynamoDB transaction. */
 export const MAX_MERCHANTS_PER_BATCH = 25;
@@ -134,7 +135,7 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
       if (duplicateIndexes.length > 0) return { ok: false, duplicateIndexes };
       // Contention with a concurrent transaction on the same keys: nothing was written; retry.
       if (isTransactionCancelled(e) && codes.includes('TransactionConflict') && attempt < 4) {
-        await sleep(40 * attempt);
+        await backoff(attempt, { base: 40, cap: 320 });
         continue;
       }
       throw e;
@@ -209,7 +210,7 @@ export async function updateMerchantProfile(providerId: string, merchantId: stri
       if (moveEmail && codes[1] === 'ConditionalCheckFailed') return { ok: false, reason: 'email_taken' };
       // The merchant changed between our read and write (or contention): read again.
       if (isTransactionCancelled(e) && attempt < 4) {
-        await sleep(20 * attempt);
+        await backoff(attempt, { base: 20, cap: 160 });
         continue;
       }
       throw e;
@@ -341,7 +342,7 @@ export async function getProviderMerchantsByIds(
   for (let i = 0; i < unique.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => participantKey(id));
     for (let round = 0; keys && keys.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(500, 25 * 2 ** round));
+      if (round > 0) await backoff(round + 1, { base: 25, cap: 500, jitter: 0 });
       const out = await db().send(
         new BatchGetCommand({
           RequestItems: {
@@ -366,4 +367,3 @@ export async function getProviderMerchantsByIds(
 /** The order of gsi2sk in the index (binary, like DynamoDB; ids and ISO times are ASCII). */
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,9 +2,10 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
-import { db, queue } from '../store/clients';
-import { isConditionFailure, table, type Key } from '../store/table';
-import { logger } from '../http/log';
+import { db, queue } from './clients';
+import { isConditionFailure, table, type Key } from './table';
+import { logger } from './log';
+import { mapLimit } from './retry';
 
 /**
  * The time path (DESIGN 2): anything due at a time carries `duePk`/`dueSk` (a sparse,
@@ -28,14 +29,18 @@ export interface DueJob {
 
 export type DueHandler = (job: DueJob) => Promise<void>;
 
-const registry = new Map<string, DueHandler>();
+/**
+ * Kinds added at run time, for tests and benchmarks only (an example kind beside the real
+ * ones). The application's kinds are the explicit table `DUE_KINDS` (functions/workers/kinds.ts).
+ */
+const extraKinds = new Map<string, DueHandler>();
 
 export function registerDueKind(kind: string, handler: DueHandler): void {
-  registry.set(kind, handler);
+  extraKinds.set(kind, handler);
 }
 
-export function dueHandler(kind: string): DueHandler | undefined {
-  return registry.get(kind);
+export function extraDueHandler(kind: string): DueHandler | undefined {
+  return extraKinds.get(kind);
 }
 
 export function shardOf(id: string): number {
@@ -53,13 +58,6 @@ export function parseDueSk(dueSk: string): { at: string; kind: string; id: strin
   return { at: at!, kind: kind!, id: rest.join('#') };
 }
 
-async function mapLimit<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  });
-  await Promise.all(runners);
-}
 
 export interface DueEntry {
   pk: string;

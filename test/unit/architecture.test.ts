@@ -1,0 +1,125 @@
+/**
+ * The architecture, checked (docs/architecture.md): the layers of functions/ may only import
+ * downwards (or sideways within their layer), no module may take part in an import cycle
+ * (type-only imports count: they still tie modules together), and bench/ and the runtime
+ * code import no test code.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '../..');
+const FUNCTIONS = join(ROOT, 'functions');
+
+/**
+ * Layers, lowest first. A module may import modules of its own layer or of a lower one.
+ * Keys are paths under functions/: a folder (`platform/`) or a file (`config.ts`).
+ */
+export const LAYERS: { name: string; members: string[] }[] = [
+  { name: 'ground floor', members: ['platform/', 'config.ts', 'routes.ts'] },
+  { name: 'domain rules', members: ['domain/'] },
+  { name: 'identity', members: ['participants/'] },
+  { name: 'http pipeline', members: ['http/'] },
+  { name: 'event path', members: ['events/'] },
+  {
+    name: 'features',
+    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'webhooks/', 'sandbox/', 'openapi/'],
+  },
+  { name: 'entry points', members: ['api/', 'workers/'] },
+];
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
+    else if (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) out.push(p);
+  }
+  return out;
+}
+
+/** Relative imports of a file (static, side-effect, re-exports, dynamic), resolved to .ts files. */
+function importsOf(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const out: string[] = [];
+  for (const { fileName } of info.importedFiles) {
+    if (!fileName.startsWith('.')) continue;
+    const base = resolve(dirname(file), fileName.replace(/\.(m?js|ts)$/, ''));
+    const hit = [base + '.ts', join(base, 'index.ts')].find((c) => existsSync(c));
+    if (hit) out.push(hit);
+  }
+  return out;
+}
+
+function layerOf(file: string): number {
+  const rel = relative(FUNCTIONS, file);
+  const i = LAYERS.findIndex((l) => l.members.some((m) => (m.endsWith('/') ? rel.startsWith(m) : rel === m)));
+  return i;
+}
+
+function graph(files: string[]): Map<string, string[]> {
+  return new Map(files.map((f) => [f, importsOf(f)]));
+}
+
+/** Every cycle found by a depth-first search (each back edge closes one). */
+export function cyclesOf(edges: Map<string, string[]>): string[][] {
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (u: string) => {
+    state.set(u, 1);
+    stack.push(u);
+    for (const v of edges.get(u) ?? []) {
+      if (state.get(v) === 1) cycles.push([...stack.slice(stack.indexOf(v)), v]);
+      else if (!state.has(v)) visit(v);
+    }
+    stack.pop();
+    state.set(u, 2);
+  };
+  for (const f of edges.keys()) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
+const fns = tsFiles(FUNCTIONS);
+const edges = graph(fns);
+const rel = (p: string) => relative(ROOT, p);
+
+describe('architecture of functions/', () => {
+  it('puts every module in a layer', () => {
+    expect(fns.filter((f) => layerOf(f) < 0).map(rel)).toEqual([]);
+  });
+
+  it('imports only from the same or a lower layer', () => {
+    const upward: string[] = [];
+    for (const [from, tos] of edges) {
+      for (const to of tos) {
+        const a = layerOf(from);
+        const b = layerOf(to);
+        if (b > a) upward.push(`${rel(from)} (${LAYERS[a]?.name}) -> ${rel(to)} (${LAYERS[b]?.name})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    expect(cyclesOf(edges).map((c) => c.map(rel).join(' -> '))).toEqual([]);
+  });
+
+  it('the checks can fail: an upward import and a cycle are found', () => {
+    const a = join(FUNCTIONS, 'platform/a.ts');
+    const b = join(FUNCTIONS, 'api/b.ts');
+    expect(layerOf(b)).toBeGreaterThan(layerOf(a));
+    expect(cyclesOf(new Map([[a, [b]], [b, [a]]]))).toEqual([[a, b, a]]);
+  });
+});
+
+describe('test code stays out of shipped and measured code', () => {
+  it('functions/, lib/, local/ and bench/ import nothing under test/', () => {
+    const dirs = ['functions', 'lib', 'local', 'bench'].map((d) => join(ROOT, d));
+    const offenders = dirs
+      .flatMap(tsFiles)
+      .flatMap((f) => importsOf(f).filter((t) => t.startsWith(join(ROOT, 'test') + '/')).map((t) => `${rel(f)} -> ${rel(t)}`));
+    expect(offenders).toEqual([]);
+  });
+});
