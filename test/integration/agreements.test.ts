@@ -10,27 +10,23 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { db } from '../../functions/platform/clients';
 import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem, table } from '../../functions/platform/table';
-import { startTestApp, type TestApp } from '../support/app';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../../local/receiver';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import { type ReceivedRequest, type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
 const run = randomToken(6).toLowerCase();
 let seq = 0;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
 });
 
 type Who = { id: string; apiKey: string; name: string };

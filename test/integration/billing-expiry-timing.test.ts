@@ -3,21 +3,17 @@
  * = 1 s), an expired approval's `billing.response` reaches the merchant within one tick
  * period plus 1 s of `expiresAt`. (Own file: one local app per test process.)
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { expect, it } from 'vitest';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bill, events } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
-beforeAll(async () => {
-  t = await startTestApp({ APPROVAL_WINDOW_SECONDS: '2', LOCAL_TICK_MS: '1000' }, { tickMs: 1000 });
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
+}, { APPROVAL_WINDOW_SECONDS: '2', LOCAL_TICK_MS: '1000' }, { tickMs: 1000 });
 
 it("the expired approval's billing.response reaches the merchant within one tick period + 1 s of expiresAt", async () => {
   for (let round = 0; round < 3; round++) {

@@ -6,23 +6,19 @@
  * answer after the window is refused with 409 and expires the billing at once if the tick
  * has not yet. Time is driven with `t.app.tick(date)`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { describe, expect, it } from 'vitest';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee, receivedEvents } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestApp({ APPROVAL_WINDOW_SECONDS: '2' });
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
+}, { APPROVAL_WINDOW_SECONDS: '2' });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -5,28 +5,24 @@
  * bank-response refusals. Real local stack, real webhook receivers, decisions made through
  * the real agreement flow (test/support/flows.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { issueAgreementPhrase } from '../../functions/domain/agreement-phrase';
 import { decisionId } from '../../functions/domain/decisions';
 import { randomToken } from '../../functions/domain/ids';
 import { captureEntryKey } from '../../functions/ledger/store';
 import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
 import { getItem } from '../../functions/platform/table';
-import { startTestApp, type TestApp } from '../support/app';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, decide, events, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
 });
 
 const NOT_APPROVED = 'Customer has not approved billing';

@@ -3,29 +3,25 @@
  * them at 00:00 Lagos of the next Nigerian business day (across weekends and holidays);
  * `GET /v1/balance/details`; the ledger invariant after every scenario. Real local stack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
 import type { BillItem } from '../../functions/billing/types';
 import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
-import { startTestApp, type TestApp } from '../support/app';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
 
 let t: TestApp;
 let rx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestApp({ WITHDRAWAL_MIN: '500', WITHDRAWAL_MAX: '2000000.5' });
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
+}, { WITHDRAWAL_MIN: '500', WITHDRAWAL_MAX: '2000000.5' });
 
 interface Merchant {
   id: string;

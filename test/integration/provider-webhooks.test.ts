@@ -3,19 +3,15 @@
  * provider manages its merchant's webhook endpoints with X-Entity-Id.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { describe, expect, it } from 'vitest';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import { type Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
-beforeAll(async () => {
-  t = await startTestApp();
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
 });
 
 async function endpointFor(key: string, headers: Record<string, string> = {}, events?: string[]) {

@@ -7,28 +7,24 @@
  * driven with t.app.tick(date).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { table } from '../../functions/platform/table';
 import { RECURRING_RUN_KIND } from '../../functions/recurring/policy';
 import { runRecurring } from '../../functions/recurring/run';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
-import { startTestApp, type TestApp } from '../support/app';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;
 const cleanup: Array<{ a: Agreement; id: string }> = [];
 
-beforeAll(async () => {
-  t = await startTestApp();
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
 });
 // Later tests tick further ahead: cancel what a test leaves active so it does not run there.
 afterEach(async () => {

@@ -5,22 +5,18 @@
  * foreign ids, providers acting for a merchant, idempotent create, and the bank's
  * subscriptions list. Real local stack, decisions through the real agreement flow.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, events, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 import { createSchedule, newSchedule, recurringAgreement, scheduleBody, stored } from './recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
 });
 
 const INVALID = 'Invalid request parameters';

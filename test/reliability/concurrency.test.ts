@@ -12,26 +12,22 @@
  * refunds within the amount, one outcome (and one event) per billing, one resource per
  * key, and the whole-table invariants (test/reliability/invariants.ts) after each.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/billing/types';
-import { startTestApp, type TestApp } from '../support/app';
+import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters } from '../support/billing-table';
 import { agreement, bankResponse, bill, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import { type Receiver } from '../../local/receiver';
 import { checkInvariants, dueCount, scanAll } from './invariants';
 import { premiumMerchant } from './world';
 
 let t: TestApp;
 let rx: Receiver;
 
-beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000', REFUND_AUTO_COMPLETE_SECONDS: '1' });
-  rx = await startReceiver();
-});
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
+}, { RATE_LIMIT_PER_MINUTE: '1000000', REFUND_AUTO_COMPLETE_SECONDS: '1' });
 
 const billsOf = async (merchantId: string) => (await scanAll()).filter((i) => String(i.pk).startsWith('BILL#') && i.merchantId === merchantId) as unknown as BillItem[];
 

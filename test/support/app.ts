@@ -3,9 +3,10 @@
  * and SQS emulator, the HTTP server on a free port, the pollers, and no tick timer (tests
  * drive time with app.tick(at)).
  */
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { startApp, type LocalApp } from '../../local/app';
 import { randomToken } from '../../functions/domain/ids';
+import { startReceiver, type Receiver } from '../../local/receiver';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -92,4 +93,27 @@ export async function startTestApp(
     },
     stop: () => app.stop(),
   };
+}
+
+/**
+ * The usual setup of a test file, in one place: a whole local stack (startTestApp) and a
+ * webhook receiver, started before the file's tests and stopped after them. `ready` gets both
+ * once they run: `withAppAndReceiver((app, receiver) => { t = app; rx = receiver; })`.
+ */
+export function withAppAndReceiver(
+  ready: (app: TestApp, receiver: Receiver) => void,
+  env: Record<string, string> = {},
+  opts: { tickMs?: number; tickPaused?: () => boolean } = {},
+): void {
+  let app: TestApp | undefined;
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    app = await startTestApp(env, opts);
+    receiver = await startReceiver();
+    ready(app, receiver);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await app?.stop();
+  });
 }
