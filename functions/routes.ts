@@ -119,6 +119,27 @@ export function findRoute(key: string): Route | undefined {
   return byKey.get(key);
 }
 
+/**
+ * Whether a concrete path fits a route template (`{param}` segments match any non-empty
+ * segment); the raw (still percent-encoded) parameters and the count of literal segments.
+ */
+function matchPath(template: string, parts: string[]): { raw: Record<string, string>; literals: number } | undefined {
+  const tpl = template.split('/');
+  if (tpl.length !== parts.length) return undefined;
+  const raw: Record<string, string> = {};
+  let literals = 0;
+  for (let i = 0; i < tpl.length; i++) {
+    const t = tpl[i]!;
+    const p = parts[i]!;
+    if (t.startsWith('{') && t.endsWith('}')) {
+      if (p === '') return undefined;
+      raw[t.slice(1, -1)] = p;
+    } else if (t === p) literals++;
+    else return undefined;
+  }
+  return { raw, literals };
+}
+
 /** Match a concrete method + path against the table (used by the local server). */
 export function matchRoute(
   routes: Route[],
@@ -126,25 +147,25 @@ export function matchRoute(
   path: string,
 ): { route: Route; params: Record<string, string> } | undefined {
   const parts = path.split('/');
-  let best: { route: Route; params: Record<string, string>; literals: number } | undefined;
+  let best: { route: Route; raw: Record<string, string>; literals: number } | undefined;
   for (const route of routes) {
     if (route.method !== method) continue;
-    const tpl = route.path.split('/');
-    if (tpl.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let literals = 0;
-    let ok = true;
-    for (let i = 0; i < tpl.length; i++) {
-      const t = tpl[i]!;
-      const p = parts[i]!;
-      if (t.startsWith('{') && t.endsWith('}')) {
-        if (p === '') { ok = false; break; }
-        params[t.slice(1, -1)] = decodeURIComponent(p);
-      } else if (t === p) literals++;
-      else { ok = false; break; }
-    }
+    const m = matchPath(route.path, parts);
     // Like API Gateway, the most specific (most literal segments) route wins.
-    if (ok && (!best || literals > best.literals)) best = { route, params, literals };
+    if (m && (!best || m.literals > best.literals)) best = { route, ...m };
   }
-  return best && { route: best.route, params: best.params };
+  if (!best) return undefined;
+  const params: Record<string, string> = {};
+  for (const [k, v] of Object.entries(best.raw)) params[k] = decodeURIComponent(v);
+  return { route: best.route, params };
+}
+
+/**
+ * The methods the table serves on a concrete path, alphabetical (DESIGN 8.2: a known path
+ * with a wrong method is 405 with `Allow`). Empty when no route has that path.
+ */
+export function allowedMethods(routes: Route[], path: string): HttpMethod[] {
+  const parts = path.split('/');
+  const methods = new Set(routes.filter((r) => matchPath(r.path, parts)).map((r) => r.method));
+  return [...methods].sort();
 }

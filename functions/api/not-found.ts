@@ -1,13 +1,25 @@
 import middy from '@middy/core';
+import { config } from '../config';
+import { allowedMethods, routesFor } from '../routes';
 import type { HttpEvent, HttpResponse } from '../http/types';
 import { MSG } from '../http/errors';
 
-/** API Gateway `$default`: any request that matches no route. */
-export const handler = middy<HttpEvent, HttpResponse>(async (event: HttpEvent) => ({
-  statusCode: 404,
-  headers: {
-    'Content-Type': 'application/json',
-    'X-Request-Id': event.requestContext?.requestId ?? crypto.randomUUID(),
-  },
-  body: JSON.stringify({ statusCode: 404, success: false, message: MSG.routeNotFound, code: 'route_not_found' }),
-}));
+/**
+ * API Gateway `$default`: any request that matches no route. A path the table serves with
+ * other methods is 405 `Method not allowed` with `Allow` (DESIGN 8.2); any other is 404
+ * `Route not found`. Sandbox-only paths do not exist in live, so they stay 404 there.
+ */
+export const handler = middy<HttpEvent, HttpResponse>(async (event: HttpEvent) => {
+  const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
+  const allow = allowedMethods(routesFor(config.stage()), path);
+  const [status, message, code] = allow.length ? [405, MSG.methodNotAllowed, 'method_not_allowed'] : [404, MSG.routeNotFound, 'route_not_found'];
+  return {
+    statusCode: status,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Request-Id': event.requestContext?.requestId ?? crypto.randomUUID(),
+      ...(allow.length ? { Allow: allow.join(', ') } : {}),
+    },
+    body: JSON.stringify({ statusCode: status, success: false, message, code }),
+  };
+});

@@ -31,6 +31,7 @@ export const MSG = {
   invalidRequest: 'Invalid request parameters',
   invalidQuery: 'Invalid query parameters',
   routeNotFound: 'Route not found',
+  methodNotAllowed: 'Method not allowed',
   forbiddenKind: 'Forbidden for this participant type',
   merchantNotFound: 'Merchant not found',
   participantNotFound: 'Participant not found',

@@ -143,12 +143,32 @@ describe('request handling', () => {
   it('answers an unknown route with 404 Route not found', async () => {
     for (const [method, path] of [
       ['GET', '/v1/nothing-here'],
-      ['DELETE', '/v1/balance/details'],
+      ['DELETE', '/v1/balance/details/extra'],
+      ['POST', '/v1/recurring/sch_1/nothing'],
       ['GET', '/'],
     ] as const) {
       const r = await t.call(method, path);
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ statusCode: 404, success: false, message: 'Route not found' });
+      expect(r.headers.get('x-request-id')).toBeTruthy();
+      expect(r.headers.get('allow')).toBeNull();
+    }
+  });
+
+  it('answers a known path with a wrong method with 405 Method not allowed and Allow (alphabetical), before any key check', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/v1/balance/details', 'GET'],
+      ['PUT', '/v1/balance/details', 'GET'],
+      ['GET', '/v1/customer/bill', 'POST'],
+      ['POST', '/v1/recurring/sch_anything', 'DELETE, GET'],
+      ['PATCH', '/v1/webhooks/endpoints', 'GET, POST'],
+      ['DELETE', '/v1/provider/merchant', 'GET, PATCH'],
+      ['GET', '/v1/sandbox/settlements/run', 'POST'],
+    ] as const) {
+      const r = await t.call(method, path);
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.body).toEqual({ statusCode: 405, success: false, message: 'Method not allowed', code: 'method_not_allowed' });
+      expect(r.headers.get('allow')).toBe(allow);
       expect(r.headers.get('x-request-id')).toBeTruthy();
     }
   });

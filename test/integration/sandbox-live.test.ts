@@ -94,6 +94,12 @@ describe('live stage: the sandbox does not exist', () => {
       expect(JSON.parse(res.body)).toMatchObject({ success: false, message: 'Route not found' });
     }
   });
+  it('a sandbox path with another method is 404 in live too (the path does not exist there), never 405', async () => {
+    const r = await t.call('GET', '/v1/sandbox/settlements/run');
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ statusCode: 404, success: false, message: 'Route not found' });
+    expect(r.headers.get('allow')).toBeNull();
+  });
 });
 
 describe('live stage: the simulator is inert', () => {
