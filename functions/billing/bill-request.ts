@@ -4,7 +4,8 @@
  * refusals to element statuses and messages. The per-customer work is `createBilling`.
  */
 import * as z from 'zod';
-import { amountSchema, currencySchema, isSupportedCurrency } from '../domain/money';
+import { isSupportedCurrency } from '../domain/money';
+import { amountSchema, currencySchema } from '../http/money-schemas';
 import { toMajor } from '../domain/money';
 import { MSG, badRequest } from '../http/errors';
 import { logger } from '../platform/log';

@@ -8,7 +8,6 @@
  * read) is parsed digit by digit, so a value has "at most 2 decimals" exactly when its
  * decimal text has at most 2 decimals.
  */
-import * as z from 'zod';
 
 /** Currencies accepted today (spec rule 10). */
 export const SUPPORTED_CURRENCIES = ['NGN'] as const;
@@ -102,28 +101,3 @@ export function amountProblem(amount: number, bounds: AmountBounds = {}): string
   if (minor > max) return `must be at most ${toMajor(max).toFixed(2)}`;
   return undefined;
 }
-
-/**
- * zod schema factory: a JSON number in major units within the bounds -> integer minor units.
- * Strings ("10.00"), NaN, Infinity, more than 2 decimals and out-of-bounds values fail.
- * The spending-limit fields can use `majorAmount({ minMinor: 0 })`.
- */
-export const majorAmount = (bounds: AmountBounds = {}) =>
-  z.number().transform((amount, ctx) => {
-    const problem = amountProblem(amount, bounds);
-    if (problem !== undefined) {
-      ctx.issues.push({ code: 'custom', message: problem, input: amount });
-      return z.NEVER;
-    }
-    return toMinor(amount) as number;
-  });
-
-/** A billing/payment amount: number, ≤ 2 decimals, NGN 1.00 .. MAX_AMOUNT -> minor units. */
-export const amountSchema = majorAmount();
-
-/**
- * A well-formed currency code (`^[A-Z]{3}$`). Supported-ness is a separate check
- * (`isSupportedCurrency`) so the endpoint can answer 400 `Unsupported currency` for `USD`
- * while `ngn` stays 400 `Invalid request parameters`.
- */
-export const currencySchema = z.string().regex(CURRENCY_FORMAT, 'must be a 3-letter upper-case ISO 4217 code');

@@ -5,15 +5,13 @@ import {
   MIN_AMOUNT_MINOR,
   SUPPORTED_CURRENCIES,
   amountProblem,
-  amountSchema,
-  currencySchema,
   formatMinor,
   isSupportedCurrency,
   isWellFormedCurrency,
-  majorAmount,
   toMajor,
   toMinor,
 } from '../../functions/domain/money';
+import { amountSchema, currencySchema, majorAmount } from '../../functions/http/money-schemas';
 
 describe('toMinor', () => {
   it.each([

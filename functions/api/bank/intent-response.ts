@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
-import { majorAmount } from '../../domain/money';
+import { majorAmount } from '../../http/money-schemas';
 import { canReceiveApproveRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';

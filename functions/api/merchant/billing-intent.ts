@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { allowedDecisions } from '../../domain/decisions';
-import { currencySchema, isSupportedCurrency } from '../../domain/money';
+import { isSupportedCurrency } from '../../domain/money';
+import { currencySchema } from '../../http/money-schemas';
 import { trustOf } from '../../domain/trust';
 import { commit } from '../../events/outbox';
 import { sandboxBankDue } from '../../sandbox/hook';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { majorAmount, toMajor } from '../../domain/money';
+import { toMajor } from '../../domain/money';
+import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors';
 import { initiateRefund, MIN_REFUND_MINOR } from '../../refunds/store';
