@@ -32,17 +32,8 @@ import { billKey, type BillItem } from '../billing/types';
 import { db } from '../platform/clients';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey, type Participant } from '../participants/store';
-import {
-  CLAIM_ITEM_INDEX,
-  claimRunItem,
-  clearDueItem,
-  failRunAtCreation,
-  finishRun,
-  getSchedule,
-  rescheduleDueItem,
-  type RunRefusal,
-  type ScheduleItem,
-} from './store';
+import { CLAIM_ITEM_INDEX, claimRunItem, clearDueItem, failRunAtCreation, finishRun, rescheduleDueItem } from './store';
+import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
 import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, UpdateCommand, type Item, type TransactItem } from '../platform/table';
 import { type DueJob } from '../platform/due';
 

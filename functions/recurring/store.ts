@@ -1,6 +1,7 @@
 /**
- * Recurring schedules in the single table (spec "Recurring schedule", DESIGN 6.9 Recurring;
- * docs/decisions.md "Recurring schedules").
+ * Recurring schedules, the workflow (spec "Recurring schedule", DESIGN 6.9 Recurring;
+ * docs/decisions.md "Recurring schedules"): create, pause/resume/cancel and the run state
+ * machine. The item, its reads and views are views.ts.
  *
  *   SCHED#<scheduleId> / SCHED
  *     gsi2 MSCHED#<merchantId> / <createdAt>#<id>   the merchant's list
@@ -15,8 +16,6 @@
  * own transaction; the billing outcome's record is unconditional and commutative (ADD
  * counters, SET the outcome of the run in flight), as the billing hooks require.
  */
-import { toMajor } from '../domain/money';
-import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
 import { commit, type EventSpec } from '../events/outbox';
 import type { BillingOutcome } from '../billing/outcome-hooks';
@@ -27,216 +26,29 @@ import {
   completionReason,
   RECURRING_RUN_KIND,
   resumeCursor,
-  type CompletionReason,
   type Cursor,
-  type ScheduleDates,
 } from './policy';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../billing/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey } from '../participants/store';
-import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
+import { cancellationCodes, isConditionFailure, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
-
-export const SCHEDULE_ID_PREFIX = 'sch';
-export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed', 'processing'] as const;
-export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
-
-/** Why a run failed without a billing, or why the service paused a schedule. */
-export type RunRefusal = 'spending_limit_exceeded' | 'permission_revoked' | 'merchant_blocked' | 'merchant_not_premium';
-
-export interface ScheduleItem {
-  pk: string;
-  sk: 'SCHED';
-  type: 'schedule';
-  scheduleId: string;
-  merchantId: string;
-  providerId?: string;
-  bankId: string;
-  customerId: string;
-  /** The bank's own customer identifier (immutable; sent in each run's billing.request). */
-  clientRef?: string;
-  decisionId: string;
-  /** The merchant's own agreement phrase the schedule bills under (spec field). */
-  agreementPhrase: string;
-  /** Minor units. */
-  amount: number;
-  currency: string;
-  frequency: Frequency;
-  interval: number;
-  status: ScheduleStatus;
-  startDate: string;
-  endDate: string | null;
-  /** Occurrence 0 of the date math (= startDate). */
-  anchor: string;
-  /** When the next run is due; null once completed or cancelled. */
-  nextBillingDate: string | null;
-  /** The period nextBillingDate belongs to, and the attempt within it (0 = first try). */
-  occurrence: number;
-  attempt: number;
-  /** The next run's sequence number (a run id is (scheduleId, seq)). */
-  seq: number;
-  totalBillings: number;
-  maxBillings: number | null;
-  failedAttempts: number;
-  description: string | null;
-  /** The merchant's free-form metadata, as JSON text (never interpreted). */
-  metadataJson: string | null;
-  createdAt: string;
-  updatedAt: string;
-  pausedAt: string | null;
-  pauseReason: string | null;
-  pausedBy: 'merchant' | 'service' | null;
-  resumedAt: string | null;
-  cancelledAt: string | null;
-  completedAt: string | null;
-  completionReason: CompletionReason | null;
-  /** The run in flight (its billing is at the bank), absent otherwise. */
-  runSeq?: number;
-  runOccurrence?: number;
-  runAttempt?: number;
-  runBillingRequestId?: string;
-  /** The tick's time of the run. */
-  runStartedAt?: string;
-  runAnswerBy?: string;
-  /** The outcome of the run in flight, recorded in the billing's own outcome transaction. */
-  outcomeSeq?: number;
-  outcomeStatus?: BillItem['status'];
-  outcomeAt?: string;
-  lastRunAt?: string | null;
-  lastRunStatus?: string | null;
-  version: number;
-  gsi2pk: string;
-  gsi2sk: string;
-  gsi3pk: string;
-  gsi3sk: string;
-  duePk?: string;
-  dueSk?: string;
-  [extra: string]: unknown;
-}
-
-export const scheduleKey = (id: string) => ({ pk: `SCHED#${id}`, sk: 'SCHED' as const });
-export const merchantSchedulesPk = (merchantId: string) => `MSCHED#${merchantId}`;
-export const bankSubscriptionsPk = (bankId: string) => `BSUB#${bankId}`;
-export const newScheduleId = () => newId(SCHEDULE_ID_PREFIX);
-export const isScheduleIdShaped = (id: unknown): id is string => typeof id === 'string' && /^sch_[0-9A-Za-z]{8,60}$/.test(id);
-
-export const getSchedule = (id: string) => getItem<ScheduleItem>(scheduleKey(id));
-
-/** The schedule `id` of this merchant (undefined for unknown, malformed or another merchant's ids). */
-export async function getMerchantSchedule(merchantId: string, id: string): Promise<ScheduleItem | undefined> {
-  if (!isScheduleIdShaped(id)) return undefined;
-  const s = await getSchedule(id);
-  return s && s.type === 'schedule' && s.merchantId === merchantId ? s : undefined;
-}
-
-export function datesOf(s: Pick<ScheduleItem, 'anchor' | 'frequency' | 'interval' | 'endDate' | 'maxBillings'>): ScheduleDates {
-  return {
-    anchor: new Date(s.anchor),
-    frequency: s.frequency,
-    interval: s.interval,
-    endDate: s.endDate ? new Date(s.endDate) : null,
-    maxBillings: s.maxBillings,
-  };
-}
+import {
+  datesOf,
+  getSchedule,
+  newScheduleId,
+  scheduleEventData,
+  scheduleKey,
+  merchantSchedulesPk,
+  bankSubscriptionsPk,
+  getMerchantSchedule,
+  type RunRefusal,
+  type ScheduleItem,
+} from './views';
 
 const dueOf = (id: string, at: string | Date) => dueAttributes(RECURRING_RUN_KIND, id, at);
-
-// ---------------------------------------------------------------------------------------
-// Shapes
-
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
-const parseMetadata = (s: ScheduleItem): Record<string, unknown> | null => (s.metadataJson ? (JSON.parse(s.metadataJson) as Record<string, unknown>) : null);
-
-/** The list element of `GET /v1/recurring` (spec). */
-export function scheduleSummary(s: ScheduleItem) {
-  return {
-    scheduleId: s.scheduleId,
-    customerId: s.customerId,
-    amount: toMajor(s.amount),
-    currency: s.currency,
-    frequency: s.frequency,
-    status: s.status,
-    nextBillingDate: s.nextBillingDate,
-    totalBillings: s.totalBillings,
-    createdAt: s.createdAt,
-  };
-}
-
-/** `GET /v1/recurring/{id}`: every field of the spec's Recurring schedule, and the lifecycle stamps. */
-export function scheduleRecord(s: ScheduleItem) {
-  return {
-    scheduleId: s.scheduleId,
-    customerId: s.customerId,
-    agreementPhrase: s.agreementPhrase,
-    amount: toMajor(s.amount),
-    currency: s.currency,
-    frequency: s.frequency,
-    interval: s.interval,
-    status: s.status,
-    startDate: s.startDate,
-    endDate: s.endDate,
-    nextBillingDate: s.nextBillingDate,
-    totalBillings: s.totalBillings,
-    maxBillings: s.maxBillings,
-    failedAttempts: s.failedAttempts,
-    description: s.description,
-    createdAt: s.createdAt,
-    entityId: s.merchantId,
-    metadata: parseMetadata(s),
-    updatedAt: s.updatedAt,
-    pausedAt: s.pausedAt,
-    pauseReason: s.pauseReason,
-    resumedAt: s.resumedAt,
-    cancelledAt: s.cancelledAt,
-    completedAt: s.completedAt,
-  };
-}
-
-/** The bank's view (`GET /v1/bank/customer/subscriptions`): no agreement phrase, no merchant metadata. */
-export function subscriptionView(s: ScheduleItem, merchantName: string | null) {
-  return {
-    scheduleId: s.scheduleId,
-    customerId: s.customerId,
-    entityId: s.merchantId,
-    merchantName,
-    amount: toMajor(s.amount),
-    currency: s.currency,
-    frequency: s.frequency,
-    interval: s.interval,
-    status: s.status,
-    startDate: s.startDate,
-    endDate: s.endDate,
-    nextBillingDate: s.nextBillingDate,
-    totalBillings: s.totalBillings,
-    maxBillings: s.maxBillings,
-    failedAttempts: s.failedAttempts,
-    description: s.description,
-    createdAt: s.createdAt,
-    pausedAt: s.pausedAt,
-    cancelledAt: s.cancelledAt,
-    completedAt: s.completedAt,
-  };
-}
-
-/** `data` of every `schedule.*` event. */
-export function scheduleEventData(s: ScheduleItem, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    scheduleId: s.scheduleId,
-    entityId: s.merchantId,
-    customerId: s.customerId,
-    amount: toMajor(s.amount),
-    currency: s.currency,
-    frequency: s.frequency,
-    interval: s.interval,
-    status: s.status,
-    nextBillingDate: s.nextBillingDate,
-    totalBillings: s.totalBillings,
-    maxBillings: s.maxBillings,
-    failedAttempts: s.failedAttempts,
-    ...extra,
-  };
-}
 
 const event = (type: string, s: ScheduleItem, extra: Record<string, unknown> = {}): EventSpec => ({
   type,
@@ -720,47 +532,3 @@ export function rescheduleDueItem(id: string, leasedSk: string, at: string | Dat
 export function clearDueItem(id: string, leasedSk: string): TransactItem {
   return updateItem(id, { remove: DUE_ATTRIBUTES }, { expr: 'dueSk = :leased', values: { ':leased': leasedSk } });
 }
-
-// ---------------------------------------------------------------------------------------
-// Lists (newest first; `total` counts every match)
-
-export interface ScheduleFilter {
-  customerId?: string;
-  status?: ScheduleStatus;
-  merchantId?: string;
-}
-
-async function listPartition(index: 'gsi2' | 'gsi3', pk: string, f: ScheduleFilter): Promise<ScheduleItem[]> {
-  const names: Record<string, string> = { '#pk': `${index}pk` };
-  const values: Record<string, unknown> = { ':pk': pk };
-  const filters: string[] = [];
-  if (f.customerId !== undefined) {
-    names['#c'] = 'customerId';
-    values[':c'] = f.customerId;
-    filters.push('#c = :c');
-  }
-  if (f.status !== undefined) {
-    names['#s'] = 'status';
-    values[':s'] = f.status;
-    filters.push('#s = :s');
-  }
-  if (f.merchantId !== undefined) {
-    names['#m'] = 'merchantId';
-    values[':m'] = f.merchantId;
-    filters.push('#m = :m');
-  }
-  return queryAll<ScheduleItem>(
-    {
-      IndexName: index,
-      KeyConditionExpression: '#pk = :pk',
-      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-    },
-    1_000_000,
-  );
-}
-
-export const merchantSchedules = (merchantId: string, f: ScheduleFilter = {}) => listPartition('gsi2', merchantSchedulesPk(merchantId), f);
-export const bankSubscriptions = (bankId: string, f: ScheduleFilter = {}) => listPartition('gsi3', bankSubscriptionsPk(bankId), f);

@@ -5,7 +5,8 @@
  * customer's bank confirms them (docs/decisions.md "Money").
  */
 import { db } from '../platform/clients';
-import { completeRefund as complete, refundKey, type RefundItem } from './store';
+import { completeRefund as complete } from './store';
+import { refundKey, type RefundItem } from './views';
 import { isConditionFailure, UpdateCommand } from '../platform/table';
 import { clearDueUpdate, type DueJob } from '../platform/due';
 

@@ -45,66 +45,16 @@ import {
 import { findBillByReference } from '../transactions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
-
-export type RefundStatus = 'pending' | 'processing' | 'completed' | 'failed';
-
-export interface RefundItem {
-  pk: string; // REFUND#<refundId>
-  sk: 'REFUND';
-  refundId: string;
-  reference: string;
-  billingRequestId: string;
-  merchantId: string;
-  providerId?: string;
-  bankId: string;
-  customerId: string;
-  /** Minor units. */
-  amount: number;
-  currency: string;
-  status: RefundStatus;
-  reason: string | null;
-  expectedBy: string;
-  createdAt: string;
-  updatedAt: string;
-  processingAt?: string;
-  completedAt?: string;
-  failedAt?: string;
-  failureReason?: string;
-  /** Which merchant balance the completed refund was taken from. */
-  debitedBalance?: 'unsettled' | 'settled';
-  gsi2pk: string; // MREF#<merchantId>
-  gsi2sk: string; // <createdAt>#<refundId>
-  duePk?: string;
-  dueSk?: string;
-  [extra: string]: unknown;
-}
-
-export const REFUND_COMPLETE_KIND = 'refund.complete';
-export const REFUND_UPDATED = 'refund.updated';
-export const REFUND_REQUESTED = 'refund.requested';
-
-/** Smallest refund: NGN 0.01 (a partial refund of a few kobo is legitimate; docs/decisions.md). */
-export const MIN_REFUND_MINOR = 1;
-
-export const refundKey = (refundId: string) => ({ pk: `REFUND#${refundId}`, sk: 'REFUND' as const });
-export const getRefund = (refundId: string) => getItem<RefundItem>(refundKey(refundId));
-
-/** The refund as the API (and `refund.updated`) shows it. */
-export function refundView(r: RefundItem) {
-  return {
-    refundId: r.refundId,
-    reference: r.reference,
-    amount: toMajor(r.amount),
-    currency: r.currency,
-    status: r.status,
-    reason: r.reason,
-    expectedBy: r.expectedBy,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    completedAt: r.completedAt ?? null,
-    ...(r.status === 'failed' ? { failureReason: r.failureReason ?? null } : {}),
-  };
-}
+import {
+  getRefund,
+  MIN_REFUND_MINOR,
+  REFUND_COMPLETE_KIND,
+  REFUND_REQUESTED,
+  REFUND_UPDATED,
+  refundKey,
+  refundView,
+  type RefundItem,
+} from './views';
 
 const updatedEvent = (r: RefundItem) => ({
   type: REFUND_UPDATED,

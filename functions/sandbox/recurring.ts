@@ -11,7 +11,7 @@
  */
 import { RECURRING_RUN_KIND } from '../recurring/policy';
 import { db } from '../platform/clients';
-import { getMerchantSchedule, scheduleKey, type ScheduleItem } from '../recurring/store';
+import { getMerchantSchedule, scheduleKey, type ScheduleItem } from '../recurring/views';
 import { isConditionFailure, table, UpdateCommand } from '../platform/table';
 import { dueAttributes } from '../platform/due';
 

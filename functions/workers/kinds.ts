@@ -13,7 +13,7 @@ import { runSettlement } from '../ledger/settlement';
 import { RECURRING_RUN_KIND } from '../recurring/policy';
 import { runRecurring } from '../recurring/run';
 import { completeDueRefund } from '../refunds/complete';
-import { REFUND_COMPLETE_KIND } from '../refunds/store';
+import { REFUND_COMPLETE_KIND } from '../refunds/views';
 import { runSandboxBank } from '../sandbox/bank-worker';
 import { SANDBOX_BANK_KIND } from '../sandbox/hook';
 import { recoverDelivery } from './webhook-recovery';

@@ -4,7 +4,7 @@
  * its run billings (the app runs in this process, so the store talks to the test's table).
  */
 import type { BillItem } from '../../functions/billing/types';
-import { getSchedule, type ScheduleItem } from '../../functions/recurring/store';
+import { getSchedule, type ScheduleItem } from '../../functions/recurring/views';
 import type { TestApp } from '../support/app';
 import { bills } from '../support/billing-table';
 import { agreement, type Agreement, type AgreementOptions } from '../support/flows';

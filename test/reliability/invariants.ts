@@ -19,7 +19,7 @@ import { config } from '../../functions/config';
 import type { BillItem } from '../../functions/billing/types';
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
-import type { RefundItem } from '../../functions/refunds/store';
+import type { RefundItem } from '../../functions/refunds/views';
 import { table } from '../../functions/platform/table';
 import type { DeliveryItem } from '../../functions/events/deliveries';
 import type { Receiver } from '../../local/receiver';

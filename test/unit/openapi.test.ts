@@ -271,7 +271,7 @@ describe('event schemas match what the service emits', () => {
   });
 
   it('refund.updated (functions/refunds/store.ts) and schedule.* (functions/recurring/store.ts)', async () => {
-    const { refundView } = await import('../../functions/refunds/store');
+    const { refundView } = await import('../../functions/refunds/views');
     const refund = {
       refundId: 'rfd_1',
       reference: 'txn_1',
@@ -290,7 +290,7 @@ describe('event schemas match what the service emits', () => {
     } as Parameters<typeof refundView>[0];
     conforms('refund.updated', { ...refundView(refund), billingRequestId: refund.billingRequestId, entityId: refund.merchantId });
 
-    const { scheduleEventData } = await import('../../functions/recurring/store');
+    const { scheduleEventData } = await import('../../functions/recurring/views');
     const s = {
       scheduleId: 'sch_1',
       merchantId: 'mer_1',

@@ -3,7 +3,7 @@ import { batchGet } from '../../billing/reads';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
 import { participantKey } from '../../participants/store';
-import { bankSubscriptions, SCHEDULE_STATUSES, subscriptionView } from '../../recurring/store';
+import { bankSubscriptions, SCHEDULE_STATUSES, subscriptionView } from '../../recurring/views';
 import type { Item } from '../../platform/table';
 
 /** Unknown parameters and empty values are refused. */

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
-import { completeRefund, failRefund, getRefund, markRefundProcessing, refundView } from '../../refunds/store';
+import { completeRefund, failRefund, markRefundProcessing } from '../../refunds/store';
+import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const body = z.strictObject({

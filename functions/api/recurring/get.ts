@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getMerchantSchedule, scheduleRecord } from '../../recurring/store';
+import { getMerchantSchedule, scheduleRecord } from '../../recurring/views';
 
 /**
  * GET /v1/recurring/{scheduleId} (merchant): every field of the spec's Recurring schedule,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { merchantSchedules, SCHEDULE_STATUSES, scheduleSummary } from '../../recurring/store';
+import { merchantSchedules, SCHEDULE_STATUSES, scheduleSummary } from '../../recurring/views';
 
 /** Unknown parameters and empty values are refused (a misspelt filter must not silently list everything). */
 const querySchema = z.strictObject({

@@ -3,7 +3,8 @@ import { toMajor } from '../../domain/money';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors';
-import { initiateRefund, MIN_REFUND_MINOR } from '../../refunds/store';
+import { initiateRefund } from '../../refunds/store';
+import { MIN_REFUND_MINOR } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const body = z.strictObject({

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../http/errors';
-import { getRefund, refundView } from '../../refunds/store';
+import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
 
 /**

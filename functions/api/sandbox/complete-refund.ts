@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound, SANDBOX_MSG } from '../../http/errors';
-import { completeRefund, getRefund, refundView } from '../../refunds/store';
+import { completeRefund } from '../../refunds/store';
+import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
 
 /**

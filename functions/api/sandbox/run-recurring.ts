@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, MSG, notFound, SANDBOX_MSG } from '../../http/errors';
 import { makeNextRunDueNow } from '../../sandbox/recurring';
-import { scheduleRecord } from '../../recurring/store';
+import { scheduleRecord } from '../../recurring/views';
 
 /**
  * POST /v1/sandbox/recurring/{scheduleId}/run (merchant or provider with X-Entity-Id; sandbox

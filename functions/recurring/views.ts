@@ -1,0 +1,283 @@
+/**
+ * Recurring schedules: the item and how it is read and shown (the read side; the workflow,
+ * i.e. create, pause/resume/cancel and the run state machine, is store.ts).
+ *
+ *   SCHED#<scheduleId> / SCHED
+ *     gsi2 MSCHED#<merchantId> / <createdAt>#<id>   the merchant's list
+ *     gsi3 BSUB#<bankId>       / <createdAt>#<id>   the bank's subscriptions list
+ *     due  recurring.run at nextBillingDate while active; at the answer deadline while a
+ *          run's billing is at the bank; "now" once the billing's outcome is recorded
+ *          and the run still has to be finished
+ */
+import { toMajor } from '../domain/money';
+import { newId } from '../domain/ids';
+import type { Frequency } from '../domain/schedule-dates';
+import type { CompletionReason, ScheduleDates } from './policy';
+import type { BillItem } from '../billing/types';
+import { getItem, queryAll } from '../platform/table';
+import { parseItem, type Shape } from '../platform/parse';
+
+export const SCHEDULE_ID_PREFIX = 'sch';
+export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed', 'processing'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/** Why a run failed without a billing, or why the service paused a schedule. */
+export type RunRefusal = 'spending_limit_exceeded' | 'permission_revoked' | 'merchant_blocked' | 'merchant_not_premium';
+
+export interface ScheduleItem {
+  pk: string;
+  sk: 'SCHED';
+  type: 'schedule';
+  scheduleId: string;
+  merchantId: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  /** The bank's own customer identifier (immutable; sent in each run's billing.request). */
+  clientRef?: string;
+  decisionId: string;
+  /** The merchant's own agreement phrase the schedule bills under (spec field). */
+  agreementPhrase: string;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  frequency: Frequency;
+  interval: number;
+  status: ScheduleStatus;
+  startDate: string;
+  endDate: string | null;
+  /** Occurrence 0 of the date math (= startDate). */
+  anchor: string;
+  /** When the next run is due; null once completed or cancelled. */
+  nextBillingDate: string | null;
+  /** The period nextBillingDate belongs to, and the attempt within it (0 = first try). */
+  occurrence: number;
+  attempt: number;
+  /** The next run's sequence number (a run id is (scheduleId, seq)). */
+  seq: number;
+  totalBillings: number;
+  maxBillings: number | null;
+  failedAttempts: number;
+  description: string | null;
+  /** The merchant's free-form metadata, as JSON text (never interpreted). */
+  metadataJson: string | null;
+  createdAt: string;
+  updatedAt: string;
+  pausedAt: string | null;
+  pauseReason: string | null;
+  pausedBy: 'merchant' | 'service' | null;
+  resumedAt: string | null;
+  cancelledAt: string | null;
+  completedAt: string | null;
+  completionReason: CompletionReason | null;
+  /** The run in flight (its billing is at the bank), absent otherwise. */
+  runSeq?: number;
+  runOccurrence?: number;
+  runAttempt?: number;
+  runBillingRequestId?: string;
+  /** The tick's time of the run. */
+  runStartedAt?: string;
+  runAnswerBy?: string;
+  /** The outcome of the run in flight, recorded in the billing's own outcome transaction. */
+  outcomeSeq?: number;
+  outcomeStatus?: BillItem['status'];
+  outcomeAt?: string;
+  lastRunAt?: string | null;
+  lastRunStatus?: string | null;
+  version: number;
+  gsi2pk: string;
+  gsi2sk: string;
+  gsi3pk: string;
+  gsi3sk: string;
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+/** What the read side relies on in a stored schedule (parsed on every read). */
+const SCHEDULE_SHAPE: Shape = {
+  type: ['schedule'],
+  scheduleId: 'string',
+  merchantId: 'string',
+  bankId: 'string',
+  customerId: 'string',
+  amount: 'number',
+  currency: 'string',
+  frequency: 'string',
+  interval: 'number',
+  status: SCHEDULE_STATUSES,
+  startDate: 'string',
+  anchor: 'string',
+  totalBillings: 'number',
+  failedAttempts: 'number',
+  version: 'number',
+  createdAt: 'string',
+  updatedAt: 'string',
+};
+
+export const parseSchedule = (item: Record<string, unknown> | undefined) => parseItem<ScheduleItem>('schedule', SCHEDULE_SHAPE, item);
+
+export const scheduleKey = (id: string) => ({ pk: `SCHED#${id}`, sk: 'SCHED' as const });
+export const merchantSchedulesPk = (merchantId: string) => `MSCHED#${merchantId}`;
+export const bankSubscriptionsPk = (bankId: string) => `BSUB#${bankId}`;
+export const newScheduleId = () => newId(SCHEDULE_ID_PREFIX);
+export const isScheduleIdShaped = (id: unknown): id is string => typeof id === 'string' && /^sch_[0-9A-Za-z]{8,60}$/.test(id);
+
+export const getSchedule = async (id: string) => parseSchedule(await getItem(scheduleKey(id)));
+
+/** The schedule `id` of this merchant (undefined for unknown, malformed or another merchant's ids). */
+export async function getMerchantSchedule(merchantId: string, id: string): Promise<ScheduleItem | undefined> {
+  if (!isScheduleIdShaped(id)) return undefined;
+  const s = await getSchedule(id);
+  return s && s.type === 'schedule' && s.merchantId === merchantId ? s : undefined;
+}
+
+export function datesOf(s: Pick<ScheduleItem, 'anchor' | 'frequency' | 'interval' | 'endDate' | 'maxBillings'>): ScheduleDates {
+  return {
+    anchor: new Date(s.anchor),
+    frequency: s.frequency,
+    interval: s.interval,
+    endDate: s.endDate ? new Date(s.endDate) : null,
+    maxBillings: s.maxBillings,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+
+const parseMetadata = (s: ScheduleItem): Record<string, unknown> | null => (s.metadataJson ? (JSON.parse(s.metadataJson) as Record<string, unknown>) : null);
+
+/** The list element of `GET /v1/recurring` (spec). */
+export function scheduleSummary(s: ScheduleItem) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    status: s.status,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    createdAt: s.createdAt,
+  };
+}
+
+/** `GET /v1/recurring/{id}`: every field of the spec's Recurring schedule, and the lifecycle stamps. */
+export function scheduleRecord(s: ScheduleItem) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    agreementPhrase: s.agreementPhrase,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    startDate: s.startDate,
+    endDate: s.endDate,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    description: s.description,
+    createdAt: s.createdAt,
+    entityId: s.merchantId,
+    metadata: parseMetadata(s),
+    updatedAt: s.updatedAt,
+    pausedAt: s.pausedAt,
+    pauseReason: s.pauseReason,
+    resumedAt: s.resumedAt,
+    cancelledAt: s.cancelledAt,
+    completedAt: s.completedAt,
+  };
+}
+
+/** The bank's view (`GET /v1/bank/customer/subscriptions`): no agreement phrase, no merchant metadata. */
+export function subscriptionView(s: ScheduleItem, merchantName: string | null) {
+  return {
+    scheduleId: s.scheduleId,
+    customerId: s.customerId,
+    entityId: s.merchantId,
+    merchantName,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    startDate: s.startDate,
+    endDate: s.endDate,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    description: s.description,
+    createdAt: s.createdAt,
+    pausedAt: s.pausedAt,
+    cancelledAt: s.cancelledAt,
+    completedAt: s.completedAt,
+  };
+}
+
+/** `data` of every `schedule.*` event. */
+export function scheduleEventData(s: ScheduleItem, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    scheduleId: s.scheduleId,
+    entityId: s.merchantId,
+    customerId: s.customerId,
+    amount: toMajor(s.amount),
+    currency: s.currency,
+    frequency: s.frequency,
+    interval: s.interval,
+    status: s.status,
+    nextBillingDate: s.nextBillingDate,
+    totalBillings: s.totalBillings,
+    maxBillings: s.maxBillings,
+    failedAttempts: s.failedAttempts,
+    ...extra,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Lists (newest first; `total` counts every match)
+
+export interface ScheduleFilter {
+  customerId?: string;
+  status?: ScheduleStatus;
+  merchantId?: string;
+}
+
+async function listPartition(index: 'gsi2' | 'gsi3', pk: string, f: ScheduleFilter): Promise<ScheduleItem[]> {
+  const names: Record<string, string> = { '#pk': `${index}pk` };
+  const values: Record<string, unknown> = { ':pk': pk };
+  const filters: string[] = [];
+  if (f.customerId !== undefined) {
+    names['#c'] = 'customerId';
+    values[':c'] = f.customerId;
+    filters.push('#c = :c');
+  }
+  if (f.status !== undefined) {
+    names['#s'] = 'status';
+    values[':s'] = f.status;
+    filters.push('#s = :s');
+  }
+  if (f.merchantId !== undefined) {
+    names['#m'] = 'merchantId';
+    values[':m'] = f.merchantId;
+    filters.push('#m = :m');
+  }
+  const items = await queryAll(
+    {
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk',
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    1_000_000,
+  );
+  return items.map((it) => parseSchedule(it)!);
+}
+
+export const merchantSchedules = (merchantId: string, f: ScheduleFilter = {}) => listPartition('gsi2', merchantSchedulesPk(merchantId), f);
+export const bankSubscriptions = (bankId: string, f: ScheduleFilter = {}) => listPartition('gsi3', bankSubscriptionsPk(bankId), f);

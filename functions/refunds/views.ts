@@ -1,0 +1,87 @@
+/**
+ * Refunds: the item and how it is read and shown (the read side; initiate, processing,
+ * completion and failure are store.ts).
+ *
+ *   REFUND#<refundId> / REFUND
+ *     gsi2 MREF#<merchantId> / <createdAt>#<refundId>
+ *     due  refund.complete (sandbox only: the simulated bank executes it)
+ */
+import { toMajor } from '../domain/money';
+import { getItem } from '../platform/table';
+import { parseItem, type Shape } from '../platform/parse';
+
+export type RefundStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+export interface RefundItem {
+  pk: string; // REFUND#<refundId>
+  sk: 'REFUND';
+  refundId: string;
+  reference: string;
+  billingRequestId: string;
+  merchantId: string;
+  providerId?: string;
+  bankId: string;
+  customerId: string;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+  expectedBy: string;
+  createdAt: string;
+  updatedAt: string;
+  processingAt?: string;
+  completedAt?: string;
+  failedAt?: string;
+  failureReason?: string;
+  /** Which merchant balance the completed refund was taken from. */
+  debitedBalance?: 'unsettled' | 'settled';
+  gsi2pk: string; // MREF#<merchantId>
+  gsi2sk: string; // <createdAt>#<refundId>
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export const REFUND_COMPLETE_KIND = 'refund.complete';
+export const REFUND_UPDATED = 'refund.updated';
+export const REFUND_REQUESTED = 'refund.requested';
+
+/** Smallest refund: NGN 0.01 (a partial refund of a few kobo is legitimate; docs/decisions.md). */
+export const MIN_REFUND_MINOR = 1;
+
+export const refundKey = (refundId: string) => ({ pk: `REFUND#${refundId}`, sk: 'REFUND' as const });
+/** What the read side relies on in a stored refund (parsed on every read). */
+const REFUND_SHAPE: Shape = {
+  refundId: 'string',
+  reference: 'string',
+  billingRequestId: 'string',
+  merchantId: 'string',
+  bankId: 'string',
+  amount: 'number',
+  currency: 'string',
+  status: ['pending', 'processing', 'completed', 'failed'],
+  expectedBy: 'string',
+  createdAt: 'string',
+  updatedAt: 'string',
+};
+
+export const parseRefund = (item: Record<string, unknown> | undefined) => parseItem<RefundItem>('refund', REFUND_SHAPE, item);
+export const getRefund = async (refundId: string) => parseRefund(await getItem(refundKey(refundId)));
+
+/** The refund as the API (and `refund.updated`) shows it. */
+export function refundView(r: RefundItem) {
+  return {
+    refundId: r.refundId,
+    reference: r.reference,
+    amount: toMajor(r.amount),
+    currency: r.currency,
+    status: r.status,
+    reason: r.reason,
+    expectedBy: r.expectedBy,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    completedAt: r.completedAt ?? null,
+    ...(r.status === 'failed' ? { failureReason: r.failureReason ?? null } : {}),
+  };
+}
