@@ -41,6 +41,7 @@ import {
   transact,
   type Item,
   type TransactItem,
+  queryPages,
 } from '../platform/table';
 import { backoff, mapLimit } from '../platform/retry';
 
@@ -256,20 +257,9 @@ export async function batchPut(items: Item[]): Promise<void> {
 /** A bank's own batch (failures included), or undefined (unknown, or another bank's). */
 export async function getBankBatch(bankId: string, batchId: string): Promise<StoredBatch | undefined> {
   const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': batchPk(batchId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': batchPk(batchId) }, ConsistentRead: true }, (page) => {
+    items.push(...page);
+  });
   const head = items.find((i) => i.sk === 'BATCH') as (StoredBatch & Item) | undefined;
   if (!head || head.bankId !== bankId) return undefined;
   const failures = items

@@ -30,8 +30,8 @@ import {
   messageFor,
   recoveryDue,
   type DeliveryItem,
-} from './deliveries';
-import { getEndpoint, listEndpoints, type EndpointItem } from './endpoints';
+} from '../webhooks/deliveries';
+import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoints';
 import { logger } from '../platform/log';
 import { isEventType, subscribes } from './types';
 

@@ -25,15 +25,13 @@
  * every entry put is conditioned on `attribute_not_exists(pk)`: a replayed capture,
  * settlement or refund can never post twice.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomInt } from 'node:crypto';
 import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
 import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../billing/types';
-import { db } from '../platform/clients';
-import { getItem, queryAll, table, type TransactItem } from '../platform/table';
+import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
 
 export const LEDGER_CURRENCY = 'NGN';
 
@@ -338,21 +336,17 @@ export interface LedgerReport {
 /** Every merchant with money items in the table (a Scan: tests and ops only). */
 export async function moneyMerchants(): Promise<string[]> {
   const ids = new Set<string>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: table(),
-        ProjectionExpression: 'pk',
-        FilterExpression: 'begins_with(pk, :l) OR begins_with(pk, :b) OR begins_with(pk, :s)',
-        ExpressionAttributeValues: { ':l': 'LEDGER#', ':b': 'BAL#', ':s': 'SETTLE#' },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const it of out.Items ?? []) ids.add(String(it.pk).slice(String(it.pk).indexOf('#') + 1));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await scanPages(
+    {
+      ProjectionExpression: 'pk',
+      FilterExpression: 'begins_with(pk, :l) OR begins_with(pk, :b) OR begins_with(pk, :s)',
+      ExpressionAttributeValues: { ':l': 'LEDGER#', ':b': 'BAL#', ':s': 'SETTLE#' },
+      ConsistentRead: true,
+    },
+    (page) => {
+      for (const it of page) ids.add(String(it.pk).slice(String(it.pk).indexOf('#') + 1));
+    },
+  );
   return [...ids].sort();
 }
 

@@ -3,7 +3,7 @@
  * list (gsi2 `PROV#<providerId>#MERCHANTS`, sorted by `<createdAt>#<id>`), profile updates
  * with the email uniqueness guard moved in the same transaction, and the trust update item.
  */
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomToken } from '../domain/ids';
 import type { TrustLevel, TrustState } from '../domain/trust';
 import { db } from '../platform/clients';
@@ -19,7 +19,7 @@ import {
   type BankAccount,
   type Participant,
 } from '../participants/store';
-import { cancellationCodes, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
+import { cancellationCodes, isTransactionCancelled, nowIso, queryPages, table, transact, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
 
 /** The most merchants one create request takes: 4 items each, 100 items per DynamoDB transaction. */
@@ -301,26 +301,22 @@ export async function listProviderMerchants(
   const names = Object.fromEntries(SUMMARY_ATTRS.map((a) => [`#${a}`, a]));
   const items: MerchantSummary[] = [];
   let total = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': providerMerchantsPk(providerId) },
-        ExpressionAttributeNames: names,
-        ProjectionExpression: Object.keys(names).join(', '),
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of (out.Items ?? []) as MerchantSummary[]) {
-      if (!matches(it, filter)) continue;
-      if (total >= offset && items.length < limit) items.push(it);
-      total++;
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  await queryPages(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': providerMerchantsPk(providerId) },
+      ExpressionAttributeNames: names,
+      ProjectionExpression: Object.keys(names).join(', '),
+    },
+    (page) => {
+      for (const it of page as unknown as MerchantSummary[]) {
+        if (!matches(it, filter)) continue;
+        if (total >= offset && items.length < limit) items.push(it);
+        total++;
+      }
+    },
+  );
   return { items, total };
 }
 

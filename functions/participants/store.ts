@@ -2,7 +2,7 @@ import { config, type Stage } from '../config';
 import { newId, randomToken, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
-import { getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from '../platform/table';
+import { cancellationCodes, getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from '../platform/table';
 import { db } from '../platform/clients';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
@@ -186,4 +186,34 @@ export function buildParticipant(input: NewParticipantInput, id = newParticipant
   if (input.type === 'provider') p.maxTrustLevel = 'enhanced';
   if (input.type === 'bank' && input.simulated) p.simulated = true;
   return p;
+}
+
+/**
+ * Store a new participant with its first API key's items (and, for a merchant, the guard
+ * that keeps merchant emails unique) in one transaction; 'email_taken' when a merchant with
+ * this email exists already.
+ */
+export async function insertParticipant(p: Participant, keyItems: TransactItem[]): Promise<'created' | 'email_taken'> {
+  const items = [putParticipantItem(p), ...keyItems];
+  const guardAt = items.length;
+  if (p.type === 'merchant') items.push(merchantEmailGuard(p.email, p.id));
+  try {
+    await transact(items);
+    return 'created';
+  } catch (e) {
+    if (p.type === 'merchant' && cancellationCodes(e)[guardAt] === 'ConditionalCheckFailed') return 'email_taken';
+    throw e;
+  }
+}
+
+/** The highest trust level a provider may grant (operator). */
+export async function setMaxTrustLevel(providerId: string, maxTrustLevel: TrustLevel): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: participantKey(providerId),
+      UpdateExpression: 'SET maxTrustLevel = :m, updatedAt = :u',
+      ExpressionAttributeValues: { ':m': maxTrustLevel, ':u': nowIso() },
+    }),
+  );
 }

@@ -1,9 +1,9 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { db, queue } from './clients';
-import { isConditionFailure, table, type Key } from './table';
+import { isConditionFailure, queryPages, table, type Key } from './table';
 import { logger } from './log';
 import { mapLimit } from './retry';
 
@@ -68,20 +68,17 @@ export interface DueEntry {
 /** The due index entries of one shard due at or before `at` (keys only), oldest first. */
 export async function queryDue(shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> {
   const due: DueEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'due',
-        KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
-        ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${at.toISOString()}#~` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of out.Items ?? []) due.push(it as DueEntry);
-    start = out.LastEvaluatedKey;
-  } while (start && due.length < maxItems);
+  await queryPages(
+    {
+      IndexName: 'due',
+      KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+      ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${at.toISOString()}#~` },
+    },
+    (page) => {
+      for (const it of page) due.push(it as unknown as DueEntry);
+      return due.length < maxItems;
+    },
+  );
   return due;
 }
 

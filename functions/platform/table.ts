@@ -2,9 +2,11 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type QueryCommandInput,
+  type ScanCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -36,18 +38,36 @@ export async function putItem(item: Item, condition?: string, names?: Record<str
 
 export { UpdateCommand, QueryCommand };
 
+/** Each page of a Query, in order, until the last page or until `onPage` returns false. */
+export async function queryPages(input: Omit<QueryCommandInput, 'TableName'>, onPage: (items: Item[]) => boolean | void): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: start }));
+    if (onPage(out.Items ?? []) === false) return;
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
+/** Each page of a Scan (tests and ops only), in order, until the last page. */
+export async function scanPages(input: Omit<ScanCommandInput, 'TableName'>, onPage: (items: Item[]) => void): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ ...input, TableName: table(), ExclusiveStartKey: start }));
+    onPage(out.Items ?? []);
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
 /** Query all pages (bounded by maxItems) and return the items. */
 export async function queryAll<T extends Item = Item>(
   input: Omit<QueryCommandInput, 'TableName'>,
   maxItems = 10_000,
 ): Promise<T[]> {
   const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: start }));
-    for (const it of out.Items ?? []) items.push(it as T);
-    start = out.LastEvaluatedKey;
-  } while (start && items.length < maxItems);
+  await queryPages(input, (page) => {
+    for (const it of page) items.push(it as T);
+    return items.length < maxItems;
+  });
   return items.slice(0, maxItems);
 }
 

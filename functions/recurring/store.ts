@@ -16,7 +16,6 @@
  * own transaction; the billing outcome's record is unconditional and commutative (ADD
  * counters, SET the outcome of the run in flight), as the billing hooks require.
  */
-import type { Frequency } from '../domain/schedule-dates';
 import { commit, type EventSpec } from '../events/outbox';
 import type { BillingOutcome } from '../billing/outcome-hooks';
 import {
@@ -136,24 +135,24 @@ function cursorSet(c: Cursor): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------
 // Create
 
-export interface NewSchedule {
-  merchantId: string;
-  providerId?: string;
-  bankId: string;
-  customerId: string;
-  clientRef: string;
-  decisionId: string;
-  agreementPhrase: string;
-  amount: number;
-  currency: string;
-  frequency: Frequency;
-  interval: number;
-  startDate: string;
-  endDate: string | null;
-  maxBillings: number | null;
-  description: string | null;
-  metadata: Record<string, unknown> | null;
-}
+/** What the caller decides of a new schedule (the rest is derived in buildSchedule). */
+export type NewSchedule = Pick<
+  ScheduleItem,
+  | 'merchantId'
+  | 'providerId'
+  | 'bankId'
+  | 'customerId'
+  | 'decisionId'
+  | 'agreementPhrase'
+  | 'amount'
+  | 'currency'
+  | 'frequency'
+  | 'interval'
+  | 'startDate'
+  | 'endDate'
+  | 'maxBillings'
+  | 'description'
+> & { clientRef: string; metadata: Record<string, unknown> | null };
 
 export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId()): ScheduleItem {
   return {

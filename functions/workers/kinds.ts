@@ -7,7 +7,7 @@
 import type { DueHandler } from '../platform/due';
 import { EXPIRY_KIND } from '../billing/bill-item';
 import { expireDueBilling } from '../billing/expiry';
-import { RECOVERY_KIND } from '../events/deliveries';
+import { RECOVERY_KIND } from '../webhooks/deliveries';
 import { SETTLEMENT_KIND } from '../ledger/store';
 import { runSettlement } from '../ledger/settlement';
 import { RECURRING_RUN_KIND } from '../recurring/policy';
@@ -16,7 +16,7 @@ import { completeDueRefund } from '../refunds/complete';
 import { REFUND_COMPLETE_KIND } from '../refunds/views';
 import { runSandboxBank } from '../sandbox/bank-worker';
 import { SANDBOX_BANK_KIND } from '../sandbox/hook';
-import { recoverDelivery } from './webhook-recovery';
+import { recoverDelivery } from '../webhooks/recovery';
 
 export interface DueKind {
   /** The `<kind>` in `dueSk` (`<ISO>#<kind>#<id>`). */

@@ -25,7 +25,7 @@ import { logger } from '../platform/log';
 import { db, queue } from '../platform/clients';
 import { unmarshallItem } from '../platform/marshall';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { MAX_DELAY_SECONDS, retryDelaySeconds } from '../events/backoff';
+import { MAX_DELAY_SECONDS, retryDelaySeconds } from '../webhooks/backoff';
 import {
   ATTEMPT_LOG_SIZE,
   LEASE_SECONDS,
@@ -37,10 +37,10 @@ import {
   type AttemptRecord,
   type DeliveryItem,
   type DeliveryMessage,
-} from '../events/deliveries';
-import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from '../events/endpoints';
+} from '../webhooks/deliveries';
+import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from '../webhooks/endpoints';
 import { signatureHeader } from '../events/signing';
-import { postWebhook } from '../events/transport';
+import { postWebhook } from '../webhooks/transport';
 
 type Outcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
 const DONE: Outcome = { kind: 'done' };

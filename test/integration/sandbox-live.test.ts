@@ -6,7 +6,7 @@
  * `sandbox.bank` worker refuses to act when a job reaches it anyway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventKey } from '../../functions/events/deliveries';
+import { eventKey } from '../../functions/webhooks/deliveries';
 import { ROUTES } from '../../functions/routes';
 import { seedSimulatedBank } from '../../functions/sandbox/banks';
 import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';

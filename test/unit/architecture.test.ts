@@ -21,10 +21,10 @@ export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'domain rules', members: ['domain/'] },
   { name: 'identity', members: ['participants/'] },
   { name: 'http pipeline', members: ['http/'] },
-  { name: 'event path', members: ['events/'] },
+  { name: 'event path', members: ['events/', 'webhooks/'] },
   {
     name: 'features',
-    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'webhooks/', 'sandbox/', 'openapi/'],
+    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'sandbox/', 'openapi/'],
   },
   { name: 'entry points', members: ['api/', 'workers/'] },
 ];

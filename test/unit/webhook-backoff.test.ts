@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DELAY_SECONDS, backoffSeconds, nominalSchedule, parseRetryAfter, retryDelaySeconds } from '../../functions/events/backoff';
+import { MAX_DELAY_SECONDS, backoffSeconds, nominalSchedule, parseRetryAfter, retryDelaySeconds } from '../../functions/webhooks/backoff';
 
 describe('webhook backoff', () => {
   it('doubles from the base, capped at 12 h (SQS maximum visibility)', () => {

@@ -88,7 +88,7 @@ describe('webhook URL policy (DESIGN 6.9)', () => {
 
 describe('delivery-time address guard', () => {
   it('on Lambda, loopback is refused in every stage (the runtime API listens there)', async () => {
-    const { addressPermitted } = await import('../../functions/events/transport');
+    const { addressPermitted } = await import('../../functions/webhooks/transport');
     const saved = process.env.AWS_LAMBDA_RUNTIME_API;
     try {
       delete process.env.AWS_LAMBDA_RUNTIME_API;

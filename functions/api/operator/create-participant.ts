@@ -1,14 +1,7 @@
 import { config } from '../../config';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
-import {
-  buildParticipant,
-  getParticipant,
-  merchantEmailGuard,
-  newApiKey,
-  putParticipantItem,
-} from '../../participants/store';
-import { cancellationCodes, transact } from '../../platform/table';
+import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '../../participants/store';
 import { createParticipantSchema } from './schemas';
 import { seedSimulatedBank } from '../../sandbox/banks';
 
@@ -28,14 +21,7 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
   }
   const participant = buildParticipant(body);
   const key = newApiKey(participant);
-  const items = [putParticipantItem(participant), ...key.items];
-  if (participant.type === 'merchant') items.push(merchantEmailGuard(participant.email, participant.id));
-  try {
-    await transact(items);
-  } catch (e) {
-    if (cancellationCodes(e)[3] === 'ConditionalCheckFailed') throw conflict('Merchant with this email already exists');
-    throw e;
-  }
+  if ((await insertParticipant(participant, key.items)) === 'email_taken') throw conflict('Merchant with this email already exists');
   // Sandbox: a simulated bank gets its magic customers and devices now (functions/sandbox/).
   if (participant.simulated) await seedSimulatedBank(participant);
   return ok(201, 'Participant created', {

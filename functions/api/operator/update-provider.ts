@@ -1,9 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { getParticipant, participantKey } from '../../participants/store';
-import { db } from '../../platform/clients';
-import { nowIso, table, UpdateCommand } from '../../platform/table';
+import { getParticipant, setMaxTrustLevel } from '../../participants/store';
 import { trustLevelSchema } from './schemas';
 
 const body = z.strictObject({ maxTrustLevel: trustLevelSchema });
@@ -20,14 +18,7 @@ export const handler = endpoint(
   async ({ params, body }) => {
     const provider = await getParticipant(params.id!);
     if (!provider || provider.type !== 'provider') throw notFound(MSG.participantNotFound);
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: participantKey(provider.id),
-        UpdateExpression: 'SET maxTrustLevel = :m, updatedAt = :u',
-        ExpressionAttributeValues: { ':m': body.maxTrustLevel, ':u': nowIso() },
-      }),
-    );
+    await setMaxTrustLevel(provider.id, body.maxTrustLevel);
     return ok(200, 'Provider updated', { id: provider.id, maxTrustLevel: body.maxTrustLevel });
   },
 );

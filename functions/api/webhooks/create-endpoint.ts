@@ -1,9 +1,9 @@
 import { newId } from '../../domain/ids';
-import { admitEndpoint, endpointKey, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../events/endpoints';
+import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoints';
 import { newSecret } from '../../events/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG } from '../../http/errors';
-import { cancellationCodes, nowIso, table, transact } from '../../platform/table';
+import { nowIso } from '../../platform/table';
 import { createEndpointSchema, normaliseEvents } from './schemas';
 
 /**
@@ -28,18 +28,10 @@ export const handler = endpoint(
       createdAt: now,
       updatedAt: now,
     };
-    try {
-      await transact([
-        { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        admitEndpoint(principal.id),
+    if (!(await insertEndpoint(item))) {
+      throw new AppError(409, MSG.webhookEndpointLimit, 'endpoint_limit_reached', [
+        { path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` },
       ]);
-    } catch (e) {
-      if (cancellationCodes(e)[1] === 'ConditionalCheckFailed') {
-        throw new AppError(409, MSG.webhookEndpointLimit, 'endpoint_limit_reached', [
-          { path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` },
-        ]);
-      }
-      throw e;
     }
     const shown = toApiEndpoint(item);
     return ok(201, 'Webhook endpoint created', { id, url: shown.url, events: shown.events, secret, status: shown.status, createdAt: now });

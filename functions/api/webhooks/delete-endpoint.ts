@@ -1,7 +1,6 @@
-import { endpointKey, isIdShaped, releaseEndpoint } from '../../events/endpoints';
+import { deleteEndpoint, isIdShaped } from '../../webhooks/endpoints';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { cancellationCodes, table, transact } from '../../platform/table';
 
 /**
  * DELETE /v1/webhooks/endpoints/{id}: removed at once. Its pending deliveries stop (they
@@ -10,14 +9,6 @@ import { cancellationCodes, table, transact } from '../../platform/table';
 export const handler = endpoint({ description: 'Remove a webhook endpoint.' }, async ({ params, principal }) => {
   const id = params.id;
   if (!isIdShaped(id, 'whe')) throw notFound(MSG.webhookEndpointNotFound);
-  try {
-    await transact([
-      { Delete: { TableName: table(), Key: endpointKey(principal.id, id), ConditionExpression: 'attribute_exists(pk)' } },
-      releaseEndpoint(principal.id),
-    ]);
-  } catch (e) {
-    if (cancellationCodes(e)[0] === 'ConditionalCheckFailed') throw notFound(MSG.webhookEndpointNotFound);
-    throw e;
-  }
+  if (!(await deleteEndpoint(principal.id, id))) throw notFound(MSG.webhookEndpointNotFound);
   return ok(200, 'Webhook endpoint deleted', { id, deleted: true });
 });

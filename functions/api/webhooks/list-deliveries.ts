@@ -1,4 +1,4 @@
-import { deliveriesByOwnerPk, toApiDelivery, type DeliveryItem } from '../../events/deliveries';
+import { deliveriesByOwnerPk, toApiDelivery, type DeliveryItem } from '../../webhooks/deliveries';
 import { endpoint, ok } from '../../http/endpoint';
 import { queryAll } from '../../platform/table';
 import { listDeliveriesQuery } from './schemas';

@@ -1,9 +1,7 @@
-import { endpointKey, getEndpoint, isIdShaped, sealSecret, secretOverlapSeconds } from '../../events/endpoints';
+import { getEndpoint, isIdShaped, replaceSecret, sealSecret, secretOverlapSeconds } from '../../webhooks/endpoints';
 import { newSecret } from '../../events/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
-import { db } from '../../platform/clients';
-import { isConditionFailure, table, UpdateCommand } from '../../platform/table';
 
 /**
  * POST /v1/webhooks/endpoints/{id}/rotate-secret: a new secret, shown only here. The
@@ -22,28 +20,8 @@ export const handler = endpoint(
       const nowMs = Date.now();
       const now = new Date(nowMs).toISOString();
       const previousSecretExpiresAt = new Date(nowMs + secretOverlapSeconds() * 1000).toISOString();
-      try {
-        await db().send(
-          new UpdateCommand({
-            TableName: table(),
-            Key: endpointKey(principal.id, id),
-            UpdateExpression:
-              'SET secret = :secret, secretVersion = :next, previousSecret = :prev, previousSecretExpiresAt = :until, secretRotatedAt = :now, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(pk) AND secretVersion = :version',
-            ExpressionAttributeValues: {
-              ':secret': await sealSecret(id, secret),
-              ':next': ep.secretVersion + 1,
-              ':prev': ep.secret, // already sealed for this endpoint
-              ':until': previousSecretExpiresAt,
-              ':now': now,
-              ':version': ep.secretVersion,
-            },
-          }),
-        );
-      } catch (e) {
-        if (isConditionFailure(e)) continue; // deleted, or rotated concurrently: look again
-        throw e;
-      }
+      // Deleted, or rotated concurrently: look again.
+      if (!(await replaceSecret(ep, await sealSecret(id, secret), previousSecretExpiresAt, now))) continue;
       return ok(200, 'Webhook secret rotated', { id, secret, previousSecretExpiresAt });
     }
     throw conflict('Webhook secret is being rotated concurrently', 'rotation_conflict');

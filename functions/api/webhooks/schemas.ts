@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { config } from '../../config';
-import { DELIVERY_STATUSES } from '../../events/deliveries';
+import { DELIVERY_STATUSES } from '../../webhooks/deliveries';
 import { ALL_EVENTS, EVENT_TYPES, SUBSCRIBABLE } from '../../events/types';
 import { checkWebhookUrl } from '../../events/url-policy';
 import { skipPaging } from '../../http/schemas';

@@ -16,6 +16,8 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { dueAttributes } from '../platform/due';
+import { db } from '../platform/clients';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -171,4 +173,47 @@ export function toApiDelivery(d: DeliveryItem) {
     createdAt: d.createdAt,
     attemptHistory: d.attemptLog ?? [],
   };
+}
+
+export const getDelivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
+
+/**
+ * Re-arm a delivery for one more attempt now (replay): status pending, a new message chain
+ * (`seq` + 1), due for recovery. Conditioned on the `seq` read and the owner; undefined when
+ * it changed meanwhile (replayed or recovered concurrently: read it again).
+ */
+export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: number): Promise<DeliveryItem | undefined> {
+  const now = new Date(nowMs).toISOString();
+  const due = recoveryDue(d.id, nowMs);
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(d.id),
+        UpdateExpression:
+          'SET #s = :pending, seq = :nextSeq, maxAttempts = :max, manual = :t, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk, replays = if_not_exists(replays, :zero) + :one REMOVE dlqPending',
+        ConditionExpression: 'seq = :seq AND ownerId = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':nextSeq': d.seq + 1,
+          // pending: one attempt more than planned; delivered/failed: exactly one more
+          ':max': d.status === 'pending' ? Math.max(d.maxAttempts, d.attempts) + 1 : d.attempts + 1,
+          ':t': true,
+          ':now': now,
+          ':duePk': due.duePk,
+          ':dueSk': due.dueSk,
+          ':zero': 0,
+          ':one': 1,
+          ':seq': d.seq,
+          ':owner': ownerId,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as DeliveryItem;
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
 }

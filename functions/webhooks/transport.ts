@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkWebhookUrl, isAddressAllowed, isLoopback, type Stage } from './url-policy';
+import { checkWebhookUrl, isAddressAllowed, isLoopback, type Stage } from '../events/url-policy';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 

@@ -6,8 +6,9 @@
  * they are needed to sign, so they cannot be hashed.
  */
 import { purposeKey, open, seal } from '../domain/secrets';
-import { getItem, queryAll, table, type TransactItem } from '../platform/table';
-import type { SigningSecrets } from './signing';
+import { db } from '../platform/clients';
+import { cancellationCodes, getItem, isConditionFailure, queryAll, table, transact, UpdateCommand, type TransactItem } from '../platform/table';
+import type { SigningSecrets } from '../events/signing';
 
 /** Most endpoints one participant may have. */
 export const MAX_ENDPOINTS = 10;
@@ -114,4 +115,63 @@ export function toApiEndpoint(ep: EndpointItem) {
     createdAt: ep.createdAt,
     updatedAt: ep.updatedAt,
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Writes (the webhooks feature's persistence boundary for endpoints)
+
+/** Store a new endpoint within its owner's limit; false when the owner is at the limit. */
+export async function insertEndpoint(item: EndpointItem): Promise<boolean> {
+  try {
+    await transact([{ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, admitEndpoint(item.ownerId)]);
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)[1] === 'ConditionalCheckFailed') return false;
+    throw e;
+  }
+}
+
+/** Remove an endpoint at once; false when there is no such endpoint of this owner. */
+export async function deleteEndpoint(ownerId: string, id: string): Promise<boolean> {
+  try {
+    await transact([
+      { Delete: { TableName: table(), Key: endpointKey(ownerId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      releaseEndpoint(ownerId),
+    ]);
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)[0] === 'ConditionalCheckFailed') return false;
+    throw e;
+  }
+}
+
+/**
+ * Replace the endpoint's secret by `sealedSecret`, the current one signing alongside until
+ * `previousSecretExpiresAt`; conditioned on the version read. False when the endpoint was
+ * deleted or rotated meanwhile (read it again).
+ */
+export async function replaceSecret(ep: EndpointItem, sealedSecret: string, previousSecretExpiresAt: string, now: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: endpointKey(ep.ownerId, ep.id),
+        UpdateExpression:
+          'SET secret = :secret, secretVersion = :next, previousSecret = :prev, previousSecretExpiresAt = :until, secretRotatedAt = :now, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND secretVersion = :version',
+        ExpressionAttributeValues: {
+          ':secret': sealedSecret,
+          ':next': ep.secretVersion + 1,
+          ':prev': ep.secret, // already sealed for this endpoint
+          ':until': previousSecretExpiresAt,
+          ':now': now,
+          ':version': ep.secretVersion,
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
 }

@@ -11,7 +11,7 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { db, queue } from '../platform/clients';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { deliveryKey, messageFor, recoveryDue, type DeliveryItem } from '../events/deliveries';
+import { deliveryKey, messageFor, recoveryDue, type DeliveryItem } from './deliveries';
 import { clearDueUpdate, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
