@@ -84,7 +84,46 @@ async function scanTable(): Promise<{ items: Record<string, AttributeValue>[]; p
 describe('no secret in clear at rest (DESIGN 8.1)', () => {
   const issued: string[] = [];
 
-  it('a workload of keys, merchants, endpoints and rotations, each replayed, leaves no secret-shaped value in the table', async () => {
+  it('a workload of keys, merchants, endpoints and rotations, each replayed, leaves no secret-shaped value in the table or the logs', async () => {
+    // Every log line of the workload, at the most verbose level (the app runs in this process).
+    const logLines: string[] = [];
+    const saved = { level: process.env.LOG_LEVEL, log: console.log, error: console.error };
+    process.env.LOG_LEVEL = 'DEBUG';
+    console.log = (...args: unknown[]) => void logLines.push(args.map(String).join(' '));
+    console.error = console.log;
+    try {
+      await workload();
+    } finally {
+      process.env.LOG_LEVEL = saved.level;
+      console.log = saved.log;
+      console.error = saved.error;
+    }
+    expect(logLines.length).toBeGreaterThan(50);
+    expect(logLines.filter((l) => SECRET_PATTERNS.some((p) => p.test(l)))).toEqual([]);
+
+    // Every issued secret matches the contract's patterns (so the scans would see it).
+    expect(issued).toHaveLength(5 + 4 + 3 + 4 * 3);
+    for (const s of issued) expect(SECRET_PATTERNS.some((p) => p.test(s)), s).toBe(true);
+
+    const { items, pages } = await scanTable();
+    expect(pages).toBeGreaterThan(1);
+    const found: string[] = [];
+    for (const item of items) {
+      for (const [name, value] of Object.entries(item)) {
+        for (const s of [name, ...stringsOf(value)]) {
+          if (SECRET_PATTERNS.some((p) => p.test(s))) found.push(`${item.pk?.S} ${item.sk?.S} ${name}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+    // The replays came from sealed records, not from records that kept nothing.
+    const idem = items.filter((i) => i.pk?.S?.startsWith('IDEM#'));
+    const sealed = idem.filter((i) => i.response?.M?.sealed?.S);
+    expect(sealed.length).toBe(4 + 4 + 1 + 4 * 3);
+    for (const s of issued) expect(JSON.stringify(items)).not.toContain(s.slice(-20));
+  });
+
+  async function workload(): Promise<void> {
     const op = t.operatorKey;
     const suffix = randomToken(6).toLowerCase();
     const participants: Record<string, { id: string; apiKey: string }> = {};
@@ -153,28 +192,7 @@ describe('no secret in clear at rest (DESIGN 8.1)', () => {
       await rx.waitFor(path, (reqs) => reqs.length >= 1);
     }
     await t.app.settle();
-
-    // Every issued secret matches the contract's patterns (so the scan below would see it).
-    expect(issued).toHaveLength(5 + 4 + 3 + 4 * 3);
-    for (const s of issued) expect(SECRET_PATTERNS.some((p) => p.test(s)), s).toBe(true);
-
-    const { items, pages } = await scanTable();
-    expect(pages).toBeGreaterThan(1);
-    const found: string[] = [];
-    for (const item of items) {
-      for (const [name, value] of Object.entries(item)) {
-        for (const s of [name, ...stringsOf(value)]) {
-          if (SECRET_PATTERNS.some((p) => p.test(s))) found.push(`${item.pk?.S} ${item.sk?.S} ${name}`);
-        }
-      }
-    }
-    expect(found).toEqual([]);
-    // The replays above came from sealed records, not from records that kept nothing.
-    const idem = items.filter((i) => i.pk?.S?.startsWith('IDEM#'));
-    const sealed = idem.filter((i) => i.response?.M?.sealed?.S);
-    expect(sealed.length).toBe(4 + 4 + 1 + 4 * 3);
-    for (const s of issued) expect(JSON.stringify(items)).not.toContain(s.slice(-20));
-  });
+  }
 
   it('a sealed response opens only in its own record: moved to another, it is never replayed', async () => {
     const body = { type: 'bank', name: `moved ${randomToken(4)}`, email: `moved-${randomToken(6).toLowerCase()}@example.com` };
