@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
 import { startApp } from './app';
 import { startDynamo, startSqs } from './services';
@@ -18,7 +19,7 @@ async function main() {
   if (!operatorKey) {
     if (existsSync(paths.operatorKey)) operatorKey = readFileSync(paths.operatorKey, 'utf8').trim();
     else {
-      operatorKey = `op_${randomToken(40)}`;
+      operatorKey = newOperatorKey();
       writeFileSync(paths.operatorKey, `${operatorKey}\n`, { mode: 0o600 });
     }
   }

@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApp, type LocalApp } from '../local/app';
 import { startDynamo, startSqs, type RunningService } from '../local/services';
+import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
 import { dlqReplay } from '../ops/commands/dlq';
 
@@ -95,7 +96,7 @@ async function main() {
   let sqs: RunningService | undefined;
   let app: LocalApp | undefined;
   const receivers: Receiver[] = [];
-  const operatorKey = `op_${randomToken(32)}`;
+  const operatorKey = newOperatorKey();
   try {
     console.log(c.bold('idpay demo: starting a local stack (DynamoDB Local, SQS emulator, API, tick)...'));
     dynamo = await startDynamo();

@@ -3,6 +3,7 @@
  * (HTTP server, SQS pollers, optional tick timer), a fresh table and queues, an operator
  * key, and small API helpers. `stop()` stops everything it started, in reverse order.
  */
+import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startApp, type LocalApp } from '../../local/app';
 import { startDynamo, startSqs, type RunningService } from '../../local/services';
@@ -87,7 +88,7 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
     const sqs = await startSqs();
     services.push(sqs);
     if (opts.pollers !== undefined) process.env.LOCAL_POLLER_CONCURRENCY = String(opts.pollers);
-    const operatorKey = `op_${randomToken(32)}`;
+    const operatorKey = newOperatorKey();
     const run = randomToken(6).toLowerCase();
     app = await startApp({
       dynamoEndpoint: dynamo.endpoint,

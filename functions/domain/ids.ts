@@ -1,13 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** Base62 digits in value order (0-9, A-Z, a-z). */
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Random base62 string from a CSPRNG (rejection sampling keeps it unbiased). */
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const b of randomBytes(length * 2)) {
-      if (b < 248) out += ALPHABET[b % 62];
+      if (b < 248) out += BASE62[b % 62];
       if (out.length === length) break;
     }
   }

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { isWellFormedApiKey } from '../domain/api-keys';
 import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
@@ -88,7 +89,8 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
   const stage = config.stage();
   const other = stage === 'sandbox' ? 'live' : 'sandbox';
   if (token.startsWith(`sk_${other}_`)) throw unauthorized(`API key is not valid for the ${stage} environment`);
-  if (!token.startsWith(`sk_${stage}_`) || token.length > 200) throw unauthorized(MSG.invalidKey);
+  // Shape and checksum (DESIGN 8.1): a malformed or made-up key costs no DynamoDB request.
+  if (!isWellFormedApiKey(token, stage)) throw unauthorized(MSG.invalidKey);
 
   const nowMs = Date.now();
   const found = await touchKey(sha256Hex(token), state.route.rateClass ?? 'default', nowMs);

@@ -3,6 +3,7 @@ import { unmarshallItem } from '../platform/marshall';
 import { sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { isConditionFailure, table } from '../platform/table';
+import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
 import { MSG, badRequest, conflict } from './errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
 
@@ -10,12 +11,46 @@ const TTL_SECONDS = 24 * 3600;
 /** An in-progress record older than this belongs to a crashed invocation and may be taken over. */
 const LOCK_SECONDS = 60;
 
+/**
+ * The stored answer. A response that carries anything secret-shaped (an API key, a webhook
+ * secret: domain/secrets.ts) is kept only sealed: `sealed` holds its headers and body,
+ * AES-256-GCM with the purpose key `idempotency-response` and AAD = the record's pk, so it
+ * opens for this record only (DESIGN 8.1: no secret in clear at rest).
+ */
+interface StoredResponse {
+  statusCode: number;
+  headers?: Record<string, string>;
+  body?: string;
+  sealed?: string;
+}
+
 interface IdemRecord {
   status: 'in_progress' | 'completed';
   requestHash: string;
   lockedUntil: number;
   expiresAt: number;
-  response?: HttpResponse;
+  response?: StoredResponse;
+}
+
+const SEAL_PURPOSE = 'idempotency-response';
+const sealAad = (pk: string) => `idempotency:${pk}`;
+
+/** What the record keeps of `response` (never X-Request-Id: each answer has its own). */
+export async function toStoredResponse(pk: string, response: HttpResponse): Promise<StoredResponse> {
+  const { ['X-Request-Id']: _rid, ...headers } = response.headers;
+  const plain = JSON.stringify({ headers, body: response.body });
+  if (!containsSecret(plain)) return { statusCode: response.statusCode, headers, body: response.body };
+  return { statusCode: response.statusCode, sealed: seal(await purposeKey(SEAL_PURPOSE), plain, sealAad(pk)) };
+}
+
+/** The response to replay, byte for byte the first one. */
+export async function fromStoredResponse(pk: string, stored: StoredResponse): Promise<HttpResponse> {
+  if (stored.sealed === undefined) return { statusCode: stored.statusCode, headers: stored.headers ?? {}, body: stored.body ?? '' };
+  const plain = open(await purposeKey(SEAL_PURPOSE), stored.sealed, sealAad(pk));
+  // Tampered, moved from another record, or sealed under another master key: never replay it.
+  if (!plain) throw new Error('Idempotency record cannot be opened');
+  const { headers, body } = JSON.parse(plain.toString('utf8')) as { headers: Record<string, string>; body: string };
+  return { statusCode: stored.statusCode, headers, body };
 }
 
 export const idempotencyPk = (keyId: string, route: string, idempotencyKey: string) =>
@@ -55,10 +90,8 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
     const old = unmarshallItem(e.Item) as unknown as IdemRecord;
     if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch, 'idempotency_mismatch');
     if (old.status === 'completed' && old.response) {
-      state.idempotency = {
-        pk,
-        replay: { ...old.response, headers: { ...old.response.headers, 'Idempotent-Replayed': 'true' } },
-      };
+      const first = await fromStoredResponse(pk, old.response);
+      state.idempotency = { pk, replay: { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } } };
       return;
     }
     if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
@@ -112,14 +145,16 @@ export async function settleIdempotency(state: RequestState, response: HttpRespo
     await db().send(new DeleteCommand({ TableName: table(), Key: { pk: idem.pk, sk: 'IDEM' } }));
     return;
   }
-  const { ['X-Request-Id']: _rid, ...headers } = response.headers;
+  // Sealing can fail (no application secret): then nothing is stored, as when this write
+  // fails (functions/http/endpoint.ts), never the secret in clear.
+  const stored = await toStoredResponse(idem.pk, response);
   await db().send(
     new UpdateCommand({
       TableName: table(),
       Key: { pk: idem.pk, sk: 'IDEM' },
       UpdateExpression: 'SET #s = :c, #r = :r',
       ExpressionAttributeNames: { '#s': 'status', '#r': 'response' },
-      ExpressionAttributeValues: { ':c': 'completed', ':r': { statusCode: response.statusCode, headers, body: response.body } },
+      ExpressionAttributeValues: { ':c': 'completed', ':r': stored },
     }),
   );
 }

@@ -195,11 +195,12 @@ function components(stage: Stage): Json {
       apiKey: {
         type: 'http',
         scheme: 'bearer',
-        bearerFormat: `${keyPrefix}<random>`,
+        bearerFormat: `${keyPrefix}<40 random><6 check>`,
         description:
           `The participant's API key: \`Authorization: Bearer ${keyPrefix}…\`. This ${stage} deployment accepts only ${stage} keys ` +
           `(another stage's key: 401 \`API key is not valid for the ${stage} environment\`). Keys are issued by the operator ` +
-          '(and, for merchants a provider creates, in that response); each is shown once and stored only as a hash.',
+          '(and, for merchants a provider creates, in that response); each is shown once and stored only as a hash. ' +
+          'Its last 6 characters are a checksum (CRC32 of the rest, base62): a key that fails it is 401 `Invalid API key`.',
       },
       operatorKey: {
         type: 'http',

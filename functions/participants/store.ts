@@ -1,5 +1,6 @@
 import { config, type Stage } from '../config';
-import { newId, randomToken, sha256Hex } from '../domain/ids';
+import { newApiKeyToken } from '../domain/api-keys';
+import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
 import { cancellationCodes, getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from '../platform/table';
@@ -65,7 +66,7 @@ export function newApiKey(participant: Pick<Participant, 'id' | 'type'>): {
   items: TransactItem[];
 } {
   const stage = config.stage();
-  const apiKey = `sk_${stage}_${randomToken(40)}`;
+  const apiKey = newApiKeyToken(stage);
   const keyId = newId('key');
   const hash = sha256Hex(apiKey);
   const createdAt = nowIso();

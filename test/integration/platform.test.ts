@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
 import { getItem, putItem } from '../../functions/platform/table';
+import { withChecksum } from '../../functions/domain/api-keys';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
 import { participantKey } from '../../functions/participants/store';
 
@@ -20,7 +21,8 @@ describe('authentication', () => {
   });
 
   it('rejects an unknown key', async () => {
-    const r = await t.call('GET', '/v1/balance/details', { key: 'sk_sandbox_doesnotexist000000000000000000000' });
+    // Well formed, valid checksum (DESIGN 8.1), never issued: refused by the lookup.
+    const r = await t.call('GET', '/v1/balance/details', { key: withChecksum('sk_sandbox_doesnotexist00000000000000000000000') });
     expect(r.status).toBe(401);
     expect(r.body).toMatchObject({ statusCode: 401, success: false, message: 'Invalid API key' });
   });
@@ -39,7 +41,7 @@ describe('authentication', () => {
 
   it('issues a new key, and refuses a revoked key at once while the others keep working', async () => {
     const m = await t.participant('merchant');
-    expect(m.apiKey).toMatch(/^sk_sandbox_[0-9A-Za-z]{40}$/);
+    expect(m.apiKey).toMatch(/^sk_sandbox_[0-9A-Za-z]{46}$/); // 40 random + 6 check characters
     const before = await t.call('GET', '/v1/balance/details', { key: m.apiKey });
     expect(before.status).not.toBe(401);
     const created = await t.call('POST', `/v1/operator/participants/${m.id}/keys`, { key: t.operatorKey });

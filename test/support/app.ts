@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startApp, type LocalApp } from '../../local/app';
+import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
 
@@ -37,7 +38,7 @@ export async function startTestApp(
   env: Record<string, string> = {},
   opts: { tickMs?: number; tickPaused?: () => boolean } = {},
 ): Promise<TestApp> {
-  const operatorKey = `op_${randomToken(32)}`;
+  const operatorKey = newOperatorKey();
   const suffix = randomToken(8).toLowerCase();
   const app = await startApp({
     dynamoEndpoint: inject('dynamoEndpoint'),

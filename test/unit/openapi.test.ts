@@ -118,7 +118,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       for (const m of r.path.matchAll(/\{([^}]+)\}/g)) expect(paramNames(doc, op), routeKey(r)).toContain(`path:${m[1]}`);
     }
     const schemes = doc.components.securitySchemes!;
-    expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: `sk_${stage}_<random>` });
+    expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: `sk_${stage}_<40 random><6 check>` });
   });
 
   it('every POST documents Idempotency-Key and Idempotent-Replayed', () => {
