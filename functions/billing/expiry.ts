@@ -19,7 +19,7 @@ import { logger } from '../platform/log';
 import type { BillItem } from './types';
 import { db } from '../platform/clients';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { clearDueUpdate, dueAttributes, type DueJob } from '../platform/due';
+import { releaseClaim, dueAttributes, type DueJob } from '../platform/due';
 import { sleep } from '../platform/retry';
 
 /** Longest wait for the wall clock to reach `expiresAt` (the lead plus clock slack). */
@@ -31,11 +31,7 @@ export async function expireDueBilling(job: DueJob): Promise<void> {
   if (!bill) return;
   if (bill.status !== 'pending' || !bill.expiresAt) {
     // Final billings leave the index in their own transition; clear a leftover claim of ours.
-    await db()
-      .send(new UpdateCommand(clearDueUpdate(job.key, job.leasedSk).Update))
-      .catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
+    await releaseClaim(job.key, job.leasedSk);
     return;
   }
   const expiresMs = Date.parse(bill.expiresAt);

@@ -152,3 +152,17 @@ export function clearDueUpdate(key: Key, leasedSk: string) {
     },
   };
 }
+
+/**
+ * Take an item off the due index if this worker's claim still holds it (a newer claim or a
+ * state change since then wins); false when it did not.
+ */
+export async function releaseClaim(key: Key, leasedSk: string): Promise<boolean> {
+  try {
+    await db().send(new UpdateCommand(clearDueUpdate(key, leasedSk).Update));
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}

@@ -4,11 +4,9 @@
  * each with `refund.updated` (refunds/store.ts). Live refunds carry no due attributes: the
  * customer's bank confirms them (docs/decisions.md "Money").
  */
-import { db } from '../platform/clients';
 import { completeRefund as complete } from './store';
 import { refundKey, type RefundItem } from './views';
-import { isConditionFailure, UpdateCommand } from '../platform/table';
-import { clearDueUpdate, type DueJob } from '../platform/due';
+import { releaseClaim, type DueJob } from '../platform/due';
 
 /** Complete a refund now (the sandbox helper `POST /v1/sandbox/refunds/{refundId}/complete`). */
 export function completeRefund(refundId: string, now: Date): Promise<RefundItem | undefined> {
@@ -21,11 +19,7 @@ export async function completeDueRefund(job: DueJob): Promise<void> {
   if (r && (r.status === 'completed' || r.status === 'failed')) return;
   if (!r) {
     // The refund is gone: take its key off the index if this claim still holds it.
-    await db()
-      .send(new UpdateCommand(clearDueUpdate(refundKey(refundId), job.leasedSk).Update))
-      .catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
+    await releaseClaim(refundKey(refundId), job.leasedSk);
     return;
   }
   // Another claim owns it now: that one finishes it.

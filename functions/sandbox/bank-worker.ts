@@ -13,9 +13,8 @@
 import { config } from '../config';
 import { logger } from '../platform/log';
 import { answerAsSimulatedBank, type SimulationResult } from './simulator';
-import { db } from '../platform/clients';
-import { getItem, isConditionFailure, UpdateCommand } from '../platform/table';
-import { clearDueUpdate, type DueJob } from '../platform/due';
+import { getItem } from '../platform/table';
+import { releaseClaim, type DueJob } from '../platform/due';
 
 interface EventItem {
   pk: string;
@@ -29,11 +28,7 @@ interface EventItem {
 }
 
 async function leaveIndex(job: DueJob): Promise<void> {
-  await db()
-    .send(new UpdateCommand(clearDueUpdate(job.key, job.leasedSk).Update))
-    .catch((e) => {
-      if (!isConditionFailure(e)) throw e;
-    });
+  await releaseClaim(job.key, job.leasedSk);
 }
 
 /** Runs one `sandbox.bank` job; returns what the simulated bank did (undefined: nothing to do). */

@@ -12,18 +12,14 @@ import { logger } from '../platform/log';
 import { db, queue } from '../platform/clients';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
 import { deliveryKey, messageFor, recoveryDue, type DeliveryItem } from './deliveries';
-import { clearDueUpdate, type DueJob } from '../platform/due';
+import { releaseClaim, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
   const d = await getItem<DeliveryItem>(job.key);
   if (!d) return;
   if (d.status !== 'pending') {
     // Final deliveries leave the index themselves; clear a leftover claim, if it is ours.
-    await db()
-      .send(new UpdateCommand(clearDueUpdate(deliveryKey(d.id), job.leasedSk).Update))
-      .catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
+    await releaseClaim(deliveryKey(d.id), job.leasedSk);
     return;
   }
   const nowMs = Date.parse(job.now);
