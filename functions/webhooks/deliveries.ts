@@ -17,7 +17,7 @@ import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { dueAttributes } from '../platform/due';
 import { db } from '../platform/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { getItem, isConditionFailure, queryAll, table, UpdateCommand } from '../platform/table';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -216,4 +216,34 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
     if (isConditionFailure(e)) return undefined;
     throw e;
   }
+}
+
+/**
+ * The deliveries of one receiving participant, newest first, optionally of one status and
+ * event type; at most `maxItems` (the newest).
+ */
+export async function listDeliveries(ownerId: string, f: { status?: DeliveryStatus; type?: string }, maxItems: number): Promise<DeliveryItem[]> {
+  const filters: string[] = [];
+  const values: Record<string, unknown> = { ':pk': deliveriesByOwnerPk(ownerId) };
+  const names: Record<string, string> = {};
+  if (f.status) {
+    filters.push('#s = :s');
+    names['#s'] = 'status';
+    values[':s'] = f.status;
+  }
+  if (f.type) {
+    filters.push('eventType = :t');
+    values[':t'] = f.type;
+  }
+  return queryAll<DeliveryItem>(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    },
+    maxItems,
+  );
 }

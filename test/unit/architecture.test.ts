@@ -126,6 +126,11 @@ describe('persistence boundary', () => {
     expect(writers(entry)).toEqual(['functions/workers/webhook-delivery.ts']);
   });
 
+  it('handlers under api/ write no DynamoDB expression (queries and conditions live in the feature)', () => {
+    const handlers = fns.filter((f) => rel(f).startsWith('functions/api/'));
+    expect(handlers.filter((f) => /\b(KeyConditionExpression|UpdateExpression|ConditionExpression|FilterExpression)\b/.test(code(f))).map(rel)).toEqual([]);
+  });
+
   it('read modules (views.ts) only read', () => {
     const views = fns.filter((f) => f.endsWith('/views.ts'));
     expect(views.length).toBeGreaterThan(0);
