@@ -163,7 +163,7 @@ describe('SDK client against the local stack', () => {
         await new Promise((ok) => setTimeout(ok, 10));
       }
       release();
-      const [a, b] = await Promise.all([first, second]);
+      const [a, b] = await within(Promise.all([first, second]), 20_000, 'the calls did not finish');
       expect(a.response.status).toBe(201);
       expect(b.response.status).toBe(201);
       expect(b.response.headers.get('idempotent-replayed')).toBe('true');
@@ -196,7 +196,11 @@ describe('SDK client against the local stack', () => {
       const body = participantBody('bank');
       const first = operator.POST('/v1/operator/participants', { body, headers: { 'Idempotency-Key': 'parallel-2' } });
       await within(holding, 10_000, 'the first call never stored its answer');
-      const second = await operator.POST('/v1/operator/participants', { body, headers: { 'Idempotency-Key': 'parallel-2' } });
+      const second = await within(
+        operator.POST('/v1/operator/participants', { body, headers: { 'Idempotency-Key': 'parallel-2' } }),
+        10_000,
+        'the second call did not answer while the first was held',
+      );
       expect(second.response.status).toBe(409);
       expect(second.error).toMatchObject({ statusCode: 409, success: false, message: IN_PROGRESS_MESSAGE });
       release();
@@ -219,7 +223,7 @@ describe('SDK client against the local stack', () => {
       return next(args);
     });
     try {
-      const created = await operator.POST('/v1/operator/participants', { body: participantBody('merchant') });
+      const created = await within(operator.POST('/v1/operator/participants', { body: participantBody('merchant') }), 20_000, 'no answer');
       expect(created.response.status).toBe(201);
       expect(rec.seen.map((s) => s.status)).toEqual([500, 201]);
       expect(rec.seen[1]!.replayed).toBeNull(); // the 500 released the key: the retry ran the creation once
