@@ -7,6 +7,7 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifySignature } from '../../functions/events/signing';
+import { verifyWebhook, WebhookVerificationError as SdkVerificationError } from '../../sdk/src/index';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver';
 
@@ -35,6 +36,20 @@ async function sendTest(who: Who, endpointId: string) {
   const r = await t.call('POST', `/v1/webhooks/endpoints/${endpointId}/test`, { key: who.apiKey });
   expect(r.status, JSON.stringify(r.body)).toBe(202);
   return r.body.data as { eventId: string; deliveryId: string };
+}
+
+const LEGACY = ['x-webhook-id', 'x-webhook-timestamp', 'x-webhook-signature'];
+const STANDARD = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+const only = (req: ReceivedRequest, names: string[]) => Object.fromEntries(Object.entries(req.headers).filter(([k]) => names.includes(k)));
+
+/** The SDK's verifyWebhook on one scheme's headers of a received request: the event, or the error's code. */
+function sdkVerify(secret: string, req: ReceivedRequest, names: string[], now?: number): unknown {
+  try {
+    return verifyWebhook(req.body, only(req, names), secret, { toleranceSeconds: 300, now });
+  } catch (e) {
+    if (e instanceof SdkVerificationError) return e.code;
+    throw e;
+  }
 }
 
 /** What a receiver's handler does with the library: the parsed event, or the library's error. */
@@ -98,6 +113,11 @@ describe('Standard Webhooks headers', () => {
     expect(values[1]).toBe(new Webhook(ep.secret).sign(req!.headers['webhook-id']!, new Date(Number(req!.headers['webhook-timestamp']) * 1000), req!.body));
     expect(verify(newSecret, req!)).toMatchObject({ type: 'webhook.test' });
     expect(verify(ep.secret, req!)).toMatchObject({ type: 'webhook.test' });
+    // the SDK's verifyWebhook too, under each scheme alone
+    for (const names of [STANDARD, LEGACY]) {
+      expect(sdkVerify(newSecret, req!, names)).toMatchObject({ type: 'webhook.test' });
+      expect(sdkVerify(ep.secret, req!, names)).toMatchObject({ type: 'webhook.test' });
+    }
 
     // rotating again drops the oldest: it no longer verifies
     const rot2 = await t.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, { key: m.apiKey });
@@ -109,7 +129,7 @@ describe('Standard Webhooks headers', () => {
     expect(() => verify(ep.secret, reqs[1]!)).toThrow('No matching signature found');
   });
 
-  it('a delivery replayed later than the tolerance (5 min) is refused as too old; one from the future as too new', async () => {
+  it('a delivery replayed later than the tolerance (5 min) is refused as too old, one from the future as too new (the library and verifyWebhook)', async () => {
     const m = await t.participant('merchant');
     const ep = await endpoint(m);
     await sendTest(m, ep.id);
@@ -122,6 +142,12 @@ describe('Standard Webhooks headers', () => {
       expect(() => verify(ep.secret, req!)).toThrow('Message timestamp too new');
       vi.setSystemTime(sentAt + 299_000);
       expect(verify(ep.secret, req!)).toMatchObject({ type: 'webhook.test' });
+      // verifyWebhook (SDK) refuses it the same way, under each scheme
+      for (const names of [STANDARD, LEGACY]) {
+        expect(sdkVerify(ep.secret, req!, names, sentAt + 301_000)).toBe('timestamp_too_old');
+        expect(sdkVerify(ep.secret, req!, names, sentAt - 301_000)).toBe('timestamp_too_new');
+        expect(sdkVerify(ep.secret, req!, names, sentAt + 299_000)).toMatchObject({ type: 'webhook.test' });
+      }
     } finally {
       vi.useRealTimers();
     }
