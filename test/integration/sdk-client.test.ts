@@ -74,6 +74,25 @@ const isIdemSettle = (command: string | undefined, input: Record<string, unknown
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
   Promise.race([p, new Promise<never>((_, no) => setTimeout(() => no(new Error(what)), ms))]);
 
+/**
+ * Holds the next "store the answer for this Idempotency-Key" write until `release()`, so a
+ * request with the same key meets the record in progress. `holding` resolves once it holds.
+ */
+function holdIdempotencySettle() {
+  let held!: () => void;
+  const holding = new Promise<void>((ok) => (held = ok));
+  let release!: () => void;
+  const released = new Promise<void>((ok) => (release = ok));
+  const remove = onDynamo('sdkTestHoldIdemSettle', (next, context) => async (args) => {
+    if (isIdemSettle(context.commandName, args.input)) {
+      held();
+      await released;
+    }
+    return next(args);
+  });
+  return { holding, release, remove };
+}
+
 let n = 0;
 const participantBody = (type: 'merchant' | 'bank' | 'provider', extra: Record<string, unknown> = {}) => {
   n++;
@@ -141,17 +160,7 @@ describe('SDK client against the local stack', () => {
     const rec = recorder();
     const operator = createClient({ baseUrl: t.url, apiKey: t.operatorKey, fetch: rec.fetch, retry: { maxRetries: 6, baseDelayMs: 100 } });
     // Hold the first call's "store the answer" write until the second call has been refused as in progress.
-    let held!: () => void;
-    const holding = new Promise<void>((ok) => (held = ok));
-    let release!: () => void;
-    const released = new Promise<void>((ok) => (release = ok));
-    const remove = onDynamo('sdkTestHoldIdemSettle', (next, context) => async (args) => {
-      if (isIdemSettle(context.commandName, args.input)) {
-        held();
-        await released;
-      }
-      return next(args);
-    });
+    const { holding, release, remove } = holdIdempotencySettle();
     try {
       const body = participantBody('bank');
       const first = operator.POST('/v1/operator/participants', { body, headers: { 'Idempotency-Key': 'parallel-1' } });
@@ -181,17 +190,7 @@ describe('SDK client against the local stack', () => {
 
   it('without retries the in-progress 409 is returned as is', async () => {
     const operator = createClient({ baseUrl: t.url, apiKey: t.operatorKey, retry: false });
-    let release!: () => void;
-    const released = new Promise<void>((ok) => (release = ok));
-    let held!: () => void;
-    const holding = new Promise<void>((ok) => (held = ok));
-    const remove = onDynamo('sdkTestHoldIdemSettle2', (next, context) => async (args) => {
-      if (isIdemSettle(context.commandName, args.input)) {
-        held();
-        await released;
-      }
-      return next(args);
-    });
+    const { holding, release, remove } = holdIdempotencySettle();
     try {
       const body = participantBody('bank');
       const first = operator.POST('/v1/operator/participants', { body, headers: { 'Idempotency-Key': 'parallel-2' } });
