@@ -1,14 +1,14 @@
 /**
  * `npm run demo`: the whole story on a local stack of its own (DynamoDB Local, the SQS
  * emulator, the API server, pollers and a 500 ms tick), with readable step-by-step output.
- * Every webhook received is printed with its verified signature. Exits non-zero if any
- * step does not behave as expected.
+ * Every API call goes through the SDK (sdk/: typed client, automatic Idempotency-Key,
+ * retries), and every webhook received is verified with the SDK's verifyWebhook before it
+ * is printed. Exits non-zero if any step does not behave as expected.
  *
  * A real-style bank is driven by the demo itself from its own webhook receiver: it answers
  * billing.intent with approve_recurring and limits, and authorizes every billing.request.
  * A second merchant integrates against the sandbox's simulated bank alone.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApp, type LocalApp } from '../local/app';
@@ -16,6 +16,7 @@ import { startDynamo, startSqs, type RunningService } from '../local/services';
 import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
 import { dlqReplay } from '../ops/commands/dlq';
+import { createClient, verifyWebhook, WebhookVerificationError, type IdpayClient, type operations } from '../sdk/src/index';
 
 const c = {
   bold: (s: string) => `\x1b[1m${s}\x1b[0m`,
@@ -58,16 +59,17 @@ class Receiver {
           console.log(c.dim(`   ← ${this.name} receiver answered 500 (failing on purpose)`));
           return;
         }
-        const signature = String(req.headers['x-webhook-signature'] ?? '');
-        const expected = createHmac('sha256', this.secret).update(body).digest('hex');
-        const ok = signature.split(',').some((s) => s.length === expected.length && timingSafeEqual(Buffer.from(s), Buffer.from(expected)));
-        const event = JSON.parse(body) as Event;
-        console.log(
-          `   ${c.cyan('⇢ webhook')} to ${this.name}: ${c.bold(event.type)} ${c.dim(event.id)} ` +
-            (ok ? c.green('signature verified ✓') : c.red('SIGNATURE MISMATCH ✗')),
-        );
-        res.writeHead(ok ? 200 : 401).end();
-        if (!ok) return;
+        let event: Event;
+        try {
+          event = verifyWebhook(body, req.headers, this.secret) as Event;
+        } catch (e) {
+          if (!(e instanceof WebhookVerificationError)) throw e;
+          console.log(`   ${c.cyan('⇢ webhook')} to ${this.name}: ${c.red(`SIGNATURE MISMATCH ✗ (${e.code})`)}`);
+          res.writeHead(401).end();
+          return;
+        }
+        console.log(`   ${c.cyan('⇢ webhook')} to ${this.name}: ${c.bold(event.type)} ${c.dim(event.id)} ${c.green('signature verified ✓')}`);
+        res.writeHead(200).end();
         if (!this.events.some((e) => e.id === event.id)) this.events.push(event);
         void this.onEvent?.(event).catch((e) => console.error(c.red(`   ${this.name} handler failed: ${(e as Error).message}`)));
       });
@@ -123,30 +125,29 @@ async function main() {
     const base = app.url;
     info(`API at ${base}`);
 
-    const call = async (method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(base + path, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-      });
-      const json = (await res.json()) as any;
-      return { status: res.status, body: json };
+    // One SDK client per API key (a provider acting for a merchant would add `entityId`).
+    const clients = new Map<string, IdpayClient>();
+    const api = (key: string) => {
+      if (!clients.has(key)) clients.set(key, createClient({ baseUrl: base, apiKey: key }));
+      return clients.get(key)!;
     };
-    const expectStatus = async (p: Promise<{ status: number; body: any }>, status: number, what: string) => {
+    /** The answer's body when its status is the expected one (the SDK types `data`/`error` from the document). */
+    const expectStatus = async (p: Promise<{ response: Response; data?: unknown; error?: unknown }>, status: number, what: string): Promise<any> => {
       const r = await p;
-      if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body;
+      const body = r.data ?? r.error;
+      if (r.response.status !== status) throw new Error(`${what}: expected ${status}, got ${r.response.status} ${JSON.stringify(body)}`);
+      return body;
     };
-    const participant = async (body: Record<string, unknown>) =>
-      (await expectStatus(call('POST', '/v1/operator/participants', operatorKey, body), 201, `create ${body.type}`)).data as {
+    const participant = async (body: operations['operatorCreateParticipant']['requestBody']['content']['application/json']) =>
+      (await expectStatus(api(operatorKey).POST('/v1/operator/participants', { body }), 201, `create ${body.type}`)).data as {
         id: string;
         apiKey: string;
       };
-    const receiver = async (name: string, key: string, headers: Record<string, string> = {}) => {
+    const receiver = async (name: string, key: string) => {
       const r = new Receiver(name);
       await r.start();
       receivers.push(r);
-      const ep = await expectStatus(call('POST', '/v1/webhooks/endpoints', key, { url: r.url }, headers), 201, 'webhook endpoint');
+      const ep = await expectStatus(api(key).POST('/v1/webhooks/endpoints', { body: { url: r.url } }), 201, 'webhook endpoint');
       r.secret = ep.data.secret;
       return r;
     };
@@ -162,9 +163,9 @@ async function main() {
       bankAccount: { bankName: 'Lagos Community Bank', accountNumber: '0123456789', accountName: 'Mama Put Kitchen Ltd' },
     });
     info(`bank ${bank.id}, provider ${provider.id}, merchant ${merchant.id} (API keys shown once, kept by the demo)`);
-    await expectStatus(call('PATCH', `/v1/operator/providers/${provider.id}`, operatorKey, { maxTrustLevel: 'premium' }), 200, 'maxTrustLevel');
+    await expectStatus(api(operatorKey).PATCH('/v1/operator/providers/{id}', { params: { path: { id: provider.id } }, body: { maxTrustLevel: 'premium' } }), 200, 'maxTrustLevel');
     const trust = await expectStatus(
-      call('PATCH', '/v1/provider/merchant/trust', provider.apiKey, { entityId: merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true }),
+      api(provider.apiKey).PATCH('/v1/provider/merchant/trust', { body: { entityId: merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true } }),
       200,
       'trust',
     );
@@ -182,7 +183,8 @@ async function main() {
       if (e.type === 'billing.intent') {
         info(c.dim(`   bank asks customer ${e.data.customerId} … customer approves recurring billing`));
         await expectStatus(
-          call('POST', '/v1/billing/intent-response', bank.apiKey, {
+          api(bank.apiKey).POST('/v1/billing/intent-response', {
+            body: {
             intentId: e.data.intentId,
             customerId: e.data.customerId,
             entityId: e.data.entityId,
@@ -190,6 +192,7 @@ async function main() {
             customerDecision: 'approve_recurring',
             spendingLimits: limits,
             blockMerchant: false,
+            },
           }),
           200,
           'intent-response',
@@ -198,10 +201,12 @@ async function main() {
       if (e.type === 'billing.request') {
         info(c.dim(`   bank debits the customer's account for NGN ${e.data.amount} and authorizes`));
         await expectStatus(
-          call('POST', '/v1/billing/bank-response', bank.apiKey, {
+          api(bank.apiKey).POST('/v1/billing/bank-response', {
+            body: {
             billingRequestId: e.data.billingRequestId,
             action: 'approve_recurring',
             bankTransactionId: `LCB-${randomToken(8)}`,
+            },
           }),
           200,
           'bank-response',
@@ -211,33 +216,35 @@ async function main() {
 
     step('The bank onboards customers in a batch (one row is invalid, one a duplicate)');
     const batch = await expectStatus(
-      call('POST', '/v1/bank/customers', bank.apiKey, {
+      api(bank.apiKey).POST('/v1/bank/customers', {
+        body: {
         customers: [
           { clientRef: 'C-001', firstname: 'Ada', lastname: 'Obi', email: 'ada.obi@example.com', country: 'NG', accountNumber: '1000000001', reference: 'R-001' },
           { clientRef: 'C-002', firstname: 'Tunde', lastname: 'Bello', email: 'tunde@example.com', country: 'NG', accountNumber: '1000000002', reference: 'R-002' },
           { clientRef: 'C-003', firstname: 'Bad', lastname: 'Row', email: 'not-an-email', country: 'NG', accountNumber: '12', reference: 'R-003' },
           { clientRef: 'C-001', firstname: 'Ada', lastname: 'Again', email: 'ada2@example.com', country: 'NG', accountNumber: '1000000009', reference: 'R-009' },
         ],
+        },
       }),
       201,
       'customer batch',
     );
     info(`batch ${batch.data.batchId}: ${JSON.stringify(batch.data.summary)}`);
     check(batch.data.summary.successful === 2 && batch.data.summary.duplicates === 1 && batch.data.summary.invalidData === 1, 'batch counts');
-    const [adaId] = batch.data.data.customerIds as string[];
-    await expectStatus(call('POST', '/v1/bank/customer/device/link', bank.apiKey, { customerId: adaId, deviceId: 'face-7f3a9c', phrase: 'blue kettle' }), 200, 'device link');
+    const adaId = batch.data.data.customerIds[0] as string;
+    await expectStatus(api(bank.apiKey).POST('/v1/bank/customer/device/link', { body: { customerId: adaId, deviceId: 'face-7f3a9c', phrase: 'blue kettle' } }), 200, 'device link');
     info(`device face-7f3a9c linked to customer ${adaId}`);
 
     step('The merchant finds the customer by device and by email');
-    const byDevice = await expectStatus(call('POST', '/v1/customer/device/lookup', merchant.apiKey, { deviceId: 'face-7f3a9c' }), 200, 'device lookup');
-    const byEmail = await expectStatus(call('GET', '/v1/customer/banks?email=ADA.OBI@example.com', merchant.apiKey), 200, 'email lookup');
+    const byDevice = await expectStatus(api(merchant.apiKey).POST('/v1/customer/device/lookup', { body: { deviceId: 'face-7f3a9c' } }), 200, 'device lookup');
+    const byEmail = await expectStatus(api(merchant.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'ADA.OBI@example.com' } } }), 200, 'email lookup');
     info(`device lookup → ${byDevice.data.lookupPhrase}`);
     info(`email lookup → ${JSON.stringify(byEmail.data.banks)}`);
     const lookupPhrase = byDevice.data.lookupPhrase as string;
 
     step('The merchant sends a billing intent; the bank answers approve_recurring with limits');
     const intent = await expectStatus(
-      call('POST', '/v1/billing/intent', merchant.apiKey, { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Lunch subscription' }),
+      api(merchant.apiKey).POST('/v1/billing/intent', { body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Lunch subscription' } }),
       200,
       'intent',
     );
@@ -251,9 +258,7 @@ async function main() {
 
     step('The merchant bills NGN 2,500; the bank authorizes');
     const billed = await expectStatus(
-      call('POST', '/v1/customer/bill', merchant.apiKey, { agreementPhrases: [agreementPhrase], amount: 2500, currency: 'NGN', description: 'Lunch, week 1' }, {
-        'idempotency-key': `bill-${randomToken(8)}`,
-      }),
+      api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 2500, currency: 'NGN', description: 'Lunch, week 1' } }),
       201,
       'bill',
     );
@@ -264,13 +269,14 @@ async function main() {
     check(paid.data.status === 'succeeded', 'the bill succeeded');
 
     step('A bill above the customer\'s single limit is refused before the bank is asked');
-    const over = await call('POST', '/v1/customer/bill', merchant.apiKey, { agreementPhrases: [agreementPhrase], amount: 60_000, currency: 'NGN', description: 'Too much' });
-    info(`${over.status} ${over.body[0].message}`);
-    check(over.status === 403, 'limits refusal');
+    const over = await api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 60_000, currency: 'NGN', description: 'Too much' } });
+    info(`${over.response.status} ${(over.error as any)[0].message}`);
+    check(over.response.status === 403, 'limits refusal');
 
     step('A monthly recurring schedule runs twice');
     const schedule = await expectStatus(
-      call('POST', '/v1/billing/recurring/create', merchant.apiKey, {
+      api(merchant.apiKey).POST('/v1/billing/recurring/create', {
+        body: {
         customerId: adaId,
         agreementPhrase,
         amount: 1000,
@@ -279,6 +285,7 @@ async function main() {
         startDate: new Date().toISOString(),
         maxBillings: 12,
         description: 'Lunch plan',
+        },
       }),
       201,
       'recurring create',
@@ -290,47 +297,47 @@ async function main() {
     const waitTotal = async (n: number) => {
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const s = await expectStatus(call('GET', `/v1/recurring/${scheduleId}`, merchant.apiKey), 200, 'schedule read');
+        const s = await expectStatus(api(merchant.apiKey).GET('/v1/recurring/{scheduleId}', { params: { path: { scheduleId } } }), 200, 'schedule read');
         if (s.data.totalBillings >= n && s.data.status === 'active') return s.data;
         if (Date.now() > deadline) throw new Error(`schedule did not reach ${n} billings: ${JSON.stringify(s.data)}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     };
     await waitTotal(1);
-    await expectStatus(call('POST', `/v1/sandbox/recurring/${scheduleId}/run`, merchant.apiKey), 200, 'run now');
+    await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/recurring/{scheduleId}/run', { params: { path: { scheduleId } } }), 200, 'run now');
     info('sandbox helper: next run due now');
     const after2 = await waitTotal(2);
     info(`totalBillings ${after2.totalBillings}, next billing ${after2.nextBillingDate}`);
 
     step('Settle what is due, then bill once more (so funds are both settled and unsettled)');
-    const settled = await expectStatus(call('POST', '/v1/sandbox/settlements/run', merchant.apiKey), 200, 'settle');
+    const settled = await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/settlements/run'), 200, 'settle');
     info(`settlement: ${JSON.stringify(settled.data)}`);
     await merchantRx.waitFor('settlement.completed');
     const billed2 = await expectStatus(
-      call('POST', '/v1/customer/bill', merchant.apiKey, { agreementPhrases: [agreementPhrase], amount: 4000, currency: 'NGN', description: 'Catering' }),
+      api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 4000, currency: 'NGN', description: 'Catering' } }),
       201,
       'bill 2',
     );
     await merchantRx.waitFor('billing.response', (e) => e.data.reference === billed2[0].reference);
 
     step('A refund of NGN 500 on the first bill completes');
-    const refund = await expectStatus(call('POST', '/v1/refunds/initiate', merchant.apiKey, { reference, amount: 500, reason: 'Missing drink' }), 201, 'refund');
+    const refund = await expectStatus(api(merchant.apiKey).POST('/v1/refunds/initiate', { body: { reference, amount: 500, reason: 'Missing drink' } }), 201, 'refund');
     info(`refund ${refund.data.refundId}: ${refund.data.status}, expected by ${refund.data.expectedBy}`);
     await bankRx.waitFor('refund.requested');
-    await expectStatus(call('POST', `/v1/sandbox/refunds/${refund.data.refundId}/complete`, merchant.apiKey), 200, 'refund complete');
+    await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/refunds/{refundId}/complete', { params: { path: { refundId: refund.data.refundId } } }), 200, 'refund complete');
     await merchantRx.waitFor('refund.updated', (e) => e.data.status === 'completed');
-    const tx = await expectStatus(call('GET', `/v1/transaction-details?reference=${reference}`, merchant.apiKey), 200, 'details');
+    const tx = await expectStatus(api(merchant.apiKey).GET('/v1/transaction-details', { params: { query: { reference } } }), 200, 'details');
     info(`transaction ${reference}: ${tx.data.status}, refunded ${tx.data.refundedAmount} of ${tx.data.amount}`);
 
     step('A webhook that failed is replayed from the DLQ');
     merchantRx.failing = true;
-    const test = await expectStatus(call('GET', '/v1/webhooks/endpoints', merchant.apiKey), 200, 'endpoints');
+    const test = await expectStatus(api(merchant.apiKey).GET('/v1/webhooks/endpoints'), 200, 'endpoints');
     const endpointId = test.data.endpoints[0].id as string;
-    await expectStatus(call('POST', `/v1/webhooks/endpoints/${endpointId}/test`, merchant.apiKey), 202, 'test event');
+    await expectStatus(api(merchant.apiKey).POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: endpointId } } }), 202, 'test event');
     const failedDeadline = Date.now() + 30_000;
     let failed: any;
     while (!failed) {
-      const d = await expectStatus(call('GET', '/v1/webhooks/deliveries?status=failed', merchant.apiKey), 200, 'deliveries');
+      const d = await expectStatus(api(merchant.apiKey).GET('/v1/webhooks/deliveries', { params: { query: { status: 'failed' } } }), 200, 'deliveries');
       failed = d.data.deliveries.find((x: any) => x.eventType === 'webhook.test');
       if (!failed && Date.now() > failedDeadline) throw new Error('the test delivery did not fail');
       if (!failed) await new Promise((r) => setTimeout(r, 300));
@@ -345,15 +352,15 @@ async function main() {
     const simBank = await participant({ type: 'bank', name: 'Sandbox Bank', email: 'sim@bank.example', simulated: true });
     const shop2 = await participant({ type: 'merchant', name: 'Corner Shop', email: 'corner@shop.example' });
     const shopRx = await receiver('merchant 2', shop2.apiKey);
-    const magic = await expectStatus(call('GET', '/v1/sandbox/customers', shop2.apiKey), 200, 'sandbox customers');
+    const magic = await expectStatus(api(shop2.apiKey).GET('/v1/sandbox/customers'), 200, 'sandbox customers');
     info(`${magic.data.customers.length} magic customers, e.g. ${magic.data.customers.slice(0, 3).map((x: any) => x.email).join(', ')}`);
-    const banks = await expectStatus(call('GET', '/v1/customer/banks?email=approve.once@sandbox.idpay.test', shop2.apiKey), 200, 'lookup');
+    const banks = await expectStatus(api(shop2.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'approve.once@sandbox.idpay.test' } } }), 200, 'lookup');
     const simPhrase = banks.data.banks.find((b: any) => b.bankId === simBank.id).lookupPhrase as string;
-    await expectStatus(call('POST', '/v1/billing/intent', shop2.apiKey, { lookupPhrases: [simPhrase], currency: 'NGN', description: 'Groceries' }), 200, 'intent 2');
+    await expectStatus(api(shop2.apiKey).POST('/v1/billing/intent', { body: { lookupPhrases: [simPhrase], currency: 'NGN', description: 'Groceries' } }), 200, 'intent 2');
     const simDecision = await shopRx.waitFor('billing.intent.response');
     info(`simulated bank answered ${simDecision.data.decision}`);
     const simBill = await expectStatus(
-      call('POST', '/v1/customer/bill', shop2.apiKey, { agreementPhrases: [simDecision.data.agreementPhrase], amount: 750, currency: 'NGN', description: 'Basket' }),
+      api(shop2.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [simDecision.data.agreementPhrase], amount: 750, currency: 'NGN', description: 'Basket' } }),
       201,
       'bill 3',
     );
@@ -361,7 +368,7 @@ async function main() {
     info(`billing.response: ${simPaid.data.status} (the simulated customer approved)`);
 
     step('The merchant\'s balance: settled and unsettled funds');
-    const balance = await expectStatus(call('GET', '/v1/balance/details', merchant.apiKey), 200, 'balance');
+    const balance = await expectStatus(api(merchant.apiKey).GET('/v1/balance/details'), 200, 'balance');
     const b = balance.data;
     info(`total NGN ${b.totalBalance} = settled ${b.settledBalance} + unsettled ${b.unsettledBalance}`);
     info(`next settlement: NGN ${b.nextSettlement.amount} on ${b.nextSettlement.date}`);

@@ -1,11 +1,18 @@
 /**
- * Webhook signatures (spec, Authentication 3; DESIGN 6.6): `X-Webhook-Signature` is the
- * lowercase hex HMAC-SHA256 of the raw request body, keyed with the endpoint's secret (the
- * whole secret string, `whsec_...`, as UTF-8 bytes).
+ * Webhook signatures, two schemes on every delivery (docs/webhooks.md):
  *
- * During a rotation overlap the header carries one signature per valid secret, comma
- * separated, the current secret's first: `<hex(new)>,<hex(old)>`. Outside an overlap it is
- * exactly one hex string. A receiver accepts the request when any listed value matches.
+ * - DESIGN 6.6 (spec, Authentication 3): `X-Webhook-Signature` is the lowercase hex
+ *   HMAC-SHA256 of the raw request body, keyed with the endpoint's secret (the whole secret
+ *   string, `whsec_...`, as UTF-8 bytes). During a rotation overlap the header carries one
+ *   signature per valid secret, comma separated, the current secret's first:
+ *   `<hex(new)>,<hex(old)>`. Outside an overlap it is exactly one hex string.
+ * - Standard Webhooks (DESIGN 8.2, standardwebhooks.com): `webhook-id`, `webhook-timestamp`
+ *   and `webhook-signature` = space-separated `v1,<base64 HMAC-SHA256(key,
+ *   "<id>.<timestamp>.<raw body>")>`, key = the base64-decoded part of the secret after
+ *   `whsec_`; one value per valid secret, in the same order. The timestamp is signed, so a
+ *   receiver can refuse a replayed old delivery.
+ *
+ * A receiver accepts the request when any listed value matches.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../domain/ids';
@@ -28,13 +35,46 @@ export interface SigningSecrets {
   previousExpiresAt?: string;
 }
 
-/** The header value for one attempt at `nowMs`. */
+/** The secrets that sign an attempt at `nowMs`: the current one, then the previous one during its overlap. */
+export function validSecrets(secrets: SigningSecrets, nowMs: number): string[] {
+  const valid = [secrets.current];
+  if (secrets.previous && secrets.previousExpiresAt && Date.parse(secrets.previousExpiresAt) > nowMs) valid.push(secrets.previous);
+  return valid;
+}
+
+/** The `X-Webhook-Signature` value for one attempt at `nowMs`. */
 export function signatureHeader(rawBody: string, secrets: SigningSecrets, nowMs: number): string {
-  const values = [sign(secrets.current, rawBody)];
-  if (secrets.previous && secrets.previousExpiresAt && Date.parse(secrets.previousExpiresAt) > nowMs) {
-    values.push(sign(secrets.previous, rawBody));
-  }
-  return values.join(',');
+  return validSecrets(secrets, nowMs)
+    .map((s) => sign(s, rawBody))
+    .join(',');
+}
+
+/** Standard Webhooks' HMAC key: the base64-decoded part of the secret after `whsec_`. */
+export function standardKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+}
+
+/** One Standard Webhooks signature: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`. */
+export function signStandard(secret: string, webhookId: string, timestampSeconds: string, rawBody: string): string {
+  const mac = createHmac('sha256', standardKey(secret)).update(`${webhookId}.${timestampSeconds}.${rawBody}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}
+
+/**
+ * Every signing header of one attempt at `nowMs` of event `eventId` with body `rawBody`:
+ * 6.6's three and Standard Webhooks' three (the same id and timestamp under both names).
+ */
+export function webhookHeaders(eventId: string, rawBody: string, secrets: SigningSecrets, nowMs: number): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const valid = validSecrets(secrets, nowMs);
+  return {
+    'X-Webhook-Id': eventId,
+    'X-Webhook-Timestamp': timestamp,
+    'X-Webhook-Signature': signatureHeader(rawBody, secrets, nowMs),
+    'webhook-id': eventId,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': valid.map((s) => signStandard(s, eventId, timestamp, rawBody)).join(' '),
+  };
 }
 
 /** What a receiver does (docs/webhooks.md): does any value of the header match `secret`? */

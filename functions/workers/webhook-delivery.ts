@@ -39,7 +39,7 @@ import {
   type DeliveryMessage,
 } from '../webhooks/deliveries';
 import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from '../webhooks/endpoints';
-import { signatureHeader } from '../events/signing';
+import { webhookHeaders } from '../events/signing';
 import { postWebhook } from '../webhooks/transport';
 
 type Outcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
@@ -309,9 +309,7 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
     headers: {
       'Content-Type': 'application/json',
       'User-Agent': 'idpay-webhooks/1.0',
-      'X-Webhook-Id': ev.id,
-      'X-Webhook-Timestamp': String(Math.floor(startedMs / 1000)),
-      'X-Webhook-Signature': signatureHeader(ev.body, secrets, startedMs),
+      ...webhookHeaders(ev.id, ev.body, secrets, startedMs),
     },
   });
   const nowMs = Date.now();

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { newSecret, sign, signatureHeader, verifySignature } from '../../functions/events/signing';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it, vi } from 'vitest';
+import { newSecret, sign, signatureHeader, signStandard, standardKey, verifySignature, webhookHeaders } from '../../functions/events/signing';
 
 const body = JSON.stringify({ id: 'evt_1', type: 'webhook.test', createdAt: '2026-11-02T10:00:00.000Z', data: { a: 'é' } });
 
@@ -46,5 +47,56 @@ describe('webhook signatures', () => {
     const secrets = new Set(Array.from({ length: 100 }, newSecret));
     expect(secrets.size).toBe(100);
     for (const s of secrets) expect(s).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
+  });
+});
+
+describe('Standard Webhooks headers (DESIGN 8.2)', () => {
+  const now = Date.parse('2026-11-02T10:00:00.400Z');
+  const ts = String(Math.floor(now / 1000));
+
+  it('the key is the base64-decoded part after whsec_; the signature is v1,<base64 HMAC of "id.timestamp.body">', () => {
+    const secret = `whsec_${Buffer.from('a 24-byte key for tests', 'utf8').toString('base64')}`;
+    const mac = createHmac('sha256', Buffer.from('a 24-byte key for tests', 'utf8')).update(`evt_1.${ts}.${body}`, 'utf8').digest('base64');
+    expect(standardKey(secret).toString('utf8')).toBe('a 24-byte key for tests');
+    expect(signStandard(secret, 'evt_1', ts, body)).toBe(`v1,${mac}`);
+  });
+
+  it('agrees with the standardwebhooks library for real secrets (40 base62 characters decode as base64)', () => {
+    for (let i = 0; i < 50; i++) {
+      const secret = newSecret();
+      expect(signStandard(secret, 'evt_1', ts, body)).toBe(new Webhook(secret).sign('evt_1', new Date(now), body));
+    }
+  });
+
+  it('webhookHeaders: 6.6 and Standard Webhooks side by side, same id and timestamp', () => {
+    const h = webhookHeaders('evt_1', body, { current: 'whsec_new' }, now);
+    expect(h).toEqual({
+      'X-Webhook-Id': 'evt_1',
+      'X-Webhook-Timestamp': ts,
+      'X-Webhook-Signature': sign('whsec_new', body),
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': ts,
+      'webhook-signature': signStandard('whsec_new', 'evt_1', ts, body),
+    });
+    // an expired previous secret signs under neither scheme
+    const expired = webhookHeaders('evt_1', body, { current: 'whsec_new', previous: 'whsec_old', previousExpiresAt: '2026-11-02T09:59:59Z' }, now);
+    expect(expired['webhook-signature']).toBe(signStandard('whsec_new', 'evt_1', ts, body));
+  });
+
+  it('during a rotation overlap: one value per valid secret, space separated, the current first; the library verifies either', () => {
+    const current = newSecret();
+    const previous = newSecret();
+    const h = webhookHeaders('evt_1', body, { current, previous, previousExpiresAt: '2026-11-03T10:00:00Z' }, now);
+    expect(h['webhook-signature']).toBe(`${signStandard(current, 'evt_1', ts, body)} ${signStandard(previous, 'evt_1', ts, body)}`);
+    expect(h['X-Webhook-Signature']).toBe(`${sign(current, body)},${sign(previous, body)}`);
+    vi.useFakeTimers({ now, toFake: ['Date'] });
+    try {
+      expect(new Webhook(current).verify(body, h)).toEqual(JSON.parse(body));
+      expect(new Webhook(previous).verify(body, h)).toEqual(JSON.parse(body));
+      expect(() => new Webhook(newSecret()).verify(body, h)).toThrow('No matching signature found');
+      expect(() => new Webhook(current).verify(`${body} `, h)).toThrow('No matching signature found');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

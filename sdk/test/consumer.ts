@@ -1,0 +1,70 @@
+/**
+ * An integrator's program, compiled under `tsc --strict` against the packed @idpay/sdk
+ * installed from its tarball in an empty folder (test/integration/sdk-package.test.ts); it is
+ * outside the repository's typecheck, as it compiles only against the installed package. It
+ * creates a merchant as the operator, registers a webhook endpoint on its own HTTP server,
+ * asks for a test event, and verifies the delivery with verifyWebhook. Prints one JSON line.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventOf } from '@idpay/sdk';
+
+const baseUrl = process.env.IDPAY_URL!;
+const operator = createClient({ baseUrl, apiKey: process.env.IDPAY_OPERATOR_KEY! });
+
+async function main() {
+  const created = await operator.POST('/v1/operator/participants', {
+    body: { type: 'merchant', name: 'Consumer Shop', email: `consumer-${Date.now()}@example.com` },
+  });
+  if (created.error) throw new Error(`create: ${created.error.message}`);
+  const status: number = created.data.statusCode;
+  const merchant = created.data.data as { id: string; apiKey: string };
+
+  // The types are the document's: a wrong path, method or body does not compile.
+  // @ts-expect-error unknown path
+  void operator.GET('/v1/no-such-path');
+  // @ts-expect-error `type` must be bank | merchant | provider
+  void operator.POST('/v1/operator/participants', { body: { type: 'shop', name: 'x', email: 'x@example.com' } });
+
+  const received: Promise<WebhookEvent> = new Promise((resolve, reject) => {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          const event = verifyWebhook(Buffer.concat(chunks), req.headers, secret, { toleranceSeconds: 300 });
+          res.writeHead(200).end();
+          server.close();
+          resolve(event);
+        } catch (e) {
+          res.writeHead(e instanceof WebhookVerificationError ? 400 : 500).end();
+          server.close();
+          reject(e);
+        }
+      });
+    });
+    server.listen(0, '127.0.0.1', () => void register(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`).catch(reject));
+  });
+
+  let secret = '';
+  const idpay = createClient({ baseUrl, apiKey: merchant.apiKey });
+  async function register(url: string) {
+    const ep = await idpay.POST('/v1/webhooks/endpoints', { body: { url, events: ['webhook.test'] } });
+    if (ep.error) throw new Error(`endpoint: ${ep.error.message}`);
+    const endpoint = ep.data.data as { id: string; secret: string };
+    secret = endpoint.secret;
+    const test = await idpay.POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: endpoint.id } } });
+    if (test.error) throw new Error(`test: ${test.error.message}`);
+  }
+
+  const event = await received;
+  if (event.type !== 'webhook.test') throw new Error(`unexpected ${event.type}`);
+  const test: WebhookEventOf<'webhook.test'> = event;
+  const list = await idpay.GET('/v1/webhooks/deliveries', { params: { query: { type: 'webhook.test', limit: 10 } } });
+  console.log(JSON.stringify({ status, merchantId: merchant.id, event: test, deliveriesStatus: list.response.status }));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
