@@ -41,9 +41,12 @@ class AddressNotAllowed extends Error {
   readonly code = 'EADDRNOTALLOWED';
 }
 
-function guardedLookup(stage: Stage): LookupFunction {
+type Resolver = (hostname: string, options: { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/** The connect-time lookup: every address the name resolves to must pass the policy. Exported for tests. */
+export function guardedLookup(stage: Stage, resolve: Resolver = dnsLookup as unknown as Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
       const list = addresses as unknown as LookupAddress[];
       if (!list.length || list.some((a) => !addressPermitted(a.address, stage))) {
