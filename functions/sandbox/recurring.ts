@@ -29,7 +29,7 @@ export async function makeNextRunDueNow(merchantId: string, scheduleId: string, 
     if (!s) return { ok: false, reason: 'not_found' };
     if (s.runSeq !== undefined || s.status === 'processing') return { ok: false, reason: 'run_in_progress' };
     if (s.status !== 'active') return { ok: false, reason: 'not_active' };
-    if (attempt > 1 && Date.parse(s.nextBillingDate) <= now.getTime()) return { ok: true, schedule: s };
+    if (attempt > 1 && s.nextBillingDate && Date.parse(s.nextBillingDate) <= now.getTime()) return { ok: true, schedule: s };
     const at = now.toISOString();
     const due = dueAttributes(RECURRING_RUN_KIND, s.scheduleId, now);
     try {
