@@ -77,6 +77,8 @@ export async function postWebhook(opts: {
   headers: Record<string, string>;
   stage: Stage;
   timeoutMs?: number;
+  /** Ends the attempt early (the fast lane's budget, events/lanes.ts). */
+  abort?: AbortSignal;
 }): Promise<PostResult> {
   const started = Date.now();
   const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Date.now() - started });
@@ -88,7 +90,8 @@ export async function postWebhook(opts: {
     return done({ statusCode: null, error: 'address_not_allowed', retryAfter: null });
   }
   const secure = url.protocol === 'https:';
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const signal = opts.abort ? AbortSignal.any([timeout, opts.abort]) : timeout;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
     const finish = (r: Omit<PostResult, 'durationMs'>) => {
