@@ -140,6 +140,19 @@ function matchPath(template: string, parts: string[]): { raw: Record<string, str
   return { raw, literals };
 }
 
+/**
+ * A path segment as API Gateway passes it in `pathParameters`: percent-decoded, or as sent
+ * when its percent-encoding is malformed (`%E0%A4%A`, `%`). Never throws: such an id names
+ * nothing, so the handler answers the resource's 404 (DESIGN 8.1), not a 5xx.
+ */
+export function decodePathSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 /** Match a concrete method + path against the table (used by the local server). */
 export function matchRoute(
   routes: Route[],
@@ -156,7 +169,7 @@ export function matchRoute(
   }
   if (!best) return undefined;
   const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(best.raw)) params[k] = decodeURIComponent(v);
+  for (const [k, v] of Object.entries(best.raw)) params[k] = decodePathSegment(v);
   return { route: best.route, params };
 }
 

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { Route } from '../functions/routes';
-import type { WorkerDefinition } from '../functions/platform/definitions';
+import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
 import { apiKeyKey } from '../functions/participants/store';
 import type { WorkQueues } from './data';
 import { pascal } from './settings';
@@ -101,8 +101,9 @@ export class AccessRoles extends Construct {
 
   /**
    * Workers: table read/write and the secret. The scheduler tick and the jobs worker send to
-   * every work queue (fan-out; jobs enqueue webhook deliveries); the webhook worker sends
-   * only to its DLQ (the message visibility and consume rights come from its event source).
+   * every work queue (fan-out; jobs enqueue webhook deliveries); a queue worker sends to its
+   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes), and nothing else
+   * (the message visibility and consume rights come from its event source).
    */
   forWorker(worker: WorkerDefinition): iam.Role {
     let role = this.workerRoles.get(worker.name);
@@ -116,6 +117,12 @@ export class AccessRoles extends Construct {
     } else if (worker.trigger.kind === 'queue') {
       const own = queues.byName(worker.trigger.queue);
       own.dlq.grantSendMessages(role);
+      // Declared hand-offs (the webhook lanes): another work queue or another queue's DLQ.
+      for (const target of own.definition.sendsTo ?? []) {
+        const q = queues.all.find(({ definition }) => definition.name === target || dlqName(definition) === target);
+        if (!q) throw new Error(`Queue ${worker.trigger.queue} sends to unknown queue ${target}`);
+        (q.definition.name === target ? q.queue : q.dlq).grantSendMessages(role);
+      }
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [own.queue.queueArn] }),
       );

@@ -56,7 +56,11 @@ export class Workers extends Construct {
       if (worker.trigger.kind === 'queue') {
         const { queue, definition } = props.queues.byName(worker.trigger.queue);
         fn.addEventSource(
-          new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
+          new SqsEventSource(queue, {
+            batchSize: definition.batchSize,
+            reportBatchItemFailures: true,
+            ...(definition.maxConcurrency ? { maxConcurrency: definition.maxConcurrency } : {}),
+          }),
         );
       } else {
         if (tick) throw new Error('Only one scheduled worker (the scheduler tick) is supported');

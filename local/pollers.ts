@@ -44,8 +44,9 @@ export interface Poller {
 export function startPollers(client: SQSClient, urls: Record<string, string>, concurrency = 4): Poller {
   let running = true;
   let inFlight = 0;
-  // Like Lambda's SQS event source, several batches of a queue are processed at once.
-  const loops = QUEUES.flatMap((q) => Array.from({ length: concurrency }, () => q)).map(async (q) => {
+  // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
+  // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
+  const loops = QUEUES.flatMap((q) => Array.from({ length: Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
     const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
     const arn = `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`;
     while (running) {

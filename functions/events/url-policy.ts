@@ -7,8 +7,13 @@
  * - sandbox: http and https; loopback and private addresses are accepted (local receivers).
  * - live: https only; `localhost` (and `*.localhost`) and any private, loopback, link-local,
  *   shared (CGNAT) or unspecified address are refused.
- * - both: link-local (169.254/16 holds cloud metadata services), unspecified (0.0.0.0/8, ::),
- *   multicast and reserved/broadcast addresses are refused: nothing there receives webhooks.
+ * - live also refuses the IPv6 forms that reach IPv4 or private networks (DESIGN 8.1):
+ *   NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32, unique local
+ *   fc00::/7, link-local fe80::/10.
+ * - both: link-local (169.254/16 holds cloud metadata services), the AWS IPv6 metadata
+ *   address fd00:ec2::254, unspecified (0.0.0.0/8, ::), multicast and reserved/broadcast
+ *   addresses are refused: nothing there receives webhooks. IPv4-mapped IPv6
+ *   (::ffff:169.254.169.254) is checked as its IPv4 address.
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -41,6 +46,11 @@ const NEVER = blockList([
   ['240.0.0.0', 4], // reserved, 255.255.255.255
   ['::', 128], // unspecified
   ['fe80::', 10], // link-local
+  ['fd00:ec2::254', 128], // AWS instance metadata over IPv6 (Nitro)
+  // 169.254/16 embedded in IPv6 (IPv4-mapped ::ffff:a.b.c.d is matched by the IPv4 rule itself)
+  ['::a9fe:0', 112], // IPv4-compatible (deprecated)
+  ['64:ff9b::a9fe:0', 112], // NAT64
+  ['2002:a9fe::', 32], // 6to4
   ['ff00::', 8], // multicast
 ]);
 
@@ -56,6 +66,10 @@ const LIVE_ONLY = blockList([
   ['::', 96], // ::1 loopback and the deprecated IPv4-compatible block
   ['fc00::', 7], // unique local
   ['fec0::', 10], // site-local (deprecated)
+  ['64:ff9b::', 96], // NAT64 well-known prefix: embeds any IPv4 address
+  ['64:ff9b:1::', 48], // NAT64 local-use prefix
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['2001::', 32], // Teredo: embeds an IPv4 address
 ]);
 
 /** Whether a literal IP address may receive webhooks in `stage`. Non-IPs are refused. */

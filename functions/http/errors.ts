@@ -78,4 +78,6 @@ export const SANDBOX_MSG = {
   settlementsRun: 'Settlement run completed',
   recurringRunDue: 'Recurring run is due now',
   recurringRunInProgress: 'A run of this recurring schedule is already in progress',
+  /** A helper that keeps losing a race with concurrent writers (DESIGN 8.1: 409, never 5xx). */
+  raceLost: 'Sandbox helper lost a race with a concurrent request; retry',
 } as const;

@@ -32,6 +32,10 @@ export interface QueueDefinition {
   maxReceiveCount: number;
   /** Lambda batch size for the event source. */
   batchSize: number;
+  /** The event source's maximum concurrent invocations (Lambda `MaximumConcurrency`, 2..1000). */
+  maxConcurrency?: number;
+  /** Other queues its worker sends to (IAM), besides its own DLQ. */
+  sendsTo?: string[];
 }
 
 export const QUEUES: QueueDefinition[] = [
@@ -45,6 +49,20 @@ export const QUEUES: QueueDefinition[] = [
     // (WEBHOOK_MAX_ATTEMPTS) and then lets the message go to the DLQ.
     maxReceiveCount: 50,
     batchSize: 10,
+    // Fair delivery (functions/events/lanes.ts): at most this many webhook invocations at
+    // once, whatever hangs, so webhooks never take the API's Lambda concurrency.
+    maxConcurrency: 20,
+    sendsTo: ['webhooks-slow'],
+  },
+  {
+    // The slow lane: deliveries to endpoints that answer slowly (or not at all), same worker.
+    name: 'webhooks-slow',
+    worker: 'workers/webhook-delivery',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 50,
+    batchSize: 10,
+    maxConcurrency: 5,
+    sendsTo: ['webhooks-dlq'],
   },
   {
     name: 'jobs',

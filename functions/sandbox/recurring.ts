@@ -7,7 +7,9 @@
  * (every second locally), with every check a real run makes (trust, decision, limits).
  *
  * One conditional update of the schedule: status active, no run in flight, the version read
- * (a concurrent pause, cancel or run wins; we re-read and decide again).
+ * (a concurrent pause, cancel or run wins; we re-read and decide again). A schedule that is
+ * already due by `now` (a parallel call made it so) is the result asked for: no write. Still
+ * losing after MAX_ATTEMPTS rounds is `contention` (409 for the caller, never a 500).
  */
 import { RECURRING_RUN_KIND } from '../recurring/policy';
 import { db } from '../platform/clients';
@@ -17,7 +19,7 @@ import { dueAttributes } from '../platform/due';
 
 export type RunNowResult =
   | { ok: true; schedule: ScheduleItem }
-  | { ok: false; reason: 'not_found' | 'not_active' | 'run_in_progress' };
+  | { ok: false; reason: 'not_found' | 'not_active' | 'run_in_progress' | 'contention' };
 
 const MAX_ATTEMPTS = 8;
 
@@ -27,6 +29,7 @@ export async function makeNextRunDueNow(merchantId: string, scheduleId: string, 
     if (!s) return { ok: false, reason: 'not_found' };
     if (s.runSeq !== undefined || s.status === 'processing') return { ok: false, reason: 'run_in_progress' };
     if (s.status !== 'active') return { ok: false, reason: 'not_active' };
+    if (attempt > 1 && s.nextBillingDate && Date.parse(s.nextBillingDate) <= now.getTime()) return { ok: true, schedule: s };
     const at = now.toISOString();
     const due = dueAttributes(RECURRING_RUN_KIND, s.scheduleId, now);
     try {
@@ -49,7 +52,8 @@ export async function makeNextRunDueNow(merchantId: string, scheduleId: string, 
       );
       return { ok: true, schedule: { ...s, nextBillingDate: at, ...due, updatedAt: at, version: s.version + 1 } };
     } catch (e) {
-      if (!isConditionFailure(e) || attempt >= MAX_ATTEMPTS) throw e;
+      if (!isConditionFailure(e)) throw e;
+      if (attempt >= MAX_ATTEMPTS) return { ok: false, reason: 'contention' };
       // Changed since we read it: decide again on the new state.
     }
   }

@@ -33,6 +33,8 @@ export interface EndpointItem {
   previousSecretExpiresAt?: string;
   disabledAt?: string;
   disabledReason?: string;
+  /** Health (events/lanes.ts): in the slow lane until then (epoch ms). */
+  slowUntil?: number;
   createdAt: string;
   updatedAt: string;
   [extra: string]: unknown;

@@ -41,9 +41,12 @@ class AddressNotAllowed extends Error {
   readonly code = 'EADDRNOTALLOWED';
 }
 
-function guardedLookup(stage: Stage): LookupFunction {
+type Resolver = (hostname: string, options: { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+/** The connect-time lookup: every address the name resolves to must pass the policy. Exported for tests. */
+export function guardedLookup(stage: Stage, resolve: Resolver = dnsLookup as unknown as Resolver): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
       const list = addresses as unknown as LookupAddress[];
       if (!list.length || list.some((a) => !addressPermitted(a.address, stage))) {
@@ -74,6 +77,8 @@ export async function postWebhook(opts: {
   headers: Record<string, string>;
   stage: Stage;
   timeoutMs?: number;
+  /** Ends the attempt early (the fast lane's budget, events/lanes.ts). */
+  abort?: AbortSignal;
 }): Promise<PostResult> {
   const started = Date.now();
   const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Date.now() - started });
@@ -85,7 +90,8 @@ export async function postWebhook(opts: {
     return done({ statusCode: null, error: 'address_not_allowed', retryAfter: null });
   }
   const secure = url.protocol === 'https:';
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  const signal = opts.abort ? AbortSignal.any([timeout, opts.abort]) : timeout;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
     const finish = (r: Omit<PostResult, 'durationMs'>) => {

@@ -14,6 +14,12 @@
  *   (marked `dlq: true`) and lets SQS delete the source message. Moving it to the DLQ by
  *   hand makes "after WEBHOOK_MAX_ATTEMPTS" exact whatever the queue's maxReceiveCount.
  *
+ * Two lanes (functions/events/lanes.ts): this worker consumes both the `webhooks` queue (fast
+ * lane) and `webhooks-slow`. In the fast lane a delivery to an endpoint marked slow is handed
+ * to the slow lane before its attempt, and an attempt still unanswered at the budget without
+ * one of the endpoint's slots is cut, given back and handed over too. Retries stay in the
+ * message's own queue.
+ *
  * A message whose chain was superseded (`seq`), or whose delivery is already final, is
  * dropped. A message that comes back before its delivery's next attempt is due is put back
  * to sleep until then. See functions/events/deliveries.ts for the concurrency rules.
@@ -41,6 +47,7 @@ import {
 import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from '../webhooks/endpoints';
 import { webhookHeaders } from '../events/signing';
 import { postWebhook } from '../webhooks/transport';
+import { LANE_QUEUES, isSlow, laneOf, toSlowLane, watchAttempt, type Lane } from '../events/lanes';
 
 type Outcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
 const DONE: Outcome = { kind: 'done' };
@@ -61,11 +68,12 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   await Promise.all(
     event.Records.map(async (record) => {
       try {
-        const outcome = await processRecord(record);
+        const lane = laneOf(record);
+        const outcome = await processRecord(record, lane);
         if (outcome.kind === 'retry') {
           await queue().send(
             new ChangeMessageVisibilityCommand({
-              QueueUrl: config.queueUrl('webhooks'),
+              QueueUrl: config.queueUrl(LANE_QUEUES[lane]),
               ReceiptHandle: record.receiptHandle,
               VisibilityTimeout: outcome.delaySeconds,
             }),
@@ -129,7 +137,7 @@ function claim(msg: DeliveryMessage, nowMs: number) {
   });
 }
 
-async function processRecord(record: SQSRecord): Promise<Outcome> {
+async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
   const msg = parseMessage(record.body);
   if (!msg) {
     logger.error('unreadable webhook message dropped', { messageId: record.messageId });
@@ -143,7 +151,7 @@ async function processRecord(record: SQSRecord): Promise<Outcome> {
   ]);
   let r = first;
   for (let round = 0; round < 5; round++) {
-    if (r.ok) return afterClaim(r.item, ep, ev, msg, record.messageId);
+    if (r.ok) return afterClaim(r.item, ep, ev, msg, record, lane);
     const d = r.item;
     const nowMs = Date.now();
     if (!d || d.status === 'delivered' || d.seq !== msg.seq) return DONE; // gone, done, or superseded
@@ -199,7 +207,8 @@ async function afterClaim(
   ep: EndpointItem | undefined,
   ev: EventItem | undefined,
   msg: DeliveryMessage,
-  messageId: string,
+  record: SQSRecord,
+  lane: Lane,
 ): Promise<Outcome> {
   if (!ep || (ep.status !== 'enabled' && !d.manual)) {
     const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
@@ -224,7 +233,22 @@ async function afterClaim(
     return DONE;
   }
   if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
-  return attempt(d, ep, ev, msg, messageId);
+  if (lane === 'fast' && isSlow(ep, Date.now())) return handOver(d, msg, record, 'endpoint_slow');
+  return attempt(d, ep, ev, msg, record, lane);
+}
+
+/** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
+async function handOver(d: DeliveryItem, msg: DeliveryMessage, record: SQSRecord, why: string): Promise<Outcome> {
+  const back = await update({
+    Key: deliveryKey(d.id),
+    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
+    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': msg.seq, ':now': new Date().toISOString() },
+  });
+  if (!back.ok) return DONE; // the claim expired and another copy carries on
+  await toSlowLane(record.body);
+  logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
+  return DONE;
 }
 
 function dueValues(id: string, expectedAtMs: number) {
@@ -298,20 +322,25 @@ async function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled
 }
 
 /** Make the claimed attempt and record it. */
-async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage, messageId: string): Promise<Outcome> {
+async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage, sqsRecord: SQSRecord, lane: Lane): Promise<Outcome> {
+  const messageId = sqsRecord.messageId;
   const n = claimed.attempts;
   const startedMs = Date.now();
   const secrets = await signingSecrets(ep, startedMs);
+  const cutter = new AbortController();
+  const watch = watchAttempt(lane, ep, claimed.id, cutter);
   const result = await postWebhook({
     url: ep.url,
     body: ev.body,
     stage: config.stage(),
+    abort: cutter.signal,
     headers: {
       'Content-Type': 'application/json',
       'User-Agent': 'idpay-webhooks/1.0',
       ...webhookHeaders(ev.id, ev.body, secrets, startedMs),
     },
   });
+  if ((await watch.settle()).cut) return handOver(claimed, msg, sqsRecord, 'attempt_over_budget');
   const nowMs = Date.now();
   const nowIso = new Date(nowMs).toISOString();
   const status = result.statusCode;

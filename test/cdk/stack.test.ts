@@ -63,6 +63,13 @@ function functionOf(b: Built, handler: string): [string, Res] {
   return found[0]!;
 }
 
+/** A worker's function (two queue workers may share a handler module: the webhook lanes). */
+function functionOfWorker(b: Built, name: string): [string, Res] {
+  const found = ofType(b, 'AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Description).includes(`: worker ${name} (functions/`));
+  expect(found, `function of worker ${name}`).toHaveLength(1);
+  return found[0]!;
+}
+
 interface Statement {
   Effect: string;
   Action: string | string[];
@@ -214,7 +221,7 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
     const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(QUEUES.length);
     QUEUES.forEach((q, i) => {
-      const [fnId] = functionOf(b(), q.worker);
+      const [fnId] = functionOfWorker(b(), q.name);
       const mapping = mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i]);
       expect(mapping, q.name).toBeDefined();
       expect(mapping![1].Properties).toMatchObject({
@@ -222,7 +229,22 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
         BatchSize: q.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
+      if (q.maxConcurrency) expect(mapping![1].Properties.ScalingConfig, q.name).toEqual({ MaximumConcurrency: q.maxConcurrency });
+      else expect(mapping![1].Properties.ScalingConfig, q.name).toBeUndefined();
     });
+  });
+
+  it('fair delivery (DESIGN 8.1): both webhook lanes have a maxConcurrency, the slow lane a smaller one, one worker module', () => {
+    const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping');
+    const { work } = queueIds(b());
+    const conc = (name: string) => {
+      const i = QUEUES.findIndex((q) => q.name === name);
+      return mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i])![1].Properties.ScalingConfig?.MaximumConcurrency;
+    };
+    expect(conc('webhooks')).toBe(20);
+    expect(conc('webhooks-slow')).toBe(5);
+    const lanes = QUEUES.filter((q) => q.name.startsWith('webhooks'));
+    expect(lanes.map((q) => q.worker)).toEqual(['workers/webhook-delivery', 'workers/webhook-delivery']);
   });
 
   it('invokes the scheduler tick every minute with the scheduled time, through a role that can only invoke it', () => {
@@ -439,11 +461,11 @@ describe('least privilege (sandbox)', () => {
       expect(actions.has('secretsmanager:GetSecretValue'), routeKey(route)).toBe(needs);
     }
     for (const w of WORKERS) {
-      expect(actionsOf(statementsOf(b(), functionOf(b(), w.handler)[0])).has('secretsmanager:GetSecretValue'), w.name).toBe(true);
+      expect(actionsOf(statementsOf(b(), functionOfWorker(b(), w.name)[0])).has('secretsmanager:GetSecretValue'), w.name).toBe(true);
     }
   });
 
-  it('workers: the tick fans out to every work queue; the webhook worker sends only to its DLQ', () => {
+  it('workers: the tick fans out to every work queue; the webhook lanes send only to their DLQs and the slow lane', () => {
     const { work, dlq } = queueIds(b());
     const tick = WORKERS.find((w) => w.trigger.kind === 'schedule')!;
     const tickStatements = statementsOf(b(), functionOf(b(), tick.handler)[0]);
@@ -451,10 +473,17 @@ describe('least privilege (sandbox)', () => {
     expect(actionsOf(tickStatements).has('dynamodb:PutItem')).toBe(true);
 
     const i = QUEUES.findIndex((q) => q.name === 'webhooks');
-    const webhook = statementsOf(b(), functionOf(b(), QUEUES[i]!.worker)[0]);
-    expect(withAction(webhook, 'sqs:SendMessage').flatMap(resourceIds)).toEqual([dlq[i]]);
+    const j = QUEUES.findIndex((q) => q.name === 'webhooks-slow');
+    const webhook = statementsOf(b(), functionOfWorker(b(), 'webhooks')[0]);
+    // its DLQ, and the slow lane it hands slow endpoints to
+    expect(withAction(webhook, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[i], work[j]].sort());
     expect(withAction(webhook, 'sqs:ChangeMessageVisibility').flatMap(resourceIds)).toContain(work[i]);
     expect(withAction(webhook, 'sqs:ReceiveMessage').flatMap(resourceIds)).toEqual([work[i]]);
+    const slow = statementsOf(b(), functionOfWorker(b(), 'webhooks-slow')[0]);
+    // its own DLQ (SQS redrive) and the webhook DLQ the worker moves exhausted deliveries to
+    expect(withAction(slow, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[j], dlq[i]].sort());
+    expect(withAction(slow, 'sqs:ChangeMessageVisibility').flatMap(resourceIds)).toContain(work[j]);
+    expect(withAction(slow, 'sqs:ReceiveMessage').flatMap(resourceIds)).toEqual([work[j]]);
   });
 
   it('no role has a wildcard action', () => {

@@ -32,6 +32,17 @@ async function endpointCount() {
   return r.body.data.total as number;
 }
 
+/** Each URL: 400 with the address message; nothing written. */
+async function expectAddressRefused(urls: string[]) {
+  for (const url of urls) {
+    const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url } });
+    expect(r.status, url).toBe(400);
+    expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+    expect(r.body.errors, url).toEqual([{ path: 'url', message: 'must not point to a private, loopback or link-local address' }]);
+  }
+  expect(await endpointCount()).toBe(0);
+}
+
 describe('live webhook URLs', () => {
   it('uses live keys', () => {
     expect(m.apiKey).toMatch(/^sk_live_/);
@@ -62,13 +73,30 @@ describe('live webhook URLs', () => {
       'https://[fe80::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
     ];
-    for (const url of refused) {
+    await expectAddressRefused(refused);
+  });
+
+  it('refuses the release 2 ranges (DESIGN 8.1): NAT64, 6to4, Teredo, ULA, link-local, AWS IPv6 metadata, 169.254/16 in any form', async () => {
+    const refused = [
+      'https://[64:ff9b::808:808]/hook',
+      'https://[64:ff9b::ffff:ffff]/hook',
+      'https://[64:ff9b:1::1]/hook',
+      'https://[2002:808:808::1]/hook',
+      'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+      'https://[fdff:ffff::1]/hook',
+      'https://[febf::1]/hook',
+      'https://[fd00:ec2::254]/latest/meta-data',
+      'https://[::ffff:169.254.169.254]/latest/meta-data',
+      'https://[::ffff:a9fe:a9fe]/hook',
+      'https://169.254.0.1/hook',
+    ];
+    await expectAddressRefused(refused);
+    // neighbours stay public
+    for (const url of ['https://[64:ff9b::1:0:0]/hook', 'https://[2001:1::1]/hook', 'https://[2003::1]/hook', 'https://169.255.0.1/hook']) {
       const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url } });
-      expect(r.status, url).toBe(400);
-      expect(r.body.message).toBe('Invalid request parameters');
-      expect(r.body.errors).toEqual([{ path: 'url', message: 'must not point to a private, loopback or link-local address' }]);
+      expect(r.status, url).toBe(201);
+      expect((await t.call('DELETE', `/v1/webhooks/endpoints/${r.body.data.id}`, { key: m.apiKey })).status).toBe(200);
     }
-    expect(await endpointCount()).toBe(0);
   });
 
   it('accepts a public https URL', async () => {

@@ -178,7 +178,7 @@ describe('fuzzed path parameters (every route with one)', () => {
           const caller = callers.find((c) => c.label === label)!;
           await send(route, {
             method: route.method,
-            path: pathFor(route, g, { [name]: value.value }),
+            path: pathFor(route, g, {}, { [name]: value.value }),
             caller,
             headers: caller.headers,
             rawBody: example.body === undefined ? undefined : jsonText(example.body),

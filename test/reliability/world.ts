@@ -168,7 +168,8 @@ export function secretsOf(g: Group): string[] {
 }
 
 /** Path parameters of a route filled with group A's resources (the caller owns them). */
-export function pathFor(route: Route, g: Group, override: Record<string, string> = {}): string {
+/** `encoded`: segments used exactly as given (already percent-encoded, or malformed on purpose). */
+export function pathFor(route: Route, g: Group, override: Record<string, string> = {}, encoded: Record<string, string> = {}): string {
   const values: Record<string, string> = {
     'POST /v1/operator/participants/{id}/keys#id': g.merchant.id,
     'DELETE /v1/operator/keys/{keyId}#keyId': g.keyId,
@@ -183,6 +184,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
   };
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (encoded[name] !== undefined) return encoded[name];
     const v =
       override[name] ??
       values[`${route.method} ${route.path}#${name}`] ??

@@ -380,10 +380,25 @@ export function queryArbitrary(keys: string[], example: Record<string, string> |
   return fc.oneof({ arbitrary: random, weight: 3 }, { arbitrary: near, weight: 2 });
 }
 
-/** Path parameter values: hostile strings, URL-encoded by the caller. */
+/**
+ * Malformed percent-encoding as a client may send it (DESIGN 8.1: the resource's 404, never
+ * 5xx): truncated and invalid escapes, overlong and surrogate UTF-8, lone `%`, mixed in with
+ * well-encoded text.
+ */
+const MALFORMED_ESCAPES = ['%', '%%', '%2', '%0G', '%ZZ', '%u0041', '%E0%A4%A', '%C3%28', '%C0%AF', '%ED%A0%80', '%F4%90%80%80', '%FF', '%80', '%E2%82'];
+export const malformedPercentSegment: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom('', 'sch_', 'rfd_x', 'whe_', 'dlv_', 'abc'),
+    fc.array(fc.constantFrom(...MALFORMED_ESCAPES), { minLength: 1, maxLength: 3 }),
+    fc.string({ maxLength: 8 }).map((x) => encodeURIComponent(urlSafe(x).replace(/[\uD800-\uDFFF]/g, ''))),
+  )
+  .map(([prefix, escapes, suffix]) => `${prefix}${escapes.join('')}${suffix}`);
+
+/** Path parameter values as sent on the wire (already percent-encoded, or malformed on purpose). */
 export const pathParamArbitrary: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: hostileString.map((s) => urlSafe(s)).filter((s) => s.length > 0 && isWellFormed(s)), weight: 5 },
-  { arbitrary: fc.constantFrom('.', '..', '%', '%2F', '~', 'a b', 'a/b', '*', 'null', '0', '-1', 'whe_0000000000000000000000', 'dlv_0', 'breq_k0', 'sch_x', 'rfd_x', 'dec_x', 'x'.repeat(2_000)), weight: 2 },
+  { arbitrary: hostileString.map((s) => urlSafe(s)).filter((s) => s.length > 0 && isWellFormed(s)).map(encodeURIComponent), weight: 5 },
+  { arbitrary: fc.constantFrom('.', '..', '%', '%2F', '~', 'a b', 'a/b', '*', 'null', '0', '-1', 'whe_0000000000000000000000', 'dlv_0', 'breq_k0', 'sch_x', 'rfd_x', 'dec_x', 'x'.repeat(2_000)).map(encodeURIComponent), weight: 2 },
+  { arbitrary: malformedPercentSegment, weight: 3 },
 );
 
 export function isWellFormed(s: string): boolean {

@@ -104,3 +104,74 @@ describe('delivery-time address guard', () => {
     }
   });
 });
+
+describe('release 2 ranges (DESIGN 8.1), boundaries', () => {
+  const both = (a: string) => [isAddressAllowed(a, 'sandbox'), isAddressAllowed(a, 'live')];
+
+  it('live refuses NAT64, 6to4, Teredo, unique local and link-local IPv6; sandbox accepts them (except link-local)', () => {
+    const liveOnly: [string, string, string][] = [
+      // [range, first address, last address]
+      ['64:ff9b::/96', '64:ff9b::', '64:ff9b::ffff:ffff'],
+      ['64:ff9b:1::/48', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'],
+      ['2002::/16', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+      ['2001::/32', '2001::', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff'],
+      ['fc00::/7', 'fc00::', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ];
+    for (const [range, first, last] of liveOnly) {
+      expect(both(first), `${range} first`).toEqual([true, false]);
+      expect(both(last), `${range} last`).toEqual([true, false]);
+    }
+    // fe80::/10 is refused in both stages
+    expect(both('fe80::')).toEqual([false, false]);
+    expect(both('febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff')).toEqual([false, false]);
+    // just outside each range: public
+    for (const a of ['64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff', '64:ff9b::1:0:0', '64:ff9b:0:ffff:ffff:ffff:ffff:ffff', '64:ff9b:2::', '2001:1::', '2001:db7:ffff::1', '2003::', '2001:4860:4860::8888', 'fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'fe00::', 'fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff']) {
+      expect(both(a), a).toEqual([true, true]);
+    }
+    for (const url of ['https://[64:ff9b::a00:1]/h', 'https://[64:ff9b:1::1]/h', 'https://[2002:c0a8:101::1]/h', 'https://[2001:0:4136:e378::1]/h', 'https://[fd00::1]/h']) {
+      expect(reason(url, 'live'), url).toBe(URL_REASONS.address);
+      expect(reason(url.replace('https:', 'http:'), 'sandbox'), url).toBe('ok');
+    }
+  });
+
+  it('both stages refuse the AWS IPv6 metadata address and 169.254/16, also embedded in IPv6', () => {
+    expect(both('fd00:ec2::254')).toEqual([false, false]);
+    expect(both('fd00:ec2:0:0:0:0:0:254')).toEqual([false, false]);
+    expect(both('fd00:ec2::253')).toEqual([true, false]); // only the metadata address in sandbox
+    expect(both('fd00:ec2::255')).toEqual([true, false]);
+    expect(both('169.254.0.0')).toEqual([false, false]);
+    expect(both('169.254.255.255')).toEqual([false, false]);
+    expect(both('169.253.255.255')).toEqual([true, true]);
+    expect(both('169.255.0.0')).toEqual([true, true]);
+    for (const a of ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:169.254.0.1', '::ffff:169.254.0.0', '::ffff:169.254.255.255', '::169.254.169.254', '64:ff9b::169.254.169.254', '2002:a9fe:a9fe::1']) {
+      expect(both(a), a).toEqual([false, false]);
+    }
+    expect(both('::ffff:169.253.255.255')).toEqual([true, true]);
+    expect(both('::ffff:169.255.0.0')).toEqual([true, true]);
+    for (const url of ['http://[fd00:ec2::254]/latest/meta-data', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://169.254.0.1/']) {
+      expect(reason(url, 'sandbox'), url).toBe(URL_REASONS.address);
+      expect(reason(url.replace('http:', 'https:'), 'live'), url).toBe(URL_REASONS.address);
+    }
+    // sandbox still accepts http and loopback
+    expect(reason('http://127.0.0.1:4000/hook', 'sandbox')).toBe('ok');
+    expect(reason('http://[::1]:4000/hook', 'sandbox')).toBe('ok');
+  });
+
+  it('a name that resolves to 169.254/16 or fd00:ec2::254 is refused at connect time in both stages', async () => {
+    const { guardedLookup } = await import('../../functions/webhooks/transport');
+    const resolveTo = (...addresses: string[]) => (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+      cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    const look = (stage: 'sandbox' | 'live', ...addresses: string[]) =>
+      new Promise<string>((ok) =>
+        guardedLookup(stage, resolveTo(...addresses) as never)('hooks.example.com', {}, (err, address) => ok(err ? (err as { code?: string }).code ?? 'error' : String(address))),
+      );
+    for (const stage of ['sandbox', 'live'] as const) {
+      expect(await look(stage, '169.254.169.254')).toBe('EADDRNOTALLOWED');
+      expect(await look(stage, '93.184.216.34', 'fd00:ec2::254')).toBe('EADDRNOTALLOWED');
+      expect(await look(stage, '::ffff:169.254.169.254')).toBe('EADDRNOTALLOWED');
+      expect(await look(stage, '93.184.216.34')).toBe('93.184.216.34');
+    }
+    expect(await look('sandbox', '127.0.0.1')).toBe('127.0.0.1');
+    expect(await look('live', '127.0.0.1')).toBe('EADDRNOTALLOWED');
+  });
+});

@@ -9,7 +9,8 @@ import { scheduleRecord } from '../../recurring/views';
  * only): the schedule's next run is due now (functions/sandbox/recurring.ts); the tick starts
  * it (every second locally) like any run. Not the caller's (or unknown): 404 `Recurring
  * schedule not found`; paused, cancelled or completed: 409 `Recurring schedule is not
- * active`; a run already at the bank: 409.
+ * active`; a run already at the bank: 409. Parallel calls: each 200 (already due is done),
+ * or 409 `Sandbox helper lost a race with a concurrent request; retry` under heavy contention.
  */
 export const handler = endpoint(
   { body: z.strictObject({}), description: "Make your schedule's next run due now; the scheduler tick runs it." },
@@ -18,6 +19,7 @@ export const handler = endpoint(
     if (!r.ok) {
       if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
       if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+      if (r.reason === 'contention') throw conflict(SANDBOX_MSG.raceLost, 'sandbox_conflict');
       throw conflict(SANDBOX_MSG.recurringRunInProgress, 'schedule_run_in_progress');
     }
     return ok(200, SANDBOX_MSG.recurringRunDue, scheduleRecord(r.schedule));

@@ -1,0 +1,199 @@
+/**
+ * No 5xx (DESIGN 8.1): every sandbox helper under 10 parallel calls answers only 200 or 409
+ * (a helper that loses a race says so with a 409 and an exact message, never a 500), and the
+ * outcome is applied once. Also: a path with malformed percent-encoding is the resource's 404.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/routes';
+import { startTestApp, type TestApp } from '../support/app';
+import { getBill, ledgerProblems } from '../support/billing-table';
+import { bill, events, lookupPhraseFor, merchantWithTrust, receivedEvents, webhook, type Hook, type Party } from '../support/flows';
+import { startReceiver, type Receiver } from '../../local/receiver';
+import { scheduleBody } from './recurring-fixtures';
+
+let t: TestApp;
+let rx: Receiver;
+let sim: Party;
+let simHook: Hook;
+
+beforeAll(async () => {
+  t = await startTestApp({ SANDBOX_BANK_DELAY_SECONDS: '1', APPROVAL_WINDOW_SECONDS: '30', REFUND_AUTO_COMPLETE_SECONDS: '3600' });
+  rx = await startReceiver();
+  sim = await t.participant('bank', { simulated: true });
+  simHook = await webhook(t, rx, sim, { label: 'sim' });
+});
+afterAll(async () => {
+  await rx?.close();
+  await t?.stop();
+});
+
+const email = (local: string) => `${local}@sandbox.idpay.test`;
+
+async function bankAnswers(): Promise<void> {
+  await t.app.tick(new Date(Date.now() + 1500));
+  await t.app.settle();
+}
+
+async function merchantSetup(opts: { trustLevel?: 'basic' | 'enhanced' | 'premium' } = {}): Promise<{ merchant: Party; hook: Hook }> {
+  const { merchant } = await merchantWithTrust(t, opts);
+  return { merchant, hook: await webhook(t, rx, merchant, { label: 'merchant' }) };
+}
+
+async function simulatedAgreement(m: { merchant: Party; hook: Hook }, local: string) {
+  const lookupPhrase = await lookupPhraseFor(t, m.merchant, email(local), sim.id);
+  const r = await t.call('POST', '/v1/billing/intent', { key: m.merchant.apiKey, body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Races' } });
+  expect(r.status).toBe(200);
+  await bankAnswers();
+  const [e] = await events(rx, m.hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === lookupPhrase);
+  expect(e!.data.customerAction).toBe('approved');
+  return { agreementPhrase: e!.data.agreementPhrase as string, customerId: e!.data.customerId as string };
+}
+
+async function succeededBill(m: { merchant: Party; hook: Hook }, amount: number): Promise<string> {
+  const a = await simulatedAgreement(m, 'approve.once');
+  const ref = (await bill(t, m.merchant, [a.agreementPhrase], amount)).body[0].reference as string;
+  await bankAnswers();
+  const [res] = await events(rx, m.hook, 'billing.response', 1, (e) => e.data.reference === ref);
+  expect(res!.data.status).toBe('succeeded');
+  return ref;
+}
+
+/** 10 parallel identical calls: statuses and 409 messages. */
+async function tenAtOnce(path: string, key: string) {
+  const rs = await Promise.all(Array.from({ length: 10 }, () => t.call('POST', path, { key })));
+  const statuses = rs.map((r) => r.status);
+  for (const r of rs) expect([200, 409], `${path}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
+  return { rs, statuses, ok: rs.filter((r) => r.status === 200), conflicts: rs.filter((r) => r.status === 409) };
+}
+
+describe('sandbox helpers under 10 parallel calls: only 200 or 409, never 5xx', () => {
+  it('POST /v1/sandbox/recurring/{id}/run: every call 200 (the run is due now, once) or 409 with the exact race message', async () => {
+    const m = await merchantSetup({ trustLevel: 'premium' });
+    const a = await simulatedAgreement(m, 'approve.recurring');
+    for (let round = 0; round < 3; round++) {
+      const created = await t.call('POST', '/v1/billing/recurring/create', {
+        key: m.merchant.apiKey,
+        body: scheduleBody(a, { amount: 100, startDate: new Date(Date.now() + 10 * 86_400_000).toISOString() }),
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.data.scheduleId as string;
+      const before = Date.now();
+      const { ok, conflicts } = await tenAtOnce(`/v1/sandbox/recurring/${id}/run`, m.merchant.apiKey);
+      expect(ok.length).toBeGreaterThan(0);
+      for (const r of ok) {
+        expect(r.body).toMatchObject({ success: true, message: 'Recurring run is due now', data: { scheduleId: id, status: 'active' } });
+        expect(Date.parse(r.body.data.nextBillingDate)).toBeGreaterThanOrEqual(before - 1000);
+        expect(Date.parse(r.body.data.nextBillingDate)).toBeLessThanOrEqual(Date.now());
+      }
+      for (const r of conflicts) {
+        expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Sandbox helper lost a race with a concurrent request; retry', code: 'sandbox_conflict' });
+      }
+      // The schedule is due now and runs once.
+      await t.app.tick(new Date());
+      await t.app.settle();
+      await events(rx, simHook, 'billing.request', 1, (e) => e.data.scheduleId === id);
+      await t.app.tick(new Date());
+      await t.app.settle();
+      expect(receivedEvents(rx, simHook, 'billing.request').filter((e) => e.data.scheduleId === id)).toHaveLength(1);
+    }
+  });
+
+  it('POST /v1/sandbox/billing-requests/{id}/expire: one 200, the rest 409 (not pending, or the race message); one billing.response', async () => {
+    const m = await merchantSetup();
+    const a = await simulatedAgreement(m, 'debit.no.answer');
+    const el = (await bill(t, m.merchant, [a.agreementPhrase], 12)).body[0];
+    const { ok, conflicts } = await tenAtOnce(`/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, m.merchant.apiKey);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]!.body.data).toMatchObject({ status: 'expired', reason: 'approval_expired' });
+    for (const r of conflicts) expect(['Billing request is not pending', 'Billing request is being updated concurrently; retry shortly']).toContain(r.body.message);
+    expect(await getBill(el.billingRequestId)).toMatchObject({ status: 'expired' });
+    await t.app.settle();
+    await events(rx, m.hook, 'billing.response', 1, (e) => e.data.reference === el.reference);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receivedEvents(rx, m.hook, 'billing.response').filter((e) => e.data.reference === el.reference)).toHaveLength(1);
+    expect(await ledgerProblems(m.merchant.id)).toEqual([]);
+  });
+
+  it('POST /v1/sandbox/refunds/{id}/complete: 200 (completed once) or 409 with the race message; the money moves once', async () => {
+    const m = await merchantSetup();
+    const ref = await succeededBill(m, 900);
+    const init = await t.call('POST', '/v1/refunds/initiate', { key: m.merchant.apiKey, body: { reference: ref, amount: 300 } });
+    expect(init.status).toBe(201);
+    const refundId = init.body.data.refundId as string;
+    const { ok, conflicts } = await tenAtOnce(`/v1/sandbox/refunds/${refundId}/complete`, m.merchant.apiKey);
+    expect(ok.length).toBeGreaterThan(0);
+    for (const r of ok) expect(r.body.data).toMatchObject({ refundId, status: 'completed', amount: 300 });
+    for (const r of conflicts) expect(r.body.message).toBe('Too many concurrent refunds for this transaction; retry shortly');
+    const tx = await t.call('GET', '/v1/transaction-details', { key: m.merchant.apiKey, query: { reference: ref } });
+    expect(tx.body.data).toMatchObject({ status: 'partially_refunded', refundedAmount: 300 });
+    expect(await ledgerProblems(m.merchant.id)).toEqual([]);
+  });
+
+  it('POST /v1/sandbox/settlements/run: 200 (settled once in total) or 409 with the race message', async () => {
+    const m = await merchantSetup();
+    await succeededBill(m, 1000);
+    await succeededBill(m, 250.5);
+    const { ok, conflicts } = await tenAtOnce('/v1/sandbox/settlements/run', m.merchant.apiKey);
+    expect(ok.length).toBeGreaterThan(0);
+    const settled = ok.reduce((s, r) => s + (r.body.data.settledAmount as number), 0);
+    expect(settled).toBe(1250.5);
+    for (const r of conflicts) expect(r.body.message).toBe('Sandbox helper lost a race with a concurrent request; retry');
+    const bal = await t.call('GET', '/v1/balance/details', { key: m.merchant.apiKey });
+    expect(bal.body.data).toMatchObject({ unsettledBalance: 0, settledBalance: 1250.5 });
+    expect(await ledgerProblems(m.merchant.id)).toEqual([]);
+  });
+
+  it('GET /v1/sandbox/customers: 10 parallel reads, all 200', async () => {
+    const m = await merchantSetup();
+    const rs = await Promise.all(Array.from({ length: 10 }, () => t.call('GET', '/v1/sandbox/customers', { key: m.merchant.apiKey })));
+    expect(rs.map((r) => r.status)).toEqual(Array(10).fill(200));
+  });
+});
+
+describe('malformed percent-encoding in a path parameter: the resource 404, never 5xx (DESIGN 8.1)', () => {
+  const NOT_FOUND: [RegExp, string][] = [
+    [/^\/v1\/operator\/participants\//, 'Participant not found'],
+    [/^\/v1\/operator\/keys\//, 'API key not found'],
+    [/^\/v1\/operator\/providers\//, 'Participant not found'],
+    [/^\/v1\/bank\/customers\/batches\//, 'Batch not found'],
+    [/^\/v1\/bank\/customer-decisions\//, 'Customer decision not found'],
+    [/^\/v1\/customer-decisions\//, 'Customer decision not found'],
+    [/^\/v1\/(sandbox\/)?recurring\//, 'Recurring schedule not found'],
+    [/^\/v1\/(sandbox\/)?refunds\//, 'Refund not found'],
+    [/^\/v1\/webhooks\/endpoints\//, 'Webhook endpoint not found'],
+    [/^\/v1\/webhooks\/deliveries\//, 'Delivery not found'],
+    [/^\/v1\/sandbox\/billing-requests\//, 'Billing request not found'],
+  ];
+  const BODIES: Record<string, unknown> = {
+    'PUT /v1/bank/customer-decisions/{id}': { customerDecision: 'deny' },
+    'PATCH /v1/operator/providers/{id}': { maxTrustLevel: 'basic' },
+  };
+
+  it('every route with a path parameter, as its own caller: 404 with the resource not-found message', async () => {
+    const keys: Record<string, string> = { operator: t.operatorKey };
+    for (const k of ['bank', 'merchant', 'provider'] as const) keys[k] = (await t.participant(k)).apiKey;
+    const routes = ROUTES.filter((r) => r.path.includes('{'));
+    expect(routes.length).toBeGreaterThan(15);
+    for (const r of routes) {
+      const expected = NOT_FOUND.find(([re]) => re.test(r.path))?.[1];
+      expect(expected, r.path).toBeDefined();
+      for (const seg of ['%E0%A4%A', '%', '%ZZ', 'abc%', '%C3%28', '%u0041', '%%30']) {
+        const path = r.path.replace(/\{[^}]+\}/, seg);
+        const res = await t.call(r.method, path, { key: keys[r.kinds[0]!], body: r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[`${r.method} ${r.path}`] ?? {}) });
+        expect(res.status, `${r.method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
+        expect(res.body, `${r.method} ${path}`).toMatchObject({ statusCode: 404, success: false, message: expected, code: 'not_found' });
+        expect(res.headers.get('x-request-id')).toBeTruthy();
+      }
+    }
+  });
+
+  it('the two paths of the issue', async () => {
+    const m = await t.participant('merchant');
+    const a = await t.call('GET', '/v1/recurring/%E0%A4%A', { key: m.apiKey });
+    expect(a.status).toBe(404);
+    expect(a.body).toMatchObject({ statusCode: 404, success: false, message: 'Recurring schedule not found' });
+    const b = await t.call('GET', '/v1/refunds/%/status', { key: m.apiKey });
+    expect(b.status).toBe(404);
+    expect(b.body).toMatchObject({ statusCode: 404, success: false, message: 'Refund not found' });
+  });
+});
