@@ -68,7 +68,7 @@ async function main() {
   process.env.LOG_LEVEL = 'SILENT';
   const { deliveriesByOwnerPk } = await import('../functions/webhooks/deliveries');
   const { commit } = await import('../functions/events/outbox');
-  const { verifySignature } = await import('../functions/events/signing');
+  const { verifySignature } = await import('../functions/webhooks/signing');
   const { subscribes } = await import('../functions/events/types');
   const { queryAll } = await import('../functions/platform/table');
   let stack: BenchStack | undefined;

@@ -49,7 +49,7 @@ export const QUEUES: QueueDefinition[] = [
     // (WEBHOOK_MAX_ATTEMPTS) and then lets the message go to the DLQ.
     maxReceiveCount: 50,
     batchSize: 10,
-    // Fair delivery (functions/events/lanes.ts): at most this many webhook invocations at
+    // Fair delivery (functions/webhooks/lanes.ts): at most this many webhook invocations at
     // once, whatever hangs, so webhooks never take the API's Lambda concurrency.
     maxConcurrency: 20,
     sendsTo: ['webhooks-slow'],

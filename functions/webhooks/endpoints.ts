@@ -8,7 +8,7 @@
 import { purposeKey, open, seal } from '../domain/secrets';
 import { db } from '../platform/clients';
 import { cancellationCodes, getItem, isConditionFailure, queryAll, table, transact, UpdateCommand, type TransactItem } from '../platform/table';
-import type { SigningSecrets } from '../events/signing';
+import type { SigningSecrets } from './signing';
 
 /** Most endpoints one participant may have. */
 export const MAX_ENDPOINTS = 10;
@@ -33,7 +33,7 @@ export interface EndpointItem {
   previousSecretExpiresAt?: string;
   disabledAt?: string;
   disabledReason?: string;
-  /** Health (events/lanes.ts): in the slow lane until then (epoch ms). */
+  /** Health (webhooks/lanes.ts): in the slow lane until then (epoch ms). */
   slowUntil?: number;
   createdAt: string;
   updatedAt: string;

@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkWebhookUrl, isAddressAllowed, isLoopback, type Stage } from '../events/url-policy';
+import { checkWebhookUrl, isAddressAllowed, isLoopback, type Stage } from './url-policy';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -77,7 +77,7 @@ export async function postWebhook(opts: {
   headers: Record<string, string>;
   stage: Stage;
   timeoutMs?: number;
-  /** Ends the attempt early (the fast lane's budget, events/lanes.ts). */
+  /** Ends the attempt early (the fast lane's budget, webhooks/lanes.ts). */
   abort?: AbortSignal;
 }): Promise<PostResult> {
   const started = Date.now();

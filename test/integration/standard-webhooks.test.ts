@@ -6,7 +6,7 @@
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { verifySignature } from '../../functions/events/signing';
+import { verifySignature } from '../../functions/webhooks/signing';
 import { verifyWebhook, WebhookVerificationError as SdkVerificationError } from '../../sdk/src/index';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../local/receiver';

@@ -9,7 +9,7 @@ import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/co
 import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/webhooks/deliveries';
 import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoints';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
-import { sign, verifySignature } from '../../functions/events/signing';
+import { sign, verifySignature } from '../../functions/webhooks/signing';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';

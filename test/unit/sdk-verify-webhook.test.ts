@@ -1,11 +1,11 @@
 /**
  * The SDK's verifyWebhook (sdk/src/webhooks.ts) against the server's own signing code
- * (functions/events/signing.ts) and the standardwebhooks library: both schemes, a rotation
+ * (functions/webhooks/signing.ts) and the standardwebhooks library: both schemes, a rotation
  * overlap, stale and future timestamps, tampering, wrong secrets, the downgrade refusal.
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newSecret, webhookHeaders } from '../../functions/events/signing';
+import { newSecret, webhookHeaders } from '../../functions/webhooks/signing';
 import { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookVerificationErrorCode } from '../../sdk/src/index';
 
 const event = { id: 'evt_1', type: 'webhook.test', createdAt: '2026-11-02T10:00:00.000Z', data: { endpointId: 'whe_1', participantId: 'mer_1', message: 'héllo' } };

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { newSecret, sign, signatureHeader, signStandard, standardKey, verifySignature, webhookHeaders } from '../../functions/events/signing';
+import { newSecret, sign, signatureHeader, signStandard, standardKey, verifySignature, webhookHeaders } from '../../functions/webhooks/signing';
 
 const body = JSON.stringify({ id: 'evt_1', type: 'webhook.test', createdAt: '2026-11-02T10:00:00.000Z', data: { a: 'é' } });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { URL_REASONS, checkWebhookUrl, isAddressAllowed, isLocalhostName, isLoopback } from '../../functions/events/url-policy';
+import { URL_REASONS, checkWebhookUrl, isAddressAllowed, isLocalhostName, isLoopback } from '../../functions/webhooks/url-policy';
 
 const reason = (url: string, stage: 'sandbox' | 'live') => {
   const r = checkWebhookUrl(url, stage);

@@ -1,6 +1,6 @@
 import { newId } from '../../domain/ids';
 import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoints';
-import { newSecret } from '../../events/signing';
+import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG } from '../../http/errors';
 import { nowIso } from '../../platform/table';

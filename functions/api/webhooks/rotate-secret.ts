@@ -1,5 +1,5 @@
 import { getEndpoint, isIdShaped, replaceSecret, sealSecret, secretOverlapSeconds } from '../../webhooks/endpoints';
-import { newSecret } from '../../events/signing';
+import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
 

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { config } from '../../config';
 import { DELIVERY_STATUSES } from '../../webhooks/deliveries';
 import { ALL_EVENTS, EVENT_TYPES, SUBSCRIBABLE } from '../../events/types';
-import { checkWebhookUrl } from '../../events/url-policy';
+import { checkWebhookUrl } from '../../webhooks/url-policy';
 import { skipPaging } from '../../http/schemas';
 
 /** The URL rules of DESIGN 6.9, for the stage this deployment runs. */

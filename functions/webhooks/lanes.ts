@@ -22,7 +22,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { config } from '../config';
 import { db, queue } from '../platform/clients';
 import { isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { endpointKey, type EndpointItem } from '../webhooks/endpoints';
+import { endpointKey, type EndpointItem } from './endpoints';
 
 export type Lane = 'fast' | 'slow';
 export const LANE_QUEUES: Record<Lane, string> = { fast: 'webhooks', slow: 'webhooks-slow' };

@@ -1,0 +1,420 @@
+/**
+ * Webhook delivery worker (DESIGN 2 and 6.6): SQS event source of the `webhooks` queue,
+ * partial batch failures.
+ *
+ * Per message: read the delivery, its endpoint and its event; claim one attempt with a
+ * conditional write; POST the event's stored body, signed; record the outcome on the
+ * delivery while the claim still holds. Then:
+ * - 2xx: delivered (the message is deleted);
+ * - 410: the endpoint is disabled, the delivery fails, no more retries;
+ * - otherwise, attempts left: the message's visibility is set to the next backoff delay
+ *   (or a longer Retry-After on 429/503) and it is reported as a batch item failure, so SQS
+ *   brings it back then;
+ * - otherwise: the delivery is `failed` and the worker sends the message to the DLQ itself
+ *   (marked `dlq: true`) and lets SQS delete the source message. Moving it to the DLQ by
+ *   hand makes "after WEBHOOK_MAX_ATTEMPTS" exact whatever the queue's maxReceiveCount.
+ *
+ * Two lanes (functions/webhooks/lanes.ts): this worker consumes both the `webhooks` queue (fast
+ * lane) and `webhooks-slow`. In the fast lane a delivery to an endpoint marked slow is handed
+ * to the slow lane before its attempt, and an attempt still unanswered at the budget without
+ * one of the endpoint's slots is cut, given back and handed over too. Retries stay in the
+ * message's own queue.
+ *
+ * A message whose chain was superseded (`seq`), or whose delivery is already final, is
+ * dropped. A message that comes back before its delivery's next attempt is due is put back
+ * to sleep until then. See functions/webhooks/deliveries.ts for the concurrency rules.
+ */
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { config } from '../config';
+import { logger } from '../platform/log';
+import { db, queue } from '../platform/clients';
+import { unmarshallItem } from '../platform/marshall';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { MAX_DELAY_SECONDS, retryDelaySeconds } from './backoff';
+import {
+  ATTEMPT_LOG_SIZE,
+  LEASE_SECONDS,
+  deliveryKey,
+  eventKey,
+  messageFor,
+  parseMessage,
+  recoveryDue,
+  type AttemptRecord,
+  type DeliveryItem,
+  type DeliveryMessage,
+} from './deliveries';
+import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from './endpoints';
+import { webhookHeaders } from './signing';
+import { postWebhook } from './transport';
+import { LANE_QUEUES, isSlow, laneOf, toSlowLane, watchAttempt, type Lane } from './lanes';
+
+type Outcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
+const DONE: Outcome = { kind: 'done' };
+const retry = (seconds: number): Outcome => ({ kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(seconds))) });
+
+/** A message may arrive this much before its delivery's next attempt and still run. */
+const EARLY_TOLERANCE_MS = 2_000;
+
+interface EventItem {
+  id: string;
+  type: string;
+  body: string;
+  [extra: string]: unknown;
+}
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const lane = laneOf(record);
+        const outcome = await processRecord(record, lane);
+        if (outcome.kind === 'retry') {
+          await queue().send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: config.queueUrl(LANE_QUEUES[lane]),
+              ReceiptHandle: record.receiptHandle,
+              VisibilityTimeout: outcome.delaySeconds,
+            }),
+          );
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+      } catch (error) {
+        // The message comes back after the queue's visibility timeout; the delivery's claim
+        // (if any) has expired by then.
+        logger.error('webhook delivery failed unexpectedly', { messageId: record.messageId, error: error as Error });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures };
+}
+
+type UpdateInput = ConstructorParameters<typeof UpdateCommand>[0];
+
+/** A conditional update of a delivery: the new item, or the current one when the condition failed. */
+async function update(input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>): Promise<
+  { ok: true; item: DeliveryItem } | { ok: false; item: DeliveryItem | undefined }
+> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({ ...input, TableName: table(), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
+    return { ok: true, item: out.Attributes as DeliveryItem };
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return { ok: false, item: e.Item ? (unmarshallItem(e.Item) as DeliveryItem) : undefined };
+  }
+}
+
+const leaseHeld = (d: DeliveryItem, nowMs: number) => typeof d.leaseUntil === 'number' && d.leaseUntil > nowMs;
+
+/**
+ * Claim the next attempt of the message's chain: one conditional write that only succeeds
+ * when the delivery is pending, of this chain (`seq`), has attempts left, nobody holds an
+ * attempt, and the attempt is due. When it fails, the returned item says why.
+ */
+function claim(msg: DeliveryMessage, nowMs: number) {
+  return update({
+    Key: deliveryKey(msg.deliveryId),
+    UpdateExpression:
+      'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
+    ConditionExpression:
+      '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':lease': nowMs + LEASE_SECONDS * 1000,
+      ':seq': msg.seq,
+      ':now': new Date(nowMs).toISOString(),
+      ':pending': 'pending',
+      ':nowMs': nowMs,
+      ':nullType': 'NULL',
+      ':dueBy': new Date(nowMs + EARLY_TOLERANCE_MS).toISOString(),
+      ...dueValues(msg.deliveryId, nowMs + LEASE_SECONDS * 1000),
+    },
+  });
+}
+
+async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
+  const msg = parseMessage(record.body);
+  if (!msg) {
+    logger.error('unreadable webhook message dropped', { messageId: record.messageId });
+    return DONE;
+  }
+  // The common case in one round trip: claim the attempt while reading endpoint and event.
+  const [first, ep, ev] = await Promise.all([
+    claim(msg, Date.now()),
+    getEndpoint(msg.ownerId, msg.endpointId),
+    getItem<EventItem>(eventKey(msg.eventId)),
+  ]);
+  let r = first;
+  for (let round = 0; round < 5; round++) {
+    if (r.ok) return afterClaim(r.item, ep, ev, msg, record, lane);
+    const d = r.item;
+    const nowMs = Date.now();
+    if (!d || d.status === 'delivered' || d.seq !== msg.seq) return DONE; // gone, done, or superseded
+    if (d.status === 'failed') {
+      // Not from the DLQ: a late copy of a finished chain, or our own DLQ hand-off to finish.
+      if (!msg.dlq) return d.dlqPending ? sendToDlq(d, msg) : DONE;
+      // Ops moved this message back from the DLQ: one more attempt.
+      const reopened = await update({
+        Key: deliveryKey(d.id),
+        UpdateExpression:
+          'SET #s = :pending, maxAttempts = :max, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk REMOVE dlqPending',
+        ConditionExpression: '#s = :failed AND seq = :seq AND attempts = :a',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':failed': 'failed',
+          ':max': d.attempts + 1,
+          ':now': new Date(nowMs).toISOString(),
+          ':seq': d.seq,
+          ':a': d.attempts,
+          ...dueValues(d.id, nowMs),
+        },
+      });
+      r = reopened.ok ? await claim(msg, Date.now()) : reopened;
+      continue;
+    }
+    // pending
+    if (leaseHeld(d, nowMs)) {
+      if (d.leaseSeq === msg.seq) return DONE; // a duplicate copy of the chain whose attempt is in flight
+      return retry((d.leaseUntil! - nowMs) / 1000 + 1); // a replay waits for the attempt in flight
+    }
+    if (d.attempts >= d.maxAttempts) {
+      // The last attempt was made but its outcome never recorded (crash): finish the chain.
+      const fin = await finalize(d, nowMs, { error: d.lastError ?? 'attempts_exhausted', dlq: true });
+      if (fin.ok) return sendToDlq(fin.item, msg);
+      r = fin;
+      continue;
+    }
+    const dueAt = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) : nowMs;
+    if (dueAt - nowMs > EARLY_TOLERANCE_MS) {
+      // Another message of this chain sleeps until the retry: this one is a duplicate.
+      if (d.chainMessageId && d.chainMessageId !== record.messageId) return DONE;
+      return retry((dueAt - nowMs) / 1000); // back to sleep until due
+    }
+    r = await claim(msg, nowMs); // the state that refused the claim has changed since: try again
+  }
+  return retry(5); // heavy contention: look again shortly
+}
+
+/** Holding the claim: stop if the endpoint is gone or disabled, otherwise make the attempt. */
+async function afterClaim(
+  d: DeliveryItem,
+  ep: EndpointItem | undefined,
+  ev: EventItem | undefined,
+  msg: DeliveryMessage,
+  record: SQSRecord,
+  lane: Lane,
+): Promise<Outcome> {
+  if (!ep || (ep.status !== 'enabled' && !d.manual)) {
+    const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
+    const stopped = await update({
+      Key: deliveryKey(d.id),
+      // The claimed attempt is not made: give it back.
+      UpdateExpression:
+        'SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev REMOVE duePk, dueSk, leaseUntil, leaseSeq',
+      ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':err': reason,
+        ':null': null,
+        ':now': new Date().toISOString(),
+        ':prev': d.attempts - 1,
+        ':n': d.attempts,
+        ':seq': msg.seq,
+      },
+    });
+    if (stopped.ok) logger.info('webhook delivery stopped', { deliveryId: d.id, endpointId: d.endpointId, reason });
+    return DONE;
+  }
+  if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
+  if (lane === 'fast' && isSlow(ep, Date.now())) return handOver(d, msg, record, 'endpoint_slow');
+  return attempt(d, ep, ev, msg, record, lane);
+}
+
+/** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
+async function handOver(d: DeliveryItem, msg: DeliveryMessage, record: SQSRecord, why: string): Promise<Outcome> {
+  const back = await update({
+    Key: deliveryKey(d.id),
+    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
+    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': msg.seq, ':now': new Date().toISOString() },
+  });
+  if (!back.ok) return DONE; // the claim expired and another copy carries on
+  await toSlowLane(record.body);
+  logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
+  return DONE;
+}
+
+function dueValues(id: string, expectedAtMs: number) {
+  const due = recoveryDue(id, expectedAtMs);
+  return { ':duePk': due.duePk, ':dueSk': due.dueSk };
+}
+
+/** pending -> failed, leaving the due index (only while nobody holds an attempt). */
+function finalize(d: DeliveryItem, nowMs: number, o: { error: string; dlq: boolean }) {
+  return update({
+    Key: deliveryKey(d.id),
+    UpdateExpression: `SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now${o.dlq ? ', dlqPending = :t' : ''} REMOVE duePk, dueSk, leaseUntil, leaseSeq`,
+    ConditionExpression: '#s = :pending AND seq = :seq AND attempts = :a AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':failed': 'failed',
+      ':pending': 'pending',
+      ':err': o.error,
+      ':null': null,
+      ':now': new Date(nowMs).toISOString(),
+      ':seq': d.seq,
+      ':a': d.attempts,
+      ':nowMs': nowMs,
+      ...(o.dlq ? { ':t': true } : {}),
+    },
+  });
+}
+
+/** Send the exhausted delivery's message to the DLQ, then clear the flag that says it is owed. */
+async function sendToDlq(d: DeliveryItem, msg: DeliveryMessage): Promise<Outcome> {
+  const body: DeliveryMessage = { ...messageFor(d), dlq: true };
+  await queue().send(new SendMessageCommand({ QueueUrl: config.queueUrl('webhooks-dlq'), MessageBody: JSON.stringify(body) }));
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(d.id),
+        UpdateExpression: 'REMOVE dlqPending',
+        ConditionExpression: 'seq = :seq',
+        ExpressionAttributeValues: { ':seq': msg.seq },
+      }),
+    )
+    .catch((e) => {
+      if (!isConditionFailure(e)) throw e;
+    });
+  logger.info('webhook delivery failed for good; message in the DLQ', { deliveryId: d.id, endpointId: d.endpointId, attempts: d.attempts });
+  return DONE;
+}
+
+async function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled', nowIso: string) {
+  const disable = status === 'disabled';
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: endpointKey(ep.ownerId, ep.id),
+        UpdateExpression: disable
+          ? 'SET #s = :s, disabledAt = :now, disabledReason = :why, updatedAt = :now'
+          : 'SET #s = :s, updatedAt = :now REMOVE disabledAt, disabledReason',
+        ConditionExpression: disable ? 'attribute_exists(pk)' : '#s = :was',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: disable
+          ? { ':s': status, ':now': nowIso, ':why': 'gone' }
+          : { ':s': status, ':now': nowIso, ':was': 'disabled' },
+      }),
+    );
+    logger.info(disable ? 'webhook endpoint disabled (410 Gone)' : 'webhook endpoint re-enabled', { endpointId: ep.id });
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/** Make the claimed attempt and record it. */
+async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage, sqsRecord: SQSRecord, lane: Lane): Promise<Outcome> {
+  const messageId = sqsRecord.messageId;
+  const n = claimed.attempts;
+  const startedMs = Date.now();
+  const secrets = await signingSecrets(ep, startedMs);
+  const cutter = new AbortController();
+  const watch = watchAttempt(lane, ep, claimed.id, cutter);
+  const result = await postWebhook({
+    url: ep.url,
+    body: ev.body,
+    stage: config.stage(),
+    abort: cutter.signal,
+    headers: {
+      'Content-Type': 'application/json',
+      'User-Agent': 'idpay-webhooks/1.0',
+      ...webhookHeaders(ev.id, ev.body, secrets, startedMs),
+    },
+  });
+  if ((await watch.settle()).cut) return handOver(claimed, msg, sqsRecord, 'attempt_over_budget');
+  const nowMs = Date.now();
+  const nowIso = new Date(nowMs).toISOString();
+  const status = result.statusCode;
+  const ok = status !== null && status >= 200 && status < 300;
+  const gone = status === 410;
+  const error = result.error ?? (status !== null && status >= 300 && status < 400 ? 'redirect' : gone ? 'endpoint_gone' : null);
+  const record: AttemptRecord = { attempt: n, at: new Date(startedMs).toISOString(), statusCode: status, error, durationMs: result.durationMs };
+  logger.info('webhook attempt', {
+    deliveryId: claimed.id,
+    eventId: ev.id,
+    endpointId: ep.id,
+    attempt: n,
+    statusCode: status ?? undefined,
+    error: error ?? undefined,
+    durationMs: result.durationMs,
+  });
+
+  if (gone) await setEndpointStatus(ep, 'disabled', nowIso);
+  if (ok && ep.status === 'disabled' && claimed.manual) await setEndpointStatus(ep, 'enabled', nowIso);
+
+  let cur = claimed;
+  for (let round = 0; round < 5; round++) {
+    const log = [...(cur.attemptLog ?? []), record].slice(-ATTEMPT_LOG_SIZE);
+    const superseded = cur.seq !== msg.seq;
+    const final = !ok && !gone && !superseded && n >= cur.maxAttempts;
+    const delay = ok || gone || superseded || final ? 0 : retryDelaySeconds({
+      attempt: n,
+      baseSeconds: config.webhookBackoffBaseSeconds(),
+      statusCode: status ?? undefined,
+      retryAfter: result.retryAfter,
+      nowMs,
+    });
+    const values: Record<string, unknown> = {
+      ':log': log,
+      ':code': status,
+      ':err': error,
+      ':now': nowIso,
+      ':n': n,
+      ':mine': msg.seq,
+      ':seq': cur.seq,
+      ':max': cur.maxAttempts,
+    };
+    let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err, updatedAt = :now';
+    let remove = 'leaseUntil, leaseSeq';
+    if (ok) {
+      set += ', #s = :delivered, deliveredAt = :now, nextAttemptAt = :null';
+      remove += ', duePk, dueSk, dlqPending';
+      Object.assign(values, { ':delivered': 'delivered', ':null': null });
+    } else if (gone || final) {
+      set += ', #s = :failed, nextAttemptAt = :null';
+      remove += ', duePk, dueSk';
+      if (final) set += ', dlqPending = :t';
+      Object.assign(values, { ':failed': 'failed', ':null': null, ...(final ? { ':t': true } : {}) });
+    } else if (!superseded) {
+      const nextMs = nowMs + delay * 1000;
+      // This message carries the retry (its visibility is the delay); copies are dropped.
+      set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
+      Object.assign(values, { ':next': new Date(nextMs).toISOString(), ':mid': messageId, ...dueValues(cur.id, nextMs) });
+    } // superseded by a replay: record the attempt only; the replay's message carries on.
+    const r = await update({
+      Key: deliveryKey(cur.id),
+      UpdateExpression: `SET ${set} REMOVE ${remove}`,
+      ConditionExpression: 'attempts = :n AND leaseSeq = :mine AND seq = :seq AND maxAttempts = :max',
+      ExpressionAttributeNames: ok || gone || final ? { '#s': 'status' } : undefined,
+      ExpressionAttributeValues: values,
+    });
+    if (r.ok) {
+      if (ok || gone || superseded) return DONE;
+      if (final) return sendToDlq(r.item, msg);
+      return retry(delay);
+    }
+    // Our claim is gone (it expired and another copy took the next attempt): nothing to record.
+    if (!r.item || r.item.attempts !== n || r.item.leaseSeq !== msg.seq) return DONE;
+    cur = r.item; // a replay changed seq/maxAttempts meanwhile: decide again
+  }
+  return retry(5);
+}
