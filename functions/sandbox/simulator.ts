@@ -19,11 +19,11 @@ import { isPastExpiry, settleBilling } from '../billing/settle-billing';
 import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
 import { toMinor } from '../domain/money';
-import { canReceiveApproveRecurring, trustOf } from '../domain/trust';
 import { billKey, type BillItem } from '../store/billing-types';
 import { getBankCustomer } from '../store/customers';
 import { decisionId, saveDecision } from '../store/decisions';
 import { findIntentToAnswer } from '../store/intents';
+import { isTrustedMerchant } from '../store/merchants';
 import { getParticipant, type Participant } from '../store/participants';
 import { getItem } from '../store/table';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicLimits } from './magic';
@@ -77,11 +77,6 @@ class IntentRefused extends Error {
   constructor(readonly reason: 'not_found' | 'answered') {
     super(`intent ${reason}`);
   }
-}
-
-async function isTrustedMerchant(merchantId: string): Promise<boolean> {
-  const m = await getParticipant(merchantId);
-  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
 }
 
 /** POST /v1/billing/intent-response, as the magic customer answers. */

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
 import { majorAmount } from '../../domain/money';
-import { canReceiveApproveRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
 import { getBankCustomer } from '../../store/customers';
 import { decisionId, decisionRecord, saveDecision } from '../../store/decisions';
 import { findIntentToAnswer } from '../../store/intents';
+import { isTrustedMerchant } from '../../store/merchants';
 import { getParticipant } from '../../store/participants';
 
 /** A limit: a positive JSON number in major units with at most 2 decimals (stored in minor units). */
@@ -92,12 +92,6 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
   }
   return ok(200, 'Customer decision recorded', decisionRecord(result.decision));
 });
-
-/** Trust is read per request (never cached): a provider's change applies at once. */
-export async function isTrustedMerchant(merchantId: string): Promise<boolean> {
-  const m = await getParticipant(merchantId);
-  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
-}
 
 export const untrustedError = () =>
   badRequest(MSG.approveRecurringUntrusted, [{ path: 'customerDecision', message: 'the merchant is not trusted' }], 'merchant_not_trusted');
