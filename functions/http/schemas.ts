@@ -19,6 +19,20 @@ export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intStri
 
 export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-export const nonEmpty = (max = 500) => z.string().trim().min(1).max(max);
+/**
+ * Characters no human text field may carry (DESIGN 8.1): C0 (U+0000-U+001F, U+007F), C1
+ * (U+0080-U+009F) and the bidi controls U+202A-U+202E, U+2066-U+2069, which could spoof what
+ * a customer or an operator reads (a merchant name in a bank's notification).
+ */
+export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+export const UNSAFE_TEXT_MESSAGE = 'must not contain control or bidirectional formatting characters';
+
+/** The refusal of `UNSAFE_TEXT` added to a string schema (keeps its type: chain on). */
+export const refuseUnsafe = <T extends z.ZodString>(s: T): T => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_MESSAGE) as T;
+
+/** A free-text field: trimmed, `min`..`max` characters, no control or bidi characters. */
+export const safeText = (max: number, min = 1) => refuseUnsafe(z.string().trim().min(min).max(max));
+
+export const nonEmpty = (max = 500) => safeText(max);
 
 export const isoDateTime = z.iso.datetime({ offset: true });
