@@ -25,7 +25,7 @@ export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true
  * a customer or an operator reads (a merchant name in a bank's notification).
  */
 export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-export const UNSAFE_TEXT_MESSAGE = 'must not contain control or bidirectional formatting characters';
+export const UNSAFE_TEXT_MESSAGE = 'must not contain control characters';
 
 /** The refusal of `UNSAFE_TEXT` added to a string schema (keeps its type: chain on). */
 export const refuseUnsafe = <T extends z.ZodString>(s: T): T => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_MESSAGE) as T;
