@@ -16,7 +16,8 @@
  * concurrency, the counters never pass a limit, and contention never becomes a 500: after
  * the bounded retries the element is `busy` (409, nothing written, safe to retry).
  */
-import { isApproval } from '../domain/decisions';
+import { billingRefusalFor, billingRequiresApproval } from '../domain/decisions';
+import type { TrustState } from '../domain/trust';
 import { limitConditions, type CounterUpdate } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
 import { config } from '../config';
@@ -53,6 +54,12 @@ export interface CreateBillingInput {
    * none. Retries read it again.
    */
   decision: DecisionItem | undefined;
+  /**
+   * The merchant's trust state as read for THIS request (never cached; DESIGN 8.1): an
+   * approve_recurring decision bills without approval only while the merchant passes the
+   * approve_recurring rule. Omitted (one-time pay) = not passing.
+   */
+  trust?: TrustState;
   /** Minor units. */
   amount: number;
   currency: string;
@@ -97,27 +104,6 @@ const ITEM_MONTH = 1;
 const ITEM_WEEK = 2;
 const ITEM_BILL = 3;
 
-/**
- * The refusal rules (DESIGN 6.9 precedence), limits aside:
- *  - agreement: blocked -> merchant_blocked; none / deny / suspended -> not_approved
- *  - one_time (rule 3, independent of the agreement flow): only a block stops it
- *  - recurring: as agreement, and the decision must still be approve_recurring
- */
-export function refusalFor(type: BillingType, d: DecisionItem | undefined): 'merchant_blocked' | 'not_approved' | undefined {
-  if (d?.blockMerchant) return 'merchant_blocked';
-  if (type === 'one_time') return undefined;
-  if (!d || !isApproval(d.decision)) return 'not_approved';
-  if (type === 'recurring' && d.decision !== 'approve_recurring') return 'not_approved';
-  return undefined;
-}
-
-/** One-time pays always need approval; recurring runs never; agreement billings unless approve_recurring. */
-export function needsApproval(type: BillingType, d: DecisionItem | undefined): boolean {
-  if (type === 'one_time') return true;
-  if (type === 'recurring') return false;
-  return d?.decision !== 'approve_recurring';
-}
-
 function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string): TransactItem {
   const Key = decisionKey(id);
   if (!d) return { ConditionCheck: { TableName: table(), Key, ConditionExpression: 'attribute_not_exists(pk)' } };
@@ -159,13 +145,13 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
   }
 
   for (let attempt = 1; ; attempt++) {
-    const refusal = refusalFor(type, decision);
+    const refusal = billingRefusalFor(type, decision);
     if (refusal) return { ok: false, refusal, attempts: attempt };
     const limits = decision?.spendingLimits ?? {};
 
     const now = input.now ?? new Date();
     const nowIso = now.toISOString();
-    const requiresApproval = needsApproval(type, decision);
+    const requiresApproval = billingRequiresApproval(type, decision, input.trust);
     const periods = periodKeys(now);
     const reservation = limitConditions(decId, limits, amount, periods);
     if (!reservation.ok) return { ok: false, refusal: 'limits', attempts: attempt };

@@ -8,7 +8,8 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/clients';
 import { customerKey } from '../customers/store';
 import { decisionKey, type DecisionItem } from '../decisions/store';
-import { getParticipant } from '../participants/store';
+import { trustOf, type TrustState } from '../domain/trust';
+import { getParticipant, participantKey } from '../participants/store';
 import { table, type Item, type Key } from '../platform/table';
 import type { BillingCustomer, BillingMerchant } from './create-billing';
 import { backoff } from '../platform/retry';
@@ -46,8 +47,25 @@ export async function batchGet<T extends Item>(keys: readonly Key[], projection?
 
 /** Decisions by id (missing ids are absent from the map). */
 export async function getDecisions(ids: readonly string[]): Promise<Map<string, DecisionItem>> {
-  const byPk = await batchGet<DecisionItem>(ids.map(decisionKey));
-  return new Map([...byPk.values()].map((d) => [d.id, d]));
+  return (await getDecisionsAndTrust(ids)).decisions;
+}
+
+/**
+ * The decisions and, with `merchantId`, the merchant's trust state read fresh IN THE SAME
+ * BatchGetItem (DESIGN 8.1: trust is checked again at every billing, at no extra request).
+ * No decision to read: nothing is read (nothing will be billed).
+ */
+export async function getDecisionsAndTrust(
+  ids: readonly string[],
+  merchantId?: string,
+): Promise<{ decisions: Map<string, DecisionItem>; trust: TrustState | undefined }> {
+  if (ids.length === 0) return { decisions: new Map(), trust: undefined };
+  const merchantPk = merchantId === undefined ? undefined : participantKey(merchantId).pk;
+  const byPk = await batchGet<Item>([...(merchantId === undefined ? [] : [participantKey(merchantId)]), ...ids.map(decisionKey)]);
+  const merchant = merchantPk === undefined ? undefined : byPk.get(merchantPk);
+  byPk.delete(merchantPk ?? '');
+  const decisions = new Map([...byPk.values()].map((d) => [(d as DecisionItem).id, d as DecisionItem]));
+  return { decisions, trust: merchant && merchant.type === 'merchant' ? trustOf(merchant) : undefined };
 }
 
 // ---------------------------------------------------------------------------------------

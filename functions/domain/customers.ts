@@ -4,6 +4,7 @@
  * (customers/store.ts) adds the duplicate check against the bank's existing customers.
  */
 import * as z from 'zod';
+import { UNSAFE_TEXT, UNSAFE_TEXT_MESSAGE } from './text';
 import { isAssignedCountryCode } from './countries';
 
 /** Enforced maximum records per request (DESIGN 6.9); 100 to 500 is the recommendation. */
@@ -13,17 +14,16 @@ export const MAX_REASON_LENGTH = 300;
 /** Longest clientRef echoed in a failure entry (longer ones are invalid anyway). */
 const MAX_ECHOED_CLIENT_REF = 100;
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
 const REQUIRED = 'is required';
 
-/** A required string field: trimmed, non-empty, bounded, no control characters. */
+/** A required string field: trimmed, non-empty, bounded, no control or bidi characters (DESIGN 8.1). */
 const text = (max: number) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a string') })
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+    .refine((s) => !UNSAFE_TEXT.test(s), UNSAFE_TEXT_MESSAGE);
 
 /** Absent, null and blank optional fields all mean "not provided" (exports from bank systems send ""). */
 const blankToUndefined = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);

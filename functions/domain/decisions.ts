@@ -1,7 +1,7 @@
 /**
  * Customer decisions (spec rules 4-7, DESIGN 6.5 and 6.9): pure rules in ONE place. The
  * agreement endpoints use them to build and describe decisions; the billing features (bill,
- * pay, recurring) use `billingRefusal` / `billingAllowed` / `requiresApproval` so that
+ * pay, recurring) use `billingRefusalFor` / `billingRequiresApproval` so that
  * `deny`, `suspended` and `blockMerchant` stop all billing of a (customer, merchant) pair
  * the moment the decision item says so (the item is read per billing, never cached).
  */
@@ -52,15 +52,36 @@ export function billingRefusal(d: DecisionState | undefined): 'merchant_blocked'
   return undefined;
 }
 
+/** The three kinds of billing (store/billing-types.ts `BillingType`). */
+export type BillingKind = 'agreement' | 'one_time' | 'recurring';
+
 /**
- * A billing under an allowed decision needs the customer's approval unless the decision is
- * approve_recurring (DESIGN 6.5: `requiresApproval` of `billing.request`). With `trust`
- * given, an approve_recurring decision of a merchant that is no longer trusted counts as
- * approve_once (spec: approve_recurring applies to trusted merchants only), so un-trusting a
- * merchant makes its billings ask the customer again without rewriting any decision.
+ * The refusal rules of a billing (DESIGN 6.9 precedence), limits aside:
+ *  - agreement (bill): blocked -> merchant_blocked; none / deny / suspended -> not_approved
+ *  - one_time (pay, rule 3, independent of the agreement flow): only a block stops it
+ *  - recurring (run): as agreement, and the decision must still be approve_recurring
  */
-export const requiresApproval = (d: DecisionState, trust?: TrustState): boolean =>
-  d.decision !== 'approve_recurring' || (trust !== undefined && !canReceiveApproveRecurring(trust));
+export function billingRefusalFor(kind: BillingKind, d: DecisionState | undefined): 'merchant_blocked' | 'not_approved' | undefined {
+  if (d?.blockMerchant) return 'merchant_blocked';
+  if (kind === 'one_time') return undefined;
+  const refusal = billingRefusal(d);
+  if (refusal) return refusal;
+  if (kind === 'recurring' && d!.decision !== 'approve_recurring') return 'not_approved';
+  return undefined;
+}
+
+/**
+ * Whether a billing needs the customer's approval (`requiresApproval` of `billing.request`,
+ * DESIGN 6.5 and 8.1). A one-time pay always does. A bill or a recurring run does not only
+ * under an approve_recurring decision of a merchant that passes the approve_recurring rule
+ * NOW (`canReceiveApproveRecurring`, checked again at every billing): a merchant un-trusted
+ * after the decision bills it as approve_once, without any decision being rewritten. No
+ * trust state known (undefined) counts as not passing: never debit without approval by default.
+ */
+export function billingRequiresApproval(kind: BillingKind, d: DecisionState | undefined, trust: TrustState | undefined): boolean {
+  if (kind === 'one_time') return true;
+  return d?.decision !== 'approve_recurring' || trust === undefined || !canReceiveApproveRecurring(trust);
+}
 
 /** The decisions a customer may give this merchant: approve_recurring only to a trusted one. */
 export function allowedDecisions(trust: TrustState): DecisionValue[] {

@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomToken } from '../domain/ids';
-import type { TrustLevel, TrustState } from '../domain/trust';
+import { canReceiveApproveRecurring, trustOf, type TrustLevel, type TrustState } from '../domain/trust';
 import { db } from '../platform/clients';
 import {
   buildParticipant,
@@ -363,3 +363,18 @@ export async function getProviderMerchantsByIds(
 /** The order of gsi2sk in the index (binary, like DynamoDB; ids and ISO times are ASCII). */
 const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * A merchant's trust state, read fresh (strongly consistent, never cached) so a provider's
+ * change applies at once; undefined when the id is not a merchant. The rules that use it
+ * are the pure ones of domain/trust.ts and domain/decisions.ts.
+ */
+export async function loadMerchantTrust(merchantId: string): Promise<TrustState | undefined> {
+  const m = await getParticipant(merchantId);
+  return m && m.type === 'merchant' ? trustOf(m) : undefined;
+}
+
+/** The merchant may hold approve_recurring decisions now (DESIGN 6.5, 8.1). */
+export async function isTrustedMerchant(merchantId: string): Promise<boolean> {
+  const t = await loadMerchantTrust(merchantId);
+  return t !== undefined && canReceiveApproveRecurring(t);
+}

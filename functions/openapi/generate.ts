@@ -466,7 +466,7 @@ function webhookParameters(): Json {
       name: 'X-Webhook-Timestamp',
       in: 'header',
       required: true,
-      description: 'Unix seconds when this attempt was made (changes per attempt; not signed).',
+      description: 'Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`).',
       schema: { type: 'string', pattern: '^\\d+$' },
     },
     'X-Webhook-Signature': {
@@ -478,8 +478,35 @@ function webhookParameters(): Json {
         "(24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time.",
       schema: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})?$' },
     },
+    'webhook-id': {
+      name: 'webhook-id',
+      in: 'header',
+      required: true,
+      description: 'Standard Webhooks: the same value as `X-Webhook-Id`.',
+      schema: { type: 'string' },
+    },
+    'webhook-timestamp': {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      description: 'Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes).',
+      schema: { type: 'string', pattern: '^\\d+$' },
+    },
+    'webhook-signature': {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      description:
+        'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 ' +
+        'decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` ' +
+        'libraries and `verifyWebhook` of `@idpay/sdk` check it.',
+      schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+    },
   };
 }
+
+/** Every delivery carries both header sets (DESIGN 6.6 and 8.2). */
+const WEBHOOK_HEADERS = ['X-Webhook-Id', 'X-Webhook-Timestamp', 'X-Webhook-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 
 function webhooks(conv: SchemaConverter, schemas: Json): Json {
   const out: Json = {};
@@ -493,10 +520,12 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
       post: {
         operationId: `event${pascal(type)}`,
         summary: type,
-        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, data}\` to each subscribed endpoint; verify \`X-Webhook-Signature\` over the raw body before parsing.`,
+        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
         tags: ['Webhook events'],
         'x-receiver': doc.receiver,
-        parameters: ['X-Webhook-Id', 'X-Webhook-Timestamp', 'X-Webhook-Signature'].map((n) => ref('parameters', n)),
+        // The receiver authenticates the sender by signature, not by a security scheme.
+        security: [],
+        parameters: WEBHOOK_HEADERS.map((n) => ref('parameters', n)),
         requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', eventSchemaName(type)) } } },
         responses: {
           '2XX': { description: 'Delivered. Answer within 10 seconds and do the work afterwards.' },
@@ -531,7 +560,7 @@ function introduction(stage: Stage): string {
     '## Conventions',
     'Amounts are JSON numbers in major units (NGN 1500.5), at most 2 decimals, minimum NGN 1.00; currency `NGN` only today. Lists page with `limit` (default 20, at most 100) and `skip` or `offset`. Every POST accepts `Idempotency-Key`.',
     '## Webhooks',
-    'Events are POSTed to the endpoints you register (Webhook endpoints), signed with `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret). The Webhooks section lists every event and its `data`.',
+    'Events are POSTed to the endpoints you register (Webhook endpoints), signed twice: `webhook-signature` (Standard Webhooks: HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<raw body>`, so a replayed old delivery can be refused) and `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret). The Webhooks section lists every event and its `data`.',
   ].join('\n\n');
 }
 

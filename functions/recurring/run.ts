@@ -23,7 +23,8 @@
  * "Now" is the tick's time (`job.now`), never the clock.
  */
 import { billingRequestIdFor } from '../billing/bill-item';
-import { createBilling, refusalFor, type BillingRefusal } from '../billing/create-billing';
+import { createBilling, type BillingRefusal } from '../billing/create-billing';
+import { billingRefusalFor } from '../domain/decisions';
 import { batchGet, getBillingCustomers } from '../billing/reads';
 import { settleBilling } from '../billing/settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
@@ -69,10 +70,11 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
   const found = await batchGet<Item>([participantKey(s.merchantId), decisionKey(s.decisionId)]);
   const participant = found.get(participantKey(s.merchantId).pk) as Participant | undefined;
   const decision = found.get(decisionKey(s.decisionId).pk) as DecisionItem | undefined;
-  if (!participant || participant.type !== 'merchant' || !canCreateRecurring(trustOf(participant))) {
+  const trust = participant && participant.type === 'merchant' ? trustOf(participant) : undefined;
+  if (!participant || !trust || !canCreateRecurring(trust)) {
     return refuse(s, job, 'merchant_not_premium', now);
   }
-  const before = refusalFor('recurring', decision);
+  const before = billingRefusalFor('recurring', decision);
   if (before) return refuse(s, job, REFUSALS[before], now);
   // The customer's bank data never changes: kept on the schedule (read only for older items).
   const customer = s.clientRef ? { id: s.customerId, bankId: s.bankId, clientRef: s.clientRef } : (await getBillingCustomers([s.customerId])).get(s.customerId);
@@ -84,6 +86,7 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       merchant: { id: participant.id, name: participant.name, ...(participant.providerId ? { providerId: participant.providerId } : {}) },
       customer,
       decision,
+      trust,
       amount: s.amount,
       currency: s.currency,
       description: s.description ?? DEFAULT_RUN_DESCRIPTION,

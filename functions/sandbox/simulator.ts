@@ -19,11 +19,11 @@ import { isPastExpiry, settleBilling } from '../billing/settle-billing';
 import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
 import { toMinor } from '../domain/money';
-import { canReceiveApproveRecurring, trustOf } from '../domain/trust';
 import { billKey, type BillItem } from '../billing/types';
 import { getBankCustomer } from '../customers/store';
 import { decisionId, saveDecision } from '../decisions/store';
 import { findIntentToAnswer } from '../decisions/intents';
+import { isTrustedMerchant } from '../merchants/store';
 import { getParticipant, type Participant } from '../participants/store';
 import { getItem } from '../platform/table';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicLimits } from './magic';
@@ -77,11 +77,6 @@ class IntentRefused extends Error {
   constructor(readonly reason: 'not_found' | 'answered') {
     super(`intent ${reason}`);
   }
-}
-
-async function isTrustedMerchant(merchantId: string): Promise<boolean> {
-  const m = await getParticipant(merchantId);
-  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
 }
 
 /** POST /v1/billing/intent-response, as the magic customer answers. */

@@ -163,3 +163,36 @@ describe('approval expiry through the tick', () => {
     expect(await ledgerProblems(a.merchant.id)).toEqual([]);
   });
 });
+
+describe('trust at billing time (DESIGN 8.1)', () => {
+  it('approve_recurring of a merchant the provider un-trusted: the bill asks the customer (requiresApproval, expiresAt) and expires like approve_once', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring', withProvider: true, receiver: rx });
+    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: false } });
+    expect(lowered.status).toBe(200);
+
+    const r = await bill(t, a.merchant, [a.agreementPhrase], 40);
+    expect(r.status).toBe(201);
+    const el = r.body[0];
+    expect(el).toMatchObject({ statusCode: 201, success: true, requiresApproval: true, status: 'pending' });
+    expect(typeof el.expiresAt).toBe('string');
+    const expiresAt = Date.parse(el.expiresAt);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(2000);
+    const [req] = await events(rx, a.hooks!.bank, 'billing.request', 1, (e) => e.data.reference === el.reference);
+    expect(req!.data).toMatchObject({ requiresApproval: true, expiresAt: el.expiresAt });
+    // The approval-expiry due entry, like any approve_once billing.
+    expect((await getBill(el.billingRequestId))!.dueSk).toBeDefined();
+
+    await t.app.tick(new Date(expiresAt + 1000));
+    await t.app.settle();
+    const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === el.reference);
+    expect(res!.data).toMatchObject({ status: 'expired', customerAction: 'declined', reason: 'approval_expired' });
+    expect((await getBill(el.billingRequestId))!.status).toBe('expired');
+
+    // Trusted again: the same decision bills without approval again (no decision was rewritten).
+    expect((await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: true } })).status).toBe(200);
+    const again = await bill(t, a.merchant, [a.agreementPhrase], 40);
+    expect(again.status).toBe(201);
+    expect(again.body[0].requiresApproval).toBe(false);
+    expect(again.body[0].expiresAt).toBeUndefined();
+  });
+});

@@ -294,6 +294,19 @@ describe('the permission or the trust goes away', () => {
     expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_blocked', failedAttempts: 1 });
   });
 
+  it('DESIGN 8.1: the provider un-trusts the merchant: the run never debits without approval (refused before billing, paused merchant_not_premium, no billing.request)', async () => {
+    const a = await recurringAgreement(t, { receiver: rx });
+    const start = '2028-02-07T09:00:00.000Z';
+    const id = await schedule(a, { startDate: start });
+    const down = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: false } });
+    expect(down.status).toBe(200);
+    await tickAt(t, start);
+    expect(await runBills(id)).toHaveLength(0);
+    expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_not_premium', failedAttempts: 1 });
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect(receivedEvents(rx, a.hooks!.bank, 'billing.request').filter((e) => e.data.scheduleId === id)).toHaveLength(0);
+  });
+
   it('the merchant is no longer premium: refused, paused (merchant_not_premium); resumed after re-trust it bills', async () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2028-02-05T09:00:00.000Z';

@@ -326,6 +326,24 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(await ledgerProblems(m.merchant.id)).toEqual([]);
   });
 
+  it('approve.recurring after the provider un-trusted the merchant (DESIGN 8.1): the billing asks for approval and the simulated bank approves it once', async () => {
+    const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
+    const a = await simulatedAgreement(m, 'approve.recurring');
+    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', { key: m.provider!.apiKey, body: { entityId: m.merchant.id, trusted: false } });
+    expect(lowered.status).toBe(200);
+    const r = await bill(t, m.merchant, [a.agreementPhrase], 1500);
+    expect(r.status).toBe(201);
+    const el = r.body[0];
+    expect(el.requiresApproval).toBe(true);
+    expect(typeof el.expiresAt).toBe('string');
+    const [req] = await events(rx, simHook, 'billing.request', 1, (e) => e.data.reference === el.reference);
+    expect(req!.data).toMatchObject({ requiresApproval: true, expiresAt: el.expiresAt });
+    await bankAnswers();
+    const res = await billingResponse(m, el.reference);
+    expect(res.data).toMatchObject({ status: 'succeeded', customerAction: 'approved' });
+    expect(await getBill(el.billingRequestId)).toMatchObject({ status: 'succeeded', bankAction: 'approve_once', requiresApproval: true });
+  });
+
   it('recurring.limits: the limits are enforced (single 50,000, daily 100,000) and debits within them paid', async () => {
     const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
     const a = await simulatedAgreement(m, 'recurring.limits');

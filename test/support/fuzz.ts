@@ -195,8 +195,16 @@ const DEEP_VALUES: unknown[] = [
   deep(33, '{"__proto__":', '}', '{}'),
 ];
 
+/** C0, DEL, C1 and the bidi controls text fields refuse (DESIGN 8.1). */
+const CONTROL_CHARS = ['\u0000', '\u0001', '\t', '\n', '\u001b', '\u001f', '\u007f', '\u0080', '\u0085', '\u009f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+/** Ordinary text with control and bidi characters mixed in (a spoofed "Bank\u202eAlert"). */
+const controlString: fc.Arbitrary<string> = fc
+  .array(fc.oneof(fc.string({ minLength: 1, maxLength: 6 }), fc.constantFrom(...CONTROL_CHARS)), { minLength: 1, maxLength: 8 })
+  .map((parts) => parts.join(''));
+
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string(), weight: 3 },
+  { arbitrary: controlString, weight: 2 },
   { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 2 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }), weight: 2 },
   { arbitrary: fc.constantFrom(...SPECIAL_STRINGS), weight: 4 },

@@ -14,7 +14,12 @@ import {
   isBillingRequestIdShaped,
   type NewBill,
 } from '../../functions/billing/bill-item';
-import { counterItem, needsApproval, refusalFor } from '../../functions/billing/create-billing';
+import { counterItem } from '../../functions/billing/create-billing';
+import { billingRefusalFor as refusalFor, billingRequiresApproval } from '../../functions/domain/decisions';
+import { NEW_MERCHANT_TRUST, type TrustState } from '../../functions/domain/trust';
+
+const TRUSTED: TrustState = { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false };
+const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Parameters<typeof billingRequiresApproval>[1]) => billingRequiresApproval(type, d, TRUSTED);
 import { isPastExpiry, reasonOf } from '../../functions/billing/settle-billing';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
@@ -75,6 +80,23 @@ describe('refusal rules (DESIGN 6.9 precedence)', () => {
     expect(needsApproval('recurring', decision({ decision: 'approve_recurring' }))).toBe(false);
     expect(needsApproval('agreement', decision({ decision: 'approve_once' }))).toBe(true);
     expect(needsApproval('agreement', decision({ decision: 'approve_recurring' }))).toBe(false);
+  });
+
+  it('DESIGN 8.1: an approve_recurring decision of a merchant no longer trusted bills as approve_once (bill and run)', () => {
+    const rec = decision({ decision: 'approve_recurring' });
+    const untrusted: TrustState = { ...TRUSTED, trusted: false };
+    expect(billingRequiresApproval('agreement', rec, untrusted)).toBe(true);
+    expect(billingRequiresApproval('recurring', rec, untrusted)).toBe(true);
+    expect(billingRequiresApproval('agreement', rec, NEW_MERCHANT_TRUST)).toBe(true);
+    // unknown trust never debits without approval
+    expect(billingRequiresApproval('agreement', rec, undefined)).toBe(true);
+    expect(billingRequiresApproval('recurring', rec, undefined)).toBe(true);
+    // trusted at any level keeps approve_recurring
+    expect(billingRequiresApproval('agreement', rec, { ...TRUSTED, trustLevel: 'basic' })).toBe(false);
+    expect(billingRequiresApproval('recurring', rec, TRUSTED)).toBe(false);
+    // approve_once and pays always ask, trusted or not
+    expect(billingRequiresApproval('agreement', decision({ decision: 'approve_once' }), TRUSTED)).toBe(true);
+    expect(billingRequiresApproval('one_time', rec, TRUSTED)).toBe(true);
   });
 });
 

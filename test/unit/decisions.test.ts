@@ -10,7 +10,7 @@ import {
   isApproval,
   isDecisionIdShaped,
   isDecisionValue,
-  requiresApproval,
+  billingRequiresApproval,
   withinSingleLimit,
   type DecisionValue,
 } from '../../functions/domain/decisions';
@@ -51,13 +51,15 @@ describe('decision outcome (DESIGN 6.9)', () => {
     expect(billingRefusal(undefined)).toBe('not_approved');
   });
 
-  it('requiresApproval: every billing but an approve_recurring one asks the customer', () => {
-    expect(requiresApproval(d('approve_recurring'))).toBe(false);
-    expect(requiresApproval(d('approve_once'))).toBe(true);
-    // A merchant no longer trusted: approve_recurring asks again, like approve_once.
-    expect(requiresApproval(d('approve_recurring'), NEW_MERCHANT_TRUST)).toBe(true);
-    expect(requiresApproval(d('approve_recurring'), { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false })).toBe(false);
-    expect(requiresApproval(d('approve_once'), { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false })).toBe(true);
+  it('billingRequiresApproval: every billing but an approve_recurring one of a merchant trusted NOW asks the customer', () => {
+    const trusted: TrustState = { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false };
+    expect(billingRequiresApproval('agreement', d('approve_recurring'), trusted)).toBe(false);
+    expect(billingRequiresApproval('agreement', d('approve_once'), trusted)).toBe(true);
+    // A merchant no longer trusted: approve_recurring asks again, like approve_once (DESIGN 8.1).
+    expect(billingRequiresApproval('agreement', d('approve_recurring'), NEW_MERCHANT_TRUST)).toBe(true);
+    expect(billingRequiresApproval('agreement', d('approve_recurring'), { ...trusted, trusted: false })).toBe(true);
+    // Trust unknown: never without approval.
+    expect(billingRequiresApproval('agreement', d('approve_recurring'), undefined)).toBe(true);
   });
 
   it('withinSingleLimit: no single limit allows any amount; the limit itself is allowed', () => {

@@ -183,7 +183,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const type of EVENT_TYPES) {
       const post = (doc.webhooks[type] as Json).post as Json;
       expect(post.summary).toBe(type);
-      expect(paramNames(doc, post)).toEqual(['header:X-Webhook-Id', 'header:X-Webhook-Timestamp', 'header:X-Webhook-Signature']);
+      expect(paramNames(doc, post)).toEqual(['header:X-Webhook-Id', 'header:X-Webhook-Timestamp', 'header:X-Webhook-Signature', 'header:webhook-id', 'header:webhook-timestamp', 'header:webhook-signature']);
       const schema = deref(doc, (((post.requestBody as Json).content as Json)['application/json'] as Json).schema as Json);
       expect(schema).toBe(doc.components.schemas![eventSchemaName(type)]);
       expect(schema.required).toEqual(['id', 'type', 'createdAt', 'data']);

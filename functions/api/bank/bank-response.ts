@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { safeText } from '../../http/schemas';
 import { isBillingRequestIdShaped } from '../../billing/bill-item';
 import { BILLING_MSG } from '../../billing/messages';
 import type { BillingOutcome } from '../../billing/outcome-hooks';
@@ -15,7 +16,7 @@ const bodySchema = z
     billingRequestId: z.string().min(1).max(200),
     action: z.enum(ACTIONS),
     /** The bank's own transaction id: required when paying, optional on a refusal. */
-    bankTransactionId: z.string().trim().min(1).max(255).optional(),
+    bankTransactionId: safeText(255).optional(),
   })
   .refine((b) => b.bankTransactionId !== undefined || b.action === 'deny' || b.action === 'suspended', {
     path: ['bankTransactionId'],

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
 import { majorAmount } from '../../http/money-schemas';
-import { canReceiveApproveRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
 import { getBankCustomer } from '../../customers/store';
 import { decisionId, decisionRecord, saveDecision } from '../../decisions/store';
 import { findIntentToAnswer } from '../../decisions/intents';
+import { isTrustedMerchant } from '../../merchants/store';
 import { getParticipant } from '../../participants/store';
 
 /** A limit: a positive JSON number in major units with at most 2 decimals (stored in minor units). */
@@ -92,12 +92,6 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
   }
   return ok(200, 'Customer decision recorded', decisionRecord(result.decision));
 });
-
-/** Trust is read per request (never cached): a provider's change applies at once. */
-export async function isTrustedMerchant(merchantId: string): Promise<boolean> {
-  const m = await getParticipant(merchantId);
-  return !!m && m.type === 'merchant' && canReceiveApproveRecurring(trustOf(m));
-}
 
 export const untrustedError = () =>
   badRequest(MSG.approveRecurringUntrusted, [{ path: 'customerDecision', message: 'the merchant is not trusted' }], 'merchant_not_trusted');

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
 import { completeRefund, failRefund, markRefundProcessing } from '../../refunds/store';
@@ -8,8 +9,8 @@ import { MONEY_MSG } from '../../transactions/messages';
 const body = z.strictObject({
   refundId: z.string().min(1).max(100),
   status: z.enum(['processing', 'completed', 'failed']),
-  bankRefundId: z.string().trim().min(1).max(100).optional(),
-  reason: z.string().trim().min(1).max(500).optional(),
+  bankRefundId: safeText(100).optional(),
+  reason: safeText(500).optional(),
 });
 
 /**

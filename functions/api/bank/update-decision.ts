@@ -3,7 +3,8 @@ import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { decisionRecord, saveDecision } from '../../decisions/store';
-import { decisionValueSchema, isTrustedMerchant, spendingLimitsSchema, untrustedError } from './intent-response';
+import { isTrustedMerchant } from '../../merchants/store';
+import { decisionValueSchema, spendingLimitsSchema, untrustedError } from './intent-response';
 
 const bodySchema = z
   .strictObject({

@@ -7,9 +7,10 @@ import {
   refusalElement,
   resultElement,
 } from '../../billing/bill-request';
-import { createBilling, refusalFor } from '../../billing/create-billing';
+import { createBilling } from '../../billing/create-billing';
+import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingCustomers, getBillingMerchant, getDecisions } from '../../billing/reads';
+import { getBillingCustomers, getBillingMerchant, getDecisionsAndTrust } from '../../billing/reads';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { arrayReply } from '../../http/multi-status';
@@ -22,7 +23,7 @@ import { arrayReply } from '../../http/multi-status';
  * sends `billing.request` to the bank. The body is the array of elements in input order;
  * the HTTP status is their common statusCode, or 207.
  *
- * Reads: the merchant once, every decision in one BatchGetItem, the customers' bank data in
+ * Reads: the merchant once (cached), every decision and the merchant's trust in one BatchGetItem, the customers' bank data in
  * one more (cached); then one transaction per phrase.
  */
 export const handler = endpoint({ body: billBodySchema }, async ({ body, principal, headers }) => {
@@ -35,15 +36,16 @@ export const handler = endpoint({ body: billBodySchema }, async ({ body, princip
   const decisionIdOf = new Map<string, string | undefined>();
   await Promise.all(distinct.map(async (p) => decisionIdOf.set(p, await readAgreementPhrase(p, entityId))));
   const ids = [...new Set([...decisionIdOf.values()].filter((v): v is string => v !== undefined))];
-  const decisions = await getDecisions(ids);
-  const billable = [...decisions.values()].filter((d) => d.merchantId === entityId && !refusalFor('agreement', d));
+  // The decisions and the merchant's trust now (DESIGN 8.1), in one BatchGetItem.
+  const { decisions, trust } = await getDecisionsAndTrust(ids, entityId);
+  const billable = [...decisions.values()].filter((d) => d.merchantId === entityId && !billingRefusalFor('agreement', d));
   const customers = await getBillingCustomers(billable.map((d) => d.customerId));
 
   const elements = await perPhrase('phrase', body.agreementPhrases, entityId, async (phrase) => {
     const id = decisionIdOf.get(phrase);
     const decision = id ? decisions.get(id) : undefined;
     if (!decision || decision.merchantId !== entityId) return refusalElement('phrase', phrase, entityId, 'not_approved');
-    const refusal = refusalFor('agreement', decision);
+    const refusal = billingRefusalFor('agreement', decision);
     if (refusal) return refusalElement('phrase', phrase, entityId, refusal);
     const customer = customers.get(decision.customerId);
     if (!customer) return refusalElement('phrase', phrase, entityId, 'not_approved');
@@ -51,6 +53,7 @@ export const handler = endpoint({ body: billBodySchema }, async ({ body, princip
       merchant,
       customer,
       decision,
+      trust,
       amount: body.amount,
       currency: body.currency,
       description: body.description,

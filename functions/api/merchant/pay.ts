@@ -7,7 +7,8 @@ import {
   refusalElement,
   resultElement,
 } from '../../billing/bill-request';
-import { createBilling, refusalFor } from '../../billing/create-billing';
+import { createBilling } from '../../billing/create-billing';
+import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
 import { getBillingMerchant, getDecisions } from '../../billing/reads';
 import { decisionId } from '../../domain/decisions';
@@ -43,7 +44,7 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
     const found = resolved.get(phrase);
     if (!found) return failureElement('lookupPhrase', phrase, entityId, 404, MSG.customerNotFound, 'not_found');
     const decision = decisions.get(decisionId(entityId, found.customer.id));
-    const refusal = refusalFor('one_time', decision);
+    const refusal = billingRefusalFor('one_time', decision);
     if (refusal) return refusalElement('lookupPhrase', phrase, entityId, refusal);
     const r = await createBilling({
       merchant,

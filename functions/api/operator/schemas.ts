@@ -1,17 +1,18 @@
 import * as z from 'zod';
+import { safeText } from '../../http/schemas';
 import { TRUST_LEVELS } from '../../participants/store';
 
 export const bankAccountSchema = z.strictObject({
-  bankName: z.string().trim().min(1).max(200).optional(),
+  bankName: safeText(200).optional(),
   accountNumber: z.string().regex(/^\d{6,20}$/, 'must be 6 to 20 digits').optional(),
-  accountName: z.string().trim().min(1).max(200).optional(),
+  accountName: safeText(200).optional(),
 });
 
 export const createParticipantSchema = z.strictObject({
   type: z.enum(['bank', 'merchant', 'provider']),
-  name: z.string().trim().min(1).max(200),
+  name: safeText(200),
   email: z.email().max(254),
-  phone: z.string().trim().min(3).max(32).optional(),
+  phone: safeText(32, 3).optional(),
   country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').optional(),
   providerId: z.string().min(1).max(64).optional(),
   bankAccount: bankAccountSchema.optional(),

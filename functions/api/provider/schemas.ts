@@ -1,7 +1,7 @@
 /** Request schemas and reply shapes shared by the provider endpoints (merchants and trust). */
 import * as z from 'zod';
 import { MSG } from '../../http/errors';
-import { boolString, offsetPaging } from '../../http/schemas';
+import { boolString, offsetPaging, safeText } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
 import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';
 import { bankAccountSchema, trustLevelSchema } from '../operator/schemas';
@@ -12,11 +12,11 @@ export { trustLevelSchema };
 export const entityId = z.string().trim().min(1).max(100);
 
 const url = z.httpUrl().max(2048);
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => safeText(max);
 
 /** Optional profile fields of a merchant (create and update). */
 const profile = {
-  phone: z.string().trim().min(3).max(32),
+  phone: safeText(32, 3),
   address: text(500),
   website: url,
   description: text(2000),

@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
 import { resumeSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
 
-const bodySchema = z.strictObject({ reason: z.string().trim().max(500).nullable().optional() });
+const bodySchema = z.strictObject({ reason: safeText(500, 0).nullable().optional() });
 
 /**
  * POST /v1/recurring/{scheduleId}/resume (merchant): paused -> active, with

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { safeText } from '../../http/schemas';
 import { toMajor } from '../../domain/money';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
@@ -12,7 +13,7 @@ const body = z.strictObject({
   reference: z.string().trim().min(1).max(100),
   /** Major units, at least 0.01, at most 2 decimals; default: the whole refundable remainder. */
   amount: majorAmount({ minMinor: MIN_REFUND_MINOR }).optional(),
-  reason: z.string().trim().min(1).max(500).optional(),
+  reason: safeText(500).optional(),
 });
 
 /**

@@ -1099,7 +1099,7 @@ export interface webhooks {
          * billing.intent
          * @description **To:** The customer's bank. **When:** A merchant asks the customer to decide on billing permissions (POST /v1/billing/intent).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntent"];
         delete?: never;
@@ -1121,7 +1121,7 @@ export interface webhooks {
          * billing.request
          * @description **To:** The customer's bank. **When:** A merchant bills a customer (bill, one-time pay, a recurring run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingRequest"];
         delete?: never;
@@ -1143,7 +1143,7 @@ export interface webhooks {
          * billing.intent.response
          * @description **To:** The merchant and its provider. **When:** The customer's decision on an intent (POST /v1/billing/intent-response), or the bank changing a decision.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntentResponse"];
         delete?: never;
@@ -1165,7 +1165,7 @@ export interface webhooks {
          * billing.response
          * @description **To:** The merchant and its provider. **When:** The outcome of a billing: paid, declined, expired or failed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingResponse"];
         delete?: never;
@@ -1187,7 +1187,7 @@ export interface webhooks {
          * merchant.trust.updated
          * @description **To:** The merchant and its provider. **When:** A provider changed the merchant's trust (PATCH /v1/provider/merchant/trust).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventMerchantTrustUpdated"];
         delete?: never;
@@ -1209,7 +1209,7 @@ export interface webhooks {
          * schedule.created
          * @description **To:** The merchant and its provider. **When:** A recurring schedule was created.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCreated"];
         delete?: never;
@@ -1231,7 +1231,7 @@ export interface webhooks {
          * schedule.paused
          * @description **To:** The merchant and its provider. **When:** A schedule was paused by the merchant, or by the service after a run was refused for lack of permission.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSchedulePaused"];
         delete?: never;
@@ -1253,7 +1253,7 @@ export interface webhooks {
          * schedule.resumed
          * @description **To:** The merchant and its provider. **When:** A paused schedule was resumed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleResumed"];
         delete?: never;
@@ -1275,7 +1275,7 @@ export interface webhooks {
          * schedule.cancelled
          * @description **To:** The merchant and its provider. **When:** A schedule was cancelled.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCancelled"];
         delete?: never;
@@ -1297,7 +1297,7 @@ export interface webhooks {
          * schedule.completed
          * @description **To:** The merchant and its provider. **When:** A schedule reached maxBillings or its endDate.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCompleted"];
         delete?: never;
@@ -1319,7 +1319,7 @@ export interface webhooks {
          * schedule.run_failed
          * @description **To:** The merchant and its provider. **When:** A run was refused (spending limits, permission revoked, merchant blocked or no longer premium).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunFailed"];
         delete?: never;
@@ -1341,7 +1341,7 @@ export interface webhooks {
          * refund.requested
          * @description **To:** The customer's bank. **When:** A merchant started a refund of a billing (POST /v1/refunds/initiate).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundRequested"];
         delete?: never;
@@ -1363,7 +1363,7 @@ export interface webhooks {
          * refund.updated
          * @description **To:** The merchant and its provider. **When:** A refund changed status (processing, completed, failed).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundUpdated"];
         delete?: never;
@@ -1385,7 +1385,7 @@ export interface webhooks {
          * settlement.completed
          * @description **To:** The merchant and its provider. **When:** Funds were settled to the merchant (next Nigerian business day).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSettlementCompleted"];
         delete?: never;
@@ -1407,7 +1407,7 @@ export interface webhooks {
          * webhook.test
          * @description **To:** The endpoint tested only. **When:** POST /v1/webhooks/endpoints/{id}/test.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `X-Webhook-Signature` over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventWebhookTest"];
         delete?: never;
@@ -2126,10 +2126,16 @@ export interface components {
         "X-Entity-Id": string;
         /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
         "X-Webhook-Id": string;
-        /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+        /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
         "X-Webhook-Timestamp": string;
         /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
         "X-Webhook-Signature": string;
+        /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+        "webhook-id": string;
+        /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+        "webhook-signature": string;
     };
     requestBodies: never;
     headers: {
@@ -4401,10 +4407,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4444,10 +4456,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4487,10 +4505,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4530,10 +4554,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4573,10 +4603,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4616,10 +4652,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4659,10 +4701,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4702,10 +4750,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4745,10 +4799,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4788,10 +4848,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4831,10 +4897,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4874,10 +4946,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4917,10 +4995,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -4960,10 +5044,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -5003,10 +5093,16 @@ export interface operations {
             header: {
                 /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
-                /** @description Unix seconds when this attempt was made (changes per attempt; not signed). */
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
                 /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
