@@ -5,6 +5,7 @@ import { dlqName } from '../functions/platform/definitions';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
 import { HttpApi, functionIdOf } from './api';
+import { People } from './identity';
 import { AppSecrets, DataTable, WorkQueues } from './data';
 import { Workers } from './workers';
 import { RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName } from './settings';
@@ -26,6 +27,7 @@ export class IdpayStack extends Stack {
   readonly workers: Workers;
   readonly alarms: Alarms;
   readonly roles: AccessRoles;
+  readonly people: People;
 
   constructor(scope: Construct, id: string, props: IdpayStackProps) {
     super(scope, id, props);
@@ -37,6 +39,7 @@ export class IdpayStack extends Stack {
     this.data = new DataTable(this, 'Data', { stage });
     this.queues = new WorkQueues(this, 'Queues');
     this.secrets = new AppSecrets(this, 'AppSecrets', { stage });
+    this.people = new People(this, 'People', { stage });
     Validations.of(this.secrets.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -57,6 +60,7 @@ export class IdpayStack extends Stack {
       OPERATOR_API_KEY_HASH: props.operatorKeyHash,
       APP_SECRETS_ARN: this.secrets.secret.secretArn,
       POWERTOOLS_SERVICE_NAME: 'idpay',
+      ...this.people.environment(),
     };
 
     const logRetention = live ? logs.RetentionDays.ONE_YEAR : logs.RetentionDays.ONE_MONTH;
@@ -106,6 +110,8 @@ export class IdpayStack extends Stack {
     });
     new CfnOutput(this, 'TickScheduleGroup', { value: this.workers.tickScheduleGroupName });
     new CfnOutput(this, 'AppSecretsArn', { value: this.secrets.secret.secretArn });
+    new CfnOutput(this, 'UserPoolId', { value: this.people.userPool.userPoolId });
+    new CfnOutput(this, 'DashboardClientId', { value: this.people.dashboardClient.userPoolClientId });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
   }
 }

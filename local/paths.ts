@@ -8,6 +8,7 @@ export function localPaths() {
     root,
     dynamo: join(root, 'dynamodb'),
     sqs: join(root, 'sqs'),
+    cognito: join(root, 'cognito'),
     operatorKey: join(root, 'operator.key'),
     appSecrets: join(root, 'app-secrets.json'),
     endpoints: join(root, 'endpoints.json'),

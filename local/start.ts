@@ -8,6 +8,7 @@ import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
 import { startApp } from './app';
 import { startDynamo, startSqs } from './services';
+import { cognitoEnv, ensureUserPool, startCognito } from './cognito';
 import { localPaths, readLocalTickState } from './paths';
 
 async function main() {
@@ -34,6 +35,11 @@ async function main() {
 
   const dynamo = await startDynamo(inMemory ? {} : { dataDir: paths.dynamo });
   const sqs = await startSqs(inMemory ? {} : { dataDir: paths.sqs });
+  const cognito = await startCognito({
+    ...(inMemory ? {} : { dataDir: paths.cognito }),
+    ...(process.env.COGNITO_LOCAL_PORT ? { port: Number(process.env.COGNITO_LOCAL_PORT) } : {}),
+    onCode: ({ destination, code }) => console.log(`  Cognito emulator: confirmation code for ${destination}: ${code}`),
+  });
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
   let stopping = false;
   const stop = async (code = 0) => {
@@ -41,6 +47,7 @@ async function main() {
     stopping = true;
     console.log('\nStopping...');
     await app?.stop().catch(() => undefined);
+    await cognito.stop().catch(() => undefined);
     await sqs.stop().catch(() => undefined);
     await dynamo.stop().catch(() => undefined);
     process.exit(code);
@@ -48,7 +55,9 @@ async function main() {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 
+  const stage = process.env.STAGE === 'live' ? 'live' : 'sandbox';
   try {
+    const pool = await ensureUserPool(cognito.endpoint, stage);
     app = await startApp({
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
@@ -62,6 +71,7 @@ async function main() {
         OPERATOR_API_KEY: operatorKey,
         APP_SECRETS: appSecrets,
         LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+        ...cognitoEnv(pool),
       },
     });
   } catch (e) {
@@ -75,6 +85,9 @@ async function main() {
   console.log(`  Operator key:  ${operatorKey}`);
   console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);
   console.log(`  DynamoDB:      ${dynamo.endpoint}   SQS: ${sqs.endpoint}`);
+  console.log(`  Sign-in (Cognito emulator ${cognito.endpoint}): pool ${app.env.COGNITO_USER_POOL_ID}, client ${app.env.COGNITO_CLIENT_ID}`);
+  console.log(`    sign up: aws cognito-idp sign-up --endpoint-url ${cognito.endpoint} --client-id ${app.env.COGNITO_CLIENT_ID} --username you@example.com --password '<12+ chars, a-z A-Z 0-9 symbol>'`);
+  console.log(`    confirm with the code printed here, then sign in with USER_PASSWORD_AUTH (the emulator has no SRP): README "Signing in locally"`);
   console.log(`  Try: curl -s -X POST ${app.url}/v1/operator/participants -H "Authorization: Bearer ${operatorKey}" \\`);
   console.log(`         -H 'Content-Type: application/json' -d '{"type":"merchant","name":"Shop","email":"shop@example.com"}'`);
   console.log('Ctrl-C stops everything.');

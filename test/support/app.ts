@@ -8,6 +8,7 @@ import { startApp, type LocalApp } from '../../local/app';
 import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
+import { cognitoEnv } from '../../local/cognito';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -53,6 +54,7 @@ export async function startTestApp(
       OPERATOR_API_KEY: operatorKey,
       APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+      ...cognitoEnv(inject('cognito')),
       ...env,
     },
   });

@@ -4,26 +4,36 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamo, startSqs } from '../../local/services';
+import { ensureUserPool, startCognito, type LocalUserPool } from '../../local/cognito';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
     sqsEndpoint: string;
+    /** The run's Cognito emulator, its sandbox pool and dashboard client, and the log its codes go to. */
+    cognito: LocalUserPool & { endpoint: string; logFile: string };
   }
 }
 
 export default async function setup(project: TestProject) {
   const dynamo = await startDynamo();
   let sqs;
+  let cognito;
   try {
     sqs = await startSqs();
+    cognito = await startCognito();
+    const pool = await ensureUserPool(cognito.endpoint, 'sandbox');
+    project.provide('cognito', { ...pool, endpoint: cognito.endpoint, logFile: cognito.logFile });
   } catch (e) {
+    await cognito?.stop().catch(() => undefined);
+    await sqs?.stop().catch(() => undefined);
     await dynamo.stop();
     throw e;
   }
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('sqsEndpoint', sqs.endpoint);
   return async () => {
+    await cognito.stop().catch(() => undefined);
     await sqs.stop().catch(() => undefined);
     await dynamo.stop().catch(() => undefined);
   };
