@@ -8,8 +8,8 @@
  * (deleted on stop) for LOCAL_IN_MEMORY=1 and the tests. It signs tokens with a fixed RSA
  * key shipped in the package and serves the JWKS at `<url>/<poolId>/.well-known/jwks.json`;
  * its issuer is `<url>/<poolId>`. It does not send e-mail: a confirmation code is printed
- * in a "Confirmation Code Delivery" box on its output, which we copy to a log file
- * (`emulator.log` in the data folder) and, for `npm start`, echo in one line.
+ * in a "Confirmation Code Delivery" box on its output (kept in `emulator.log` in the data
+ * folder) and stored with the user; `npm start` prints each new code in one line.
  */
 import {
   CognitoIdentityProviderClient,
@@ -21,7 +21,7 @@ import {
   type CreateUserPoolClientCommandInput,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -52,33 +52,32 @@ export async function startCognito(opts: { dataDir?: string; port?: number; onCo
 
   const bin = join(dirname(createRequire(import.meta.url).resolve('cognito-local/package.json')), 'lib', 'bin', 'start.js');
   const logFile = join(dataDir, COGNITO_LOG_FILE);
-  writeFileSync(logFile, '');
-  const child = spawn(process.execPath, [bin], {
-    cwd: dataDir,
-    env: emulatorEnv(port, host),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // The emulator writes straight into the log file (no pipe through this process, whose
+  // event loop may be busy: a test runner's main process is).
+  const logFd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [bin], { cwd: dataDir, env: emulatorEnv(port, host), stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
   let exited = false;
-  let output = '';
   child.on('exit', () => (exited = true));
-  const onData = (d: Buffer) => {
-    const text = stripAnsi(String(d));
-    appendFileSync(logFile, text);
-    output += text;
-    // A box may arrive in pieces: read the complete ones (closed by '╰'), keep the rest.
-    const last = output.lastIndexOf('╰');
-    if (last >= 0) {
-      for (const c of parseCodes(output.slice(0, last))) opts.onCode?.(c);
-      output = output.slice(last + 1);
-    }
-    if (output.length > 65_536) output = output.slice(-4096);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  // `npm start` echoes each new code in one line.
+  const seen = new Set<string>();
+  const poll = opts.onCode
+    ? setInterval(() => {
+        for (const c of deliveredCodes(dataDir)) {
+          const key = `${c.destination} ${c.code}`;
+          if (!seen.has(key)) {
+            seen.add(key);
+            opts.onCode!(c);
+          }
+        }
+      }, 250)
+    : undefined;
+  poll?.unref();
 
   const stop = () =>
     new Promise<void>((res) => {
       const done = () => {
+        if (poll) clearInterval(poll);
         if (temporary) rmSync(dataDir, { recursive: true, force: true });
         res();
       };
@@ -201,24 +200,38 @@ export interface DeliveredCode {
   code: string;
 }
 
-/** The codes in the emulator's "Confirmation Code Delivery" boxes, oldest first. */
-export function parseCodes(log: string): DeliveredCode[] {
+/**
+ * The confirmation codes waiting in the emulator, read from its data files (written before
+ * it answers SignUp). Its console box shows the same code, but its logger may hold the last
+ * line back until the next one, so tests and `npm start` read the data instead.
+ */
+export function deliveredCodes(dataDir: string): DeliveredCode[] {
+  const db = join(dataDir, '.cognito', 'db');
+  if (!existsSync(db)) return [];
   const out: DeliveredCode[] = [];
-  for (const box of log.split('Confirmation Code Delivery').slice(1)) {
-    const destination = /Destination:\s+(\S+)/.exec(box)?.[1];
-    const code = /Code:\s+(\S+)/.exec(box)?.[1];
-    if (destination && code) out.push({ destination, code });
+  for (const f of readdirSync(db)) {
+    if (!f.endsWith('.json') || f === 'clients.json') continue;
+    let data: { Users?: Record<string, { UserStatus?: string; ConfirmationCode?: string; Attributes?: { Name: string; Value: string }[] }> };
+    try {
+      data = JSON.parse(readFileSync(join(db, f), 'utf8'));
+    } catch {
+      continue; // being written
+    }
+    for (const u of Object.values(data.Users ?? {})) {
+      const destination = u.Attributes?.find((a) => a.Name === 'email')?.Value;
+      if (u.UserStatus === 'UNCONFIRMED' && u.ConfirmationCode && destination) out.push({ destination, code: u.ConfirmationCode });
+    }
   }
   return out;
 }
 
-/** The latest code the emulator "sent" to an address (read from its log; waits up to `timeoutMs`). */
-export async function latestCode(logFile: string, destination: string, timeoutMs = 5000): Promise<string> {
+/** The code the emulator "e-mailed" to an address that has not confirmed yet (waits up to `timeoutMs`). */
+export async function confirmationCode(dataDir: string, destination: string, timeoutMs = 5000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = parseCodes(readFileSync(logFile, 'utf8')).filter((c) => c.destination === destination);
-    if (found.length) return found[found.length - 1]!.code;
-    if (Date.now() > deadline) throw new Error(`no confirmation code for ${destination} in ${logFile}`);
+    const found = deliveredCodes(dataDir).find((c) => c.destination === destination);
+    if (found) return found.code;
+    if (Date.now() > deadline) throw new Error(`no confirmation code for ${destination} in ${dataDir}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -229,5 +242,3 @@ function emulatorEnv(port: number, host: string): NodeJS.ProcessEnv {
   return { ...env, PORT: String(port), HOST: host, NO_COLOR: '1', FORCE_COLOR: '0' };
 }
 
-// eslint-disable-next-line no-control-regex
-const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');

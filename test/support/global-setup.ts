@@ -10,8 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
     sqsEndpoint: string;
-    /** The run's Cognito emulator, its sandbox pool and dashboard client, and the log its codes go to. */
-    cognito: LocalUserPool & { endpoint: string; logFile: string };
+    /** The run's Cognito emulator, its sandbox pool and dashboard client, and its data folder (confirmation codes). */
+    cognito: LocalUserPool & { endpoint: string; dataDir: string };
   }
 }
 
@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
     sqs = await startSqs();
     cognito = await startCognito();
     const pool = await ensureUserPool(cognito.endpoint, 'sandbox');
-    project.provide('cognito', { ...pool, endpoint: cognito.endpoint, logFile: cognito.logFile });
+    project.provide('cognito', { ...pool, endpoint: cognito.endpoint, dataDir: cognito.dataDir });
   } catch (e) {
     await cognito?.stop().catch(() => undefined);
     await sqs?.stop().catch(() => undefined);
