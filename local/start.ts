@@ -86,8 +86,7 @@ async function main() {
   console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);
   console.log(`  DynamoDB:      ${dynamo.endpoint}   SQS: ${sqs.endpoint}`);
   console.log(`  Sign-in (Cognito emulator ${cognito.endpoint}): pool ${app.env.COGNITO_USER_POOL_ID}, client ${app.env.COGNITO_CLIENT_ID}`);
-  console.log(`    sign up: aws cognito-idp sign-up --endpoint-url ${cognito.endpoint} --client-id ${app.env.COGNITO_CLIENT_ID} --username you@example.com --password '<12+ chars, a-z A-Z 0-9 symbol>'`);
-  console.log(`    confirm with the code printed here, then sign in with USER_PASSWORD_AUTH (the emulator has no SRP): README "Signing in locally"`);
+  console.log(`    sign up, confirm with the code printed here, sign in (USER_PASSWORD_AUTH): README "Signing in locally"`);
   console.log(`  Try: curl -s -X POST ${app.url}/v1/operator/participants -H "Authorization: Bearer ${operatorKey}" \\`);
   console.log(`         -H 'Content-Type: application/json' -d '{"type":"merchant","name":"Shop","email":"shop@example.com"}'`);
   console.log('Ctrl-C stops everything.');
