@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Stage } from '../functions/config';
 import { USER_POOL, explicitAuthFlows } from '../functions/identity/pool';
-import { LOCAL_CREDENTIALS, freePort, type RunningService } from './services';
+import { LOCAL_CREDENTIALS, freePort, stopChild, type RunningService } from './services';
 
 export const COGNITO_LOG_FILE = 'emulator.log';
 
@@ -75,19 +75,9 @@ export async function startCognito(opts: { dataDir?: string; port?: number; onCo
   poll?.unref();
 
   const stop = () =>
-    new Promise<void>((res) => {
-      const done = () => {
-        if (poll) clearInterval(poll);
-        if (temporary) rmSync(dataDir, { recursive: true, force: true });
-        res();
-      };
-      if (exited) return done();
-      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-      child.once('exit', () => {
-        clearTimeout(t);
-        done();
-      });
-      child.kill('SIGTERM');
+    stopChild(child, exited).then(() => {
+      if (poll) clearInterval(poll);
+      if (temporary) rmSync(dataDir, { recursive: true, force: true });
     });
 
   const deadline = Date.now() + 30_000;

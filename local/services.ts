@@ -64,17 +64,21 @@ export async function startDynamo(opts: { dataDir?: string; port?: number } = {}
   return {
     endpoint,
     pid: child.pid,
-    stop: () =>
-      new Promise<void>((res) => {
-        if (exited) return res();
-        const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-        child.once('exit', () => {
-          clearTimeout(t);
-          res();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child, exited),
   };
+}
+
+/** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. */
+export function stopChild(child: ChildProcess, exited: boolean): Promise<void> {
+  return new Promise<void>((res) => {
+    if (exited || child.exitCode !== null || child.signalCode !== null) return res();
+    const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      res();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /** The fauxqs SQS emulator in library mode (it listens on all interfaces; queue URLs name localhost). */
