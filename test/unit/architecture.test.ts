@@ -19,7 +19,7 @@ const FUNCTIONS = join(ROOT, 'functions');
 export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'ground floor', members: ['platform/', 'config.ts', 'routes.ts'] },
   { name: 'domain rules', members: ['domain/'] },
-  { name: 'identity', members: ['participants/'] },
+  { name: 'identity', members: ['participants/', 'identity/'] },
   { name: 'http pipeline', members: ['http/'] },
   { name: 'event path', members: ['events/', 'webhooks/'] },
   {
