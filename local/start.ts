@@ -39,6 +39,10 @@ async function main() {
     ...(inMemory ? {} : { dataDir: paths.cognito }),
     ...(process.env.COGNITO_LOCAL_PORT ? { port: Number(process.env.COGNITO_LOCAL_PORT) } : {}),
     onCode: ({ destination, code }) => console.log(`  Cognito emulator: confirmation code for ${destination}: ${code}`),
+  }).catch(async (e: Error) => {
+    await sqs.stop().catch(() => undefined);
+    await dynamo.stop().catch(() => undefined);
+    throw e;
   });
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
   let stopping = false;
