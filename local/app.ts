@@ -28,6 +28,11 @@ export interface AppOptions {
   tickPaused?: () => boolean;
   /** Configuration variables (DESIGN 6.8) for the handlers. */
   env?: Record<string, string>;
+  /**
+   * Artifacts mode (local/artifacts/): run the synthesized bundles under their template's
+   * environment and IAM policies instead of the sources. Default: LOCAL_ARTIFACTS=1.
+   */
+  artifacts?: boolean;
 }
 
 export interface LocalApp {
@@ -35,13 +40,45 @@ export interface LocalApp {
   port: number;
   env: Record<string, string>;
   /** Run one scheduler tick with the given scheduled time (default now). */
-  tick(at?: Date): Promise<{ found: number; claimed: number; enqueued: number }>;
+  tick(at?: Date): Promise<TickResult>;
   /** Wait until the queues hold no visible message and no worker is running. */
   settle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 let dnsPatched = false;
+
+/** Whether LOCAL_ARTIFACTS asks for artifacts mode (`npm start -- --artifacts` sets it). */
+export const artifactsRequested = (): boolean => ['1', 'true'].includes(process.env.LOCAL_ARTIFACTS ?? '');
+
+/** Settled: twice in a row no worker is running and the work queues hold no visible message. */
+export async function waitQuiet(busy: () => boolean, visible: () => Promise<number>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (quiet < 2) {
+    if (Date.now() > deadline) throw new Error('local app did not settle');
+    await new Promise((r) => setTimeout(r, 50));
+    quiet = !busy() && (await visible()) === 0 ? quiet + 1 : 0;
+  }
+}
+
+export type TickResult = { found: number; claimed: number; enqueued: number };
+
+/** The local stand-in for the schedule: a timer that never overlaps ticks and honours a pause. */
+export function startTickTimer(
+  tick: () => Promise<unknown>,
+  opts: Pick<AppOptions, 'tickMs' | 'tickPaused'>,
+): NodeJS.Timeout | undefined {
+  if (opts.tickMs <= 0) return undefined;
+  let ticking = false;
+  return setInterval(() => {
+    if (ticking || opts.tickPaused?.()) return;
+    ticking = true;
+    tick()
+      .catch((e) => console.error('tick failed:', (e as Error).message))
+      .finally(() => (ticking = false));
+  }, opts.tickMs);
+}
 
 export async function startApp(opts: AppOptions): Promise<LocalApp> {
   // Queue URLs of the emulator name sqs.<region>.localhost, which the SDK may use as the
@@ -50,6 +87,10 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     const { interceptLocalhostDns } = await import('fauxqs');
     interceptLocalhostDns();
     dnsPatched = true;
+  }
+  if (opts.artifacts ?? artifactsRequested()) {
+    const { startArtifactsApp } = await import('./artifacts/app');
+    return startArtifactsApp(opts);
   }
   const base: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -77,24 +118,10 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const pollers = startPollers(sqs, queueEnv, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4));
 
-  let ticking = false;
   const tick = async (at = new Date()) => {
-    return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as {
-      found: number;
-      claimed: number;
-      enqueued: number;
-    };
+    return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as TickResult;
   };
-  const timer =
-    opts.tickMs > 0
-      ? setInterval(() => {
-          if (ticking || opts.tickPaused?.()) return;
-          ticking = true;
-          tick()
-            .catch((e) => console.error('tick failed:', (e as Error).message))
-            .finally(() => (ticking = false));
-        }, opts.tickMs)
-      : undefined;
+  const timer = startTickTimer(tick, opts);
 
   const visible = async () => {
     let n = 0;
@@ -113,15 +140,7 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     port,
     env,
     tick,
-    async settle(timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      let quiet = 0;
-      while (quiet < 2) {
-        if (Date.now() > deadline) throw new Error('local app did not settle');
-        await new Promise((r) => setTimeout(r, 50));
-        quiet = !pollers.busy() && (await visible()) === 0 ? quiet + 1 : 0;
-      }
-    },
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, visible, timeoutMs),
     async stop() {
       if (timer) clearInterval(timer);
       await pollers.stop();
