@@ -100,10 +100,18 @@ export interface EnsuredAssembly {
   ms: number;
 }
 
-/** The stage's assembly, synthesized first if missing or stale (LOCAL_ARTIFACTS_SYNTH=always forces it). */
+/**
+ * The stage's assembly, synthesized first if missing or stale. LOCAL_ARTIFACTS_SYNTH=always
+ * forces a synth; =reuse takes any existing assembly as is (set for test workers, after the
+ * global setup made it fresh).
+ */
 export async function ensureAssembly(stage: StageName, log: (s: string) => void = () => undefined): Promise<EnsuredAssembly> {
   const dir = assemblyDir(stage);
   const started = Date.now();
+  // Test workers: the run's global setup already ensured a fresh assembly (no re-hashing per file).
+  if (process.env.LOCAL_ARTIFACTS_SYNTH === 'reuse' && existsSync(join(dir, 'manifest.json'))) {
+    return { dir, synthesized: false, ms: 0 };
+  }
   return withLock(dir, async () => {
     const fingerprint = sourceFingerprint(stage);
     if (process.env.LOCAL_ARTIFACTS_SYNTH !== 'always' && isFresh(dir, fingerprint)) {
