@@ -41,6 +41,8 @@ const MAPPED = new Set(['STAGE', 'OPERATOR_API_KEY', 'APP_SECRETS']);
 
 export interface ArtifactsApp extends LocalApp {
   model: AppModel;
+  /** The AWS endpoint the functions call (the IAM gateway). */
+  awsEndpoint: string;
   /** Every call the IAM check refused. */
   denials: { principal: string; action: string; resource: string }[];
   pools: Map<string, FunctionPool>;
@@ -102,13 +104,13 @@ async function createQueues(sqs: SQSClient, model: AppModel) {
 }
 
 /** A deterministic access key per function: the gateway knows the caller by it. */
-const accessKeyOf = (fn: FunctionSpec) => `ASIA${createHash('sha256').update(fn.id).digest('hex').slice(0, 16).toUpperCase()}`;
+export const accessKeyOf = (fn: Pick<FunctionSpec, 'id'>) => `ASIA${createHash('sha256').update(fn.id).digest('hex').slice(0, 16).toUpperCase()}`;
 
-export async function startArtifactsApp(opts: AppOptions): Promise<ArtifactsApp> {
+export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: string }): Promise<ArtifactsApp> {
   const overridesIn = { ...opts.env };
   const stage = (overridesIn.STAGE ?? 'sandbox') as StageName;
   if (stage !== 'sandbox' && stage !== 'live') throw new Error(`STAGE must be sandbox or live (got ${stage})`);
-  const { dir } = await ensureAssembly(stage, (s) => console.log(s));
+  const { dir } = assembly ?? (await ensureAssembly(stage, (s) => console.log(s)));
 
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
@@ -230,7 +232,7 @@ export async function startArtifactsApp(opts: AppOptions): Promise<ArtifactsApp>
       const d = await p.check([{ action: 'lambda:InvokeFunction', resource: fn.arn }]);
       if (!d.allowed) throw new Error(`Scheduler target error: ${schedule.name} may not invoke ${fn.name} (${d.action} denied)`);
     }
-    const input = JSON.parse(schedule.input.replaceAll('<aws.scheduler.scheduled-time>', at.toISOString().replace(/\.\d{3}Z$/, 'Z')));
+    const input = JSON.parse(schedule.input.replaceAll('<aws.scheduler.scheduled-time>', at.toISOString()));
     return (await pool(fn.id).invoke(input)) as TickResult;
   };
   const timer = startTickTimer(tick, opts);
@@ -269,6 +271,7 @@ export async function startArtifactsApp(opts: AppOptions): Promise<ArtifactsApp>
     port,
     env,
     model,
+    awsEndpoint: gateway.endpoint,
     denials,
     pools,
     tick,
