@@ -10,7 +10,7 @@ import { resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureQueues, ensureTable } from './resources';
 import { invoke } from './lambda';
-import { startPollers } from './pollers';
+import { startPollers, type Poller } from './pollers';
 import { startHttpServer } from './server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
 
@@ -41,6 +41,11 @@ export interface LocalApp {
   env: Record<string, string>;
   /** Run one scheduler tick with the given scheduled time (default now). */
   tick(at?: Date): Promise<TickResult>;
+  /**
+   * Change the functions' configuration variables, as a deployed function's configuration is
+   * updated (tests use it to break a dependency on purpose).
+   */
+  updateEnvironment(vars: Record<string, string>): Promise<void>;
   /** Wait until the queues hold no visible message and no worker is running. */
   settle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -60,6 +65,29 @@ export async function waitQuiet(busy: () => boolean, visible: () => Promise<numb
     await new Promise((r) => setTimeout(r, 50));
     quiet = !busy() && (await visible()) === 0 ? quiet + 1 : 0;
   }
+}
+
+/** Messages visible in the given queues (the caller leaves the DLQs out). */
+export async function visibleMessages(sqs: SQSClient, urls: string[]): Promise<number> {
+  let n = 0;
+  for (const url of urls) {
+    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+  }
+  return n;
+}
+
+/** Stops a local runtime in order: the tick timer, the pollers, the HTTP server, `more`, the clients. */
+export async function stopRuntime(
+  r: { timer?: NodeJS.Timeout; pollers: Poller; server: Server; clients: { destroy(): void }[] },
+  more?: () => Promise<unknown>,
+): Promise<void> {
+  if (r.timer) clearInterval(r.timer);
+  await r.pollers.stop();
+  await new Promise<void>((res) => r.server.close(() => res()));
+  r.server.closeAllConnections?.();
+  await more?.();
+  for (const c of r.clients) c.destroy();
 }
 
 export type TickResult = { found: number; claimed: number; enqueued: number };
@@ -123,31 +151,15 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
   };
   const timer = startTickTimer(tick, opts);
 
-  const visible = async () => {
-    let n = 0;
-    for (const url of Object.values(queueEnv)) {
-      if (url.endsWith('-dlq')) continue;
-      const out = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
-      );
-      n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
-    }
-    return n;
-  };
+  const workQueues = Object.values(queueEnv).filter((url) => !url.endsWith('-dlq'));
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     env,
     tick,
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, visible, timeoutMs),
-    async stop() {
-      if (timer) clearInterval(timer);
-      await pollers.stop();
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
-      ddb.destroy();
-      sqs.destroy();
-    },
+    updateEnvironment: async (vars) => void Object.assign(process.env, vars),
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    stop: () => stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }),
   };
 }

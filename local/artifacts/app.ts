@@ -22,11 +22,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient, ResourceNotFoundException, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
 import { matchRoute } from '../../functions/routes';
-import { startTickTimer, waitQuiet, type AppOptions, type LocalApp, type TickResult } from '../app';
+import { startTickTimer, stopRuntime, visibleMessages, waitQuiet, type AppOptions, type LocalApp, type TickResult } from '../app';
 import { startPollers, type EventSource } from '../pollers';
 import { startHttpServer, type Router } from '../server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../services';
@@ -248,7 +248,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     ...Object.fromEntries(Object.entries(anyFn).filter(([k]) => k === 'TABLE_NAME' || k.startsWith('QUEUE_URL_'))),
     ...overridesIn,
     LOCAL_ARTIFACTS: '1',
-    LOCAL_ARTIFACTS_DIR: dir,
+    LOCAL_ARTIFACTS_ASSEMBLY: dir,
     LOCAL_ARTIFACTS_OVERRIDES: Object.keys(overrides).sort().join(','),
   };
   Object.assign(process.env, env);
@@ -256,15 +256,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const dlqArns = new Set(
     model.queues.map((q) => q.properties.RedrivePolicy).filter(Boolean).map((r) => (typeof r === 'string' ? JSON.parse(r) : r).deadLetterTargetArn as string),
   );
-  const workQueues = model.queues.filter((q) => !dlqArns.has(q.arn));
-  const visible = async () => {
-    let n = 0;
-    for (const q of workQueues) {
-      const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['ApproximateNumberOfMessages'] }));
-      n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
-    }
-    return n;
-  };
+  const workQueues = model.queues.filter((q) => !dlqArns.has(q.arn)).map((q) => q.url);
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -275,17 +267,15 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     denials,
     pools,
     tick,
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, visible, timeoutMs),
-    async stop() {
-      if (timer) clearInterval(timer);
-      await pollers.stop();
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
-      await Promise.allSettled([...pools.values()].map((p) => p.stop()));
-      await gateway.stop();
-      ddb.destroy();
-      sqs.destroy();
+    updateEnvironment: async (vars) => {
+      for (const p of pools.values()) p.updateEnvironment(vars);
     },
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    stop: () =>
+      stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }, async () => {
+        await Promise.allSettled([...pools.values()].map((p) => p.stop()));
+        await gateway.stop();
+      }),
   };
 }
 

@@ -24,9 +24,9 @@ const STAMP = 'idpay-synth.json';
 
 export type StageName = 'sandbox' | 'live';
 
-/** Where the assembly of a stage lives (LOCAL_ARTIFACTS_DIR overrides the root). */
+/** Where the assembly of a stage lives. */
 export function assemblyDir(stage: StageName): string {
-  return resolve(process.env.LOCAL_ARTIFACTS_DIR ?? PROJECT_ROOT, `cdk.out.${stage}`);
+  return join(PROJECT_ROOT, `cdk.out.${stage}`);
 }
 
 function files(path: string, out: string[]): void {

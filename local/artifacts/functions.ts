@@ -2,8 +2,8 @@
  * Function instances of artifacts mode: each function runs its built bundle in worker
  * threads of its own (runtime.mjs) with its own environment and module state. Like Lambda,
  * an instance serves one invocation at a time; a function scales out to
- * LOCAL_ARTIFACTS_INSTANCES instances (default 4) and further invocations wait for a free
- * one. Instances start on first use (a cold start) and stop after 60 s idle. An invocation
+ * LOCAL_ARTIFACTS_INSTANCES instances (default 32, as many as concurrent invocations need)
+ * and further invocations wait for a free one. Instances start on first use (a cold start) and stop after 60 s idle. An invocation
  * that outlives the function's Timeout fails with Lambda's "Task timed out" and its
  * instance is discarded, as Lambda discards it.
  */
@@ -109,8 +109,8 @@ export class FunctionPool {
 
   constructor(
     readonly spec: FunctionSpec,
-    private readonly env: Record<string, string>,
-    private readonly maxInstances = Number(process.env.LOCAL_ARTIFACTS_INSTANCES ?? 4),
+    private env: Record<string, string>,
+    private readonly maxInstances = Number(process.env.LOCAL_ARTIFACTS_INSTANCES ?? 32),
   ) {
     const dot = spec.handler.lastIndexOf('.');
     const base = spec.handler.slice(0, dot);
@@ -169,6 +169,18 @@ export class FunctionPool {
       inst.lastUsed = Date.now();
       if (inst.dead) this.discard(inst);
       else this.waiting.shift()?.();
+    }
+  }
+
+  /**
+   * Like `aws lambda update-function-configuration`: later invocations run on instances
+   * started with the new environment; running ones finish on their own, then are discarded.
+   */
+  updateEnvironment(vars: Record<string, string>): void {
+    this.env = { ...this.env, ...vars };
+    for (const i of [...this.instances]) {
+      if (i.busy) i.dead = true;
+      else this.discard(i);
     }
   }
 
