@@ -223,13 +223,17 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
 
   // The Scheduler schedule: its target function, its input with the scheduled time, its role.
   const schedule = model.schedules.find((s) => s.enabled);
+  const scheduler =
+    schedule?.roleId &&
+    new IamPrincipal(
+      `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${model.assembly.physicalOf(schedule.roleId).ref}/scheduler`,
+      model.policiesByRole.get(schedule.roleId) ?? [],
+    );
   const tick = async (at = new Date()): Promise<TickResult> => {
     if (!schedule) throw new Error('The assembly has no enabled Scheduler schedule');
     const fn = model.functions.find((f) => f.id === schedule.functionId)!;
-    if (schedule.roleId) {
-      const role = model.assembly.physicalOf(schedule.roleId).ref;
-      const p = new IamPrincipal(`arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${role}/scheduler`, model.policiesByRole.get(schedule.roleId) ?? []);
-      const d = await p.check([{ action: 'lambda:InvokeFunction', resource: fn.arn }]);
+    if (scheduler) {
+      const d = await scheduler.check([{ action: 'lambda:InvokeFunction', resource: fn.arn }]);
       if (!d.allowed) throw new Error(`Scheduler target error: ${schedule.name} may not invoke ${fn.name} (${d.action} denied)`);
     }
     const input = JSON.parse(schedule.input.replaceAll('<aws.scheduler.scheduled-time>', at.toISOString()));
