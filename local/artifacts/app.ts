@@ -18,7 +18,8 @@
  * - Anything else (LOG_LEVEL, the tests' knobs such as WEBHOOK_MAX_ATTEMPTS) overrides the
  *   template's variable of that name and is listed in `LocalApp.env.LOCAL_ARTIFACTS_OVERRIDES`.
  * Not set: AWS_LAMBDA_RUNTIME_API (webhook delivery refuses loopback receivers on Lambda,
- * and local receivers are loopback) and NODE_OPTIONS (per process, not per thread).
+ * and local receivers are loopback), NODE_OPTIONS and TZ (per process, not per thread: the
+ * source maps and time zone of the local process apply).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient, ResourceNotFoundException, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
