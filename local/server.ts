@@ -37,10 +37,13 @@ export const routeTableRouter =
     return m ? { routeKey: routeKey(m.route), params: m.params, target: m.route.handler } : undefined;
   };
 
-export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' | 'live', router: Router = routeTableRouter(stage), defaultTarget = NOT_FOUND_HANDLER): {
-  event: APIGatewayProxyEventV2;
-  handler: string;
-} {
+export function buildEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  stage: 'sandbox' | 'live',
+  router: Router = routeTableRouter(stage),
+  defaultTarget = NOT_FOUND_HANDLER,
+): { event: APIGatewayProxyEventV2; handler: string } {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const match = router(method, url.pathname);
