@@ -1,11 +1,14 @@
 /**
  * Function instances of artifacts mode: each function runs its built bundle in worker
  * threads of its own (runtime.mjs) with its own environment and module state. Like Lambda,
- * an instance serves one invocation at a time; a function scales out to
- * LOCAL_ARTIFACTS_INSTANCES instances (default 32, as many as concurrent invocations need)
- * and further invocations wait for a free one. Instances start on first use (a cold start) and stop after 60 s idle. An invocation
- * that outlives the function's Timeout fails with Lambda's "Task timed out" and its
- * instance is discarded, as Lambda discards it.
+ * an invocation goes to an idle instance, or starts a new one (a cold start), up to
+ * LOCAL_ARTIFACTS_INSTANCES instances per function (default 4). Beyond that, where Lambda
+ * would start more instances, the least busy instance takes the invocation concurrently
+ * (a bounded number of threads on a small machine; module state is still never shared
+ * between functions, and several instances of one function never share it either).
+ * Instances stop after 60 s idle. An invocation that outlives the function's Timeout
+ * (times LOCAL_ARTIFACTS_TIMEOUT_FACTOR, default 1; the test projects use 4 on a loaded
+ * 2-core machine) fails with Lambda's "Task timed out" and its instance is discarded.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -26,7 +29,8 @@ interface Pending {
 class Instance {
   readonly worker: Worker;
   readonly ready: Promise<void>;
-  busy = false;
+  /** Invocations in flight on this instance. */
+  inflight = 0;
   dead = false;
   lastUsed = Date.now();
   private readonly pending = new Map<string, Pending>();
@@ -99,7 +103,6 @@ class Instance {
 
 export class FunctionPool {
   private readonly instances: Instance[] = [];
-  private readonly waiting: (() => void)[] = [];
   private readonly entry: string;
   private readonly exportName: string;
   private readonly reaper: NodeJS.Timeout;
@@ -110,7 +113,8 @@ export class FunctionPool {
   constructor(
     readonly spec: FunctionSpec,
     private env: Record<string, string>,
-    private readonly maxInstances = Number(process.env.LOCAL_ARTIFACTS_INSTANCES ?? 32),
+    private readonly maxInstances = Number(process.env.LOCAL_ARTIFACTS_INSTANCES ?? 4),
+    private readonly timeoutMs = spec.timeoutSeconds * 1000 * Number(process.env.LOCAL_ARTIFACTS_TIMEOUT_FACTOR ?? 1),
   ) {
     const dot = spec.handler.lastIndexOf('.');
     const base = spec.handler.slice(0, dot);
@@ -124,51 +128,46 @@ export class FunctionPool {
 
   private reap() {
     for (const i of [...this.instances]) {
-      if (!i.busy && Date.now() - i.lastUsed > IDLE_MS) this.discard(i);
+      if (i.inflight === 0 && Date.now() - i.lastUsed > IDLE_MS) this.discard(i);
     }
   }
 
   private discard(i: Instance) {
+    i.dead = true;
     const at = this.instances.indexOf(i);
     if (at >= 0) this.instances.splice(at, 1);
     void i.stop();
-    this.waiting.shift()?.();
   }
 
   private async acquire(): Promise<Instance> {
-    for (;;) {
-      if (this.stopped) throw new Error(`${this.spec.name} is stopped`);
-      const idle = this.instances.find((i) => !i.busy && !i.dead);
-      if (idle) {
-        idle.busy = true;
-        return idle;
-      }
-      if (this.instances.length < this.maxInstances) {
-        const i = new Instance(this.spec, this.env, this.entry, this.exportName);
-        this.coldStarts++;
-        i.busy = true;
-        this.instances.push(i);
-        try {
-          await i.ready;
-        } catch (e) {
-          this.discard(i);
-          throw e;
-        }
-        return i;
-      }
-      await new Promise<void>((r) => this.waiting.push(r));
+    if (this.stopped) throw new Error(`${this.spec.name} is stopped`);
+    const live = this.instances.filter((i) => !i.dead);
+    let inst = live.find((i) => i.inflight === 0);
+    if (!inst && live.length < this.maxInstances) {
+      inst = new Instance(this.spec, this.env, this.entry, this.exportName);
+      this.coldStarts++;
+      this.instances.push(inst);
     }
+    inst ??= live.reduce((a, b) => (b.inflight < a.inflight ? b : a));
+    inst.inflight++;
+    try {
+      await inst.ready;
+    } catch (e) {
+      inst.inflight--;
+      this.discard(inst);
+      throw e;
+    }
+    return inst;
   }
 
   async invoke(event: unknown): Promise<unknown> {
     const inst = await this.acquire();
     try {
-      return await inst.invoke(event, this.spec.timeoutSeconds * 1000, () => this.discard(inst));
+      return await inst.invoke(event, this.timeoutMs, () => this.discard(inst));
     } finally {
-      inst.busy = false;
+      inst.inflight--;
       inst.lastUsed = Date.now();
-      if (inst.dead) this.discard(inst);
-      else this.waiting.shift()?.();
+      if (inst.dead && inst.inflight === 0) this.discard(inst);
     }
   }
 
@@ -179,7 +178,7 @@ export class FunctionPool {
   updateEnvironment(vars: Record<string, string>): void {
     this.env = { ...this.env, ...vars };
     for (const i of [...this.instances]) {
-      if (i.busy) i.dead = true;
+      if (i.inflight > 0) i.dead = true;
       else this.discard(i);
     }
   }
@@ -187,7 +186,6 @@ export class FunctionPool {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.reaper);
-    for (const w of this.waiting.splice(0)) w();
     await Promise.allSettled(this.instances.splice(0).map((i) => i.stop()));
   }
 }
