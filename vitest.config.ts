@@ -44,9 +44,15 @@ export default defineConfig({
           // These reach into the handlers' process, which a built bundle in its own thread is
           // not: tick and tick-ops register a test-only due kind into the jobs worker's module
           // state; secrets counts the in-process SDK client's requests and captures the
-          // in-process console. They run in `integration`; the tick of artifacts mode is
-          // covered by the flows that expire, settle and recur through it.
-          exclude: ['test/integration/tick.test.ts', 'test/integration/tick-ops.test.ts', 'test/integration/secrets.test.ts'],
+          // in-process console; sdk-client injects a failure into the in-process DynamoDB
+          // client. They run in `integration`; the tick of artifacts mode is covered by the
+          // flows that expire, settle and recur through it.
+          exclude: [
+            'test/integration/tick.test.ts',
+            'test/integration/tick-ops.test.ts',
+            'test/integration/secrets.test.ts',
+            'test/integration/sdk-client.test.ts',
+          ],
           environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', LOCAL_ARTIFACTS: '1', LOCAL_ARTIFACTS_QUIET: '1', LOCAL_ARTIFACTS_SYNTH: 'reuse', LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4' },
           globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
