@@ -240,6 +240,10 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     const input = JSON.parse(schedule.input.replaceAll('<aws.scheduler.scheduled-time>', at.toISOString()));
     return (await pool(fn.id).invoke(input)) as TickResult;
   };
+  // The time path (schedule target, queue consumers) is warm from the start, as its pollers
+  // are: the first tick or message does not pay a bundle load on a loaded machine.
+  const timePath = new Set([...model.eventSources.filter((e) => e.enabled).map((e) => e.functionId), ...(schedule ? [schedule.functionId] : [])]);
+  await Promise.all([...timePath].map((id) => pool(id).warm()));
   const timer = startTickTimer(tick, opts);
 
   // What the harness and the ops CLI use: the admin endpoints and the resolved names.

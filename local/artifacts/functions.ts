@@ -171,6 +171,15 @@ export class FunctionPool {
     }
   }
 
+  /** Starts one instance ahead of the first invocation (no-op when one exists). */
+  async warm(): Promise<void> {
+    if (this.stopped || this.instances.some((i) => !i.dead)) return;
+    const i = new Instance(this.spec, this.env, this.entry, this.exportName);
+    this.coldStarts++;
+    this.instances.push(i);
+    await i.ready.catch(() => this.discard(i));
+  }
+
   /**
    * Like `aws lambda update-function-configuration`: later invocations run on instances
    * started with the new environment; running ones finish on their own, then are discarded.

@@ -31,14 +31,26 @@ export type Decision = { allowed: true } | { allowed: false; explicit: boolean; 
 export class IamPrincipal {
   private readonly cache = new Map<string, Promise<'Allowed' | 'ExplicitlyDenied' | 'ImplicitlyDenied'>>();
 
+  /** Condition keys any statement tests (lower case): other context keys cannot change a decision. */
+  private readonly conditionKeys = new Set<string>();
+
   constructor(
     /** `arn:aws:sts::<acct>:assumed-role/<role>/<session>`, as AWS names the caller. */
     readonly arn: string,
     readonly policies: PolicyDocument[],
-  ) {}
+  ) {
+    for (const p of policies) {
+      for (const st of [p.policy?.Statement ?? []].flat() as { Condition?: Record<string, Record<string, unknown>> }[]) {
+        for (const byKey of Object.values(st.Condition ?? {})) for (const k of Object.keys(byKey)) this.conditionKeys.add(k.toLowerCase());
+      }
+    }
+  }
 
   private evaluate(a: Authorization) {
-    const key = JSON.stringify([a.action, a.resource, a.context ?? {}]);
+    // Decisions are cached per action, resource and the context keys the policies test, so a
+    // role without conditions evaluates each (action, resource) once.
+    const relevant = Object.entries(a.context ?? {}).filter(([k]) => this.conditionKeys.has(k.toLowerCase()));
+    const key = JSON.stringify([a.action, a.resource, relevant]);
     let hit = this.cache.get(key);
     if (!hit) {
       hit = runSimulation(
