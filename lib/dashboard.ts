@@ -4,7 +4,7 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { dlqName } from '../functions/store/definitions';
+import { dlqName } from '../functions/platform/definitions';
 import { accountLambdaMetric, schedulerMetric, tickLagMetric, TABLE_OPERATIONS, type Alarms } from './alarms';
 import type { WorkQueues } from './data';
 import type { StageName } from './settings';

@@ -218,7 +218,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     if (!d.allowed) {
       throw new Error(`Event source ${q.name} -> ${fn.name}: the execution role does not have permissions to call ${d.action.split(':')[1]} on SQS`);
     }
-    sources.push({ url: q.url, arn: q.arn, batchSize: es.batchSize, invoke: (event: SQSEvent) => pool(fn.id).invoke(event) });
+    sources.push({ url: q.url, arn: q.arn, batchSize: es.batchSize, maxConcurrency: es.maxConcurrency, invoke: (event: SQSEvent) => pool(fn.id).invoke(event) });
   }
   const pollers = startPollers(sqs, {}, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4), sources);
 

@@ -321,6 +321,7 @@ export interface EventSourceSpec {
   functionId: string;
   batchSize: number;
   reportBatchItemFailures: boolean;
+  maxConcurrency?: number;
   enabled: boolean;
 }
 
@@ -457,6 +458,7 @@ export function readModel(dir: string, naming: Naming): AppModel {
       functionId: functionByRef(p.FunctionName),
       batchSize: Number(p.BatchSize ?? 10),
       reportBatchItemFailures: ((p.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures'),
+      maxConcurrency: p.ScalingConfig?.MaximumConcurrency ? Number(p.ScalingConfig.MaximumConcurrency) : undefined,
       enabled: p.Enabled !== false,
     };
   });

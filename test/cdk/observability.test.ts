@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES, dlqName } from '../../functions/store/definitions';
+import { QUEUES, dlqName } from '../../functions/platform/definitions';
 import { ALARM_THRESHOLDS, TICK_LAG_METRIC } from '../../lib/alarms';
 import { IdpayStack, stackNameOf } from '../../lib/stack';
 import type { StageName } from '../../lib/settings';
