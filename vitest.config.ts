@@ -36,6 +36,34 @@ export default defineConfig({
       },
       {
         test: {
+          // The integration flows again in artifacts mode (issue 15): each function from its
+          // built bundle, in its own worker threads, under the template's environment and IAM
+          // policies (local/artifacts/). Plus the tests of artifacts mode itself.
+          name: 'integration-artifacts',
+          include: ['test/integration/**/*.test.ts', 'test/artifacts/**/*.test.ts'],
+          // These reach into the handlers' process, which a built bundle in its own thread is
+          // not: tick and tick-ops register a test-only due kind into the jobs worker's module
+          // state; secrets counts the in-process SDK client's requests and captures the
+          // in-process console; sdk-client injects a failure into the in-process DynamoDB
+          // client. They run in `integration`; the tick of artifacts mode is covered by the
+          // flows that expire, settle and recur through it.
+          exclude: [
+            'test/integration/tick.test.ts',
+            'test/integration/tick-ops.test.ts',
+            'test/integration/secrets.test.ts',
+            'test/integration/sdk-client.test.ts',
+          ],
+          environment: 'node',
+          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', LOCAL_ARTIFACTS: '1', LOCAL_ARTIFACTS_QUIET: '1', LOCAL_ARTIFACTS_SYNTH: 'reuse', LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4' },
+          globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+          pool: 'forks',
+          maxWorkers: 2,
+        },
+      },
+      {
+        test: {
           // Reliability suite (issue 10): fuzzing, isolation matrix, fault injection, concurrency.
           // The long form: RELIABILITY_LONG=1 (npm run test:reliability).
           name: 'reliability',

@@ -154,13 +154,13 @@ export function decodePathSegment(raw: string): string {
 }
 
 /** Match a concrete method + path against the table (used by the local server). */
-export function matchRoute(
-  routes: Route[],
+export function matchRoute<R extends Pick<Route, 'method' | 'path'>>(
+  routes: R[],
   method: string,
   path: string,
-): { route: Route; params: Record<string, string> } | undefined {
+): { route: R; params: Record<string, string> } | undefined {
   const parts = path.split('/');
-  let best: { route: Route; raw: Record<string, string>; literals: number } | undefined;
+  let best: { route: R; raw: Record<string, string>; literals: number } | undefined;
   for (const route of routes) {
     if (route.method !== method) continue;
     const m = matchPath(route.path, parts);

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -17,7 +18,65 @@ export interface AlarmsProps {
   /** Every function of the stack, by a stable construct-id-like name. */
   functions: { name: string; fn: lambda.IFunction }[];
   alarmEmail?: string;
+  /** The application table (throttles, system errors). */
+  table: dynamodb.ITable;
+  /** EventBridge Scheduler group of the tick schedule (target errors, dropped invocations). */
+  scheduleGroupName: string;
 }
+
+/**
+ * Thresholds of the service-level alarms. Queue age: a jobs message is normally handled within
+ * seconds; a webhook message legitimately ages while its delivery backs off (up to ~29 h of
+ * retries), so its alarm means "some delivery has been retrying for over an hour".
+ */
+export const ALARM_THRESHOLDS = {
+  apiLatencyP99Ms: 2000,
+  /** Account-level Lambda ConcurrentExecutions: 80% of the default regional quota of 1000. */
+  lambdaConcurrency: 800,
+  queueAgeSeconds: { default: 300, webhooks: 3600 } as Record<string, number>,
+  tickLagSeconds: 120,
+};
+
+/**
+ * Tick lag: seconds between a tick's scheduled time and the moment it starts claiming, emitted
+ * by the scheduler tick as an EMF metric (Powertools Metrics: namespace `idpay`, the default
+ * dimension `service` = POWERTOOLS_SERVICE_NAME, plus `stage`). Defined here, where it is
+ * alarmed on; docs/infrastructure.md documents it for the code that emits it.
+ */
+export const TICK_LAG_METRIC = {
+  namespace: 'idpay',
+  metricName: 'TickLagSeconds',
+  dimensions: (stage: StageName) => ({ service: 'idpay', stage }),
+} as const;
+
+export const tickLagMetric = (stage: StageName, period = Duration.minutes(1)) =>
+  new cloudwatch.Metric({
+    namespace: TICK_LAG_METRIC.namespace,
+    metricName: TICK_LAG_METRIC.metricName,
+    dimensionsMap: TICK_LAG_METRIC.dimensions(stage),
+    statistic: 'Maximum',
+    period,
+  });
+
+/** The DynamoDB operations the functions use (system errors are reported per operation). */
+export const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.BATCH_WRITE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+  dynamodb.Operation.TRANSACT_GET_ITEMS,
+];
+
+/** Account-wide Lambda metrics (no dimension): every function of the region. */
+export const accountLambdaMetric = (metricName: 'Throttles' | 'ConcurrentExecutions', statistic: string, period = Duration.minutes(1)) =>
+  new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName, statistic, period });
+
+export const schedulerMetric = (metricName: 'TargetErrorCount' | 'InvocationDroppedCount' | 'InvocationAttemptCount', group: string) =>
+  new cloudwatch.Metric({ namespace: 'AWS/Scheduler', metricName, dimensionsMap: { ScheduleGroup: group }, statistic: 'Sum', period: Duration.minutes(5) });
 
 /**
  * Alarms, all sent to one SNS topic:
@@ -26,13 +85,22 @@ export interface AlarmsProps {
  *   metric-math alarm across all: CloudWatch math alarms take at most 10 metrics and there
  *   are ~60 functions; a per-function alarm also names the broken handler;
  * - the API: 5xx responses > 0 (sum over 5 minutes). Handlers turn errors into 500
- *   envelopes, so this catches what the Lambda Errors metric does not.
+ *   envelopes, so this catches what the Lambda Errors metric does not;
+ * - the API: p99 latency > 2 s for two 5-minute periods;
+ * - Lambda (account-wide, the metrics have no per-stage dimension): Throttles > 0 over 5 min,
+ *   ConcurrentExecutions (max) > 800;
+ * - the table: read/write throttle events > 0, system errors > 0 (5 min);
+ * - each work queue: age of the oldest message above ALARM_THRESHOLDS.queueAgeSeconds;
+ * - the Scheduler group: target errors > 0 and dropped invocations > 0 (5 min);
+ * - tick lag (TICK_LAG_METRIC, max) > 120 s for two minutes in a row.
  */
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
   readonly dlqAlarms: cloudwatch.Alarm[] = [];
   readonly functionErrorAlarms: cloudwatch.Alarm[] = [];
   readonly api5xxAlarm: cloudwatch.Alarm;
+  /** Every service-level alarm (everything but the per-function Errors alarms), by construct id. */
+  readonly serviceAlarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
@@ -80,5 +148,54 @@ export class Alarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.api5xxAlarm.addAlarmAction(action);
+    this.serviceAlarms.push(...this.dlqAlarms, this.api5xxAlarm);
+
+    const alarm = (id: string, name: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
+      const a = new cloudwatch.Alarm(this, id, {
+        alarmName: `${prefix}-${name}`,
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+      a.addAlarmAction(action);
+      this.serviceAlarms.push(a);
+      return a;
+    };
+    const t = ALARM_THRESHOLDS;
+    const five = Duration.minutes(5);
+
+    alarm('ApiLatencyP99', 'api-latency-p99', `API p99 latency above ${t.apiLatencyP99Ms} ms for 10 minutes`,
+      props.api.metricLatency({ period: five, statistic: 'p99' }), t.apiLatencyP99Ms, 2);
+    alarm('LambdaThrottles', 'lambda-throttles', 'Lambda throttled invocations in this account and region (concurrency exhausted)',
+      accountLambdaMetric('Throttles', 'Sum', five), 0);
+    alarm('LambdaConcurrency', 'lambda-concurrency', `Lambda concurrent executions above ${t.lambdaConcurrency} (80% of the default regional quota)`,
+      accountLambdaMetric('ConcurrentExecutions', 'Maximum'), t.lambdaConcurrency);
+    alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the application table',
+      new cloudwatch.MathExpression({
+        expression: 'r + w',
+        usingMetrics: {
+          r: props.table.metric('ReadThrottleEvents', { statistic: 'Sum', period: five }),
+          w: props.table.metric('WriteThrottleEvents', { statistic: 'Sum', period: five }),
+        },
+        period: five,
+        label: 'throttle events',
+      }), 0);
+    alarm('TableSystemErrors', 'table-system-errors', 'DynamoDB system errors (HTTP 500) on the application table',
+      props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: five, statistic: 'Sum' }), 0);
+    for (const { definition, queue } of props.queues.all) {
+      const limit = t.queueAgeSeconds[definition.name] ?? t.queueAgeSeconds.default!;
+      alarm(`${pascal(definition.name)}OldestMessage`, `${definition.name}-oldest-message`,
+        `A ${definition.name} message is older than ${limit} s (workers failing or behind)`,
+        queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), limit, 5);
+    }
+    alarm('SchedulerTargetErrors', 'scheduler-target-errors', 'EventBridge Scheduler could not invoke the scheduler tick',
+      schedulerMetric('TargetErrorCount', props.scheduleGroupName), 0);
+    alarm('SchedulerDropped', 'scheduler-dropped', 'EventBridge Scheduler dropped tick invocations after its retries',
+      schedulerMetric('InvocationDroppedCount', props.scheduleGroupName), 0);
+    alarm('TickLag', 'tick-lag', `The scheduler tick started more than ${t.tickLagSeconds} s after its scheduled time`,
+      tickLagMetric(props.stage), t.tickLagSeconds, 2);
   }
 }

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { dlqName } from '../functions/platform/definitions';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
+import { Dashboard } from './dashboard';
 import { HttpApi, functionIdOf } from './api';
 import { People } from './identity';
 import { AppSecrets, DataTable, WorkQueues } from './data';
@@ -26,6 +27,7 @@ export class IdpayStack extends Stack {
   readonly secrets: AppSecrets;
   readonly workers: Workers;
   readonly alarms: Alarms;
+  readonly dashboard: Dashboard;
   readonly roles: AccessRoles;
   readonly people: People;
 
@@ -86,17 +88,21 @@ export class IdpayStack extends Stack {
       logRemovalPolicy,
     });
 
-    this.alarms = new Alarms(this, 'Alarms', {
+    const functions = [
+      { name: 'NotFound', fn: this.api.notFound },
+      ...this.api.routes.map(({ route, fn }) => ({ name: functionIdOf(route.handler), fn })),
+      ...this.workers.functions.map(({ worker, fn }) => ({ name: `Worker${pascal(worker.name)}`, fn })),
+    ];
+    const observed = {
       stage,
       api: this.api.api,
       queues: this.queues,
-      alarmEmail: props.alarmEmail,
-      functions: [
-        { name: 'NotFound', fn: this.api.notFound },
-        ...this.api.routes.map(({ route, fn }) => ({ name: functionIdOf(route.handler), fn })),
-        ...this.workers.functions.map(({ worker, fn }) => ({ name: `Worker${pascal(worker.name)}`, fn })),
-      ],
-    });
+      table: this.data.table,
+      scheduleGroupName: this.workers.tickScheduleGroupName,
+      functions,
+    };
+    this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });
+    this.dashboard = new Dashboard(this, 'Dashboard', { ...observed, alarms: this.alarms });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
@@ -113,5 +119,6 @@ export class IdpayStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: this.people.userPool.userPoolId });
     new CfnOutput(this, 'DashboardClientId', { value: this.people.dashboardClient.userPoolClientId });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: `idpay-${stage}`, description: 'CloudWatch dashboard of this stage' });
   }
 }

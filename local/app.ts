@@ -10,7 +10,7 @@ import { resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureQueues, ensureTable } from './resources';
 import { invoke } from './lambda';
-import { startPollers } from './pollers';
+import { startPollers, type Poller } from './pollers';
 import { startHttpServer } from './server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
 
@@ -28,6 +28,11 @@ export interface AppOptions {
   tickPaused?: () => boolean;
   /** Configuration variables (DESIGN 6.8) for the handlers. */
   env?: Record<string, string>;
+  /**
+   * Artifacts mode (local/artifacts/): run the synthesized bundles under their template's
+   * environment and IAM policies instead of the sources. Default: LOCAL_ARTIFACTS=1.
+   */
+  artifacts?: boolean;
 }
 
 export interface LocalApp {
@@ -35,13 +40,73 @@ export interface LocalApp {
   port: number;
   env: Record<string, string>;
   /** Run one scheduler tick with the given scheduled time (default now). */
-  tick(at?: Date): Promise<{ found: number; claimed: number; enqueued: number }>;
+  tick(at?: Date): Promise<TickResult>;
+  /**
+   * Change the functions' configuration variables, as a deployed function's configuration is
+   * updated (tests use it to break a dependency on purpose).
+   */
+  updateEnvironment(vars: Record<string, string>): Promise<void>;
   /** Wait until the queues hold no visible message and no worker is running. */
   settle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 let dnsPatched = false;
+
+/** Whether LOCAL_ARTIFACTS asks for artifacts mode (`npm start -- --artifacts` sets it). */
+export const artifactsRequested = (): boolean => ['1', 'true'].includes(process.env.LOCAL_ARTIFACTS ?? '');
+
+/** Settled: twice in a row no worker is running and the work queues hold no visible message. */
+export async function waitQuiet(busy: () => boolean, visible: () => Promise<number>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (quiet < 2) {
+    if (Date.now() > deadline) throw new Error('local app did not settle');
+    await new Promise((r) => setTimeout(r, 50));
+    quiet = !busy() && (await visible()) === 0 ? quiet + 1 : 0;
+  }
+}
+
+/** Messages visible in the given queues (the caller leaves the DLQs out). */
+export async function visibleMessages(sqs: SQSClient, urls: string[]): Promise<number> {
+  let n = 0;
+  for (const url of urls) {
+    const out = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+  }
+  return n;
+}
+
+/** Stops a local runtime in order: the tick timer, the pollers, the HTTP server, `more`, the clients. */
+export async function stopRuntime(
+  r: { timer?: NodeJS.Timeout; pollers: Poller; server: Server; clients: { destroy(): void }[] },
+  more?: () => Promise<unknown>,
+): Promise<void> {
+  if (r.timer) clearInterval(r.timer);
+  await r.pollers.stop();
+  await new Promise<void>((res) => r.server.close(() => res()));
+  r.server.closeAllConnections?.();
+  await more?.();
+  for (const c of r.clients) c.destroy();
+}
+
+export type TickResult = { found: number; claimed: number; enqueued: number };
+
+/** The local stand-in for the schedule: a timer that never overlaps ticks and honours a pause. */
+export function startTickTimer(
+  tick: () => Promise<unknown>,
+  opts: Pick<AppOptions, 'tickMs' | 'tickPaused'>,
+): NodeJS.Timeout | undefined {
+  if (opts.tickMs <= 0) return undefined;
+  let ticking = false;
+  return setInterval(() => {
+    if (ticking || opts.tickPaused?.()) return;
+    ticking = true;
+    tick()
+      .catch((e) => console.error('tick failed:', (e as Error).message))
+      .finally(() => (ticking = false));
+  }, opts.tickMs);
+}
 
 export async function startApp(opts: AppOptions): Promise<LocalApp> {
   // Queue URLs of the emulator name sqs.<region>.localhost, which the SDK may use as the
@@ -50,6 +115,10 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     const { interceptLocalhostDns } = await import('fauxqs');
     interceptLocalhostDns();
     dnsPatched = true;
+  }
+  if (opts.artifacts ?? artifactsRequested()) {
+    const { startArtifactsApp } = await import('./artifacts/app');
+    return startArtifactsApp(opts);
   }
   const base: Record<string, string> = {
     AWS_REGION: LOCAL_REGION,
@@ -77,58 +146,20 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const pollers = startPollers(sqs, queueEnv, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4));
 
-  let ticking = false;
   const tick = async (at = new Date()) => {
-    return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as {
-      found: number;
-      claimed: number;
-      enqueued: number;
-    };
+    return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as TickResult;
   };
-  const timer =
-    opts.tickMs > 0
-      ? setInterval(() => {
-          if (ticking || opts.tickPaused?.()) return;
-          ticking = true;
-          tick()
-            .catch((e) => console.error('tick failed:', (e as Error).message))
-            .finally(() => (ticking = false));
-        }, opts.tickMs)
-      : undefined;
+  const timer = startTickTimer(tick, opts);
 
-  const visible = async () => {
-    let n = 0;
-    for (const url of Object.values(queueEnv)) {
-      if (url.endsWith('-dlq')) continue;
-      const out = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
-      );
-      n += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
-    }
-    return n;
-  };
+  const workQueues = Object.values(queueEnv).filter((url) => !url.endsWith('-dlq'));
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     env,
     tick,
-    async settle(timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      let quiet = 0;
-      while (quiet < 2) {
-        if (Date.now() > deadline) throw new Error('local app did not settle');
-        await new Promise((r) => setTimeout(r, 50));
-        quiet = !pollers.busy() && (await visible()) === 0 ? quiet + 1 : 0;
-      }
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      await pollers.stop();
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
-      ddb.destroy();
-      sqs.destroy();
-    },
+    updateEnvironment: async (vars) => void Object.assign(process.env, vars),
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    stop: () => stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }),
   };
 }

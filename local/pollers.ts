@@ -41,14 +41,42 @@ export interface Poller {
   busy(): boolean;
 }
 
-export function startPollers(client: SQSClient, urls: Record<string, string>, concurrency = 4): Poller {
+/** One SQS event source: a queue, its batch size, and the function it invokes. */
+export interface EventSource {
+  url: string;
+  arn: string;
+  batchSize: number;
+  /** The event source's maximum concurrency, if set. */
+  maxConcurrency?: number;
+  invoke(event: SQSEvent): Promise<unknown>;
+}
+
+/** Source mode: the event sources of QUEUES, invoking the handler modules. */
+export function queueDefinitionSources(urls: Record<string, string>): EventSource[] {
+  return QUEUES.map((q) => {
+    const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
+    return {
+      url,
+      arn: `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`,
+      batchSize: q.batchSize,
+      maxConcurrency: q.maxConcurrency,
+      invoke: (event: SQSEvent) => invoke(q.worker, event, 60_000),
+    };
+  });
+}
+
+export function startPollers(
+  client: SQSClient,
+  urls: Record<string, string>,
+  concurrency = 4,
+  sources: EventSource[] = queueDefinitionSources(urls),
+): Poller {
   let running = true;
   let inFlight = 0;
   // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
   // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
-  const loops = QUEUES.flatMap((q) => Array.from({ length: Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
-    const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
-    const arn = `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`;
+  const loops = sources.flatMap((q) => Array.from({ length: Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
+    const { url, arn } = q;
     while (running) {
       let messages: Message[] = [];
       try {
@@ -72,7 +100,7 @@ export function startPollers(client: SQSClient, urls: Record<string, string>, co
         const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
         let failed = new Set<string>();
         try {
-          const result = (await invoke(q.worker, event, 60_000)) as SQSBatchResponse | undefined;
+          const result = (await q.invoke(event)) as SQSBatchResponse | undefined;
           failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         } catch {
           failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed

@@ -21,13 +21,32 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' | 'live'): {
-  event: APIGatewayProxyEventV2;
-  handler: string;
-} {
+/** What a request is routed to: a route (key, path parameters, target) or `$default`. */
+export interface RouteMatch {
+  routeKey: string;
+  params: Record<string, string>;
+  target: string;
+}
+export type Router = (method: string, path: string) => RouteMatch | undefined;
+
+/** Source mode: the route table; targets are handler modules, `$default` the not-found one. */
+export const routeTableRouter =
+  (stage: 'sandbox' | 'live'): Router =>
+  (method, path) => {
+    const m = matchRoute(routesFor(stage), method, path);
+    return m ? { routeKey: routeKey(m.route), params: m.params, target: m.route.handler } : undefined;
+  };
+
+export function buildEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  stage: 'sandbox' | 'live',
+  router: Router = routeTableRouter(stage),
+  defaultTarget = NOT_FOUND_HANDLER,
+): { event: APIGatewayProxyEventV2; handler: string } {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
-  const match = matchRoute(routesFor(stage), method, url.pathname);
+  const match = router(method, url.pathname);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined) continue;
@@ -42,7 +61,7 @@ export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' 
   const isText = Buffer.from(text, 'utf8').equals(body);
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
-    routeKey: match ? routeKey(match.route) : '$default',
+    routeKey: match ? match.routeKey : '$default',
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
@@ -61,7 +80,7 @@ export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' 
         userAgent: headers['user-agent'] ?? '',
       },
       requestId,
-      routeKey: match ? routeKey(match.route) : '$default',
+      routeKey: match ? match.routeKey : '$default',
       stage: '$default',
       time: new Date(now).toISOString(),
       timeEpoch: now,
@@ -69,7 +88,7 @@ export function buildEvent(req: IncomingMessage, body: Buffer, stage: 'sandbox' 
     body: body.length ? (isText ? text : body.toString('base64')) : undefined,
     isBase64Encoded: body.length > 0 && !isText,
   };
-  return { event, handler: match ? match.route.handler : NOT_FOUND_HANDLER };
+  return { event, handler: match ? match.target : defaultTarget };
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
@@ -79,12 +98,23 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
-export function startHttpServer(opts: { port: number; host?: string; stage: () => 'sandbox' | 'live' }): Promise<Server> {
+export interface HttpServerOptions {
+  port: number;
+  host?: string;
+  stage: () => 'sandbox' | 'live';
+  /** Artifacts mode: routes from the template, targets are its functions (default: the route table). */
+  router?: Router;
+  defaultTarget?: string;
+  invoke?: (target: string, event: APIGatewayProxyEventV2) => Promise<unknown>;
+}
+
+export function startHttpServer(opts: HttpServerOptions): Promise<Server> {
+  const call = opts.invoke ?? invoke;
   const server = createServer(async (req, res) => {
     try {
       const body = await readBody(req);
-      const { event, handler } = buildEvent(req, body, opts.stage());
-      const result = (await invoke(handler, event)) as APIGatewayProxyStructuredResultV2;
+      const { event, handler } = buildEvent(req, body, opts.stage(), opts.router, opts.defaultTarget);
+      const result = (await call(handler, event)) as APIGatewayProxyStructuredResultV2;
       send(res, result);
     } catch (e) {
       const status = (e as { status?: number }).status ?? 500;

@@ -1,6 +1,8 @@
 /**
  * `npm start`: the whole service on this machine with no AWS account (DESIGN 3).
  * Data persists under .local/ (LOCAL_IN_MEMORY=1 for a throwaway run).
+ * `npm start -- --artifacts` (or LOCAL_ARTIFACTS=1): the built bundles under their template's
+ * environment and IAM policies (local/artifacts/app.ts).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,6 +14,8 @@ import { cognitoEnv, ensureUserPool, startCognito } from './cognito';
 import { localPaths, readLocalTickState } from './paths';
 
 async function main() {
+  if (process.argv.includes('--artifacts')) process.env.LOCAL_ARTIFACTS = '1';
+  const artifacts = ['1', 'true'].includes(process.env.LOCAL_ARTIFACTS ?? '');
   const paths = localPaths();
   mkdirSync(paths.root, { recursive: true });
   const inMemory = process.env.LOCAL_IN_MEMORY === '1';
@@ -74,7 +78,8 @@ async function main() {
         STAGE: process.env.STAGE ?? 'sandbox',
         OPERATOR_API_KEY: operatorKey,
         APP_SECRETS: appSecrets,
-        LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+        // Artifacts mode keeps the template's LOG_LEVEL unless one is asked for.
+        ...(artifacts && !process.env.LOG_LEVEL ? {} : { LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN' }),
         ...cognitoEnv(pool),
       },
     });
@@ -84,7 +89,7 @@ async function main() {
     return;
   }
   writeFileSync(paths.endpoints, JSON.stringify({ url: app.url, ...app.env, OPERATOR_API_KEY: undefined, APP_SECRETS: undefined, AWS_SECRET_ACCESS_KEY: undefined }, null, 2));
-  console.log(`idpay local stack (${process.env.STAGE ?? 'sandbox'}) is running`);
+  console.log(`idpay local stack (${process.env.STAGE ?? 'sandbox'}${artifacts ? ', artifacts mode: built bundles, template env, IAM checked' : ''}) is running`);
   console.log(`  API:           ${app.url}`);
   console.log(`  Operator key:  ${operatorKey}`);
   console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);

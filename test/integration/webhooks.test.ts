@@ -520,13 +520,13 @@ describe('outbox', () => {
     const ep = await createEndpoint(m);
     // SQS unreachable for the outbox's enqueue: the commit succeeds, no message is sent
     // (the same state as a process dying right after the commit).
-    const real = process.env.QUEUE_URL_WEBHOOKS!;
-    process.env.QUEUE_URL_WEBHOOKS = `${real}-unreachable`;
+    const real = t.app.env.QUEUE_URL_WEBHOOKS!;
+    await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: `${real}-unreachable` });
     let sent: { eventId: string; deliveryId: string };
     try {
       sent = await sendTest(m, ep.id);
     } finally {
-      process.env.QUEUE_URL_WEBHOOKS = real;
+      await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
     }
     await new Promise((r) => setTimeout(r, 1500));
     expect(rx.received(ep.path)).toHaveLength(0);
