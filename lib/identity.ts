@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { USER_POOL } from '../functions/identity/pool';
@@ -77,8 +77,9 @@ export class People extends Construct {
     return {
       COGNITO_USER_POOL_ID: this.userPool.userPoolId,
       COGNITO_CLIENT_ID: this.dashboardClient.userPoolClientId,
-      // https://cognito-idp.<region>.amazonaws.com/<poolId>: the `iss` of the pool's tokens.
-      COGNITO_ISSUER: this.userPool.userPoolProviderUrl,
+      // The `iss` of the pool's tokens, spelled out rather than taken from GetAtt ProviderURL
+      // (whose documented form has varied), so the verifier compares exactly what Cognito signs.
+      COGNITO_ISSUER: `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${this.userPool.userPoolId}`,
     };
   }
 }

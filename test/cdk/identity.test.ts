@@ -128,7 +128,7 @@ describe('in the app stack', () => {
       expect(f.Properties.Environment.Variables).toMatchObject({
         COGNITO_USER_POOL_ID: { Ref: poolId },
         COGNITO_CLIENT_ID: { Ref: clientId },
-        COGNITO_ISSUER: { 'Fn::GetAtt': [poolId, 'ProviderURL'] },
+        COGNITO_ISSUER: { 'Fn::Join': ['', ['https://cognito-idp.', { Ref: 'AWS::Region' }, '.amazonaws.com/', { Ref: poolId }]] },
       });
     }
     template.hasOutput('UserPoolId', { Value: { Ref: poolId } });
