@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/routes';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
+import { letSimulatedBankAnswer, magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { bill, events, lookupPhraseFor, merchantWithTrust, receivedEvents, webhook, type Hook, type Party } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { scheduleBody } from './recurring-fixtures';
 
 let t: TestApp;
@@ -17,22 +18,12 @@ let sim: Party;
 let simHook: Hook;
 
 beforeAll(async () => {
-  t = await startTestApp({ SANDBOX_BANK_DELAY_SECONDS: '1', APPROVAL_WINDOW_SECONDS: '30', REFUND_AUTO_COMPLETE_SECONDS: '3600' });
-  rx = await startReceiver();
-  sim = await t.participant('bank', { simulated: true });
-  simHook = await webhook(t, rx, sim, { label: 'sim' });
+  ({ t, rx, sim, simHook } = await startSandboxWorld());
 });
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+afterAll(() => stopSandboxWorld({ t, rx }));
 
-const email = (local: string) => `${local}@sandbox.idpay.test`;
-
-async function bankAnswers(): Promise<void> {
-  await t.app.tick(new Date(Date.now() + 1500));
-  await t.app.settle();
-}
+const email = magicEmail;
+const bankAnswers = () => letSimulatedBankAnswer(t);
 
 async function merchantSetup(opts: { trustLevel?: 'basic' | 'enhanced' | 'premium' } = {}): Promise<{ merchant: Party; hook: Hook }> {
   const { merchant } = await merchantWithTrust(t, opts);

@@ -13,7 +13,8 @@ import { eventKey } from '../../functions/webhooks/deliveries';
 import { MAGIC_CUSTOMERS, magicView } from '../../functions/sandbox/magic';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem } from '../../functions/platform/table';
-import { startTestApp, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
+import { letSimulatedBankAnswer, magicEmail, SANDBOX_BANK_DELAY_MS, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import { getBill, ledgerProblems, scanPrefix } from '../support/billing-table';
 import {
   bill,
@@ -28,7 +29,7 @@ import {
   type Party,
   type WebhookEvent,
 } from '../support/flows';
-import { startReceiver, type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { scheduleBody } from './recurring-fixtures';
 
 let t: TestApp;
@@ -37,26 +38,17 @@ let rx: Receiver;
 let sim: Party;
 let simHook: Hook;
 
-const DELAY_MS = 1000;
+const DELAY_MS = SANDBOX_BANK_DELAY_MS;
 
 beforeAll(async () => {
-  t = await startTestApp({ SANDBOX_BANK_DELAY_SECONDS: '1', APPROVAL_WINDOW_SECONDS: '30', REFUND_AUTO_COMPLETE_SECONDS: '3600' });
-  rx = await startReceiver();
-  sim = await t.participant('bank', { simulated: true });
-  simHook = await webhook(t, rx, sim, { label: 'sim' });
+  ({ t, rx, sim, simHook } = await startSandboxWorld());
 });
-afterAll(async () => {
-  await rx?.close();
-  await t?.stop();
-});
+afterAll(() => stopSandboxWorld({ t, rx }));
 
-const email = (local: string) => `${local}@sandbox.idpay.test`;
+const email = magicEmail;
 
 /** Let the simulated bank answer what is due: a tick past its delay, then the queues. */
-async function bankAnswers(): Promise<void> {
-  await t.app.tick(new Date(Date.now() + DELAY_MS + 500));
-  await t.app.settle();
-}
+const bankAnswers = () => letSimulatedBankAnswer(t);
 
 interface MerchantSetup {
   merchant: Party;
