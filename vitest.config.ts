@@ -52,6 +52,11 @@ export default defineConfig({
             'test/integration/tick-ops.test.ts',
             'test/integration/secrets.test.ts',
             'test/integration/sdk-client.test.ts',
+            // A latency bound of the local runtime (DESIGN 8.1 "locally"): it runs in the
+            // integration project. Here each bundle's worker threads start on demand, and
+            // those cold starts land in the API call it times (seen: 1021 ms from the request,
+            // 553 ms from the commit).
+            'test/integration/webhook-fairness.test.ts',
           ],
           environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', LOCAL_ARTIFACTS: '1', LOCAL_ARTIFACTS_QUIET: '1', LOCAL_ARTIFACTS_SYNTH: 'reuse', LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4' },

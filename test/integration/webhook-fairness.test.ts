@@ -40,6 +40,12 @@ describe('fair delivery', () => {
     const b = await t.participant('merchant');
     const epA = await endpointFor(a, 'hangs');
     const epB = await endpointFor(b, 'fast');
+    // One delivery to B before A hangs: B's path (its function instance, in artifacts mode a
+    // bundle's cold start in its own thread) is warm, so the 50 measured events below time the
+    // delivery path under A's hanging endpoint, not a one-time cold start.
+    const warm = await t.call('POST', `/v1/webhooks/endpoints/${epB.id}/test`, { key: b.apiKey });
+    expect(warm.status).toBe(202);
+    await rx.waitFor(epB.path, (reqs) => reqs.some((q) => q.headers['x-webhook-id'] === warm.body.data.eventId), 15_000);
     rx.respond(epA.path, { status: 200, delayMs: process.env.FAIRNESS_CONTROL ? 0 : 12_000 }); // longer than the 10 s attempt timeout
 
     const aDeliveries: string[] = [];
