@@ -4,7 +4,7 @@
  * (customers/store.ts) adds the duplicate check against the bank's existing customers.
  */
 import * as z from 'zod';
-import { UNSAFE_TEXT, UNSAFE_TEXT_MESSAGE } from './text';
+import { checkText } from './text';
 import { isAssignedCountryCode } from './countries';
 
 /** Enforced maximum records per request (DESIGN 6.9); 100 to 500 is the recommendation. */
@@ -23,7 +23,7 @@ const text = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !UNSAFE_TEXT.test(s), UNSAFE_TEXT_MESSAGE);
+    .superRefine(checkText);
 
 /** Absent, null and blank optional fields all mean "not provided" (exports from bank systems send ""). */
 const blankToUndefined = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);

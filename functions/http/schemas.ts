@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { UNSAFE_TEXT, UNSAFE_TEXT_MESSAGE } from '../domain/text';
+import { checkText } from '../domain/text';
 
 /** Shared request schema pieces (one place each). */
 export const MAX_PAGE = 100;
@@ -21,10 +21,11 @@ export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intStri
 export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 
-/** The refusal of `UNSAFE_TEXT` added to a string schema (keeps its type: chain on). */
-export const refuseUnsafe = <T extends z.ZodString>(s: T): T => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_MESSAGE) as T;
+/** The text rules of domain/text.ts added to a string schema (keeps its type: chain on). */
+export const refuseUnsafe = <T extends z.ZodString>(s: T): T =>
+  s.superRefine(checkText) as T;
 
-/** A free-text field: trimmed, `min`..`max` characters, no control or bidi characters. */
+/** A free-text field: trimmed, `min`..`max` characters, no control or bidi characters, no secret. */
 export const safeText = (max: number, min = 1) => refuseUnsafe(z.string().trim().min(min).max(max));
 
 export const nonEmpty = (max = 500) => safeText(max);

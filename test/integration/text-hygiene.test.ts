@@ -116,4 +116,39 @@ describe('text hygiene (DESIGN 8.1)', () => {
     const pause = await t.call('POST', '/v1/recurring/rec_none/pause', { key: m.apiKey, body: { reason: 'x\u0085' } });
     expectRefused(pause, 'Invalid request parameters', 'reason');
   });
+
+  it('a key or webhook secret pasted into text is refused (no secret in clear at rest): name, description, customer record, schedule metadata', async () => {
+    const m = await t.participant('merchant');
+    const key = m.apiKey;
+    const secret = `whsec_${'A1b2C3d4'.repeat(4)}`;
+    const named = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'merchant', name: `Shop ${key}`, email: `s-${tag()}@example.com` } });
+    expectRefused(named, 'Invalid request parameters', 'name');
+    expect(named.body.errors).toContainEqual({ path: 'name', message: 'must not contain an API key or webhook secret' });
+
+    const a = await agreement(t, { decision: 'approve_recurring', limits: { daily: 1000 } });
+    const bill = await t.call('POST', '/v1/customer/bill', {
+      key: a.merchant.apiKey,
+      body: { agreementPhrases: [a.agreementPhrase], amount: 10, currency: 'NGN', description: `see ${secret}` },
+    });
+    expectRefused(bill, 'Invalid request parameters', 'description');
+    expect((await counters(a.decisionId)).day).toBe(0);
+
+    const bank = await t.participant('bank');
+    const x = tag();
+    const r = await t.call('POST', '/v1/bank/customers', {
+      key: bank.apiKey,
+      body: { customers: [{ clientRef: `CR-${x}`, firstname: 'Ada', lastname: secret, email: `ada.${x}@example.com`, country: 'NG', accountNumber: '0123456789', reference: `REF-${x}` }] },
+    });
+    expect(r.body.data.summary).toMatchObject({ total: 1, successful: 0, invalidData: 1 });
+
+    const rec = await t.call('POST', '/v1/billing/recurring/create', {
+      key: a.merchant.apiKey,
+      body: { customerId: a.customerId, agreementPhrase: a.agreementPhrase, amount: 5, currency: 'NGN', frequency: 'monthly', startDate: new Date(Date.now() + 86_400_000).toISOString(), metadata: { note: `key ${key}` } },
+    });
+    expectRefused(rec, 'Invalid request parameters', 'metadata');
+
+    // A short or prose mention is fine: only credential-shaped text is refused.
+    const ok = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'merchant', name: 'sk_live_ shop', email: `s-${tag()}@example.com` } });
+    expect(ok.status).toBe(201);
+  });
 });

@@ -5,6 +5,7 @@ import { getBillingCustomers } from '../../billing/reads';
 import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import { withinSingleLimit } from '../../domain/decisions';
 import { toMajor } from '../../domain/money';
+import { SECRET_IN_TEXT, SECRET_IN_TEXT_MESSAGE } from '../../domain/text';
 import { amountSchema, currencySchema } from '../../http/money-schemas';
 import { DEFAULT_INTERVAL, FREQUENCIES, MAX_INTERVAL, scheduleProblems } from '../../domain/schedule-dates';
 import { canCreateRecurring, trustOf } from '../../domain/trust';
@@ -32,7 +33,8 @@ const metadataSchema = z
   .record(z.string().min(1).max(100), z.unknown())
   .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `must have at most ${METADATA_MAX_KEYS} keys`)
   .refine(finiteEverywhere, 'numbers must be finite')
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `must be at most ${METADATA_MAX_BYTES} bytes as JSON`)
+  .refine((m) => !SECRET_IN_TEXT.test(JSON.stringify(m)), SECRET_IN_TEXT_MESSAGE);
 
 const bodySchema = z
   .strictObject({
