@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 
 /** Repository root (this file lives in lib/). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -39,7 +39,7 @@ export interface AppFunctionProps {
   /** Module under functions/ (no extension) exporting `handler`. */
   handler: string;
   description: string;
-  role: iam.Role;
+  role: iam.IRole;
   environment: Record<string, string>;
   timeout: Duration;
   memorySize?: number;
@@ -100,3 +100,25 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
 }
 
 export const seconds = (n: number) => Duration.seconds(n);
+
+const importedRoles = new WeakMap<Stack, Map<iam.Role, iam.IRole>>();
+
+/**
+ * `role` as the functions of `scope`'s stack should use it. The roles live in the data stack;
+ * a function elsewhere uses an import of its role, so that the grants made for it (its own log
+ * group, its queue's event source) become a policy of the function's stack: the role's stack
+ * never refers back to a stack that refers to it (no cycle between stacks).
+ */
+export function roleFor(scope: Construct, role: iam.Role): iam.IRole {
+  const here = Stack.of(scope);
+  if (Stack.of(role) === here) return role;
+  let byRole = importedRoles.get(here);
+  if (!byRole) importedRoles.set(here, (byRole = new Map()));
+  let local = byRole.get(role);
+  if (!local) {
+    const holder = (here.node.tryFindChild('ImportedRoles') as Construct | undefined) ?? new Construct(here, 'ImportedRoles');
+    local = iam.Role.fromRoleArn(holder, role.node.id, role.roleArn, { mutable: true });
+    byRole.set(role, local);
+  }
+  return local;
+}

@@ -1,58 +1,95 @@
-import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { dlqName } from '../functions/platform/definitions';
+import { routesFor } from '../functions/routes';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
 import { Dashboard } from './dashboard';
-import { HttpApi, functionIdOf } from './api';
+import { HttpApi, RouteFunctions, functionIdOf, type FunctionSettings } from './api';
 import { People } from './identity';
 import { AppSecrets, DataTable, WorkQueues } from './data';
+import { ROUTE_STACKS, routeStackOf, type RouteStackName } from './route-stacks';
 import { Workers } from './workers';
 import { RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName } from './settings';
 
+/**
+ * A stage (sandbox or live) is several CloudFormation stacks, so that none nears the
+ * 500-resource limit as routes are added (docs/decisions.md, Architecture):
+ *
+ *   Idpay-<stage>-data            table, work queues + DLQs, app secret, Cognito user pool, and
+ *                                 the functions' IAM roles (one per access profile or worker)
+ *   Idpay-<stage>                 the HTTP API (+ $default), workers, scheduler tick,
+ *                                 and the outputs ops tooling reads (ApiUrl, queue URLs ...)
+ *   Idpay-<stage>-routes-<area>   one Lambda + route per entry of the route table, by area
+ *                                 (lib/route-stacks.ts derives the area from the path)
+ *   Idpay-<stage>-observability   alarms, the alarm topic, the CloudWatch dashboard
+ *
+ * References only point down that list (data <- core <- routes <- observability), as
+ * CloudFormation exports; `cdk deploy --all` deploys them in that order.
+ */
+export const stackNameOf = (stage: StageName) => `Idpay-${stage}`;
+export const dataStackNameOf = (stage: StageName) => `Idpay-${stage}-data`;
+export const routeStackNameOf = (stage: StageName, area: RouteStackName) => `Idpay-${stage}-routes-${area}`;
+export const observabilityStackNameOf = (stage: StageName) => `Idpay-${stage}-observability`;
+
 export interface IdpayStackProps extends StackProps, AppSettings {}
 
-export const stackNameOf = (stage: StageName) => `Idpay-${stage}`;
+function tagged(stack: Stack, stage: StageName): void {
+  Tags.of(stack).add('app', 'idpay');
+  Tags.of(stack).add('stage', stage);
+}
 
-/**
- * One stage of the payment service (sandbox or live): HTTP API + one Lambda per route,
- * the single table, the work queues with DLQs, the workers and the scheduler tick, alarms.
- * Environment-agnostic: synthesizes offline, deploys to whatever account the CLI targets.
- */
-export class IdpayStack extends Stack {
-  readonly api: HttpApi;
+/** The stateful part of a stage: what holds data and must outlive any redeploy of code. */
+export class DataStack extends Stack {
   readonly data: DataTable;
   readonly queues: WorkQueues;
   readonly secrets: AppSecrets;
-  readonly workers: Workers;
-  readonly alarms: Alarms;
-  readonly dashboard: Dashboard;
-  readonly roles: AccessRoles;
   readonly people: People;
+  readonly roles: AccessRoles;
 
   constructor(scope: Construct, id: string, props: IdpayStackProps) {
     super(scope, id, props);
     const { stage } = props;
-    const live = stage === 'live';
-    Tags.of(this).add('app', 'idpay');
-    Tags.of(this).add('stage', stage);
-
+    tagged(this, stage);
     this.data = new DataTable(this, 'Data', { stage });
     this.queues = new WorkQueues(this, 'Queues');
     this.secrets = new AppSecrets(this, 'AppSecrets', { stage });
     this.people = new People(this, 'People', { stage });
+    this.roles = new AccessRoles(this, 'Roles', { table: this.data.table, queues: this.queues, secret: this.secrets.secret });
     Validations.of(this.secrets.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'The secret is the master key material the functions derive encryption keys from (agreement phrases, webhook secrets at rest). Rotating it would make every existing token undecryptable; rotation needs key versioning in the application first (tracked as a follow-up).',
     });
+  }
+}
+
+export interface CoreStackProps extends IdpayStackProps {
+  dataStack: DataStack;
+}
+
+/** The HTTP API, the workers and the tick: what the route stacks plug into. */
+export class CoreStack extends Stack {
+  /** The data stack's roles (the functions here use imports of them: lib/lambda.ts roleFor). */
+  readonly roles: AccessRoles;
+  readonly api: HttpApi;
+  readonly workers: Workers;
+  /** What every function of the stage is created with (environment, log settings). */
+  readonly functionSettings: FunctionSettings;
+
+  constructor(scope: Construct, id: string, props: CoreStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const live = stage === 'live';
+    const { data, queues, secrets, people } = props.dataStack;
+    tagged(this, stage);
 
     const environment: Record<string, string> = {
       STAGE: stage,
-      TABLE_NAME: this.data.table.tableName,
+      TABLE_NAME: data.table.tableName,
       ...Object.fromEntries(
-        this.queues.all.flatMap(({ definition, queue, dlq }) => [
+        queues.all.flatMap(({ definition, queue, dlq }) => [
           [queueUrlEnv(definition.name), queue.queueUrl],
           [queueUrlEnv(dlqName(definition)), dlq.queueUrl],
         ]),
@@ -60,53 +97,24 @@ export class IdpayStack extends Stack {
       ...RUNTIME_DEFAULTS,
       // Only the hash of the operator key is deployed; '' means no operator key is accepted.
       OPERATOR_API_KEY_HASH: props.operatorKeyHash,
-      APP_SECRETS_ARN: this.secrets.secret.secretArn,
+      APP_SECRETS_ARN: secrets.secret.secretArn,
       POWERTOOLS_SERVICE_NAME: 'idpay',
-      ...this.people.environment(),
+      ...people.environment(),
     };
-
-    const logRetention = live ? logs.RetentionDays.ONE_YEAR : logs.RetentionDays.ONE_MONTH;
-    const logRemovalPolicy = live ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-
-    this.roles = new AccessRoles(this, 'Roles', {
-      table: this.data.table,
-      queues: this.queues,
-      secret: this.secrets.secret,
-    });
-    this.api = new HttpApi(this, 'Api', { stage, roles: this.roles, environment, logRetention, logRemovalPolicy });
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Authentication is the API key of DESIGN 6.1, checked by every handler (SHA-256 hash lookup, stage check, participant kind from the route table); IAM or JWT authorizers do not fit bearer API keys, and the public routes (docs, $default 404) need none.',
-    });
-    this.workers = new Workers(this, 'Workers', {
+    this.functionSettings = {
       stage,
-      roles: this.roles,
-      queues: this.queues,
       environment,
-      logRetention,
-      logRemovalPolicy,
-    });
-
-    const functions = [
-      { name: 'NotFound', fn: this.api.notFound },
-      ...this.api.routes.map(({ route, fn }) => ({ name: functionIdOf(route.handler), fn })),
-      ...this.workers.functions.map(({ worker, fn }) => ({ name: `Worker${pascal(worker.name)}`, fn })),
-    ];
-    const observed = {
-      stage,
-      api: this.api.api,
-      queues: this.queues,
-      table: this.data.table,
-      scheduleGroupName: this.workers.tickScheduleGroupName,
-      functions,
+      logRetention: live ? logs.RetentionDays.ONE_YEAR : logs.RetentionDays.ONE_MONTH,
+      logRemovalPolicy: live ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     };
-    this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });
-    this.dashboard = new Dashboard(this, 'Dashboard', { ...observed, alarms: this.alarms });
+
+    this.roles = props.dataStack.roles;
+    this.api = new HttpApi(this, 'Api', { ...this.functionSettings, roles: this.roles });
+    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
-    for (const { definition, queue, dlq } of this.queues.all) {
+    new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    for (const { definition, queue, dlq } of queues.all) {
       new CfnOutput(this, `QueueUrl${pascal(definition.name)}`, { value: queue.queueUrl });
       new CfnOutput(this, `DlqUrl${pascal(definition.name)}`, { value: dlq.queueUrl });
     }
@@ -115,10 +123,131 @@ export class IdpayStack extends Stack {
       description: 'EventBridge Scheduler schedule of the scheduler tick (npm run ops -- tick:pause|resume|status)',
     });
     new CfnOutput(this, 'TickScheduleGroup', { value: this.workers.tickScheduleGroupName });
-    new CfnOutput(this, 'AppSecretsArn', { value: this.secrets.secret.secretArn });
-    new CfnOutput(this, 'UserPoolId', { value: this.people.userPool.userPoolId });
-    new CfnOutput(this, 'DashboardClientId', { value: this.people.dashboardClient.userPoolClientId });
+    new CfnOutput(this, 'AppSecretsArn', { value: secrets.secret.secretArn });
+    new CfnOutput(this, 'UserPoolId', { value: people.userPool.userPoolId });
+    new CfnOutput(this, 'DashboardClientId', { value: people.dashboardClient.userPoolClientId });
+  }
+}
+
+export interface RouteStackProps extends StackProps {
+  area: RouteStackName;
+  core: CoreStack;
+}
+
+/** The functions and API routes of one area of the route table. */
+export class RouteStack extends Stack {
+  readonly routeFunctions: RouteFunctions;
+
+  constructor(scope: Construct, id: string, props: RouteStackProps) {
+    super(scope, id, props);
+    const { core } = props;
+    const stage = core.functionSettings.stage;
+    tagged(this, stage);
+    this.routeFunctions = new RouteFunctions(this, 'Routes', {
+      ...core.functionSettings,
+      api: core.api.api,
+      roles: core.roles,
+      routes: routesFor(stage).filter((r) => routeStackOf(r) === props.area),
+    });
+  }
+}
+
+export interface ObservabilityStackProps extends IdpayStackProps {
+  dataStack: DataStack;
+  core: CoreStack;
+  routeStacks: RouteStack[];
+}
+
+/** Alarms (and their SNS topic) and the stage's CloudWatch dashboard, over every other stack. */
+export class ObservabilityStack extends Stack {
+  readonly alarms: Alarms;
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ObservabilityStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const { core, dataStack } = props;
+    tagged(this, stage);
+    const functions = [
+      { name: 'NotFound', fn: core.api.notFound },
+      ...props.routeStacks.flatMap((s) => s.routeFunctions.routes).map(({ route, fn }) => ({ name: functionIdOf(route.handler), fn })),
+      ...core.workers.functions.map(({ worker, fn }) => ({ name: `Worker${pascal(worker.name)}`, fn })),
+    ];
+    const observed = {
+      stage,
+      api: core.api.api,
+      queues: dataStack.queues,
+      table: dataStack.data.table,
+      scheduleGroupName: core.workers.tickScheduleGroupName,
+      functions,
+    };
+    this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });
+    this.dashboard = new Dashboard(this, 'Dashboard', { ...observed, alarms: this.alarms });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: `idpay-${stage}`, description: 'CloudWatch dashboard of this stage' });
+  }
+}
+
+/**
+ * Every stack of one stage, and shortcuts to the parts tests and tools look at
+ * (`stage.data.table`, `stage.api`, `stage.alarms` ...), wherever their stack is.
+ */
+export class IdpayStage {
+  readonly dataStack: DataStack;
+  readonly core: CoreStack;
+  readonly routeStacks: RouteStack[];
+  readonly observability: ObservabilityStack;
+
+  constructor(app: App, props: IdpayStackProps) {
+    const { stage } = props;
+    const described = (what: string) => ({ ...props, description: `idpay identity-based payments, ${stage} stage: ${what}` });
+    this.dataStack = new DataStack(app, dataStackNameOf(stage), described('table, queues, secret, user pool, IAM roles'));
+    this.core = new CoreStack(app, stackNameOf(stage), { ...described('HTTP API, workers, scheduler tick'), dataStack: this.dataStack });
+    const areas = new Set(routesFor(stage).map(routeStackOf));
+    this.routeStacks = ROUTE_STACKS.filter(({ name }) => areas.has(name)).map(
+      ({ name, summary }) =>
+        new RouteStack(app, routeStackNameOf(stage, name), { ...described(`routes: ${summary}`), area: name, core: this.core }),
+    );
+    this.observability = new ObservabilityStack(app, observabilityStackNameOf(stage), {
+      ...described('alarms and dashboard'),
+      dataStack: this.dataStack,
+      core: this.core,
+      routeStacks: this.routeStacks,
+    });
+  }
+
+  get stacks(): Stack[] {
+    return [this.dataStack, this.core, ...this.routeStacks, this.observability];
+  }
+  get data() {
+    return this.dataStack.data;
+  }
+  get queues() {
+    return this.dataStack.queues;
+  }
+  get secrets() {
+    return this.dataStack.secrets;
+  }
+  get people() {
+    return this.dataStack.people;
+  }
+  get roles() {
+    return this.dataStack.roles;
+  }
+  get api() {
+    return this.core.api;
+  }
+  get workers() {
+    return this.core.workers;
+  }
+  get alarms() {
+    return this.observability.alarms;
+  }
+  get dashboard() {
+    return this.observability.dashboard;
+  }
+  /** Every route function of the stage, in route-table order of their stacks. */
+  get routes() {
+    return this.routeStacks.flatMap((s) => s.routeFunctions.routes);
   }
 }

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { WORKERS, type WorkerDefinition } from '../functions/platform/definitions';
 import type { AccessRoles } from './access';
 import type { WorkQueues } from './data';
-import { appFunction, seconds } from './lambda';
+import { appFunction, roleFor, seconds } from './lambda';
 import { pascal, type StageName } from './settings';
 
 export interface WorkersProps {
@@ -46,7 +46,7 @@ export class Workers extends Construct {
       const fn = appFunction(this, pascal(worker.name), {
         handler: worker.handler,
         description: `idpay ${props.stage}: worker ${worker.name} (functions/${worker.handler}.ts)`,
-        role: props.roles.forWorker(worker),
+        role: roleFor(this, props.roles.forWorker(worker)),
         environment: props.environment,
         timeout: seconds(worker.timeoutSeconds),
         logRetention: props.logRetention,

@@ -11,7 +11,8 @@
  * - `Ref` and `Fn::GetAtt` give what CloudFormation gives for the type (a queue's Ref is
  *   its URL on the SQS emulator, a table's Ref its name, a secret's Ref its ARN, `.Arn` an
  *   ARN of the type's format); `Fn::Join`, `Fn::Sub`, `Fn::Select`, `Fn::Split` are evaluated;
- *   `Fn::ImportValue` takes the value another stack of the assembly exports.
+ *   `Fn::ImportValue` takes the value another stack of the assembly exports, and
+ *   `Fn::GetStackOutput` the value of another stack's output (weak references).
  * - Anything else (conditions, parameters, custom resources) is refused with the path of
  *   the value, so a template the local runtime cannot honour fails loudly.
  */
@@ -255,6 +256,14 @@ export class Assembly {
           const name = String(this.resolve(stackName, arg, path));
           const v = this.exports().get(name);
           return v ?? fail(`no stack of the assembly exports ${name}`);
+        }
+        case 'Fn::GetStackOutput': {
+          // A weak cross-stack reference (cdk.json defaultCrossStackReferences: weak): the
+          // named output of another stack of the assembly, read without an export.
+          const { StackName, OutputName } = arg as { StackName: unknown; OutputName: unknown };
+          const producer = this.stacks.find((s) => s.stackName === String(this.resolve(stackName, StackName, path)));
+          const output = producer?.outputs[String(this.resolve(stackName, OutputName, path))];
+          return output && producer ? this.resolve(producer.stackName, output.Value, `${producer.stackName}.Outputs`) : fail(`no such stack output ${JSON.stringify(arg)}`);
         }
         default:
           return fail('not supported locally');

@@ -63,7 +63,10 @@ async function stackOutputs(f: Flags): Promise<Record<string, string> | undefine
   if (outputsFile) {
     const all = JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>;
     const names = Object.keys(all);
-    const name = stack ?? (names.length === 1 ? names[0] : undefined);
+    // `cdk deploy --all` writes every stack of the stage; the queue and table outputs are the
+    // core stack's (Idpay-<stage>), the only one with a TableName output.
+    const withTable = names.filter((n) => all[n]?.TableName);
+    const name = stack ?? (names.length === 1 ? names[0] : withTable.length === 1 ? withTable[0] : undefined);
     if (!name || !all[name]) throw new Error(`--outputs ${outputsFile} holds stacks ${names.join(', ') || '(none)'}: pick one with --stack`);
     return all[name];
   }

@@ -8,7 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../../lib/identity';
-import { IdpayStack, stackNameOf } from '../../lib/stack';
+import { buildStage } from '../support/cdk-stage';
 import type { StageName } from '../../lib/settings';
 
 interface Built {
@@ -116,11 +116,10 @@ describe('per stage', () => {
 
 describe('in the app stack', () => {
   it('gives every function the pool, the dashboard client and the token issuer', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new IdpayStack(app, stackNameOf('sandbox'), { stage: 'sandbox', operatorKeyHash: '' });
-    const template = Template.fromStack(stack);
-    const poolId = stack.getLogicalId(stack.people.userPool.node.defaultChild as never);
-    const clientId = stack.getLogicalId(stack.people.dashboardClient.node.defaultChild as never);
+    const b = buildStage('sandbox', { operatorKeyHash: '' });
+    const { template } = b;
+    const poolId = b.idOf(b.stage.people.userPool);
+    const clientId = b.idOf(b.stage.people.dashboardClient);
     const fns = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: any }[];
     const appFns = fns.filter((f) => f.Properties.Environment?.Variables?.TABLE_NAME);
     expect(appFns.length).toBeGreaterThan(10);

@@ -2,31 +2,16 @@
  * Alarms and the dashboard of each stage (issue 15): every service-level alarm exists with its
  * metric, threshold and action, and the stage's dashboard shows them.
  */
-import { readFileSync } from 'node:fs';
-import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES, dlqName } from '../../functions/platform/definitions';
 import { ALARM_THRESHOLDS, TICK_LAG_METRIC } from '../../lib/alarms';
-import { IdpayStack, stackNameOf } from '../../lib/stack';
+import { buildStage, type BuiltStage } from '../support/cdk-stage';
 import type { StageName } from '../../lib/settings';
 
-const context = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context as Record<string, unknown>;
-
-interface Built {
-  stack: IdpayStack;
-  resources: Record<string, { Type: string; Properties: Record<string, any> }>;
-}
-const built = {} as Record<StageName, Built>;
+const built = {} as Record<StageName, BuiltStage>;
 beforeAll(() => {
-  for (const stage of ['sandbox', 'live'] as const) {
-    const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-    const stack = new IdpayStack(app, stackNameOf(stage), { stage, operatorKeyHash: 'a'.repeat(64) });
-    built[stage] = { stack, resources: Template.fromStack(stack).toJSON().Resources };
-  }
+  for (const stage of ['sandbox', 'live'] as const) built[stage] = buildStage(stage);
 });
-
-const idOf = (stack: Stack, c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as never);
 
 describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
   const b = () => built[stage];
@@ -38,12 +23,12 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     const found = alarms().filter((a) => a.AlarmName === `idpay-${stage}-${name}`);
     expect(found, name).toHaveLength(1);
     const a = found[0]!;
-    expect(a.AlarmActions, name).toEqual([{ Ref: idOf(b().stack, b().stack.alarms.topic) }]);
+    expect(a.AlarmActions, name).toEqual([{ Ref: b().idOf(b().stage.alarms.topic) }]);
     expect(a.ComparisonOperator, name).toBe('GreaterThanThreshold');
     expect(a.TreatMissingData, name).toBe('notBreaching');
     return a;
   };
-  const tableId = () => idOf(b().stack, b().stack.data.table);
+  const tableId = () => b().idOf(b().stage.data.table);
 
   it('alarms on API p99 latency over two 5-minute periods', () => {
     const a = alarm('api-latency-p99');
@@ -54,7 +39,7 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
       Period: 300,
       EvaluationPeriods: 2,
       Threshold: ALARM_THRESHOLDS.apiLatencyP99Ms,
-      Dimensions: [{ Name: 'ApiId', Value: { Ref: idOf(b().stack, b().stack.api.api) } }],
+      Dimensions: [{ Name: 'ApiId', Value: { Ref: b().idOf(b().stage.api.api) } }],
     });
   });
 
@@ -89,12 +74,12 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
   it('alarms on the age of the oldest message of every work queue, the webhook queue allowing for backoff', () => {
     for (const q of QUEUES) {
       const a = alarm(`${q.name}-oldest-message`);
-      const queue = b().stack.queues.byName(q.name).queue;
+      const queue = b().stage.queues.byName(q.name).queue;
       expect(a).toMatchObject({
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateAgeOfOldestMessage',
         Statistic: 'Maximum',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(b().stack, queue), 'QueueName'] } }],
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [b().idOf(queue), 'QueueName'] } }],
         Threshold: q.name === 'webhooks' ? 3600 : 300,
       });
     }
@@ -147,10 +132,10 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
       expect(body, metric).toContain(metric);
     }
     // The alarm status widget lists every service alarm (the per-function Errors alarms are on the graphs).
-    const serviceAlarmIds = b().stack.alarms.serviceAlarms.map((a) => idOf(b().stack, a));
+    const serviceAlarmIds = b().stage.alarms.serviceAlarms.map((a) => b().idOf(a));
     expect(serviceAlarmIds.length).toBeGreaterThanOrEqual(13);
     for (const id of serviceAlarmIds) expect(body, id).toContain(`{"Fn::GetAtt":["${id}","Arn"]}`);
-    expect(b().stack.alarms.serviceAlarms.map((a) => a.node.id).sort()).toEqual(
+    expect(b().stage.alarms.serviceAlarms.map((a) => a.node.id).sort()).toEqual(
       expect.arrayContaining(['ApiLatencyP99', 'LambdaThrottles', 'LambdaConcurrency', 'TableThrottles', 'TableSystemErrors', 'SchedulerTargetErrors', 'SchedulerDropped', 'TickLag']),
     );
   });
