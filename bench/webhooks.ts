@@ -14,7 +14,7 @@
  * BENCH_TIMEOUT_S (600) change the run. Backoff base 1 s, 12 attempts.
  */
 import { cpus, loadavg } from 'node:os';
-import type { DeliveryItem } from '../functions/webhooks/deliveries';
+import type { DeliveryItem } from '../functions/webhooks/delivery-store';
 import type { EventSpec } from '../functions/events/outbox';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalApp } from '../local/app';
@@ -66,7 +66,7 @@ function percentile(xs: number[], p: number): number {
 async function main() {
   // Quiet handlers: set before the service modules load (a logger may read it at import).
   process.env.LOG_LEVEL = 'SILENT';
-  const { deliveriesByOwnerPk } = await import('../functions/webhooks/deliveries');
+  const { deliveriesByOwnerPk } = await import('../functions/webhooks/delivery-store');
   const { commit } = await import('../functions/events/outbox');
   const { verifySignature } = await import('../functions/webhooks/signing');
   const { subscribes } = await import('../functions/events/types');

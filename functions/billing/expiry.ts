@@ -17,9 +17,8 @@ import { EXPIRY_KIND, EXPIRY_LEAD_MS } from './bill-item';
 import { expireBilling } from './settle-billing';
 import { logger } from '../platform/log';
 import type { BillItem } from './types';
-import { db } from '../platform/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { releaseClaim, dueAttributes, type DueJob } from '../platform/due';
+import { getItem } from '../platform/table';
+import { releaseClaim, rescheduleClaim, type DueJob } from '../platform/due';
 import { sleep } from '../platform/retry';
 
 /** Longest wait for the wall clock to reach `expiresAt` (the lead plus clock slack). */
@@ -47,21 +46,7 @@ export async function expireDueBilling(job: DueJob): Promise<void> {
   else if (result.reason === 'busy') throw new Error('billing expiry contention; the lease makes it due again');
 }
 
-/** Claimed too early for the clock: due again at `expiresAt` (only while our lease holds). */
+/** Claimed too early for the clock: due again at `expiresAt` (only while our lease holds and it is pending). */
 async function reschedule(job: DueJob, expiresAt: string): Promise<void> {
-  const due = dueAttributes(EXPIRY_KIND, job.id, expiresAt);
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: job.key,
-        UpdateExpression: 'SET duePk = :pk, dueSk = :sk',
-        ConditionExpression: 'dueSk = :leased AND #s = :pending',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':pk': due.duePk, ':sk': due.dueSk, ':leased': job.leasedSk, ':pending': 'pending' },
-      }),
-    )
-    .catch((e) => {
-      if (!isConditionFailure(e)) throw e;
-    });
+  await rescheduleClaim(job.key, EXPIRY_KIND, job.id, expiresAt, job.leasedSk, 'pending');
 }

@@ -30,8 +30,8 @@ import {
   messageFor,
   recoveryDue,
   type DeliveryItem,
-} from '../webhooks/deliveries';
-import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoints';
+} from '../webhooks/delivery-store';
+import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
 import { logger } from '../platform/log';
 import { isEventType, subscribes } from './types';
 

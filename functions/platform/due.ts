@@ -166,3 +166,28 @@ export async function releaseClaim(key: Key, leasedSk: string): Promise<boolean>
     throw e;
   }
 }
+
+/**
+ * Claimed too early for the clock: make the item due again at `at`, only while our lease
+ * (`leasedSk`) holds and, when given, while its `status` is still `whileStatus`. False when
+ * someone else moved it on.
+ */
+export async function rescheduleClaim(key: Key, kind: string, id: string, at: string | Date, leasedSk: string, whileStatus?: string): Promise<boolean> {
+  const due = dueAttributes(kind, id, at);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET duePk = :pk, dueSk = :sk',
+        ConditionExpression: whileStatus === undefined ? 'dueSk = :leased' : 'dueSk = :leased AND #s = :status',
+        ...(whileStatus === undefined ? {} : { ExpressionAttributeNames: { '#s': 'status' } }),
+        ExpressionAttributeValues: { ':pk': due.duePk, ':sk': due.dueSk, ':leased': leasedSk, ...(whileStatus === undefined ? {} : { ':status': whileStatus }) },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}

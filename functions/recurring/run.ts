@@ -30,12 +30,11 @@ import { settleBilling } from '../billing/settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../billing/types';
-import { db } from '../platform/clients';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey, type Participant } from '../participants/store';
-import { CLAIM_ITEM_INDEX, claimRunItem, clearDueItem, failRunAtCreation, finishRun, rescheduleDueItem } from './store';
+import { CLAIM_ITEM_INDEX, claimRunItem, clearRunClaim, failRunAtCreation, finishRun, rescheduleRunClaim } from './store';
 import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
-import { cancellationCodes, getItem, isConditionFailure, isTransactionCancelled, UpdateCommand, type Item, type TransactItem } from '../platform/table';
+import { cancellationCodes, getItem, isTransactionCancelled, type Item } from '../platform/table';
 import { type DueJob } from '../platform/due';
 
 /** Description of a run's billing when the schedule has none. */
@@ -43,15 +42,6 @@ export const DEFAULT_RUN_DESCRIPTION = 'Recurring billing';
 
 /** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
 export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;
-
-/** A conditional single-item update outside a transaction; a failed condition = someone else moved on. */
-async function sendIfStillOurs(item: TransactItem): Promise<void> {
-  try {
-    await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
-}
 
 const REFUSALS: Record<Exclude<BillingRefusal, 'busy'>, RunRefusal> = {
   limits: 'spending_limit_exceeded',
@@ -106,7 +96,7 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       // Contention on the customer's decision outlasted createBilling's retries (several of
       // the pair's schedules due at once): nothing was written; due again at the next tick.
       logger.warn('recurring run: billing contention, retried at the next tick', { scheduleId: s.scheduleId, runSeq: s.seq });
-      return sendIfStillOurs(rescheduleDueItem(s.scheduleId, job.leasedSk, s.nextBillingDate!));
+      return rescheduleRunClaim(s.scheduleId, job.leasedSk, s.nextBillingDate!);
     }
     return refuse(s, job, REFUSALS[r.refusal], now);
   } catch (e) {
@@ -128,7 +118,7 @@ async function giveUpOnAnswer(s: ScheduleItem, job: DueJob, now: Date): Promise<
   // Not pending but no outcome recorded: impossible while outcomes go through settleBilling
   // (the hook is in the outcome's transaction). Leave it visible rather than guess.
   logger.error('recurring run: billing not pending and no outcome recorded', { scheduleId: s.scheduleId, runSeq: s.runSeq, status: bill?.status });
-  await sendIfStillOurs(clearDueItem(s.scheduleId, job.leasedSk));
+  await clearRunClaim(s.scheduleId, job.leasedSk);
 }
 
 export async function runRecurring(job: DueJob): Promise<void> {
@@ -144,18 +134,18 @@ export async function runRecurring(job: DueJob): Promise<void> {
       return;
     }
     if (s.runAnswerBy && Date.parse(s.runAnswerBy) > now.getTime()) {
-      await sendIfStillOurs(rescheduleDueItem(id, job.leasedSk, s.runAnswerBy));
+      await rescheduleRunClaim(id, job.leasedSk, s.runAnswerBy);
       return;
     }
     await giveUpOnAnswer(s, job, now);
     return;
   }
   if (s.status !== 'active' || !s.nextBillingDate) {
-    await sendIfStillOurs(clearDueItem(id, job.leasedSk));
+    await clearRunClaim(id, job.leasedSk);
     return;
   }
   if (Date.parse(s.nextBillingDate) > now.getTime()) {
-    await sendIfStillOurs(rescheduleDueItem(id, job.leasedSk, s.nextBillingDate));
+    await rescheduleRunClaim(id, job.leasedSk, s.nextBillingDate);
     return;
   }
   await startRun(s, job, now);

@@ -523,15 +523,30 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
 }
 
 /** Put the schedule back on the due index at `at`, only while the tick's claim holds. */
-export function rescheduleDueItem(id: string, leasedSk: string, at: string | Date): TransactItem {
+function rescheduleDueItem(id: string, leasedSk: string, at: string | Date): TransactItem {
   const due = dueOf(id, at);
   return updateItem(id, { set: { duePk: due.duePk, dueSk: due.dueSk } }, { expr: 'dueSk = :leased', values: { ':leased': leasedSk } });
 }
 
 /** Take the schedule off the due index, only while the tick's claim holds. */
-export function clearDueItem(id: string, leasedSk: string): TransactItem {
+function clearDueItem(id: string, leasedSk: string): TransactItem {
   return updateItem(id, { remove: DUE_ATTRIBUTES }, { expr: 'dueSk = :leased', values: { ':leased': leasedSk } });
 }
+
+/** A conditional single-item update outside a transaction; a failed condition = someone else moved on. */
+async function sendIfStillOurs(item: TransactItem): Promise<void> {
+  try {
+    await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/** The run worker's claim, moved to `at` (only while it is ours). */
+export const rescheduleRunClaim = (id: string, leasedSk: string, at: string | Date) => sendIfStillOurs(rescheduleDueItem(id, leasedSk, at));
+
+/** The run worker's claim, released: the schedule leaves the due index (only while it is ours). */
+export const clearRunClaim = (id: string, leasedSk: string) => sendIfStillOurs(clearDueItem(id, leasedSk));
 
 // ---------------------------------------------------------------------------------------
 // Sandbox: the next run due now

@@ -22,29 +22,33 @@
  *
  * A message whose chain was superseded (`seq`), or whose delivery is already final, is
  * dropped. A message that comes back before its delivery's next attempt is due is put back
- * to sleep until then. See functions/webhooks/deliveries.ts for the concurrency rules.
+ * to sleep until then. See functions/webhooks/delivery-store.ts for the concurrency rules.
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
 import { logger } from '../platform/log';
-import { db, queue } from '../platform/clients';
-import { unmarshallItem } from '../platform/marshall';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { queue } from '../platform/clients';
+import { getItem } from '../platform/table';
 import { MAX_DELAY_SECONDS, retryDelaySeconds } from './backoff';
 import {
   ATTEMPT_LOG_SIZE,
-  LEASE_SECONDS,
-  deliveryKey,
+  claimAttempt,
+  clearDlqPending,
   eventKey,
+  finalizeDelivery,
+  giveBackClaim,
   messageFor,
   parseMessage,
-  recoveryDue,
+  recordAttempt,
+  reopenFromDlq,
+  stopClaimed,
+  type AttemptEffect,
   type AttemptRecord,
   type DeliveryItem,
   type DeliveryMessage,
-} from './deliveries';
-import { endpointKey, getEndpoint, signingSecrets, type EndpointItem } from './endpoints';
+} from './delivery-store';
+import { getEndpoint, setEndpointStatus, signingSecrets, type EndpointItem } from './endpoint-store';
 import { webhookHeaders } from './signing';
 import { postWebhook } from './transport';
 import { LANE_QUEUES, isSlow, laneOf, toSlowLane, watchAttempt, type Lane } from './lanes';
@@ -91,51 +95,10 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   return { batchItemFailures };
 }
 
-type UpdateInput = ConstructorParameters<typeof UpdateCommand>[0];
-
-/** A conditional update of a delivery: the new item, or the current one when the condition failed. */
-async function update(input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>): Promise<
-  { ok: true; item: DeliveryItem } | { ok: false; item: DeliveryItem | undefined }
-> {
-  try {
-    const out = await db().send(
-      new UpdateCommand({ ...input, TableName: table(), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-    );
-    return { ok: true, item: out.Attributes as DeliveryItem };
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-    return { ok: false, item: e.Item ? (unmarshallItem(e.Item) as DeliveryItem) : undefined };
-  }
-}
-
 const leaseHeld = (d: DeliveryItem, nowMs: number) => typeof d.leaseUntil === 'number' && d.leaseUntil > nowMs;
 
-/**
- * Claim the next attempt of the message's chain: one conditional write that only succeeds
- * when the delivery is pending, of this chain (`seq`), has attempts left, nobody holds an
- * attempt, and the attempt is due. When it fails, the returned item says why.
- */
-function claim(msg: DeliveryMessage, nowMs: number) {
-  return update({
-    Key: deliveryKey(msg.deliveryId),
-    UpdateExpression:
-      'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
-    ConditionExpression:
-      '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':one': 1,
-      ':lease': nowMs + LEASE_SECONDS * 1000,
-      ':seq': msg.seq,
-      ':now': new Date(nowMs).toISOString(),
-      ':pending': 'pending',
-      ':nowMs': nowMs,
-      ':nullType': 'NULL',
-      ':dueBy': new Date(nowMs + EARLY_TOLERANCE_MS).toISOString(),
-      ...dueValues(msg.deliveryId, nowMs + LEASE_SECONDS * 1000),
-    },
-  });
-}
+/** Claim the next attempt of the message's chain (due within the early tolerance). */
+const claim = (msg: DeliveryMessage, nowMs: number) => claimAttempt(msg, nowMs, nowMs + EARLY_TOLERANCE_MS);
 
 async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
   const msg = parseMessage(record.body);
@@ -159,22 +122,7 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
       // Not from the DLQ: a late copy of a finished chain, or our own DLQ hand-off to finish.
       if (!msg.dlq) return d.dlqPending ? sendToDlq(d, msg) : DONE;
       // Ops moved this message back from the DLQ: one more attempt.
-      const reopened = await update({
-        Key: deliveryKey(d.id),
-        UpdateExpression:
-          'SET #s = :pending, maxAttempts = :max, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk REMOVE dlqPending',
-        ConditionExpression: '#s = :failed AND seq = :seq AND attempts = :a',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':failed': 'failed',
-          ':max': d.attempts + 1,
-          ':now': new Date(nowMs).toISOString(),
-          ':seq': d.seq,
-          ':a': d.attempts,
-          ...dueValues(d.id, nowMs),
-        },
-      });
+      const reopened = await reopenFromDlq(d, nowMs);
       r = reopened.ok ? await claim(msg, Date.now()) : reopened;
       continue;
     }
@@ -185,7 +133,7 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
     }
     if (d.attempts >= d.maxAttempts) {
       // The last attempt was made but its outcome never recorded (crash): finish the chain.
-      const fin = await finalize(d, nowMs, { error: d.lastError ?? 'attempts_exhausted', dlq: true });
+      const fin = await finalizeDelivery(d, nowMs, { error: d.lastError ?? 'attempts_exhausted', dlq: true });
       if (fin.ok) return sendToDlq(fin.item, msg);
       r = fin;
       continue;
@@ -212,23 +160,7 @@ async function afterClaim(
 ): Promise<Outcome> {
   if (!ep || (ep.status !== 'enabled' && !d.manual)) {
     const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
-    const stopped = await update({
-      Key: deliveryKey(d.id),
-      // The claimed attempt is not made: give it back.
-      UpdateExpression:
-        'SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev REMOVE duePk, dueSk, leaseUntil, leaseSeq',
-      ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: {
-        ':failed': 'failed',
-        ':err': reason,
-        ':null': null,
-        ':now': new Date().toISOString(),
-        ':prev': d.attempts - 1,
-        ':n': d.attempts,
-        ':seq': msg.seq,
-      },
-    });
+    const stopped = await stopClaimed(d, msg.seq, reason);
     if (stopped.ok) logger.info('webhook delivery stopped', { deliveryId: d.id, endpointId: d.endpointId, reason });
     return DONE;
   }
@@ -239,85 +171,25 @@ async function afterClaim(
 
 /** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
 async function handOver(d: DeliveryItem, msg: DeliveryMessage, record: SQSRecord, why: string): Promise<Outcome> {
-  const back = await update({
-    Key: deliveryKey(d.id),
-    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
-    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
-    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': msg.seq, ':now': new Date().toISOString() },
-  });
+  const back = await giveBackClaim(d, msg.seq);
   if (!back.ok) return DONE; // the claim expired and another copy carries on
   await toSlowLane(record.body);
   logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
   return DONE;
 }
 
-function dueValues(id: string, expectedAtMs: number) {
-  const due = recoveryDue(id, expectedAtMs);
-  return { ':duePk': due.duePk, ':dueSk': due.dueSk };
-}
-
-/** pending -> failed, leaving the due index (only while nobody holds an attempt). */
-function finalize(d: DeliveryItem, nowMs: number, o: { error: string; dlq: boolean }) {
-  return update({
-    Key: deliveryKey(d.id),
-    UpdateExpression: `SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now${o.dlq ? ', dlqPending = :t' : ''} REMOVE duePk, dueSk, leaseUntil, leaseSeq`,
-    ConditionExpression: '#s = :pending AND seq = :seq AND attempts = :a AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs)',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':failed': 'failed',
-      ':pending': 'pending',
-      ':err': o.error,
-      ':null': null,
-      ':now': new Date(nowMs).toISOString(),
-      ':seq': d.seq,
-      ':a': d.attempts,
-      ':nowMs': nowMs,
-      ...(o.dlq ? { ':t': true } : {}),
-    },
-  });
-}
-
 /** Send the exhausted delivery's message to the DLQ, then clear the flag that says it is owed. */
 async function sendToDlq(d: DeliveryItem, msg: DeliveryMessage): Promise<Outcome> {
   const body: DeliveryMessage = { ...messageFor(d), dlq: true };
   await queue().send(new SendMessageCommand({ QueueUrl: config.queueUrl('webhooks-dlq'), MessageBody: JSON.stringify(body) }));
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: deliveryKey(d.id),
-        UpdateExpression: 'REMOVE dlqPending',
-        ConditionExpression: 'seq = :seq',
-        ExpressionAttributeValues: { ':seq': msg.seq },
-      }),
-    )
-    .catch((e) => {
-      if (!isConditionFailure(e)) throw e;
-    });
+  await clearDlqPending(d.id, msg.seq);
   logger.info('webhook delivery failed for good; message in the DLQ', { deliveryId: d.id, endpointId: d.endpointId, attempts: d.attempts });
   return DONE;
 }
 
-async function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled', nowIso: string) {
-  const disable = status === 'disabled';
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: endpointKey(ep.ownerId, ep.id),
-        UpdateExpression: disable
-          ? 'SET #s = :s, disabledAt = :now, disabledReason = :why, updatedAt = :now'
-          : 'SET #s = :s, updatedAt = :now REMOVE disabledAt, disabledReason',
-        ConditionExpression: disable ? 'attribute_exists(pk)' : '#s = :was',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: disable
-          ? { ':s': status, ':now': nowIso, ':why': 'gone' }
-          : { ':s': status, ':now': nowIso, ':was': 'disabled' },
-      }),
-    );
-    logger.info(disable ? 'webhook endpoint disabled (410 Gone)' : 'webhook endpoint re-enabled', { endpointId: ep.id });
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
+async function changeEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled', nowIso: string) {
+  if (await setEndpointStatus(ep, status, nowIso)) {
+    logger.info(status === 'disabled' ? 'webhook endpoint disabled (410 Gone)' : 'webhook endpoint re-enabled', { endpointId: ep.id });
   }
 }
 
@@ -358,8 +230,8 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
     durationMs: result.durationMs,
   });
 
-  if (gone) await setEndpointStatus(ep, 'disabled', nowIso);
-  if (ok && ep.status === 'disabled' && claimed.manual) await setEndpointStatus(ep, 'enabled', nowIso);
+  if (gone) await changeEndpointStatus(ep, 'disabled', nowIso);
+  if (ok && ep.status === 'disabled' && claimed.manual) await changeEndpointStatus(ep, 'enabled', nowIso);
 
   let cur = claimed;
   for (let round = 0; round < 5; round++) {
@@ -373,40 +245,14 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
       retryAfter: result.retryAfter,
       nowMs,
     });
-    const values: Record<string, unknown> = {
-      ':log': log,
-      ':code': status,
-      ':err': error,
-      ':now': nowIso,
-      ':n': n,
-      ':mine': msg.seq,
-      ':seq': cur.seq,
-      ':max': cur.maxAttempts,
-    };
-    let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err, updatedAt = :now';
-    let remove = 'leaseUntil, leaseSeq';
-    if (ok) {
-      set += ', #s = :delivered, deliveredAt = :now, nextAttemptAt = :null';
-      remove += ', duePk, dueSk, dlqPending';
-      Object.assign(values, { ':delivered': 'delivered', ':null': null });
-    } else if (gone || final) {
-      set += ', #s = :failed, nextAttemptAt = :null';
-      remove += ', duePk, dueSk';
-      if (final) set += ', dlqPending = :t';
-      Object.assign(values, { ':failed': 'failed', ':null': null, ...(final ? { ':t': true } : {}) });
-    } else if (!superseded) {
-      const nextMs = nowMs + delay * 1000;
-      // This message carries the retry (its visibility is the delay); copies are dropped.
-      set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
-      Object.assign(values, { ':next': new Date(nextMs).toISOString(), ':mid': messageId, ...dueValues(cur.id, nextMs) });
-    } // superseded by a replay: record the attempt only; the replay's message carries on.
-    const r = await update({
-      Key: deliveryKey(cur.id),
-      UpdateExpression: `SET ${set} REMOVE ${remove}`,
-      ConditionExpression: 'attempts = :n AND leaseSeq = :mine AND seq = :seq AND maxAttempts = :max',
-      ExpressionAttributeNames: ok || gone || final ? { '#s': 'status' } : undefined,
-      ExpressionAttributeValues: values,
-    });
+    const effect: AttemptEffect = ok
+      ? { kind: 'delivered' }
+      : gone || final
+        ? { kind: 'failed', dlq: final }
+        : superseded
+          ? { kind: 'superseded' }
+          : { kind: 'retry', nextMs: nowMs + delay * 1000, messageId };
+    const r = await recordAttempt(cur, msg.seq, n, { log, statusCode: status, error, nowIso }, effect);
     if (r.ok) {
       if (ok || gone || superseded) return DONE;
       if (final) return sendToDlq(r.item, msg);

@@ -20,9 +20,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { config } from '../config';
-import { db, queue } from '../platform/clients';
-import { isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { endpointKey, type EndpointItem } from './endpoints';
+import { queue } from '../platform/clients';
+import { markEndpointSlow, releaseEndpointSlot, takeEndpointSlot, type EndpointItem } from './endpoint-store';
 
 export type Lane = 'fast' | 'slow';
 export const LANE_QUEUES: Record<Lane, string> = { fast: 'webhooks', slow: 'webhooks-slow' };
@@ -56,25 +55,10 @@ export async function toSlowLane(body: string): Promise<void> {
   await queue().send(new SendMessageCommand({ QueueUrl: config.queueUrl(LANE_QUEUES.slow), MessageBody: body }));
 }
 
-async function updateEndpoint(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<boolean> {
-  try {
-    await db().send(new UpdateCommand({ ...input, TableName: table() }));
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
-}
-
 /** Mark the endpoint slow (unless a mark already lasts more than half a window). */
 export function markSlow(ep: EndpointItem, nowMs: number): Promise<boolean> {
   const until = nowMs + slowLaneSeconds() * 1000;
-  return updateEndpoint({
-    Key: endpointKey(ep.ownerId, ep.id),
-    UpdateExpression: 'SET slowUntil = :until',
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(slowUntil) OR slowUntil < :half)',
-    ExpressionAttributeValues: { ':until': until, ':half': until - (slowLaneSeconds() * 1000) / 2 },
-  });
+  return markEndpointSlow(ep, until, until - (slowLaneSeconds() * 1000) / 2);
 }
 
 /**
@@ -85,30 +69,9 @@ export async function takeSlot(ep: EndpointItem, deliveryId: string, nowMs: numb
   const first = Math.floor(Math.random() * SLOW_SLOTS);
   for (let i = 0; i < SLOW_SLOTS; i++) {
     const slot = `laneSlot${(first + i) % SLOW_SLOTS}`;
-    const taken = await updateEndpoint({
-      Key: endpointKey(ep.ownerId, ep.id),
-      UpdateExpression: 'SET #slot = :mine, slowUntil = :until',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#slot) OR #slot.#u < :now)',
-      ExpressionAttributeNames: { '#slot': slot, '#u': 'until' },
-      ExpressionAttributeValues: {
-        ':mine': { deliveryId, until: nowMs + SLOT_LEASE_MS },
-        ':until': nowMs + slowLaneSeconds() * 1000,
-        ':now': nowMs,
-      },
-    });
-    if (taken) return slot;
+    if (await takeEndpointSlot(ep, slot, { deliveryId, until: nowMs + SLOT_LEASE_MS }, nowMs + slowLaneSeconds() * 1000, nowMs)) return slot;
   }
   return undefined;
-}
-
-export function releaseSlot(ep: EndpointItem, slot: string, deliveryId: string): Promise<boolean> {
-  return updateEndpoint({
-    Key: endpointKey(ep.ownerId, ep.id),
-    UpdateExpression: 'REMOVE #slot',
-    ConditionExpression: '#slot.#d = :mine',
-    ExpressionAttributeNames: { '#slot': slot, '#d': 'deliveryId' },
-    ExpressionAttributeValues: { ':mine': deliveryId },
-  });
 }
 
 /**
@@ -141,7 +104,7 @@ export function watchAttempt(lane: Lane, ep: EndpointItem, deliveryId: string, a
       finished = true; // answered already: never cut now
       clearTimeout(timer);
       await task;
-      if (slot) await releaseSlot(ep, slot, deliveryId).catch(() => undefined);
+      if (slot) await releaseEndpointSlot(ep, slot, deliveryId).catch(() => undefined);
       return { cut };
     },
   };

@@ -9,9 +9,9 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { logger } from '../platform/log';
-import { db, queue } from '../platform/clients';
-import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
-import { deliveryKey, messageFor, recoveryDue, type DeliveryItem } from './deliveries';
+import { queue } from '../platform/clients';
+import { getItem } from '../platform/table';
+import { deliveryKey, leaseForRecovery, messageFor, recoveryDue, type DeliveryItem } from './delivery-store';
 import { releaseClaim, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
@@ -23,34 +23,8 @@ export async function recoverDelivery(job: DueJob): Promise<void> {
     return;
   }
   const nowMs = Date.parse(job.now);
-  const due = recoveryDue(d.id, nowMs);
-  let seq: number;
-  try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: deliveryKey(d.id),
-        UpdateExpression: 'SET seq = seq + :one, duePk = :duePk, dueSk = :dueSk, updatedAt = :now, recoveries = if_not_exists(recoveries, :zero) + :one',
-        // Only while the tick's claim holds: any attempt since then moved dueSk (it is alive).
-        ConditionExpression: '#s = :pending AND dueSk = :leased',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':zero': 0,
-          ':duePk': due.duePk,
-          ':dueSk': due.dueSk,
-          ':now': new Date().toISOString(),
-          ':pending': 'pending',
-          ':leased': job.leasedSk,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    seq = (out.Attributes as DeliveryItem).seq;
-  } catch (e) {
-    if (isConditionFailure(e)) return;
-    throw e;
-  }
+  const seq = await leaseForRecovery(d.id, recoveryDue(d.id, nowMs), job.leasedSk);
+  if (seq === undefined) return;
   // If this send fails, the delivery is overdue again a grace period from now.
   await queue().send(
     new SendMessageCommand({ QueueUrl: config.queueUrl('webhooks'), MessageBody: JSON.stringify(messageFor({ ...d, seq })) }),

@@ -7,7 +7,7 @@
 import type { DueHandler } from '../platform/due';
 import { EXPIRY_KIND } from '../billing/bill-item';
 import { expireDueBilling } from '../billing/expiry';
-import { RECOVERY_KIND } from '../webhooks/deliveries';
+import { RECOVERY_KIND } from '../webhooks/delivery-store';
 import { SETTLEMENT_KIND } from '../ledger/store';
 import { runSettlement } from '../ledger/settlement';
 import { RECURRING_RUN_KIND } from '../recurring/policy';

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { deviceKey } from '../../functions/customers/store';
-import { resolveLookupPhrase, resolveLookupPhrase as resolveViaCustomers } from '../../functions/customers/lookup-phrases';
+import { resolveLookupPhrase, resolveLookupPhrase as resolveViaCustomers } from '../../functions/customers/phrase-store';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 

@@ -6,9 +6,9 @@
  * `sandbox.bank` worker refuses to act when a job reaches it anyway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventKey } from '../../functions/webhooks/deliveries';
+import { eventKey } from '../../functions/webhooks/delivery-store';
 import { ROUTES } from '../../functions/routes';
-import { seedSimulatedBank } from '../../functions/sandbox/banks';
+import { seedSimulatedBank } from '../../functions/sandbox/bank-store';
 import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';
 import { answerAsSimulatedBank } from '../../functions/sandbox/simulator';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextBillingDate } from '../../functions/domain/schedule-dates';
-import { eventKey } from '../../functions/webhooks/deliveries';
+import { eventKey } from '../../functions/webhooks/delivery-store';
 import { MAGIC_CUSTOMERS, magicView } from '../../functions/sandbox/magic';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem } from '../../functions/platform/table';

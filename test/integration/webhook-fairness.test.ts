@@ -7,8 +7,8 @@
  * FAIRNESS_CONTROL=1: A answers at once (the machine's own baseline, for comparison).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/deliveries';
-import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoints';
+import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
 import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';

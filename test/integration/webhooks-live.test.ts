@@ -6,7 +6,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/deliveries';
+import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { isAddressAllowed } from '../../functions/webhooks/url-policy';
 import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';

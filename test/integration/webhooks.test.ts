@@ -6,8 +6,8 @@
 import { GetQueueAttributesCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/commands/dlq';
-import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/webhooks/deliveries';
-import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoints';
+import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
 import { sign, verifySignature } from '../../functions/webhooks/signing';
 import { getItem, table } from '../../functions/platform/table';

@@ -21,7 +21,7 @@ import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import type { RefundItem } from '../../functions/refunds/views';
 import { table } from '../../functions/platform/table';
-import type { DeliveryItem } from '../../functions/webhooks/deliveries';
+import type { DeliveryItem } from '../../functions/webhooks/delivery-store';
 import type { Receiver } from '../../local/receiver';
 
 export async function scanAll(): Promise<Record<string, unknown>[]> {

@@ -130,6 +130,16 @@ describe('persistence boundary', () => {
     expect(handlers.filter((f) => /\b(KeyConditionExpression|UpdateExpression|ConditionExpression|FilterExpression)\b/.test(code(f))).map(rel)).toEqual([]);
   });
 
+  it("only a feature's store modules write (store.ts, or <thing>-store.ts beside it); the few shared writers are named", () => {
+    // Shared writers, each for a reason: platform/ is the ground floor (the due index's
+    // claims, the table helpers); the outbox commits every workflow's items with its events in
+    // one transaction (the unit of work); http/ stores idempotency records and counts each
+    // key's rate-limit window on the key item, for every route alike.
+    const SHARED = ['functions/events/outbox.ts', 'functions/http/idempotency.ts', 'functions/http/auth.ts'];
+    const isStore = (f: string) => /(^|[/-])store\.ts$/.test(rel(f)) || rel(f).startsWith('functions/platform/') || SHARED.includes(rel(f));
+    expect(writers(fns.filter((f) => !isStore(f)))).toEqual([]);
+  });
+
   it('read modules (views.ts) only read', () => {
     const views = fns.filter((f) => f.endsWith('/views.ts'));
     expect(views.length).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import {
   planBatch,
   summarize,
 } from '../../functions/domain/customers';
-import { LOOKUP_PHRASE_PATTERN, isLookupPhraseShaped, newLookupPhrase } from '../../functions/customers/lookup-phrases';
+import { LOOKUP_PHRASE_PATTERN, isLookupPhraseShaped, newLookupPhrase } from '../../functions/customers/phrase-store';
 
 const valid = {
   clientRef: 'CR-1',

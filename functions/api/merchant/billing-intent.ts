@@ -10,7 +10,7 @@ import { MSG, badRequest, notFound } from '../../http/errors';
 import { logger } from '../../platform/log';
 import { arrayReply, type ArrayElement } from '../../http/multi-status';
 import { nonEmpty } from '../../http/schemas';
-import { resolveLookupPhrase } from '../../customers/lookup-phrases';
+import { resolveLookupPhrase } from '../../customers/phrase-store';
 import { newIntentItem, putNewIntent } from '../../decisions/intents';
 import { getParticipant } from '../../participants/store';
 import { nowIso } from '../../platform/table';

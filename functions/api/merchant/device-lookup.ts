@@ -3,7 +3,7 @@ import { deviceLookupPermission, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, forbidden, notFound } from '../../http/errors';
 import { getDeviceLink } from '../../customers/store';
-import { issueLookupPhrase } from '../../customers/lookup-phrases';
+import { issueLookupPhrase } from '../../customers/phrase-store';
 import { getParticipant } from '../../participants/store';
 
 /** A device identifier: 1 to 200 characters, no control characters, compared exactly. */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { customersByEmail } from '../../customers/store';
-import { issueLookupPhrases } from '../../customers/lookup-phrases';
+import { issueLookupPhrases } from '../../customers/phrase-store';
 import { getParticipant } from '../../participants/store';
 
 const query = z.object({ email: z.string().trim().max(254).pipe(z.email()) });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { resolveLookupPhrase } from '../../customers/lookup-phrases';
+import { resolveLookupPhrase } from '../../customers/phrase-store';
 import { decisionByAgreementPhrase, decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../decisions/store';
 
 const filterValue = z.string().min(1).max(1000);

@@ -15,7 +15,7 @@ import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 import { arrayReply } from '../../http/multi-status';
-import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../customers/lookup-phrases';
+import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../customers/phrase-store';
 import { mapLimit } from '../../platform/retry';
 
 /**

@@ -3,7 +3,7 @@ import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
 import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '../../participants/store';
 import { createParticipantSchema } from './schemas';
-import { seedSimulatedBank } from '../../sandbox/banks';
+import { seedSimulatedBank } from '../../sandbox/bank-store';
 
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
 export const handler = endpoint({ body: createParticipantSchema }, async ({ body }) => {

@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids';
-import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoints';
+import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoint-store';
 import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG } from '../../http/errors';

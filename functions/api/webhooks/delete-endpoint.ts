@@ -1,4 +1,4 @@
-import { deleteEndpoint, isIdShaped } from '../../webhooks/endpoints';
+import { deleteEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 

@@ -1,4 +1,4 @@
-import { listDeliveries, toApiDelivery } from '../../webhooks/deliveries';
+import { listDeliveries, toApiDelivery } from '../../webhooks/delivery-store';
 import { endpoint, ok } from '../../http/endpoint';
 import { listDeliveriesQuery } from './schemas';
 

@@ -1,4 +1,4 @@
-import { listEndpoints, toApiEndpoint } from '../../webhooks/endpoints';
+import { listEndpoints, toApiEndpoint } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
 
 /** GET /v1/webhooks/endpoints: the caller's endpoints, oldest first, never a secret. */

@@ -1,5 +1,5 @@
-import { enqueueDeliveries, getDelivery, messageFor, rearmForReplay, toApiDelivery } from '../../webhooks/deliveries';
-import { getEndpoint, isIdShaped } from '../../webhooks/endpoints';
+import { enqueueDeliveries, getDelivery, messageFor, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
+import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
 

@@ -1,4 +1,4 @@
-import { getEndpoint, isIdShaped, replaceSecret, sealSecret, secretOverlapSeconds } from '../../webhooks/endpoints';
+import { getEndpoint, isIdShaped, replaceSecret, sealSecret, secretOverlapSeconds } from '../../webhooks/endpoint-store';
 import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { config } from '../../config';
-import { DELIVERY_STATUSES } from '../../webhooks/deliveries';
+import { DELIVERY_STATUSES } from '../../webhooks/delivery-store';
 import { ALL_EVENTS, EVENT_TYPES, SUBSCRIBABLE } from '../../events/types';
 import { checkWebhookUrl } from '../../webhooks/url-policy';
 import { skipPaging } from '../../http/schemas';

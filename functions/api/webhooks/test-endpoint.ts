@@ -1,5 +1,5 @@
 import { commit } from '../../events/outbox';
-import { getEndpoint, isIdShaped } from '../../webhooks/endpoints';
+import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
 

@@ -177,3 +177,62 @@ export async function replaceSecret(ep: EndpointItem, sealedSecret: string, prev
     throw e;
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Delivery health on the endpoint (the delivery worker and its lanes: webhooks/lanes.ts)
+
+async function updateEndpointIf(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<boolean> {
+  try {
+    await db().send(new UpdateCommand({ ...input, TableName: table() }));
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** `slowUntil = until`, unless a mark already lasts beyond `unlessBeyond`. */
+export function markEndpointSlow(ep: EndpointItem, until: number, unlessBeyond: number): Promise<boolean> {
+  return updateEndpointIf({
+    Key: endpointKey(ep.ownerId, ep.id),
+    UpdateExpression: 'SET slowUntil = :until',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(slowUntil) OR slowUntil < :half)',
+    ExpressionAttributeValues: { ':until': until, ':half': unlessBeyond },
+  });
+}
+
+/** Take slot `slot` (free, or its lease over at `nowMs`) for `holder`, marking the endpoint slow until `slowUntil`. */
+export function takeEndpointSlot(ep: EndpointItem, slot: string, holder: { deliveryId: string; until: number }, slowUntil: number, nowMs: number): Promise<boolean> {
+  return updateEndpointIf({
+    Key: endpointKey(ep.ownerId, ep.id),
+    UpdateExpression: 'SET #slot = :mine, slowUntil = :until',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#slot) OR #slot.#u < :now)',
+    ExpressionAttributeNames: { '#slot': slot, '#u': 'until' },
+    ExpressionAttributeValues: { ':mine': holder, ':until': slowUntil, ':now': nowMs },
+  });
+}
+
+/** Free slot `slot`, if `deliveryId` still holds it. */
+export function releaseEndpointSlot(ep: EndpointItem, slot: string, deliveryId: string): Promise<boolean> {
+  return updateEndpointIf({
+    Key: endpointKey(ep.ownerId, ep.id),
+    UpdateExpression: 'REMOVE #slot',
+    ConditionExpression: '#slot.#d = :mine',
+    ExpressionAttributeNames: { '#slot': slot, '#d': 'deliveryId' },
+    ExpressionAttributeValues: { ':mine': deliveryId },
+  });
+}
+
+/** Disable an endpoint that answered 410 Gone, or re-enable a disabled one. False when nothing changed. */
+export function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disabled', nowIso: string): Promise<boolean> {
+  const disable = status === 'disabled';
+  return updateEndpointIf({
+    Key: endpointKey(ep.ownerId, ep.id),
+    UpdateExpression: disable
+      ? 'SET #s = :s, disabledAt = :now, disabledReason = :why, updatedAt = :now'
+      : 'SET #s = :s, updatedAt = :now REMOVE disabledAt, disabledReason',
+    ConditionExpression: disable ? 'attribute_exists(pk)' : '#s = :was',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: disable ? { ':s': status, ':now': nowIso, ':why': 'gone' } : { ':s': status, ':now': nowIso, ':was': 'disabled' },
+  });
+}

@@ -17,6 +17,7 @@ import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { dueAttributes } from '../platform/due';
 import { db } from '../platform/clients';
+import { unmarshallItem } from '../platform/marshall';
 import { getItem, isConditionFailure, queryAll, table, UpdateCommand } from '../platform/table';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -246,4 +247,232 @@ export async function listDeliveries(ownerId: string, f: { status?: DeliveryStat
     },
     maxItems,
   );
+}
+
+/**
+ * The tick re-enqueues an overdue pending delivery: a new chain (`seq` + 1) due again a grace
+ * period later, only while the tick's claim holds (any attempt since then moved `dueSk`: it
+ * is alive). The new chain's `seq`, or undefined when someone else moved on.
+ */
+export async function leaseForRecovery(id: string, due: { duePk: string; dueSk: string }, leasedSk: string): Promise<number | undefined> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(id),
+        UpdateExpression: 'SET seq = seq + :one, duePk = :duePk, dueSk = :dueSk, updatedAt = :now, recoveries = if_not_exists(recoveries, :zero) + :one',
+        ConditionExpression: '#s = :pending AND dueSk = :leased',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':zero': 0,
+          ':duePk': due.duePk,
+          ':dueSk': due.dueSk,
+          ':now': new Date().toISOString(),
+          ':pending': 'pending',
+          ':leased': leasedSk,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return (out.Attributes as DeliveryItem).seq;
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The delivery worker's transitions (functions/webhooks/delivery.ts decides; these write).
+// Each is one conditional update; on a failed condition the current item says why.
+
+export type Transition = { ok: true; item: DeliveryItem } | { ok: false; item: DeliveryItem | undefined };
+
+type UpdateInput = ConstructorParameters<typeof UpdateCommand>[0];
+
+async function updateDelivery(input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>): Promise<Transition> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({ ...input, TableName: table(), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
+    return { ok: true, item: out.Attributes as DeliveryItem };
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return { ok: false, item: e.Item ? (unmarshallItem(e.Item) as DeliveryItem) : undefined };
+  }
+}
+
+function dueValues(id: string, expectedAtMs: number) {
+  const due = recoveryDue(id, expectedAtMs);
+  return { ':duePk': due.duePk, ':dueSk': due.dueSk };
+}
+
+/**
+ * Claim the next attempt of the message's chain: succeeds only when the delivery is pending,
+ * of this chain (`seq`), has attempts left, nobody holds an attempt, and the attempt is due
+ * by `dueByMs`.
+ */
+export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
+  return updateDelivery({
+    Key: deliveryKey(msg.deliveryId),
+    UpdateExpression:
+      'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
+    ConditionExpression:
+      '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':lease': nowMs + LEASE_SECONDS * 1000,
+      ':seq': msg.seq,
+      ':now': new Date(nowMs).toISOString(),
+      ':pending': 'pending',
+      ':nowMs': nowMs,
+      ':nullType': 'NULL',
+      ':dueBy': new Date(dueByMs).toISOString(),
+      ...dueValues(msg.deliveryId, nowMs + LEASE_SECONDS * 1000),
+    },
+  });
+}
+
+/** Ops moved a failed delivery's message back from the DLQ: pending again, one more attempt. */
+export function reopenFromDlq(d: DeliveryItem, nowMs: number): Promise<Transition> {
+  return updateDelivery({
+    Key: deliveryKey(d.id),
+    UpdateExpression:
+      'SET #s = :pending, maxAttempts = :max, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk REMOVE dlqPending',
+    ConditionExpression: '#s = :failed AND seq = :seq AND attempts = :a',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':pending': 'pending',
+      ':failed': 'failed',
+      ':max': d.attempts + 1,
+      ':now': new Date(nowMs).toISOString(),
+      ':seq': d.seq,
+      ':a': d.attempts,
+      ...dueValues(d.id, nowMs),
+    },
+  });
+}
+
+/** The claimed attempt is not made (endpoint gone or disabled): give it back and fail the delivery. */
+export function stopClaimed(d: DeliveryItem, seq: number, reason: string): Promise<Transition> {
+  return updateDelivery({
+    Key: deliveryKey(d.id),
+    UpdateExpression:
+      'SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev REMOVE duePk, dueSk, leaseUntil, leaseSeq',
+    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':failed': 'failed',
+      ':err': reason,
+      ':null': null,
+      ':now': new Date().toISOString(),
+      ':prev': d.attempts - 1,
+      ':n': d.attempts,
+      ':seq': seq,
+    },
+  });
+}
+
+/** Give the claimed attempt back (not made, or cut and not counted). */
+export function giveBackClaim(d: DeliveryItem, seq: number): Promise<Transition> {
+  return updateDelivery({
+    Key: deliveryKey(d.id),
+    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
+    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': seq, ':now': new Date().toISOString() },
+  });
+}
+
+/** pending -> failed, leaving the due index (only while nobody holds an attempt). */
+export function finalizeDelivery(d: DeliveryItem, nowMs: number, o: { error: string; dlq: boolean }): Promise<Transition> {
+  return updateDelivery({
+    Key: deliveryKey(d.id),
+    UpdateExpression: `SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now${o.dlq ? ', dlqPending = :t' : ''} REMOVE duePk, dueSk, leaseUntil, leaseSeq`,
+    ConditionExpression: '#s = :pending AND seq = :seq AND attempts = :a AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':failed': 'failed',
+      ':pending': 'pending',
+      ':err': o.error,
+      ':null': null,
+      ':now': new Date(nowMs).toISOString(),
+      ':seq': d.seq,
+      ':a': d.attempts,
+      ':nowMs': nowMs,
+      ...(o.dlq ? { ':t': true } : {}),
+    },
+  });
+}
+
+/** The exhausted delivery's message is in the DLQ: clear the flag that says it is owed (same chain only). */
+export async function clearDlqPending(id: string, seq: number): Promise<void> {
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(id),
+        UpdateExpression: 'REMOVE dlqPending',
+        ConditionExpression: 'seq = :seq',
+        ExpressionAttributeValues: { ':seq': seq },
+      }),
+    )
+    .catch((e) => {
+      if (!isConditionFailure(e)) throw e;
+    });
+}
+
+/** What an attempt's outcome does to its delivery. */
+export type AttemptEffect =
+  | { kind: 'delivered' }
+  | { kind: 'failed'; dlq: boolean }
+  | { kind: 'retry'; nextMs: number; messageId: string }
+  /** a replay superseded the chain: record the attempt only; the replay's message carries on */
+  | { kind: 'superseded' };
+
+/**
+ * Record attempt `n` of the chain `mineSeq` (while our claim holds and nobody changed the
+ * chain or its attempts since `cur`) and apply its effect.
+ */
+export function recordAttempt(
+  cur: DeliveryItem,
+  mineSeq: number,
+  n: number,
+  a: { log: AttemptRecord[]; statusCode: number | null; error: string | null; nowIso: string },
+  effect: AttemptEffect,
+): Promise<Transition> {
+  const values: Record<string, unknown> = {
+    ':log': a.log,
+    ':code': a.statusCode,
+    ':err': a.error,
+    ':now': a.nowIso,
+    ':n': n,
+    ':mine': mineSeq,
+    ':seq': cur.seq,
+    ':max': cur.maxAttempts,
+  };
+  let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err, updatedAt = :now';
+  let remove = 'leaseUntil, leaseSeq';
+  if (effect.kind === 'delivered') {
+    set += ', #s = :delivered, deliveredAt = :now, nextAttemptAt = :null';
+    remove += ', duePk, dueSk, dlqPending';
+    Object.assign(values, { ':delivered': 'delivered', ':null': null });
+  } else if (effect.kind === 'failed') {
+    set += ', #s = :failed, nextAttemptAt = :null';
+    remove += ', duePk, dueSk';
+    if (effect.dlq) set += ', dlqPending = :t';
+    Object.assign(values, { ':failed': 'failed', ':null': null, ...(effect.dlq ? { ':t': true } : {}) });
+  } else if (effect.kind === 'retry') {
+    // This message carries the retry (its visibility is the delay); copies are dropped.
+    set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
+    Object.assign(values, { ':next': new Date(effect.nextMs).toISOString(), ':mid': effect.messageId, ...dueValues(cur.id, effect.nextMs) });
+  }
+  const named = effect.kind === 'delivered' || effect.kind === 'failed';
+  return updateDelivery({
+    Key: deliveryKey(cur.id),
+    UpdateExpression: `SET ${set} REMOVE ${remove}`,
+    ConditionExpression: 'attempts = :n AND leaseSeq = :mine AND seq = :seq AND maxAttempts = :max',
+    ExpressionAttributeNames: named ? { '#s': 'status' } : undefined,
+    ExpressionAttributeValues: values,
+  });
 }
