@@ -53,6 +53,9 @@ export default defineConfig({
             'test/integration/tick-ops.test.ts',
             'test/integration/secrets.test.ts',
             'test/integration/sdk-client.test.ts',
+            // Reads the EMF lines and log lines of the handlers' process (platform/metrics.ts
+            // onMetricsLine, the console); built bundles print theirs in their own threads.
+            'test/integration/observability.test.ts',
             // A latency bound of the local runtime (DESIGN 8.1 "locally"): it runs in the
             // integration project. Here each bundle's worker threads start on demand, and
             // those cold starts land in the API call it times (seen: 1021 ms from the request,

@@ -24,12 +24,13 @@ import { config } from '../config';
 import { commit } from '../events/outbox';
 import { sandboxBankDue } from '../sandbox/hook';
 import { logger } from '../platform/log';
+import { metric } from '../platform/metrics';
 import type { BillItem, BillingType } from './types';
 import { billKey } from './types';
 import { decisionId as pairDecisionId, decisionKey, type DecisionItem } from '../decisions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
-import { backoff } from '../platform/retry';
+import { conflictBackoff } from '../platform/retry';
 
 export interface BillingMerchant {
   id: string;
@@ -136,6 +137,13 @@ const CONTENTION = { base: BACKOFF_BASE_MS, cap: BACKOFF_CAP_MS };
 const RETRYABLE_ERRORS = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'TransactionInProgressException', 'RequestLimitExceeded']);
 
 export async function createBilling(input: CreateBillingInput): Promise<CreateBillingResult> {
+  const result = await attemptBilling(input);
+  if (result.ok && !result.existing) metric('BillingRequests', 1, { name: 'type', value: input.type });
+  else if (!result.ok) metric('Refusals', 1, { name: 'code', value: result.refusal });
+  return result;
+}
+
+async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingResult> {
   const { merchant, customer, amount, type } = input;
   const decId = pairDecisionId(merchant.id, customer.id);
   let billingRequestId = billingRequestIdFor(input.idSeed);
@@ -188,7 +196,7 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
       const name = (e as { name?: string })?.name ?? '';
       if (!isTransactionCancelled(e)) {
         if (RETRYABLE_ERRORS.has(name) && attempt < MAX_ATTEMPTS) {
-          await backoff(attempt, CONTENTION);
+          await conflictBackoff(attempt, CONTENTION);
           continue;
         }
         throw e;
@@ -222,7 +230,7 @@ export async function createBilling(input: CreateBillingInput): Promise<CreateBi
         logger.warn('billing contention: giving up', { merchantId: merchant.id, decisionId: decId, attempts: attempt });
         return { ok: false, refusal: 'busy', attempts: attempt };
       }
-      if (!failed(ITEM_DECISION)) await backoff(attempt, CONTENTION);
+      if (!failed(ITEM_DECISION)) await conflictBackoff(attempt, CONTENTION);
       decision = await getItem<DecisionItem>(decisionKey(decId));
     }
   }

@@ -6,7 +6,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/clients';
-import { customerKey } from '../customers/store';
+import { customerKey } from '../customers/views';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { trustOf, type TrustState } from '../domain/trust';
 import { getParticipant, participantKey } from '../participants/store';

@@ -24,7 +24,7 @@ import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { counterItem } from './create-billing';
 import type { BillingOutcome } from './outcome-hooks';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
-import { backoff } from '../platform/retry';
+import { conflictBackoff } from '../platform/retry';
 
 export type SettleResult =
   | { ok: true; bill: BillItem }
@@ -131,7 +131,7 @@ export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at:
         logger.warn('billing settle contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });
         return { ok: false, reason: 'busy' };
       }
-      await backoff(attempt, { base: 15, cap: 500 });
+      await conflictBackoff(attempt, { base: 15, cap: 500 });
       const current = await getItem<BillItem>(billKey(bill.billingRequestId));
       if (!current) return { ok: false, reason: 'changed', current };
       bill = current;

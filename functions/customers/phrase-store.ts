@@ -17,7 +17,7 @@ import { randomToken } from '../domain/ids';
 import { db } from '../platform/clients';
 import { getCustomer, type CustomerRecord } from './store';
 import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type Item } from '../platform/table';
-import { backoff, mapLimit } from '../platform/retry';
+import { backoff, conflictBackoff, mapLimit } from '../platform/retry';
 
 /** `lp_` + 32 base62 characters (~190 bits from a CSPRNG). */
 export const LOOKUP_PHRASE_PATTERN = /^lp_[0-9A-Za-z]{32}$/;
@@ -97,7 +97,7 @@ async function issueOne(merchantId: string, customer: CustomerRef): Promise<stri
         const existing = await getItem<{ phrase: string } & Item>(lookupPhraseForKey(merchantId, customer.id));
         if (existing) return existing.phrase;
       }
-      await backoff(attempt, { base: 10, cap: 80 });
+      await conflictBackoff(attempt, { base: 10, cap: 80 });
     }
   }
 }

@@ -19,7 +19,6 @@ import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHmac } from 'node:crypto';
 import {
   DUPLICATE_REASON,
-  normalizeEmail,
   planBatch,
   summarize,
   type BatchFailure,
@@ -43,55 +42,14 @@ import {
   type TransactItem,
   queryPages,
 } from '../platform/table';
-import { backoff, mapLimit } from '../platform/retry';
+import { backoff, conflictBackoff, mapLimit } from '../platform/retry';
 
 
 // ---------------------------------------------------------------------------------------
 // Keys and items
 
-export const customerKey = (customerId: string) => ({ pk: `CUS#${customerId}`, sk: 'PROFILE' });
-export const clientRefGuardKey = (bankId: string, clientRef: string) => ({ pk: `UNIQ#CREF#${bankId}#${clientRef}`, sk: 'UNIQ' });
-export const referenceGuardKey = (bankId: string, reference: string) => ({ pk: `UNIQ#REF#${bankId}#${reference}`, sk: 'UNIQ' });
-export const emailIndexPk = (email: string) => `EMAIL#${normalizeEmail(email)}`;
-export const bankCustomersPk = (bankId: string) => `BANK#${bankId}#CUSTOMERS`;
-export const batchPk = (batchId: string) => `BATCH#${batchId}`;
-export const batchKey = (batchId: string) => ({ pk: batchPk(batchId), sk: 'BATCH' });
-export const deviceKey = (deviceId: string) => ({ pk: `DEVICE#${deviceId}`, sk: 'DEVICE' });
-
-/** A stored customer. Personal data: names, email, account data, address, gender, phone. */
-export interface CustomerRecord {
-  pk: string;
-  sk: 'PROFILE';
-  type: 'customer';
-  id: string;
-  bankId: string;
-  batchId: string;
-  clientRef: string;
-  reference: string;
-  firstname: string;
-  middlename?: string;
-  lastname: string;
-  accountName?: string;
-  email: string;
-  country: string;
-  accountNumber: string;
-  address?: string;
-  gender?: string;
-  phone?: string;
-  createdAt: string;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
-}
-
-export const getCustomer = (customerId: string) => getItem<CustomerRecord & Item>(customerKey(customerId));
-
-/** The customer when it exists AND belongs to the bank; otherwise undefined (404 for the caller). */
-export async function getBankCustomer(bankId: string, customerId: string): Promise<CustomerRecord | undefined> {
-  const c = await getCustomer(customerId);
-  return c && c.type === 'customer' && c.bankId === bankId ? c : undefined;
-}
+export * from './views';
+import { bankCustomersPk, batchKey, batchPk, clientRefGuardKey, customerKey, deviceKey, emailIndexPk, referenceGuardKey, type CustomerRecord } from './views';
 
 export function buildCustomer(bankId: string, batchId: string, input: CustomerInput, createdAt: string, id = newId('cus')): CustomerRecord {
   return {
@@ -185,7 +143,7 @@ async function writeChunk(chunk: Candidate[]): Promise<{ created: Candidate[]; d
       if (progressed) continue;
       // Nothing identified: a conflict with a concurrent transaction (or throttling). Retry.
       if (attempt >= MAX_CONFLICT_RETRIES) throw e;
-      await backoff(attempt + 1, { base: 20, cap: 1000 });
+      await conflictBackoff(attempt + 1, { base: 20, cap: 1000 });
     }
   }
   return { created: [], duplicates };

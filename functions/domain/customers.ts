@@ -52,7 +52,7 @@ export type CustomerInput = z.output<typeof customerItemSchema>;
 export type ItemCheck = { ok: true; value: CustomerInput } | { ok: false; reason: string };
 
 /** Lower-cased, trimmed email: the key emails are compared by (case-insensitively). */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+export { normalizeEmail } from './email';
 
 /** Validates one record; an invalid one gets a sentence naming every invalid field. */
 export function checkCustomerItem(raw: unknown): ItemCheck {

@@ -5,6 +5,7 @@ import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
 import { isConditionFailure, table } from '../platform/table';
+import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
 
@@ -126,6 +127,7 @@ export async function authorize(state: RequestState, event: HttpEvent): Promise<
 /** 429 once the window's count passes the limit (the count was taken by authenticate). */
 export function enforceRateLimit(state: RequestState): void {
   if (state.overLimit && state.rate) {
+    metric('Throttles');
     throw tooManyRequests(Math.max(1, state.rate.reset - Math.floor(Date.now() / 1000)));
   }
 }

@@ -6,7 +6,9 @@ import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
 import { AppError, MSG, notFound } from './errors';
 import { claimIdempotency, settleIdempotency } from './idempotency';
-import { logger } from '../platform/log';
+import { observeInvocation } from '../platform/invocation';
+import { logger, setLogRequestId, withLogContext } from '../platform/log';
+import { flushMetrics } from '../platform/metrics';
 import type { HttpEvent, HttpResponse, Principal, Reply, RequestState } from './types';
 import { readBody, validate, type ValidationSpec } from './validation';
 
@@ -75,6 +77,8 @@ const envelope: Mw = {
     };
     request.internal.state = state;
     stateOf.set(event, state);
+    observeInvocation(request.context);
+    setLogRequestId(requestId);
     if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
   },
   after: (request) => {
@@ -97,6 +101,7 @@ function finish(state: RequestState, response: HttpResponse): HttpResponse {
     participantId: state.principal?.id,
     replayed: state.idempotency?.replay ? true : undefined,
   });
+  flushMetrics();
   return { ...response, headers };
 }
 
@@ -174,7 +179,9 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
     .use(access)
     .use(idempotency)
     .use(validation(spec));
-  return Object.assign(handler, { spec });
+  // Each invocation logs in its own context (its X-Request-Id on every line).
+  const observed = (event: HttpEvent, context: Context) => withLogContext(() => handler(event, context));
+  return Object.assign(observed, { spec });
 }
 
 /** Success envelope of the spec: statusCode, success, message, data (+ extra top-level fields). */

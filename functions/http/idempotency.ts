@@ -3,6 +3,7 @@ import { unmarshallItem } from '../platform/marshall';
 import { sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { isConditionFailure, table } from '../platform/table';
+import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
 import { MSG, badRequest, conflict } from './errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
@@ -92,6 +93,7 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
     if (old.status === 'completed' && old.response) {
       const first = await fromStoredResponse(pk, old.response);
       state.idempotency = { pk, replay: { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } } };
+      metric('IdempotentReplays');
       return;
     }
     if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');

@@ -32,7 +32,7 @@ import {
 } from './store';
 import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, type DueJob } from '../platform/due';
-import { backoff } from '../platform/retry';
+import { conflictBackoff } from '../platform/retry';
 
 export const SETTLEMENT_COMPLETED = 'settlement.completed';
 
@@ -118,7 +118,7 @@ export async function settleDay(
     } catch (e) {
       // A capture, refund or another run changed a shard after our read: read again.
       if (isTransactionCancelled(e) && attempt < MAX_ATTEMPTS) {
-        await backoff(attempt, { base: 15, cap: 120, jitter: 1 });
+        await conflictBackoff(attempt, { base: 15, cap: 120, jitter: 1 });
         continue;
       }
       throw e;

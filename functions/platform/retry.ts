@@ -1,3 +1,4 @@
+import { metric } from './metrics';
 /**
  * Waiting and bounded concurrency: THE backoff formula of the code base, `sleep` and
  * `mapLimit`. Every retry loop (contention on a conditional write, a read that waits for an
@@ -29,6 +30,12 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /** Sleep for `backoffDelay(attempt, b)` milliseconds. */
 export const backoff = (attempt: number, b: Backoff): Promise<void> => sleep(backoffDelay(attempt, b));
+
+/** `backoff` before retrying a write that lost a transaction conflict (counted as `ConflictRetries`). */
+export const conflictBackoff = (attempt: number, b: Backoff): Promise<void> => {
+  metric('ConflictRetries');
+  return backoff(attempt, b);
+};
 
 /** Runs fn over items with at most `limit` in flight; results in input order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

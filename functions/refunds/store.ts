@@ -44,7 +44,7 @@ import {
 } from '../ledger/store';
 import { findBillByReference } from '../transactions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
-import { backoff } from '../platform/retry';
+import { conflictBackoff } from '../platform/retry';
 import {
   getRefund,
   MIN_REFUND_MINOR,
@@ -62,7 +62,7 @@ const updatedEvent = (r: RefundItem) => ({
   data: { ...refundView(r), billingRequestId: r.billingRequestId, entityId: r.merchantId },
 });
 
-const pause = (attempt: number) => backoff(attempt + 1, { base: 10, cap: 300 });
+const pause = (attempt: number) => conflictBackoff(attempt + 1, { base: 10, cap: 300 });
 const isContention = (codes: string[]) => codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError');
 
 // ---------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
 import { toMinor } from '../domain/money';
 import { billKey, type BillItem } from '../billing/types';
-import { getBankCustomer } from '../customers/store';
+import { getBankCustomer } from '../customers/views';
 import { decisionId, saveDecision } from '../decisions/store';
 import { findIntentToAnswer } from '../decisions/intents';
 import { isTrustedMerchant } from '../merchants/store';

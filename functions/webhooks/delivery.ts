@@ -28,6 +28,7 @@ import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/cli
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
 import { logger } from '../platform/log';
+import { metric } from '../platform/metrics';
 import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
 import { MAX_DELAY_SECONDS, retryDelaySeconds } from './backoff';
@@ -229,6 +230,10 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
     error: error ?? undefined,
     durationMs: result.durationMs,
   });
+
+  metric('WebhookAttempts');
+  metric('WebhookLatency', result.durationMs);
+  if (!ok) metric('WebhookFailures');
 
   if (gone) await changeEndpointStatus(ep, 'disabled', nowIso);
   if (ok && ep.status === 'disabled' && claimed.manual) await changeEndpointStatus(ep, 'enabled', nowIso);

@@ -1,10 +1,11 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { extraDueHandler, type DueJob } from '../platform/due';
+import { observedWorker } from '../platform/invocation';
 import { logger } from '../platform/log';
 import { dueKind } from './kinds';
 
 /** SQS consumer of the jobs queue: runs each claimed due item's worker (partial batch failures). */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export const handler = observedWorker(async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   await Promise.all(
     event.Records.map(async (record) => {
@@ -24,4 +25,4 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     }),
   );
   return { batchItemFailures };
-}
+});

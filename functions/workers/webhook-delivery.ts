@@ -3,4 +3,7 @@
  * QUEUES in functions/platform/definitions.ts). The worker itself is the webhooks slice's:
  * functions/webhooks/delivery.ts.
  */
-export { handler } from '../webhooks/delivery';
+import { observedWorker } from '../platform/invocation';
+import { handler as deliver } from '../webhooks/delivery';
+
+export const handler = observedWorker(deliver);

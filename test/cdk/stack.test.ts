@@ -83,6 +83,9 @@ function roleIdOf(entry: unknown): string | undefined {
   return found ? (found[1] ?? found[2]) : undefined;
 }
 
+/** Active X-Ray tracing (lib/lambda.ts): every function may send its trace segments. */
+const TRACING = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
 const actionsOf = (statements: Statement[]) => new Set(statements.flatMap((s) => arr(s.Action)));
 const withAction = (statements: Statement[], action: string) => statements.filter((s) => arr(s.Action).includes(action));
 const resourceIds = (s: Statement) =>
@@ -131,6 +134,8 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       expect(fn.Properties.Handler, id).toBe('index.handler');
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
       expect(fn.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
+      // JSON log format (issue 15): the runtime's lines as JSON, app lines are JSON already.
+      expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
     }
   });
 
@@ -403,7 +408,7 @@ describe('least privilege (sandbox)', () => {
     expect([...actions].filter((a) => a.startsWith('sqs:'))).toEqual([]);
     expect([...actions].filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
     expect(actions).toEqual(
-      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents']),
+      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', ...TRACING]),
     );
     const updates = withAction(statements, 'dynamodb:UpdateItem');
     expect(updates).toHaveLength(1);
@@ -448,7 +453,7 @@ describe('least privilege (sandbox)', () => {
   it('public routes (docs) and $default get no table, queue or secret access', () => {
     for (const handler of [...ROUTES.filter((r) => r.kinds.length === 0).map((r) => r.handler), NOT_FOUND_HANDLER]) {
       const actions = actionsOf(statementsOf(b(), functionOf(b(), handler)[0]));
-      expect([...actions].sort(), handler).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect([...actions].sort(), handler).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', ...TRACING].sort());
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../functions/platform/log';
+import { logger, setLogRequestId, withLogContext } from '../../functions/platform/log';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -28,5 +28,24 @@ describe('structured logs', () => {
     const entry = JSON.parse(err.mock.calls[0]![0] as string);
     expect(entry.error).toMatchObject({ name: 'TypeError', message: 'bad' });
     expect(entry.error.stack).toContain('TypeError');
+  });
+
+  it('adds the request id of the async context it runs in to every line, concurrent contexts apart', async () => {
+    process.env.LOG_LEVEL = 'INFO';
+    const out = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const serve = (id: string) =>
+      withLogContext(async () => {
+        setLogRequestId(id);
+        await new Promise((r) => setTimeout(r, 5));
+        logger.info('inside', { step: 1 });
+        await new Promise((r) => setTimeout(r, 1));
+        logger.info('inside', { step: 2 });
+      });
+    await Promise.all([serve('req-a'), serve('req-b'), serve('req-c')]);
+    const entries = out.mock.calls.map((c) => JSON.parse(c[0] as string));
+    expect(entries).toHaveLength(6);
+    for (const id of ['req-a', 'req-b', 'req-c']) expect(entries.filter((e) => e.requestId === id).map((e) => e.step).sort()).toEqual([1, 2]);
+    logger.info('outside');
+    expect(JSON.parse(out.mock.calls.at(-1)![0] as string).requestId).toBeUndefined();
   });
 });
