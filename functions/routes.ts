@@ -93,6 +93,10 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
   { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', summary: 'Re-send a delivery now' },
 
+  // Events (DESIGN 8.2): what was sent to the caller, for 30 days
+  { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', summary: 'List events sent to the caller' },
+  { method: 'GET', path: '/v1/events/{id}', handler: 'api/events/get', kinds: ANY, access: 'read', summary: 'Read an event and its deliveries' },
+
   // Sandbox test helpers (sandbox stage only)
   { method: 'GET', path: '/v1/sandbox/customers', handler: 'api/sandbox/customers', kinds: M, access: 'read', sandboxOnly: true, summary: "The simulated bank's magic customers" },
   { method: 'POST', path: '/v1/sandbox/recurring/{scheduleId}/run', handler: 'api/sandbox/run-recurring', kinds: M, access: 'write', sandboxOnly: true, summary: 'Make the next run due now' },

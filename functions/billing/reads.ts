@@ -4,46 +4,14 @@
  * customers' bank data in one BatchGetItem (and cached: a customer's bank and clientRef
  * never change), the merchant once per request (cached briefly per process).
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/clients';
 import { customerKey } from '../customers/views';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { trustOf, type TrustState } from '../domain/trust';
 import { getParticipant, participantKey } from '../participants/store';
-import { table, type Item, type Key } from '../platform/table';
+import { batchGet, type Item } from '../platform/table';
 import type { BillingCustomer, BillingMerchant } from './create-billing';
-import { backoff } from '../platform/retry';
 
-const BATCH_GET_MAX = 100;
-
-/** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
-export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
-  const out = new Map<string, T>();
-  const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
-  // The key attributes are always projected: results are matched by `pk`.
-  const names = projection ? Object.fromEntries([...new Set(['pk', 'sk', ...projection])].map((p, i) => [`#p${i}`, p])) : undefined;
-  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
-    for (let round = 0; pending && pending.length > 0; round++) {
-      if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
-      if (round > 10) throw new Error('BatchGetItem did not finish');
-      const res = await db().send(
-        new BatchGetCommand({
-          RequestItems: {
-            [table()]: {
-              Keys: pending,
-              ConsistentRead: true,
-              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
-            },
-          },
-        }),
-      );
-      for (const it of res.Responses?.[table()] ?? []) out.set(it.pk as string, it as T);
-      pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
-    }
-  }
-  return out;
-}
+export { batchGet } from '../platform/table';
 
 /** Decisions by id (missing ids are absent from the map). */
 export async function getDecisions(ids: readonly string[]): Promise<Map<string, DecisionItem>> {

@@ -34,6 +34,7 @@ import {
 import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
 import { logger } from '../platform/log';
 import { isEventType, subscribes } from './types';
+import { EVENT_RETENTION_SECONDS, eventsOwnerPk, eventsSk } from './views';
 
 export interface EventSpec {
   /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
@@ -118,14 +119,14 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
     // Endpoints can subscribe only to listed types (events/types.ts); `*` still receives this one.
     if (!isEventType(e.type)) logger.warn('event type not in events/types.ts', { type: e.type });
   }
-  const infos: ({ simulated: boolean } | undefined)[] = [];
+  const infos: ({ simulated: boolean; provider: string | null } | undefined)[] = [];
   const targets = await Promise.all(
     events.map(async (e, i): Promise<EndpointItem[]> => {
+      const info = (infos[i] = await infoOf(e.to));
       if (e.endpointId) {
         const ep = await getEndpoint(e.to, e.endpointId);
         return ep ? [ep] : [];
       }
-      const info = (infos[i] = await infoOf(e.to));
       const receivers = info?.provider ? [e.to, info.provider] : [e.to];
       const lists = await Promise.all(receivers.map(endpoints));
       return lists.flat().filter((ep) => ep.status === 'enabled' && subscribes(ep.events, e.type));
@@ -181,6 +182,12 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
           body,
           deliveryIds,
           createdAt,
+          // The events API (events/views.ts): listed by the addressee and by a merchant's
+          // provider, newest first, for 30 days (the table's TTL attribute).
+          gsi3pk: eventsOwnerPk(e.to),
+          gsi3sk: eventsSk(createdAt, id),
+          ...(infos[i]?.provider ? { gsi4pk: eventsOwnerPk(infos[i]!.provider!), gsi4sk: eventsSk(createdAt, id) } : {}),
+          expiresAt: Math.floor(createdMs / 1000) + EVENT_RETENTION_SECONDS,
           // Sandbox only: an event a simulated bank must answer is due for the simulator (sandbox/hook.ts).
           ...options.eventDue?.(infos[i], e.type, id, createdMs),
         },

@@ -46,6 +46,7 @@ export const MSG = {
   entityIdRequired: 'X-Entity-Id header is required when a provider calls a merchant endpoint',
   webhookEndpointNotFound: 'Webhook endpoint not found',
   deliveryNotFound: 'Delivery not found',
+  eventNotFound: 'Event not found',
   webhookEndpointLimit: 'Webhook endpoint limit reached',
   invalidMerchantData: 'Invalid merchant data',
   merchantEmailExists: 'Merchant with this email already exists',

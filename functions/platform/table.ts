@@ -1,4 +1,5 @@
 import {
+  BatchGetCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -12,6 +13,7 @@ import {
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { config } from '../config';
 import { db } from './clients';
+import { backoff } from './retry';
 
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
@@ -46,6 +48,15 @@ export async function queryPages(input: Omit<QueryCommandInput, 'TableName'>, on
     if (onPage(out.Items ?? []) === false) return;
     start = out.LastEvaluatedKey;
   } while (start);
+}
+
+/** One page of a Query from `start`; `next` is the key to continue from (undefined: the last page). */
+export async function queryPage(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  start?: Record<string, unknown>,
+): Promise<{ items: Item[]; next: Record<string, unknown> | undefined }> {
+  const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: start }));
+  return { items: out.Items ?? [], next: out.LastEvaluatedKey };
 }
 
 /** Each page of a Scan (tests and ops only), in order, until the last page. */
@@ -90,3 +101,35 @@ export function cancellationCodes(e: unknown): string[] {
 }
 
 export const nowIso = (ms = Date.now()) => new Date(ms).toISOString();
+
+const BATCH_GET_MAX = 100;
+
+/** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
+export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
+  // The key attributes are always projected: results are matched by `pk`.
+  const names = projection ? Object.fromEntries([...new Set(['pk', 'sk', ...projection])].map((p, i) => [`#p${i}`, p])) : undefined;
+  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
+    for (let round = 0; pending && pending.length > 0; round++) {
+      if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
+      if (round > 10) throw new Error('BatchGetItem did not finish');
+      const res = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table()]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
+            },
+          },
+        }),
+      );
+      for (const it of res.Responses?.[table()] ?? []) out.set(it.pk as string, it as T);
+      pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return out;
+}
+

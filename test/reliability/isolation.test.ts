@@ -310,6 +310,9 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/webhooks/endpoints/{id}/test': { owners: M_OWNERS, notFound: MSG.webhookEndpointNotFound, prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }) },
   'POST /v1/webhooks/deliveries/{id}/replay': { owners: M_OWNERS, notFound: MSG.deliveryNotFound, prepare: async (r) => ({ path: path(r) }) },
 
+  // Events: the addressee, and the provider of a merchant addressee (DESIGN 8.2).
+  'GET /v1/events/{id}': { owners: ['merchantA', 'providerA'], notFound: MSG.eventNotFound, prepare: async (r) => ({ path: path(r) }) },
+
   // Sandbox helpers.
   'POST /v1/sandbox/recurring/{scheduleId}/run': {
     owners: M_OWNERS,

@@ -35,6 +35,8 @@ export interface Group {
   scheduleId: string;
   intentId: string;
   deliveryId: string;
+  /** The event of `deliveryId` (addressed to the merchant). */
+  eventId: string;
   bankDeliveryId: string;
   keyId: string;
 }
@@ -134,6 +136,7 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
     scheduleId: schedule.body.data.scheduleId,
     intentId: intent.body[0].intentId,
     deliveryId: deliveries.body.data.deliveries[0].id,
+    eventId: deliveries.body.data.deliveries[0].eventId,
     bankDeliveryId: bankDeliveries.body.data.deliveries[0].id,
     keyId: key.body.data.keyId,
   };
@@ -181,6 +184,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'POST /v1/webhooks/endpoints/{id}/rotate-secret#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/test#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/deliveries/{id}/replay#id': g.deliveryId,
+    'GET /v1/events/{id}#id': g.eventId,
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
   };
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -268,6 +272,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { url: `${rxUrl}/fuzz-${uniq}`, events: ['billing.response'] } };
     case 'GET /v1/webhooks/deliveries':
       return { query: { status: 'delivered', type: 'billing.response', limit: '10', skip: '0' } };
+    case 'GET /v1/events':
+      return { query: { type: 'billing.response', deliverySuccess: 'true', createdFrom: '2020-01-01T00:00:00.000Z', createdTo: '2100-01-01T00:00:00.000Z', limit: '10' } };
     case 'POST /v1/sandbox/recurring/{scheduleId}/run':
     case 'POST /v1/sandbox/billing-requests/{id}/expire':
     case 'POST /v1/sandbox/settlements/run':

@@ -920,6 +920,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events sent to the caller
+         * @description List the events sent to the caller in the last 30 days, newest first.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["eventsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an event and its deliveries
+         * @description Read one event and its deliveries.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["eventsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/customers": {
         parameters: {
             query?: never;
@@ -4115,6 +4159,137 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    eventsList: {
+        parameters: {
+            query?: {
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                deliverySuccess?: "true" | "false";
+                createdFrom?: string;
+                createdTo?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            events: {
+                                /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
+                                id: string;
+                                /** @enum {string} */
+                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                                /** @description ISO 8601 UTC */
+                                createdAt: string;
+                                /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Counts of the caller's own deliveries of the event */
+                                deliveries: {
+                                    total: number;
+                                    succeeded: number;
+                                    failed: number;
+                                    pending: number;
+                                };
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    eventsGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
+                            id: string;
+                            /** @enum {string} */
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                            /** @description ISO 8601 UTC */
+                            createdAt: string;
+                            /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            deliveries: {
+                                id: string;
+                                endpointId: string;
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                lastAttemptAt: string | null;
+                                /** @description HTTP status of the last attempt (null: no answer) */
+                                responseStatus: number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
