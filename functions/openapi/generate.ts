@@ -446,6 +446,18 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter): Json
     if (isParticipantRoute(route)) responses['429'] = ref('responses', 'TooManyRequests');
   }
   responses['500'] = ref('responses', 'InternalError');
+  if (facts.shape === 'array') {
+    // Per-element answers: when every element has the same status, it is the HTTP status
+    // (all refused: 403 with the array). Whole-request errors keep the error envelope.
+    for (const status of ['403', '404', '409']) {
+      if (!responses[status]) continue;
+      responses[status] = {
+        description: `The elements, when all share this status; or the error envelope when the whole request is refused.`,
+        headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+        content: { 'application/json': { schema: { oneOf: [ref('schemas', 'Error'), { type: 'array', items: ref('schemas', 'ArrayElement') }] } } },
+      };
+    }
+  }
   op.responses = responses;
   return op;
 }

@@ -153,6 +153,7 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/(sandbox\/)?refunds\//, 'Refund not found'],
     [/^\/v1\/webhooks\/endpoints\//, 'Webhook endpoint not found'],
     [/^\/v1\/webhooks\/deliveries\//, 'Delivery not found'],
+    [/^\/v1\/events\//, 'Event not found'],
     [/^\/v1\/sandbox\/billing-requests\//, 'Billing request not found'],
   ];
   const BODIES: Record<string, unknown> = {

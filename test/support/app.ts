@@ -9,6 +9,7 @@ import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { cognitoEnv } from '../../local/cognito';
+import { assertConforms } from './contract';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -58,6 +59,7 @@ export async function startTestApp(
       ...env,
     },
   });
+  const stage = (env.STAGE ?? 'sandbox') as 'sandbox' | 'live';
   const call = async <T>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResult<T>> => {
     const url = new URL(path, app.url);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
@@ -78,6 +80,8 @@ export async function startTestApp(
     } catch {
       /* not JSON */
     }
+    // Every answer must match the served OpenAPI document (test/support/contract.ts).
+    assertConforms(stage, method, url.toString(), res.status, parsed, res.headers.get('content-type'));
     return { status: res.status, headers: res.headers, body: parsed as T };
   };
   let n = 0;
