@@ -9,7 +9,7 @@
  * the GET /v1/openapi.json Lambda bundles (importing every handler into one Lambda would be
  * far too big). test/unit/openapi.test.ts fails when those files are stale.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -26,6 +26,10 @@ export interface HandlerSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   response?: z.ZodType;
+  /** One element of a per-phrase array answer (intent, bill, pay). */
+  elements?: z.ZodType;
+  /** The whole 2xx body, for answers without the envelope (device permission, the document). */
+  responseBody?: z.ZodType;
   description?: string;
   bodyMessage?: unknown;
   queryMessage?: unknown;
@@ -35,12 +39,25 @@ export type SpecLoader = (route: Route) => Promise<HandlerSpec>;
 
 const FUNCTIONS_DIR = resolve(fileURLToPath(import.meta.url), '../..');
 
-/** Imports `functions/<handler>.ts` (module init only: no handler runs) and returns its `.spec`. */
+/**
+ * Imports `functions/<handler>.ts` (module init only: no handler runs) and returns its
+ * `.spec`, with the response schemas of its sibling `functions/<handler>.response.ts` when
+ * there is one: `data` (the envelope's `data` of the 2xx answer) or `elements` (one element
+ * of a per-phrase array answer). Siblings keep zod out of the handler's own bundle.
+ */
 export const loadHandlerSpec: SpecLoader = async (route) => {
   const file = resolve(FUNCTIONS_DIR, `${route.handler}.ts`);
   const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { handler?: unknown };
   if (typeof mod.handler !== 'function') throw new Error(`functions/${route.handler}.ts exports no handler`);
-  return (mod.handler as { spec?: HandlerSpec }).spec ?? {};
+  const spec = { ...((mod.handler as { spec?: HandlerSpec }).spec ?? {}) };
+  const sibling = resolve(FUNCTIONS_DIR, `${route.handler}.response.ts`);
+  if (existsSync(sibling)) {
+    const r = (await import(/* @vite-ignore */ pathToFileURL(sibling).href)) as { data?: z.ZodType; elements?: z.ZodType; body?: z.ZodType };
+    if (r.data) spec.response = r.data;
+    if (r.elements) spec.elements = r.elements;
+    if (r.body) spec.responseBody = r.body;
+  }
+  return spec;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -349,8 +366,14 @@ function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, 
 
   let content: Json;
   if (shape === 'html') content = { 'text/html': { schema: { type: 'string' } } };
-  else if (shape === 'openapi') content = { 'application/json': { schema: { type: 'object', description: 'This OpenAPI 3.1 document' } } };
-  else if (shape === 'array') content = { 'application/json': { schema: { type: 'array', items: ref('schemas', 'ArrayElement') } } };
+  else if (shape === 'openapi' || (shape === 'object' && spec.responseBody)) {
+    const schema = spec.responseBody ? conv.convert(spec.responseBody, 'output', `${routeKey(route)} body`) : { type: 'object', description: 'This OpenAPI 3.1 document' };
+    content = { 'application/json': { schema } };
+  }
+  else if (shape === 'array') {
+    const items = spec.elements ? conv.convert(spec.elements, 'output', `${routeKey(route)} element`) : ref('schemas', 'ArrayElement');
+    content = { 'application/json': { schema: { type: 'array', items } } };
+  }
   else if (shape === 'object') content = { 'application/json': { schema: { type: 'object', required: ['statusCode'], properties: { statusCode: integer } } } };
   else if (spec.response) {
     const data = conv.convert(spec.response, 'output', `${routeKey(route)} response`);

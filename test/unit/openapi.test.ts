@@ -193,6 +193,36 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
   });
 });
 
+describe('typed responses (DESIGN 8.2: every operation types its 2xx data)', () => {
+  /** Why an operation's 2xx answer is not typed, or undefined when it is. */
+  function untyped(doc: Doc, r: Route): string | undefined {
+    const op = operationOf(doc, r)!;
+    for (const code of successCodes(op)) {
+      const content = deref(doc, (op.responses as Json)[code] as Json).content as Json | undefined;
+      const json = content?.['application/json'] as Json | undefined;
+      if (!json) {
+        if (content?.['text/html']) continue; // the docs page
+        return `${code}: no JSON body`;
+      }
+      const schema = json.schema as Json;
+      if (schema.$ref === '#/components/schemas/SuccessEnvelope') return `${code}: generic envelope, data untyped`;
+      if (schema.type === 'array' && (schema.items as Json)?.$ref === '#/components/schemas/ArrayElement') return `${code}: generic elements`;
+      if (schema.description === 'This OpenAPI 3.1 document') continue;
+      if (schema.type === 'object' && !(schema.properties as Json)?.data && !(schema.properties as Json)?.statusCode) return `${code}: no data property`;
+      if (schema.type === 'object' && Object.keys((schema.properties as Json) ?? {}).length <= 1) return `${code}: body untyped`;
+    }
+    return undefined;
+  }
+
+  it.each(['sandbox', 'live'] as const)('%s: all operations, counted', (stage) => {
+    const routes = routesFor(stage);
+    const missing = routes.map((r) => [routeKey(r), untyped(docs[stage], r)] as const).filter(([, why]) => why !== undefined);
+    const typed = routes.length - missing.length;
+    expect(missing.map(([k, why]) => `${k} (${why})`), `${typed} of ${routes.length} operations type their 2xx answer`).toEqual([]);
+    expect(typed).toBe(routes.length);
+  });
+});
+
 describe('response facts (overlay)', () => {
   it('name only routes of the table', () => {
     const keys = new Set(ROUTES.map(routeKey));

@@ -2024,6 +2024,202 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookTestData"];
         };
+        BatchSummary: {
+            total: number;
+            successful: number;
+            failed: number;
+            duplicates: number;
+            invalidData: number;
+        };
+        CustomerDecision: {
+            id: string;
+            customerId: string;
+            entityId: string;
+            agreementPhrase: string | null;
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            blockMerchant: boolean;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            lastUsed: string | null;
+        };
+        /** @description Limits in major units; an absent period has no limit. */
+        SpendingLimits: {
+            /** @description Amount in major units (NGN 1500.5) */
+            single?: number;
+            /** @description Amount in major units (NGN 1500.5) */
+            daily?: number;
+            /** @description Amount in major units (NGN 1500.5) */
+            weekly?: number;
+            /** @description Amount in major units (NGN 1500.5) */
+            monthly?: number;
+        };
+        /** @description A decision with its lookup phrase and last change. */
+        CustomerDecisionDetail: {
+            id: string;
+            customerId: string;
+            entityId: string;
+            agreementPhrase: string | null;
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            blockMerchant: boolean;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            lastUsed: string | null;
+            lookupPhrase: string;
+            /** @description ISO 8601 date-time, UTC */
+            lastUpdated: string;
+        };
+        Refund: {
+            refundId: string;
+            reference: string;
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            reason: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            expectedBy: string;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            completedAt: string | null;
+            failureReason?: string;
+        };
+        ScheduleSummary: {
+            scheduleId: string;
+            customerId: string;
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            nextBillingDate: string | null;
+            totalBillings: number;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+        };
+        RecurringSchedule: {
+            scheduleId: string;
+            customerId: string;
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            nextBillingDate: string | null;
+            totalBillings: number;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            agreementPhrase: string;
+            interval: number;
+            /** @description ISO 8601 date-time, UTC */
+            startDate: string;
+            endDate: string | null;
+            maxBillings: number | null;
+            failedAttempts: number;
+            description: string | null;
+            entityId: string;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            pausedAt: string | null;
+            pauseReason: string | null;
+            resumedAt: string | null;
+            cancelledAt: string | null;
+            completedAt: string | null;
+        };
+        Transaction: {
+            reference: string;
+            billingRequestId: string;
+            /** @enum {string} */
+            type: "agreement" | "one_time" | "recurring";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description Amount in major units (NGN 1500.5) */
+            refundedAmount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            description: string | null;
+            customerId: string;
+            entityId: string;
+            merchantName: string;
+            bankTransactionId: string | null;
+            scheduleId: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+        };
+        MerchantTrust: {
+            trusted: boolean;
+            /** @enum {string} */
+            trustLevel: "basic" | "enhanced" | "premium";
+            deviceLookupEnabled: boolean;
+            lastVerified: string | null;
+            entityId: string;
+        };
+        TrustStatus: {
+            trusted: boolean;
+            /** @enum {string} */
+            trustLevel: "basic" | "enhanced" | "premium";
+            deviceLookupEnabled: boolean;
+            lastVerified: string | null;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            disabledAt: string | null;
+            disabledReason: string | null;
+            previousSecretExpiresAt: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+        };
+        WebhookDelivery: {
+            id: string;
+            eventId: string;
+            /** @enum {string} */
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+            endpointId: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            lastAttemptAt: string | null;
+            nextAttemptAt: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            attemptHistory: components["schemas"]["DeliveryAttempt"][];
+        };
+        DeliveryAttempt: {
+            attempt: number;
+            /** @description ISO 8601 date-time, UTC */
+            at: string;
+            statusCode: number | null;
+            error: string | null;
+            durationMs: number;
+        };
     };
     responses: {
         /** @description Invalid input: nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...). */
@@ -2239,7 +2435,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            type: "bank" | "merchant" | "provider";
+                            name: string;
+                            email: string;
+                            providerId?: string;
+                            /** @constant */
+                            simulated?: true;
+                            /** @description Shown only here */
+                            apiKey: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2272,7 +2486,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            keyId: string;
+                            participantId: string;
+                            /** @description Shown only here */
+                            apiKey: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2301,7 +2527,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            keyId: string;
+                            participantId: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            revokedAt: string;
+                        };
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2336,7 +2574,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            maxTrustLevel: "basic" | "enhanced" | "premium";
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2431,7 +2680,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            batchId: string;
+                            /** @enum {string} */
+                            status: "COMPLETED" | "PROCESSING";
+                            summary: components["schemas"]["BatchSummary"];
+                            data: {
+                                customerIds: string[];
+                                createdCount: number;
+                            };
+                            failures: {
+                                index: number;
+                                clientRef: string | null;
+                                reason: string;
+                            }[];
+                        };
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2472,7 +2742,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            customerId: string;
+                            deviceId: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            linkedAt: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2509,7 +2791,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        /** @description The page; `total` (all matches) is at the top level */
+                        data: components["schemas"]["CustomerDecision"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2555,7 +2845,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["CustomerDecisionDetail"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2592,7 +2889,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            subscriptions: {
+                                scheduleId: string;
+                                customerId: string;
+                                entityId: string;
+                                merchantName: string | null;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                                interval: number;
+                                /** @enum {string} */
+                                status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                                /** @description ISO 8601 date-time, UTC */
+                                startDate: string;
+                                endDate: string | null;
+                                nextBillingDate: string | null;
+                                totalBillings: number;
+                                maxBillings: number | null;
+                                failedAttempts: number;
+                                description: string | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                pausedAt: string | null;
+                                cancelledAt: string | null;
+                                completedAt: string | null;
+                            }[];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2644,7 +2978,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["CustomerDecisionDetail"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2688,7 +3029,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            billingRequestId: string;
+                            reference: string;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2733,7 +3086,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Refund"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2767,7 +3127,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Amount in major units (NGN 1500.5) */
+                            totalBalance: number;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            unsettledBalance: number;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            settledBalance: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            bankAccountInfo: {
+                                bankName: string | null;
+                                accountNumber: string | null;
+                                accountName: string | null;
+                            };
+                            withdrawalInfo: {
+                                isSupported: boolean;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                minimumAmount: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                maximumAmount: number;
+                            };
+                            nextSettlement: {
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                date: string;
+                            } | null;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2809,7 +3204,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            lookupPhrase: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2845,7 +3249,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            banks: {
+                                bankId: string;
+                                bankName: string;
+                                lookupPhrase: string;
+                            }[];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2890,7 +3307,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        lookupPhrase: string;
+                        intentId?: string;
+                        code?: string;
+                    }[];
                 };
             };
             /** @description One element per lookupPhrase, in input order: `{statusCode, success, message, lookupPhrase, entityId}` (404 `Customer not found` for an unknown phrase). HTTP status: the elements' common statusCode, or 207 when they differ. */
@@ -2904,7 +3329,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        lookupPhrase: string;
+                        intentId?: string;
+                        code?: string;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2977,7 +3410,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        phrase: string;
+                        reference?: string;
+                        billingRequestId?: string;
+                        /** @description Amount in major units (NGN 1500.5) */
+                        amount?: number;
+                        /** @description ISO 4217 code (NGN) */
+                        currency?: string;
+                        /** @enum {string} */
+                        status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                        requiresApproval?: boolean;
+                        /** @description When the approval window ends (requiresApproval only) */
+                        expiresAt?: string;
+                        /** @description Refusal code, on a refused element */
+                        code?: string;
+                    }[];
                 };
             };
             /** @description One element per agreementPhrase, in input order: `{statusCode, success, message, reference, phrase, entityId}`; refusals are elements with 403. HTTP status: the elements' common statusCode, or 207 when they differ. */
@@ -2991,7 +3443,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        phrase: string;
+                        reference?: string;
+                        billingRequestId?: string;
+                        /** @description Amount in major units (NGN 1500.5) */
+                        amount?: number;
+                        /** @description ISO 4217 code (NGN) */
+                        currency?: string;
+                        /** @enum {string} */
+                        status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                        requiresApproval?: boolean;
+                        /** @description When the approval window ends (requiresApproval only) */
+                        expiresAt?: string;
+                        /** @description Refusal code, on a refused element */
+                        code?: string;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3064,7 +3535,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        lookupPhrase: string;
+                        reference?: string;
+                        billingRequestId?: string;
+                        /** @description Amount in major units (NGN 1500.5) */
+                        amount?: number;
+                        /** @description ISO 4217 code (NGN) */
+                        currency?: string;
+                        /** @enum {string} */
+                        status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                        requiresApproval?: boolean;
+                        /** @description When the approval window ends (requiresApproval only) */
+                        expiresAt?: string;
+                        /** @description Refusal code, on a refused element */
+                        code?: string;
+                    }[];
                 };
             };
             /** @description One element per lookupPhrase, in input order: `{statusCode, success, message, reference, lookupPhrase, entityId}`. Always needs the customer's approval through the bank. HTTP status: the elements' common statusCode, or 207 when they differ. */
@@ -3078,7 +3568,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ArrayElement"][];
+                    "application/json": {
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                        entityId: string;
+                        lookupPhrase: string;
+                        reference?: string;
+                        billingRequestId?: string;
+                        /** @description Amount in major units (NGN 1500.5) */
+                        amount?: number;
+                        /** @description ISO 4217 code (NGN) */
+                        currency?: string;
+                        /** @enum {string} */
+                        status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                        requiresApproval?: boolean;
+                        /** @description When the approval window ends (requiresApproval only) */
+                        expiresAt?: string;
+                        /** @description Refusal code, on a refused element */
+                        code?: string;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3145,7 +3654,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        /** @description The page; `total` (all matches) is at the top level */
+                        data: components["schemas"]["CustomerDecision"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3180,7 +3697,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["CustomerDecisionDetail"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3297,7 +3821,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                            pausedAt: string | null;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3342,7 +3878,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                            resumedAt: string | null;
+                            nextBillingDate: string | null;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3381,7 +3930,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            schedules: components["schemas"]["ScheduleSummary"][];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3416,7 +3975,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["RecurringSchedule"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3451,7 +4017,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @constant */
+                            status: "cancelled";
+                            cancelledAt: string | null;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3491,7 +4069,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            transactions: components["schemas"]["Transaction"][];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3526,7 +4114,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Transaction"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3570,7 +4165,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            refundId: string;
+                            reference: string;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            amount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "completed" | "failed";
+                            /** @description ISO 8601 date-time, UTC */
+                            expectedBy: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3606,7 +4219,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Refund"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3641,7 +4261,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            merchants: {
+                                id: string;
+                                name: string;
+                                email: string;
+                                trusted: boolean;
+                                /** @enum {string} */
+                                trustLevel: "basic" | "enhanced" | "premium";
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                            }[];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3700,7 +4339,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            created: number;
+                            merchants: {
+                                id: string;
+                                name: string;
+                                email: string;
+                                providerId: string;
+                                /** @description Shown only here */
+                                apiKey: string;
+                            }[];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3733,7 +4389,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            ref: string | null;
+                            name: string;
+                            email: string;
+                            phone: string | null;
+                            code: string | null;
+                            providerId: string | null;
+                            /** @constant */
+                            userType: "merchant";
+                            country: string | null;
+                            state: string | null;
+                            website: string | null;
+                            description: string | null;
+                            icon: string | null;
+                            trusted: boolean;
+                            /** @enum {string} */
+                            trustLevel: "basic" | "enhanced" | "premium";
+                            address: string | null;
+                            industry: string | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            updatedAt: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3779,7 +4466,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            name: string;
+                            email: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3812,7 +4510,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["MerchantTrust"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3852,7 +4557,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["MerchantTrust"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3889,7 +4601,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        /** @description The page; `total` is at the top level */
+                        data: {
+                            trusted: boolean;
+                            /** @enum {string} */
+                            trustLevel: "basic" | "enhanced" | "premium";
+                            deviceLookupEnabled: boolean;
+                            lastVerified: string | null;
+                            entityId: string;
+                            entityName: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3922,7 +4650,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        statusCode: number;
+                        /** @constant */
+                        statusCode: 200;
+                        allowed: boolean;
+                        reason: string;
+                        trustStatus: components["schemas"]["TrustStatus"];
                     };
                 };
             };
@@ -3965,7 +4697,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            entityId: string;
+                            /** @enum {string} */
+                            currentTrustLevel: "basic" | "enhanced" | "premium";
+                            /** @enum {string} */
+                            requiredTrustLevel: "basic" | "enhanced" | "premium";
+                            trusted: boolean;
+                            valid: boolean;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3998,7 +4745,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            endpoints: components["schemas"]["WebhookEndpoint"][];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4041,7 +4798,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            /** @description Shown only here */
+                            secret: string;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4077,7 +4851,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4116,7 +4901,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            /** @description Shown only here */
+                            secret: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            previousSecretExpiresAt: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4155,7 +4953,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 202;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            eventId: string;
+                            deliveryId: string | null;
+                            endpointId: string;
+                            /** @constant */
+                            type: "webhook.test";
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4194,7 +5005,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            total: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4232,7 +5053,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 202;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4412,20 +5240,17 @@ export interface operations {
                                 deviceId: string;
                                 description: string;
                                 intentResponse: {
-                                    customerDecision: string;
-                                    spendingLimits: {
-                                        single?: number;
-                                        daily?: number;
-                                        weekly?: number;
-                                        monthly?: number;
-                                    };
+                                    /** @enum {string} */
+                                    customerDecision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+                                    spendingLimits: components["schemas"]["SpendingLimits"];
                                     blockMerchant: boolean;
                                 } | null;
-                                debitResponse: ("approve" | "deny" | "suspended") | null;
+                                debitResponse: string | null;
                             }[];
                             banks: {
                                 bankId: string;
                                 bankName: string;
+                                /** @description ISO 8601 date-time, UTC */
                                 createdAt: string;
                                 deviceIds: {
                                     [key: string]: string;
@@ -4474,7 +5299,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["RecurringSchedule"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4517,7 +5349,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            billingRequestId: string;
+                            reference: string;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                            reason: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4558,7 +5403,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            settlements: {
+                                settlementId: string;
+                                settlementDate: string;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                count: number;
+                            }[];
+                            /** @description Amount in major units (NGN 1500.5) */
+                            settledAmount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4601,7 +5465,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Refund"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4629,7 +5500,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        openapi: string;
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             500: components["responses"]["InternalError"];

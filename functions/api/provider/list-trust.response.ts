@@ -1,0 +1,5 @@
+import * as z from 'zod';
+import { merchantTrust } from '../shapes';
+
+/** provider/list-trust: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
+export const data = z.array(merchantTrust.extend({ entityName: z.string() })).describe('The page; `total` is at the top level');

@@ -1,0 +1,177 @@
+/**
+ * Response shapes several operations share (DESIGN 8.2: every operation types its 2xx
+ * `data`). Each handler's `<handler>.response.ts` beside it uses these; the OpenAPI
+ * generator reads those files (handlers never import them: zod stays out of read bundles).
+ * Registered with an id, each is one component of the document.
+ */
+import * as z from 'zod';
+import { DECISION_VALUES } from '../domain/decisions';
+import { FREQUENCIES } from '../domain/schedule-dates';
+import { TRUST_LEVELS } from '../domain/trust';
+import { EVENT_TYPES } from '../events/types';
+import { SCHEDULE_STATUSES } from '../recurring/views';
+import { TRANSACTION_STATUSES } from '../transactions/store';
+import { DELIVERY_STATUSES } from '../webhooks/delivery-store';
+
+export const iso = z.string().describe('ISO 8601 date-time, UTC');
+export const money = z.number().describe('Amount in major units (NGN 1500.5)');
+export const currency = z.string().describe('ISO 4217 code (NGN)');
+export const count = z.number().int().min(0);
+
+export const spendingLimits = z
+  .object({ single: money.optional(), daily: money.optional(), weekly: money.optional(), monthly: money.optional() })
+  .meta({ id: 'SpendingLimits', description: 'Limits in major units; an absent period has no limit.' });
+
+export const decision = z
+  .object({
+    id: z.string(),
+    customerId: z.string(),
+    entityId: z.string(),
+    agreementPhrase: z.string().nullable(),
+    decision: z.enum(DECISION_VALUES),
+    spendingLimits,
+    blockMerchant: z.boolean(),
+    createdAt: iso,
+    lastUsed: iso.nullable(),
+  })
+  .meta({ id: 'CustomerDecision' });
+
+export const decisionDetail = decision
+  .extend({ lookupPhrase: z.string(), lastUpdated: iso })
+  .meta({ id: 'CustomerDecisionDetail', description: 'A decision with its lookup phrase and last change.' });
+
+export const trustStatus = z
+  .object({ trusted: z.boolean(), trustLevel: z.enum(TRUST_LEVELS), deviceLookupEnabled: z.boolean(), lastVerified: iso.nullable() })
+  .meta({ id: 'TrustStatus' });
+
+export const merchantTrust = trustStatus.extend({ entityId: z.string() }).meta({ id: 'MerchantTrust' });
+
+const scheduleCore = {
+  scheduleId: z.string(),
+  customerId: z.string(),
+  amount: money,
+  currency,
+  frequency: z.enum(FREQUENCIES),
+  status: z.enum(SCHEDULE_STATUSES),
+  nextBillingDate: iso.nullable(),
+  totalBillings: count,
+  createdAt: iso,
+};
+
+export const scheduleSummary = z.object(scheduleCore).meta({ id: 'ScheduleSummary' });
+
+export const schedule = z
+  .object({
+    ...scheduleCore,
+    agreementPhrase: z.string(),
+    interval: z.number().int().min(1),
+    startDate: iso,
+    endDate: iso.nullable(),
+    maxBillings: z.number().int().nullable(),
+    failedAttempts: count,
+    description: z.string().nullable(),
+    entityId: z.string(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    updatedAt: iso,
+    pausedAt: iso.nullable(),
+    pauseReason: z.string().nullable(),
+    resumedAt: iso.nullable(),
+    cancelledAt: iso.nullable(),
+    completedAt: iso.nullable(),
+  })
+  .meta({ id: 'RecurringSchedule' });
+
+export const transaction = z
+  .object({
+    reference: z.string(),
+    billingRequestId: z.string(),
+    type: z.enum(['agreement', 'one_time', 'recurring']),
+    status: z.enum(TRANSACTION_STATUSES),
+    amount: money,
+    refundedAmount: money,
+    currency,
+    description: z.string().nullable(),
+    customerId: z.string(),
+    entityId: z.string(),
+    merchantName: z.string(),
+    bankTransactionId: z.string().nullable(),
+    scheduleId: z.string().nullable(),
+    createdAt: iso,
+    updatedAt: iso,
+  })
+  .meta({ id: 'Transaction' });
+
+export const refund = z
+  .object({
+    refundId: z.string(),
+    reference: z.string(),
+    amount: money,
+    currency,
+    status: z.enum(['pending', 'processing', 'completed', 'failed']),
+    reason: z.string().nullable(),
+    expectedBy: iso,
+    createdAt: iso,
+    updatedAt: iso,
+    completedAt: iso.nullable(),
+    failureReason: z.string().optional(),
+  })
+  .meta({ id: 'Refund' });
+
+export const attempt = z
+  .object({ attempt: z.number().int(), at: iso, statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })
+  .meta({ id: 'DeliveryAttempt' });
+
+export const delivery = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    eventType: z.enum(EVENT_TYPES),
+    endpointId: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: count,
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastAttemptAt: iso.nullable(),
+    nextAttemptAt: iso.nullable(),
+    createdAt: iso,
+    attemptHistory: z.array(attempt),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const endpointView = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    status: z.enum(['enabled', 'disabled']),
+    disabledAt: iso.nullable(),
+    disabledReason: z.string().nullable(),
+    previousSecretExpiresAt: iso.nullable(),
+    createdAt: iso,
+    updatedAt: iso,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export const batchSummary = z
+  .object({ total: count, successful: count, failed: count, duplicates: count, invalidData: count })
+  .meta({ id: 'BatchSummary' });
+
+/** A per-phrase element of intent / bill / pay answers (the fields every element has). */
+export const element = {
+  statusCode: z.number().int(),
+  success: z.boolean(),
+  message: z.string(),
+  entityId: z.string(),
+};
+
+/** What a created billing adds to its element (bill, pay). */
+export const billedElement = {
+  reference: z.string().optional(),
+  billingRequestId: z.string().optional(),
+  amount: money.optional(),
+  currency: currency.optional(),
+  status: z.enum(TRANSACTION_STATUSES).optional(),
+  requiresApproval: z.boolean().optional(),
+  expiresAt: iso.optional().describe('When the approval window ends (requiresApproval only)'),
+  code: z.string().optional().describe('Refusal code, on a refused element'),
+};
