@@ -49,10 +49,16 @@ const INDEXES = [
   { name: 'gsi4', pk: 'gsi4pk', sk: 'gsi4sk' },
 ] as const;
 
+/** The event while it is kept (TTL deletion lags: an expired item still there counts as gone). */
+export async function getLiveEvent(id: string): Promise<EventItem | undefined> {
+  const ev = await getItem<EventItem>(eventKey(id));
+  return ev && (ev.expiresAt === undefined || ev.expiresAt * 1000 > Date.now()) ? ev : undefined;
+}
+
 /** An event the participant may read (addressed to it, or to one of its merchants), or undefined. */
 export async function getVisibleEvent(participantId: string, id: string): Promise<EventItem | undefined> {
-  const ev = await getItem<EventItem>(eventKey(id));
-  if (!ev || !ev.gsi3pk || (ev.expiresAt !== undefined && ev.expiresAt * 1000 <= Date.now())) return undefined;
+  const ev = await getLiveEvent(id);
+  if (!ev || !ev.gsi3pk) return undefined;
   const pk = eventsOwnerPk(participantId);
   return ev.gsi3pk === pk || ev.gsi4pk === pk ? ev : undefined;
 }

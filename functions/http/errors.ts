@@ -47,6 +47,7 @@ export const MSG = {
   webhookEndpointNotFound: 'Webhook endpoint not found',
   deliveryNotFound: 'Delivery not found',
   eventNotFound: 'Event not found',
+  eventExpired: 'The event of this delivery is older than 30 days and no longer kept',
   webhookEndpointLimit: 'Webhook endpoint limit reached',
   invalidMerchantData: 'Invalid merchant data',
   merchantEmailExists: 'Merchant with this email already exists',

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eventKey } from '../../functions/webhooks/delivery-store';
-import { getItem } from '../../functions/platform/table';
+import { getItem, putItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { merchantWithTrust, webhook } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
@@ -148,6 +148,24 @@ describe('GET /v1/events', () => {
     const [id] = await testEvents(m.apiKey, hook.endpointId, 1);
     const item = await getItem<{ createdAt: string; expiresAt: number }>(eventKey(id!));
     expect(item!.expiresAt).toBe(Math.floor(Date.parse(item!.createdAt) / 1000) + 30 * 24 * 3600);
+  });
+
+  it('an expired event is gone from the API, and its delivery can no longer be replayed (409, nothing re-sent)', async () => {
+    const m = await t.participant('merchant');
+    const hook = await webhook(t, rx, m, { label: 'events-expired' });
+    const [id] = await testEvents(m.apiKey, hook.endpointId, 1);
+    const { deliveries } = await settled(m.apiKey, id!, (e) => e.deliveries[0]?.status === 'delivered');
+    // Past its 30 days (DynamoDB deletes expired items up to days later: the API treats them as gone).
+    const item = await getItem<Record<string, unknown>>(eventKey(id!));
+    await putItem({ ...item!, expiresAt: Math.floor(Date.now() / 1000) - 1 });
+    expect((await t.call('GET', `/v1/events/${id}`, { key: m.apiKey })).status).toBe(404);
+    expect(((await t.call('GET', '/v1/events', { key: m.apiKey })).body.data.events as any[]).map((e) => e.id)).not.toContain(id);
+    const before = rx.received(hook.path).length;
+    const replay = await t.call('POST', `/v1/webhooks/deliveries/${deliveries[0].id}/replay`, { key: m.apiKey });
+    expect(replay.status).toBe(409);
+    expect(replay.body).toMatchObject({ success: false, message: 'The event of this delivery is older than 30 days and no longer kept', code: 'event_expired' });
+    await sleep(500);
+    expect(rx.received(hook.path).length).toBe(before);
   });
 });
 

@@ -1,5 +1,6 @@
 import { enqueueDeliveries, getDelivery, messageFor, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
+import { getLiveEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../http/errors';
 
@@ -17,6 +18,8 @@ export const handler = endpoint({ description: 'Re-send a delivery now (same eve
     const d = await getDelivery(id);
     if (!d || d.ownerId !== principal.id) throw notFound(MSG.deliveryNotFound);
     if (!(await getEndpoint(principal.id, d.endpointId))) throw notFound(MSG.webhookEndpointNotFound);
+    // Events are kept 30 days (DESIGN 8.2): an older delivery has nothing left to send.
+    if (!(await getLiveEvent(d.eventId))) throw conflict(MSG.eventExpired, 'event_expired');
     const updated = await rearmForReplay(d, principal.id, Date.now());
     if (!updated) continue; // replayed or recovered concurrently: look again
     // If this fails, recovery re-enqueues the delivery when it is overdue.
