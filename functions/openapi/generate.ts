@@ -472,7 +472,7 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter): Json
   if (facts.shape === 'array') {
     // Per-element answers: when every element has the same status, it is the HTTP status
     // (all refused: 403 with the array). Whole-request errors keep the error envelope.
-    for (const status of ['403', '404', '409']) {
+    for (const status of ['403', '404', '409', '500']) {
       if (!responses[status]) continue;
       responses[status] = {
         description: `The elements, when all share this status; or the error envelope when the whole request is refused.`,

@@ -5,6 +5,7 @@
  * checks every single answer it gets: JSON, the envelope (or the bill/pay/intent element
  * array), a 5xx that leaks nothing, and no request that hangs.
  */
+import { contractProblems } from '../support/contract';
 import type { TestApp } from '../support/app';
 import { envelopeProblem } from '../support/fuzz';
 
@@ -73,6 +74,9 @@ export class RetryingClient {
     }
     const key = `${c.method} ${c.path.replace(/\/(breq|txn|rfd|sch|whe|dlv|dec)_[A-Za-z0-9]+/g, '/{id}')} ${res.status}`;
     this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
+    // The served OpenAPI document describes this answer (test/support/contract.ts).
+    const stage = (this.t.app.env.STAGE ?? 'sandbox') as 'sandbox' | 'live';
+    for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type'))) this.problems.push(`${label}: ${p}`);
     if (!res.headers.get('x-request-id')) this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);
     if (res.status < 500) {
       const problem = envelopeProblem({ status: res.status, body }, { multiStatus: MULTI_STATUS.test(c.path) });

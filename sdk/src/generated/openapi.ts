@@ -3373,7 +3373,16 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
         };
     };
     merchantBill: {
@@ -3498,7 +3507,16 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
         };
     };
     merchantPay: {
@@ -3623,7 +3641,16 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
         };
     };
     merchantListDecisions: {
