@@ -147,7 +147,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       for (const [code, res] of Object.entries(responses)) expect(Object.keys(deref(doc, res).headers as Json), `${routeKey(r)} ${code}`).toContain('X-Request-Id');
       if (RESPONSE_FACTS[routeKey(r)]?.shape === 'array') {
         // Per-element answers: all elements failed -> 500 with the elements, else the envelope.
-        const schema = (responses['500']!.content as Json)['application/json'].schema as Json;
+        const schema = ((responses['500']!.content as Json)['application/json'] as Json).schema as Json;
         expect(schema.oneOf, routeKey(r)).toEqual([{ $ref: '#/components/schemas/Error' }, { type: 'array', items: expect.any(Object) }]);
       } else expect(responses['500'], routeKey(r)).toEqual({ $ref: '#/components/responses/InternalError' });
       if (r.kinds.length) {
