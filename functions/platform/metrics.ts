@@ -15,7 +15,8 @@
  *   TickLagSeconds          scheduler tick start minus its scheduled time (lib/alarms.ts alarms on it)
  *
  * Off Lambda (the local server, tests) EMF lines go to the listeners of `onMetricsLine`
- * only, so `npm start` is not flooded; on Lambda to stdout, where CloudWatch extracts them.
+ * only, so `npm start` is not flooded; on Lambda to stdout, where CloudWatch extracts them
+ * (unless LOG_LEVEL=SILENT, which the test suites set).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { config } from '../config';
@@ -55,9 +56,13 @@ export function onMetricsLine(listener: (line: string) => void): () => void {
 
 let instance: Metrics | undefined;
 
-/** Off Lambda: send an instance's EMF lines to the listeners (Powertools keeps its writer in a private field). */
+/**
+ * Off Lambda, or with LOG_LEVEL=SILENT (the test suites, also when they run the built
+ * bundles): send an instance's EMF lines to the listeners instead of stdout (Powertools keeps
+ * its writer in a private field).
+ */
 function offLambda(m: Metrics): Metrics {
-  if (!process.env.AWS_LAMBDA_FUNCTION_NAME) {
+  if (!process.env.AWS_LAMBDA_FUNCTION_NAME || config.logLevel().toUpperCase() === 'SILENT') {
     const emit = (line: unknown) => {
       for (const l of listeners) l(String(line));
     };
