@@ -29,6 +29,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
+import { DELIVERY_STATUSES, deliveriesByOwnerPk, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { flags, localStack } from '../common';
 
 type Flags = Record<string, string | true>;
@@ -233,21 +234,10 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
   }
 }
 
-const STATUSES = ['pending', 'delivered', 'failed'];
+const STATUSES: readonly string[] = DELIVERY_STATUSES;
 
-interface Row {
-  id: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  eventType: string;
-  eventId: string;
-  endpointId: string;
-  ownerId: string;
-  lastAttemptAt: string | null;
-  createdAt: string;
-}
+/** A delivery as the API shows it to its participant (toApiDelivery), plus whose it is. */
+type Row = ReturnType<typeof toApiDelivery> & { ownerId: string };
 
 export async function deliveriesList(args: string[]): Promise<Row[]> {
   const f = flags(args);
@@ -285,7 +275,7 @@ export async function deliveriesList(args: string[]): Promise<Row[]> {
               KeyConditionExpression: 'gsi2pk = :pk',
               FilterExpression: filters.length ? filters.join(' AND ') : undefined,
               ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':pk': `WHDL#${owner}` },
+              ExpressionAttributeValues: { ...values, ':pk': deliveriesByOwnerPk(owner) },
               ScanIndexForward: false,
               ExclusiveStartKey: start,
             }),
@@ -295,24 +285,12 @@ export async function deliveriesList(args: string[]): Promise<Row[]> {
               TableName: tableName,
               FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
               ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':sk': 'WHDL', ':pk': 'WHDL#' },
+              ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
               ExclusiveStartKey: start,
             }),
           );
       for (const it of page.Items ?? []) {
-        rows.push({
-          id: it.id,
-          status: it.status,
-          attempts: it.attempts,
-          lastStatusCode: it.lastStatusCode ?? null,
-          lastError: it.lastError ?? null,
-          eventType: it.eventType,
-          eventId: it.eventId,
-          endpointId: it.endpointId,
-          ownerId: it.ownerId,
-          lastAttemptAt: it.lastAttemptAt ?? null,
-          createdAt: it.createdAt,
-        });
+        rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
         if (rows.length >= limit) break;
       }
       start = page.LastEvaluatedKey;
@@ -331,11 +309,11 @@ function printTable(rows: Row[]) {
     console.log('no deliveries');
     return;
   }
-  const cols: (keyof Row)[] = ['id', 'status', 'attempts', 'lastStatusCode', 'lastError', 'eventType', 'endpointId', 'ownerId', 'lastAttemptAt'];
+  const cols = ['id', 'status', 'attempts', 'lastStatusCode', 'lastError', 'eventType', 'endpointId', 'ownerId', 'lastAttemptAt'] as const;
   const cells = rows.map((r) => cols.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
-  console.log(line(cols as string[]));
+  console.log(line([...cols]));
   for (const row of cells) console.log(line(row));
   console.log(`${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}`);
 }
