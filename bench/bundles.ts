@@ -21,7 +21,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ESM_REQUIRE_BANNER, PROJECT_ROOT, RUNTIME_PROVIDED_MODULES } from '../lib/lambda';
+import { ESM_REQUIRE_BANNER, PROJECT_ROOT, RUNTIME_PROVIDED_MODULES, SHIPPED_BESIDE_MODULES } from '../lib/lambda';
 import { NOT_FOUND_HANDLER, ROUTES, routeKey } from '../functions/routes';
 import { WORKERS } from '../functions/platform/definitions';
 import { machine, outPath, runMain, writeJson } from './lib/results';
@@ -147,7 +147,7 @@ export async function runBundles() {
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: RUNTIME_PROVIDED_MODULES,
+    external: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
     banner: { js: ESM_REQUIRE_BANNER },
     logLevel: 'warning',
   });
@@ -197,7 +197,7 @@ export async function runBundles() {
   return {
     functions: results.length,
     buildMs,
-    esbuildOptions: 'ESM, platform node, target node24, minify, mainFields module/main, external RUNTIME_PROVIDED_MODULES, createRequire banner, linked source map (sourcesContent false) — lib/lambda.ts',
+    esbuildOptions: 'ESM, platform node, target node24, minify, mainFields module/main, external RUNTIME_PROVIDED_MODULES + SHIPPED_BESIDE_MODULES (loaded lazily, shipped beside), createRequire banner, linked source map (sourcesContent false) — lib/lambda.ts',
     nodes: nodes.map(({ major, version }) => ({ major, version })),
     node22Unavailable: n22.reason,
     initRuns: INIT_RUNS,

@@ -22,7 +22,46 @@ export interface Route {
   sandboxOnly?: boolean;
   /** Rate-limit class (limits per participant and class are configuration). */
   rateClass?: string;
+  /**
+   * What a signed-in person's role must allow (DESIGN 8.3; `rolesFor`). Default: GET `read`,
+   * any other method `money`.
+   */
+  permission?: Permission;
+  /**
+   * `person`: API keys are refused (403 `This action requires a signed-in user`).
+   * `applicant`: a signed-in person who need not be a member of any participant yet
+   * (applications, accepting an invitation); the handler gets the person, no participant.
+   */
+  caller?: 'person' | 'applicant';
   summary: string;
+}
+
+/** A person's role in a participant (DESIGN 8.3). */
+export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
+
+/**
+ * Classes of action, each allowed to a fixed set of roles (`rolesFor`):
+ * - `read`: every role (viewer: GET only)
+ * - `config`: keys, webhooks, events and other non-money writes: owner, admin, developer
+ * - `money`: writes that move money or change customers' data: owner, admin; developer in sandbox only
+ * - `team`: team, invitations, audit log: owner, admin
+ */
+export type Permission = 'read' | 'config' | 'money' | 'team';
+
+const PERMISSION_ROLES: Record<Permission, { sandbox: readonly Role[]; live: readonly Role[] }> = {
+  read: { sandbox: ROLES, live: ROLES },
+  config: { sandbox: ['owner', 'admin', 'developer'], live: ['owner', 'admin', 'developer'] },
+  money: { sandbox: ['owner', 'admin', 'developer'], live: ['owner', 'admin'] },
+  team: { sandbox: ['owner', 'admin'], live: ['owner', 'admin'] },
+};
+
+export const permissionOf = (r: Pick<Route, 'method' | 'permission'>): Permission =>
+  r.permission ?? (r.method === 'GET' ? 'read' : 'money');
+
+/** The roles that may call `route` in `stage` (one place: the pipeline, the OpenAPI document and the tests). */
+export function rolesFor(route: Pick<Route, 'method' | 'permission'>, stage: 'sandbox' | 'live'): readonly Role[] {
+  return PERMISSION_ROLES[permissionOf(route)][stage];
 }
 
 const M: ParticipantKind[] = ['merchant'];
@@ -37,6 +76,22 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/operator/participants/{id}/keys', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
   { method: 'DELETE', path: '/v1/operator/keys/{keyId}', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
   { method: 'PATCH', path: '/v1/operator/providers/{id}', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
+  { method: 'GET', path: '/v1/operator/applications', handler: 'api/operator/list-applications', kinds: O, access: 'read', summary: 'List business applications' },
+  { method: 'POST', path: '/v1/operator/applications/{id}/approve', handler: 'api/operator/approve-application', kinds: O, access: 'write', summary: 'Approve an application (creates the participant)' },
+  { method: 'POST', path: '/v1/operator/applications/{id}/reject', handler: 'api/operator/reject-application', kinds: O, access: 'write', summary: 'Reject an application' },
+
+  // People: onboarding, keys, team, audit log (DESIGN 8.3)
+  { method: 'POST', path: '/v1/onboarding/applications', handler: 'api/account/create-application', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Apply to join as a merchant or provider' },
+  { method: 'GET', path: '/v1/onboarding/applications/{id}', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read your application' },
+  { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', summary: "List the participant's API keys" },
+  { method: 'POST', path: '/v1/keys', handler: 'api/account/create-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Create an API key' },
+  { method: 'DELETE', path: '/v1/keys/{keyId}', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },
+  { method: 'GET', path: '/v1/team/members', handler: 'api/account/list-members', kinds: ANY, access: 'read', caller: 'person', permission: 'team', summary: "List the participant's team" },
+  { method: 'POST', path: '/v1/team/invitations', handler: 'api/account/invite', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Invite a person to the team' },
+  { method: 'POST', path: '/v1/team/invitations/{token}/accept', handler: 'api/account/accept-invitation', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Accept an invitation' },
+  { method: 'PATCH', path: '/v1/team/members/{userId}', handler: 'api/account/update-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: "Change a member's role" },
+  { method: 'DELETE', path: '/v1/team/members/{userId}', handler: 'api/account/remove-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Remove a member' },
+  { method: 'GET', path: '/v1/audit-log', handler: 'api/account/audit-log', kinds: ANY, access: 'read', permission: 'team', summary: 'Who changed what' },
 
   // Bank: customers and decisions
   { method: 'POST', path: '/v1/bank/customers', handler: 'api/bank/create-customers', kinds: B, access: 'write', rateClass: 'batch', summary: 'Create customers in a batch' },
@@ -82,16 +137,16 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/provider/merchant/trust', handler: 'api/provider/get-trust', kinds: P, access: 'read', summary: "Read a merchant's trust" },
   { method: 'GET', path: '/v1/provider/merchant/trust/multiple', handler: 'api/provider/list-trust', kinds: P, access: 'read', summary: "List merchants' trust" },
   { method: 'GET', path: '/v1/provider/merchant/trust/device-permission', handler: 'api/provider/device-permission', kinds: P, access: 'read', summary: 'Check device lookup permission' },
-  { method: 'POST', path: '/v1/provider/merchant/trust/validate', handler: 'api/provider/validate-trust', kinds: P, access: 'read', summary: "Check a merchant's trust level" },
+  { method: 'POST', path: '/v1/provider/merchant/trust/validate', handler: 'api/provider/validate-trust', kinds: P, access: 'read', permission: 'config', summary: "Check a merchant's trust level" },
 
   // Webhooks (any participant; a provider manages a merchant's with X-Entity-Id)
-  { method: 'POST', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/create-endpoint', kinds: ANY, access: 'write', summary: 'Add a webhook endpoint' },
+  { method: 'POST', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/create-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Add a webhook endpoint' },
   { method: 'GET', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/list-endpoints', kinds: ANY, access: 'read', summary: 'List webhook endpoints' },
-  { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', summary: 'Remove a webhook endpoint' },
-  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', summary: "Rotate an endpoint's secret" },
-  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', summary: 'Send a webhook.test event' },
+  { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Remove a webhook endpoint' },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', permission: 'config', summary: "Rotate an endpoint's secret" },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Send a webhook.test event' },
   { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
-  { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', summary: 'Re-send a delivery now' },
+  { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', permission: 'config', summary: 'Re-send a delivery now' },
 
   // Events (DESIGN 8.2): what was sent to the caller, for 30 days
   { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', summary: 'List events sent to the caller' },

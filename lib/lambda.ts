@@ -35,6 +35,25 @@ export const RUNTIME_PROVIDED_MODULES = [
   '@smithy/credential-provider-imds',
 ];
 
+/**
+ * Packages left out of the bundle and shipped beside it instead, in the asset's own
+ * `node_modules/`, because they are loaded lazily (dynamic `import()`) on a path most
+ * invocations never take: aws-jwt-verify verifies people's access tokens
+ * (functions/identity/tokens.ts) and has no dependencies. Machine traffic (API keys) never
+ * loads it, and it does not count against a handler's 400 KB bundle. Only its ESM build is
+ * shipped (what `import` resolves to).
+ */
+export const SHIPPED_BESIDE_MODULES = ['aws-jwt-verify'];
+
+/** Shell commands that copy the shipped-beside packages into a bundle's output folder. */
+export function shipBesideCommands(inputDir: string, outputDir: string): string[] {
+  return SHIPPED_BESIDE_MODULES.flatMap((m) => [
+    `mkdir -p "${outputDir}/node_modules/${m}/dist"`,
+    `cp "${inputDir}/node_modules/${m}/package.json" "${outputDir}/node_modules/${m}/package.json"`,
+    `cp -R "${inputDir}/node_modules/${m}/dist/esm" "${outputDir}/node_modules/${m}/dist/esm"`,
+  ]);
+}
+
 export interface AppFunctionProps {
   /** Module under functions/ (no extension) exporting `handler`. */
   handler: string;
@@ -100,8 +119,12 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
       // runtime's SDK: credential providers a Lambda never reaches (its credentials come from
       // the environment, the first link of the chain) and Secrets Manager (read once per
       // instance at cold start). Keeps every bundle under 400 KB.
-      externalModules: RUNTIME_PROVIDED_MODULES,
+      externalModules: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
       banner: ESM_REQUIRE_BANNER,
+      // API handlers may verify a person's token: ship the lazily loaded verifier beside them.
+      ...(props.handler.startsWith('api/')
+        ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: shipBesideCommands } }
+        : {}),
       logLevel: LogLevel.WARNING,
     },
   });

@@ -175,3 +175,29 @@ export const billedElement = {
   expiresAt: iso.optional().describe('When the approval window ends (requiresApproval only)'),
   code: z.string().optional().describe('Refusal code, on a refused element'),
 };
+
+/* People (DESIGN 8.3) */
+export const role = z.enum(['owner', 'admin', 'developer', 'viewer']);
+export const member = z
+  .object({ userId: z.string().describe("The person's Cognito user id"), email: z.string().nullable(), role, joinedAt: iso })
+  .meta({ id: 'TeamMember' });
+export const applicationStatus = z.enum(['pending', 'approved', 'rejected']);
+export const application = z
+  .object({
+    applicationId: z.string(),
+    status: applicationStatus,
+    type: z.enum(['merchant', 'provider']),
+    businessName: z.string(),
+    email: z.string(),
+    country: z.string(),
+    registrationNumber: z.string(),
+    website: z.string().nullable(),
+    address: z.object({ line1: z.string(), city: z.string(), country: z.string() }),
+    applicantEmail: z.string().nullable(),
+    createdAt: iso,
+    decidedAt: iso.nullable(),
+    decidedBy: z.string().nullable().describe('`operator`, or `sandbox` when approved at once'),
+    reason: z.string().nullable().describe('Why it was rejected'),
+    participantId: z.string().nullable().describe('The participant created on approval'),
+  })
+  .meta({ id: 'Application' });

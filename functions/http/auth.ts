@@ -4,6 +4,9 @@ import { isWellFormedApiKey } from '../domain/api-keys';
 import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
+import { membershipKey, membershipsOf, type Membership } from '../identity/members';
+import { looksLikeJwt, verifyAccessToken } from '../identity/tokens';
+import { rolesFor } from '../routes';
 import { isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
@@ -25,31 +28,32 @@ function isOperatorKey(token: string): boolean {
 }
 
 /**
- * Authenticates the key and counts the request against its rate-limit window in ONE
- * DynamoDB request: a conditional UpdateItem on the key item (fixed one-minute windows per
- * rate class). A second request is needed only on the first call of a new window.
+ * Authenticates the caller's item (an API key's, or a person's membership) and counts the
+ * request against its rate-limit window in ONE DynamoDB request: a conditional UpdateItem on
+ * that item (fixed one-minute windows per rate class) that also stamps `lastUsedAt`. A second
+ * request is needed only on the first call of a new window.
  */
-async function touchKey(hash: string, rateClass: string, nowMs: number): Promise<{ item: ApiKeyItem; count: number } | undefined> {
+async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowMs: number): Promise<{ item: T; count: number } | undefined> {
   const window = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
   const cls = rateClass.replace(/[^a-z0-9]/gi, '');
   const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
-  const key = apiKeyKey(hash);
+  const usedAt = new Date(nowMs).toISOString();
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const out = await db().send(
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: 'ADD #n :one',
+          UpdateExpression: 'ADD #n :one SET lastUsedAt = :u',
           ConditionExpression: 'attribute_exists(pk) AND #w = :w',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':one': 1, ':w': window },
+          ExpressionAttributeValues: { ':one': 1, ':w': window, ':u': usedAt },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      const item = out.Attributes as ApiKeyItem;
-      return { item, count: Number(item[names['#n']]) };
+      const item = out.Attributes!;
+      return { item: item as T, count: Number(item[names['#n']]) };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       if (!e.Item) return undefined; // no such key
@@ -59,15 +63,15 @@ async function touchKey(hash: string, rateClass: string, nowMs: number): Promise
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: 'SET #w = :w, #n = :one',
+          UpdateExpression: 'SET #w = :w, #n = :one, lastUsedAt = :u',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':one': 1, ':w': window },
+          ExpressionAttributeValues: { ':one': 1, ':w': window, ':u': usedAt },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { item: out.Attributes as ApiKeyItem, count: 1 };
+      return { item: out.Attributes as T, count: 1 };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       if (!e.Item) return undefined;
@@ -77,14 +81,17 @@ async function touchKey(hash: string, rateClass: string, nowMs: number): Promise
   throw new Error('Rate-limit window contention');
 }
 
-/** API key authentication (DESIGN 6.1). Public routes (no kinds) skip it. */
+/** API key (DESIGN 6.1) or a person's access token (DESIGN 8.3). Public routes (no kinds) skip it. */
 export async function authenticate(state: RequestState, event: HttpEvent): Promise<void> {
   if (state.route.kinds.length === 0) return;
   const token = bearer(event);
   if (token === undefined) throw unauthorized(MSG.missingKey);
   if (!token) throw unauthorized(MSG.invalidKey);
+  if (looksLikeJwt(token)) return authenticatePerson(state, event, token);
   if (isOperatorKey(token)) {
-    state.principal = { kind: 'operator', id: 'operator', keyId: 'operator' };
+    state.principal = { kind: 'operator', id: 'operator', keyId: 'operator', actor: { type: 'operator', id: 'operator' } };
+    state.scope = 'operator';
+    refuseKeyOnPersonRoute(state);
     return;
   }
   const stage = config.stage();
@@ -94,14 +101,69 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
   if (!isWellFormedApiKey(token, stage)) throw unauthorized(MSG.invalidKey);
 
   const nowMs = Date.now();
-  const found = await touchKey(sha256Hex(token), state.route.rateClass ?? 'default', nowMs);
+  const found = await touch<ApiKeyItem>(apiKeyKey(sha256Hex(token)), state.route.rateClass ?? 'default', nowMs);
   if (!found || found.item.revokedAt || found.item.stage !== stage) throw unauthorized(MSG.invalidKey);
+  if (found.item.keyExpiresAt && Date.parse(found.item.keyExpiresAt) <= nowMs) throw unauthorized(MSG.keyExpired);
 
+  setRate(state, found.count, nowMs);
+  state.principal = {
+    kind: found.item.kind,
+    id: found.item.participantId,
+    keyId: found.item.keyId,
+    actor: { type: 'apiKey', id: found.item.keyId },
+  } satisfies Principal;
+  state.scope = found.item.keyId;
+  refuseKeyOnPersonRoute(state);
+}
+
+function setRate(state: RequestState, count: number, nowMs: number): void {
   const limit = config.rateLimitFor(state.route.rateClass ?? 'default');
   const windowStart = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
-  state.rate = { limit, remaining: Math.max(0, limit - found.count), reset: windowStart + WINDOW_SECONDS } satisfies RateState;
-  state.principal = { kind: found.item.kind, id: found.item.participantId, keyId: found.item.keyId } satisfies Principal;
-  state.overLimit = found.count > limit;
+  state.rate = { limit, remaining: Math.max(0, limit - count), reset: windowStart + WINDOW_SECONDS } satisfies RateState;
+  state.overLimit = count > limit;
+}
+
+/** Routes marked `caller` (person) in the route table refuse API keys, the operator's included. */
+function refuseKeyOnPersonRoute(state: RequestState): void {
+  if (state.route.caller) throw forbidden(MSG.personRequired, 'person_required');
+}
+
+/**
+ * A person: the access token verified (401 with the verifier's message otherwise), then the
+ * participant they act for: the one `X-Participant-Id` names, or their only membership. The
+ * membership item is read and rate-counted in one request (`touch`). `applicant` routes need
+ * no membership: the handler gets the person.
+ */
+async function authenticatePerson(state: RequestState, event: HttpEvent, token: string): Promise<void> {
+  const person = await verifyAccessToken(token);
+  state.person = person;
+  state.accessToken = token;
+  if (state.route.caller === 'applicant') {
+    state.scope = `user_${person.sub}`;
+    return;
+  }
+  const nowMs = Date.now();
+  const wanted = event.headers?.['x-participant-id'];
+  let participantId = wanted;
+  if (wanted === undefined) {
+    const mine = await membershipsOf(person.sub, 2);
+    if (mine.length === 0) throw forbidden(MSG.notAMember, 'not_a_member');
+    if (mine.length > 1) throw badRequest(MSG.participantIdRequired, undefined, 'participant_id_required');
+    participantId = mine[0]!.participantId;
+  }
+  const found = participantId ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs) : undefined;
+  // Not a member of the participant named: the same answer as an unknown one (nothing leaks).
+  if (!found) throw forbidden(MSG.notAMember, 'not_a_member');
+  const m = found.item;
+  setRate(state, found.count, nowMs);
+  state.principal = {
+    kind: m.participantKind,
+    id: m.participantId,
+    keyId: `user_${person.sub}`,
+    actor: { type: 'user', id: person.sub, ...(m.email ? { email: m.email } : {}) },
+    role: m.role,
+  } satisfies Principal;
+  state.scope = `user_${person.sub}@${m.participantId}`;
 }
 
 /**
@@ -111,12 +173,14 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
 export async function authorize(state: RequestState, event: HttpEvent): Promise<void> {
   const p = state.principal;
   const kinds = state.route.kinds;
-  if (!p) return; // public route
+  if (!p) return; // public route, or an applicant (a person acting for no participant yet)
+  // A person's role (DESIGN 8.3), from the route table.
+  if (p.role && !rolesFor(state.route, config.stage()).includes(p.role)) throw forbidden(MSG.insufficientRole, 'insufficient_role');
   const entityId = event.headers?.['x-entity-id'];
   if (p.kind === 'provider' && entityId !== undefined && kinds.includes('merchant')) {
     const merchant = entityId ? await getParticipant(entityId) : undefined;
     if (!merchant || merchant.type !== 'merchant' || merchant.providerId !== p.id) throw notFound(MSG.merchantNotFound);
-    state.principal = { kind: 'merchant', id: merchant.id, keyId: p.keyId, actingProviderId: p.id };
+    state.principal = { ...p, kind: 'merchant', id: merchant.id, actingProviderId: p.id };
     return;
   }
   if (kinds.includes(p.kind)) return;

@@ -10,6 +10,8 @@ import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
 import { flushMetrics } from '../platform/metrics';
 import type { HttpEvent, HttpResponse, Principal, Reply, RequestState } from './types';
+import type { AuditContext } from '../identity/audit';
+import type { Person } from '../identity/tokens';
 import { readBody, validate, type ValidationSpec } from './validation';
 
 export interface EndpointSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> extends ValidationSpec {
@@ -29,6 +31,12 @@ export interface Ctx<B, Q> {
   principal: Principal;
   requestId: string;
   headers: Record<string, string | undefined>;
+  /** Who, which request, from where: what an audited change records (identity/audit.ts). */
+  audit: AuditContext;
+  /** The signed-in person (access-token callers; on `applicant` routes the only caller there is). */
+  person?: Person;
+  /** Their access token, for Cognito calls made on their behalf. */
+  accessToken?: string;
 }
 
 type Internal = { state: RequestState };
@@ -171,6 +179,13 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
       principal: state.principal!,
       requestId: state.requestId,
       headers: event.headers ?? {},
+      audit: {
+        actor: state.principal?.actor ?? { type: 'user', id: state.person?.sub ?? 'unknown' },
+        requestId: state.requestId,
+        ip: event.requestContext?.http?.sourceIp ?? '',
+      },
+      person: state.person,
+      accessToken: state.accessToken,
     });
     return toResponse(reply);
   };

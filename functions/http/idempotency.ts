@@ -62,15 +62,15 @@ export const idempotencyRequestHash = (path: string, query: string, entityId: st
   sha256Hex(JSON.stringify([path, query, entityId, body]));
 
 /**
- * Idempotency-Key (DESIGN 6.4): scoped per API key and route, stored in the single table
+ * Idempotency-Key (DESIGN 6.4): scoped per API key (a person: per person and participant) and route, stored in the single table
  * with a TTL. Returns a stored response to replay, or claims the key for this request.
  */
 export async function claimIdempotency(state: RequestState, event: HttpEvent): Promise<void> {
   const headerKey = event.headers?.['idempotency-key'];
-  if (headerKey === undefined || !state.principal) return;
+  if (headerKey === undefined || !state.scope) return;
   if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
 
-  const pk = idempotencyPk(state.principal.keyId, `${state.route.method} ${state.route.path}`, headerKey);
+  const pk = idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey);
   const requestHash = idempotencyRequestHash(event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody);
   const now = Math.floor(Date.now() / 1000);
   const record: IdemRecord = { status: 'in_progress', requestHash, lockedUntil: now + LOCK_SECONDS, expiresAt: now + TTL_SECONDS };

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ParticipantKind, Route } from '../routes';
+import type { ParticipantKind, Role, Route } from '../routes';
+import type { Actor } from '../identity/audit';
+import type { Person } from '../identity/tokens';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string>; body: string };
@@ -12,6 +14,10 @@ export interface Principal {
   keyId: string;
   /** Set when a provider acts for one of its merchants. */
   actingProviderId?: string;
+  /** Who is calling, as the audit log names them (DESIGN 8.3). */
+  actor: Actor;
+  /** A signed-in person's role in the participant (undefined for API keys and the operator). */
+  role?: Role;
 }
 
 export interface RateState {
@@ -28,6 +34,12 @@ export interface RequestState {
   route: Route;
   params: Record<string, string>;
   principal?: Principal;
+  /** The signed-in person behind an access token (also on `applicant` routes, which have no principal). */
+  person?: Person;
+  /** The person's access token as sent (for Cognito calls made on their behalf, e.g. GetUser). */
+  accessToken?: string;
+  /** What Idempotency-Key records are scoped to: the API key, or the person (and participant). */
+  scope?: string;
   rate?: RateState;
   overLimit?: boolean;
   body?: unknown;

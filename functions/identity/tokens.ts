@@ -16,11 +16,23 @@
  * Failures a caller caused are an `AccessTokenError` (the pipeline maps it to 401 with its
  * message); a JWKS that cannot be fetched is an infrastructure fault and is rethrown as is.
  */
-import { JwtRsaVerifier } from 'aws-jwt-verify';
-import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
-import { JwtBaseError, JwtExpiredError, FetchError } from 'aws-jwt-verify/error';
 import type { Fetcher } from 'aws-jwt-verify/https';
-import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+
+/**
+ * aws-jwt-verify is loaded on the first token a Lambda instance sees, not at init: the
+ * machine traffic (API keys) never pays for it, and it is not in the handlers' bundles
+ * (lib/lambda.ts ships the package beside each API bundle, marked external; ~18 KB that would
+ * take the largest handlers over the 400 KB budget; docs/decisions.md, "People").
+ */
+const loadJwtVerify = () =>
+  Promise.all([
+    import('aws-jwt-verify'),
+    import('aws-jwt-verify/cognito-verifier'),
+    import('aws-jwt-verify/error'),
+    import('aws-jwt-verify/jwk'),
+  ]).then(([main, cognito, error, jwk]) => ({ ...main, ...cognito, ...error, ...jwk }));
+type JwtVerify = Awaited<ReturnType<typeof loadJwtVerify>>;
+let jwtVerify: Promise<JwtVerify> | undefined;
 
 /** The exact messages of a refused token (docs/decisions.md, "People and identity"). */
 export const TOKEN_MESSAGES = {
@@ -69,34 +81,40 @@ export function tokenConfigFromEnv(env: NodeJS.ProcessEnv = process.env): TokenV
  * configuration, never from the token. 1.5 s timeout: a hanging JWKS must not eat the
  * request's whole budget.
  */
-const jwksFetcher: Fetcher = {
+const jwksFetcher = (lib: JwtVerify): Fetcher => ({
   async fetch(uri) {
     const res = await fetch(uri, { signal: AbortSignal.timeout(1500), redirect: 'error' });
-    if (!res.ok) throw new FetchError(uri, `JWKS answered ${res.status}`);
+    if (!res.ok) throw new lib.FetchError(uri, `JWKS answered ${res.status}`);
     return res.arrayBuffer();
   },
-};
+});
 
 export type AccessTokenVerifier = (token: string) => Promise<Person>;
 
 /** A verifier for one pool and client; it keeps its JWKS for its whole life. */
 export function createAccessTokenVerifier(cfg: TokenVerifierConfig): AccessTokenVerifier {
-  const verifier = JwtRsaVerifier.create(
-    {
-      issuer: cfg.issuer,
-      jwksUri: cfg.jwksUri ?? `${cfg.issuer}/.well-known/jwks.json`,
-      // Access tokens have no `aud`; the client is checked on `client_id` below.
-      audience: null,
-      customJwtCheck: ({ payload }) => validateCognitoJwtFields(payload, { tokenUse: 'access', clientId: cfg.clientId }),
-    },
-    { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher }) },
-  );
+  let made: Promise<{ lib: JwtVerify; verify: (token: string) => Promise<Record<string, unknown>> }> | undefined;
+  const make = async () => {
+    const lib = await (jwtVerify ??= loadJwtVerify());
+    const verifier = lib.JwtRsaVerifier.create(
+      {
+        issuer: cfg.issuer,
+        jwksUri: cfg.jwksUri ?? `${cfg.issuer}/.well-known/jwks.json`,
+        // Access tokens have no `aud`; the client is checked on `client_id` below.
+        audience: null,
+        customJwtCheck: ({ payload }) => lib.validateCognitoJwtFields(payload, { tokenUse: 'access', clientId: cfg.clientId }),
+      },
+      { jwksCache: new lib.SimpleJwksCache({ fetcher: jwksFetcher(lib) }) },
+    );
+    return { lib, verify: (token: string) => verifier.verify(token) as Promise<Record<string, unknown>> };
+  };
   return async (token) => {
+    const { lib, verify } = await (made ??= make());
     let payload;
     try {
-      payload = await verifier.verify(token);
+      payload = await verify(token);
     } catch (e) {
-      throw toTokenError(e);
+      throw toTokenError(lib, e);
     }
     const sub = payload.sub;
     const username = payload.username;
@@ -109,11 +127,11 @@ export function createAccessTokenVerifier(cfg: TokenVerifierConfig): AccessToken
 }
 
 /** Expired is told apart (the dashboard refreshes then); every other refusal is "invalid". */
-function toTokenError(e: unknown): unknown {
-  if (e instanceof JwtExpiredError) return new AccessTokenError('expired');
+function toTokenError(lib: JwtVerify, e: unknown): unknown {
+  if (e instanceof lib.JwtExpiredError) return new AccessTokenError('expired');
   // The JWKS endpoint being down is not the caller's fault: let it surface as a fault.
-  if (e instanceof FetchError) return e;
-  if (e instanceof JwtBaseError) return new AccessTokenError('invalid');
+  if (e instanceof lib.FetchError) return e;
+  if (e instanceof lib.JwtBaseError) return new AccessTokenError('invalid');
   return e;
 }
 
@@ -133,4 +151,32 @@ export function verifyAccessToken(token: string): Promise<Person> {
     verifiers.set(key, verify);
   }
   return verify(token);
+}
+
+/** A JWT's shape (three base64url parts): what is tried as an access token rather than an API key. */
+export const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+
+/**
+ * The signed-in person's e-mail address, from Cognito's `GetUser` (authorised by the access
+ * token itself; access tokens carry no e-mail). Asked only where the address matters (an
+ * application's applicant, accepting an invitation that names an address). The endpoint is
+ * the issuer's origin path without the pool id (AWS: `https://cognito-idp.<region>.amazonaws.com`,
+ * locally the emulator's URL).
+ */
+export async function personEmail(accessToken: string): Promise<string | undefined> {
+  const { issuer } = tokenConfigFromEnv();
+  const endpoint = issuer.slice(0, issuer.lastIndexOf('/'));
+  const res = await fetch(`${endpoint}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSCognitoIdentityProviderService.GetUser' },
+    body: JSON.stringify({ AccessToken: accessToken }),
+    signal: AbortSignal.timeout(3000),
+    redirect: 'error',
+  });
+  if (!res.ok) {
+    if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
+    throw new AccessTokenError('invalid');
+  }
+  const out = (await res.json()) as { UserAttributes?: { Name: string; Value: string }[] };
+  return out.UserAttributes?.find((a) => a.Name === 'email')?.Value?.toLowerCase();
 }

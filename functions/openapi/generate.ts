@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { EVENT_CATALOG, eventBodySchema } from '../events/schemas';
 import { EVENT_TYPES, type EventType } from '../events/types';
-import { routeKey, routesFor, type Route } from '../routes';
+import { routeKey, routesFor, rolesFor, permissionOf, type Route } from '../routes';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
 
 export type Stage = 'sandbox' | 'live';
@@ -224,6 +224,15 @@ function components(stage: Stage): Json {
         scheme: 'bearer',
         description: "The platform operator's key (`OPERATOR_API_KEY`). Not rate limited.",
       },
+      personToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          "A signed-in person's Amazon Cognito access token (DESIGN 8.3): `Authorization: Bearer <access token>`. The person acts for a participant " +
+          'they are a member of (`X-Participant-Id` chooses when there are several) with their role (`x-roles`); a role the operation does not allow: ' +
+          '403 `Insufficient role`. A forged, tampered or wrong-client token: 401 `Invalid access token`; an expired one: 401 `Access token has expired`.',
+      },
     },
     parameters: {
       'Idempotency-Key': {
@@ -244,6 +253,15 @@ function components(stage: Stage): Json {
         description:
           "A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; " +
           'a provider calling a merchant endpoint without it: 400. Ignored for other callers.',
+        schema: { type: 'string' },
+      },
+      'X-Participant-Id': {
+        name: 'X-Participant-Id',
+        in: 'header',
+        required: false,
+        description:
+          'A signed-in person who belongs to several participants names the one they act for (without it: 400). ' +
+          'A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys.',
         schema: { type: 'string' },
       },
     },
@@ -344,17 +362,24 @@ function components(stage: Stage): Json {
 
 const KIND_NAMES: Record<string, string> = { bank: 'a bank', merchant: 'a merchant', provider: 'a provider', operator: 'the operator' };
 
-function whoMayCall(route: Route): string {
+function whoMayCall(route: Route, stage: Stage): string {
   if (route.kinds.length === 0) return 'Public: no API key.';
   const names = route.kinds.map((k) => KIND_NAMES[k] ?? k);
   const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
   let s = `**Who may call:** ${list}.`;
   if (route.kinds.includes('merchant')) s += ' A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`.';
   s += ' Anyone else: 403 `Forbidden for this participant type`.';
+  if (route.caller === 'applicant') return `**Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 \`This action requires a signed-in user\`.`;
+  if (route.caller === 'person') s += ' **Signed-in people only:** API keys get 403 `This action requires a signed-in user`.';
+  if (!route.kinds.every((k) => k === 'operator')) {
+    s += ` People's roles: ${rolesFor(route, stage).join(', ')}${permissionOf(route) === 'money' && stage === 'sandbox' ? ' (developer: sandbox only)' : ''} (else 403 \`Insufficient role\`).`;
+  }
   return s;
 }
 
-const isParticipantRoute = (r: Route) => r.kinds.some((k) => k !== 'operator');
+const isParticipantRoute = (r: Route) => r.kinds.some((k) => k !== 'operator') && r.caller !== 'applicant';
+/** A person's token is accepted, acting for a participant with a role (not on applicant routes). */
+const acceptsPerson = (r: Route) => isParticipantRoute(r);
 
 function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, status: number, conv: SchemaConverter): Json {
   const shape = facts.shape ?? 'envelope';
@@ -418,7 +443,7 @@ function queryParameters(zodQuery: z.ZodType, schema: Json, where: string): Json
   });
 }
 
-function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter): Json {
+function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage: Stage): Json {
   const key = routeKey(route);
   const facts = RESPONSE_FACTS[key] ?? {};
   const statuses = facts.status ?? [200];
@@ -431,10 +456,11 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter): Json
   if (spec.query) parameters.push(...queryParameters(spec.query, conv.convert(spec.query, 'input', `${key} query`, { query: true }), key));
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'));
   if (route.kinds.includes('merchant')) parameters.push(ref('parameters', 'X-Entity-Id'));
+  if (acceptsPerson(route)) parameters.push(ref('parameters', 'X-Participant-Id'));
 
   const notes: string[] = [];
   if (spec.description) notes.push(spec.description);
-  notes.push(whoMayCall(route));
+  notes.push(whoMayCall(route, stage));
   if (route.sandboxOnly) notes.push('**Sandbox only:** 404 `Route not found` in live.');
   if (typeof spec.bodyMessage === 'string') notes.push(`An invalid body is 400 \`${spec.bodyMessage}\`.`);
   if (typeof spec.queryMessage === 'string') notes.push(`An invalid query is 400 \`${spec.queryMessage}\`.`);
@@ -444,9 +470,17 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter): Json
     summary: route.summary,
     description: notes.join('\n\n'),
     tags: [tagOf(route)],
-    security: isPublic ? [] : route.kinds.every((k) => k === 'operator') ? [{ operatorKey: [] }] : [{ apiKey: [] }],
+    security: isPublic
+      ? []
+      : route.kinds.every((k) => k === 'operator')
+        ? [{ operatorKey: [] }]
+        : route.caller
+          ? [{ personToken: [] }]
+          : [{ apiKey: [] }, { personToken: [] }],
     'x-participant-kinds': route.kinds,
   };
+  if (acceptsPerson(route)) op['x-roles'] = [...rolesFor(route, stage)];
+  if (route.caller) op['x-caller'] = route.caller;
   if (route.rateClass) op['x-rate-class'] = route.rateClass;
   if (route.sandboxOnly) op['x-sandbox-only'] = true;
   if (parameters.length) op.parameters = parameters;
@@ -616,7 +650,7 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
     const item = (paths[route.path] ??= {});
     const method = route.method.toLowerCase();
     if (item[method]) throw new Error(`Duplicate route ${routeKey(route)}`);
-    item[method] = operation(route, spec, conv);
+    item[method] = operation(route, spec, conv, stage);
     const tag = tagOf(route);
     if (!usedTags.includes(tag)) usedTags.push(tag);
   }

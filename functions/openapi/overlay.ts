@@ -74,6 +74,9 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'POST /v1/webhooks/endpoints/{id}/test': { status: [202], note: '`data: {eventId, deliveryId, endpointId, type}`' },
   'GET /v1/webhooks/deliveries': { note: '`data: {deliveries[], total}`' },
   'POST /v1/webhooks/deliveries/{id}/replay': { status: [202], note: '`data`: the delivery.' },
+  'POST /v1/onboarding/applications': { status: [201] },
+  'POST /v1/keys': { status: [201] },
+  'POST /v1/team/invitations': { status: [201] },
   'GET /v1/openapi.json': { shape: 'openapi' },
   'GET /docs': { shape: 'html' },
 };

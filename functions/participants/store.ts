@@ -3,8 +3,8 @@ import { newApiKeyToken } from '../domain/api-keys';
 import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
-import { cancellationCodes, getItem, nowIso, transact, type TransactItem, table, UpdateCommand, isConditionFailure } from '../platform/table';
-import { db } from '../platform/clients';
+import { batchGet, cancellationCodes, getItem, nowIso, queryPage, transact, type TransactItem, table } from '../platform/table';
+import { auditPut, type AuditContext } from '../identity/audit';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
 export type { TrustLevel } from '../domain/trust';
@@ -44,6 +44,9 @@ export interface ApiKeyItem {
   stage: Stage;
   createdAt: string;
   revokedAt?: string;
+  /** When the key stops working (DESIGN 8.3; ISO). Not `expiresAt`: that is the table's TTL attribute. */
+  keyExpiresAt?: string;
+  lastUsedAt?: string;
   [extra: string]: unknown;
 }
 
@@ -59,10 +62,38 @@ export function newParticipantId(type: Participant['type']): string {
   return newId(ID_PREFIX[type]);
 }
 
+export interface KeyOptions {
+  name?: string;
+  /** The key stops working this many days after creation (DESIGN 8.3). */
+  expiresInDays?: number;
+}
+
+/** What a key list shows of a key (never the key): the stage prefix and its first 4 characters. */
+export const keyPrefix = (apiKey: string) => apiKey.slice(0, apiKey.indexOf('_', 3) + 5);
+
+/** A participant's keys, newest first, on gsi2 (`KEYS#<participantId>` / `<createdAt>#<keyId>`). */
+export const keysPk = (participantId: string) => `KEYS#${participantId}`;
+
+/** The key id item: the key's public facts (no hash of anything secret beyond the lookup hash). */
+export interface KeyRefItem {
+  pk: string;
+  sk: string;
+  hash: string;
+  keyId: string;
+  participantId: string;
+  name?: string;
+  prefix?: string;
+  createdAt: string;
+  keyExpiresAt?: string;
+  revokedAt?: string;
+  [extra: string]: unknown;
+}
+
 /** A new API key for the current stage, its id, and the items that store it (hash only). */
-export function newApiKey(participant: Pick<Participant, 'id' | 'type'>): {
+export function newApiKey(participant: Pick<Participant, 'id' | 'type'>, opts: KeyOptions = {}): {
   apiKey: string;
   keyId: string;
+  keyExpiresAt?: string;
   items: TransactItem[];
 } {
   const stage = config.stage();
@@ -70,6 +101,7 @@ export function newApiKey(participant: Pick<Participant, 'id' | 'type'>): {
   const keyId = newId('key');
   const hash = sha256Hex(apiKey);
   const createdAt = nowIso();
+  const keyExpiresAt = opts.expiresInDays ? nowIso(Date.parse(createdAt) + opts.expiresInDays * 86_400_000) : undefined;
   const keyItem: ApiKeyItem = {
     ...apiKeyKey(hash),
     keyId,
@@ -77,19 +109,27 @@ export function newApiKey(participant: Pick<Participant, 'id' | 'type'>): {
     kind: participant.type,
     stage,
     createdAt,
+    ...(keyExpiresAt ? { keyExpiresAt } : {}),
+  };
+  const ref: KeyRefItem = {
+    ...keyIdKey(keyId),
+    hash,
+    keyId,
+    participantId: participant.id,
+    ...(opts.name ? { name: opts.name } : {}),
+    prefix: keyPrefix(apiKey),
+    createdAt,
+    ...(keyExpiresAt ? { keyExpiresAt } : {}),
+    gsi2pk: keysPk(participant.id),
+    gsi2sk: `${createdAt}#${keyId}`,
   };
   return {
     apiKey,
     keyId,
+    keyExpiresAt,
     items: [
       { Put: { TableName: table(), Item: keyItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-      {
-        Put: {
-          TableName: table(),
-          Item: { ...keyIdKey(keyId), hash, participantId: participant.id, createdAt },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      { Put: { TableName: table(), Item: ref, ConditionExpression: 'attribute_not_exists(pk)' } },
     ],
   };
 }
@@ -99,32 +139,85 @@ export function putParticipantItem(p: Participant): TransactItem {
   return { Put: { TableName: table(), Item: p, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
-export async function createKeyFor(participant: Participant) {
-  const key = newApiKey(participant);
-  await transact(key.items);
-  return { keyId: key.keyId, apiKey: key.apiKey };
+/** A new key for the participant, recorded in its audit log in the same transaction. */
+export async function createKeyFor(participant: Pick<Participant, 'id' | 'type'>, audit: AuditContext, opts: KeyOptions = {}) {
+  const key = newApiKey(participant, opts);
+  await transact([...key.items, auditPut(participant.id, audit, 'api_key.created', key.keyId)]);
+  return { keyId: key.keyId, apiKey: key.apiKey, keyExpiresAt: key.keyExpiresAt };
 }
 
-/** Revoke a key at once. Returns false when the key id is unknown. */
-export async function revokeKey(keyId: string): Promise<{ keyId: string; participantId: string; revokedAt: string } | undefined> {
-  const ref = await getItem<{ hash: string; participantId: string }>(keyIdKey(keyId));
-  if (!ref) return undefined;
+export const getKeyRef = (keyId: string) => getItem<KeyRefItem>(keyIdKey(keyId));
+
+/**
+ * Revoke a key at once (the next request with it is 401), with its audit entry. Undefined when
+ * the key id is unknown, or (with `ownerId`) belongs to another participant. Revoking a revoked
+ * key answers its first revocation time and writes nothing.
+ */
+export async function revokeKey(
+  keyId: string,
+  audit: AuditContext,
+  ownerId?: string,
+): Promise<{ keyId: string; participantId: string; revokedAt: string } | undefined> {
+  const ref = await getKeyRef(keyId);
+  if (!ref || (ownerId !== undefined && ref.participantId !== ownerId)) return undefined;
+  const current = await getItem<ApiKeyItem>(apiKeyKey(ref.hash));
+  if (!current) return undefined;
+  if (current.revokedAt) return { keyId, participantId: ref.participantId, revokedAt: current.revokedAt };
   const revokedAt = nowIso();
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: apiKeyKey(ref.hash),
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :t)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':t': revokedAt },
-      }),
-    );
+    await transact([
+      {
+        Update: {
+          TableName: table(),
+          Key: apiKeyKey(ref.hash),
+          UpdateExpression: 'SET revokedAt = :t',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':t': revokedAt },
+        },
+      },
+      { Update: { TableName: table(), Key: keyIdKey(keyId), UpdateExpression: 'SET revokedAt = :t', ExpressionAttributeValues: { ':t': revokedAt } } },
+      auditPut(ref.participantId, audit, 'api_key.revoked', keyId),
+    ]);
   } catch (e) {
-    if (isConditionFailure(e)) return undefined;
+    // Revoked meanwhile by another request: answer its time.
+    if (cancellationCodes(e)[0] === 'ConditionalCheckFailed') return revokeKey(keyId, audit, ownerId);
     throw e;
   }
   return { keyId, participantId: ref.participantId, revokedAt };
+}
+
+export interface KeyView {
+  keyId: string;
+  name: string | null;
+  prefix: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** A page of the participant's keys, newest first, after the key `after` names (already checked its own). */
+export async function listKeys(participantId: string, limit: number, after?: KeyRefItem): Promise<{ keys: KeyView[]; hasMore: boolean }> {
+  const { items } = await queryPage({
+    IndexName: 'gsi2',
+    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keysPk(participantId), ...(after ? { ':after': `${after.createdAt}#${after.keyId}` } : {}) },
+    ScanIndexForward: false,
+    Limit: limit + 1,
+  });
+  const refs = (items as KeyRefItem[]).slice(0, limit);
+  // Last use lives on the key item (stamped by the pipeline's one request per call).
+  const used = refs.length ? await batchGet<ApiKeyItem>(refs.map((r) => apiKeyKey(r.hash)), ['pk', 'lastUsedAt']) : new Map<string, ApiKeyItem>();
+  const keys = refs.map((r) => ({
+    keyId: r.keyId,
+    name: r.name ?? null,
+    prefix: r.prefix ?? null,
+    createdAt: r.createdAt,
+    lastUsedAt: (used.get(apiKeyKey(r.hash).pk)?.lastUsedAt as string | undefined) ?? null,
+    expiresAt: r.keyExpiresAt ?? null,
+    revokedAt: r.revokedAt ?? null,
+  }));
+  return { keys, hasMore: items.length > limit };
 }
 
 export { TRUST_LEVELS, trustRank } from '../domain/trust';
@@ -208,13 +301,16 @@ export async function insertParticipant(p: Participant, keyItems: TransactItem[]
 }
 
 /** The highest trust level a provider may grant (operator). */
-export async function setMaxTrustLevel(providerId: string, maxTrustLevel: TrustLevel): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: participantKey(providerId),
-      UpdateExpression: 'SET maxTrustLevel = :m, updatedAt = :u',
-      ExpressionAttributeValues: { ':m': maxTrustLevel, ':u': nowIso() },
-    }),
-  );
+export async function setMaxTrustLevel(providerId: string, maxTrustLevel: TrustLevel, audit: AuditContext): Promise<void> {
+  await transact([
+    {
+      Update: {
+        TableName: table(),
+        Key: participantKey(providerId),
+        UpdateExpression: 'SET maxTrustLevel = :m, updatedAt = :u',
+        ExpressionAttributeValues: { ':m': maxTrustLevel, ':u': nowIso() },
+      },
+    },
+    auditPut(providerId, audit, 'provider.max_trust_level_updated', providerId),
+  ]);
 }

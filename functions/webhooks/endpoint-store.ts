@@ -7,6 +7,7 @@
  */
 import { purposeKey, open, seal } from '../domain/secrets';
 import { db } from '../platform/clients';
+import { auditPut, type AuditContext } from '../identity/audit';
 import { cancellationCodes, getItem, isConditionFailure, queryAll, table, transact, UpdateCommand, type TransactItem } from '../platform/table';
 import type { SigningSecrets } from './signing';
 
@@ -123,9 +124,13 @@ export function toApiEndpoint(ep: EndpointItem) {
 // Writes (the webhooks feature's persistence boundary for endpoints)
 
 /** Store a new endpoint within its owner's limit; false when the owner is at the limit. */
-export async function insertEndpoint(item: EndpointItem): Promise<boolean> {
+export async function insertEndpoint(item: EndpointItem, audit: AuditContext): Promise<boolean> {
   try {
-    await transact([{ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, admitEndpoint(item.ownerId)]);
+    await transact([
+      { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      admitEndpoint(item.ownerId),
+      auditPut(item.ownerId, audit, 'webhook_endpoint.created', item.id),
+    ]);
     return true;
   } catch (e) {
     if (cancellationCodes(e)[1] === 'ConditionalCheckFailed') return false;
@@ -134,11 +139,12 @@ export async function insertEndpoint(item: EndpointItem): Promise<boolean> {
 }
 
 /** Remove an endpoint at once; false when there is no such endpoint of this owner. */
-export async function deleteEndpoint(ownerId: string, id: string): Promise<boolean> {
+export async function deleteEndpoint(ownerId: string, id: string, audit: AuditContext): Promise<boolean> {
   try {
     await transact([
       { Delete: { TableName: table(), Key: endpointKey(ownerId, id), ConditionExpression: 'attribute_exists(pk)' } },
       releaseEndpoint(ownerId),
+      auditPut(ownerId, audit, 'webhook_endpoint.deleted', id),
     ]);
     return true;
   } catch (e) {
@@ -152,10 +158,17 @@ export async function deleteEndpoint(ownerId: string, id: string): Promise<boole
  * `previousSecretExpiresAt`; conditioned on the version read. False when the endpoint was
  * deleted or rotated meanwhile (read it again).
  */
-export async function replaceSecret(ep: EndpointItem, sealedSecret: string, previousSecretExpiresAt: string, now: string): Promise<boolean> {
+export async function replaceSecret(
+  ep: EndpointItem,
+  sealedSecret: string,
+  previousSecretExpiresAt: string,
+  now: string,
+  audit: AuditContext,
+): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
+    await transact([
+      {
+        Update: {
         TableName: table(),
         Key: endpointKey(ep.ownerId, ep.id),
         UpdateExpression:
@@ -169,11 +182,13 @@ export async function replaceSecret(ep: EndpointItem, sealedSecret: string, prev
           ':now': now,
           ':version': ep.secretVersion,
         },
-      }),
-    );
+        },
+      },
+      auditPut(ep.ownerId, audit, 'webhook_endpoint.secret_rotated', ep.id),
+    ]);
     return true;
   } catch (e) {
-    if (isConditionFailure(e)) return false;
+    if (cancellationCodes(e)[0] === 'ConditionalCheckFailed') return false;
     throw e;
   }
 }

@@ -17,7 +17,7 @@ import { buildArtifacts, documentPath, readExisting, type Artifact } from '../..
 import { assetHtml, loadRenderer, type DocsPageAsset } from '../../functions/openapi/docs-page';
 import { eventSchemaName, generateOpenApi, operationIdOf, type Json, type Stage } from '../../functions/openapi/generate';
 import { RESPONSE_FACTS } from '../../functions/openapi/overlay';
-import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
+import { ROUTES, rolesFor, routeKey, routesFor, type Route } from '../../functions/routes';
 import { gunzipSync } from 'node:zlib';
 
 type Doc = Json & { paths: Record<string, Record<string, Json>>; components: Record<string, Record<string, Json>>; webhooks: Record<string, Json> };
@@ -113,8 +113,13 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       const security = op.security as Json[];
       if (r.kinds.length === 0) expect(security, routeKey(r)).toEqual([]);
       else if (r.kinds.every((k) => k === 'operator')) expect(security).toEqual([{ operatorKey: [] }]);
-      else expect(security, routeKey(r)).toEqual([{ apiKey: [] }]);
+      else if (r.caller) expect(security, routeKey(r)).toEqual([{ personToken: [] }]);
+      else expect(security, routeKey(r)).toEqual([{ apiKey: [] }, { personToken: [] }]);
       expect(paramNames(doc, op).includes('header:X-Entity-Id'), routeKey(r)).toBe(r.kinds.includes('merchant'));
+      // DESIGN 8.3: a person's roles come from the route table (rolesFor), the same list the pipeline enforces.
+      const personActs = r.kinds.some((k) => k !== 'operator') && r.caller !== 'applicant';
+      expect(op['x-roles'], routeKey(r)).toEqual(personActs ? [...rolesFor(r, stage)] : undefined);
+      expect(paramNames(doc, op).includes('header:X-Participant-Id'), routeKey(r)).toBe(personActs);
       for (const m of r.path.matchAll(/\{([^}]+)\}/g)) expect(paramNames(doc, op), routeKey(r)).toContain(`path:${m[1]}`);
     }
     const schemes = doc.components.securitySchemes!;
@@ -137,7 +142,8 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const r of routesFor(stage)) {
       const op = operationOf(doc, r)!;
       const responses = op.responses as Record<string, Json>;
-      const participant = r.kinds.some((k) => k !== 'operator');
+      // Rate-limited: a participant's key or person; not the operator, not an applicant (no participant yet).
+      const participant = r.kinds.some((k) => k !== 'operator') && r.caller !== 'applicant';
       for (const code of successCodes(op)) {
         const headers = Object.keys(responses[code]!.headers as Json);
         expect(headers, `${routeKey(r)} ${code}`).toContain('X-Request-Id');

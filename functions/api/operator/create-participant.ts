@@ -4,9 +4,11 @@ import { MSG, badRequest, conflict, notFound } from '../../http/errors';
 import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '../../participants/store';
 import { createParticipantSchema } from './schemas';
 import { seedSimulatedBank } from '../../sandbox/bank-store';
+import { auditPut } from '../../identity/audit';
+import { createInvitation } from '../../people/store';
 
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
-export const handler = endpoint({ body: createParticipantSchema }, async ({ body }) => {
+export const handler = endpoint({ body: createParticipantSchema }, async ({ body, audit }) => {
   if (body.simulated && (body.type !== 'bank' || config.stage() !== 'sandbox')) {
     throw badRequest(MSG.invalidRequest, [
       { path: 'simulated', message: 'Only a bank in the sandbox stage can be simulated' },
@@ -21,7 +23,10 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
   }
   const participant = buildParticipant(body);
   const key = newApiKey(participant);
-  if ((await insertParticipant(participant, key.items)) === 'email_taken') throw conflict('Merchant with this email already exists');
+  // DESIGN 8.3: `ownerEmail` invites the participant's first owner (a bank's people sign in this way).
+  const invitation = body.ownerEmail ? await createInvitation(participant, body.ownerEmail, 'owner', audit) : undefined;
+  const items = [...key.items, auditPut(participant.id, audit, 'participant.created', participant.id), ...(invitation?.items ?? [])];
+  if ((await insertParticipant(participant, items)) === 'email_taken') throw conflict('Merchant with this email already exists');
   // Sandbox: a simulated bank gets its magic customers and devices now (functions/sandbox/).
   if (participant.simulated) await seedSimulatedBank(participant);
   return ok(201, 'Participant created', {
@@ -32,5 +37,6 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
     providerId: participant.providerId,
     ...(participant.simulated ? { simulated: true } : {}),
     apiKey: key.apiKey,
+    ...(invitation ? { invitation: { invitationId: invitation.invitationId, token: invitation.token } } : {}),
   });
 });

@@ -3,8 +3,8 @@ import { notFound } from '../../http/errors';
 import { revokeKey } from '../../participants/store';
 
 /** DELETE /v1/operator/keys/{keyId}: revoked at once (the next request with it is 401). */
-export const handler = endpoint({}, async ({ params }) => {
-  const revoked = await revokeKey(params.keyId!);
+export const handler = endpoint({}, async ({ params, audit }) => {
+  const revoked = await revokeKey(params.keyId!, audit);
   if (!revoked) throw notFound('API key not found');
   return ok(200, 'API key revoked', revoked);
 });

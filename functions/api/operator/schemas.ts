@@ -17,6 +17,8 @@ export const createParticipantSchema = z.strictObject({
   providerId: z.string().min(1).max(64).optional(),
   bankAccount: bankAccountSchema.optional(),
   simulated: z.boolean().optional(),
+  /** DESIGN 8.3: the person at this address is invited as the participant's first owner. */
+  ownerEmail: z.email().max(254).optional(),
 });
 
 export const trustLevelSchema = z.enum(TRUST_LEVELS);

@@ -15,10 +15,10 @@ export const handler = endpoint(
         ? 'Invalid trust level specified'
         : MSG.invalidRequest,
   },
-  async ({ params, body }) => {
+  async ({ params, body, audit }) => {
     const provider = await getParticipant(params.id!);
     if (!provider || provider.type !== 'provider') throw notFound(MSG.participantNotFound);
-    await setMaxTrustLevel(provider.id, body.maxTrustLevel);
+    await setMaxTrustLevel(provider.id, body.maxTrustLevel, audit);
     return ok(200, 'Provider updated', { id: provider.id, maxTrustLevel: body.maxTrustLevel });
   },
 );

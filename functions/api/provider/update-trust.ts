@@ -1,5 +1,6 @@
 import { canGrantTrustLevel, trustOf, type TrustState } from '../../domain/trust';
 import { commit } from '../../events/outbox';
+import { auditPut } from '../../identity/audit';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, forbidden, notFound } from '../../http/errors';
 import { getProviderMerchant, trustUpdateItem } from '../../merchants/store';
@@ -17,7 +18,7 @@ const MAX_ATTEMPTS = 5;
  */
 export const handler = endpoint(
   { body: updateTrustSchema, bodyMessage: trustLevelMessage('trustLevel', MSG.invalidRequest) },
-  async ({ body, principal }) => {
+  async ({ body, principal, audit }) => {
     for (let attempt = 1; ; attempt++) {
       const merchant = await getProviderMerchant(principal.id, body.entityId);
       if (!merchant) throw notFound(MSG.merchantNotFound);
@@ -36,7 +37,7 @@ export const handler = endpoint(
       const lastVerified = nowIso();
       try {
         await commit(
-          [trustUpdateItem(merchant, next, lastVerified)],
+          [trustUpdateItem(merchant, next, lastVerified), auditPut(principal.id, audit, 'merchant.trust_updated', merchant.id)],
           [{ type: 'merchant.trust.updated', to: merchant.id, data: { entityId: merchant.id, ...next, lastVerified } }],
         );
       } catch (e) {

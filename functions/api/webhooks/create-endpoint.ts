@@ -12,7 +12,7 @@ import { createEndpointSchema, normaliseEvents } from './schemas';
  */
 export const handler = endpoint(
   { body: createEndpointSchema, description: 'Add a webhook endpoint. The secret is shown only in this response.' },
-  async ({ body, principal }) => {
+  async ({ body, principal, audit }) => {
     const id = newId('whe');
     const secret = newSecret();
     const now = nowIso();
@@ -28,7 +28,7 @@ export const handler = endpoint(
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await insertEndpoint(item))) {
+    if (!(await insertEndpoint(item, audit))) {
       throw new AppError(409, MSG.webhookEndpointLimit, 'endpoint_limit_reached', [
         { path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` },
       ]);

@@ -10,7 +10,7 @@ import { MSG, conflict, notFound } from '../../http/errors';
  */
 export const handler = endpoint(
   { description: 'Rotate the signing secret; the previous one keeps signing alongside for 24 h.' },
-  async ({ params, principal }) => {
+  async ({ params, principal, audit }) => {
     const id = params.id;
     if (!isIdShaped(id, 'whe')) throw notFound(MSG.webhookEndpointNotFound);
     for (let round = 0; round < 3; round++) {
@@ -21,7 +21,7 @@ export const handler = endpoint(
       const now = new Date(nowMs).toISOString();
       const previousSecretExpiresAt = new Date(nowMs + secretOverlapSeconds() * 1000).toISOString();
       // Deleted, or rotated concurrently: look again.
-      if (!(await replaceSecret(ep, await sealSecret(id, secret), previousSecretExpiresAt, now))) continue;
+      if (!(await replaceSecret(ep, await sealSecret(id, secret), previousSecretExpiresAt, now, audit))) continue;
       return ok(200, 'Webhook secret rotated', { id, secret, previousSecretExpiresAt });
     }
     throw conflict('Webhook secret is being rotated concurrently', 'rotation_conflict');

@@ -1,0 +1,19 @@
+import { config } from '../../config';
+import { endpoint, ok } from '../../http/endpoint';
+import { personEmail } from '../../identity/tokens';
+import { createApplication } from '../../people/store';
+import { applicationSchema } from './schemas';
+
+/**
+ * POST /v1/onboarding/applications (person, DESIGN 8.3): the business details are stored;
+ * the sandbox approves at once (the participant exists and the applicant is its owner), live
+ * waits for the operator.
+ */
+export const handler = endpoint(
+  { body: applicationSchema, description: 'Apply to join as a merchant or provider. Sandbox approves at once; live waits for the operator.' },
+  async ({ body, person, accessToken, audit }) => {
+    const email = await personEmail(accessToken!);
+    const app = await createApplication(person!, email, body, config.stage() === 'sandbox', audit);
+    return ok(201, 'Application submitted', { applicationId: app.applicationId, status: app.status, participantId: app.participantId ?? null });
+  },
+);

@@ -1,0 +1,1 @@
+export { application as data } from '../shapes';

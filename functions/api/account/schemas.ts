@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { ROLES } from '../../routes';
+import { cursorPaging, safeText } from '../../http/schemas';
+
+const country = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code');
+
+/** POST /v1/onboarding/applications (DESIGN 8.3). */
+export const applicationSchema = z.strictObject({
+  type: z.enum(['merchant', 'provider']),
+  businessName: safeText(200),
+  email: z.email().max(254),
+  country,
+  registrationNumber: safeText(64),
+  website: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  address: z.strictObject({ line1: safeText(200), city: safeText(100), country }),
+});
+
+export const createKeySchema = z.strictObject({
+  name: safeText(100).optional(),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+export const roleSchema = z.enum(ROLES as [string, ...string[]] as ['owner', 'admin', 'developer', 'viewer']);
+
+export const inviteSchema = z.strictObject({ email: z.email().max(254), role: roleSchema });
+export const updateMemberSchema = z.strictObject({ role: roleSchema });
+
+export const pageQuery = z.strictObject(cursorPaging);

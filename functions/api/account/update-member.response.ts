@@ -1,0 +1,1 @@
+export { member as data } from '../shapes';

@@ -1,0 +1,27 @@
+/**
+ * Team changes (DESIGN 8.3): a member's role changed, or the member removed. Only an owner
+ * may grant, change or remove the owner role (403); the last owner cannot stop being one
+ * (409 `A participant needs at least one owner`, enforced in the store's transaction).
+ */
+import { AppError, MSG, conflict, forbidden, notFound } from '../http/errors';
+import type { AuditContext } from '../identity/audit';
+import { getMembership } from '../identity/members';
+import type { Role } from '../routes';
+import { changeMember } from './store';
+
+const MAX_ATTEMPTS = 3;
+
+/** `role` undefined: remove the member. `actorRole` is the caller's own role. */
+export async function changeTeamMember(participantId: string, actorRole: Role | undefined, userId: string, role: Role | undefined, audit: AuditContext) {
+  for (let attempt = 1; ; attempt++) {
+    const member = await getMembership(userId, participantId);
+    if (!member) throw notFound(MSG.memberNotFound);
+    if ((member.role === 'owner' || role === 'owner') && actorRole !== 'owner') throw forbidden(MSG.ownerOnly, 'owner_only');
+    if (role === member.role) return member;
+    const done = await changeMember(participantId, member, role, audit);
+    if (done.ok) return { ...member, role: role ?? member.role };
+    if (done.reason === 'last_owner') throw conflict(MSG.lastOwner, 'last_owner');
+    // The member changed meanwhile (another request): decide again on what is there now.
+    if (attempt >= MAX_ATTEMPTS) throw new AppError(409, MSG.memberChanged, 'conflict');
+  }
+}
