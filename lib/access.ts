@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import type { Route } from '../functions/routes';
 import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
 import { apiKeyKey } from '../functions/participants/store';
+import { membershipKey } from '../functions/identity/members';
 import type { WorkQueues } from './data';
 import { pascal } from './settings';
 
@@ -15,7 +16,8 @@ import { pascal } from './settings';
  *
  * - `public`: no key (docs); logs only, no table access.
  * - `read`: GetItem/BatchGetItem/Query on the table and its indexes, plus UpdateItem on
- *   API-key items only (every authenticated request counts its rate-limit window there).
+ *   API-key and membership items only (every authenticated request counts its rate-limit
+ *   window on its key's item, or on a signed-in person's membership item).
  * - `readIdempotent`: `read` + Put/Update/DeleteItem on idempotency records only: a POST
  *   route that only reads still stores its Idempotency-Key record (DESIGN 6.4).
  * - `write`: read/write on the table and indexes, SendMessage on the work queues (never the
@@ -31,6 +33,8 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method'>): R
 
 /** Partition-key prefix of API-key items (functions/participants/store.ts). */
 export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
+/** A person's membership items: the pipeline counts a signed-in person's rate-limit window there. */
+export const MEMBERSHIP_PK_PREFIX = membershipKey('', '').pk;
 /** Partition-key prefix of idempotency records (functions/http/idempotency.ts). */
 export const IDEMPOTENCY_PK_PREFIX = idempotencyPk('', '', '').split('#')[0] + '#';
 
@@ -80,7 +84,7 @@ export class AccessRoles extends Construct {
       case 'read':
       case 'readIdempotent':
         this.allowTableRead(role);
-        this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`]);
+        this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`, `${MEMBERSHIP_PK_PREFIX}*`]);
         if (profile === 'readIdempotent') {
           this.allowOnLeadingKeys(
             role,

@@ -5,7 +5,7 @@ import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
 import { membershipKey, membershipsOf, type Membership } from '../identity/members';
-import { looksLikeJwt, verifyAccessToken } from '../identity/tokens';
+import { AccessTokenError, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
 import { rolesFor } from '../routes';
 import { isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
@@ -135,7 +135,9 @@ function refuseKeyOnPersonRoute(state: RequestState): void {
  * no membership: the handler gets the person.
  */
 async function authenticatePerson(state: RequestState, event: HttpEvent, token: string): Promise<void> {
-  const person = await verifyAccessToken(token);
+  const person = await verifyAccessToken(token).catch((e: unknown) => {
+    throw e instanceof AccessTokenError ? unauthorized(e.message) : e;
+  });
   state.person = person;
   state.accessToken = token;
   if (state.route.caller === 'applicant') {

@@ -291,8 +291,9 @@ export async function changeMember(participantId: string, member: Membership, ro
     await transact(items);
   } catch (e) {
     const codes = cancellationCodes(e);
-    if (codes[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'changed' };
     if (codes[2] === 'ConditionalCheckFailed') return { ok: false, reason: 'last_owner' };
+    // The member changed meanwhile, or another transaction held one of the items: decide again.
+    if (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict')) return { ok: false, reason: 'changed' };
     throw e;
   }
   return { ok: true };

@@ -8,8 +8,9 @@ import type { AuditContext } from '../identity/audit';
 import { getMembership } from '../identity/members';
 import type { Role } from '../routes';
 import { changeMember } from './store';
+import { conflictBackoff } from '../platform/retry';
 
-const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 5;
 
 /** `role` undefined: remove the member. `actorRole` is the caller's own role. */
 export async function changeTeamMember(participantId: string, actorRole: Role | undefined, userId: string, role: Role | undefined, audit: AuditContext) {
@@ -23,5 +24,6 @@ export async function changeTeamMember(participantId: string, actorRole: Role | 
     if (done.reason === 'last_owner') throw conflict(MSG.lastOwner, 'last_owner');
     // The member changed meanwhile (another request): decide again on what is there now.
     if (attempt >= MAX_ATTEMPTS) throw new AppError(409, MSG.memberChanged, 'conflict');
+    await conflictBackoff(attempt, { base: 10, cap: 200 });
   }
 }

@@ -59,3 +59,25 @@ export async function signIn(email: string, password: string, clientId = emulato
     client.destroy();
   }
 }
+
+/** A signed-in person's calls: their access token, and the participant they act for when given. */
+export function personCaller(t: { call: <T = any>(m: string, p: string, o?: any) => Promise<any> }, who: SignedIn, participantId?: string) {
+  return <T = any>(method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number>; headers?: Record<string, string> } = {}) =>
+    t.call<T>(method, path, {
+      ...opts,
+      key: who.accessToken,
+      headers: { ...(participantId ? { 'x-participant-id': participantId } : {}), ...opts.headers },
+    });
+}
+
+/** A valid application body (DESIGN 8.3). */
+export const applicationBody = (type: 'merchant' | 'provider' = 'merchant', extra: Record<string, unknown> = {}) => ({
+  type,
+  businessName: `Ada Stores ${randomToken(6)}`,
+  email: newEmail('biz'),
+  country: 'NG',
+  registrationNumber: `RC${randomToken(8)}`,
+  website: 'https://ada.example.com',
+  address: { line1: '1 Marina', city: 'Lagos', country: 'NG' },
+  ...extra,
+});

@@ -1,0 +1,117 @@
+/**
+ * People on the live stage (issue 17, DESIGN 8.3): an application waits for the operator, who
+ * approves or rejects it (recorded with who and when); banks come in through the operator's
+ * `ownerEmail` invitation; a developer may not move live money; trust changes are audited.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app';
+import { applicationBody, newEmail, personCaller, signUpAndIn } from '../support/people';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ STAGE: 'live' });
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const op = (method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number> } = {}) => t.call(method, path, { ...opts, key: t.operatorKey });
+
+describe('applications wait for the operator in live', () => {
+  it('pending -> listed -> approved: the participant exists, the applicant owns it, the key calls the API', async () => {
+    const who = await signUpAndIn();
+    const as = personCaller(t, who);
+    const body = applicationBody('provider');
+    const applied = await as('POST', '/v1/onboarding/applications', { body });
+    expect(applied.status).toBe(201);
+    expect(applied.body.data).toEqual({ applicationId: expect.stringMatching(/^app_/), status: 'pending', participantId: null });
+    const id = applied.body.data.applicationId as string;
+    // Not a member of anything yet.
+    expect((await as('POST', '/v1/keys', { body: {} })).body.message).toBe('You are not a member of this participant');
+
+    const queue = await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } });
+    expect(queue.status).toBe(200);
+    expect(queue.body.data.applications.find((a: { applicationId: string }) => a.applicationId === id)).toMatchObject({
+      status: 'pending', type: 'provider', businessName: body.businessName, address: body.address, applicantEmail: who.email,
+    });
+
+    const approved = await op('POST', `/v1/operator/applications/${id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body.data).toMatchObject({ applicationId: id, status: 'approved', decidedBy: 'operator', decidedAt: expect.any(String), participantId: expect.stringMatching(/^prv_/) });
+    const again = await op('POST', `/v1/operator/applications/${id}/approve`);
+    expect([again.status, again.body.message]).toEqual([409, 'Application has already been decided']);
+    expect((await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } })).body.data.applications.map((a: { applicationId: string }) => a.applicationId)).not.toContain(id);
+
+    expect((await as('GET', `/v1/onboarding/applications/${id}`)).body.data.status).toBe('approved');
+    const key = await as('POST', '/v1/keys', { body: { name: 'prod' } });
+    expect(key.status).toBe(201);
+    expect(key.body.data.apiKey).toMatch(/^sk_live_/);
+    expect((await t.call('GET', '/v1/provider/merchants', { key: key.body.data.apiKey })).status).toBe(200);
+    const log = (await as('GET', '/v1/audit-log')).body.data.entries;
+    expect(log.map((e: { action: string }) => e.action)).toEqual(['api_key.created', 'application.approved']);
+    expect(log[1].actor).toEqual({ type: 'operator', id: 'operator' });
+  });
+
+  it('rejected with a reason the applicant reads; unknown ids are 404; bad input is 400', async () => {
+    const who = await signUpAndIn();
+    const as = personCaller(t, who);
+    const id = (await as('POST', '/v1/onboarding/applications', { body: applicationBody() })).body.data.applicationId;
+    const bad = await op('POST', `/v1/operator/applications/${id}/reject`, { body: {} });
+    expect(bad.status).toBe(400);
+    const rejected = await op('POST', `/v1/operator/applications/${id}/reject`, { body: { reason: 'Registration number not found' } });
+    expect(rejected.body.data).toMatchObject({ status: 'rejected', reason: 'Registration number not found', participantId: null });
+    expect((await as('GET', `/v1/onboarding/applications/${id}`)).body.data).toMatchObject({ status: 'rejected', reason: 'Registration number not found' });
+    expect((await op('POST', `/v1/operator/applications/${id}/approve`)).status).toBe(409);
+    const unknown = await op('POST', '/v1/operator/applications/app_unknown/approve');
+    expect([unknown.status, unknown.body.message]).toEqual([404, 'Application not found']);
+    expect((await op('GET', '/v1/operator/applications', { query: { status: 'rejected', limit: 100 } })).body.data.applications.map((a: { applicationId: string }) => a.applicationId)).toContain(id);
+    // A person cannot use the operator's routes.
+    expect((await as('GET', '/v1/operator/applications')).status).toBe(403);
+  });
+});
+
+describe('banks through the operator; roles in live', () => {
+  it("the operator's ownerEmail invites the bank's owner; a developer cannot move live money but manages keys", async () => {
+    const bankOwner = await signUpAndIn();
+    const created = await op('POST', '/v1/operator/participants', { body: { type: 'bank', name: 'First Bank', email: newEmail('bank'), ownerEmail: bankOwner.email } });
+    expect(created.status).toBe(201);
+    const { token } = created.body.data.invitation;
+    expect(token).toMatch(/^idpinv_/);
+    const joined = await personCaller(t, bankOwner)('POST', `/v1/team/invitations/${token}/accept`);
+    expect(joined.body.data).toMatchObject({ participantId: created.body.data.id, participantType: 'bank', role: 'owner' });
+    const bank = personCaller(t, bankOwner);
+    expect((await bank('GET', '/v1/bank/customer-decisions')).status).toBe(200);
+
+    const dev = await signUpAndIn();
+    const inv = await bank('POST', '/v1/team/invitations', { body: { email: dev.email, role: 'developer' } });
+    await personCaller(t, dev)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`);
+    const asDev = personCaller(t, dev);
+    const money = await asDev('POST', '/v1/bank/customers', { body: { customers: [] } });
+    expect([money.status, money.body.message]).toEqual([403, 'Insufficient role']);
+    expect((await asDev('POST', '/v1/billing/bank-response', { body: {} })).body.message).toBe('Insufficient role');
+    expect((await asDev('POST', '/v1/keys', { body: { name: 'dev' } })).status).toBe(201);
+    expect((await asDev('GET', '/v1/bank/customer-decisions')).status).toBe(200);
+    const actions = (await bank('GET', '/v1/audit-log')).body.data.entries.map((e: { action: string }) => e.action);
+    expect(actions.slice(0, 4)).toEqual(['api_key.created', 'member.joined:developer', 'invitation.created:developer', 'member.joined:owner']);
+    // Written in one transaction (the same instant): either order.
+    expect(actions.slice(4).sort()).toEqual(['invitation.created:owner', 'participant.created']);
+  });
+
+  it('trust changes are in the audit log of the participant that made them', async () => {
+    const provider = await op('POST', '/v1/operator/participants', { body: { type: 'provider', name: 'PSP', email: newEmail('psp') } });
+    const pKey = provider.body.data.apiKey as string;
+    const merchants = await t.call('POST', '/v1/provider/merchants', { key: pKey, body: { merchants: [{ name: 'Shop', email: newEmail('shop') }] } });
+    const merchantId = merchants.body.data.merchants[0].id ?? merchants.body.data.merchants[0].entityId;
+    const upd = await t.call('PATCH', '/v1/provider/merchant/trust', { key: pKey, body: { entityId: merchantId, trusted: true } });
+    expect(upd.status).toBe(200);
+    const max = await op('PATCH', `/v1/operator/providers/${provider.body.data.id}`, { body: { maxTrustLevel: 'premium' } });
+    expect(max.status).toBe(200);
+    const log = (await t.call('GET', '/v1/audit-log', { key: pKey })).body.data.entries;
+    expect(log.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([
+      ['provider.max_trust_level_updated', provider.body.data.id],
+      ['merchant.trust_updated', merchantId],
+      ['participant.created', provider.body.data.id],
+    ]);
+    expect(log[1].actor).toMatchObject({ type: 'apiKey', id: expect.stringMatching(/^key_/) });
+  });
+});
