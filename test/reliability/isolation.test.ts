@@ -23,6 +23,7 @@ import { bankResponse, pay, webhook } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, expectOk, pathFor, secretsOf, type Group } from './world';
+import { applicationBody, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 
 let t: TestApp;
 let rx: Receiver;
@@ -185,6 +186,9 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   'PATCH /v1/operator/providers/{id}': { owners: O_OWNERS, prepare: async (r) => ({ path: path(r), body: { maxTrustLevel: 'premium' } }) },
+  // Applications: the sandbox approves at once, so the operator's control decision is 409 (already decided).
+  'POST /v1/operator/applications/{id}/approve': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }) }) },
+  'POST /v1/operator/applications/{id}/reject': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }), body: { reason: 'isolation' } }) },
 
   // Bank resources.
   'GET /v1/bank/customers/batches/{batchId}': { owners: B_OWNERS, notFound: MSG.batchNotFound, prepare: async (r) => ({ path: path(r) }) },
@@ -350,7 +354,7 @@ describe('isolation matrix', () => {
     const missing: string[] = [];
     for (const route of ROUTES) {
       const ids = await idFields(route);
-      if (ids.length && !FIXTURES[routeKey(route)]) missing.push(`${routeKey(route)} (takes ${ids.join(', ')})`);
+      if (ids.length && !FIXTURES[routeKey(route)] && !PERSON_FIXTURES[routeKey(route)]) missing.push(`${routeKey(route)} (takes ${ids.join(', ')})`);
     }
     expect(missing, `id-taking routes without an isolation fixture: add them to FIXTURES in test/reliability/isolation.test.ts:\n${missing.join('\n')}`).toEqual([]);
     const known = new Set(ROUTES.map(routeKey));
@@ -360,6 +364,7 @@ describe('isolation matrix', () => {
   for (const route of ROUTES) {
     const fixture = FIXTURES[routeKey(route)];
     if (!fixture) continue;
+    if (route.caller) throw new Error(`${routeKey(route)} is for people: its fixture belongs in PERSON_FIXTURES`);
     it(`${routeKey(route)}: every other participant gets 403/404, never data; nothing changes; the owner succeeds`, async () => {
       const req = await fixture.prepare(route);
       await t.app.settle();
@@ -411,6 +416,110 @@ describe('isolation matrix', () => {
         const text = JSON.stringify(r.body);
         expect(secrets.some((s) => text.includes(s)) || text.includes(A.merchant.id) || text.includes(A.customerId), 'the owner list shows the resource').toBe(true);
       }
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// People's routes (DESIGN 8.3): callers are signed-in people. personA owns participant PA,
+// personB owns PB, personC is a member of nothing; every API key and the operator's key are
+// refused on these routes (403 `This action requires a signed-in user`).
+
+type PersonCaller = 'personA' | 'personB' | 'personC' | 'merchantA key' | 'operator key';
+const PERSON_CALLERS: PersonCaller[] = ['personA', 'personB', 'personC', 'merchantA key', 'operator key'];
+
+interface PersonFixture {
+  /** The answer for personB and personC (another participant's, or no participant). */
+  others: { status: number; message: string };
+  /** personC's answer when it differs (a person of no participant meets the membership check first). */
+  personC?: { status: number; message: string };
+  /** The request, and its owner when not personA (the invitee of an invitation). */
+  prepare(route: Route): Promise<Req & { owner?: SignedIn }>;
+}
+
+let P: { a: SignedIn; b: SignedIn; c: SignedIn; pa: string; pb: string; applicationId: string };
+
+async function personParticipant(who: SignedIn): Promise<{ participantId: string; applicationId: string }> {
+  const r = await personCaller(t, who)('POST', '/v1/onboarding/applications', { body: applicationBody() });
+  expectOk(r, 201, 'application');
+  return r.body.data;
+}
+
+beforeAll(async () => {
+  const [a, b, c] = [await signUpAndIn(), await signUpAndIn(), await signUpAndIn()];
+  const pa = await personParticipant(a);
+  const pb = await personParticipant(b);
+  P = { a, b, c, pa: pa.participantId, pb: pb.participantId, applicationId: pa.applicationId };
+}, 60_000);
+
+const NOT_MEMBER = { status: 403, message: MSG.notAMember };
+async function freshKeyOfA(): Promise<string> {
+  const r = await personCaller(t, P.a)('POST', '/v1/keys', { body: { name: 'iso' } });
+  expectOk(r, 201, 'key');
+  return r.body.data.keyId;
+}
+async function freshMemberOfA(): Promise<string> {
+  const who = await signUpAndIn();
+  const inv = await personCaller(t, P.a)('POST', '/v1/team/invitations', { body: { email: who.email, role: 'viewer' } });
+  expectOk(inv, 201, 'invitation');
+  expectOk(await personCaller(t, who)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`), 200, 'accept');
+  return who.sub;
+}
+
+const PERSON_FIXTURES: Record<string, PersonFixture> = {
+  'GET /v1/onboarding/applications/{id}': {
+    others: { status: 404, message: MSG.applicationNotFound },
+    prepare: async (r) => ({ path: r.path.replace('{id}', P.applicationId) }),
+  },
+  'DELETE /v1/keys/{keyId}': {
+    others: { status: 404, message: MSG.keyNotFound },
+    personC: NOT_MEMBER,
+    prepare: async (r) => ({ path: r.path.replace('{keyId}', await freshKeyOfA()) }),
+  },
+  'PATCH /v1/team/members/{userId}': {
+    others: { status: 404, message: MSG.memberNotFound },
+    personC: NOT_MEMBER,
+    prepare: async (r) => ({ path: r.path.replace('{userId}', await freshMemberOfA()), body: { role: 'developer' } }),
+  },
+  'DELETE /v1/team/members/{userId}': {
+    others: { status: 404, message: MSG.memberNotFound },
+    personC: NOT_MEMBER,
+    prepare: async (r) => ({ path: r.path.replace('{userId}', await freshMemberOfA()) }),
+  },
+  // An invitation is for one e-mail address: anyone else (its inviter included) is refused, and it stays usable.
+  'POST /v1/team/invitations/{token}/accept': {
+    others: { status: 403, message: MSG.invitationOtherEmail },
+    prepare: async (r) => {
+      const invitee = await signUpAndIn();
+      const inv = await personCaller(t, P.a)('POST', '/v1/team/invitations', { body: { email: invitee.email, role: 'viewer' } });
+      expectOk(inv, 201, 'invitation');
+      return { path: r.path.replace('{token}', inv.body.data.token), owner: invitee };
+    },
+  },
+};
+
+describe("isolation matrix: people's routes", () => {
+  for (const route of ROUTES.filter((r) => PERSON_FIXTURES[routeKey(r)])) {
+    const fixture = PERSON_FIXTURES[routeKey(route)]!;
+    it(`${routeKey(route)}: other people get ${fixture.others.status}, keys 403, nothing changes; the owner succeeds`, async () => {
+      const req = await fixture.prepare(route);
+      await t.app.settle();
+      const before = await snapshotTable();
+      const problems: string[] = [];
+      for (const who of PERSON_CALLERS.filter((c) => req.owner || c !== 'personA')) {
+        const person = who === 'personA' ? P.a : who === 'personB' ? P.b : who === 'personC' ? P.c : undefined;
+        const r = person
+          ? await personCaller(t, person)(route.method, req.path, { body: req.body, query: req.query })
+          : await t.call(route.method, req.path, { key: who === 'operator key' ? t.operatorKey : A.merchant.apiKey, body: req.body, query: req.query });
+        const want = person ? (who === 'personC' && fixture.personC) || fixture.others : { status: 403, message: MSG.personRequired };
+        if (r.status !== want.status || r.body?.message !== want.message) problems.push(`${who}: expected ${want.status} ${want.message}, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      }
+      await t.app.settle();
+      const diff = diffSnapshots(before, await snapshotTable());
+      if (diff.length) problems.push(`the table changed:\n    ${diff.join('\n    ')}`);
+      expect(problems, problems.join('\n')).toEqual([]);
+      const owner = await personCaller(t, req.owner ?? P.a)(route.method, req.path, { body: req.body, query: req.query });
+      expect(owner.status >= 200 && owner.status < 300, `owner: ${owner.status} ${JSON.stringify(owner.body)}`).toBe(true);
     });
   }
 });

@@ -3,8 +3,8 @@
  *
  * - `snapshotTable` / `diffSnapshots`: the test's own table, whole (a Scan), so a test can
  *   prove that a rejected request wrote nothing. What legitimately changes on every
- *   request is left out: the API-key item's rate-limit window counters (`rlw_*`/`rln_*`)
- *   and idempotency records (`IDEM#…`).
+ *   request is left out: the caller's item's (an API key's, or a person's membership)
+ *   rate-limit window counters (`rlw_*`/`rln_*`) and `lastUsedAt`, and idempotency records (`IDEM#…`).
  * - arbitraries of hostile input built from scratch: random JSON, wrong types, huge and
  *   unicode strings, deep nesting, prototype-pollution keys, numbers JSON.stringify cannot
  *   write (`1e309`, `-0`), 10,000-element arrays, malformed JSON text, and "almost valid"
@@ -24,13 +24,14 @@ import { table } from '../../functions/platform/table';
 
 export type Snapshot = Map<string, string>;
 
-const RATE_ATTR = /^rl[wn]_/;
+/** What the pipeline stamps on the caller's item on every request: rate windows and last use. */
+const RATE_ATTR = /^(rl[wn]_|lastUsedAt$)/;
 
 /** Stable JSON (sorted keys) of an item, without the attributes that change on every request. */
 function normalize(item: Record<string, unknown>): string {
   const pk = String(item.pk);
   const keep = Object.keys(item)
-    .filter((k) => !(pk.startsWith('APIKEY#') && RATE_ATTR.test(k)))
+    .filter((k) => !((pk.startsWith('APIKEY#') || pk.startsWith('USER#')) && RATE_ATTR.test(k)))
     .sort();
   return JSON.stringify(keep.map((k) => [k, sortDeep(item[k])]));
 }
