@@ -35,7 +35,8 @@ import {
   type Snapshot,
 } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { buildGroup, exampleFor, pathFor, type Group } from './world';
+import { buildGroup, exampleFor, pathFor, withPeople, type Group } from './world';
+import type { SignedIn } from '../support/people';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const RUNS = Number(process.env.FUZZ_RUNS || (LONG ? 300 : 15));
@@ -45,6 +46,7 @@ const MULTI_STATUS = new Set(['POST /v1/billing/intent', 'POST /v1/customer/bill
 let t: TestApp;
 let rx: Receiver;
 let g: Group;
+let person: SignedIn;
 let snap: Snapshot;
 const tally = new Map<string, Record<string, number>>();
 
@@ -56,6 +58,8 @@ beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_MAX_ATTEMPTS: '1', APPROVAL_WINDOW_SECONDS: '86400' });
   rx = await startReceiver();
   g = await buildGroup(t, rx, 'fz');
+  g.people = await withPeople(t);
+  person = g.people.person;
   await t.app.settle();
   snap = await snapshotTable();
 }, 120_000);
@@ -77,6 +81,8 @@ interface Caller {
 
 function callersFor(route: Route): Caller[] {
   if (route.kinds.length === 0) return [{ label: 'public', headers: {} }];
+  // People's routes (DESIGN 8.3): a signed-in person, owner of their own participant.
+  if (route.caller) return [{ label: 'person', key: person.accessToken, headers: {} }];
   const out: Caller[] = [];
   if (route.kinds.includes('operator')) out.push({ label: 'operator', key: t.operatorKey, headers: {} });
   if (route.kinds.includes('merchant')) {

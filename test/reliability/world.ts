@@ -13,6 +13,7 @@ import type { Route } from '../../functions/routes';
 import type { TestApp } from '../support/app';
 import { bankResponse, bill, decide, lookupPhraseFor, pay, webhook, type Hook, type Party } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
+import { applicationBody, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 
 export interface Group {
   label: string;
@@ -39,6 +40,31 @@ export interface Group {
   eventId: string;
   bankDeliveryId: string;
   keyId: string;
+  /** People (DESIGN 8.3), when a suite adds them (withPeople): a person owning their own participant. */
+  people?: People;
+}
+
+export interface People {
+  person: SignedIn;
+  participantId: string;
+  applicationId: string;
+  /** A key the person created. */
+  personKeyId: string;
+  /** An open invitation of the person's participant (for someone else). */
+  invitationToken: string;
+}
+
+/** A signed-in person who applied (sandbox: approved at once), with a key and an open invitation. */
+export async function withPeople(t: TestApp): Promise<People> {
+  const person = await signUpAndIn();
+  const as = personCaller(t, person);
+  const app = await as('POST', '/v1/onboarding/applications', { body: applicationBody() });
+  expectOk(app, 201, 'application');
+  const key = await as('POST', '/v1/keys', { body: { name: 'world' } });
+  expectOk(key, 201, 'person key');
+  const inv = await as('POST', '/v1/team/invitations', { body: { email: `invitee-${randomToken(8).toLowerCase()}@example.com`, role: 'viewer' } });
+  expectOk(inv, 201, 'invitation');
+  return { person, participantId: app.body.data.participantId, applicationId: app.body.data.applicationId, personKeyId: key.body.data.keyId, invitationToken: inv.body.data.token };
 }
 
 export function expectOk(r: { status: number; body: unknown }, status: number | number[], what: string): void {
@@ -186,6 +212,17 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'POST /v1/webhooks/deliveries/{id}/replay#id': g.deliveryId,
     'GET /v1/events/{id}#id': g.eventId,
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
+    ...(g.people
+      ? {
+          'GET /v1/onboarding/applications/{id}#id': g.people.applicationId,
+          'POST /v1/operator/applications/{id}/approve#id': g.people.applicationId,
+          'POST /v1/operator/applications/{id}/reject#id': g.people.applicationId,
+          'DELETE /v1/keys/{keyId}#keyId': g.people.personKeyId,
+          'POST /v1/team/invitations/{token}/accept#token': g.people.invitationToken,
+          'PATCH /v1/team/members/{userId}#userId': g.people.person.sub,
+          'DELETE /v1/team/members/{userId}#userId': g.people.person.sub,
+        }
+      : {}),
   };
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (encoded[name] !== undefined) return encoded[name];
@@ -274,6 +311,22 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { query: { status: 'delivered', type: 'billing.response', limit: '10', skip: '0' } };
     case 'GET /v1/events':
       return { query: { type: 'billing.response', deliverySuccess: 'true', createdFrom: '2020-01-01T00:00:00.000Z', createdTo: '2100-01-01T00:00:00.000Z', limit: '10' } };
+    case 'POST /v1/onboarding/applications':
+      return { body: applicationBody() };
+    case 'POST /v1/keys':
+      return { body: { name: 'Fuzz key', expiresInDays: 30 } };
+    case 'POST /v1/team/invitations':
+      return { body: { email: `fuzz-${uniq}@example.com`, role: 'developer' } };
+    case 'PATCH /v1/team/members/{userId}':
+      return { body: { role: 'owner' } };
+    case 'POST /v1/operator/applications/{id}/reject':
+      return { body: { reason: 'Fuzz' } };
+    case 'GET /v1/operator/applications':
+      return { query: { status: 'approved', limit: '10' } };
+    case 'GET /v1/keys':
+    case 'GET /v1/team/members':
+    case 'GET /v1/audit-log':
+      return { query: { limit: '10' } };
     case 'POST /v1/sandbox/recurring/{scheduleId}/run':
     case 'POST /v1/sandbox/billing-requests/{id}/expire':
     case 'POST /v1/sandbox/settlements/run':
