@@ -398,7 +398,7 @@ describe('least privilege (sandbox)', () => {
     'dynamodb:*',
   ];
 
-  it('a read route (GET /v1/recurring) only reads, and updates nothing but API-key items', () => {
+  it("a read route (GET /v1/recurring) only reads, and updates nothing but API-key and membership items (the caller's rate window)", () => {
     const route = ROUTES.find((r) => routeKey(r) === 'GET /v1/recurring')!;
     expect(route.access).toBe('read');
     const [fnId] = functionOf(b(), route.handler);
@@ -412,7 +412,7 @@ describe('least privilege (sandbox)', () => {
     );
     const updates = withAction(statements, 'dynamodb:UpdateItem');
     expect(updates).toHaveLength(1);
-    expect(updates[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } });
+    expect(updates[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'USER#*'] } });
     expect(arr(updates[0]!.Action)).toEqual(['dynamodb:UpdateItem']);
     // Reads cover the table and its indexes, nothing else.
     const reads = withAction(statements, 'dynamodb:Query');
