@@ -11,6 +11,7 @@ import { getBill, ledgerProblems } from '../support/billing-table';
 import { bill, events, lookupPhraseFor, merchantWithTrust, receivedEvents, webhook, type Hook, type Party } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
 import { scheduleBody } from './recurring-fixtures';
+import { applicationBody, personCaller, signUpAndIn } from '../support/people';
 
 let t: TestApp;
 let rx: Receiver;
@@ -155,15 +156,27 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/webhooks\/deliveries\//, 'Delivery not found'],
     [/^\/v1\/events\//, 'Event not found'],
     [/^\/v1\/sandbox\/billing-requests\//, 'Billing request not found'],
+    [/^\/v1\/(operator|onboarding)\/applications\//, 'Application not found'],
+    [/^\/v1\/keys\//, 'Key not found'],
+    [/^\/v1\/team\/members\//, 'Member not found'],
+    [/^\/v1\/team\/invitations\//, 'Invitation not found'],
   ];
   const BODIES: Record<string, unknown> = {
     'PUT /v1/bank/customer-decisions/{id}': { customerDecision: 'deny' },
     'PATCH /v1/operator/providers/{id}': { maxTrustLevel: 'basic' },
+    'PATCH /v1/team/members/{userId}': { role: 'viewer' },
+    'POST /v1/operator/applications/{id}/reject': { reason: 'Registration number does not match' },
   };
 
   it('every route with a path parameter, as its own caller: 404 with the resource not-found message', async () => {
     const keys: Record<string, string> = { operator: t.operatorKey };
     for (const k of ['bank', 'merchant', 'provider'] as const) keys[k] = (await t.participant(k)).apiKey;
+    // People's routes (DESIGN 8.3) are called with a signed-in person's token: an owner of a
+    // sandbox merchant (approved at once) for member routes, the same person for applicant routes.
+    const who = await signUpAndIn();
+    const applied = await personCaller(t, who)('POST', '/v1/onboarding/applications', { body: applicationBody('merchant') });
+    expect(applied.status).toBe(201);
+    const personHeaders = { 'x-participant-id': applied.body.data.participantId as string };
     const routes = ROUTES.filter((r) => r.path.includes('{'));
     expect(routes.length).toBeGreaterThan(15);
     for (const r of routes) {
@@ -171,7 +184,10 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
       expect(expected, r.path).toBeDefined();
       for (const seg of ['%E0%A4%A', '%', '%ZZ', 'abc%', '%C3%28', '%u0041', '%%30']) {
         const path = r.path.replace(/\{[^}]+\}/, seg);
-        const res = await t.call(r.method, path, { key: keys[r.kinds[0]!], body: r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[`${r.method} ${r.path}`] ?? {}) });
+        const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[`${r.method} ${r.path}`] ?? {});
+        const res = r.caller
+          ? await t.call(r.method, path, { key: who.accessToken, headers: personHeaders, body })
+          : await t.call(r.method, path, { key: keys[r.kinds[0]!], body });
         expect(res.status, `${r.method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
         expect(res.body, `${r.method} ${path}`).toMatchObject({ statusCode: 404, success: false, message: expected, code: 'not_found' });
         expect(res.headers.get('x-request-id')).toBeTruthy();
