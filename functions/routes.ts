@@ -128,6 +128,10 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/refunds/initiate', handler: 'api/refunds/initiate', kinds: M, access: 'write', rateClass: 'billing', summary: 'Start a refund' },
   { method: 'GET', path: '/v1/refunds/{refundId}/status', handler: 'api/refunds/status', kinds: M, access: 'read', summary: 'Read a refund' },
 
+  // Reconciliation (DESIGN 8.8)
+  { method: 'GET', path: '/v1/settlements', handler: 'api/settlements/list', kinds: M, access: 'read', summary: 'List settlements' },
+  { method: 'GET', path: '/v1/settlements/{id}', handler: 'api/settlements/get', kinds: M, access: 'read', summary: 'Read a settlement and its lines' },
+
   // Provider: merchants and trust
   { method: 'POST', path: '/v1/provider/merchants', handler: 'api/provider/create-merchants', kinds: P, access: 'write', rateClass: 'batch', summary: 'Create merchants in a batch' },
   { method: 'GET', path: '/v1/provider/merchants', handler: 'api/provider/list-merchants', kinds: P, access: 'read', summary: "List the provider's merchants" },

@@ -96,6 +96,7 @@ export const transaction = z
     merchantName: z.string(),
     bankTransactionId: z.string().nullable(),
     scheduleId: z.string().nullable(),
+    settlementId: z.string().nullable().describe('The settlement that paid it; null until settled'),
     createdAt: iso,
     updatedAt: iso,
   })

@@ -39,6 +39,8 @@ export interface BillItem {
   refundReserved: number;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
+  /** The settlement that paid it (set after that settlement commits; DESIGN 8.8). */
+  settlementId?: string;
   createdAt: string;
   updatedAt: string;
   answeredAt?: string;

@@ -32,6 +32,8 @@ import {
 } from './store';
 import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, type DueJob } from '../platform/due';
+import { assignLines, runSettlementLines, SettlementCommitted, settlementRecordPut, stampSettledTransactions, type LineSums } from './settlement-store';
+import { getSettlement } from './settlement-views';
 import { conflictBackoff } from '../platform/retry';
 
 export const SETTLEMENT_COMPLETED = 'settlement.completed';
@@ -74,7 +76,44 @@ export async function settleDay(
     const count = pending.reduce((s, b) => s + (b.count ?? 0), 0);
     const round = Math.max(0, ...shards.map((b) => b.settleRound ?? 0)) + 1;
     const id = settlementId(merchantId, date, round);
+    const currency = pending[0]!.currency ?? LEDGER_CURRENCY;
+    // Which captures and refunds this round pays: the day's lines, stamped with its id.
+    let sums: LineSums;
+    try {
+      sums = await assignLines(merchantId, date, id);
+    } catch (e) {
+      if ((e instanceof SettlementCommitted || isTransactionCancelled(e)) && attempt < MAX_ATTEMPTS) {
+        await conflictBackoff(attempt, { base: 15, cap: 120, jitter: 1 });
+        continue; // another run committed this round, or a line changed: read again
+      }
+      throw e;
+    }
+    const linesComplete = linesMatch(pending, sums);
+    if (!linesComplete) {
+      if (linesExceed(pending, sums) && attempt < MAX_ATTEMPTS) {
+        // A capture or refund landed after the shards were read: read again.
+        await conflictBackoff(attempt, { base: 15, cap: 120, jitter: 1 });
+        continue;
+      }
+      // Captures posted before lines existed: the money still settles; the record says its lines are incomplete.
+      logger.error('settlement lines do not match the batch', { merchantId, settlementDate: date, round });
+    }
     const items: TransactItem[] = pending.map((b) => settleShardUpdate(b, round, nowIso));
+    items.push(
+      settlementRecordPut({
+        settlementId: id,
+        merchantId,
+        businessDate: date,
+        round,
+        amount,
+        currency,
+        transactionCount: sums.transactionCount,
+        refundCount: sums.refundCount,
+        linesComplete,
+        status: 'completed',
+        settledAt: nowIso,
+      }),
+    );
     if (amount > 0) {
       items.push(
         entryPut({
@@ -85,7 +124,7 @@ export async function settleDay(
           debit: accounts.unsettled(merchantId),
           credit: accounts.settled(merchantId),
           amount,
-          currency: pending[0]!.currency ?? LEDGER_CURRENCY,
+          currency,
           settlementDate: date,
           settlementId: id,
           postedAt: nowIso,
@@ -104,7 +143,7 @@ export async function settleDay(
                 entityId: merchantId,
                 settlementDate: date,
                 amount: toMajor(amount),
-                currency: pending[0]!.currency ?? LEDGER_CURRENCY,
+                currency,
                 count,
                 settledAt: nowIso,
               },
@@ -114,7 +153,6 @@ export async function settleDay(
     try {
       await commit(items, events);
       logger.info('settled', { merchantId, settlementDate: date, round, shards: pending.length });
-      return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
     } catch (e) {
       // A capture, refund or another run changed a shard after our read: read again.
       if (isTransactionCancelled(e) && attempt < MAX_ATTEMPTS) {
@@ -123,7 +161,31 @@ export async function settleDay(
       }
       throw e;
     }
+    // Committed: name the settlement on its transactions (the due item `settlement.lines` retries this).
+    const record = await getSettlement(id);
+    if (record) await stampSettledTransactions(record);
+    return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
   }
+}
+
+/** Every pending shard's amount and count equal the lines stamped for it. */
+function linesMatch(pending: SettlementBatch[], sums: LineSums): boolean {
+  const shardSks = new Set(pending.map((b) => b.sk));
+  if ([...sums.byShard.keys()].some((sk) => !shardSks.has(sk))) return false;
+  return pending.every((b) => {
+    const s = sums.byShard.get(b.sk) ?? { count: 0, amount: 0 };
+    return s.count === (b.count ?? 0) && s.amount === (b.amount ?? 0);
+  });
+}
+
+/** Lines beyond what the shards hold (a capture after the read), as opposed to captures without lines. */
+function linesExceed(pending: SettlementBatch[], sums: LineSums): boolean {
+  const bySk = new Map(pending.map((b) => [b.sk, b]));
+  for (const [sk, s] of sums.byShard) {
+    const b = bySk.get(sk);
+    if (!b || s.count > (b.count ?? 0)) return true;
+  }
+  return false;
 }
 
 function settleShardUpdate(b: SettlementBatch, round: number, nowIso: string): TransactItem {
@@ -199,3 +261,6 @@ export async function runSettlement(job: DueJob): Promise<void> {
   const date = job.key.sk.split('#')[0]!;
   await settleDay(merchantId, date, new Date(job.now), { sk: job.key.sk, leasedSk: job.leasedSk });
 }
+
+/** Due kind `settlement.lines`: stamp a committed settlement's transactions (after a worker stopped). */
+export const runSettlementLinesJob = (job: DueJob) => runSettlementLines(job, getSettlement);

@@ -35,13 +35,16 @@ import { billKey, type BillItem } from '../billing/types';
 import {
   accounts,
   balanceAdd,
+  bankDayAdd,
   captureEntryKey,
   entryPut,
   getLedgerEntry,
   ledgerEntryId,
   ledgerEntryKey,
+  linePut,
   settlePk,
 } from '../ledger/store';
+import { lagosDate } from '../domain/lagos-time';
 import { findBillByReference } from '../transactions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { conflictBackoff } from '../platform/retry';
@@ -283,6 +286,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         postedAt: nowIso,
       }),
       balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
+      bankDayAdd({ bankId: bill.bankId, date: lagosDate(now), merchantId: bill.merchantId, merchantName: bill.merchantName, refunded: r.amount }),
     ];
     const BATCH = items.length;
     if (fromUnsettled) {
@@ -296,6 +300,22 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
           ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount, ':pending': 'pending', ':now': nowIso },
         },
       });
+      // The refund lowers that day's settlement: a refund line beside the capture's line.
+      items.push(
+        linePut({
+          merchantId: bill.merchantId,
+          settlementDate: capture.settlementDate!,
+          batchSk: capture.batchSk!,
+          ts: r.createdAt,
+          entryId,
+          type: 'refund',
+          amount: r.amount,
+          reference: r.reference,
+          billingRequestId: r.billingRequestId,
+          refundId: r.refundId,
+          postedAt: nowIso,
+        }),
+      );
     }
     try {
       await commit(items, [updatedEvent(next)]);

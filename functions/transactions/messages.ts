@@ -15,4 +15,13 @@ export const MONEY_MSG = {
   notRefundable: 'Only a succeeded transaction can be refunded',
   /** Contention on one transaction outlasted the bounded retries; nothing was written. */
   refundBusy: 'Too many concurrent refunds for this transaction; retry shortly',
+  // Reconciliation (DESIGN 8.8)
+  settlementsRetrieved: 'Settlements retrieved',
+  settlementRetrieved: 'Settlement retrieved',
+  settlementNotFound: 'Settlement not found',
+  exportAccepted: 'Export accepted',
+  exportRetrieved: 'Export retrieved',
+  exportNotFound: 'Export not found',
+  settlementReportRetrieved: 'Settlement report retrieved',
+  trialBalanceRetrieved: 'Trial balance retrieved',
 } as const;

@@ -45,6 +45,8 @@ export interface Transaction {
   merchantName: string;
   bankTransactionId: string | null;
   scheduleId: string | null;
+  /** The settlement that paid it (DESIGN 8.8); null until settled. */
+  settlementId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -65,6 +67,7 @@ export function toTransaction(b: BillItem): Transaction {
     merchantName: b.merchantName,
     bankTransactionId: b.bankTransactionId ?? null,
     scheduleId: b.scheduleId ?? null,
+    settlementId: b.settlementId ?? null,
     createdAt: b.createdAt,
     updatedAt: b.updatedAt,
   };

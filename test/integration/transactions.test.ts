@@ -92,6 +92,7 @@ describe('GET /v1/transaction-history', () => {
       merchantName: m1.name,
       bankTransactionId: b.bankTransactionId,
       scheduleId: null,
+      settlementId: null,
       createdAt: at(1).toISOString(),
       updatedAt: b.updatedAt,
     });

@@ -37,9 +37,9 @@ const bill = (over: Partial<BillItem> = {}): BillItem =>
 const lagos = (s: string) => new Date(`${s}+01:00`);
 
 describe('captureItems', () => {
-  it('three items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day', () => {
+  it('five items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day, its line, the bank day counter', () => {
     const items = captureItems(bill(), lagos('2030-03-08T18:00:00')); // Friday
-    expect(items).toHaveLength(3);
+    expect(items).toHaveLength(5);
     const entry = items[0]!.Put!;
     expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
     const e = entry.Item as LedgerEntry;
@@ -68,6 +68,26 @@ describe('captureItems', () => {
     expect(batch.ConditionExpression).toBeUndefined(); // a capture never fails because of settlement
     expect(batch.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
     expect(String(batch.ExpressionAttributeValues![':dueSk'])).toMatch(/^2030-03-10T23:00:00\.000Z#settlement#mer_1\/2030-03-11#\d$/);
+    // The settlement line of the day (unassigned: no settlementId) in the same transaction as the batch ADD.
+    const line = items[3]!.Put!;
+    expect(line.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(line.Item).toEqual({
+      pk: 'SLINE#mer_1#2030-03-11',
+      sk: '2030-03-08T10:00:00.000Z#capture:breq_1',
+      merchantId: 'mer_1',
+      settlementDate: '2030-03-11',
+      batchSk: batch.Key!.sk,
+      entryId: 'capture:breq_1',
+      type: 'payment',
+      amount: 150_050,
+      reference: 'txn_1',
+      billingRequestId: 'breq_1',
+      postedAt: '2030-03-08T17:00:00.000Z',
+    });
+    // The bank's day counter: the Lagos day of the capture (Friday), not the settlement day.
+    const bankDay = items[4]!.Update!;
+    expect(bankDay.Key).toEqual({ pk: 'BREP#bnk_1#2030-03-08', sk: `M#mer_1#${n}` });
+    expect(bankDay.ExpressionAttributeValues).toMatchObject({ ':c': 150_050, ':cc': 1, ':r': 0, ':rc': 0 });
   });
 
   it('the entry key depends only on the billing request: a replay writes the same key', () => {

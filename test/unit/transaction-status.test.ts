@@ -63,6 +63,7 @@ describe('toTransaction', () => {
       merchantName: 'Ada Stores',
       bankTransactionId: null,
       scheduleId: null,
+      settlementId: null,
       createdAt: '2030-01-01T10:00:00.000Z',
       updatedAt: '2030-01-01T10:00:01.000Z',
     });

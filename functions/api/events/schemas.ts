@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../../events/types';
-import { isoDateTime, MAX_PAGE } from '../../http/schemas';
+import { cursorPaging, isoDateTime } from '../../http/schemas';
 
 /** An instant in the query, normalised to the UTC ISO form event keys use. */
 const instant = isoDateTime.transform((v) => new Date(v).toISOString());
@@ -12,14 +12,7 @@ export const listEventsQuery = z
     deliverySuccess: z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
     createdFrom: instant.optional(),
     createdTo: instant.optional(),
-    limit: z
-      .string()
-      .regex(/^\d+$/, 'must be a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(MAX_PAGE))
-      .optional()
-      .transform((v) => v ?? 20),
-    startingAfter: z.string().min(1).max(100).optional(),
+    ...cursorPaging,
   })
   .refine((q) => !q.createdFrom || !q.createdTo || q.createdFrom <= q.createdTo, { message: 'must not be after createdTo', path: ['createdFrom'] });
 

@@ -920,6 +920,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List settlements
+         * @description The merchant's settlements, newest first.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["settlementsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a settlement and its lines
+         * @description One settlement with the payments and refunds it paid.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["settlementsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/provider/merchants": {
         parameters: {
             query?: never;
@@ -2473,10 +2517,37 @@ export interface components {
             merchantName: string;
             bankTransactionId: string | null;
             scheduleId: string | null;
+            /** @description The settlement that paid it; null until settled */
+            settlementId: string | null;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             /** @description ISO 8601 date-time, UTC */
             updatedAt: string;
+        };
+        Settlement: {
+            settlementId: string;
+            /** @description The Nigerian business day settled (yyyy-mm-dd, Lagos) */
+            businessDate: string;
+            /** @description Moved to the settled balance: payments minus refunds (major units) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @description Payment lines */
+            transactionCount: number;
+            /** @description Refund lines */
+            refundCount: number;
+            /** @enum {string} */
+            status: "completed";
+            /** @description ISO 8601 date-time, UTC */
+            settledAt: string;
+        };
+        SettlementLine: {
+            /** @description The transaction's reference */
+            reference: string;
+            /** @enum {string} */
+            type: "payment" | "refund";
+            /** @description Signed: a refund is negative */
+            amount: number;
         };
         MerchantTrust: {
             trusted: boolean;
@@ -5352,6 +5423,114 @@ export interface operations {
                         success: true;
                         message: string;
                         data: components["schemas"]["Refund"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    settlementsList: {
+        parameters: {
+            query?: {
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            settlements: components["schemas"]["Settlement"][];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    settlementsGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            settlementId: string;
+                            /** @description The Nigerian business day settled (yyyy-mm-dd, Lagos) */
+                            businessDate: string;
+                            /** @description Moved to the settled balance: payments minus refunds (major units) */
+                            amount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            /** @description Payment lines */
+                            transactionCount: number;
+                            /** @description Refund lines */
+                            refundCount: number;
+                            /** @enum {string} */
+                            status: "completed";
+                            /** @description ISO 8601 date-time, UTC */
+                            settledAt: string;
+                            /** @description Payments and refunds this settlement paid; they sum to amount */
+                            lines: components["schemas"]["SettlementLine"][];
+                            /** @description False when the settlement has more than 10,000 lines (export it for all of them) */
+                            linesComplete: boolean;
+                        };
                     };
                 };
             };

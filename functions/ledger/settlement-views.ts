@@ -1,0 +1,162 @@
+/**
+ * Settlement reads and API shapes (issue 22, DESIGN 8.8). Writes: ledger/settlement-store.ts.
+ *
+ * | item | pk | sk | notes |
+ * | settlement | `STL#<settlementId>` | `STL` | gsi2 `MSTL#<merchantId>` / `<settledAt>#<id>` (merchant's list, newest first); due `settlement.lines` until its transactions are stamped |
+ * | settlement line | `SLINE#<merchantId>#<day>` | `<source ts>#<entryId>` | `settlementId` once a settlement took it |
+ */
+import { toMajor } from '../domain/money';
+import { getItem, queryPage } from '../platform/table';
+
+/**
+ * A capture, or a refund taken from a pending batch, adds one line to its settlement day in
+ * the same transaction as its batch shard ADD (so a line is visible exactly when its amount
+ * is in the shard). The day's settlement stamps the unassigned lines with its id before it
+ * commits (ledger/settlement-store.ts); `settlementId` is absent until then.
+ */
+export interface SettlementLine extends SettlementLineFields {
+  pk: string; // SLINE#<merchantId>#<yyyy-mm-dd>
+  sk: string; // <source ts>#<entryId>
+  [extra: string]: unknown;
+}
+
+export interface SettlementLineFields {
+  merchantId: string;
+  settlementDate: string;
+  /** The batch shard (sk) whose amount the line is part of. */
+  batchSk: string;
+  entryId: string;
+  type: 'payment' | 'refund';
+  /** Minor units, > 0 (a refund line lowers the settlement by this amount). */
+  amount: number;
+  reference: string;
+  billingRequestId: string;
+  refundId?: string;
+  postedAt: string;
+  settlementId?: string;
+}
+
+
+export const linesPk = (merchantId: string, date: string) => `SLINE#${merchantId}#${date}`;
+
+/** Signed minor units of a line (refunds count negative). */
+export const signedLineAmount = (l: Pick<SettlementLine, 'type' | 'amount'>) => (l.type === 'refund' ? -l.amount : l.amount);
+
+export interface SettlementRecord extends SettlementFields {
+  pk: string;
+  sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export interface SettlementFields {
+  settlementId: string;
+  merchantId: string;
+  businessDate: string;
+  round: number;
+  /** Minor units moved to the settled balance. */
+  amount: number;
+  currency: string;
+  transactionCount: number;
+  refundCount: number;
+  /** False when the day held captures recorded before lines existed (lines do not add up). */
+  linesComplete: boolean;
+  status: 'completed';
+  settledAt: string;
+}
+
+export const SETTLEMENT_STATUSES = ['completed'] as const;
+
+export const settlementKey = (settlementId: string) => ({ pk: `STL#${settlementId}`, sk: 'STL' });
+export const merchantSettlementsPk = (merchantId: string) => `MSTL#${merchantId}`;
+
+export const getSettlement = (settlementId: string) => getItem<SettlementRecord>(settlementKey(settlementId));
+
+/** A settlement the merchant owns, else undefined (another merchant's is invisible). */
+export async function getMerchantSettlement(merchantId: string, settlementId: string): Promise<SettlementRecord | undefined> {
+  if (!settlementId || settlementId.length > 200) return undefined;
+  const s = await getSettlement(settlementId);
+  return s && s.merchantId === merchantId ? s : undefined;
+}
+
+/** The merchant's settlements, newest first, after `after` (already checked to be the merchant's). */
+export async function listSettlements(merchantId: string, limit: number, after?: SettlementRecord): Promise<{ settlements: SettlementRecord[]; hasMore: boolean }> {
+  const { items } = await queryPage({
+    IndexName: 'gsi2',
+    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': merchantSettlementsPk(merchantId), ...(after ? { ':after': after.gsi2sk } : {}) },
+    ScanIndexForward: false,
+    Limit: limit + 1,
+  });
+  const rows = items as SettlementRecord[];
+  return { settlements: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/**
+ * The day's lines page by page (strongly consistent, one page in memory at a time): those
+ * carrying `settlementId`, plus with `includeOpen` the unassigned ones.
+ */
+export async function queryLinePages(
+  merchantId: string,
+  date: string,
+  settlementId: string,
+  opts: { includeOpen: boolean },
+  onPage: (lines: SettlementLine[]) => Promise<void | boolean>,
+): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const { items, next } = await queryPage(
+      {
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: opts.includeOpen ? 'attribute_not_exists(settlementId) OR settlementId = :id' : 'settlementId = :id',
+        ExpressionAttributeValues: { ':pk': linesPk(merchantId, date), ':id': settlementId },
+        ConsistentRead: true,
+      },
+      start,
+    );
+    if ((await onPage(items as SettlementLine[])) === false) return;
+    start = next;
+  } while (start);
+}
+
+/** The most lines `GET /v1/settlements/{id}` returns (~70 bytes each); an export has them all. */
+export const MAX_DETAIL_LINES = 10_000;
+
+export interface ApiLine {
+  reference: string;
+  type: 'payment' | 'refund';
+  amount: number;
+}
+
+export const toApiLine = (l: SettlementLine): ApiLine => ({ reference: l.reference, type: l.type, amount: toMajor(signedLineAmount(l)) });
+
+/** A settlement's lines in posting order, at most `max`; `complete` false when more exist. */
+export async function settlementLines(s: SettlementRecord, max = MAX_DETAIL_LINES): Promise<{ lines: ApiLine[]; complete: boolean }> {
+  const lines: ApiLine[] = [];
+  let complete = true;
+  await queryLinePages(s.merchantId, s.businessDate, s.settlementId, { includeOpen: false }, async (page) => {
+    for (const l of page) {
+      if (lines.length >= max) {
+        complete = false;
+        return false;
+      }
+      lines.push(toApiLine(l));
+    }
+    return true;
+  });
+  return { lines, complete };
+}
+
+export const toApiSettlement = (s: SettlementRecord) => ({
+  settlementId: s.settlementId,
+  businessDate: s.businessDate,
+  amount: toMajor(s.amount),
+  currency: s.currency,
+  transactionCount: s.transactionCount,
+  refundCount: s.refundCount,
+  status: s.status,
+  settledAt: s.settledAt,
+});

@@ -1,0 +1,195 @@
+/**
+ * Reconciliation (issue 22, DESIGN 8.8): settlement records with their lines, `settlementId`
+ * on transactions and on `settlement.completed`, `GET /v1/settlements` and
+ * `GET /v1/settlements/{id}`. Real local stack; captures at chosen times through the
+ * billing flow's own code (money-fixtures), refunds through the API and the refund store.
+ */
+import { describe, expect, it } from 'vitest';
+import { billKey, type BillItem } from '../../functions/billing/types';
+import { getItem } from '../../functions/platform/table';
+import { completeRefund } from '../../functions/refunds/complete';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import { events, webhook, type Hook } from '../support/flows';
+import { type Receiver } from '../../local/receiver';
+import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
+
+let t: TestApp;
+let rx: Receiver;
+
+withAppAndReceiver((app, receiver) => {
+  t = app;
+  rx = receiver;
+});
+
+interface Setup {
+  merchant: { id: string; apiKey: string; name: string };
+  provider: { id: string; apiKey: string };
+  hook: Hook;
+  parties: Parties;
+}
+
+async function setup(): Promise<Setup> {
+  const provider = await t.participant('provider');
+  const merchant = await t.participant('merchant', { providerId: provider.id });
+  const bank = await t.participant('bank');
+  const hook = await webhook(t, rx, merchant, { label: 'm' });
+  return { merchant, provider, hook, parties: { merchant: { id: merchant.id, name: merchant.name, providerId: provider.id }, bankId: bank.id } };
+}
+
+const tick = async (iso: string) => {
+  await t.app.tick(new Date(iso));
+  await t.app.settle();
+};
+const getBill = async (id: string) => (await getItem<BillItem>(billKey(id)))!;
+const list = (key: string, query: Record<string, string> = {}, headers?: Record<string, string>) => t.call('GET', '/v1/settlements', { key, query, headers });
+const detail = (key: string, id: string, headers?: Record<string, string>) => t.call('GET', `/v1/settlements/${encodeURIComponent(id)}`, { key, headers });
+
+async function refund(key: string, reference: string, amount: number) {
+  const r = await t.call('POST', '/v1/refunds/initiate', { key, body: { reference, amount } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  const done = await completeRefund(r.body.data.refundId, new Date());
+  expect(done!.status).toBe('completed');
+}
+
+const sum = (xs: number[]) => Math.round(xs.reduce((s, x) => s + x * 100, 0)) / 100;
+
+describe('settlements with lines', () => {
+  it('lines sum to the amount across refunds and the Easter 2030 holidays; settlementId on exactly the settled transactions; a late capture settles as round 2', async () => {
+    const s = await setup();
+    // Thursday before Good Friday, Good Friday, Saturday, Easter Monday: all settle on Tuesday 2030-04-23.
+    const a = await fixtureBill({ parties: s.parties, amount: 100_00, capturedAt: lagos('2030-04-18T10:00:00') });
+    const b = await fixtureBill({ parties: s.parties, amount: 20_00, capturedAt: lagos('2030-04-19T12:00:00') });
+    const c = await fixtureBill({ parties: s.parties, amount: 7_77, capturedAt: lagos('2030-04-20T08:00:00') });
+    const d = await fixtureBill({ parties: s.parties, amount: 1_234_56, capturedAt: lagos('2030-04-22T09:00:00') });
+    for (const x of [a, b, c, d]) expect(x.settlementDate).toBe('2030-04-23');
+    const later = await fixtureBill({ parties: s.parties, amount: 50_00, capturedAt: lagos('2030-04-23T10:00:00') }); // settles 04-24
+    const pending = await fixtureBill({ parties: s.parties, amount: 9_00 }); // never captured
+    await refund(s.merchant.apiKey, a.reference, 30.5); // partial, from the pending batch
+    await refund(s.merchant.apiKey, b.reference, 20); // full
+
+    await tick('2030-04-22T23:00:00.000Z'); // 00:00 Lagos, Tuesday 2030-04-23
+    const expected = sum([100, 20, 7.77, 1234.56, -30.5, -20]);
+
+    const r = await list(s.merchant.apiKey);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.message).toBe('Settlements retrieved');
+    expect(r.body.data.hasMore).toBe(false);
+    expect(r.body.data.settlements).toEqual([
+      {
+        settlementId: expect.stringMatching(/^stl_/),
+        businessDate: '2030-04-23',
+        amount: expected,
+        currency: 'NGN',
+        transactionCount: 4,
+        refundCount: 2,
+        status: 'completed',
+        settledAt: '2030-04-22T23:00:00.000Z',
+      },
+    ]);
+    const first = r.body.data.settlements[0];
+
+    const one = await detail(s.merchant.apiKey, first.settlementId);
+    expect(one.status, JSON.stringify(one.body)).toBe(200);
+    expect(one.body.message).toBe('Settlement retrieved');
+    expect(one.body.data).toMatchObject({ ...first, linesComplete: true });
+    const lines = one.body.data.lines as { reference: string; type: string; amount: number }[];
+    expect(sum(lines.map((l) => l.amount))).toBe(expected);
+    expect(lines.filter((l) => l.type === 'payment').map((l) => [l.reference, l.amount]).sort()).toEqual(
+      [
+        [a.reference, 100],
+        [b.reference, 20],
+        [c.reference, 7.77],
+        [d.reference, 1234.56],
+      ].sort(),
+    );
+    expect(lines.filter((l) => l.type === 'refund').map((l) => [l.reference, l.amount]).sort()).toEqual(
+      [
+        [a.reference, -30.5],
+        [b.reference, -20],
+      ].sort(),
+    );
+
+    // settlement.completed names the same settlement.
+    const [evt] = await events(rx, s.hook, 'settlement.completed', 1);
+    expect(evt!.data).toMatchObject({ settlementId: first.settlementId, amount: expected, settlementDate: '2030-04-23' });
+
+    // settlementId on exactly the settled transactions (stored and as the API shows it).
+    for (const x of [a, b, c, d]) expect((await getBill(x.billingRequestId)).settlementId).toBe(first.settlementId);
+    for (const x of [later, pending]) expect((await getBill(x.billingRequestId)).settlementId).toBeUndefined();
+    const shown = await t.call('GET', '/v1/transaction-details', { key: s.merchant.apiKey, query: { reference: c.reference } });
+    expect(shown.body.data.settlementId).toBe(first.settlementId);
+    const notYet = await t.call('GET', '/v1/transaction-details', { key: s.merchant.apiKey, query: { reference: later.reference } });
+    expect(notYet.body.data.settlementId).toBeNull();
+
+    // A capture stamped before 00:00 that commits after the run re-opens the day: round 2, its own lines.
+    const late = await fixtureBill({ parties: s.parties, amount: 3_00, capturedAt: lagos('2030-04-22T23:59:59') });
+    expect(late.settlementDate).toBe('2030-04-23');
+    await tick('2030-04-22T23:10:00.000Z');
+    const both = await list(s.merchant.apiKey);
+    expect(both.body.data.settlements.map((x: { businessDate: string; amount: number; transactionCount: number }) => [x.businessDate, x.amount, x.transactionCount])).toEqual([
+      ['2030-04-23', 3, 1],
+      ['2030-04-23', expected, 4],
+    ]);
+    const second = both.body.data.settlements[0];
+    expect(second.settlementId).not.toBe(first.settlementId);
+    expect((await detail(s.merchant.apiKey, second.settlementId)).body.data.lines).toEqual([{ reference: late.reference, type: 'payment', amount: 3 }]);
+    expect((await getBill(late.billingRequestId)).settlementId).toBe(second.settlementId);
+    // The first settlement's lines did not change.
+    expect((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines).toHaveLength(6);
+
+    // A refund of settled funds belongs to no settlement.
+    await refund(s.merchant.apiKey, c.reference, 7.77);
+    expect(sum((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines.map((l: { amount: number }) => l.amount))).toBe(expected);
+    await expectLedgerInvariant();
+  });
+
+  it('pages newest first with limit and startingAfter', async () => {
+    const s = await setup();
+    for (const day of ['2030-06-03', '2030-06-04', '2030-06-05']) {
+      await fixtureBill({ parties: s.parties, amount: 10_00, capturedAt: lagos(`${day}T10:00:00`) });
+    }
+    for (const iso of ['2030-06-03T23:00:00.000Z', '2030-06-04T23:00:00.000Z', '2030-06-05T23:00:00.000Z']) await tick(iso);
+    const p1 = await list(s.merchant.apiKey, { limit: '2' });
+    expect(p1.status).toBe(200);
+    expect(p1.body.data.settlements.map((x: { businessDate: string }) => x.businessDate)).toEqual(['2030-06-06', '2030-06-05']);
+    expect(p1.body.data.hasMore).toBe(true);
+    const p2 = await list(s.merchant.apiKey, { limit: '2', startingAfter: p1.body.data.settlements[1].settlementId });
+    expect(p2.body.data.settlements.map((x: { businessDate: string }) => x.businessDate)).toEqual(['2030-06-04']);
+    expect(p2.body.data.hasMore).toBe(false);
+    for (const bad of [{ limit: '0' }, { limit: '101' }, { startingAfter: 'stl_nope' }, { skip: '1' }] as Record<string, string>[]) {
+      const r = await list(s.merchant.apiKey, bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.body.message).toBe('Invalid query parameters');
+    }
+  });
+
+  it("isolation: another merchant's settlement is 404, its provider reads it with X-Entity-Id, another provider gets 404, a bank is refused", async () => {
+    const s = await setup();
+    await fixtureBill({ parties: s.parties, amount: 10_00, capturedAt: lagos('2030-07-01T10:00:00') });
+    await tick('2030-07-01T23:00:00.000Z');
+    const [own] = (await list(s.merchant.apiKey)).body.data.settlements;
+    expect(own).toBeDefined();
+
+    const other = await t.participant('merchant');
+    const foreign = await detail(other.apiKey, own.settlementId);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('Settlement not found');
+    expect((await list(other.apiKey)).body.data.settlements).toEqual([]);
+    const cursor = await list(other.apiKey, { startingAfter: own.settlementId });
+    expect(cursor.status).toBe(400);
+    expect((await detail(s.merchant.apiKey, 'stl_unknown')).body.message).toBe('Settlement not found');
+
+    const viaProvider = await detail(s.provider.apiKey, own.settlementId, { 'x-entity-id': s.merchant.id });
+    expect(viaProvider.status).toBe(200);
+    expect(viaProvider.body.data.settlementId).toBe(own.settlementId);
+    expect((await list(s.provider.apiKey, {}, { 'x-entity-id': s.merchant.id })).body.data.settlements).toHaveLength(1);
+    const otherProvider = await t.participant('provider');
+    const op = await detail(otherProvider.apiKey, own.settlementId, { 'x-entity-id': s.merchant.id });
+    expect(op.status).toBe(404);
+    expect(op.body.message).toBe('Merchant not found');
+    const bank = await t.participant('bank');
+    const b = await list(bank.apiKey);
+    expect(b.status).toBe(403);
+    expect(b.body.message).toBe('Forbidden for this participant type');
+  });
+});
