@@ -194,7 +194,7 @@ describe('GET /v1/transaction-details', () => {
       expect(r.body).toMatchObject({ statusCode: 200, success: true, message: 'Transaction retrieved' });
       expect(r.body.data).toMatchObject({ reference: b.reference, billingRequestId: b.billingRequestId, status: 'partially_refunded', amount: 70, refundedAmount: 12.34, entityId: m1.id });
       expect(Object.keys(r.body.data).sort()).toEqual(
-        ['reference', 'billingRequestId', 'type', 'status', 'amount', 'refundedAmount', 'currency', 'description', 'customerId', 'entityId', 'merchantName', 'bankTransactionId', 'scheduleId', 'createdAt', 'updatedAt'].sort(),
+        ['reference', 'billingRequestId', 'type', 'status', 'amount', 'refundedAmount', 'currency', 'description', 'customerId', 'entityId', 'merchantName', 'bankTransactionId', 'scheduleId', 'settlementId', 'createdAt', 'updatedAt'].sort(),
       );
     }
   });
