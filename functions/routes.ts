@@ -92,6 +92,7 @@ export const ROUTES: Route[] = [
   { method: 'PATCH', path: '/v1/team/members/{userId}', handler: 'api/account/update-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: "Change a member's role" },
   { method: 'DELETE', path: '/v1/team/members/{userId}', handler: 'api/account/remove-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Remove a member' },
   { method: 'GET', path: '/v1/audit-log', handler: 'api/account/audit-log', kinds: ANY, access: 'read', permission: 'team', summary: 'Who changed what' },
+  { method: 'GET', path: '/v1/operator/ledger/trial-balance', handler: 'api/operator/trial-balance', kinds: O, access: 'read', summary: 'Trial balance of the ledger' },
 
   // Bank: customers and decisions
   { method: 'POST', path: '/v1/bank/customers', handler: 'api/bank/create-customers', kinds: B, access: 'write', rateClass: 'batch', summary: 'Create customers in a batch' },
@@ -100,6 +101,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
   { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
+  { method: 'GET', path: '/v1/bank/settlement-reports', handler: 'api/bank/settlement-report', kinds: B, access: 'read', summary: "The bank's settlement report for a business day" },
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
   { method: 'POST', path: '/v1/billing/refund-response', handler: 'api/bank/refund-response', kinds: B, access: 'write', summary: 'Confirm (or fail) a refund the bank executed' },
