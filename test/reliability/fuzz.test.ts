@@ -232,3 +232,14 @@ describe('fuzzed bodies (every POST/PUT/PATCH route)', () => {
     });
   }
 });
+
+describe('after the fuzz workload', () => {
+  it('the trial balance computed from the ledger entries is balanced (DESIGN 8.8)', async () => {
+    await t.app.settle();
+    const r = await t.call('GET', '/v1/operator/ledger/trial-balance', { key: t.operatorKey });
+    expect(r.status).toBe(200);
+    expect(r.body.data.accounts.length, 'the workload posted to the ledger').toBeGreaterThan(0);
+    expect(r.body.data.totalDebit).toBe(r.body.data.totalCredit);
+    expect(r.body.data.balanced).toBe(true);
+  });
+});

@@ -12,13 +12,19 @@
  *   completed refund has exactly one refund entry, others none;
  * - outbox: every billing has its `billing.request` event, every answered billing its
  *   `billing.response`, every refund its `refund.requested`; every event's deliveries exist;
- * - deliveries: every delivery is `delivered`, and the receiver got its event id.
+ * - deliveries: every delivery is `delivered`, and the receiver got its event id;
+ * - settlements (issue 22): every settlement's lines sum to its amount and count its
+ *   transactions and refunds; a transaction names a settlement exactly when one of that
+ *   settlement's payment lines is its capture; no line names a settlement that does not exist
+ *   (nothing pending: the system is settled); the trial balance is balanced.
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import type { BillItem } from '../../functions/billing/types';
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
+import { trialBalance } from '../../functions/ledger/reports';
+import { signedLineAmount, type SettlementLine, type SettlementRecord } from '../../functions/ledger/settlement-views';
 import type { RefundItem } from '../../functions/refunds/views';
 import { table } from '../../functions/platform/table';
 import type { DeliveryItem } from '../../functions/webhooks/delivery-store';
@@ -172,9 +178,33 @@ export async function checkInvariants(
     }
   }
 
+  // Settlements and their lines.
+  const settlements = new Map(prefixed<SettlementRecord>(items, 'STL#').map((r) => [r.settlementId, r]));
+  const lines = prefixed<SettlementLine>(items, 'SLINE#');
+  const linesOf = new Map<string, SettlementLine[]>();
+  for (const l of lines) if (l.settlementId) linesOf.set(l.settlementId, [...(linesOf.get(l.settlementId) ?? []), l]);
+  for (const [id, r] of settlements) {
+    const ls = linesOf.get(id) ?? [];
+    const total = ls.reduce((s, l) => s + signedLineAmount(l), 0);
+    if (r.linesComplete && total !== r.amount) problems.push(`settlement ${id}: lines sum to ${total}, amount ${r.amount}`);
+    const payments = ls.filter((l) => l.type === 'payment').length;
+    if (payments !== r.transactionCount || ls.length - payments !== r.refundCount) problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
+    if (r.dueSk !== undefined) problems.push(`settlement ${id}: its transactions were never stamped (still due ${r.dueSk})`);
+  }
+  for (const id of linesOf.keys()) if (!settlements.has(id)) problems.push(`lines stamped for settlement ${id}, which never committed`);
+  const paidBy = new Map<string, string>();
+  for (const l of lines) if (l.type === 'payment' && l.settlementId && settlements.has(l.settlementId)) paidBy.set(l.billingRequestId, l.settlementId);
+  for (const b of bills) {
+    if ((b.settlementId ?? undefined) !== paidBy.get(b.billingRequestId)) problems.push(`bill ${b.billingRequestId}: settlementId ${b.settlementId} but paid by ${paidBy.get(b.billingRequestId)}`);
+  }
+  const tb = await trialBalance();
+  if (!tb.balanced) problems.push(`trial balance not balanced: debit ${tb.totalDebit}, credit ${tb.totalCredit}`);
+
   return {
     problems,
     counts: {
+      settlements: settlements.size,
+      settlementLines: lines.length,
       bills: bills.length,
       succeeded: bills.filter((b) => b.status === 'succeeded').length,
       refunds: refunds.length,

@@ -17,6 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHandler } from '../../local/lambda';
 import { MSG } from '../../functions/http/errors';
+import { lagosDate } from '../../functions/domain/lagos-time';
 import { ROUTES, routeKey, type Route } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
 import { bankResponse, pay, webhook } from '../support/flows';
@@ -170,6 +171,17 @@ async function freshEndpoint(): Promise<string> {
   return (await webhook(t, rx, A.merchant, { label: 'iso-fresh', events: ['billing.response'] })).endpointId;
 }
 
+/** Group A's settlement (its captured bill settled through the sandbox helper, once). */
+let settled: string | undefined;
+async function settlementOfA(): Promise<string> {
+  if (settled) return settled;
+  expectOk(await t.call('POST', '/v1/sandbox/settlements/run', { key: A.merchant.apiKey, body: {} }), 200, 'settle');
+  const list = await t.call('GET', '/v1/settlements', { key: A.merchant.apiKey });
+  expectOk(list, 200, 'settlements');
+  settled = list.body.data.settlements[0].settlementId as string;
+  return settled;
+}
+
 const FIXTURES: Record<string, Fixture> = {
   // Operator API: only the operator.
   'POST /v1/operator/participants': {
@@ -189,6 +201,7 @@ const FIXTURES: Record<string, Fixture> = {
   // Applications: the sandbox approves at once, so the operator's control decision is 409 (already decided).
   'POST /v1/operator/applications/{id}/approve': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }) }) },
   'POST /v1/operator/applications/{id}/reject': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }), body: { reason: 'isolation' } }) },
+  'GET /v1/operator/ledger/trial-balance': { owners: O_OWNERS, prepare: async () => ({ path: '/v1/operator/ledger/trial-balance' }) },
 
   // Bank resources.
   'GET /v1/bank/customers/batches/{batchId}': { owners: B_OWNERS, notFound: MSG.batchNotFound, prepare: async (r) => ({ path: path(r) }) },
@@ -206,6 +219,12 @@ const FIXTURES: Record<string, Fixture> = {
     owners: B_OWNERS,
     notFound: MSG.decisionNotFound,
     prepare: async (r) => ({ path: path(r), body: { customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 } } }),
+  },
+  'GET /v1/bank/settlement-reports': {
+    // Each bank reads its own customers' day: another bank gets 200 with none of group A's.
+    owners: B_OWNERS,
+    list: true,
+    prepare: async () => ({ path: '/v1/bank/settlement-reports', query: { businessDate: lagosDate(new Date()) } }),
   },
   'GET /v1/bank/customer/subscriptions': {
     owners: B_OWNERS,
@@ -278,6 +297,8 @@ const FIXTURES: Record<string, Fixture> = {
     prepare: async () => ({ path: '/v1/refunds/initiate', body: { reference: A.paid.reference, amount: 0.01, reason: 'iso' } }),
   },
   'GET /v1/refunds/{refundId}/status': { owners: M_OWNERS, notFound: 'Refund not found', prepare: async (r) => ({ path: path(r) }) },
+  'GET /v1/settlements': { owners: M_OWNERS, list: true, prepare: async () => (await settlementOfA(), { path: '/v1/settlements' }) },
+  'GET /v1/settlements/{id}': { owners: M_OWNERS, notFound: 'Settlement not found', prepare: async (r) => ({ path: path(r, { id: await settlementOfA() }) }) },
 
   // Provider resources (entityId of its merchant).
   'GET /v1/provider/merchants': { owners: P_OWNERS, list: true, prepare: async () => ({ path: '/v1/provider/merchants', query: { ids: A.merchant.id } }) },

@@ -9,6 +9,7 @@
  * second API key of the merchant. Descriptions carry a per-group marker (`secret`).
  */
 import { randomToken } from '../../functions/domain/ids';
+import { lagosDate } from '../../functions/domain/lagos-time';
 import type { Route } from '../../functions/routes';
 import type { TestApp } from '../support/app';
 import { bankResponse, bill, decide, lookupPhraseFor, pay, webhook, type Hook, type Party } from '../support/flows';
@@ -211,6 +212,8 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'POST /v1/webhooks/endpoints/{id}/test#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/deliveries/{id}/replay#id': g.deliveryId,
     'GET /v1/events/{id}#id': g.eventId,
+    // No settlement exists in the world (nothing is settled): the fuzzed id reaches the read and its 404.
+    'GET /v1/settlements/{id}#id': `stl_${g.merchant.id}_2030-01-01_1`,
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
     ...(g.people
       ? {
@@ -309,6 +312,10 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { url: `${rxUrl}/fuzz-${uniq}`, events: ['billing.response'] } };
     case 'GET /v1/webhooks/deliveries':
       return { query: { status: 'delivered', type: 'billing.response', limit: '10', skip: '0' } };
+    case 'GET /v1/settlements':
+      return { query: { limit: '10' } };
+    case 'GET /v1/bank/settlement-reports':
+      return { query: { businessDate: lagosDate(new Date()) } };
     case 'GET /v1/events':
       return { query: { type: 'billing.response', deliverySuccess: 'true', createdFrom: '2020-01-01T00:00:00.000Z', createdTo: '2100-01-01T00:00:00.000Z', limit: '10' } };
     case 'POST /v1/onboarding/applications':
