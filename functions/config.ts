@@ -56,4 +56,7 @@ export const config = {
   withdrawalMax: () => num('WITHDRAWAL_MAX', 10_000_000),
   /** Sandbox only: a refund completes this long after it was initiated. */
   refundAutoCompleteSeconds: () => num('REFUND_AUTO_COMPLETE_SECONDS', 5),
+  /** Exports (DESIGN 8.8): the S3 bucket of the stage, and how long a download URL stays valid. */
+  exportsBucket: () => required('EXPORTS_BUCKET'),
+  exportUrlSeconds: () => num('EXPORT_URL_SECONDS', 900),
 };

@@ -8,7 +8,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Server } from 'node:http';
 import { resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
-import { ensureQueues, ensureTable } from './resources';
+import { ensureBucket, ensureQueues, ensureTable, localBucketName } from './resources';
 import { invoke } from './lambda';
 import { startPollers, type Poller } from './pollers';
 import { startHttpServer } from './server';
@@ -126,12 +126,16 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: opts.dynamoEndpoint,
     AWS_ENDPOINT_URL_SQS: opts.sqsEndpoint,
+    // fauxqs also emulates S3 on the same endpoint: the exports bucket (DESIGN 8.8).
+    AWS_ENDPOINT_URL_S3: opts.sqsEndpoint,
+    EXPORTS_BUCKET: localBucketName(opts.queuePrefix),
     TABLE_NAME: opts.tableName,
   };
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
   await ensureTable(ddb, opts.tableName);
   const queueEnv = await ensureQueues(sqs, opts.queuePrefix);
+  await ensureBucket(opts.sqsEndpoint, LOCAL_REGION, LOCAL_CREDENTIALS, base.EXPORTS_BUCKET!);
   const env = { ...base, ...queueEnv, ...opts.env };
   Object.assign(process.env, env);
   resetClients();

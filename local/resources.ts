@@ -73,3 +73,20 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<R
   }
   return env;
 }
+
+/** The exports bucket of a local app, named after its queue prefix (S3 bucket name rules). */
+export const localBucketName = (prefix: string) =>
+  `${prefix}exports`.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').slice(0, 63).replace(/^-|-$/g, '');
+
+/** Creates the exports bucket on the emulator's S3 (fauxqs serves S3 on the SQS endpoint), once. */
+export async function ensureBucket(endpoint: string, region: string, credentials: { accessKeyId: string; secretAccessKey: string }, bucket: string): Promise<void> {
+  const { S3Client, CreateBucketCommand, HeadBucketCommand } = await import('@aws-sdk/client-s3');
+  const s3 = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: bucket }));
+  } catch {
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    s3.destroy();
+  }
+}

@@ -60,6 +60,7 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'DELETE /v1/recurring/{scheduleId}': { note: '`data: {scheduleId, status: "cancelled", cancelledAt}`' },
   'GET /v1/transaction-history': { note: '`data: {transactions[], total}`, newest first.' },
   'POST /v1/refunds/initiate': { status: [201], note: '`data: {refundId, reference, amount, currency, status: "pending", expectedBy}`' },
+  'POST /v1/exports': { status: [202] },
   'POST /v1/provider/merchants': { status: [201], note: '`data: {created, merchants[]}`; each merchant\'s `apiKey` is shown only here.' },
   'GET /v1/provider/merchants': { note: '`data: {merchants[], total}`' },
   'GET /v1/provider/merchant/trust/multiple': { note: '`data`: trust statuses with entityName (array); `total` at the top level.' },

@@ -8,7 +8,7 @@
 import type { ParticipantKind } from '../routes';
 import { toMajor } from '../domain/money';
 import { billKey, type BillItem, type TransactionStatus } from '../billing/types';
-import { getItem, queryAll } from '../platform/table';
+import { getItem, queryAll, queryPage } from '../platform/table';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -143,6 +143,7 @@ const ATTRS = [
   'bankId',
   'bankTransactionId',
   'scheduleId',
+  'settlementId',
   'createdAt',
   'updatedAt',
 ];
@@ -158,6 +159,19 @@ export async function listTransactions(
   skip: number,
   limit: number,
 ): Promise<{ items: Transaction[]; total: number }> {
+  const bills = await queryAll<BillItem>(rangeQuery(scope, filter), Number.MAX_SAFE_INTEGER);
+  const items: Transaction[] = [];
+  let total = 0;
+  for (const b of bills) {
+    if (filter.status !== undefined && transactionStatus(b) !== filter.status) continue;
+    if (total >= skip && items.length < limit) items.push(toTransaction(b));
+    total++;
+  }
+  return { items, total };
+}
+
+/** The Query of a scope's transactions between the filter's bounds, newest first (key conditions on `<createdAt>#<id>`). */
+function rangeQuery(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: Pick<TransactionFilter, 'from' | 'to'>) {
   const pkName = `${scope.index}pk`;
   const skName = `${scope.index}sk`;
   const values: Record<string, unknown> = { ':pk': scope.pk };
@@ -177,23 +191,31 @@ export async function listTransactions(
   }
   const names: Record<string, string> = { '#pk': pkName, ...(lo !== undefined || hi !== undefined ? { '#sk': skName } : {}) };
   ATTRS.forEach((a, i) => (names[`#a${i}`] = a));
-  const bills = await queryAll<BillItem>(
-    {
-      IndexName: scope.index,
-      KeyConditionExpression: key,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ProjectionExpression: ATTRS.map((_, i) => `#a${i}`).join(', '),
-      ScanIndexForward: false,
-    },
-    Number.MAX_SAFE_INTEGER,
-  );
-  const items: Transaction[] = [];
-  let total = 0;
-  for (const b of bills) {
-    if (filter.status !== undefined && transactionStatus(b) !== filter.status) continue;
-    if (total >= skip && items.length < limit) items.push(toTransaction(b));
-    total++;
-  }
-  return { items, total };
+  return {
+    IndexName: scope.index,
+    KeyConditionExpression: key,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ProjectionExpression: ATTRS.map((_, i) => `#a${i}`).join(', '),
+    ScanIndexForward: false,
+  };
+}
+
+/**
+ * The scope's transactions between the bounds, newest first, one Query page at a time
+ * (`pageSize` items): the exports stream them without holding the range in memory.
+ */
+export async function transactionPages(
+  scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string },
+  filter: Pick<TransactionFilter, 'from' | 'to'>,
+  onPage: (transactions: Transaction[]) => Promise<void>,
+  pageSize = 1000,
+): Promise<void> {
+  const input = { ...rangeQuery(scope, filter), Limit: pageSize };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const { items, next } = await queryPage(input, start);
+    await onPage((items as BillItem[]).map(toTransaction));
+    start = next;
+  } while (start);
 }

@@ -11,6 +11,8 @@ import { RECOVERY_KIND } from '../webhooks/delivery-store';
 import { SETTLEMENT_KIND } from '../ledger/store';
 import { runSettlement, runSettlementLinesJob } from '../ledger/settlement';
 import { SETTLEMENT_LINES_KIND } from '../ledger/settlement-store';
+import { EXPORT_RUN_KIND } from '../exports/store';
+import { runExport } from '../exports/run';
 import { RECURRING_RUN_KIND } from '../recurring/policy';
 import { runRecurring } from '../recurring/run';
 import { completeDueRefund } from '../refunds/complete';
@@ -31,6 +33,7 @@ export const DUE_KINDS: DueKind[] = [
   { kind: EXPIRY_KIND, run: expireDueBilling, summary: 'Expire a billing whose approval window has passed' },
   { kind: SETTLEMENT_KIND, run: runSettlement, summary: "Settle a merchant's due funds" },
   { kind: SETTLEMENT_LINES_KIND, run: runSettlementLinesJob, summary: 'Name a committed settlement on its transactions (if its worker stopped first)' },
+  { kind: EXPORT_RUN_KIND, run: runExport, summary: 'Write an export (CSV) to S3' },
   { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },
   { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing" },
   { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },

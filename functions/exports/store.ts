@@ -1,0 +1,68 @@
+/**
+ * Export writes (issue 22): creation (on the due index at once: the tick hands it to the
+ * jobs worker), and the job's conditional finish. See exports/views.ts for the item.
+ */
+import { newId } from '../domain/ids';
+import { dueAttributes } from '../platform/due';
+import { db } from '../platform/clients';
+import { isConditionFailure, putItem, table, UpdateCommand } from '../platform/table';
+import { exportKey, type ExportItem, type ExportKind } from './views';
+
+export const EXPORT_RUN_KIND = 'export.run';
+
+export async function createExport(e: { merchantId: string; kind: ExportKind; from?: string; to?: string; settlementId?: string }, now: Date): Promise<ExportItem> {
+  const exportId = newId('exp');
+  const item: ExportItem = {
+    ...exportKey(exportId),
+    exportId,
+    merchantId: e.merchantId,
+    kind: e.kind,
+    ...(e.from ? { from: e.from } : {}),
+    ...(e.to ? { to: e.to } : {}),
+    ...(e.settlementId ? { settlementId: e.settlementId } : {}),
+    status: 'pending',
+    createdAt: now.toISOString(),
+    ...dueAttributes(EXPORT_RUN_KIND, exportId, now),
+  };
+  await putItem(item, 'attribute_not_exists(pk)');
+  return item;
+}
+
+/**
+ * pending → ready | failed, only while this run's claim (`leasedSk`) holds: a run whose
+ * lease expired and was taken over changes nothing (its object is left to the bucket's
+ * expiry). False when the claim was lost.
+ */
+export async function finishExport(
+  exportId: string,
+  leasedSk: string,
+  outcome: { status: 'ready'; rowCount: number; s3Key: string; stats: Record<string, number> } | { status: 'failed'; reason: string },
+  now: Date,
+): Promise<boolean> {
+  const at = now.toISOString();
+  const ready = outcome.status === 'ready';
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: exportKey(exportId),
+        UpdateExpression: ready
+          ? 'SET #status = :s, rowCount = :n, s3Key = :k, readyAt = :at, stats = :stats REMOVE duePk, dueSk'
+          : 'SET #status = :s, failedAt = :at, failureReason = :why REMOVE duePk, dueSk',
+        ConditionExpression: '#status = :pending AND dueSk = :leased',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':s': outcome.status,
+          ':at': at,
+          ':pending': 'pending',
+          ':leased': leasedSk,
+          ...(ready ? { ':n': outcome.rowCount, ':k': outcome.s3Key, ':stats': outcome.stats } : { ':why': outcome.reason }),
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}

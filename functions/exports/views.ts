@@ -1,0 +1,60 @@
+/**
+ * Exports (issue 22, DESIGN 8.8): the export item, its reads and its API shape. Writes in
+ * exports/store.ts, the job in exports/run.ts.
+ *
+ * | item | pk | sk | notes |
+ * | export | `EXP#<exportId>` | `EXP` | `merchantId`, `kind`, `from`/`to` or `settlementId`, `status` pending → ready \| failed, `rowCount`, `s3Key` (per attempt), due `export.run` while pending |
+ */
+import { config } from '../config';
+import { getItem } from '../platform/table';
+import { presignGet } from '../platform/s3';
+
+export const EXPORT_KINDS = ['transactions', 'settlement'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+export const EXPORT_STATUSES = ['pending', 'ready', 'failed'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+export interface ExportItem {
+  pk: string;
+  sk: 'EXP';
+  exportId: string;
+  merchantId: string;
+  kind: ExportKind;
+  from?: string;
+  to?: string;
+  settlementId?: string;
+  status: ExportStatus;
+  rowCount?: number;
+  s3Key?: string;
+  createdAt: string;
+  readyAt?: string;
+  failedAt?: string;
+  failureReason?: string;
+  /** Figures of the run that produced it (ops): bytes, parts, peak heap and RSS (MB), duration (ms). */
+  stats?: Record<string, number>;
+  duePk?: string;
+  dueSk?: string;
+  [extra: string]: unknown;
+}
+
+export const exportKey = (exportId: string) => ({ pk: `EXP#${exportId}`, sk: 'EXP' as const });
+
+export const getExport = (exportId: string) => getItem<ExportItem>(exportKey(exportId));
+
+/** The merchant's export, else undefined (another merchant's is invisible). */
+export async function getMerchantExport(merchantId: string, exportId: string): Promise<ExportItem | undefined> {
+  if (!exportId || exportId.length > 100) return undefined;
+  const e = await getExport(exportId);
+  return e && e.merchantId === merchantId ? e : undefined;
+}
+
+/** The API shape: `url` is a pre-signed GET of the CSV (EXPORT_URL_SECONDS), null until ready. */
+export async function toApiExport(e: ExportItem): Promise<{ exportId: string; status: ExportStatus; rowCount: number | null; url: string | null }> {
+  const ready = e.status === 'ready' && e.s3Key !== undefined;
+  return {
+    exportId: e.exportId,
+    status: e.status,
+    rowCount: ready ? (e.rowCount ?? 0) : null,
+    url: ready ? await presignGet(config.exportsBucket(), e.s3Key!, config.exportUrlSeconds()) : null,
+  };
+}
