@@ -298,6 +298,20 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'GET /v1/refunds/{refundId}/status': { owners: M_OWNERS, notFound: 'Refund not found', prepare: async (r) => ({ path: path(r) }) },
   'GET /v1/settlements': { owners: M_OWNERS, list: true, prepare: async () => (await settlementOfA(), { path: '/v1/settlements' }) },
+  'POST /v1/exports': {
+    owners: M_OWNERS,
+    notFound: 'Settlement not found',
+    prepare: async () => ({ path: '/v1/exports', body: { kind: 'settlement', settlementId: await settlementOfA() } }),
+  },
+  'GET /v1/exports/{id}': {
+    owners: M_OWNERS,
+    notFound: 'Export not found',
+    prepare: async (r) => {
+      const e = await t.call('POST', '/v1/exports', { key: A.merchant.apiKey, body: { kind: 'settlement', settlementId: await settlementOfA() } });
+      expectOk(e, 202, 'export');
+      return { path: path(r, { id: e.body.data.exportId }) };
+    },
+  },
   'GET /v1/settlements/{id}': { owners: M_OWNERS, notFound: 'Settlement not found', prepare: async (r) => ({ path: path(r, { id: await settlementOfA() }) }) },
 
   // Provider resources (entityId of its merchant).

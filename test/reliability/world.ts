@@ -214,6 +214,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'GET /v1/events/{id}#id': g.eventId,
     // No settlement exists in the world (nothing is settled): the fuzzed id reaches the read and its 404.
     'GET /v1/settlements/{id}#id': `stl_${g.merchant.id}_2030-01-01_1`,
+    'GET /v1/exports/{id}#id': 'exp_00000000000000000000000',
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
     ...(g.people
       ? {
@@ -312,6 +313,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { url: `${rxUrl}/fuzz-${uniq}`, events: ['billing.response'] } };
     case 'GET /v1/webhooks/deliveries':
       return { query: { status: 'delivered', type: 'billing.response', limit: '10', skip: '0' } };
+    case 'POST /v1/exports':
+      return { body: { kind: 'transactions', from: '2020-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' } };
     case 'GET /v1/settlements':
       return { query: { limit: '10' } };
     case 'GET /v1/bank/settlement-reports':
