@@ -2,13 +2,14 @@ import { idempotencyPk } from '../functions/http/idempotency';
 import { Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { Route } from '../functions/routes';
 import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
 import { apiKeyKey } from '../functions/participants/store';
 import { membershipKey } from '../functions/identity/members';
-import type { WorkQueues } from './data';
+import { EXPORTS_PREFIX, type WorkQueues } from './data';
 import { pascal } from './settings';
 
 /**
@@ -22,11 +23,18 @@ import { pascal } from './settings';
  *   route that only reads still stores its Idempotency-Key record (DESIGN 6.4).
  * - `write`: read/write on the table and indexes, SendMessage on the work queues (never the
  *   DLQs), read of the application secret.
+ * - `readExports`: `read` + s3:GetObject on the export files: the role whose credentials
+ *   sign the download URLs of `GET /v1/exports/{id}` (a pre-signed URL carries its signer's
+ *   rights). No other function can read an export.
  */
-export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write';
+export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'readExports';
 
-export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method'>): RouteProfile {
+/** The routes that hand out pre-signed GETs of export files. */
+export const EXPORT_READ_ROUTES = new Set(['GET /v1/exports/{id}']);
+
+export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method' | 'path'>): RouteProfile {
   if (route.kinds.length === 0) return 'public';
+  if (EXPORT_READ_ROUTES.has(`${route.method} ${route.path}`)) return 'readExports';
   if (route.access === 'write') return 'write';
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
@@ -51,6 +59,7 @@ export interface AccessRolesProps {
   table: dynamodb.ITable;
   queues: WorkQueues;
   secret: secretsmanager.ISecret;
+  exportsBucket: s3.IBucket;
 }
 
 /**
@@ -83,6 +92,7 @@ export class AccessRoles extends Construct {
         break;
       case 'read':
       case 'readIdempotent':
+      case 'readExports':
         this.allowTableRead(role);
         this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`, `${MEMBERSHIP_PK_PREFIX}*`]);
         if (profile === 'readIdempotent') {
@@ -92,6 +102,7 @@ export class AccessRoles extends Construct {
             [`${IDEMPOTENCY_PK_PREFIX}*`],
           );
         }
+        if (profile === 'readExports') this.allowExports(role, ['s3:GetObject']);
         break;
       case 'write':
         this.allowTableReadWrite(role);
@@ -118,7 +129,10 @@ export class AccessRoles extends Construct {
     secret.grantRead(role);
     if (worker.trigger.kind === 'schedule' || worker.name === 'jobs') {
       for (const q of queues.all) q.queue.grantSendMessages(role);
-    } else if (worker.trigger.kind === 'queue') {
+    }
+    // The jobs worker runs `export.run`: a multipart upload of each export file (PutObject covers
+    // create / upload part / complete), and its abort when a run fails. Nothing else touches S3.
+    if (worker.name === 'jobs') this.allowExports(role, ['s3:PutObject', 's3:AbortMultipartUpload']); else if (worker.trigger.kind === 'queue') {
       const own = queues.byName(worker.trigger.queue);
       own.dlq.grantSendMessages(role);
       // Declared hand-offs (the webhook lanes): another work queue or another queue's DLQ.
@@ -133,6 +147,17 @@ export class AccessRoles extends Construct {
     }
     this.workerRoles.set(worker.name, role);
     return role;
+  }
+
+  /** Actions on the export files only (`exports/*` of the stage's bucket). */
+  private allowExports(role: iam.Role, actions: string[]): void {
+    const bucket = this.props.exportsBucket;
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects(`${EXPORTS_PREFIX}*`)] }));
+    const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${EXPORTS_PREFIX}*]`,
+      reason: 'Export files are named per merchant and export at run time (exports/<merchantId>/<exportId>/run-<n>.csv); the grant covers that prefix of the one exports bucket only.',
+    });
   }
 
   private newRole(id: string, description: string): iam.Role {

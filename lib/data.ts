@@ -1,5 +1,6 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -99,6 +100,43 @@ export class AppSecrets extends Construct {
       },
       // Losing the master key makes every encrypted token unreadable: keep it in live.
       removalPolicy: props.stage === 'live' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+  }
+}
+
+/** Key prefix of the export files (functions/exports/run.ts writes `exports/<merchantId>/<exportId>/run-<n>.csv`). */
+export const EXPORTS_PREFIX = 'exports/';
+/** Days an export file is kept (its download URL lives 15 minutes; a new one can be asked for until then). */
+export const EXPORT_RETENTION_DAYS = 7;
+
+/**
+ * The exports bucket of a stage (issue 22, DESIGN 8.8): private (all public access blocked,
+ * ACLs disabled), encrypted at rest (S3-managed keys), TLS only, files expire after
+ * EXPORT_RETENTION_DAYS and incomplete multipart uploads are aborted after a day. Reached
+ * only through pre-signed GETs made by the export read function's role.
+ */
+export class ExportsBucket extends Construct {
+  readonly bucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props: { stage: StageName }) {
+    super(scope, id);
+    const live = props.stage === 'live';
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      versioned: false,
+      lifecycleRules: [
+        { id: 'expire-exports', prefix: EXPORTS_PREFIX, expiration: Duration.days(EXPORT_RETENTION_DAYS) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: live ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Export files are short-lived copies of data the API already serves to the same merchant; reads happen only through pre-signed URLs issued by the API (each issue is in the API logs with its request id). Server access logs would need a second bucket per stage for little gain; CloudTrail S3 data events can be enabled per account if required.',
     });
   }
 }

@@ -8,7 +8,7 @@ import { Alarms } from './alarms';
 import { Dashboard } from './dashboard';
 import { HttpApi, RouteFunctions, functionIdOf, type FunctionSettings } from './api';
 import { People } from './identity';
-import { AppSecrets, DataTable, WorkQueues } from './data';
+import { AppSecrets, DataTable, ExportsBucket, WorkQueues } from './data';
 import { ROUTE_STACKS, routeStackOf, type RouteStackName } from './route-stacks';
 import { Workers } from './workers';
 import { RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName } from './settings';
@@ -46,6 +46,7 @@ export class DataStack extends Stack {
   readonly queues: WorkQueues;
   readonly secrets: AppSecrets;
   readonly people: People;
+  readonly exports: ExportsBucket;
   readonly roles: AccessRoles;
 
   constructor(scope: Construct, id: string, props: IdpayStackProps) {
@@ -56,7 +57,8 @@ export class DataStack extends Stack {
     this.queues = new WorkQueues(this, 'Queues');
     this.secrets = new AppSecrets(this, 'AppSecrets', { stage });
     this.people = new People(this, 'People', { stage });
-    this.roles = new AccessRoles(this, 'Roles', { table: this.data.table, queues: this.queues, secret: this.secrets.secret });
+    this.exports = new ExportsBucket(this, 'Exports', { stage });
+    this.roles = new AccessRoles(this, 'Roles', { table: this.data.table, queues: this.queues, secret: this.secrets.secret, exportsBucket: this.exports.bucket });
     Validations.of(this.secrets.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -82,12 +84,13 @@ export class CoreStack extends Stack {
     super(scope, id, props);
     const { stage } = props;
     const live = stage === 'live';
-    const { data, queues, secrets, people } = props.dataStack;
+    const { data, queues, secrets, people, exports } = props.dataStack;
     tagged(this, stage);
 
     const environment: Record<string, string> = {
       STAGE: stage,
       TABLE_NAME: data.table.tableName,
+      EXPORTS_BUCKET: exports.bucket.bucketName,
       ...Object.fromEntries(
         queues.all.flatMap(({ definition, queue, dlq }) => [
           [queueUrlEnv(definition.name), queue.queueUrl],
