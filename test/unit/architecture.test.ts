@@ -24,7 +24,7 @@ export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'event path', members: ['events/', 'webhooks/'] },
   {
     name: 'features',
-    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'sandbox/', 'people/', 'openapi/'],
+    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'exports/', 'sandbox/', 'people/', 'openapi/'],
   },
   { name: 'entry points', members: ['api/', 'workers/'] },
 ];
