@@ -4,6 +4,8 @@
  * is prefixed with a single quote; fields with a comma, quote or line break are quoted.
  * Numbers (amounts in major units) are written as they are.
  */
+import { TRANSACTION_FIELDS } from '../transactions/store';
+
 export type Cell = string | number | null | undefined;
 
 const FORMULA = /^[=+\-@\t\r]/;
@@ -17,21 +19,6 @@ export function csvCell(v: Cell): string {
 
 export const csvRow = (cells: readonly Cell[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
-export const TRANSACTION_COLUMNS = [
-  'reference',
-  'billingRequestId',
-  'type',
-  'status',
-  'amount',
-  'refundedAmount',
-  'currency',
-  'description',
-  'customerId',
-  'bankTransactionId',
-  'scheduleId',
-  'settlementId',
-  'createdAt',
-  'updatedAt',
-] as const;
+export const TRANSACTION_COLUMNS = TRANSACTION_FIELDS;
 
 export const SETTLEMENT_COLUMNS = ['settlementId', 'businessDate', 'reference', 'type', 'amount', 'currency'] as const;

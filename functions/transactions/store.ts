@@ -126,10 +126,10 @@ export interface TransactionFilter {
   to?: Date;
 }
 
-const ATTRS = [
-  'pk',
-  'billingRequestId',
+/** The fields of a transaction as the API shows it, in order (the exports' CSV columns too). */
+export const TRANSACTION_FIELDS = [
   'reference',
+  'billingRequestId',
   'type',
   'status',
   'amount',
@@ -137,16 +137,17 @@ const ATTRS = [
   'currency',
   'description',
   'customerId',
-  'merchantId',
+  'entityId',
   'merchantName',
-  'providerId',
-  'bankId',
   'bankTransactionId',
   'scheduleId',
   'settlementId',
   'createdAt',
   'updatedAt',
-];
+] as const satisfies readonly (keyof Transaction)[];
+
+/** The item attributes `toTransaction` and `canSee` read (the projection of the list queries). */
+const ATTRS = [...new Set(['pk', 'merchantId', 'providerId', 'bankId', ...TRANSACTION_FIELDS.filter((f) => f !== 'entityId')])];
 
 /**
  * One page of the scope's transactions, newest first, and the number of matches. The date

@@ -61,7 +61,7 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
     const text = await file.text();
     expect(parseCsv(text)[0]).toEqual([
       'reference', 'billingRequestId', 'type', 'status', 'amount', 'refundedAmount', 'currency', 'description',
-      'customerId', 'bankTransactionId', 'scheduleId', 'settlementId', 'createdAt', 'updatedAt',
+      'customerId', 'entityId', 'merchantName', 'bankTransactionId', 'scheduleId', 'settlementId', 'createdAt', 'updatedAt',
     ]);
     const rows = csvRecords(text);
     expect(rows.map((x) => x.reference).sort()).toEqual(made.map((b) => b.reference).sort());
@@ -70,7 +70,7 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
     for (const [i, b] of made.entries()) {
       const row = byRef.get(b.reference)!;
       expect(Number(row.amount)).toBe(b.amount / 100);
-      expect(row).toMatchObject({ status: 'succeeded', currency: 'NGN', settlementId: '', billingRequestId: b.billingRequestId });
+      expect(row).toMatchObject({ status: 'succeeded', currency: 'NGN', settlementId: '', billingRequestId: b.billingRequestId, entityId: s.merchant.id, merchantName: s.merchant.name });
       expect(row.description).toBe(i === 2 ? `'${descriptions[i]}` : descriptions[i]); // a formula is defused
     }
     // The URL is a pre-signed GET with an expiry.
