@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { billKey, type BillItem } from '../../functions/billing/types';
 import { getItem } from '../../functions/platform/table';
 import { completeRefund } from '../../functions/refunds/complete';
+import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { events, webhook, type Hook } from '../support/flows';
 import { type Receiver } from '../../local/receiver';
@@ -191,5 +192,44 @@ describe('settlements with lines', () => {
     const b = await list(bank.apiKey);
     expect(b.status).toBe(403);
     expect(b.body.message).toBe('Forbidden for this participant type');
+  });
+
+  it('captures racing settlement runs: every settlement pays exactly its lines, every capture is paid once and names its settlement', async () => {
+    const s = await setup();
+    const at = lagos('2030-12-02T10:00:00'); // settles 2030-12-03
+    const amounts = Array.from({ length: 40 }, (_, i) => 1_00 + i * 7);
+    const bills: BillItem[] = [];
+    // Five waves: eight captures and a settlement run (the sandbox helper's path) at once.
+    for (let w = 0; w < 5; w++) {
+      const [made] = await Promise.all([
+        Promise.all(amounts.slice(w * 8, w * 8 + 8).map((amount) => fixtureBill({ parties: s.parties, amount, capturedAt: at }))),
+        settleDue(s.merchant.id, new Date(), { includeFuture: true }),
+      ]);
+      bills.push(...made);
+    }
+    await settleDue(s.merchant.id, new Date(), { includeFuture: true });
+
+    const all: { settlementId: string; amount: number; transactionCount: number }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list(s.merchant.apiKey, { limit: '100', ...(cursor ? { startingAfter: cursor } : {}) });
+      all.push(...page.body.data.settlements);
+      cursor = page.body.data.hasMore ? page.body.data.settlements.at(-1).settlementId : undefined;
+    } while (cursor);
+    console.log(`racing captures: ${all.length} settlement rounds for ${bills.length} captures`);
+    expect(sum(all.map((x) => x.amount))).toBe(sum(amounts.map((a) => a / 100)));
+    const paidBy = new Map<string, string>();
+    for (const stl of all) {
+      const lines = (await detail(s.merchant.apiKey, stl.settlementId)).body.data.lines as { reference: string; amount: number }[];
+      expect(sum(lines.map((l) => l.amount)), stl.settlementId).toBe(stl.amount);
+      expect(lines).toHaveLength(stl.transactionCount);
+      for (const l of lines) {
+        expect(paidBy.has(l.reference), `${l.reference} paid twice`).toBe(false);
+        paidBy.set(l.reference, stl.settlementId);
+      }
+    }
+    expect(paidBy.size).toBe(bills.length);
+    for (const b of bills) expect((await getBill(b.billingRequestId)).settlementId).toBe(paidBy.get(b.reference));
+    await expectLedgerInvariant();
   });
 });
