@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { billKey, type BillItem } from '../../functions/billing/types';
-import { getItem } from '../../functions/platform/table';
+import { db } from '../../functions/platform/clients';
+import { dueAttributes } from '../../functions/platform/due';
+import { getItem, table } from '../../functions/platform/table';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SETTLEMENT_LINES_KIND } from '../../functions/ledger/settlement-store';
+import { getSettlement, settlementKey } from '../../functions/ledger/settlement-views';
 import { completeRefund } from '../../functions/refunds/complete';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -231,5 +236,28 @@ describe('settlements with lines', () => {
     expect(paidBy.size).toBe(bills.length);
     for (const b of bills) expect((await getBill(b.billingRequestId)).settlementId).toBe(paidBy.get(b.reference));
     await expectLedgerInvariant();
+  });
+
+  it('a settlement whose worker stopped after the commit: the tick names it on its transactions later (due kind settlement.lines)', async () => {
+    const s = await setup();
+    const a = await fixtureBill({ parties: s.parties, amount: 12_00, capturedAt: lagos('2030-12-09T10:00:00') });
+    const b = await fixtureBill({ parties: s.parties, amount: 13_00, capturedAt: lagos('2030-12-09T11:00:00') });
+    await tick('2030-12-09T23:00:00.000Z');
+    const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
+    const record = (await getSettlement(stl.settlementId))!;
+    expect(record.dueSk).toBeUndefined(); // stamped inline, off the due index
+    // The state a crash right after the commit leaves: transactions not yet stamped, the record still due.
+    for (const x of [a, b]) {
+      await db().send(new UpdateCommand({ TableName: table(), Key: billKey(x.billingRequestId), UpdateExpression: 'REMOVE settlementId' }));
+    }
+    const due = dueAttributes(SETTLEMENT_LINES_KIND, stl.settlementId, '2030-12-09T23:05:00.000Z');
+    await db().send(
+      new UpdateCommand({ TableName: table(), Key: settlementKey(stl.settlementId), UpdateExpression: 'SET duePk = :p, dueSk = :s', ExpressionAttributeValues: { ':p': due.duePk, ':s': due.dueSk } }),
+    );
+    await tick('2030-12-09T23:04:59.000Z'); // not yet due
+    expect((await getBill(a.billingRequestId)).settlementId).toBeUndefined();
+    await tick('2030-12-09T23:05:00.000Z');
+    for (const x of [a, b]) expect((await getBill(x.billingRequestId)).settlementId).toBe(stl.settlementId);
+    expect((await getSettlement(stl.settlementId))!.dueSk).toBeUndefined();
   });
 });
