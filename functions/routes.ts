@@ -133,7 +133,8 @@ export const ROUTES: Route[] = [
   // Reconciliation (DESIGN 8.8)
   { method: 'GET', path: '/v1/settlements', handler: 'api/settlements/list', kinds: M, access: 'read', summary: 'List settlements' },
   { method: 'GET', path: '/v1/settlements/{id}', handler: 'api/settlements/get', kinds: M, access: 'read', summary: 'Read a settlement and its lines' },
-  { method: 'POST', path: '/v1/exports', handler: 'api/exports/create', kinds: M, access: 'write', summary: 'Start a CSV export' },
+  // An export moves no money: every role that may read more than GETs (owner, admin, developer) may ask for one, in live too.
+  { method: 'POST', path: '/v1/exports', handler: 'api/exports/create', kinds: M, access: 'write', permission: 'config', summary: 'Start a CSV export' },
   { method: 'GET', path: '/v1/exports/{id}', handler: 'api/exports/get', kinds: M, access: 'read', summary: 'Read an export and its download URL' },
 
   // Provider: merchants and trust

@@ -17,9 +17,6 @@ const intString = (min: number, max: number, dflt: number) =>
 export const skipPaging = { limit: intString(1, MAX_PAGE, 20), skip: intString(0, 1_000_000, 0) };
 /** limit and offset: provider lists. */
 export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intString(0, 1_000_000, 0) };
-/** The release-2 list shape (DESIGN 8): `limit` (default 20, max 100) and `startingAfter` (an id from the previous page). */
-export const cursorPaging = { limit: intString(1, MAX_PAGE, 20), startingAfter: z.string().min(1).max(100).optional() };
-
 /** The release-2 list shape (DESIGN 8): limit (1..100, default 20) and startingAfter (an id from the previous page). */
 export const cursorPaging = { limit: intString(1, MAX_PAGE, 20), startingAfter: z.string().min(1).max(128).optional() };
 

@@ -360,6 +360,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/ledger/trial-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trial balance of the ledger
+         * @description The trial balance of the ledger, computed from its entries.
+         *
+         *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["operatorTrialBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank/customers": {
         parameters: {
             query?: never;
@@ -480,6 +502,28 @@ export interface paths {
          *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["bankListSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/settlement-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bank's settlement report for a business day
+         * @description The bank's settlement report for one business day.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["bankSettlementReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -931,7 +975,7 @@ export interface paths {
          * List settlements
          * @description The merchant's settlements, newest first.
          *
-         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["settlementsList"];
         put?: never;
@@ -953,7 +997,7 @@ export interface paths {
          * Read a settlement and its lines
          * @description One settlement with the payments and refunds it paid.
          *
-         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["settlementsGet"];
         put?: never;
@@ -977,7 +1021,7 @@ export interface paths {
          * Start a CSV export
          * @description Export the merchant's transactions or a settlement's lines as CSV (asynchronous).
          *
-         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (else 403 `Insufficient role`).
          */
         post: operations["exportsCreate"];
         delete?: never;
@@ -997,7 +1041,7 @@ export interface paths {
          * Read an export and its download URL
          * @description Read an export: its status, and when ready its row count and download URL.
          *
-         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`.
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["exportsGet"];
         put?: never;
@@ -3752,6 +3796,52 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    operatorTrialBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            accounts: {
+                                /** @description bank:<bankId>, merchant_unsettled:<merchantId> or merchant_settled:<merchantId> */
+                                account: string;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                debit: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                credit: number;
+                            }[];
+                            /** @description Amount in major units (NGN 1500.5) */
+                            totalDebit: number;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            totalCredit: number;
+                            balanced: boolean;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     bankCreateCustomers: {
         parameters: {
             query?: never;
@@ -4097,6 +4187,66 @@ export interface operations {
                                 completedAt: string | null;
                             }[];
                             total: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankSettlementReport: {
+        parameters: {
+            query: {
+                businessDate: string;
+            };
+            header?: {
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The Lagos day reported (yyyy-mm-dd) */
+                            businessDate: string;
+                            /** @description Billings of the bank's customers that succeeded that day */
+                            debits: number;
+                            /** @description Refunds completed to them that day */
+                            credits: number;
+                            /** @description debits − credits */
+                            net: number;
+                            transactionCount: number;
+                            byMerchant: {
+                                entityId: string;
+                                merchantName: string;
+                                /** @description Payments minus refunds */
+                                amount: number;
+                                /** @description Payments */
+                                count: number;
+                            }[];
                         };
                     };
                 };
@@ -5487,6 +5637,8 @@ export interface operations {
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
             path?: never;
             cookie?: never;
@@ -5530,6 +5682,8 @@ export interface operations {
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
             path: {
                 id: string;
@@ -5594,6 +5748,8 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
             path?: never;
             cookie?: never;
@@ -5652,6 +5808,8 @@ export interface operations {
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
             path: {
                 id: string;
