@@ -59,4 +59,6 @@ export const config = {
   /** Exports (DESIGN 8.8): the S3 bucket of the stage, and how long a download URL stays valid. */
   exportsBucket: () => required('EXPORTS_BUCKET'),
   exportUrlSeconds: () => num('EXPORT_URL_SECONDS', 900),
+  /** How long one run of an export job writes before it saves its place and lets the next tick continue (the jobs worker's timeout is 60 s). */
+  exportRunSeconds: () => num('EXPORT_RUN_SECONDS', 30),
 };

@@ -1,69 +1,66 @@
 /**
  * Due kind `export.run` (issue 22, DESIGN 8.8): writes an export's CSV to S3.
  *
- * Rows come one DynamoDB page at a time (transactions: the merchant's index between
- * `from` and `to`; settlement: the settlement's lines) and are appended to a buffer that is
- * sent as one part of a multipart upload each time it reaches 5 MiB: the job holds one
- * page and one part, never the export (100,000 rows ≈ 20 MB of CSV; checked by the
- * reliability test, which reads the peak heap recorded in `stats`). Each run writes its own
- * object (`exports/<merchantId>/<exportId>/<run>.csv`), and the export becomes `ready`
- * only while the run's claim holds, so a run taken over after its lease cannot overwrite
- * the winner's file. A run that fails leaves the claim to expire (the tick retries);
- * after MAX_RUNS claims the export is `failed`.
+ * Rows come one DynamoDB page (1,000 items) at a time — transactions: the merchant's index
+ * between `from` and `to`; settlement: the settlement's lines — and are appended to a buffer
+ * that is sent as one part of a multipart upload whenever it reaches 5 MiB at a page end:
+ * the job holds one page and one part, never the export (checked by
+ * test/reliability/export-100k.test.ts with the peak heap recorded in `stats`).
+ *
+ * Any size fits the jobs worker's 60 s timeout: after EXPORT_RUN_SECONDS, at the next part
+ * boundary (buffer empty), the run saves its place — the upload id, the parts sent, the
+ * next page's DynamoDB key — and puts the export back on the due index at once; the next
+ * tick continues the same upload. The export becomes `ready` only while the finishing run's
+ * claim holds. A run that fails aborts nothing it cannot redo: it leaves the claim to expire
+ * and the tick retries from the last saved place; after MAX_RUNS failed claims since then,
+ * the upload is aborted and the export is `failed`.
  */
 import { config } from '../config';
 import { toMajor } from '../domain/money';
-import { getSettlement, queryLinePages, signedLineAmount } from '../ledger/settlement-views';
+import { getSettlement, settlementLinePage, signedLineAmount } from '../ledger/settlement-views';
 import type { DueJob } from '../platform/due';
 import { logger } from '../platform/log';
 import { MIN_PART_BYTES, MultipartUpload } from '../platform/s3';
-import { transactionPages } from '../transactions/store';
+import { transactionPage } from '../transactions/store';
 import { csvRow, SETTLEMENT_COLUMNS, TRANSACTION_COLUMNS } from './csv';
-import { finishExport } from './store';
-import { getExport, type ExportItem } from './views';
+import { checkpointExport, finishExport } from './store';
+import { getExport, type ExportItem, type ExportProgress } from './views';
 
-/** Claims of one export before it is given up as failed. */
+/** Failed claims of one export (since its last saved place) before it is given up. */
 export const MAX_RUNS = 3;
 
 const MB = 1024 * 1024;
+const mb = (bytes: number) => Math.round((bytes / MB) * 10) / 10;
 
-class CsvUpload {
-  private buffer: string[] = [];
-  private bytes = 0;
-  rows = 0;
-  totalBytes = 0;
-  parts = 0;
+type Cursor = Record<string, unknown> | undefined;
+/** One page of CSV rows from `start`, and where the next page starts. */
+type Source = (start: Cursor) => Promise<{ rows: string[]; next: Cursor }>;
+
+async function sourceOf(e: ExportItem): Promise<{ header: readonly string[]; page: Source }> {
+  if (e.kind === 'transactions') {
+    const filter = { ...(e.from ? { from: new Date(e.from) } : {}), ...(e.to ? { to: new Date(e.to) } : {}) };
+    return {
+      header: TRANSACTION_COLUMNS,
+      page: async (start) => {
+        const { transactions, next } = await transactionPage({ index: 'gsi2', pk: `MTXN#${e.merchantId}` }, filter, start);
+        return { rows: transactions.map((t) => csvRow(TRANSACTION_COLUMNS.map((c) => t[c]))), next };
+      },
+    };
+  }
+  const s = e.settlementId ? await getSettlement(e.settlementId) : undefined;
+  if (!s || s.merchantId !== e.merchantId) throw new Error('settlement missing');
+  return {
+    header: SETTLEMENT_COLUMNS,
+    page: async (start) => {
+      const { lines, next } = await settlementLinePage(s, start);
+      return { rows: lines.map((l) => csvRow([s.settlementId, s.businessDate, l.reference, l.type, toMajor(signedLineAmount(l)), s.currency])), next };
+    },
+  };
+}
+
+class Sampler {
   peakHeap = 0;
   peakRss = 0;
-
-  constructor(private readonly upload: MultipartUpload) {}
-
-  async header(columns: readonly string[]): Promise<void> {
-    await this.append(csvRow(columns), false);
-  }
-
-  async row(line: string): Promise<void> {
-    await this.append(line, true);
-  }
-
-  private async append(line: string, isRow: boolean): Promise<void> {
-    this.buffer.push(line);
-    this.bytes += Buffer.byteLength(line);
-    if (isRow) this.rows++;
-    if (this.bytes >= MIN_PART_BYTES) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.bytes === 0) return;
-    const part = Buffer.from(this.buffer.join(''), 'utf8');
-    this.buffer = [];
-    this.bytes = 0;
-    this.sample();
-    await this.upload.uploadPart(part);
-    this.parts++;
-    this.totalBytes += part.byteLength;
-  }
-
   sample(): void {
     const m = process.memoryUsage();
     this.peakHeap = Math.max(this.peakHeap, m.heapUsed);
@@ -71,58 +68,82 @@ class CsvUpload {
   }
 }
 
-async function writeRows(e: ExportItem, out: CsvUpload): Promise<void> {
-  if (e.kind === 'transactions') {
-    await out.header(TRANSACTION_COLUMNS);
-    const filter = { ...(e.from ? { from: new Date(e.from) } : {}), ...(e.to ? { to: new Date(e.to) } : {}) };
-    await transactionPages({ index: 'gsi2', pk: `MTXN#${e.merchantId}` }, filter, async (page) => {
-      for (const t of page) await out.row(csvRow(TRANSACTION_COLUMNS.map((c) => t[c])));
-      out.sample();
-    });
-    return;
-  }
-  const s = e.settlementId ? await getSettlement(e.settlementId) : undefined;
-  if (!s || s.merchantId !== e.merchantId) throw new Error('settlement missing');
-  await out.header(SETTLEMENT_COLUMNS);
-  await queryLinePages(s.merchantId, s.businessDate, s.settlementId, { includeOpen: false }, async (lines) => {
-    for (const l of lines) await out.row(csvRow([s.settlementId, s.businessDate, l.reference, l.type, toMajor(signedLineAmount(l)), s.currency]));
-    out.sample();
-  });
-}
-
 export async function runExport(job: DueJob): Promise<void> {
   const e = await getExport(job.id);
   if (!e || e.status !== 'pending' || e.dueSk !== job.leasedSk) return;
   const now = new Date(job.now);
   const claims = Number((e as { dueClaims?: number }).dueClaims ?? 1);
-  if (claims > MAX_RUNS) {
+  const saved = e.progress;
+  const key = saved?.key ?? `exports/${e.merchantId}/${e.exportId}/run-${claims}.csv`;
+  const bucket = config.exportsBucket();
+  if (claims - (saved?.claimsAtCheckpoint ?? 0) > MAX_RUNS) {
+    if (saved) await MultipartUpload.resume(bucket, key, saved).abort();
     await finishExport(e.exportId, job.leasedSk, { status: 'failed', reason: 'The export could not be written; create a new one' }, now);
     return;
   }
   const started = Date.now();
-  const key = `exports/${e.merchantId}/${e.exportId}/run-${claims}.csv`;
-  const upload = new MultipartUpload(config.exportsBucket(), key);
-  const out = new CsvUpload(upload);
-  out.sample();
+  const mem = new Sampler();
+  mem.sample();
   const heapAtStart = process.memoryUsage().heapUsed;
+  const upload = saved ? MultipartUpload.resume(bucket, key, saved) : new MultipartUpload(bucket, key);
+  let rows = saved?.rows ?? 0;
+  let bytes = saved?.bytes ?? 0;
+  let buffer: string[] = [];
+  let buffered = 0;
+  const flush = async () => {
+    if (buffered === 0) return;
+    const part = Buffer.from(buffer.join(''), 'utf8');
+    buffer = [];
+    buffered = 0;
+    mem.sample();
+    await upload.uploadPart(part);
+    bytes += part.byteLength;
+  };
+  const prior = saved?.stats ?? {};
+  const stats = () => ({
+    bytes,
+    parts: upload.state().parts.length,
+    runs: (prior.runs ?? 0) + 1,
+    peakHeapMb: Math.max(prior.peakHeapMb ?? 0, mb(mem.peakHeap)),
+    heapAtStartMb: prior.heapAtStartMb ?? mb(heapAtStart),
+    maxHeapGrowthMb: Math.max(prior.maxHeapGrowthMb ?? 0, mb(mem.peakHeap - heapAtStart)),
+    peakRssMb: Math.max(prior.peakRssMb ?? 0, mb(mem.peakRss)),
+    durationMs: (prior.durationMs ?? 0) + (Date.now() - started),
+  });
+
   try {
-    await upload.start();
-    await writeRows(e, out);
-    await out.flush();
+    const source = await sourceOf(e);
+    if (!saved) {
+      await upload.start();
+      buffer.push(csvRow(source.header));
+      buffered += buffer[0]!.length;
+    }
+    let cursor: Cursor = saved?.cursor;
+    do {
+      const page = await source.page(cursor);
+      for (const r of page.rows) {
+        buffer.push(r);
+        buffered += Buffer.byteLength(r);
+      }
+      rows += page.rows.length;
+      cursor = page.next;
+      mem.sample();
+      if (buffered >= MIN_PART_BYTES) await flush();
+      if (cursor && buffered === 0 && Date.now() - started > config.exportRunSeconds() * 1000) {
+        // Out of time at a part boundary: save the place; the next tick continues.
+        const progress: ExportProgress = { key, ...upload.state(), rows, bytes, cursor, claimsAtCheckpoint: claims, stats: stats() };
+        const kept = await checkpointExport(job, progress, now);
+        logger.info('export run paused', { exportId: e.exportId, rows, parts: progress.parts.length, kept });
+        return;
+      }
+    } while (cursor);
+    await flush();
     await upload.complete();
   } catch (err) {
-    await upload.abort();
     logger.error('export run failed', { exportId: e.exportId, run: claims, error: (err as Error).message });
-    throw err; // the claim expires and the tick runs it again (up to MAX_RUNS)
+    throw err; // the claim expires and the tick runs it again from the last saved place (up to MAX_RUNS)
   }
-  const stats = {
-    bytes: out.totalBytes,
-    parts: out.parts,
-    peakHeapMb: Math.round((out.peakHeap / MB) * 10) / 10,
-    heapAtStartMb: Math.round((heapAtStart / MB) * 10) / 10,
-    peakRssMb: Math.round((out.peakRss / MB) * 10) / 10,
-    durationMs: Date.now() - started,
-  };
-  const won = await finishExport(e.exportId, job.leasedSk, { status: 'ready', rowCount: out.rows, s3Key: key, stats }, now);
-  logger.info('export written', { exportId: e.exportId, rows: out.rows, won, ...stats });
+  const final = stats();
+  const won = await finishExport(e.exportId, job.leasedSk, { status: 'ready', rowCount: rows, s3Key: key, stats: final }, now);
+  logger.info('export written', { exportId: e.exportId, rows, won, ...final });
 }

@@ -3,10 +3,10 @@
  * jobs worker), and the job's conditional finish. See exports/views.ts for the item.
  */
 import { newId } from '../domain/ids';
-import { dueAttributes } from '../platform/due';
+import { dueAttributes, type DueJob } from '../platform/due';
 import { db } from '../platform/clients';
 import { isConditionFailure, putItem, table, UpdateCommand } from '../platform/table';
-import { exportKey, type ExportItem, type ExportKind } from './views';
+import { exportKey, type ExportItem, type ExportKind, type ExportProgress } from './views';
 
 export const EXPORT_RUN_KIND = 'export.run';
 
@@ -47,8 +47,8 @@ export async function finishExport(
         TableName: table(),
         Key: exportKey(exportId),
         UpdateExpression: ready
-          ? 'SET #status = :s, rowCount = :n, s3Key = :k, readyAt = :at, stats = :stats REMOVE duePk, dueSk'
-          : 'SET #status = :s, failedAt = :at, failureReason = :why REMOVE duePk, dueSk',
+          ? 'SET #status = :s, rowCount = :n, s3Key = :k, readyAt = :at, stats = :stats REMOVE duePk, dueSk, progress'
+          : 'SET #status = :s, failedAt = :at, failureReason = :why REMOVE duePk, dueSk, progress',
         ConditionExpression: '#status = :pending AND dueSk = :leased',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -58,6 +58,30 @@ export async function finishExport(
           ':leased': leasedSk,
           ...(ready ? { ':n': outcome.rowCount, ':k': outcome.s3Key, ':stats': outcome.stats } : { ':why': outcome.reason }),
         },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * A run that used its time saves its place and puts the export back on the due index at
+ * once (the next tick continues it), only while its claim holds. False when it was lost.
+ */
+export async function checkpointExport(job: Pick<DueJob, 'id' | 'leasedSk'>, progress: ExportProgress, now: Date): Promise<boolean> {
+  const due = dueAttributes(EXPORT_RUN_KIND, job.id, now);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: exportKey(job.id),
+        UpdateExpression: 'SET progress = :p, duePk = :dp, dueSk = :ds',
+        ConditionExpression: '#status = :pending AND dueSk = :leased',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':p': progress, ':dp': due.duePk, ':ds': due.dueSk, ':pending': 'pending', ':leased': job.leasedSk },
       }),
     );
     return true;

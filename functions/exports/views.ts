@@ -30,11 +30,26 @@ export interface ExportItem {
   readyAt?: string;
   failedAt?: string;
   failureReason?: string;
-  /** Figures of the run that produced it (ops): bytes, parts, peak heap and RSS (MB), duration (ms). */
+  /** Figures of the runs that produced it (ops): bytes, parts, runs, peak heap and RSS (MB), duration (ms). */
   stats?: Record<string, number>;
+  /** Where a run that ran out of its time stopped: the next run continues the same upload from `cursor`. */
+  progress?: ExportProgress;
   duePk?: string;
   dueSk?: string;
   [extra: string]: unknown;
+}
+
+export interface ExportProgress {
+  key: string;
+  uploadId: string;
+  parts: { n: number; etag: string }[];
+  rows: number;
+  bytes: number;
+  /** The DynamoDB key the next page starts from. */
+  cursor: Record<string, unknown>;
+  /** `dueClaims` when this was saved: runs that fail after it count from here. */
+  claimsAtCheckpoint: number;
+  stats: Record<string, number>;
 }
 
 export const exportKey = (exportId: string) => ({ pk: `EXP#${exportId}`, sk: 'EXP' as const });

@@ -122,6 +122,20 @@ export async function queryLinePages(
   } while (start);
 }
 
+/** One page of a settlement's lines from `start` (`next`: undefined after the last). */
+export async function settlementLinePage(s: SettlementRecord, start?: Record<string, unknown>): Promise<{ lines: SettlementLine[]; next?: Record<string, unknown> }> {
+  const { items, next } = await queryPage(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'settlementId = :id',
+      ExpressionAttributeValues: { ':pk': linesPk(s.merchantId, s.businessDate), ':id': s.settlementId },
+      ConsistentRead: true,
+    },
+    start,
+  );
+  return { lines: items as SettlementLine[], ...(next ? { next } : {}) };
+}
+
 /** The most lines `GET /v1/settlements/{id}` returns (~70 bytes each); an export has them all. */
 export const MAX_DETAIL_LINES = 10_000;
 

@@ -117,6 +117,11 @@ export const MIN_PART_BYTES = 5 * 1024 * 1024;
  * after the last part; `abort` on failure (S3 drops the parts; the bucket's lifecycle rule
  * also aborts incomplete uploads after a day).
  */
+export interface UploadState {
+  uploadId: string;
+  parts: { n: number; etag: string }[];
+}
+
 export class MultipartUpload {
   private uploadId?: string;
   private readonly parts: { n: number; etag: string }[] = [];
@@ -126,6 +131,20 @@ export class MultipartUpload {
     readonly key: string,
     private readonly contentType = 'text/csv; charset=utf-8',
   ) {}
+
+  /** An upload started earlier (by another invocation): continues after its last part. */
+  static resume(bucket: string, key: string, state: UploadState): MultipartUpload {
+    const u = new MultipartUpload(bucket, key);
+    u.uploadId = state.uploadId;
+    u.parts.push(...state.parts);
+    return u;
+  }
+
+  /** What another invocation needs to continue (uploadId and the parts sent so far). */
+  state(): UploadState {
+    if (!this.uploadId) throw new Error('upload not started');
+    return { uploadId: this.uploadId, parts: [...this.parts] };
+  }
 
   async start(): Promise<void> {
     const res = await send('POST', this.bucket, this.key, { uploads: '' }, undefined, { 'content-type': this.contentType });

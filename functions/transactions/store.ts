@@ -203,20 +203,16 @@ function rangeQuery(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filt
 }
 
 /**
- * The scope's transactions between the bounds, newest first, one Query page at a time
- * (`pageSize` items): the exports stream them without holding the range in memory.
+ * One Query page of the scope's transactions between the bounds, newest first, from `start`
+ * (`next`: where the following page starts; undefined after the last). The exports walk the
+ * range page by page, across runs, without holding it in memory.
  */
-export async function transactionPages(
+export async function transactionPage(
   scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string },
   filter: Pick<TransactionFilter, 'from' | 'to'>,
-  onPage: (transactions: Transaction[]) => Promise<void>,
+  start?: Record<string, unknown>,
   pageSize = 1000,
-): Promise<void> {
-  const input = { ...rangeQuery(scope, filter), Limit: pageSize };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const { items, next } = await queryPage(input, start);
-    await onPage((items as BillItem[]).map(toTransaction));
-    start = next;
-  } while (start);
+): Promise<{ transactions: Transaction[]; next?: Record<string, unknown> }> {
+  const { items, next } = await queryPage({ ...rangeQuery(scope, filter), Limit: pageSize }, start);
+  return { transactions: (items as BillItem[]).map(toTransaction), ...(next ? { next } : {}) };
 }
