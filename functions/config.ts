@@ -54,6 +54,8 @@ export const config = {
   /** Withdrawal bounds shown with the balance, in major units (NGN). */
   withdrawalMin: () => num('WITHDRAWAL_MIN', 100),
   withdrawalMax: () => num('WITHDRAWAL_MAX', 10_000_000),
+  /** Customer protection (DESIGN 8.5): the bank's `billing.upcoming` comes this long before each recurring run (0 = off). */
+  preDebitNoticeSeconds: () => Math.max(0, num('PRE_DEBIT_NOTICE_SECONDS', 86_400)),
   /** Sandbox only: a refund completes this long after it was initiated. */
   refundAutoCompleteSeconds: () => num('REFUND_AUTO_COMPLETE_SECONDS', 5),
   /** Exports (DESIGN 8.8): the S3 bucket of the stage, and how long a download URL stays valid. */

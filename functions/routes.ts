@@ -101,6 +101,8 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
   { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
+  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
+  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },
   { method: 'GET', path: '/v1/bank/settlement-reports', handler: 'api/bank/settlement-report', kinds: B, access: 'read', summary: "The bank's settlement report for a business day" },
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },

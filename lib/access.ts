@@ -26,15 +26,20 @@ import { pascal } from './settings';
  * - `readExports`: `read` + s3:GetObject on the export files: the role whose credentials
  *   sign the download URLs of `GET /v1/exports/{id}` (a pre-signed URL carries its signer's
  *   rights). No other function can read an export.
+ * - `readScan`: `read` + Scan of the table (not of its indexes): the operator's trial balance,
+ *   which sums every ledger entry (an operator report, never a participant's path).
  */
-export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'readExports';
+export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'readExports' | 'readScan';
 
 /** The routes that hand out pre-signed GETs of export files. */
 export const EXPORT_READ_ROUTES = new Set(['GET /v1/exports/{id}']);
+/** The routes that scan the table (operator reports over the whole ledger). */
+export const TABLE_SCAN_ROUTES = new Set(['GET /v1/operator/ledger/trial-balance']);
 
 export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method' | 'path'>): RouteProfile {
   if (route.kinds.length === 0) return 'public';
   if (EXPORT_READ_ROUTES.has(`${route.method} ${route.path}`)) return 'readExports';
+  if (TABLE_SCAN_ROUTES.has(`${route.method} ${route.path}`)) return 'readScan';
   if (route.access === 'write') return 'write';
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
@@ -93,6 +98,7 @@ export class AccessRoles extends Construct {
       case 'read':
       case 'readIdempotent':
       case 'readExports':
+      case 'readScan':
         this.allowTableRead(role);
         this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`, `${MEMBERSHIP_PK_PREFIX}*`]);
         if (profile === 'readIdempotent') {
@@ -103,6 +109,7 @@ export class AccessRoles extends Construct {
           );
         }
         if (profile === 'readExports') this.allowExports(role, ['s3:GetObject']);
+        if (profile === 'readScan') role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [this.props.table.tableArn] }));
         break;
       case 'write':
         this.allowTableReadWrite(role);

@@ -309,6 +309,19 @@ async function main() {
     const after2 = await waitTotal(2);
     info(`totalBillings ${after2.totalBillings}, next billing ${after2.nextBillingDate}`);
 
+    step('The bank is told before each debit (pre-debit notice) and skips the next one for its customer');
+    const notice = await bankRx.waitFor('billing.upcoming', (e) => e.data.scheduleId === scheduleId);
+    info(`billing.upcoming to the bank: NGN ${notice.data.amount} from ${notice.data.merchantName} at ${notice.data.runAt} (run ${notice.data.sequence})`);
+    const skipped = await expectStatus(
+      api(bank.apiKey).POST('/v1/bank/subscriptions/{scheduleId}/skip', { params: { path: { scheduleId } }, body: { reason: 'Customer is travelling this month' } }),
+      200,
+      'bank skip',
+    );
+    info(`the bank skipped the run of ${skipped.data.skippedRunAt}; next billing ${skipped.data.nextBillingDate}`);
+    const skipEvent = await merchantRx.waitFor('schedule.run_skipped', (e) => e.data.scheduleId === scheduleId);
+    info(`the merchant gets schedule.run_skipped: actor ${skipEvent.data.actor}, reason "${skipEvent.data.reason}"`);
+    check(skipEvent.data.actor === 'bank' && skipEvent.data.skippedRunAt === skipped.data.skippedRunAt, 'run_skipped names the bank');
+
     step('Settle what is due, then bill once more (so funds are both settled and unsettled)');
     const settled = await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/settlements/run'), 200, 'settle');
     info(`settlement: ${JSON.stringify(settled.data)}`);

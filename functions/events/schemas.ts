@@ -66,6 +66,18 @@ export const billingRequestData = z.object({
   scheduleId: z.string().optional().describe('Recurring runs only'),
 });
 
+export const billingUpcomingData = z.object({
+  scheduleId: id('Recurring schedule id (skip or cancel it for the customer: POST /v1/bank/subscriptions/{scheduleId}/skip or /cancel)'),
+  runAt: dateTime.describe('When the run will bill the customer'),
+  sequence: z.number().int().describe("The run's sequence number (its billing.request carries the same scheduleId)"),
+  amount,
+  currency,
+  customerId: id('Customer id'),
+  entityId: id('Merchant id'),
+  merchantName: z.string(),
+  description: z.string(),
+});
+
 export const billingResponseData = z.object({
   billingRequestId: id('Billing request id'),
   reference: z.string().describe('Transaction reference'),
@@ -102,6 +114,7 @@ const scheduleBase = {
   totalBillings: z.number().int().describe('Billings that succeeded so far'),
   maxBillings: z.number().int().nullable(),
   failedAttempts: z.number().int().describe('Runs declined, expired or failed'),
+  actor: z.enum(['merchant', 'bank', 'system']).describe("Who made the change: the merchant, the customer's bank, or the service (runs, completion)"),
 };
 const schedule = <T extends z.ZodRawShape>(extra: T, what: string) => z.looseObject({ ...scheduleBase, ...extra }).describe(what);
 
@@ -118,7 +131,18 @@ export const schedulePausedData = schedule(
   'A recurring schedule was paused',
 );
 export const scheduleResumedData = schedule({ resumedAt: dateTime }, 'A paused schedule was resumed');
-export const scheduleCancelledData = schedule({ cancelledAt: dateTime }, 'A recurring schedule was cancelled');
+export const scheduleCancelledData = schedule(
+  { cancelledAt: dateTime, reason: z.string().optional().describe('When given by whoever cancelled') },
+  'A recurring schedule was cancelled',
+);
+export const scheduleRunSkippedData = schedule(
+  {
+    skippedRunAt: dateTime.describe('The date of the run that will not be billed'),
+    skippedSequence: z.number().int().describe('The sequence number the skipped run would have had'),
+    reason: z.string().optional().describe('When given by whoever skipped'),
+  },
+  'The next run of a schedule was skipped (not billed)',
+);
 export const scheduleCompletedData = schedule(
   { completedAt: dateTime, reason: z.enum(['max_billings', 'end_date']).describe('maxBillings reached, or the next date would pass endDate') },
   'A recurring schedule finished',
@@ -207,6 +231,11 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     when: "The customer's decision on an intent (POST /v1/billing/intent-response), or the bank changing a decision",
     data: billingIntentResponseData,
   },
+  'billing.upcoming': {
+    receiver: "The customer's bank",
+    when: 'PRE_DEBIT_NOTICE_SECONDS (default 24 h) before each period of a recurring schedule is billed, or at once when the run is sooner (DESIGN 8.5)',
+    data: billingUpcomingData,
+  },
   'billing.response': {
     receiver: 'The merchant and its provider',
     when: 'The outcome of a billing: paid, declined, expired or failed',
@@ -224,7 +253,12 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     data: schedulePausedData,
   },
   'schedule.resumed': { receiver: 'The merchant and its provider', when: 'A paused schedule was resumed', data: scheduleResumedData },
-  'schedule.cancelled': { receiver: 'The merchant and its provider', when: 'A schedule was cancelled', data: scheduleCancelledData },
+  'schedule.cancelled': { receiver: 'The merchant and its provider', when: "A schedule was cancelled by the merchant or the customer's bank", data: scheduleCancelledData },
+  'schedule.run_skipped': {
+    receiver: 'The merchant and its provider',
+    when: "The customer's bank (or the merchant) skipped the next run",
+    data: scheduleRunSkippedData,
+  },
   'schedule.completed': {
     receiver: 'The merchant and its provider',
     when: 'A schedule reached maxBillings or its endDate',

@@ -82,6 +82,7 @@ export const MSG = {
   recurringTrustRequired: 'Merchant trust level does not allow recurring billing',
   recurringNotActive: 'Recurring schedule is not active',
   recurringNotPaused: 'Recurring schedule is not paused',
+  recurringRunInProgress: 'A run of this recurring schedule is already in progress',
 } as const;
 
 /** Sandbox test helpers (issue 9): refusals of `POST /v1/sandbox/...`. */
@@ -94,7 +95,7 @@ export const SANDBOX_MSG = {
   refundFailed: 'Refund has failed and cannot be completed',
   settlementsRun: 'Settlement run completed',
   recurringRunDue: 'Recurring run is due now',
-  recurringRunInProgress: 'A run of this recurring schedule is already in progress',
+  recurringRunInProgress: MSG.recurringRunInProgress,
   /** A helper that keeps losing a race with concurrent writers (DESIGN 8.1: 409, never 5xx). */
   raceLost: 'Sandbox helper lost a race with a concurrent request; retry',
 } as const;

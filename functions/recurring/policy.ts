@@ -111,3 +111,21 @@ export function completionReason(s: ScheduleDates, totalBillings: number, next: 
 
 /** When the bank's answer to a run started at `startedAt` is given up. */
 export const answerDeadline = (startedAt: Date): Date => new Date(startedAt.getTime() + ANSWER_TIMEOUT_MS);
+
+/**
+ * When the bank's pre-debit notice of a run due at `runAt` falls due (DESIGN 8.5): `noticeMs`
+ * before it (at once when that is already past; the worker sends it and the run waits for
+ * its date). A notice announces a PERIOD's debit: a retry of the same period is the same debit
+ * and is not announced again (`noticeDue` is false once `noticedOccurrence` is the period).
+ */
+export function noticeAt(runAt: Date, noticeMs: number): Date {
+  return new Date(runAt.getTime() - Math.max(0, noticeMs));
+}
+
+/** Whether the period `occurrence` still has to be announced to the bank. */
+export const noticeDue = (noticeMs: number, occurrence: number, noticedOccurrence: number | undefined): boolean =>
+  noticeMs > 0 && noticedOccurrence !== occurrence;
+
+/** When a run of period `occurrence` at `runAt` is due on the index: its notice first, if still owed. */
+export const firstDueAt = (runAt: Date, noticeMs: number, occurrence: number, noticedOccurrence: number | undefined): Date =>
+  noticeDue(noticeMs, occurrence, noticedOccurrence) ? noticeAt(runAt, noticeMs) : runAt;

@@ -17,6 +17,10 @@
  *    active or completed). Normally done right after the bank's answer; this is the net.
  *  - run in flight, the bank has not answered by the deadline: the billing FAILS
  *    (`reason: bank_no_answer`, released, `billing.response`), which counts a failed attempt.
+ *  - active, the bank's pre-debit notice of the next period not sent yet (DESIGN 8.5): at
+ *    runAt - PRE_DEBIT_NOTICE_SECONDS (or at once when that is past) SEND it
+ *    (`billing.upcoming`, recurring/store.ts `sendRunNotice`), then wait for runAt (or go on
+ *    to the run now when it is due already).
  *  - anything else (paused, cancelled, completed, not yet due): off the index, or back at
  *    the right time.
  *
@@ -32,13 +36,14 @@ import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../billing/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey, type Participant } from '../participants/store';
-import { CLAIM_ITEM_INDEX, claimRunItem, clearRunClaim, failRunAtCreation, finishRun, rescheduleRunClaim } from './store';
+import { CLAIM_ITEM_INDEX, claimRunItem, clearRunClaim, DEFAULT_RUN_DESCRIPTION, failRunAtCreation, finishRun, rescheduleRunClaim, sendRunNotice } from './store';
+import { noticeAt, noticeDue } from './policy';
+import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
 import { cancellationCodes, getItem, isTransactionCancelled, type Item } from '../platform/table';
 import { type DueJob } from '../platform/due';
 
-/** Description of a run's billing when the schedule has none. */
-export const DEFAULT_RUN_DESCRIPTION = 'Recurring billing';
+export { DEFAULT_RUN_DESCRIPTION } from './store';
 
 /** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
 export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;
@@ -144,9 +149,26 @@ export async function runRecurring(job: DueJob): Promise<void> {
     await clearRunClaim(id, job.leasedSk);
     return;
   }
-  if (Date.parse(s.nextBillingDate) > now.getTime()) {
-    await rescheduleRunClaim(id, job.leasedSk, s.nextBillingDate);
+  const runAt = new Date(s.nextBillingDate);
+  const notice = config.preDebitNoticeSeconds() * 1000;
+  let current = s;
+  if (noticeDue(notice, s.occurrence, s.noticedOccurrence)) {
+    const at = noticeAt(runAt, notice);
+    if (at.getTime() > now.getTime()) {
+      await rescheduleRunClaim(id, job.leasedSk, at);
+      return;
+    }
+    const merchant = await getItem<Participant>(participantKey(s.merchantId));
+    const sent = await sendRunNotice(s, job.leasedSk, merchant?.name ?? '', now);
+    // Lost: the schedule changed since the claim (paused, skipped, cancelled): not ours to act on.
+    if (!sent.ok) return;
+    logger.info('recurring pre-debit notice sent', { scheduleId: id, runSeq: s.seq, runAt: s.nextBillingDate });
+    current = sent.schedule;
+  }
+  if (runAt.getTime() > now.getTime()) {
+    // With a notice just sent, its transaction already moved the due entry to runAt.
+    if (current === s) await rescheduleRunClaim(id, job.leasedSk, s.nextBillingDate);
     return;
   }
-  await startRun(s, job, now);
+  await startRun(current, job, now);
 }

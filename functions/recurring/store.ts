@@ -23,10 +23,13 @@ import {
   afterFailure,
   answerDeadline,
   completionReason,
+  firstDueAt,
   RECURRING_RUN_KIND,
   resumeCursor,
   type Cursor,
 } from './policy';
+import { config } from '../config';
+import { toMajor } from '../domain/money';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../billing/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
@@ -43,17 +46,34 @@ import {
   merchantSchedulesPk,
   bankSubscriptionsPk,
   getMerchantSchedule,
+  getPartySchedule,
   type RunRefusal,
   type ScheduleItem,
+  type ScheduleParty,
 } from './views';
 
 const dueOf = (id: string, at: string | Date) => dueAttributes(RECURRING_RUN_KIND, id, at);
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
 
-const event = (type: string, s: ScheduleItem, extra: Record<string, unknown> = {}): EventSpec => ({
+const noticeMs = () => config.preDebitNoticeSeconds() * 1000;
+
+/** Description of a run's billing (and of its notice) when the schedule has none. */
+export const DEFAULT_RUN_DESCRIPTION = 'Recurring billing';
+
+/**
+ * The due entry of a run of period `occurrence` at `runAt`: the bank's pre-debit notice first
+ * (DESIGN 8.5), unless that period was announced already; the worker then moves it to runAt.
+ */
+const runDueOf = (id: string, runAt: string | Date, occurrence: number, noticedOccurrence: number | undefined) =>
+  dueOf(id, firstDueAt(new Date(runAt), noticeMs(), occurrence, noticedOccurrence));
+
+/** Who caused a `schedule.*` event (DESIGN 8.5): on every one of them, with `reason` when given. */
+export type ScheduleActor = 'merchant' | 'bank' | 'system';
+
+const event = (type: string, s: ScheduleItem, actor: ScheduleActor, extra: Record<string, unknown> = {}): EventSpec => ({
   type,
   to: s.merchantId,
-  data: scheduleEventData(s, extra),
+  data: scheduleEventData(s, { actor, ...extra }),
 });
 
 // ---------------------------------------------------------------------------------------
@@ -200,8 +220,9 @@ export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId())
     gsi2sk: `${now}#${id}`,
     gsi3pk: bankSubscriptionsPk(n.bankId),
     gsi3sk: `${now}#${id}`,
-    // DESIGN 6.8: the first billing is due at startDate (at once when it is not in the future).
-    ...dueOf(id, n.startDate),
+    // DESIGN 6.8: the first billing is due at startDate (at once when it is not in the future),
+    // after the bank's pre-debit notice (DESIGN 8.5).
+    ...runDueOf(id, n.startDate, 0, undefined),
   };
 }
 
@@ -233,7 +254,7 @@ export async function saveNewSchedule(item: ScheduleItem, decision: DecisionItem
     },
   ];
   try {
-    await commit(items, [event('schedule.created', item, { startDate: item.startDate, endDate: item.endDate, description: item.description, createdAt: item.createdAt })]);
+    await commit(items, [event('schedule.created', item, 'merchant', { startDate: item.startDate, endDate: item.endDate, description: item.description, createdAt: item.createdAt })]);
     return { ok: true, schedule: item };
   } catch (e) {
     if (!isTransactionCancelled(e)) throw e;
@@ -297,7 +318,7 @@ export function pauseSchedule(merchantId: string, id: string, reason: string | n
       return {
         kind: 'change',
         change,
-        events: (n) => [event('schedule.paused', n, { pausedAt: now, reason, pausedBy: 'merchant' })],
+        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant' })],
         result: (n) => ({ ok: true, schedule: n }),
       };
     },
@@ -319,7 +340,7 @@ export function resumeSchedule(merchantId: string, id: string, now: string): Pro
       const base = { resumedAt: now, updatedAt: now, pauseReason: null, pausedBy: null };
       if (hasRun(s)) {
         const change: Change = { set: { ...base, status: 'processing' } };
-        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
       }
       const dates = datesOf(s);
       const cursor = resumeCursor(dates, s.occurrence, new Date(now));
@@ -332,34 +353,137 @@ export function resumeSchedule(merchantId: string, id: string, now: string): Pro
         return {
           kind: 'change',
           change,
-          events: (n) => [event('schedule.resumed', n, { resumedAt: now }), event('schedule.completed', n, { completedAt: now, reason: done })],
+          events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now }), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
           result: (n) => ({ ok: true, schedule: n }),
         };
       }
-      const change: Change = { set: { ...base, status: 'active', ...cursorSet(cursor), ...dueOf(s.scheduleId, cursor.nextBillingDate!) } };
-      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+      const change: Change = { set: { ...base, status: 'active', ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) } };
+      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
     },
     () => ({ ok: false, reason: 'not_found' }),
   );
 }
 
+/** A party's change: the merchant (its own schedules) or the customer's bank (DESIGN 8.5), and its reason. */
+export interface Acting {
+  party: ScheduleParty;
+  reason?: string | null;
+}
+
+const actorOf = (a: Acting): ScheduleActor => ('bankId' in a.party ? 'bank' : 'merchant');
+const reasonOf = (a: Acting) => (a.reason ? { reason: a.reason } : {});
+
 /**
  * Cancel from any state; cancelling again answers with the first cancellation. A run in
- * flight is not withdrawn (its billing is at the bank): its outcome is still recorded.
+ * flight is not withdrawn (its billing is at the bank): its outcome is still recorded. The
+ * merchant or the customer's bank may cancel; `schedule.cancelled` names which, and why.
  */
-export function cancelSchedule(merchantId: string, id: string, now: string): Promise<LifecycleResult> {
+export function cancelSchedule(by: Acting, id: string, now: string): Promise<LifecycleResult> {
   return mutate<LifecycleResult>(
-    () => getMerchantSchedule(merchantId, id),
+    () => getPartySchedule(by.party, id),
     (s) => {
       if (s.status === 'cancelled') return { kind: 'done', result: { ok: true, schedule: s } };
       const change: Change = {
-        set: { status: 'cancelled', cancelledAt: now, nextBillingDate: null, updatedAt: now },
+        set: { status: 'cancelled', cancelledAt: now, nextBillingDate: null, updatedAt: now, cancelledBy: actorOf(by), cancelReason: by.reason ?? null },
         remove: hasRun(s) ? [] : DUE_ATTRIBUTES,
       };
-      return { kind: 'change', change, events: (n) => [event('schedule.cancelled', n, { cancelledAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+      return {
+        kind: 'change',
+        change,
+        events: (n) => [event('schedule.cancelled', n, actorOf(by), { cancelledAt: now, ...reasonOf(by) })],
+        result: (n) => ({ ok: true, schedule: n }),
+      };
     },
     () => ({ ok: false, reason: 'not_found' }),
   );
+}
+
+export type SkipResult =
+  | { ok: true; schedule: ScheduleItem; skippedRunAt: string }
+  | { ok: false; reason: 'not_found' | 'not_active' | 'run_in_progress' };
+
+/**
+ * Skip the next run (DESIGN 8.5): the period of the next run is not billed; the schedule
+ * moves to the first later period whose date is after now (a pending retry of the period is
+ * dropped with it), or completes when none is left (endDate). Only an active schedule with
+ * no run at the bank: a run in flight cannot be withdrawn. `schedule.run_skipped` (who
+ * skipped, why, and which run) is written in the same transaction.
+ */
+export function skipNextRun(by: Acting, id: string, now: string): Promise<SkipResult> {
+  return mutate<SkipResult>(
+    () => getPartySchedule(by.party, id),
+    (s) => {
+      if (hasRun(s) || s.status === 'processing') return { kind: 'done', result: { ok: false, reason: 'run_in_progress' } };
+      if (s.status !== 'active' || !s.nextBillingDate) return { kind: 'done', result: { ok: false, reason: 'not_active' } };
+      const skippedRunAt = s.nextBillingDate;
+      const dates = datesOf(s);
+      const cursor = advance(dates, s.occurrence, new Date(now));
+      const skipped = { skippedRunAt, skippedSequence: s.seq, ...reasonOf(by) };
+      const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
+      const base = { updatedAt: now, lastSkippedAt: now };
+      if (done) {
+        const change: Change = {
+          set: { ...base, ...cursorSet(cursor), status: 'completed', completedAt: now, completionReason: done, nextBillingDate: null },
+          remove: DUE_ATTRIBUTES,
+        };
+        return {
+          kind: 'change',
+          change,
+          events: (n) => [event('schedule.run_skipped', n, actorOf(by), skipped), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
+          result: (n) => ({ ok: true, schedule: n, skippedRunAt }),
+        };
+      }
+      const change: Change = { set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) } };
+      return {
+        kind: 'change',
+        change,
+        events: (n) => [event('schedule.run_skipped', n, actorOf(by), skipped)],
+        result: (n) => ({ ok: true, schedule: n, skippedRunAt }),
+      };
+    },
+    () => ({ ok: false, reason: 'not_found' }),
+  );
+}
+
+export type NoticeResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'claim_lost' };
+
+/**
+ * The bank's pre-debit notice of the next run (DESIGN 8.5): `billing.upcoming` to the bank and
+ * the period marked announced, in one transaction conditioned on the tick's lease and the
+ * version read, so a repeated or concurrent job cannot announce it twice. When the run is
+ * still ahead the due entry moves to its date; when it is due already the entry stays (the
+ * worker goes on to the run under the same lease).
+ */
+export async function sendRunNotice(s: ScheduleItem, leasedSk: string, merchantName: string, now: Date): Promise<NoticeResult> {
+  const runAt = s.nextBillingDate!;
+  const ahead = Date.parse(runAt) > now.getTime();
+  const change: Change = { set: { noticedOccurrence: s.occurrence, noticedRunAt: runAt, ...(ahead ? dueOf(s.scheduleId, runAt) : {}) } };
+  const item = updateItem(s.scheduleId, change, {
+    expr: 'dueSk = :leased AND version = :ver AND attribute_not_exists(runSeq)',
+    values: { ':leased': leasedSk, ':ver': s.version },
+  });
+  const upcoming: EventSpec = {
+    type: 'billing.upcoming',
+    to: s.bankId,
+    data: {
+      scheduleId: s.scheduleId,
+      runAt,
+      sequence: s.seq,
+      amount: toMajor(s.amount),
+      currency: s.currency,
+      customerId: s.customerId,
+      entityId: s.merchantId,
+      merchantName,
+      description: s.description ?? DEFAULT_RUN_DESCRIPTION,
+    },
+  };
+  try {
+    await commit([item], [upcoming]);
+    return { ok: true, schedule: applied(s, change) };
+  } catch (e) {
+    if (isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'claim_lost' };
+    throw e;
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -423,7 +547,7 @@ export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reaso
   let events: (n: ScheduleItem) => EventSpec[];
   if (PERMISSION_REFUSALS.has(reason)) {
     change = { set: { ...base, status: 'paused', pausedAt: at, pauseReason: reason, pausedBy: 'service' }, remove: DUE_ATTRIBUTES, add: { failedAttempts: 1 } };
-    events = (n) => [event('schedule.run_failed', n, runFailed), event('schedule.paused', n, { pausedAt: at, reason, pausedBy: 'service' })];
+    events = (n) => [event('schedule.run_failed', n, 'system', runFailed), event('schedule.paused', n, 'system', { pausedAt: at, reason, pausedBy: 'service' })];
   } else {
     const dates = datesOf(s);
     const cursor = afterFailure(dates, s.occurrence, s.attempt, now);
@@ -434,10 +558,10 @@ export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reaso
         remove: DUE_ATTRIBUTES,
         add: { failedAttempts: 1 },
       };
-      events = (n) => [event('schedule.run_failed', n, runFailed), event('schedule.completed', n, { completedAt: at, reason: done })];
+      events = (n) => [event('schedule.run_failed', n, 'system', runFailed), event('schedule.completed', n, 'system', { completedAt: at, reason: done })];
     } else {
-      change = { set: { ...base, ...cursorSet(cursor), ...dueOf(s.scheduleId, cursor.nextBillingDate!) }, add: { failedAttempts: 1 } };
-      events = (n) => [event('schedule.run_failed', n, runFailed)];
+      change = { set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) }, add: { failedAttempts: 1 } };
+      events = (n) => [event('schedule.run_failed', n, 'system', runFailed)];
     }
   }
   const item = updateItem(s.scheduleId, change, {
@@ -507,13 +631,13 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
           set: { ...base, ...cursorSet(cursor), status: 'completed', completedAt: at, completionReason: done, nextBillingDate: null },
           remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES],
         };
-        return { kind: 'change', change, events: (n) => [event('schedule.completed', n, { completedAt: at, reason: done })], result: (n) => ({ ok: true, schedule: n }) };
+        return { kind: 'change', change, events: (n) => [event('schedule.completed', n, 'system', { completedAt: at, reason: done })], result: (n) => ({ ok: true, schedule: n }) };
       }
       if (s.status === 'paused') {
         return { kind: 'change', change: { set: { ...base, ...cursorSet(cursor) }, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
       }
       const change: Change = {
-        set: { ...base, ...cursorSet(cursor), status: 'active', ...dueOf(s.scheduleId, cursor.nextBillingDate!) },
+        set: { ...base, ...cursorSet(cursor), status: 'active', ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) },
         remove: RUN_ATTRIBUTES,
       };
       return { kind: 'change', change, result: (n) => ({ ok: true, schedule: n }) };

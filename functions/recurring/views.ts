@@ -84,6 +84,9 @@ export interface ScheduleItem {
   outcomeAt?: string;
   lastRunAt?: string | null;
   lastRunStatus?: string | null;
+  /** The period whose pre-debit notice (`billing.upcoming`, DESIGN 8.5) the bank was sent, and the date it announced. */
+  noticedOccurrence?: number;
+  noticedRunAt?: string;
   version: number;
   gsi2pk: string;
   gsi2sk: string;
@@ -125,12 +128,19 @@ export const isScheduleIdShaped = (id: unknown): id is string => typeof id === '
 
 export const getSchedule = async (id: string) => parseSchedule(await getItem(scheduleKey(id)));
 
-/** The schedule `id` of this merchant (undefined for unknown, malformed or another merchant's ids). */
-export async function getMerchantSchedule(merchantId: string, id: string): Promise<ScheduleItem | undefined> {
+/** Who acts on a schedule: its merchant, or the bank of its customer (DESIGN 8.5). */
+export type ScheduleParty = { merchantId: string } | { bankId: string };
+
+/** The schedule `id` of this party (undefined for unknown, malformed or another party's ids). */
+export async function getPartySchedule(party: ScheduleParty, id: string): Promise<ScheduleItem | undefined> {
   if (!isScheduleIdShaped(id)) return undefined;
   const s = await getSchedule(id);
-  return s && s.type === 'schedule' && s.merchantId === merchantId ? s : undefined;
+  if (!s || s.type !== 'schedule') return undefined;
+  return ('merchantId' in party ? s.merchantId === party.merchantId : s.bankId === party.bankId) ? s : undefined;
 }
+
+/** The schedule `id` of this merchant (undefined for unknown, malformed or another merchant's ids). */
+export const getMerchantSchedule = (merchantId: string, id: string) => getPartySchedule({ merchantId }, id);
 
 export function datesOf(s: Pick<ScheduleItem, 'anchor' | 'frequency' | 'interval' | 'endDate' | 'maxBillings'>): ScheduleDates {
   return {

@@ -450,6 +450,17 @@ describe('least privilege (sandbox)', () => {
     expect(actionsOf(statements).has('dynamodb:Scan')).toBe(false);
   });
 
+  it("only the operator's trial balance may Scan, and only the table (not its indexes); it writes nothing but its rate window", () => {
+    const scanning = routesFor('sandbox').filter((r) => actionsOf(statementsOf(b(), functionOf(b(), r.handler)[0])).has('dynamodb:Scan'));
+    expect(scanning.map(routeKey)).toEqual(['GET /v1/operator/ledger/trial-balance']);
+    const statements = statementsOf(b(), functionOf(b(), scanning[0]!.handler)[0]);
+    const scans = withAction(statements, 'dynamodb:Scan');
+    expect(scans).toHaveLength(1);
+    expect(scans.flatMap(resourceIds)).toEqual([tableId(b())]);
+    expect(arr(scans[0]!.Action)).toEqual(['dynamodb:Scan']);
+    for (const a of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actionsOf(statements).has(a), a).toBe(false);
+  });
+
   it('public routes (docs) and $default get no table, queue or secret access', () => {
     for (const handler of [...ROUTES.filter((r) => r.kinds.length === 0).map((r) => r.handler), NOT_FOUND_HANDLER]) {
       const actions = actionsOf(statementsOf(b(), functionOf(b(), handler)[0]));

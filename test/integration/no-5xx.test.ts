@@ -150,7 +150,7 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/bank\/customers\/batches\//, 'Batch not found'],
     [/^\/v1\/bank\/customer-decisions\//, 'Customer decision not found'],
     [/^\/v1\/customer-decisions\//, 'Customer decision not found'],
-    [/^\/v1\/(sandbox\/)?recurring\//, 'Recurring schedule not found'],
+    [/^\/v1\/((sandbox\/)?recurring|bank\/subscriptions)\//, 'Recurring schedule not found'],
     [/^\/v1\/(sandbox\/)?refunds\//, 'Refund not found'],
     [/^\/v1\/webhooks\/endpoints\//, 'Webhook endpoint not found'],
     [/^\/v1\/webhooks\/deliveries\//, 'Delivery not found'],
@@ -158,6 +158,8 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/sandbox\/billing-requests\//, 'Billing request not found'],
     [/^\/v1\/(operator|onboarding)\/applications\//, 'Application not found'],
     [/^\/v1\/keys\//, 'Key not found'],
+    [/^\/v1\/settlements\//, 'Settlement not found'],
+    [/^\/v1\/exports\//, 'Export not found'],
     [/^\/v1\/team\/members\//, 'Member not found'],
     [/^\/v1\/team\/invitations\//, 'Invitation not found'],
   ];

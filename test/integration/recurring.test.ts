@@ -50,7 +50,8 @@ describe('create', () => {
 
     const s = await stored(d.scheduleId);
     expect(s).toMatchObject({ amount: 150050, interval: 2, seq: 1, occurrence: 0, anchor: '2027-03-31T09:00:00.000Z', merchantId: a.merchant.id, bankId: a.bank.id, decisionId: a.decisionId, status: 'active' });
-    expect(s.dueSk).toBe(`2027-03-31T09:00:00.000Z#recurring.run#${d.scheduleId}`);
+    // Due first for the bank's pre-debit notice, 24 h before the first run (DESIGN 8.5).
+    expect(s.dueSk).toBe(`2027-03-30T09:00:00.000Z#recurring.run#${d.scheduleId}`);
 
     for (const hook of [a.hooks!.merchant, a.hooks!.provider!]) {
       const [ev] = await events(rx, hook, 'schedule.created', 1, (e) => e.data.scheduleId === d.scheduleId);
@@ -205,7 +206,8 @@ describe('pause, resume, cancel', () => {
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ scheduleId: id, status: 'active', resumedAt: expect.any(String), nextBillingDate: '2029-01-15T09:00:00.000Z' });
     await events(rx, a.hooks!.merchant, 'schedule.resumed', 1, (e) => e.data.scheduleId === id);
-    expect((await stored(id)).dueSk).toBe(`2029-01-15T09:00:00.000Z#recurring.run#${id}`);
+    // The next run's pre-debit notice (DESIGN 8.5) is due 24 h before it.
+    expect((await stored(id)).dueSk).toBe(`2029-01-14T09:00:00.000Z#recurring.run#${id}`);
 
     const c = await t.call('DELETE', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
     expect(c.status).toBe(200);

@@ -231,6 +231,17 @@ const FIXTURES: Record<string, Fixture> = {
     list: true,
     prepare: async () => ({ path: '/v1/bank/customer/subscriptions', query: { customerId: A.customerId, entityId: A.merchant.id } }),
   },
+  // The bank acts for its customer (DESIGN 8.5): another bank's skip or cancel is 404, and changes nothing.
+  'POST /v1/bank/subscriptions/{scheduleId}/skip': {
+    owners: B_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: { reason: 'isolation' } }),
+  },
+  'POST /v1/bank/subscriptions/{scheduleId}/cancel': {
+    owners: B_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: { reason: 'isolation' } }),
+  },
   'POST /v1/billing/intent-response': {
     owners: B_OWNERS,
     notFound: MSG.customerNotFound,

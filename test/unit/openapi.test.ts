@@ -345,9 +345,13 @@ describe('event schemas match what the service emits', () => {
       maxBillings: null,
       failedAttempts: 1,
     } as unknown as Parameters<typeof scheduleEventData>[0];
-    conforms('schedule.paused', scheduleEventData(s, { pausedAt: '2026-11-22T10:00:00.000Z', reason: 'permission_revoked', pausedBy: 'service' }));
-    conforms('schedule.completed', scheduleEventData({ ...s, status: 'completed', nextBillingDate: null }, { completedAt: '2026-11-22T10:00:00.000Z', reason: 'max_billings' }));
-    conforms('schedule.run_failed', scheduleEventData(s, { runSeq: 3, reason: 'spending_limit_exceeded', customerAction: 'declined', scheduledFor: '2026-11-22T10:00:00.000Z' }));
+    conforms('schedule.paused', scheduleEventData(s, { actor: 'system', pausedAt: '2026-11-22T10:00:00.000Z', reason: 'permission_revoked', pausedBy: 'service' }));
+    conforms('schedule.completed', scheduleEventData({ ...s, status: 'completed', nextBillingDate: null }, { actor: 'system', completedAt: '2026-11-22T10:00:00.000Z', reason: 'max_billings' }));
+    conforms('schedule.run_failed', scheduleEventData(s, { actor: 'system', runSeq: 3, reason: 'spending_limit_exceeded', customerAction: 'declined', scheduledFor: '2026-11-22T10:00:00.000Z' }));
+    conforms('schedule.cancelled', scheduleEventData({ ...s, status: 'cancelled', nextBillingDate: null }, { actor: 'bank', cancelledAt: '2026-11-22T10:00:00.000Z', reason: 'Customer asked' }));
+    conforms('schedule.run_skipped', scheduleEventData(s, { actor: 'bank', skippedRunAt: '2026-11-22T10:00:00.000Z', skippedSequence: 2 }));
+    // Every schedule.* event names who made the change (DESIGN 8.5): without actor it does not conform.
+    expect(EVENT_CATALOG['schedule.paused'].data.safeParse(scheduleEventData(s, { pausedAt: '2026-11-22T10:00:00.000Z', reason: null, pausedBy: 'merchant' })).success).toBe(false);
   });
 
   it('the catalog covers exactly the event list', () => {

@@ -6,6 +6,9 @@ import {
   afterFailure,
   answerDeadline,
   completionReason,
+  firstDueAt,
+  noticeAt,
+  noticeDue,
   resumeCursor,
   type ScheduleDates,
 } from '../../functions/recurring/policy';
@@ -110,4 +113,26 @@ describe('completionReason', () => {
 it('answer deadline: one day after the run', () => {
   expect(answerDeadline(d('2027-01-01T00:00:00Z')).getTime() - d('2027-01-01T00:00:00Z').getTime()).toBe(ANSWER_TIMEOUT_MS);
   expect(ANSWER_TIMEOUT_MS).toBe(86_400_000);
+});
+
+describe('pre-debit notice (DESIGN 8.5): when a run is first due on the index', () => {
+  const runAt = d('2027-03-01T09:00:00Z');
+  const DAY = 86_400_000;
+  it('noticeAt: runAt minus the notice; a notice of 0 is runAt itself', () => {
+    expect(iso(noticeAt(runAt, DAY))).toBe('2027-02-28T09:00:00.000Z');
+    expect(iso(noticeAt(runAt, 1000))).toBe('2027-03-01T08:59:59.000Z');
+    expect(iso(noticeAt(runAt, 0))).toBe('2027-03-01T09:00:00.000Z');
+  });
+  it('noticeDue: owed once per period, never when the notice is off', () => {
+    expect(noticeDue(DAY, 0, undefined)).toBe(true);
+    expect(noticeDue(DAY, 0, 0)).toBe(false);
+    expect(noticeDue(DAY, 1, 0)).toBe(true);
+    expect(noticeDue(0, 1, 0)).toBe(false);
+    expect(noticeDue(0, 0, undefined)).toBe(false);
+  });
+  it('firstDueAt: the notice time while the period is unannounced, else the run itself', () => {
+    expect(iso(firstDueAt(runAt, DAY, 2, 1))).toBe('2027-02-28T09:00:00.000Z');
+    expect(iso(firstDueAt(runAt, DAY, 2, 2))).toBe('2027-03-01T09:00:00.000Z');
+    expect(iso(firstDueAt(runAt, 0, 2, undefined))).toBe('2027-03-01T09:00:00.000Z');
+  });
 });

@@ -9,7 +9,7 @@ import { nowIso } from '../../platform/table';
  * `cancelledAt` (and emits nothing). Unknown or another merchant's -> 404.
  */
 export const handler = endpoint({ description: 'Cancel a schedule' }, async ({ params, principal }) => {
-  const r = await cancelSchedule(principal.id, params.scheduleId ?? '', nowIso());
+  const r = await cancelSchedule({ party: { merchantId: principal.id } }, params.scheduleId ?? '', nowIso());
   if (!r.ok) throw notFound(MSG.recurringNotFound);
   return ok(200, 'Recurring schedule cancelled', { scheduleId: r.schedule.scheduleId, status: 'cancelled', cancelledAt: r.schedule.cancelledAt });
 });

@@ -510,6 +510,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/subscriptions/{scheduleId}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip the next run of a customer's schedule
+         * @description Skip the next run of a customer's schedule
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["bankSkipSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/subscriptions/{scheduleId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a customer's schedule
+         * @description Cancel a customer's schedule
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["bankCancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank/settlement-reports": {
         parameters: {
             query?: never;
@@ -1626,6 +1670,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "billing.upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * billing.upcoming
+         * @description **To:** The customer's bank. **When:** PRE_DEBIT_NOTICE_SECONDS (default 24 h) before each period of a recurring schedule is billed, or at once when the run is sooner (DESIGN 8.5).
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventBillingUpcoming"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "merchant.trust.updated": {
         parameters: {
             query?: never;
@@ -1725,7 +1791,7 @@ export interface webhooks {
         put?: never;
         /**
          * schedule.cancelled
-         * @description **To:** The merchant and its provider. **When:** A schedule was cancelled.
+         * @description **To:** The merchant and its provider. **When:** A schedule was cancelled by the merchant or the customer's bank.
          *
          *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
@@ -1774,6 +1840,28 @@ export interface webhooks {
          *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "schedule.run_skipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * schedule.run_skipped
+         * @description **To:** The merchant and its provider. **When:** The customer's bank (or the merchant) skipped the next run.
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventScheduleRunSkipped"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2052,6 +2140,36 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["BillingResponseData"];
         };
+        BillingUpcomingData: {
+            /** @description Recurring schedule id (skip or cancel it for the customer: POST /v1/bank/subscriptions/{scheduleId}/skip or /cancel) */
+            scheduleId: string;
+            /**
+             * Format: date-time
+             * @description When the run will bill the customer
+             */
+            runAt: string;
+            /** @description The run's sequence number (its billing.request carries the same scheduleId) */
+            sequence: number;
+            /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            description: string;
+        };
+        BillingUpcomingEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "billing.upcoming";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["BillingUpcomingData"];
+        };
         MerchantTrustUpdatedData: {
             /** @description Merchant id */
             entityId: string;
@@ -2095,6 +2213,11 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             startDate: string;
             endDate: string | null;
@@ -2137,6 +2260,11 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             pausedAt: string;
             /** @description The merchant's reason, or why the service paused it */
@@ -2182,6 +2310,11 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             resumedAt: string;
         } & {
@@ -2220,8 +2353,15 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             cancelledAt: string;
+            /** @description When given by whoever cancelled */
+            reason?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2258,6 +2398,11 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             completedAt: string;
             /**
@@ -2301,6 +2446,11 @@ export interface components {
             maxBillings: number | null;
             /** @description Runs declined, expired or failed */
             failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
             /** @description The run (a run id is scheduleId + runSeq) */
             runSeq: number;
             /** @description spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium (the last three also pause the schedule) */
@@ -2320,6 +2470,56 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             data: components["schemas"]["ScheduleRunFailedData"];
+        };
+        /** @description The next run of a schedule was skipped (not billed) */
+        ScheduleRunSkippedData: {
+            /** @description Recurring schedule id */
+            scheduleId: string;
+            /** @description Merchant id */
+            entityId: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            interval: number;
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            /** @description null once completed or cancelled */
+            nextBillingDate: string | null;
+            /** @description Billings that succeeded so far */
+            totalBillings: number;
+            maxBillings: number | null;
+            /** @description Runs declined, expired or failed */
+            failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+            /**
+             * Format: date-time
+             * @description The date of the run that will not be billed
+             */
+            skippedRunAt: string;
+            /** @description The sequence number the skipped run would have had */
+            skippedSequence: number;
+            /** @description When given by whoever skipped */
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ScheduleRunSkippedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "schedule.run_skipped";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ScheduleRunSkippedData"];
         };
         RefundRequestedData: {
             /** @description Refund id (confirm it with POST /v1/billing/refund-response) */
@@ -2670,7 +2870,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -4195,6 +4395,121 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankSkipSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @description The date of the run that will not be billed */
+                            skippedRunAt: string;
+                            /** @description null when skipping completed the schedule (no date left before endDate) */
+                            nextBillingDate: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankCancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @constant */
+                            status: "cancelled";
+                            cancelledAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6428,7 +6743,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
                 };
             };
         };
@@ -6634,7 +6949,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                 limit?: number;
                 skip?: number;
             };
@@ -6731,7 +7046,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 createdFrom?: string;
                 createdTo?: string;
@@ -6770,7 +7085,7 @@ export interface operations {
                                 /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
                                 id: string;
                                 /** @enum {string} */
-                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                                 /** @description ISO 8601 UTC */
                                 createdAt: string;
                                 /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
@@ -6834,7 +7149,7 @@ export interface operations {
                             /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
                             id: string;
                             /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                             /** @description ISO 8601 UTC */
                             createdAt: string;
                             /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
@@ -7407,6 +7722,55 @@ export interface operations {
             };
         };
     };
+    eventBillingUpcoming: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingUpcomingEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     eventMerchantTrustUpdated: {
         parameters: {
             query?: never;
@@ -7724,6 +8088,55 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScheduleRunFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventScheduleRunSkipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleRunSkippedEvent"];
             };
         };
         responses: {
