@@ -17,6 +17,7 @@
  * but no delivery traffic mixes into the figures. Every DynamoDB command is counted by an
  * SDK middleware on the shared document client (`db()`), every SQS command on `queue()`.
  */
+import { NO_TERMS } from '../functions/domain/consent';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { cpus, loadavg } from 'node:os';
 import { issueAgreementPhrase } from '../functions/domain/agreement-phrase';
@@ -134,7 +135,7 @@ async function main() {
       const id = decisionId(merchant.id, c.id);
       const d = newDecisionItem(
         { customerId: c.id, bankId: bank.id, merchantId: merchant.id, agreementPhrase: await issueAgreementPhrase(id, merchant.id) },
-        { decision: 'approve_recurring', spendingLimits: { single: 1_000_000, monthly: 5_000_000 }, blockMerchant: false, lookupPhrase: `lp_bench${i}` },
+        { decision: 'approve_recurring', spendingLimits: { single: 1_000_000, monthly: 5_000_000 }, blockMerchant: false, lookupPhrase: `lp_bench${i}`, terms: NO_TERMS },
         now,
       );
       decisions.push(d as unknown as Item);

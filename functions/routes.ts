@@ -100,6 +100,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/bank/customer/device/link', handler: 'api/bank/link-device', kinds: B, access: 'write', summary: "Link a customer's device" },
   { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
   { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
+  { method: 'GET', path: '/v1/bank/customer-decisions/{id}/history', handler: 'api/bank/decision-history', kinds: B, access: 'read', summary: "Every version of a customer's decision" },
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },
@@ -117,6 +118,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/customer/pay', handler: 'api/merchant/pay', kinds: M, access: 'write', rateClass: 'billing', summary: 'Request a one-time payment' },
   { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', summary: "List customers' decisions" },
   { method: 'GET', path: '/v1/customer-decisions/{id}', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
+  { method: 'GET', path: '/v1/customer-decisions/{id}/history', handler: 'api/merchant/decision-history', kinds: M, access: 'read', summary: 'Every version of a customer decision' },
 
   // Recurring schedules
   { method: 'POST', path: '/v1/billing/recurring/create', handler: 'api/recurring/create', kinds: M, access: 'write', rateClass: 'billing', summary: 'Create a recurring schedule' },

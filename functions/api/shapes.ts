@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { DECISION_VALUES } from '../domain/decisions';
+import { CONSENT_CHANNELS } from '../domain/consent';
 import { FREQUENCIES } from '../domain/schedule-dates';
 import { TRUST_LEVELS } from '../domain/trust';
 import { EVENT_TYPES } from '../events/types';
@@ -19,8 +20,41 @@ export const currency = z.string().describe('ISO 4217 code (NGN)');
 export const count = z.number().int().min(0);
 
 export const spendingLimits = z
-  .object({ single: money.optional(), daily: money.optional(), weekly: money.optional(), monthly: money.optional() })
-  .meta({ id: 'SpendingLimits', description: 'Limits in major units; an absent period has no limit.' });
+  .object({ single: money.optional(), daily: money.optional(), weekly: money.optional(), monthly: money.optional(), yearly: money.optional() })
+  .meta({ id: 'SpendingLimits', description: 'Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5).' });
+
+/** Consent terms (DESIGN 8.5); null = not set. */
+export const consentTerms = {
+  validFrom: iso.nullable().describe('No billing before it'),
+  validTo: iso.nullable().describe('No billing after it (inclusive)'),
+  maxPayments: z.number().int().nullable().describe('Billings allowed under the decision in all (succeeded + in flight)'),
+  channel: z.enum(CONSENT_CHANNELS).nullable().describe('Where the customer gave consent (for the record)'),
+  customerAcceptedAt: iso.nullable().describe('When the customer accepted (for the record)'),
+};
+
+export const remaining = z
+  .object({
+    single: money.nullable(),
+    daily: money.nullable(),
+    weekly: money.nullable(),
+    monthly: money.nullable(),
+    yearly: money.nullable(),
+    payments: z.number().int().nullable(),
+  })
+  .meta({ id: 'RemainingLimits', description: 'What is left of each limit in the current Lagos periods (null = no limit); payments: billings left under maxPayments.' });
+
+export const decisionVersion = z
+  .object({
+    version: z.number().int(),
+    decision: z.enum(DECISION_VALUES),
+    spendingLimits,
+    blockMerchant: z.boolean(),
+    ...consentTerms,
+    actor: z.object({ type: z.enum(['bank', 'system']) }),
+    changedAt: iso,
+    reason: z.string().nullable().describe('intent_response, bank_update, validity_expired'),
+  })
+  .meta({ id: 'CustomerDecisionVersion' });
 
 export const decision = z
   .object({
@@ -31,6 +65,7 @@ export const decision = z
     decision: z.enum(DECISION_VALUES),
     spendingLimits,
     blockMerchant: z.boolean(),
+    ...consentTerms,
     createdAt: iso,
     lastUsed: iso.nullable(),
   })

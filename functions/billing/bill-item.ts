@@ -62,6 +62,8 @@ export interface NewBill {
   periods: PeriodKeys;
   scheduleId?: string;
   runSeq?: number;
+  /** Counted in the decision's consent counters (paymentsUsed, usedY<yyyy>): released with the limits. */
+  consentCounted?: boolean;
   createdAt: string;
 }
 
@@ -101,6 +103,7 @@ export function buildBillItem(n: NewBill): BillItem {
     requiresApproval: n.requiresApproval,
     ...(n.expiresAt ? { expiresAt: n.expiresAt } : {}),
     periods: { ...n.periods },
+    ...(n.consentCounted ? { consentCounted: true } : {}),
     refundedAmount: 0,
     refundReserved: 0,
     createdAt: n.createdAt,

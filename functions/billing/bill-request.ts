@@ -52,6 +52,8 @@ const REFUSAL: Record<BillingRefusal, { statusCode: number; message: string; cod
   merchant_blocked: { statusCode: 403, message: BILLING_MSG.merchantBlocked, code: 'merchant_blocked' },
   not_approved: { statusCode: 403, message: BILLING_MSG.notApproved, code: 'billing_not_approved' },
   limits: { statusCode: 403, message: BILLING_MSG.limitsExceeded, code: 'spending_limit_exceeded' },
+  not_valid: { statusCode: 403, message: BILLING_MSG.approvalNotValid, code: 'approval_not_valid' },
+  no_payments_left: { statusCode: 403, message: BILLING_MSG.noPaymentsLeft, code: 'approval_no_payments_left' },
   busy: { statusCode: 409, message: BILLING_MSG.busy, code: 'billing_contention' },
 };
 

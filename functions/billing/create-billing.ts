@@ -20,6 +20,7 @@ import { billingRefusalFor, billingRequiresApproval } from '../domain/decisions'
 import type { TrustState } from '../domain/trust';
 import { limitConditions, type CounterUpdate } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
+import { consentRefusal, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
 import { config } from '../config';
 import { commit } from '../events/outbox';
 import { sandboxBankDue } from '../sandbox/hook';
@@ -27,7 +28,7 @@ import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import type { BillItem, BillingType } from './types';
 import { billKey } from './types';
-import { decisionId as pairDecisionId, decisionKey, type DecisionItem } from '../decisions/store';
+import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
 import { conflictBackoff } from '../platform/retry';
@@ -45,7 +46,7 @@ export interface BillingCustomer {
   clientRef: string;
 }
 
-export type BillingRefusal = 'merchant_blocked' | 'not_approved' | 'limits' | 'busy';
+export type BillingRefusal = 'merchant_blocked' | 'not_approved' | 'limits' | 'not_valid' | 'no_payments_left' | 'busy';
 
 export interface CreateBillingInput {
   merchant: BillingMerchant;
@@ -105,7 +106,13 @@ const ITEM_MONTH = 1;
 const ITEM_WEEK = 2;
 const ITEM_BILL = 3;
 
-function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string): TransactItem {
+/**
+ * The decision's item in a billing's transaction: a one-time pay only checks it (rule 3); an
+ * agreement or recurring billing stamps `lastUsed` and counts itself in the consent counters
+ * (DESIGN 8.5: `paymentsUsed`, the Lagos year's `usedY<yyyy>`), conditioned on the version read
+ * and on maxPayments and the yearly limit, so parallel billings can never exceed them.
+ */
+function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string, amount: number, now: Date): TransactItem {
   const Key = decisionKey(id);
   if (!d) return { ConditionCheck: { TableName: table(), Key, ConditionExpression: 'attribute_not_exists(pk)' } };
   if (type === 'one_time') {
@@ -118,13 +125,44 @@ function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined
       },
     };
   }
+  const conditions = ['attribute_exists(pk) AND version = :v'];
+  const values: Record<string, unknown> = { ':v': d.version, ':now': nowIso, ':one': 1, ':amt': amount };
+  if (d.maxPayments != null) {
+    conditions.push('(attribute_not_exists(#pay) OR #pay < :maxPay)');
+    values[':maxPay'] = d.maxPayments;
+  }
+  const yearly = d.spendingLimits.yearly;
+  if (yearly != null) {
+    conditions.push('(attribute_not_exists(#yr) OR #yr <= :yrMax)');
+    values[':yrMax'] = yearly - amount; // >= 0: consentRefusal refused a larger amount before
+  }
   return {
     Update: {
       TableName: table(),
       Key,
-      UpdateExpression: 'SET lastUsed = :now',
-      ConditionExpression: 'attribute_exists(pk) AND version = :v',
-      ExpressionAttributeValues: { ':v': d.version, ':now': nowIso },
+      UpdateExpression: 'SET lastUsed = :now ADD #pay :one, #yr :amt',
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(lagosYear(now)) },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The release of a billing's consent counters (declined, expired, failed), in the same
+ * transaction as its status change; undefined when the billing counted none (one-time pays,
+ * billings from before the counters).
+ */
+export function consentRelease(bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'consentCounted'>): TransactItem | undefined {
+  if (!bill.consentCounted) return undefined;
+  return {
+    Update: {
+      TableName: table(),
+      Key: decisionKey(bill.decisionId),
+      UpdateExpression: 'ADD #pay :minusOne, #yr :minusAmt',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(bill.periods.month.slice(0, 4)) },
+      ExpressionAttributeValues: { ':minusOne': -1, ':minusAmt': -bill.amount },
     },
   };
 }
@@ -159,6 +197,12 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
 
     const now = input.now ?? new Date();
     const nowIso = now.toISOString();
+    // Consent terms (DESIGN 8.5) bind the agreement's billings, not a one-time pay (rule 3).
+    const counted = type !== 'one_time' && decision !== undefined;
+    if (counted) {
+      const consent = consentRefusal(termsOf(decision!), decision!.spendingLimits.yearly, amount, usageOf(decision, now), now);
+      if (consent) return { ok: false, refusal: consent, attempts: attempt };
+    }
     const requiresApproval = billingRequiresApproval(type, decision, input.trust);
     const periods = periodKeys(now);
     const reservation = limitConditions(decId, limits, amount, periods);
@@ -177,10 +221,11 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       periods,
       scheduleId: input.scheduleId,
       runSeq: input.runSeq,
+      consentCounted: counted,
       createdAt: nowIso,
     });
     const items: TransactItem[] = [
-      decisionItem(type, decId, decision, nowIso),
+      decisionItem(type, decId, decision, nowIso, amount, now),
       counterItem(reservation.updates.month),
       counterItem(reservation.updates.week),
       { Put: { TableName: table(), Item: bill, ConditionExpression: 'attribute_not_exists(pk)' } },

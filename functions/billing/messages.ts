@@ -8,6 +8,9 @@ export const BILLING_MSG = {
   notApproved: 'Customer has not approved billing',
   merchantBlocked: 'Merchant is blocked by the customer',
   limitsExceeded: "Billing exceeds the customer's spending limits",
+  /** Consent terms (DESIGN 8.5). */
+  approvalNotValid: 'Customer approval is not valid at this time',
+  noPaymentsLeft: 'Customer approval has no payments left',
   customerNotFound: 'Customer not found',
   /** Contention on one customer that outlasted the bounded retries; nothing was written. */
   busy: 'Too many concurrent billings for this customer; retry shortly',

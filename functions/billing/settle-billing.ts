@@ -21,7 +21,7 @@ import { billKey, type BillItem } from './types';
 import { captureItems } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
-import { counterItem } from './create-billing';
+import { consentRelease, counterItem } from './create-billing';
 import type { BillingOutcome } from './outcome-hooks';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
 import { conflictBackoff } from '../platform/retry';
@@ -109,7 +109,7 @@ export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at:
     const money: TransactItem[] =
       outcome.status === 'succeeded'
         ? captureItems(bill, at)
-        : Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem);
+        : [...Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem), ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined)];
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,

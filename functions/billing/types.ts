@@ -34,6 +34,8 @@ export interface BillItem {
   reason?: string;
   /** Lagos period keys the amount was reserved under (to release exactly what was reserved). */
   periods: { day: string; week: string; month: string };
+  /** Counted in the decision's consent counters (DESIGN 8.5): a release gives them back. */
+  consentCounted?: boolean;
   /** Minor units refunded (completed) and reserved by pending refunds. */
   refundedAmount: number;
   refundReserved: number;

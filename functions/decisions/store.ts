@@ -6,6 +6,13 @@
  *   DEC#<id> / DEC
  *     gsi2 MDEC#<merchantId> / <createdAt>#<id>   the merchant's list
  *     gsi3 BDEC#<bankId>     / <createdAt>#<id>   the bank's list
+ *   DECV#<id> / V#<version, 10 digits>             the decision's history (DESIGN 8.5): one
+ *                                                  item per version, written with the change
+ *
+ * Consent terms (validFrom, validTo, maxPayments, channel, customerAcceptedAt; DESIGN 8.5) are
+ * attributes of the decision; the year and payment counters (`usedY<yyyy>`, `paymentsUsed`)
+ * too, ADDed by each agreement or recurring billing (billing/create-billing.ts) and given
+ * back by its release (domain/consent.ts says why they live here).
  *
  * Every change increments `version` and is conditioned on the version read, so concurrent
  * changes never lose one another and a billing that conditions on the version it checked
@@ -16,18 +23,23 @@
 import {
   customerAction,
   decisionId,
+  isDecisionIdShaped,
   LIMIT_PERIODS,
   type CustomerAction,
   type DecisionValue,
   type SpendingLimits,
 } from '../domain/decisions';
 import { AGREEMENT_PHRASE_PREFIX, issueAgreementPhrase } from '../domain/agreement-phrase';
+import { remainingOf, usageOf, type ConsentTerms, type Remaining } from '../domain/consent';
+import { limitCounterKeys, usedFromCounters } from '../domain/limits';
+import { periodKeys } from '../domain/lagos-time';
 import { sha256Hex } from '../domain/ids';
 import { commit } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
 import { participantKey } from '../participants/store';
-import { cancellationCodes, getItem, isTransactionCancelled, nowIso, queryAll, table, type TransactItem } from '../platform/table';
+import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, nowIso, queryAll, table, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
+import { dueAttributes } from '../platform/due';
 
 export { decisionId } from '../domain/decisions';
 
@@ -50,6 +62,12 @@ export interface DecisionItem {
   lastUpdated: string;
   /** Set by the billing feature when it bills under the decision; null until then. */
   lastUsed: string | null;
+  /** Consent terms (DESIGN 8.5); absent on decisions written before them = none. */
+  validFrom?: string | null;
+  validTo?: string | null;
+  maxPayments?: number | null;
+  channel?: ConsentTerms['channel'];
+  customerAcceptedAt?: string | null;
   version: number;
   gsi2pk: string;
   gsi2sk: string;
@@ -67,9 +85,26 @@ export interface DecisionChange {
   spendingLimits: SpendingLimits;
   blockMerchant: boolean;
   lookupPhrase: string;
+  terms: ConsentTerms;
 }
 
+/** The consent terms of a stored decision (absent = not set). */
+export const termsOf = (d: Partial<ConsentTerms>): ConsentTerms => ({
+  validFrom: d.validFrom ?? null,
+  validTo: d.validTo ?? null,
+  maxPayments: d.maxPayments ?? null,
+  channel: d.channel ?? null,
+  customerAcceptedAt: d.customerAcceptedAt ?? null,
+});
+
 export const decisionKey = (id: string) => ({ pk: `DEC#${id}`, sk: 'DEC' as const });
+
+/** Due kind: a decision's validTo has passed; its history records it (DESIGN 8.5). */
+export const VALIDITY_KIND = 'decision.validity';
+
+/** The due entry of a decision whose validTo is still ahead at `now` (none otherwise). */
+const validityDue = (id: string, validTo: string | null, now: string) =>
+  validTo && Date.parse(validTo) > Date.parse(now) ? dueAttributes(VALIDITY_KIND, id, validTo) : undefined;
 export const merchantDecisionsPk = (merchantId: string) => `MDEC#${merchantId}`;
 export const bankDecisionsPk = (bankId: string) => `BDEC#${bankId}`;
 
@@ -112,6 +147,7 @@ export function newDecisionItem(
     decision: change.decision,
     spendingLimits: { ...change.spendingLimits },
     blockMerchant: change.blockMerchant,
+    ...change.terms,
     agreementPhrase: p.agreementPhrase,
     createdAt: now,
     lastUpdated: now,
@@ -123,6 +159,7 @@ export function newDecisionItem(
     gsi3sk: `${now}#${id}`,
     gsi1pk: agreementPhrasePk(p.agreementPhrase),
     gsi1sk: 'DEC',
+    ...validityDue(id, change.terms.validTo, now),
   };
 }
 
@@ -137,7 +174,12 @@ export function putNewDecision(item: DecisionItem): TransactItem {
  * survive.
  */
 export function updateDecision(current: DecisionItem, change: DecisionChange, now: string): { item: TransactItem; next: DecisionItem } {
-  const next: DecisionItem = { ...current, ...change, spendingLimits: { ...change.spendingLimits }, lastUpdated: now, version: current.version + 1 };
+  const { terms, ...rest } = change;
+  const due = validityDue(current.id, terms.validTo, now);
+  const next: DecisionItem = { ...current, ...rest, ...terms, spendingLimits: { ...change.spendingLimits }, lastUpdated: now, version: current.version + 1 };
+  delete next.duePk;
+  delete next.dueSk;
+  if (due) Object.assign(next, due);
   return {
     next,
     item: {
@@ -145,7 +187,9 @@ export function updateDecision(current: DecisionItem, change: DecisionChange, no
         TableName: table(),
         Key: decisionKey(current.id),
         UpdateExpression:
-          'SET #decision = :decision, spendingLimits = :limits, blockMerchant = :block, lookupPhrase = :phrase, lastUpdated = :now, version = :next',
+          'SET #decision = :decision, spendingLimits = :limits, blockMerchant = :block, lookupPhrase = :phrase, lastUpdated = :now, version = :next, ' +
+          'validFrom = :validFrom, validTo = :validTo, maxPayments = :maxPayments, channel = :channel, customerAcceptedAt = :accepted' +
+          (due ? ', duePk = :duePk, dueSk = :dueSk' : ' REMOVE duePk, dueSk'),
         ConditionExpression: 'attribute_exists(pk) AND version = :version',
         ExpressionAttributeNames: { '#decision': 'decision' },
         ExpressionAttributeValues: {
@@ -153,6 +197,12 @@ export function updateDecision(current: DecisionItem, change: DecisionChange, no
           ':limits': { ...change.spendingLimits },
           ':block': change.blockMerchant,
           ':phrase': change.lookupPhrase,
+          ':validFrom': terms.validFrom,
+          ':validTo': terms.validTo,
+          ':maxPayments': terms.maxPayments,
+          ':channel': terms.channel,
+          ':accepted': terms.customerAcceptedAt,
+          ...(due ? { ':duePk': due.duePk, ':dueSk': due.dueSk } : {}),
           ':now': now,
           ':next': current.version + 1,
           ':version': current.version,
@@ -185,8 +235,133 @@ export function decisionSummary(d: DecisionItem) {
     decision: d.decision,
     spendingLimits: limitsToMajor(d.spendingLimits),
     blockMerchant: d.blockMerchant,
+    ...termsOf(d),
     createdAt: d.createdAt,
     lastUsed: d.lastUsed ?? null,
+  };
+}
+
+/** Minor units -> major, keeping null (no limit). */
+const major = (v: number | null) => (v === null ? null : v / 100);
+
+/**
+ * `remaining` of each decision at `now` (DESIGN 8.5), from the same counters the billings
+ * check: the pair's month and week counter items (one BatchGetItem for all of them) and the
+ * decision's own year and payment counters.
+ */
+export async function remainingFor(decisions: DecisionItem[], now: Date): Promise<Map<string, Remaining>> {
+  const keys = periodKeys(now);
+  const counterKeys = decisions.map((d) => limitCounterKeys(d.id, keys));
+  const found = decisions.length ? await batchGetByKey<Record<string, unknown>>(counterKeys.flatMap((k) => [k.month, k.week])) : new Map();
+  const out = new Map<string, Remaining>();
+  decisions.forEach((d, i) => {
+    const k = counterKeys[i]!;
+    const r = remainingOf(d.spendingLimits, d.maxPayments ?? null, usedFromCounters(keys, found.get(itemKeyOf(k.month)), found.get(itemKeyOf(k.week))), usageOf(d, now));
+    out.set(d.id, { ...r, single: major(r.single), daily: major(r.daily), weekly: major(r.weekly), monthly: major(r.monthly), yearly: major(r.yearly) });
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// History (DESIGN 8.5): one item per version, nothing overwritten
+
+export type VersionReason = 'intent_response' | 'bank_update' | 'validity_expired';
+
+export const decisionHistoryPk = (id: string) => `DECV#${id}`;
+const versionSk = (version: number) => `V#${String(version).padStart(10, '0')}`;
+
+export interface DecisionVersionItem extends ConsentTerms {
+  [extra: string]: unknown;
+  pk: string;
+  sk: string;
+  type: 'decision_version';
+  decisionId: string;
+  version: number;
+  decision: DecisionValue;
+  spendingLimits: SpendingLimits;
+  blockMerchant: boolean;
+  actor: { type: 'bank' | 'system' };
+  changedAt: string;
+  reason: VersionReason;
+}
+
+/** The history item of `d` as it is after a change (Put, never over an existing version). */
+export function versionItem(d: DecisionItem, actor: 'bank' | 'system', reason: VersionReason, at: string): TransactItem {
+  const item: DecisionVersionItem = {
+    pk: decisionHistoryPk(d.id),
+    sk: versionSk(d.version),
+    type: 'decision_version',
+    decisionId: d.id,
+    version: d.version,
+    decision: d.decision,
+    spendingLimits: { ...d.spendingLimits },
+    blockMerchant: d.blockMerchant,
+    ...termsOf(d),
+    actor: { type: actor },
+    changedAt: at,
+    reason,
+  };
+  return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/**
+ * The history of the decision `id` as its merchant or its customer's bank reads it (DESIGN 8.5),
+ * oldest first; undefined for an unknown, malformed or another party's id (404 for both).
+ */
+export async function historyFor(party: { merchantId: string } | { bankId: string }, id: string) {
+  if (!isDecisionIdShaped(id)) return undefined;
+  const d = await getDecision(id);
+  if (!d || ('merchantId' in party ? d.merchantId !== party.merchantId : d.bankId !== party.bankId)) return undefined;
+  return (await decisionHistory(id)).map(versionView);
+}
+
+/**
+ * The end of a decision's validity (due kind `decision.validity`): a new version by the
+ * system (`validity_expired`), in one transaction with the decision's version bump and the
+ * due entry's removal, conditioned on the version read and the tick's lease (a concurrent
+ * change wins; a repeated job finds the entry gone). Returns false when it lost.
+ */
+export async function recordValidityExpired(d: DecisionItem, leasedSk: string, at: string): Promise<boolean> {
+  const next: DecisionItem = { ...d, lastUpdated: at, version: d.version + 1 };
+  try {
+    await commit(
+      [
+        {
+          Update: {
+            TableName: table(),
+            Key: decisionKey(d.id),
+            UpdateExpression: 'SET lastUpdated = :at, version = :next REMOVE duePk, dueSk',
+            ConditionExpression: 'version = :v AND dueSk = :leased',
+            ExpressionAttributeValues: { ':at': at, ':next': next.version, ':v': d.version, ':leased': leasedSk },
+          },
+        },
+        versionItem(next, 'system', 'validity_expired', at),
+      ],
+      [],
+    );
+    return true;
+  } catch (e) {
+    if (isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed') return false;
+    throw e;
+  }
+}
+
+/** Every version of a decision, oldest first. */
+export async function decisionHistory(id: string): Promise<DecisionVersionItem[]> {
+  return queryAll<DecisionVersionItem>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': decisionHistoryPk(id) }, ScanIndexForward: true }, 100_000);
+}
+
+/** The API shape of a version. */
+export function versionView(v: DecisionVersionItem) {
+  return {
+    version: v.version,
+    decision: v.decision,
+    spendingLimits: limitsToMajor(v.spendingLimits),
+    blockMerchant: v.blockMerchant,
+    ...termsOf(v),
+    actor: v.actor,
+    changedAt: v.changedAt,
+    reason: v.reason,
   };
 }
 
@@ -276,6 +451,8 @@ export interface SaveDecisionInput {
    * attempt, and made a condition of the transaction, so a concurrent un-trust cannot slip in.
    */
   trustedMerchant?: (merchantId: string) => Promise<boolean>;
+  /** Why the version is written (the history's `reason`). */
+  reason: VersionReason;
 }
 
 const MAX_SAVE_ATTEMPTS = 10;
@@ -311,7 +488,7 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
 
     const items: TransactItem[] = [];
     const intentAt = intent ? items.push(answerIntent(intent, change.decision, now)) - 1 : -1;
-    items.push(write);
+    items.push(write, versionItem(next, 'bank', p.reason, now));
     const trustAt = p.trustedMerchant
       ? items.push({
           ConditionCheck: {

@@ -11,7 +11,8 @@ import { canReceiveApproveRecurring, type TrustState } from './trust';
 export const DECISION_VALUES = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
 export type DecisionValue = (typeof DECISION_VALUES)[number];
 
-export const LIMIT_PERIODS = ['single', 'daily', 'weekly', 'monthly'] as const;
+/** `yearly` is a consent term (DESIGN 8.5, Lagos calendar year; domain/consent.ts), the others DESIGN 5. */
+export const LIMIT_PERIODS = ['single', 'daily', 'weekly', 'monthly', 'yearly'] as const;
 export type LimitPeriod = (typeof LIMIT_PERIODS)[number];
 /** Spending limits in integer MINOR units (kobo); a missing period has no limit. */
 export type SpendingLimits = Partial<Record<LimitPeriod, number>>;

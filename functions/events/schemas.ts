@@ -21,7 +21,7 @@ const customerAction = z
 const limit = z.number().describe('Major units');
 
 export const spendingLimitsSchema = z
-  .object({ single: limit.optional(), daily: limit.optional(), weekly: limit.optional(), monthly: limit.optional() })
+  .object({ single: limit.optional(), daily: limit.optional(), weekly: limit.optional(), monthly: limit.optional(), yearly: limit.optional() })
   .describe('Only the limits the customer set; daily/weekly/monthly are calendar periods in Africa/Lagos time (ISO weeks start on Monday)');
 
 export const billingIntentData = z.object({
@@ -152,7 +152,7 @@ export const scheduleRunFailedData = schedule(
     runSeq: z.number().int().describe('The run (a run id is scheduleId + runSeq)'),
     reason: z
       .string()
-      .describe('spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium (the last three also pause the schedule)'),
+      .describe('spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium, approval_not_valid, approval_no_payments_left (all but the first also pause the schedule)'),
     customerAction: z.literal('declined'),
     scheduledFor: dateTime.nullable().describe('The due date of the refused run'),
   },

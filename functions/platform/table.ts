@@ -106,6 +106,15 @@ const BATCH_GET_MAX = 100;
 
 /** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
 export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
+  const byKey = await batchGetByKey<T>(keys, projection);
+  return new Map([...byKey.values()].map((it) => [it.pk as string, it]));
+}
+
+/** The map key of `batchGetByKey`'s result. */
+export const itemKeyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
+
+/** As `batchGet`, for keys that share a partition: result by `itemKeyOf(key)`. */
+export async function batchGetByKey<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   // The key attributes are always projected: results are matched by `pk`.
@@ -126,7 +135,7 @@ export async function batchGet<T extends Item>(keys: readonly Key[], projection?
           },
         }),
       );
-      for (const it of res.Responses?.[table()] ?? []) out.set(it.pk as string, it as T);
+      for (const it of res.Responses?.[table()] ?? []) out.set(itemKeyOf(it as Key), it as T);
       pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
     }
   }

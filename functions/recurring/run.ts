@@ -52,6 +52,9 @@ const REFUSALS: Record<Exclude<BillingRefusal, 'busy'>, RunRefusal> = {
   limits: 'spending_limit_exceeded',
   not_approved: 'permission_revoked',
   merchant_blocked: 'merchant_blocked',
+  // The consent's terms no longer allow a run (DESIGN 8.5): like a permission gone, the schedule pauses.
+  not_valid: 'approval_not_valid',
+  no_payments_left: 'approval_no_payments_left',
 };
 
 async function refuse(s: ScheduleItem, job: DueJob, reason: RunRefusal, now: Date): Promise<void> {

@@ -526,7 +526,13 @@ export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId
 /** Index of the claim among createBilling's items (its own four come first). */
 export const CLAIM_ITEM_INDEX = 4;
 
-const PERMISSION_REFUSALS: ReadonlySet<RunRefusal> = new Set(['permission_revoked', 'merchant_blocked', 'merchant_not_premium']);
+const PERMISSION_REFUSALS: ReadonlySet<RunRefusal> = new Set([
+  'permission_revoked',
+  'merchant_blocked',
+  'merchant_not_premium',
+  'approval_not_valid',
+  'approval_no_payments_left',
+]);
 
 export type FailRunResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'claim_lost' };
 

@@ -22,7 +22,13 @@ export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed', 
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 /** Why a run failed without a billing, or why the service paused a schedule. */
-export type RunRefusal = 'spending_limit_exceeded' | 'permission_revoked' | 'merchant_blocked' | 'merchant_not_premium';
+export type RunRefusal =
+  | 'spending_limit_exceeded'
+  | 'permission_revoked'
+  | 'merchant_blocked'
+  | 'merchant_not_premium'
+  | 'approval_not_valid'
+  | 'approval_no_payments_left';
 
 export interface ScheduleItem {
   pk: string;

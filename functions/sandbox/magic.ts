@@ -32,6 +32,8 @@ export interface MagicIntentAnswer {
   customerDecision: DecisionValue;
   spendingLimits: MagicLimits;
   blockMerchant: boolean;
+  /** Consent terms of the answer (DESIGN 8.5): a payment count, a validity from the answer on. */
+  terms?: { maxPayments?: number; validForSeconds?: number };
 }
 
 /** A bank-response action; `approve` = approve_once for a billing that needs approval, approve_recurring otherwise. */
@@ -67,6 +69,22 @@ export const MAGIC_CUSTOMERS: readonly MagicCustomer[] = [
     description:
       'Approves intents with approve_recurring and limits single 50,000 / daily 100,000 / monthly 1,000,000 NGN (approve_once for an untrusted merchant); approves every debit.',
     intent: answer('approve_recurring', { single: 50_000, daily: 100_000, monthly: 1_000_000 }),
+    debit: 'approve',
+  },
+  {
+    outcome: 'approve_two_payments',
+    local: 'approve.two.payments',
+    description:
+      'Approves intents with approve_recurring (approve_once for an untrusted merchant) whose consent allows 2 payments (maxPayments: 2, channel app); approves every debit: the third billing is refused with 403 `Customer approval has no payments left`.',
+    intent: { ...answer('approve_recurring'), terms: { maxPayments: 2 } },
+    debit: 'approve',
+  },
+  {
+    outcome: 'approve_valid_one_minute',
+    local: 'approve.valid.one.minute',
+    description:
+      'Approves intents with approve_recurring (approve_once for an untrusted merchant) valid for 60 seconds from the answer (validFrom: the answer, validTo: 60 s later); approves every debit: a billing after validTo is refused with 403 `Customer approval is not valid at this time`.',
+    intent: { ...answer('approve_recurring'), terms: { validForSeconds: 60 } },
     debit: 'approve',
   },
   {

@@ -18,6 +18,7 @@ import type { BillingOutcome } from '../billing/outcome-hooks';
 import { isPastExpiry, settleBilling } from '../billing/settle-billing';
 import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
+import { NO_TERMS, type ConsentTerms } from '../domain/consent';
 import { toMinor } from '../domain/money';
 import { billKey, type BillItem } from '../billing/types';
 import { getBankCustomer } from '../customers/views';
@@ -26,7 +27,7 @@ import { findIntentToAnswer } from '../decisions/intents';
 import { isTrustedMerchant } from '../merchants/store';
 import { getParticipant, type Participant } from '../participants/store';
 import { getItem } from '../platform/table';
-import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicLimits } from './magic';
+import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicIntentAnswer, type MagicLimits } from './magic';
 
 export type SimulationResult =
   | { acted: true; event: 'billing.intent'; outcome: string; decision: DecisionValue; fellBackToApproveOnce: boolean }
@@ -61,6 +62,19 @@ export async function answerAsSimulatedBank(event: BankEvent, now: Date): Promis
   if (event.type === 'billing.intent') return answerIntent(bank, event.data);
   if (event.type === 'billing.request') return answerBillingRequest(bank, event.data, now);
   return { acted: false, why: 'unsupported_event' };
+}
+
+/** The consent terms of a magic customer's answer given at `now` (DESIGN 8.5). */
+function termsFor(answer: MagicIntentAnswer, now: Date): ConsentTerms {
+  const t = answer.terms;
+  if (!t) return NO_TERMS;
+  return {
+    ...NO_TERMS,
+    ...(t.maxPayments !== undefined ? { maxPayments: t.maxPayments } : {}),
+    ...(t.validForSeconds !== undefined ? { validFrom: now.toISOString(), validTo: new Date(now.getTime() + t.validForSeconds * 1000).toISOString() } : {}),
+    channel: 'app',
+    customerAcceptedAt: now.toISOString(),
+  };
 }
 
 function limitsToMinor(limits: MagicLimits): SpendingLimits {
@@ -119,7 +133,9 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
           spendingLimits: limitsToMinor(answer.spendingLimits),
           blockMerchant: answer.blockMerchant,
           lookupPhrase: intent!.lookupPhrase,
+          terms: termsFor(answer, new Date()),
         }),
+        reason: 'intent_response',
         trustedMerchant: chosen === 'approve_recurring' ? isTrustedMerchant : undefined,
       });
       if (result.ok) return { acted: true, event: 'billing.intent', outcome: magic.outcome, decision: chosen, fellBackToApproveOnce: fellBack };

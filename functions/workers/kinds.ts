@@ -20,6 +20,8 @@ import { REFUND_COMPLETE_KIND } from '../refunds/views';
 import { runSandboxBank } from '../sandbox/bank-worker';
 import { SANDBOX_BANK_KIND } from '../sandbox/hook';
 import { recoverDelivery } from '../webhooks/recovery';
+import { VALIDITY_KIND } from '../decisions/store';
+import { expireValidity } from '../decisions/validity';
 
 export interface DueKind {
   /** The `<kind>` in `dueSk` (`<ISO>#<kind>#<id>`). */
@@ -35,7 +37,8 @@ export const DUE_KINDS: DueKind[] = [
   { kind: SETTLEMENT_LINES_KIND, run: runSettlementLinesJob, summary: 'Name a committed settlement on its transactions (if its worker stopped first)' },
   { kind: EXPORT_RUN_KIND, run: runExport, summary: 'Write an export (CSV) to S3' },
   { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },
-  { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing" },
+  { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing (after the bank's pre-debit notice)" },
+  { kind: VALIDITY_KIND, run: expireValidity, summary: "Record the end of a decision's validity in its history" },
   { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },
 ];
 

@@ -124,7 +124,7 @@ describe('creating a simulated bank seeds its magic customers', () => {
     expect(batchIds.size).toBe(1);
     const batch = await t.call('GET', `/v1/bank/customers/batches/${[...batchIds][0]}`, { key: sim.apiKey });
     expect(batch.status).toBe(200);
-    expect(batch.body.data.summary).toEqual({ total: 9, successful: 9, failed: 0, duplicates: 0, invalidData: 0 });
+    expect(batch.body.data.summary).toEqual({ total: MAGIC_CUSTOMERS.length, successful: MAGIC_CUSTOMERS.length, failed: 0, duplicates: 0, invalidData: 0 });
 
     // Every magic email is discoverable by any merchant.
     for (const c of MAGIC_CUSTOMERS) {
@@ -188,6 +188,8 @@ describe('intents: every magic customer, end to end through billing.intent.respo
       blockMerchant: false,
       customerAction: 'approved',
     },
+    'approve.two.payments': { decision: 'approve_recurring', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
+    'approve.valid.one.minute': { decision: 'approve_recurring', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
     'approve.once': { decision: 'approve_once', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
     deny: { decision: 'deny', spendingLimits: {}, blockMerchant: false, customerAction: 'declined' },
     suspended: { decision: 'suspended', spendingLimits: {}, blockMerchant: false, customerAction: 'declined' },
@@ -353,6 +355,27 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(third.body[0].message).toBe("Billing exceeds the customer's spending limits");
     await bankAnswers();
     for (const ref of refs) expect((await billingResponse(m, ref)).data).toMatchObject({ status: 'succeeded', amount: 50000, customerAction: 'approved' });
+  });
+
+  it('approve.two.payments: the consent allows 2 payments; the third billing is refused with the exact message', async () => {
+    const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
+    const a = await simulatedAgreement(m, 'approve.two.payments');
+    const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { agreementPhrase: a.agreementPhrase } });
+    expect(d.body.data[0]).toMatchObject({ maxPayments: 2, channel: 'app', customerAcceptedAt: expect.any(String), validTo: null });
+    for (let i = 0; i < 2; i++) expect((await bill(t, m.merchant, [a.agreementPhrase], 100)).status).toBe(201);
+    const third = await bill(t, m.merchant, [a.agreementPhrase], 100);
+    expect(third.status).toBe(403);
+    expect(third.body[0]).toMatchObject({ message: 'Customer approval has no payments left', code: 'approval_no_payments_left' });
+  });
+
+  it('approve.valid.one.minute: the consent is valid for 60 s from the answer (validFrom, validTo on the decision)', async () => {
+    const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
+    const a = await simulatedAgreement(m, 'approve.valid.one.minute');
+    const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { agreementPhrase: a.agreementPhrase } });
+    const { validFrom, validTo } = d.body.data[0];
+    expect(Date.parse(validTo) - Date.parse(validFrom)).toBe(60_000);
+    expect(Math.abs(Date.parse(validFrom) - Date.now())).toBeLessThan(30_000);
+    expect((await bill(t, m.merchant, [a.agreementPhrase], 100)).status).toBe(201);
   });
 
   it('approve.once: each billing needs approval; the bank approves it (approve_once)', async () => {

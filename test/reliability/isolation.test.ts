@@ -267,6 +267,8 @@ const FIXTURES: Record<string, Fixture> = {
 
   // Merchant resources.
   'GET /v1/customer-decisions/{id}': { owners: M_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
+  'GET /v1/customer-decisions/{id}/history': { owners: M_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
+  'GET /v1/bank/customer-decisions/{id}/history': { owners: B_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
   'GET /v1/merchant/customer-decisions': {
     owners: M_OWNERS,
     list: true,

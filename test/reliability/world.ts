@@ -207,6 +207,8 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'GET /v1/bank/customers/batches/{batchId}#batchId': g.batchId,
     'PUT /v1/bank/customer-decisions/{id}#id': g.decisionId,
     'GET /v1/customer-decisions/{id}#id': g.decisionId,
+    'GET /v1/customer-decisions/{id}/history#id': g.decisionId,
+    'GET /v1/bank/customer-decisions/{id}/history#id': g.decisionId,
     'DELETE /v1/webhooks/endpoints/{id}#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/rotate-secret#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/test#id': g.hooks.merchant.endpointId,

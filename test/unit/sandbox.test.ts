@@ -38,6 +38,8 @@ describe('magic customers', () => {
     expect(outcomes).toEqual([
       'approve_recurring',
       'recurring_limits',
+      'approve_two_payments',
+      'approve_valid_one_minute',
       'approve_once',
       'deny',
       'suspended',
@@ -102,6 +104,8 @@ describe('README magic customers table', () => {
       if (m.intent === null) expect(intent).toMatch(/never answered/);
       else expect(intent).toContain(m.intent.customerDecision);
       if (m.intent?.blockMerchant) expect(intent).toContain('blockMerchant: true');
+      if (m.intent?.terms?.maxPayments !== undefined) expect(intent).toContain(`maxPayments: ${m.intent.terms.maxPayments}`);
+      if (m.intent?.terms?.validForSeconds !== undefined) expect(intent).toContain(`validTo\` ${m.intent.terms.validForSeconds} s later`);
       for (const [period, v] of Object.entries(m.intent?.spendingLimits ?? {})) expect(intent).toContain(`${period} ${v.toLocaleString('en-US')}`);
       if (m.debit === null) expect(debit).toMatch(/never answered/);
       else expect(debit).toMatch(m.debit === 'approve' ? /approved/ : m.debit === 'deny' ? /denied/ : /suspended/);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { CONSENT_CHANNELS, NO_TERMS, type ConsentTerms } from '../../domain/consent';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../http/errors';
@@ -17,7 +18,7 @@ const limit = majorAmount({ minMinor: 1 }).nullable().optional();
  * has no limit; `null` or `{}` for the whole object means no limits.
  */
 export const spendingLimitsSchema = z
-  .strictObject({ single: limit, daily: limit, weekly: limit, monthly: limit })
+  .strictObject({ single: limit, daily: limit, weekly: limit, monthly: limit, yearly: limit })
   .nullable()
   .transform((v): SpendingLimits => {
     const out: SpendingLimits = {};
@@ -30,6 +31,29 @@ export const spendingLimitsSchema = z
 
 export const decisionValueSchema = z.enum(DECISION_VALUES);
 
+const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v).toISOString());
+
+/** Consent terms (DESIGN 8.5), each optional; null clears it (the bank's PUT). */
+export const consentTermsShape = {
+  validFrom: instant.nullable().optional(),
+  validTo: instant.nullable().optional(),
+  maxPayments: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  channel: z.enum(CONSENT_CHANNELS).nullable().optional(),
+  customerAcceptedAt: instant.nullable().optional(),
+};
+type TermsInput = { [K in keyof ConsentTerms]?: ConsentTerms[K] | null };
+
+/** The terms after a change: given fields replace (null clears), omitted ones keep `base`'s. */
+export function mergeTerms(base: ConsentTerms, given: TermsInput): ConsentTerms {
+  const out = { ...base } as Record<string, unknown>;
+  for (const k of Object.keys(base) as (keyof ConsentTerms)[]) if (given[k] !== undefined) out[k] = given[k];
+  const terms = out as unknown as ConsentTerms;
+  if (terms.validFrom && terms.validTo && Date.parse(terms.validTo) <= Date.parse(terms.validFrom)) {
+    throw badRequest(MSG.invalidRequest, [{ path: 'validTo', message: 'validTo must be after validFrom' }]);
+  }
+  return terms;
+}
+
 const id = z.string().min(1).max(100);
 
 const bodySchema = z.strictObject({
@@ -40,6 +64,7 @@ const bodySchema = z.strictObject({
   spendingLimits: spendingLimitsSchema.optional(),
   blockMerchant: z.boolean().optional(),
   intentId: id.optional(),
+  ...consentTermsShape,
 });
 
 /**
@@ -47,9 +72,11 @@ const bodySchema = z.strictObject({
  * `intentId`, else the newest open intent for (customerId, entityId, lookupPhrase)). The
  * answer sets the pair's decision whole (decision, spendingLimits - none when omitted -,
  * blockMerchant - false when omitted): created on the first answer, updated in place after
- * (same id, same agreementPhrase). In ONE transaction: intent answered (only if still open),
+ * (same id, same agreementPhrase), with its consent terms (DESIGN 8.5: validFrom, validTo,
+ * spendingLimits.yearly, maxPayments, channel, customerAcceptedAt). In ONE transaction: intent answered (only if still open),
  * decision written (only if unchanged since read), the merchant still trusted (for
- * approve_recurring), and `billing.intent.response` to the merchant (and its provider).
+ * approve_recurring), the decision's new history version, and `billing.intent.response` to the
+ * merchant (and its provider).
  *
  * Refusals, in this order, write nothing: 404 Customer not found (unknown or another bank's),
  * 404 Merchant not found, 404 Billing intent not found, 409 Billing intent has already been
@@ -82,7 +109,10 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
       spendingLimits: body.spendingLimits ?? {},
       blockMerchant: body.blockMerchant ?? false,
       lookupPhrase: intent!.lookupPhrase,
+      // The answer sets the decision whole: terms not given are not set.
+      terms: mergeTerms(NO_TERMS, body),
     }),
+    reason: 'intent_response',
     trustedMerchant: body.customerDecision === 'approve_recurring' ? isTrustedMerchant : undefined,
   });
   if (!result.ok) {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
-import { bankDecisions, decisionId, decisionSummary, getDecision, pageOf, type DecisionItem } from '../../decisions/store';
+import { bankDecisions, decisionId, decisionSummary, getDecision, pageOf, remainingFor, type DecisionItem } from '../../decisions/store';
 import { decisionValueSchema } from './intent-response';
 
 const filterValue = z.string().min(1).max(100);
@@ -30,5 +30,7 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
   }
   const own = candidates.filter((d) => d.bankId === principal.id);
   const page = pageOf(own, { customerId: query.customerId, merchantId: query.entityId, decision: query.decision }, query.skip, query.limit);
-  return ok(200, 'Customer decisions retrieved', page.items.map(decisionSummary), { total: page.total });
+  // Each decision's `remaining` for the current periods (DESIGN 8.5): one BatchGetItem for the page.
+  const remaining = await remainingFor(page.items, new Date());
+  return ok(200, 'Customer decisions retrieved', page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })), { total: page.total });
 });

@@ -1,15 +1,17 @@
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
-import { decisionRecord, getDecision } from '../../decisions/store';
+import { decisionRecord, getDecision, remainingFor } from '../../decisions/store';
 
 /**
  * GET /v1/customer-decisions/{id} (merchant, its own decisions): the full Customer decision,
- * including lookupPhrase and lastUpdated. Unknown, malformed or another merchant's id: 404.
+ * including lookupPhrase and lastUpdated, and `remaining` for the current periods (DESIGN 8.5).
+ * Unknown, malformed or another merchant's id: 404.
  */
 export const handler = endpoint({}, async ({ params, principal }) => {
   const id = params.id;
   const d = isDecisionIdShaped(id) ? await getDecision(id) : undefined;
   if (!d || d.merchantId !== principal.id) throw notFound(MSG.decisionNotFound);
-  return ok(200, 'Customer decision retrieved', decisionRecord(d));
+  const remaining = (await remainingFor([d], new Date())).get(d.id)!;
+  return ok(200, 'Customer decision retrieved', { ...decisionRecord(d), remaining });
 });

@@ -488,6 +488,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/customer-decisions/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version of a customer's decision
+         * @description **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["bankDecisionHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank/customer/subscriptions": {
         parameters: {
             query?: never;
@@ -796,6 +816,26 @@ export interface paths {
          * @description **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["merchantGetDecision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customer-decisions/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version of a customer decision
+         * @description **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["merchantDecisionHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2088,6 +2128,8 @@ export interface components {
                 weekly?: number;
                 /** @description Major units */
                 monthly?: number;
+                /** @description Major units */
+                yearly?: number;
             };
             blockMerchant: boolean;
             /**
@@ -2453,7 +2495,7 @@ export interface components {
             actor: "merchant" | "bank" | "system";
             /** @description The run (a run id is scheduleId + runSeq) */
             runSeq: number;
-            /** @description spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium (the last three also pause the schedule) */
+            /** @description spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium, approval_not_valid, approval_no_payments_left (all but the first also pause the schedule) */
             reason: string;
             /** @constant */
             customerAction: "declined";
@@ -2675,20 +2717,7 @@ export interface components {
             duplicates: number;
             invalidData: number;
         };
-        CustomerDecision: {
-            id: string;
-            customerId: string;
-            entityId: string;
-            agreementPhrase: string | null;
-            /** @enum {string} */
-            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
-            spendingLimits: components["schemas"]["SpendingLimits"];
-            blockMerchant: boolean;
-            /** @description ISO 8601 date-time, UTC */
-            createdAt: string;
-            lastUsed: string | null;
-        };
-        /** @description Limits in major units; an absent period has no limit. */
+        /** @description Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5). */
         SpendingLimits: {
             /** @description Amount in major units (NGN 1500.5) */
             single?: number;
@@ -2698,6 +2727,17 @@ export interface components {
             weekly?: number;
             /** @description Amount in major units (NGN 1500.5) */
             monthly?: number;
+            /** @description Amount in major units (NGN 1500.5) */
+            yearly?: number;
+        };
+        /** @description What is left of each limit in the current Lagos periods (null = no limit); payments: billings left under maxPayments. */
+        RemainingLimits: {
+            single: number | null;
+            daily: number | null;
+            weekly: number | null;
+            monthly: number | null;
+            yearly: number | null;
+            payments: number | null;
         };
         /** @description A decision with its lookup phrase and last change. */
         CustomerDecisionDetail: {
@@ -2709,12 +2749,47 @@ export interface components {
             decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
             spendingLimits: components["schemas"]["SpendingLimits"];
             blockMerchant: boolean;
+            /** @description No billing before it */
+            validFrom: string | null;
+            /** @description No billing after it (inclusive) */
+            validTo: string | null;
+            /** @description Billings allowed under the decision in all (succeeded + in flight) */
+            maxPayments: number | null;
+            /** @description Where the customer gave consent (for the record) */
+            channel: ("app" | "ussd" | "web" | "branch") | null;
+            /** @description When the customer accepted (for the record) */
+            customerAcceptedAt: string | null;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             lastUsed: string | null;
             lookupPhrase: string;
             /** @description ISO 8601 date-time, UTC */
             lastUpdated: string;
+        };
+        CustomerDecisionVersion: {
+            version: number;
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            blockMerchant: boolean;
+            /** @description No billing before it */
+            validFrom: string | null;
+            /** @description No billing after it (inclusive) */
+            validTo: string | null;
+            /** @description Billings allowed under the decision in all (succeeded + in flight) */
+            maxPayments: number | null;
+            /** @description Where the customer gave consent (for the record) */
+            channel: ("app" | "ussd" | "web" | "branch") | null;
+            /** @description When the customer accepted (for the record) */
+            customerAcceptedAt: string | null;
+            actor: {
+                /** @enum {string} */
+                type: "bank" | "system";
+            };
+            /** @description ISO 8601 date-time, UTC */
+            changedAt: string;
+            /** @description intent_response, bank_update, validity_expired */
+            reason: string | null;
         };
         Refund: {
             refundId: string;
@@ -2734,6 +2809,29 @@ export interface components {
             updatedAt: string;
             completedAt: string | null;
             failureReason?: string;
+        };
+        CustomerDecision: {
+            id: string;
+            customerId: string;
+            entityId: string;
+            agreementPhrase: string | null;
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            blockMerchant: boolean;
+            /** @description No billing before it */
+            validFrom: string | null;
+            /** @description No billing after it (inclusive) */
+            validTo: string | null;
+            /** @description Billings allowed under the decision in all (succeeded + in flight) */
+            maxPayments: number | null;
+            /** @description Where the customer gave consent (for the record) */
+            channel: ("app" | "ussd" | "web" | "branch") | null;
+            /** @description When the customer accepted (for the record) */
+            customerAcceptedAt: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            lastUsed: string | null;
         };
         ScheduleSummary: {
             scheduleId: string;
@@ -4254,7 +4352,30 @@ export interface operations {
                         success: true;
                         message: string;
                         /** @description The page; `total` (all matches) is at the top level */
-                        data: components["schemas"]["CustomerDecision"][];
+                        data: {
+                            id: string;
+                            customerId: string;
+                            entityId: string;
+                            agreementPhrase: string | null;
+                            /** @enum {string} */
+                            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+                            spendingLimits: components["schemas"]["SpendingLimits"];
+                            blockMerchant: boolean;
+                            /** @description No billing before it */
+                            validFrom: string | null;
+                            /** @description No billing after it (inclusive) */
+                            validTo: string | null;
+                            /** @description Billings allowed under the decision in all (succeeded + in flight) */
+                            maxPayments: number | null;
+                            /** @description Where the customer gave consent (for the record) */
+                            channel: ("app" | "ussd" | "web" | "branch") | null;
+                            /** @description When the customer accepted (for the record) */
+                            customerAcceptedAt: string | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            lastUsed: string | null;
+                            remaining: components["schemas"]["RemainingLimits"];
+                        }[];
                     };
                 };
             };
@@ -4288,8 +4409,14 @@ export interface operations {
                         daily?: number | null;
                         weekly?: number | null;
                         monthly?: number | null;
+                        yearly?: number | null;
                     } | null;
                     blockMerchant?: boolean;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                    maxPayments?: number | null;
+                    channel?: ("app" | "ussd" | "web" | "branch") | null;
+                    customerAcceptedAt?: string | null;
                 };
             };
         };
@@ -4319,6 +4446,50 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankDecisionHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Oldest first; nothing is overwritten */
+                            versions: components["schemas"]["CustomerDecisionVersion"][];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4599,9 +4770,15 @@ export interface operations {
                         daily?: number | null;
                         weekly?: number | null;
                         monthly?: number | null;
+                        yearly?: number | null;
                     } | null;
                     blockMerchant?: boolean;
                     intentId?: string;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                    maxPayments?: number | null;
+                    channel?: ("app" | "ussd" | "web" | "branch") | null;
+                    customerAcceptedAt?: string | null;
                 };
             };
         };
@@ -5389,7 +5566,80 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["CustomerDecisionDetail"];
+                        data: {
+                            id: string;
+                            customerId: string;
+                            entityId: string;
+                            agreementPhrase: string | null;
+                            /** @enum {string} */
+                            decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
+                            spendingLimits: components["schemas"]["SpendingLimits"];
+                            blockMerchant: boolean;
+                            /** @description No billing before it */
+                            validFrom: string | null;
+                            /** @description No billing after it (inclusive) */
+                            validTo: string | null;
+                            /** @description Billings allowed under the decision in all (succeeded + in flight) */
+                            maxPayments: number | null;
+                            /** @description Where the customer gave consent (for the record) */
+                            channel: ("app" | "ussd" | "web" | "branch") | null;
+                            /** @description When the customer accepted (for the record) */
+                            customerAcceptedAt: string | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            lastUsed: string | null;
+                            lookupPhrase: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            lastUpdated: string;
+                            remaining: components["schemas"]["RemainingLimits"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    merchantDecisionHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Oldest first; nothing is overwritten */
+                            versions: components["schemas"]["CustomerDecisionVersion"][];
+                        };
                     };
                 };
             };

@@ -1,0 +1,1 @@
+export { data } from '../merchant/decision-history.response';

@@ -1,0 +1,13 @@
+import { endpoint, ok } from '../../http/endpoint';
+import { MSG, notFound } from '../../http/errors';
+import { historyFor } from '../../decisions/store';
+
+/**
+ * GET /v1/bank/customer-decisions/{id}/history (bank, its customers' decisions; DESIGN 8.5):
+ * every version of the decision, oldest first. Unknown, malformed or another bank's id: 404.
+ */
+export const handler = endpoint({}, async ({ params, principal }) => {
+  const versions = await historyFor({ bankId: principal.id }, params.id ?? '');
+  if (!versions) throw notFound(MSG.decisionNotFound);
+  return ok(200, 'Customer decision history retrieved', { versions });
+});
