@@ -124,6 +124,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/billing/recurring/create', handler: 'api/recurring/create', kinds: M, access: 'write', rateClass: 'billing', summary: 'Create a recurring schedule' },
   { method: 'POST', path: '/v1/recurring/{scheduleId}/pause', handler: 'api/recurring/pause', kinds: M, access: 'write', summary: 'Pause a schedule' },
   { method: 'POST', path: '/v1/recurring/{scheduleId}/resume', handler: 'api/recurring/resume', kinds: M, access: 'write', summary: 'Resume a schedule' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/skip', handler: 'api/recurring/skip', kinds: M, access: 'write', summary: 'Skip the next run' },
   { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', summary: 'List schedules' },
   { method: 'GET', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
   { method: 'DELETE', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },

@@ -127,6 +127,7 @@ export const schedulePausedData = schedule(
     pausedAt: dateTime,
     reason: z.string().nullable().describe("The merchant's reason, or why the service paused it"),
     pausedBy: z.enum(['merchant', 'service']).describe('service: a run was refused for lack of permission'),
+    resumesAt: dateTime.nullable().optional().describe('When the schedule resumes by itself (the merchant\'s pause with resumesAt)'),
   },
   'A recurring schedule was paused',
 );

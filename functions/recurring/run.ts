@@ -21,6 +21,8 @@
  *    runAt - PRE_DEBIT_NOTICE_SECONDS (or at once when that is past) SEND it
  *    (`billing.upcoming`, recurring/store.ts `sendRunNotice`), then wait for runAt (or go on
  *    to the run now when it is due already).
+ *  - paused with `resumesAt` (DESIGN 8.6) reached: RESUME it (`schedule.resumed`, actor
+ *    system); the resumed schedule is due again for its next run.
  *  - anything else (paused, cancelled, completed, not yet due): off the index, or back at
  *    the right time.
  *
@@ -36,7 +38,17 @@ import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../billing/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey, type Participant } from '../participants/store';
-import { CLAIM_ITEM_INDEX, claimRunItem, clearRunClaim, DEFAULT_RUN_DESCRIPTION, failRunAtCreation, finishRun, rescheduleRunClaim, sendRunNotice } from './store';
+import {
+  CLAIM_ITEM_INDEX,
+  claimRunItem,
+  clearRunClaim,
+  DEFAULT_RUN_DESCRIPTION,
+  failRunAtCreation,
+  finishRun,
+  rescheduleRunClaim,
+  resumeDueSchedule,
+  sendRunNotice,
+} from './store';
 import { noticeAt, noticeDue } from './policy';
 import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
@@ -146,6 +158,12 @@ export async function runRecurring(job: DueJob): Promise<void> {
       return;
     }
     await giveUpOnAnswer(s, job, now);
+    return;
+  }
+  if (s.status === 'paused' && s.resumesAt) {
+    if (Date.parse(s.resumesAt) > now.getTime()) return rescheduleRunClaim(id, job.leasedSk, s.resumesAt);
+    const r = await resumeDueSchedule(id, job.leasedSk, now);
+    if (r.ok) logger.info('recurring schedule resumed at resumesAt', { scheduleId: id, status: r.schedule.status });
     return;
   }
   if (s.status !== 'active' || !s.nextBillingDate) {

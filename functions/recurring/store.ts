@@ -303,22 +303,32 @@ export type LifecycleResult = { ok: true; schedule: ScheduleItem } | { ok: false
 /**
  * Pause an active schedule (also one whose run is at the bank: `processing`). A run in
  * flight is not withdrawn: its outcome is still counted when the bank answers, and no
- * further run starts until the schedule is resumed.
+ * further run starts until the schedule is resumed: by the merchant, or by the service at
+ * `resumesAt` (DESIGN 8.6) through the schedule's own due entry (`recurring.run` sees a
+ * paused schedule whose resumesAt has come and resumes it, actor `system`).
  */
-export function pauseSchedule(merchantId: string, id: string, reason: string | null, now: string): Promise<LifecycleResult> {
+export function pauseSchedule(merchantId: string, id: string, reason: string | null, now: string, resumesAt: string | null = null): Promise<LifecycleResult> {
   return mutate<LifecycleResult>(
     () => getMerchantSchedule(merchantId, id),
     (s) => {
       if (s.status !== 'active' && s.status !== 'processing') return { kind: 'done', result: { ok: false, reason: 'not_active' } };
       const change: Change = {
-        set: { status: 'paused', pausedAt: now, pauseReason: reason, pausedBy: 'merchant', updatedAt: now },
-        // A run in flight keeps its answer deadline on the due index.
-        remove: hasRun(s) ? [] : DUE_ATTRIBUTES,
+        set: {
+          status: 'paused',
+          pausedAt: now,
+          pauseReason: reason,
+          pausedBy: 'merchant',
+          resumesAt,
+          updatedAt: now,
+          // A run in flight keeps its answer deadline on the due index (finishing it puts resumesAt back).
+          ...(resumesAt && !hasRun(s) ? dueOf(s.scheduleId, resumesAt) : {}),
+        },
+        remove: hasRun(s) || resumesAt ? [] : DUE_ATTRIBUTES,
       };
       return {
         kind: 'change',
         change,
-        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant' })],
+        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant', resumesAt })],
         result: (n) => ({ ok: true, schedule: n }),
       };
     },
@@ -333,14 +343,34 @@ export function pauseSchedule(merchantId: string, id: string, reason: string | n
  * pause makes the schedule `processing` again (its outcome moves the cursor on).
  */
 export function resumeSchedule(merchantId: string, id: string, now: string): Promise<LifecycleResult> {
+  return resume(() => getMerchantSchedule(merchantId, id), 'merchant', now);
+}
+
+/**
+ * The service's resume at `resumesAt` (the `recurring.run` worker, under its lease): only a
+ * schedule still paused with that resumesAt due by `now` (a manual resume or a new pause
+ * first wins: the version changed or resumesAt is gone).
+ */
+export function resumeDueSchedule(id: string, leasedSk: string, now: Date): Promise<LifecycleResult> {
+  return resume(
+    async () => {
+      const s = await getSchedule(id);
+      return s && s.status === 'paused' && s.dueSk === leasedSk && s.resumesAt && Date.parse(s.resumesAt) <= now.getTime() ? s : undefined;
+    },
+    'system',
+    now.toISOString(),
+  );
+}
+
+function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleActor, now: string): Promise<LifecycleResult> {
   return mutate<LifecycleResult>(
-    () => getMerchantSchedule(merchantId, id),
+    read,
     (s) => {
       if (s.status !== 'paused') return { kind: 'done', result: { ok: false, reason: 'not_paused' } };
-      const base = { resumedAt: now, updatedAt: now, pauseReason: null, pausedBy: null };
+      const base = { resumedAt: now, updatedAt: now, pauseReason: null, pausedBy: null, resumesAt: null };
       if (hasRun(s)) {
         const change: Change = { set: { ...base, status: 'processing' } };
-        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
       }
       const dates = datesOf(s);
       const cursor = resumeCursor(dates, s.occurrence, new Date(now));
@@ -353,12 +383,12 @@ export function resumeSchedule(merchantId: string, id: string, now: string): Pro
         return {
           kind: 'change',
           change,
-          events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now }), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
+          events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now }), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
           result: (n) => ({ ok: true, schedule: n }),
         };
       }
       const change: Change = { set: { ...base, status: 'active', ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) } };
-      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, 'merchant', { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
     },
     () => ({ ok: false, reason: 'not_found' }),
   );
@@ -640,7 +670,11 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
         return { kind: 'change', change, events: (n) => [event('schedule.completed', n, 'system', { completedAt: at, reason: done })], result: (n) => ({ ok: true, schedule: n }) };
       }
       if (s.status === 'paused') {
-        return { kind: 'change', change: { set: { ...base, ...cursorSet(cursor) }, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
+        // Paused while the run was at the bank: off the index, or due at its resumesAt.
+        const change: Change = s.resumesAt
+          ? { set: { ...base, ...cursorSet(cursor), ...dueOf(s.scheduleId, s.resumesAt) }, remove: RUN_ATTRIBUTES }
+          : { set: { ...base, ...cursorSet(cursor) }, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] };
+        return { kind: 'change', change, result: (n) => ({ ok: true, schedule: n }) };
       }
       const change: Change = {
         set: { ...base, ...cursorSet(cursor), status: 'active', ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) },

@@ -72,6 +72,8 @@ export interface ScheduleItem {
   pausedAt: string | null;
   pauseReason: string | null;
   pausedBy: 'merchant' | 'service' | null;
+  /** When a paused schedule resumes by itself (DESIGN 8.6); null = until resumed. */
+  resumesAt?: string | null;
   resumedAt: string | null;
   cancelledAt: string | null;
   completedAt: string | null;

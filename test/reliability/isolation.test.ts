@@ -295,6 +295,7 @@ const FIXTURES: Record<string, Fixture> = {
       return { path: path(r, { scheduleId: id }), body: {} };
     },
   },
+  'POST /v1/recurring/{scheduleId}/skip': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: {} }) },
   'GET /v1/recurring': { owners: M_OWNERS, list: true, prepare: async () => ({ path: '/v1/recurring', query: { customerId: A.customerId } }) },
   'GET /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r) }) },
   'DELETE /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }) }) },

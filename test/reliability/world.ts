@@ -287,6 +287,7 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'POST /v1/recurring/{scheduleId}/pause':
     case 'POST /v1/recurring/{scheduleId}/resume':
     case 'POST /v1/bank/subscriptions/{scheduleId}/skip':
+    case 'POST /v1/recurring/{scheduleId}/skip':
     case 'POST /v1/bank/subscriptions/{scheduleId}/cancel':
       return { body: { reason: 'fuzz' } };
     case 'GET /v1/recurring':

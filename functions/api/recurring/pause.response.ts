@@ -3,4 +3,9 @@ import { SCHEDULE_STATUSES } from '../../recurring/views';
 import { iso } from '../shapes';
 
 /** recurring/pause: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
-export const data = z.object({ scheduleId: z.string(), status: z.enum(SCHEDULE_STATUSES), pausedAt: iso.nullable() });
+export const data = z.object({
+  scheduleId: z.string(),
+  status: z.enum(SCHEDULE_STATUSES),
+  pausedAt: iso.nullable(),
+  resumesAt: iso.nullable().describe('When it resumes by itself (null: until resumed)'),
+});

@@ -541,7 +541,7 @@ export interface paths {
         put?: never;
         /**
          * Skip the next run of a customer's schedule
-         * @description Skip the next run of a customer's schedule
+         * @description Skip the next run of a schedule
          *
          *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
          */
@@ -904,6 +904,28 @@ export interface paths {
          *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
          */
         post: operations["recurringResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recurring/{scheduleId}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip the next run
+         * @description Skip the next run of a schedule
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["recurringSkip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2316,6 +2338,8 @@ export interface components {
              * @enum {string}
              */
             pausedBy: "merchant" | "service";
+            /** @description When the schedule resumes by itself (the merchant's pause with resumesAt) */
+            resumesAt?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -5746,6 +5770,7 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string | null;
+                    resumesAt?: string | null;
                 };
             };
         };
@@ -5772,6 +5797,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "active" | "paused" | "cancelled" | "completed" | "processing";
                             pausedAt: string | null;
+                            /** @description When it resumes by itself (null: until resumed) */
+                            resumesAt: string | null;
                         };
                     };
                 };
@@ -5831,6 +5858,66 @@ export interface operations {
                             /** @enum {string} */
                             status: "active" | "paused" | "cancelled" | "completed" | "processing";
                             resumedAt: string | null;
+                            nextBillingDate: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recurringSkip: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            /** @description The date of the run that will not be billed */
+                            skippedRunAt: string;
+                            /** @description null when skipping completed the schedule (no date left before endDate) */
                             nextBillingDate: string | null;
                         };
                     };
