@@ -32,6 +32,11 @@ export const consentTerms = {
   customerAcceptedAt: iso.nullable().describe('When the customer accepted (for the record)'),
 };
 
+/** On decision reads: only the terms set (absent = not set, like spendingLimits' periods). */
+const setConsentTerms = Object.fromEntries(Object.entries(consentTerms).map(([k, v]) => [k, v.unwrap().optional()])) as {
+  [K in keyof typeof consentTerms]: ReturnType<ReturnType<(typeof consentTerms)[K]['unwrap']>['optional']>;
+};
+
 export const remaining = z
   .object({
     single: money.nullable(),
@@ -65,7 +70,7 @@ export const decision = z
     decision: z.enum(DECISION_VALUES),
     spendingLimits,
     blockMerchant: z.boolean(),
-    ...consentTerms,
+    ...setConsentTerms,
     createdAt: iso,
     lastUsed: iso.nullable(),
   })

@@ -79,6 +79,13 @@ export interface DecisionItem {
   [extra: string]: unknown;
 }
 
+/**
+ * The terms a decision read shows: only those set (like spendingLimits' periods), so a
+ * decision without terms reads exactly as before them; the history shows all five (8.5).
+ */
+export const setTermsOf = (d: Partial<ConsentTerms>): Partial<ConsentTerms> =>
+  Object.fromEntries(Object.entries(termsOf(d)).filter(([, v]) => v !== null)) as Partial<ConsentTerms>;
+
 /** The decision's changeable state. */
 export interface DecisionChange {
   decision: DecisionValue;
@@ -235,7 +242,7 @@ export function decisionSummary(d: DecisionItem) {
     decision: d.decision,
     spendingLimits: limitsToMajor(d.spendingLimits),
     blockMerchant: d.blockMerchant,
-    ...termsOf(d),
+    ...setTermsOf(d),
     createdAt: d.createdAt,
     lastUsed: d.lastUsed ?? null,
   };

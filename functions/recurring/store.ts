@@ -328,7 +328,7 @@ export function pauseSchedule(merchantId: string, id: string, reason: string | n
       return {
         kind: 'change',
         change,
-        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant', resumesAt })],
+        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant', ...(resumesAt ? { resumesAt } : {}) })],
         result: (n) => ({ ok: true, schedule: n }),
       };
     },

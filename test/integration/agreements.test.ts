@@ -263,7 +263,9 @@ describe('the agreement loop', () => {
     const one = await t.call('GET', `/v1/customer-decisions/${decision.id}`, { key: w.merchant.apiKey });
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({ statusCode: 200, success: true });
-    expect(one.body.data).toEqual(decision);
+    // DESIGN 8.5: the single read adds `remaining` for the current periods (null = no limit).
+    const remaining = { single: null, daily: 5000, weekly: null, monthly: 100000.5, yearly: null, payments: null };
+    expect(one.body.data).toEqual({ ...decision, remaining });
 
     // ...filtered by its agreementPhrase, customerId and lookupPhrase.
     for (const query of [{ agreementPhrase: decision.agreementPhrase }, { customerId: c!.id }, { lookupPhrase: phrase }] as Record<string, string>[]) {
@@ -277,7 +279,7 @@ describe('the agreement loop', () => {
     const bl = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey });
     expect(bl.status).toBe(200);
     expect(bl.body).toMatchObject({ statusCode: 200, success: true, total: 1 });
-    expect(bl.body.data).toEqual([list.body.data[0]]);
+    expect(bl.body.data).toEqual([{ ...list.body.data[0], remaining }]);
   });
 
   it('a later intent-response updates the ONE decision in place: same id, same agreementPhrase, new state', async () => {
@@ -716,7 +718,12 @@ describe('intent-response refusals (each writes nothing)', () => {
       { ...base, spendingLimits: { daily: 0 } },
       { ...base, spendingLimits: { daily: 10.005 } },
       { ...base, spendingLimits: { daily: '100' } },
-      { ...base, spendingLimits: { yearly: 100 } },
+      { ...base, spendingLimits: { yearly: -100 } },
+      { ...base, spendingLimits: { hourly: 100 } },
+      { ...base, maxPayments: 0 },
+      { ...base, channel: 'fax' },
+      { ...base, validFrom: 'tomorrow' },
+      { ...base, validFrom: '2030-01-02T00:00:00Z', validTo: '2030-01-01T00:00:00Z' },
       { ...base, spendingLimits: [100] },
       { ...base, blockMerchant: 'yes' },
       { ...base, decision: 'approve_once' },

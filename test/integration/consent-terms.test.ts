@@ -51,6 +51,12 @@ describe('consent terms are stored, shown and validated (DESIGN 8.5)', () => {
     const d = await readDecision(a);
     expect(d).toMatchObject({ ...terms, customerAcceptedAt: '2026-11-20T07:30:00.000Z', spendingLimits: { monthly: 5000, yearly: 50000 } });
 
+    // A term cleared (null) is absent from reads, like an unset spendingLimits period.
+    expect((await put(a, { channel: null })).status).toBe(200);
+    const cleared = await readDecision(a);
+    expect('channel' in cleared).toBe(false);
+    expect(cleared.maxPayments).toBe(12);
+
     const before = await getDecision(a.decisionId);
     const versions = (await history(a)).length;
     const bad: [Record<string, unknown>, string][] = [

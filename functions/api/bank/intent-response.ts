@@ -14,7 +14,7 @@ import { getParticipant } from '../../participants/store';
 const limit = majorAmount({ minMinor: 1 }).nullable().optional();
 
 /**
- * spendingLimits: any subset of single/daily/weekly/monthly. A period that is absent or null
+ * spendingLimits: any subset of single/daily/weekly/monthly/yearly. A period that is absent or null
  * has no limit; `null` or `{}` for the whole object means no limits.
  */
 export const spendingLimitsSchema = z

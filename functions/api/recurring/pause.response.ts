@@ -7,5 +7,5 @@ export const data = z.object({
   scheduleId: z.string(),
   status: z.enum(SCHEDULE_STATUSES),
   pausedAt: iso.nullable(),
-  resumesAt: iso.nullable().describe('When it resumes by itself (null: until resumed)'),
+  resumesAt: iso.optional().describe('When it resumes by itself (absent: until resumed)'),
 });

@@ -29,5 +29,5 @@ export const handler = endpoint({ body: bodySchema, description: 'Pause a schedu
     if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
     throw conflict(MSG.recurringNotActive, 'schedule_not_active');
   }
-  return ok(200, 'Recurring schedule paused', { scheduleId: r.schedule.scheduleId, status: r.schedule.status, pausedAt: r.schedule.pausedAt, resumesAt: r.schedule.resumesAt ?? null });
+  return ok(200, 'Recurring schedule paused', { scheduleId: r.schedule.scheduleId, status: r.schedule.status, pausedAt: r.schedule.pausedAt, ...(r.schedule.resumesAt ? { resumesAt: r.schedule.resumesAt } : {}) });
 });

@@ -2773,16 +2773,15 @@ export interface components {
             decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
             spendingLimits: components["schemas"]["SpendingLimits"];
             blockMerchant: boolean;
-            /** @description No billing before it */
-            validFrom: string | null;
-            /** @description No billing after it (inclusive) */
-            validTo: string | null;
-            /** @description Billings allowed under the decision in all (succeeded + in flight) */
-            maxPayments: number | null;
-            /** @description Where the customer gave consent (for the record) */
-            channel: ("app" | "ussd" | "web" | "branch") | null;
-            /** @description When the customer accepted (for the record) */
-            customerAcceptedAt: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            validFrom?: string;
+            /** @description ISO 8601 date-time, UTC */
+            validTo?: string;
+            maxPayments?: number;
+            /** @enum {string} */
+            channel?: "app" | "ussd" | "web" | "branch";
+            /** @description ISO 8601 date-time, UTC */
+            customerAcceptedAt?: string;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             lastUsed: string | null;
@@ -2843,16 +2842,15 @@ export interface components {
             decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
             spendingLimits: components["schemas"]["SpendingLimits"];
             blockMerchant: boolean;
-            /** @description No billing before it */
-            validFrom: string | null;
-            /** @description No billing after it (inclusive) */
-            validTo: string | null;
-            /** @description Billings allowed under the decision in all (succeeded + in flight) */
-            maxPayments: number | null;
-            /** @description Where the customer gave consent (for the record) */
-            channel: ("app" | "ussd" | "web" | "branch") | null;
-            /** @description When the customer accepted (for the record) */
-            customerAcceptedAt: string | null;
+            /** @description ISO 8601 date-time, UTC */
+            validFrom?: string;
+            /** @description ISO 8601 date-time, UTC */
+            validTo?: string;
+            maxPayments?: number;
+            /** @enum {string} */
+            channel?: "app" | "ussd" | "web" | "branch";
+            /** @description ISO 8601 date-time, UTC */
+            customerAcceptedAt?: string;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             lastUsed: string | null;
@@ -4385,16 +4383,15 @@ export interface operations {
                             decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
                             spendingLimits: components["schemas"]["SpendingLimits"];
                             blockMerchant: boolean;
-                            /** @description No billing before it */
-                            validFrom: string | null;
-                            /** @description No billing after it (inclusive) */
-                            validTo: string | null;
-                            /** @description Billings allowed under the decision in all (succeeded + in flight) */
-                            maxPayments: number | null;
-                            /** @description Where the customer gave consent (for the record) */
-                            channel: ("app" | "ussd" | "web" | "branch") | null;
-                            /** @description When the customer accepted (for the record) */
-                            customerAcceptedAt: string | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            validFrom?: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            validTo?: string;
+                            maxPayments?: number;
+                            /** @enum {string} */
+                            channel?: "app" | "ussd" | "web" | "branch";
+                            /** @description ISO 8601 date-time, UTC */
+                            customerAcceptedAt?: string;
                             /** @description ISO 8601 date-time, UTC */
                             createdAt: string;
                             lastUsed: string | null;
@@ -5599,16 +5596,15 @@ export interface operations {
                             decision: "approve_once" | "approve_recurring" | "deny" | "suspended";
                             spendingLimits: components["schemas"]["SpendingLimits"];
                             blockMerchant: boolean;
-                            /** @description No billing before it */
-                            validFrom: string | null;
-                            /** @description No billing after it (inclusive) */
-                            validTo: string | null;
-                            /** @description Billings allowed under the decision in all (succeeded + in flight) */
-                            maxPayments: number | null;
-                            /** @description Where the customer gave consent (for the record) */
-                            channel: ("app" | "ussd" | "web" | "branch") | null;
-                            /** @description When the customer accepted (for the record) */
-                            customerAcceptedAt: string | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            validFrom?: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            validTo?: string;
+                            maxPayments?: number;
+                            /** @enum {string} */
+                            channel?: "app" | "ussd" | "web" | "branch";
+                            /** @description ISO 8601 date-time, UTC */
+                            customerAcceptedAt?: string;
                             /** @description ISO 8601 date-time, UTC */
                             createdAt: string;
                             lastUsed: string | null;
@@ -5797,8 +5793,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "active" | "paused" | "cancelled" | "completed" | "processing";
                             pausedAt: string | null;
-                            /** @description When it resumes by itself (null: until resumed) */
-                            resumesAt: string | null;
+                            /** @description When it resumes by itself (absent: until resumed) */
+                            resumesAt?: string;
                         };
                     };
                 };
