@@ -119,6 +119,8 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', summary: "List customers' decisions" },
   { method: 'GET', path: '/v1/customer-decisions/{id}', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
   { method: 'GET', path: '/v1/customer-decisions/{id}/history', handler: 'api/merchant/decision-history', kinds: M, access: 'read', summary: 'Every version of a customer decision' },
+  { method: 'GET', path: '/v1/merchant/retry-policy', handler: 'api/merchant/retry-policy', kinds: M, access: 'read', summary: 'Read the retry policy of failed recurring runs' },
+  { method: 'PUT', path: '/v1/merchant/retry-policy', handler: 'api/merchant/set-retry-policy', kinds: M, access: 'write', permission: 'config', summary: 'Set the retry policy of failed recurring runs' },
 
   // Recurring schedules
   { method: 'POST', path: '/v1/billing/recurring/create', handler: 'api/recurring/create', kinds: M, access: 'write', rateClass: 'billing', summary: 'Create a recurring schedule' },

@@ -8,6 +8,7 @@ import type { PeriodKeys } from '../domain/lagos-time';
 import { toMajor } from '../domain/money';
 import { billKey, type BillItem, type BillingStatus, type BillingType } from './types';
 import { dueAttributes } from '../platform/due';
+import type { BillingOutcome } from './outcome-hooks';
 
 /** Due kind of an approval that expires (functions/billing/expiry.ts). */
 export const EXPIRY_KIND = 'billing.expiry';
@@ -62,6 +63,7 @@ export interface NewBill {
   periods: PeriodKeys;
   scheduleId?: string;
   runSeq?: number;
+  runRetryAt?: string | null;
   /** Counted in the decision's consent counters (paymentsUsed, usedY<yyyy>): released with the limits. */
   consentCounted?: boolean;
   createdAt: string;
@@ -97,6 +99,7 @@ export function buildBillItem(n: NewBill): BillItem {
     decisionId: n.decisionId,
     ...(n.scheduleId !== undefined ? { scheduleId: n.scheduleId } : {}),
     ...(n.runSeq !== undefined ? { runSeq: n.runSeq } : {}),
+    ...(n.runRetryAt !== undefined ? { runRetryAt: n.runRetryAt } : {}),
     amount: n.amount,
     currency: n.currency,
     description: n.description,
@@ -153,5 +156,34 @@ export function billingResponseEvent(
     bankTransactionId: o.bankTransactionId ?? null,
     ...(o.reason ? { reason: o.reason } : {}),
     ...(b.scheduleId ? { scheduleId: b.scheduleId } : {}),
+    ...runRetryFields(b, status, o.reason),
   };
+}
+
+/** `reason` of `billing.response` for each refusal. */
+export function billingOutcomeReason(outcome: BillingOutcome): string | undefined {
+  switch (outcome.status) {
+    case 'succeeded':
+      return undefined;
+    case 'declined':
+      return outcome.declineReason ?? (outcome.action === 'deny' ? 'customer_denied' : 'customer_suspended');
+    case 'expired':
+      return 'approval_expired';
+    case 'failed':
+      return outcome.reason;
+  }
+}
+
+/** The billing's refusals by the customer: a recurring run refused so is never retried (DESIGN 8.6). */
+export const isCustomerRefusal = (reason: string | undefined): boolean => reason === 'customer_denied' || reason === 'customer_suspended';
+
+/**
+ * `willRetry` and, when true, `nextRetryAt` of a recurring run's `billing.response` (DESIGN
+ * 8.6): the retry fixed when the run started, unless it succeeded or the customer refused.
+ * Nothing for other billings (nor for runs started before retries were recorded).
+ */
+function runRetryFields(b: BillItem, status: FinalStatus, reason: string | undefined): Record<string, unknown> {
+  if (b.runSeq === undefined || b.runRetryAt === undefined) return {};
+  const willRetry = status !== 'succeeded' && !isCustomerRefusal(reason) && b.runRetryAt !== null;
+  return willRetry ? { willRetry, nextRetryAt: b.runRetryAt } : { willRetry };
 }

@@ -69,6 +69,8 @@ export interface CreateBillingInput {
   type: BillingType;
   scheduleId?: string;
   runSeq?: number;
+  /** A recurring run's retry if it fails (see BillItem.runRetryAt). */
+  runRetryAt?: string | null;
   /** Fixed "now" (workers pass the tick's time); default: the clock, read per attempt. */
   now?: Date;
   /**
@@ -221,6 +223,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       periods,
       scheduleId: input.scheduleId,
       runSeq: input.runSeq,
+      runRetryAt: input.runRetryAt,
       consentCounted: counted,
       createdAt: nowIso,
     });

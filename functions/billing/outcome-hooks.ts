@@ -23,9 +23,13 @@ import type { TransactItem } from '../platform/table';
 
 export type BankAction = 'approve_once' | 'approve_recurring' | 'deny' | 'suspended';
 
+/** Why the bank (not the customer) declined a billing (bank-response `declineReason`, DESIGN 8.6). */
+export const BANK_DECLINE_REASONS = ['insufficient_funds', 'account_unavailable', 'bank_declined'] as const;
+export type BankDeclineReason = (typeof BANK_DECLINE_REASONS)[number];
+
 export type BillingOutcome =
   | { status: 'succeeded'; action: 'approve_once' | 'approve_recurring'; bankTransactionId: string }
-  | { status: 'declined'; action: 'deny' | 'suspended'; bankTransactionId?: string }
+  | { status: 'declined'; action: 'deny' | 'suspended'; bankTransactionId?: string; declineReason?: BankDeclineReason }
   | { status: 'expired' }
   | { status: 'failed'; reason: string };
 

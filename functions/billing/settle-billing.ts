@@ -20,7 +20,7 @@ import { logger } from '../platform/log';
 import { billKey, type BillItem } from './types';
 import { captureItems } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
-import { billingResponseEvent, type FinalStatus } from './bill-item';
+import { billingOutcomeReason, billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, counterItem } from './create-billing';
 import type { BillingOutcome } from './outcome-hooks';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
@@ -35,25 +35,11 @@ export type SettleResult =
 
 export const SETTLE_MAX_ATTEMPTS = 10;
 
-/** `reason` of `billing.response` for each refusal. */
-export function reasonOf(outcome: BillingOutcome): string | undefined {
-  switch (outcome.status) {
-    case 'succeeded':
-      return undefined;
-    case 'declined':
-      return outcome.action === 'deny' ? 'customer_denied' : 'customer_suspended';
-    case 'expired':
-      return 'approval_expired';
-    case 'failed':
-      return outcome.reason;
-  }
-}
-
 function billUpdate(bill: BillItem, outcome: BillingOutcome, at: Date, leasedSk: string | undefined): { item: TransactItem; next: BillItem } {
   const nowIso = at.toISOString();
   const status: FinalStatus = outcome.status;
   const set: Record<string, unknown> = { '#status': status, updatedAt: nowIso, answeredAt: nowIso };
-  const reason = reasonOf(outcome);
+  const reason = billingOutcomeReason(outcome);
   if (reason) set.reason = reason;
   if ('action' in outcome) set.bankAction = outcome.action;
   if ('bankTransactionId' in outcome && outcome.bankTransactionId !== undefined) set.bankTransactionId = outcome.bankTransactionId;
@@ -113,7 +99,7 @@ export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at:
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,
-      reason: reasonOf(outcome),
+      reason: billingOutcomeReason(outcome),
     });
     try {
       await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }]);

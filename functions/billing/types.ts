@@ -25,6 +25,11 @@ export interface BillItem {
   scheduleId?: string;
   /** Recurring run sequence number (with scheduleId). */
   runSeq?: number;
+  /**
+   * A recurring run's retry if this attempt fails (DESIGN 8.6), fixed when the run starts
+   * (null: no retry left); `billing.response` shows it as willRetry / nextRetryAt.
+   */
+  runRetryAt?: string | null;
   amount: number; // minor units
   currency: string;
   description: string;

@@ -88,8 +88,13 @@ export const billingResponseData = z.object({
   status: z.enum(['succeeded', 'declined', 'expired', 'failed']),
   customerAction,
   bankTransactionId: z.string().nullable(),
-  reason: z.string().optional().describe('Refusals: customer_denied, customer_suspended, approval_expired, or the failure reason'),
+  reason: z
+    .string()
+    .optional()
+    .describe('Refusals: customer_denied, customer_suspended, approval_expired, the bank\'s declineReason (insufficient_funds, account_unavailable, bank_declined), or the failure reason'),
   scheduleId: z.string().optional().describe('Recurring runs only'),
+  willRetry: z.boolean().optional().describe('Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer\'s refusal)'),
+  nextRetryAt: dateTime.optional().describe('With willRetry true: when the retry runs (a Lagos business day)'),
 });
 
 export const merchantTrustUpdatedData = z.object({
@@ -156,6 +161,8 @@ export const scheduleRunFailedData = schedule(
       .describe('spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium, approval_not_valid, approval_no_payments_left (all but the first also pause the schedule)'),
     customerAction: z.literal('declined'),
     scheduledFor: dateTime.nullable().describe('The due date of the refused run'),
+    willRetry: z.boolean().describe("Whether the period is retried under the merchant's retry policy (DESIGN 8.6)"),
+    nextRetryAt: dateTime.optional().describe('With willRetry true: when'),
   },
   'A run of the schedule was refused before reaching the bank',
 );

@@ -28,6 +28,8 @@ export interface Participant {
   bankAccount?: BankAccount;
   /** provider: highest trust level it may grant. */
   maxTrustLevel?: TrustLevel;
+  /** merchant: its retry policy for failed recurring runs (DESIGN 8.6); absent = the default. */
+  retryAfterDays?: number[];
   /** bank: answered by the sandbox simulator. */
   simulated?: boolean;
   createdAt: string;
@@ -298,6 +300,23 @@ export async function insertParticipant(p: Participant, keyItems: TransactItem[]
     if (p.type === 'merchant' && cancellationCodes(e)[guardAt] === 'ConditionalCheckFailed') return 'email_taken';
     throw e;
   }
+}
+
+/** A merchant's retry policy for failed recurring runs (DESIGN 8.6), with its audit entry. */
+export async function setRetryPolicy(merchantId: string, retryAfterDays: number[], audit: AuditContext): Promise<string> {
+  const at = nowIso();
+  await transact([
+    {
+      Update: {
+        TableName: table(),
+        Key: participantKey(merchantId),
+        UpdateExpression: 'SET retryAfterDays = :d, updatedAt = :u',
+        ExpressionAttributeValues: { ':d': retryAfterDays, ':u': at },
+      },
+    },
+    auditPut(merchantId, audit, 'merchant.retry_policy_updated', merchantId),
+  ]);
+  return at;
 }
 
 /** The highest trust level a provider may grant (operator). */

@@ -4,31 +4,43 @@
  *
  * A schedule's cursor is (occurrence, attempt, nextBillingDate): the period it bills next
  * (occurrence n = nextBillingDate(anchor, frequency, interval, n), n = 0 is startDate), the
- * attempt within that period (0 = first try, 1..MAX_RETRIES_PER_PERIOD = retries) and the
+ * attempt within that period (0 = first try, then the retries of the merchant's policy) and the
  * instant that run is due.
  *
  *  - After a run at `ranAt` (the tick's time) for period k: the next period is the first one
  *    after k whose date is strictly after `ranAt`. On time, that is k + 1; a run that
  *    happened late (the service was down, a catch-up of a startDate in the past) never
  *    bills the periods it missed one after another.
- *  - A failed run (declined, expired, failed at the bank, or refused at creation because of
- *    the spending limits) is retried one day after it ran, at most MAX_RETRIES_PER_PERIOD
- *    times per period, and only while the retry comes before the next period and not after
- *    endDate; otherwise the period is given up and the schedule moves to the next one.
+ *  - A failed run (a bank decline, an expiry, no answer from the bank, or refused at creation
+ *    because of the spending limits) is retried by the merchant's retry policy (DESIGN 8.6:
+ *    `retryAfterDays`, default [1, 1, 1]): retry i comes retryAfterDays[i] days after the
+ *    attempt before it ran, moved to the next Lagos business day (same time of day) when it
+ *    falls on a weekend or a public holiday, and only while it comes before the next period
+ *    and not after endDate; otherwise the period is given up and the schedule moves to the
+ *    next one. A refusal by the customer (deny, suspended) is never retried (billing's `isCustomerRefusal`).
  *  - Resume: the first occurrence strictly after "now", but never one that was already
  *    handled (missed periods are skipped; the next date is never in the past).
  *  - Complete: successes reach maxBillings, or the next date would pass endDate.
  */
-import { DAY_MS } from '../domain/lagos-time';
+import { isBusinessDay, nextBusinessDay } from '../domain/business-days';
+import { DAY_MS, dayNumber, lagosDate } from '../domain/lagos-time';
 import { isComplete, nextBillingDate, occurrenceAfter, type Frequency } from '../domain/schedule-dates';
 
 /** Due kind of a schedule (functions/recurring/run.ts). */
 export const RECURRING_RUN_KIND = 'recurring.run';
 
-/** Retries of a failed period (so at most 1 + 3 attempts per period). */
-export const MAX_RETRIES_PER_PERIOD = 3;
-/** A failed run is retried this long after it ran. */
-export const RETRY_DELAY_MS = DAY_MS;
+/** The retry policy of a merchant that has not set one (DESIGN 8.6): three retries, a day apart. */
+export const DEFAULT_RETRY_AFTER_DAYS: readonly number[] = [1, 1, 1];
+/** Bounds of a merchant's policy: 1..5 retries, each 1..30 days after the attempt before it. */
+export const RETRY_POLICY_BOUNDS = { maxRetries: 5, minDays: 1, maxDays: 30 } as const;
+
+/** `days` after `ranAt`, moved to the next Lagos business day (same time of day) if it is not one. */
+export function retryDate(ranAt: Date, days: number): Date {
+  const at = new Date(ranAt.getTime() + days * DAY_MS);
+  const date = lagosDate(at);
+  if (isBusinessDay(date)) return at;
+  return new Date(at.getTime() + (dayNumber(nextBusinessDay(date)) - dayNumber(date)) * DAY_MS);
+}
 /**
  * A run's billing needs no approval, so the bank answers at once; one it has not answered
  * this long after the run is failed (`reason: bank_no_answer`), counted as a failed attempt,
@@ -73,15 +85,27 @@ export function advance(s: ScheduleDates, k: number, ranAt: Date): Cursor {
   return { occurrence: n, attempt: 0, nextBillingDate: dateOf(s, n) };
 }
 
-/** After a failed run (period k, attempt a, ran at `ranAt`): a retry the next day, or the next period. */
-export function afterFailure(s: ScheduleDates, k: number, attempt: number, ranAt: Date): Cursor {
-  const retryAt = new Date(ranAt.getTime() + RETRY_DELAY_MS);
+/**
+ * When the failed attempt `attempt` of period k (ran at `ranAt`) is retried under the policy
+ * `retryAfterDays`, or null when it is not (the policy is used up, or the retry would not
+ * come before the next period or would pass endDate).
+ */
+export function nextRetryAt(s: ScheduleDates, k: number, attempt: number, ranAt: Date, retryAfterDays: readonly number[] = DEFAULT_RETRY_AFTER_DAYS): Date | null {
+  const days = retryAfterDays[attempt];
+  if (days === undefined) return null;
+  const retryAt = retryDate(ranAt, days);
   const nextPeriod = dateOf(s, k + 1);
   const beforeNext = nextPeriod === undefined || retryAt.getTime() < nextPeriod.getTime();
   const withinEnd = s.endDate == null || retryAt.getTime() <= s.endDate.getTime();
-  if (attempt < MAX_RETRIES_PER_PERIOD && beforeNext && withinEnd) {
-    return { occurrence: k, attempt: attempt + 1, nextBillingDate: retryAt };
-  }
+  return beforeNext && withinEnd ? retryAt : null;
+}
+
+/**
+ * After a failed run (period k, attempt a, ran at `ranAt`): its retry (`retryAt`, as
+ * `nextRetryAt` computed it when the run started), or the next period.
+ */
+export function afterFailure(s: ScheduleDates, k: number, attempt: number, ranAt: Date, retryAt: Date | null): Cursor {
+  if (retryAt) return { occurrence: k, attempt: attempt + 1, nextBillingDate: retryAt };
   return advance(s, k, ranAt);
 }
 

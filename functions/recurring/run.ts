@@ -47,6 +47,7 @@ import {
   finishRun,
   rescheduleRunClaim,
   resumeDueSchedule,
+  retryAtOf,
   sendRunNotice,
 } from './store';
 import { noticeAt, noticeDue } from './policy';
@@ -69,8 +70,8 @@ const REFUSALS: Record<Exclude<BillingRefusal, 'busy'>, RunRefusal> = {
   no_payments_left: 'approval_no_payments_left',
 };
 
-async function refuse(s: ScheduleItem, job: DueJob, reason: RunRefusal, now: Date): Promise<void> {
-  const r = await failRunAtCreation(s, job.leasedSk, reason, now);
+async function refuse(s: ScheduleItem, job: DueJob, reason: RunRefusal, now: Date, retryAfterDays?: readonly number[]): Promise<void> {
+  const r = await failRunAtCreation(s, job.leasedSk, reason, now, retryAfterDays);
   if (r.ok) logger.info('recurring run refused', { scheduleId: s.scheduleId, runSeq: s.seq, reason, status: r.schedule.status });
 }
 
@@ -84,8 +85,9 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
   if (!participant || !trust || !canCreateRecurring(trust)) {
     return refuse(s, job, 'merchant_not_premium', now);
   }
+  const policy = participant.retryAfterDays;
   const before = billingRefusalFor('recurring', decision);
-  if (before) return refuse(s, job, REFUSALS[before], now);
+  if (before) return refuse(s, job, REFUSALS[before], now, policy);
   // The customer's bank data never changes: kept on the schedule (read only for older items).
   const customer = s.clientRef ? { id: s.customerId, bankId: s.bankId, clientRef: s.clientRef } : (await getBillingCustomers([s.customerId])).get(s.customerId);
   if (!customer) return refuse(s, job, 'permission_revoked', now);
@@ -103,10 +105,11 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       type: 'recurring',
       scheduleId: s.scheduleId,
       runSeq: s.seq,
+      runRetryAt: retryAtOf(s, now, policy),
       now,
       idSeed: seed,
       idSeedWindowMs: Number.POSITIVE_INFINITY,
-      extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now)],
+      extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now, retryAtOf(s, now, policy))],
     });
     if (r.ok) {
       if (!r.existing) logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });
@@ -118,7 +121,7 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       logger.warn('recurring run: billing contention, retried at the next tick', { scheduleId: s.scheduleId, runSeq: s.seq });
       return rescheduleRunClaim(s.scheduleId, job.leasedSk, s.nextBillingDate!);
     }
-    return refuse(s, job, REFUSALS[r.refusal], now);
+    return refuse(s, job, REFUSALS[r.refusal], now, policy);
   } catch (e) {
     // The claim's condition failed: another execution ran (or the schedule changed): nothing written.
     if (isTransactionCancelled(e) && cancellationCodes(e)[CLAIM_ITEM_INDEX] === 'ConditionalCheckFailed') return;

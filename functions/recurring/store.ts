@@ -24,6 +24,7 @@ import {
   answerDeadline,
   completionReason,
   firstDueAt,
+  nextRetryAt,
   RECURRING_RUN_KIND,
   resumeCursor,
   type Cursor,
@@ -32,6 +33,7 @@ import { config } from '../config';
 import { toMajor } from '../domain/money';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../billing/types';
+import { billingOutcomeReason, isCustomerRefusal } from '../billing/bill-item';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey } from '../participants/store';
 import { db } from '../platform/clients';
@@ -142,7 +144,11 @@ function applied(s: ScheduleItem, c: Change): ScheduleItem {
   return next as ScheduleItem;
 }
 
-const RUN_ATTRIBUTES = ['runSeq', 'runOccurrence', 'runAttempt', 'runBillingRequestId', 'runStartedAt', 'runAnswerBy', 'outcomeSeq', 'outcomeStatus', 'outcomeAt'];
+const RUN_ATTRIBUTES = ['runSeq', 'runOccurrence', 'runAttempt', 'runBillingRequestId', 'runStartedAt', 'runAnswerBy', 'runRetryAt', 'outcomeSeq', 'outcomeStatus', 'outcomeAt', 'outcomeReason'];
+
+/** When the attempt `s` is about to make is retried if it fails, under the merchant's policy (DESIGN 8.6). */
+export const retryAtOf = (s: ScheduleItem, ranAt: Date, retryAfterDays: readonly number[] | undefined): string | null =>
+  nextRetryAt(datesOf(s), s.occurrence, s.attempt, ranAt, retryAfterDays)?.toISOString() ?? null;
 const DUE_ATTRIBUTES = ['duePk', 'dueSk'];
 
 const hasRun = (s: ScheduleItem) => s.runSeq !== undefined;
@@ -525,7 +531,7 @@ export async function sendRunNotice(s: ScheduleItem, leasedSk: string, merchantN
  * answer deadline; conditioned on status active, the expected seq, no run in flight and
  * the tick's lease. So a run happens exactly once: with its billing, or not at all.
  */
-export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId: string, now: Date): TransactItem {
+export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId: string, now: Date, retryAt: string | null): TransactItem {
   const answerBy = answerDeadline(now).toISOString();
   return updateItem(
     s.scheduleId,
@@ -539,6 +545,7 @@ export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId
         runBillingRequestId: billingRequestId,
         runStartedAt: now.toISOString(),
         runAnswerBy: answerBy,
+        runRetryAt: retryAt,
         lastRunAt: now.toISOString(),
         lastRunStatus: 'pending',
         updatedAt: now.toISOString(),
@@ -575,18 +582,20 @@ export type FailRunResult = { ok: true; schedule: ScheduleItem } | { ok: false; 
  *    so no further run is attempted until the merchant resumes it.
  * Conditioned like the claim (active, seq, no run, the lease).
  */
-export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reason: RunRefusal, now: Date): Promise<FailRunResult> {
+export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reason: RunRefusal, now: Date, retryAfterDays?: readonly number[]): Promise<FailRunResult> {
   const at = now.toISOString();
   const base: Record<string, unknown> = { seq: s.seq + 1, updatedAt: at, lastRunAt: at, lastRunStatus: 'refused' };
-  const runFailed = { runSeq: s.seq, reason, customerAction: 'declined', scheduledFor: s.nextBillingDate };
+  const paused = PERMISSION_REFUSALS.has(reason);
+  const retryAt = paused ? null : retryAtOf(s, now, retryAfterDays);
+  const runFailed = { runSeq: s.seq, reason, customerAction: 'declined', scheduledFor: s.nextBillingDate, willRetry: retryAt !== null, ...(retryAt ? { nextRetryAt: retryAt } : {}) };
   let change: Change;
   let events: (n: ScheduleItem) => EventSpec[];
-  if (PERMISSION_REFUSALS.has(reason)) {
+  if (paused) {
     change = { set: { ...base, status: 'paused', pausedAt: at, pauseReason: reason, pausedBy: 'service' }, remove: DUE_ATTRIBUTES, add: { failedAttempts: 1 } };
     events = (n) => [event('schedule.run_failed', n, 'system', runFailed), event('schedule.paused', n, 'system', { pausedAt: at, reason, pausedBy: 'service' })];
   } else {
     const dates = datesOf(s);
-    const cursor = afterFailure(dates, s.occurrence, s.attempt, now);
+    const cursor = afterFailure(dates, s.occurrence, s.attempt, now, retryAt ? new Date(retryAt) : null);
     const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
     if (done) {
       change = {
@@ -631,6 +640,7 @@ export function recordOutcomeItem(bill: BillItem, outcome: BillingOutcome, at: D
       outcomeSeq: bill.runSeq,
       outcomeStatus: outcome.status,
       outcomeAt: at.toISOString(),
+      outcomeReason: billingOutcomeReason(outcome) ?? null,
       lastRunStatus: outcome.status,
       ...dueOf(id, at),
     },
@@ -656,7 +666,7 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
       const dates = datesOf(s);
       const ranAt = new Date(s.runStartedAt!);
       const k = s.runOccurrence!;
-      const cursor = s.outcomeStatus === 'succeeded' ? advance(dates, k, ranAt) : afterFailure(dates, k, s.runAttempt ?? 0, ranAt);
+      const cursor = s.outcomeStatus === 'succeeded' ? advance(dates, k, ranAt) : afterFailure(dates, k, s.runAttempt ?? 0, ranAt, retryAfterFailure(s, dates, ranAt));
       const base = { updatedAt: at };
       if (s.status === 'cancelled' || s.status === 'completed') {
         return { kind: 'change', change: { set: base, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
@@ -684,6 +694,16 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
     },
     () => ({ ok: false, reason: 'not_found' }),
   );
+}
+
+/**
+ * The retry of the failed run in flight: none after the customer's refusal (DESIGN 8.6), else
+ * the one fixed when it started (a run started before retries were recorded: the default policy).
+ */
+function retryAfterFailure(s: ScheduleItem, dates: ReturnType<typeof datesOf>, ranAt: Date): Date | null {
+  if (isCustomerRefusal(s.outcomeReason ?? undefined)) return null;
+  if (s.runRetryAt !== undefined) return s.runRetryAt === null ? null : new Date(s.runRetryAt);
+  return nextRetryAt(dates, s.runOccurrence!, s.runAttempt ?? 0, ranAt);
 }
 
 /** Put the schedule back on the due index at `at`, only while the tick's claim holds. */

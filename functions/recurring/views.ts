@@ -86,10 +86,14 @@ export interface ScheduleItem {
   /** The tick's time of the run. */
   runStartedAt?: string;
   runAnswerBy?: string;
+  /** The run's retry if it fails, fixed when it started (DESIGN 8.6; null: none left). */
+  runRetryAt?: string | null;
   /** The outcome of the run in flight, recorded in the billing's own outcome transaction. */
   outcomeSeq?: number;
   outcomeStatus?: BillItem['status'];
   outcomeAt?: string;
+  /** The outcome's reason (billing.response `reason`): a customer refusal is never retried. */
+  outcomeReason?: string | null;
   lastRunAt?: string | null;
   lastRunStatus?: string | null;
   /** The period whose pre-debit notice (`billing.upcoming`, DESIGN 8.5) the bank was sent, and the date it announced. */

@@ -36,8 +36,12 @@ export interface MagicIntentAnswer {
   terms?: { maxPayments?: number; validForSeconds?: number };
 }
 
-/** A bank-response action; `approve` = approve_once for a billing that needs approval, approve_recurring otherwise. */
-export type MagicDebit = 'approve' | 'deny' | 'suspended';
+/**
+ * A bank-response action; `approve` = approve_once for a billing that needs approval,
+ * approve_recurring otherwise; `insufficient_funds` = deny with that `declineReason` (the
+ * bank declines, not the customer: a recurring run is retried by the merchant's policy).
+ */
+export type MagicDebit = 'approve' | 'deny' | 'suspended' | 'insufficient_funds';
 
 export interface MagicCustomer {
   /** Stable name of the outcome (snake_case). */
@@ -121,6 +125,14 @@ export const MAGIC_CUSTOMERS: readonly MagicCustomer[] = [
     description: 'Approves intents with approve_recurring (approve_once for an untrusted merchant) but declines (deny) every debit.',
     intent: answer('approve_recurring'),
     debit: 'deny',
+  },
+  {
+    outcome: 'insufficient_funds',
+    local: 'insufficient.funds',
+    description:
+      "Approves intents with approve_recurring (approve_once for an untrusted merchant); the bank declines every debit with declineReason insufficient_funds: recurring runs are retried by the merchant's retry policy (willRetry on billing.response).",
+    intent: answer('approve_recurring'),
+    debit: 'insufficient_funds',
   },
   {
     outcome: 'debit_no_answer',

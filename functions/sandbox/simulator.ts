@@ -167,6 +167,8 @@ export function debitOutcome(magic: MagicCustomer, bill: Pick<BillItem, 'billing
     case 'deny':
     case 'suspended':
       return { status: 'declined', action: magic.debit };
+    case 'insufficient_funds':
+      return { status: 'declined', action: 'deny', declineReason: 'insufficient_funds' };
   }
 }
 

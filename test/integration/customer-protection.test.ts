@@ -133,7 +133,7 @@ describe('pre-debit notice: billing.upcoming to the bank (DESIGN 8.5)', () => {
     // The run is declined: the retry (same period, the next day) bills without a new notice.
     await tickAt(t, start);
     const [b1] = await runBills(id);
-    expect((await bankResponse(t, a.bank, b1!.billingRequestId, 'deny')).status).toBe(200);
+    expect((await bankResponse(t, a.bank, b1!.billingRequestId, 'deny', undefined, 'insufficient_funds')).status).toBe(200);
     await t.app.settle(30_000);
     const retryAt = addDays(start, 1);
     expect((await stored(id)).nextBillingDate).toBe(retryAt);

@@ -189,15 +189,15 @@ describe('concurrency: one run per due date', () => {
 });
 
 describe('failed runs', () => {
-  it('a declined run increments failedAttempts and is retried the next day; success then moves to the next period', async () => {
+  it('a run the bank declines increments failedAttempts and is retried the next day (willRetry); success then moves to the next period', async () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2027-10-05T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
     await tickAt(t, start);
     const first = await runBill(id, 1);
-    expect((await bankResponse(t, a.bank, first.billingRequestId, 'deny', null)).status).toBe(200);
+    expect((await bankResponse(t, a.bank, first.billingRequestId, 'deny', null, 'insufficient_funds')).status).toBe(200);
     const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === first.billingRequestId);
-    expect(res!.data).toMatchObject({ status: 'declined', customerAction: 'declined', scheduleId: id });
+    expect(res!.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'insufficient_funds', scheduleId: id, willRetry: true, nextRetryAt: addDays(start, 1) });
 
     let s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', totalBillings: 0, failedAttempts: 1, nextBillingDate: addDays(start, 1) });
@@ -208,23 +208,43 @@ describe('failed runs', () => {
     const retry = await runBill(id, 2);
     expect(retry.createdAt).toBe(addDays(start, 1));
     expect((await bankResponse(t, a.bank, retry.billingRequestId, 'approve_recurring')).status).toBe(200);
+    const [ok] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === retry.billingRequestId);
+    expect(ok!.data).toMatchObject({ status: 'succeeded', willRetry: false });
+    expect(ok!.data.nextRetryAt).toBeUndefined();
     s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', totalBillings: 1, failedAttempts: 1, nextBillingDate: '2027-11-05T09:00:00.000Z' });
   });
 
-  it('after three retries the period is given up and the next one is due', async () => {
+  it('after three retries the period is given up and the next one is due; the last attempt says willRetry false', async () => {
     const a = await recurringAgreement(t, { receiver: rx });
-    const start = '2027-11-10T09:00:00.000Z';
+    const start = '2027-11-08T09:00:00.000Z'; // a Monday: the three retries fall on Tue, Wed, Thu
     const id = await schedule(a, { startDate: start });
     for (let attempt = 0; attempt < 4; attempt++) {
       await tickAt(t, addDays(start, attempt));
       const b = await runBill(id, attempt + 1);
-      expect((await bankResponse(t, a.bank, b.billingRequestId, 'suspended', null)).status).toBe(200);
+      expect((await bankResponse(t, a.bank, b.billingRequestId, 'deny', null, 'bank_declined')).status).toBe(200);
+      const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === b.billingRequestId);
+      expect(res!.data, `attempt ${attempt}`).toMatchObject(attempt < 3 ? { willRetry: true, nextRetryAt: addDays(start, attempt + 1) } : { willRetry: false });
     }
     const s = await get(a, id);
-    expect(s).toMatchObject({ status: 'active', totalBillings: 0, failedAttempts: 4, nextBillingDate: '2027-12-10T09:00:00.000Z' });
+    expect(s).toMatchObject({ status: 'active', totalBillings: 0, failedAttempts: 4, nextBillingDate: '2027-12-08T09:00:00.000Z' });
     await tickAt(t, addDays(start, 5));
     expect(await runBills(id)).toHaveLength(4);
+  });
+
+  it("the customer's refusal (deny, suspended) is never retried: willRetry false, the next period is due", async () => {
+    const a = await recurringAgreement(t, { receiver: rx });
+    const start = '2027-11-15T09:00:00.000Z';
+    const id = await schedule(a, { startDate: start });
+    await tickAt(t, start);
+    const b = await runBill(id, 1);
+    expect((await bankResponse(t, a.bank, b.billingRequestId, 'suspended', null)).status).toBe(200);
+    const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === b.billingRequestId);
+    expect(res!.data).toMatchObject({ status: 'declined', reason: 'customer_suspended', willRetry: false });
+    expect(res!.data.nextRetryAt).toBeUndefined();
+    expect(await get(a, id)).toMatchObject({ status: 'active', failedAttempts: 1, nextBillingDate: '2027-12-15T09:00:00.000Z' });
+    await tickAt(t, addDays(start, 1));
+    expect(await runBills(id)).toHaveLength(1);
   });
 
   it('a bank that does not answer within a day: the billing fails (bank_no_answer), a failed attempt', async () => {
@@ -238,7 +258,7 @@ describe('failed runs', () => {
     await tickAt(t, addDays(start, 1));
     expect(await getBill(b.billingRequestId)).toMatchObject({ status: 'failed', reason: 'bank_no_answer' });
     const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === b.billingRequestId);
-    expect(res!.data).toMatchObject({ status: 'failed', reason: 'bank_no_answer', scheduleId: id });
+    expect(res!.data).toMatchObject({ status: 'failed', reason: 'bank_no_answer', scheduleId: id, willRetry: true, nextRetryAt: addDays(start, 1) });
     const s = await stored(id);
     expect(s.failedAttempts).toBe(1);
     // The retry is due at the same instant (one day after the run): the next tick runs it.
@@ -260,7 +280,7 @@ describe('failed runs', () => {
     const s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', failedAttempts: 1, totalBillings: 0, nextBillingDate: addDays(start, 1) });
     const [ev] = await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id);
-    expect(ev!.data).toMatchObject({ scheduleId: id, reason: 'spending_limit_exceeded', customerAction: 'declined', runSeq: 1, failedAttempts: 1 });
+    expect(ev!.data).toMatchObject({ scheduleId: id, reason: 'spending_limit_exceeded', customerAction: 'declined', runSeq: 1, failedAttempts: 1, willRetry: true, nextRetryAt: addDays(start, 1) });
     expect((await counters(a.decisionId)).month).toBe(0);
   });
 });
@@ -276,7 +296,9 @@ describe('the permission or the trust goes away', () => {
     expect(await runBills(id)).toHaveLength(0);
     const s = await get(a, id);
     expect(s).toMatchObject({ status: 'paused', failedAttempts: 1, pauseReason: 'permission_revoked' });
-    await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id && e.data.reason === 'permission_revoked');
+    const [failed] = await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id && e.data.reason === 'permission_revoked');
+    expect(failed!.data).toMatchObject({ willRetry: false });
+    expect(failed!.data.nextRetryAt).toBeUndefined();
     const [paused] = await events(rx, a.hooks!.merchant, 'schedule.paused', 1, (e) => e.data.scheduleId === id);
     expect(paused!.data).toMatchObject({ reason: 'permission_revoked', pausedBy: 'service', status: 'paused' });
     // Paused: later dates do nothing.

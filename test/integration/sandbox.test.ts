@@ -195,6 +195,7 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     suspended: { decision: 'suspended', spendingLimits: {}, blockMerchant: false, customerAction: 'declined' },
     'block.merchant': { decision: 'deny', spendingLimits: {}, blockMerchant: true, customerAction: 'declined' },
     'debit.declined': { decision: 'approve_recurring', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
+    'insufficient.funds': { decision: 'approve_recurring', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
     'debit.no.answer': { decision: 'approve_once', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
   };
 
@@ -361,7 +362,8 @@ describe('debits: every magic customer, end to end through billing.response', ()
     const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
     const a = await simulatedAgreement(m, 'approve.two.payments');
     const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { agreementPhrase: a.agreementPhrase } });
-    expect(d.body.data[0]).toMatchObject({ maxPayments: 2, channel: 'app', customerAcceptedAt: expect.any(String), validTo: null });
+    expect(d.body.data[0]).toMatchObject({ maxPayments: 2, channel: 'app', customerAcceptedAt: expect.any(String) });
+    expect('validTo' in d.body.data[0]).toBe(false); // not set: absent
     for (let i = 0; i < 2; i++) expect((await bill(t, m.merchant, [a.agreementPhrase], 100)).status).toBe(201);
     const third = await bill(t, m.merchant, [a.agreementPhrase], 100);
     expect(third.status).toBe(403);
@@ -402,6 +404,18 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(p.status).toBe(201);
     await bankAnswers();
     expect((await billingResponse(m, p.body[0].reference)).data).toMatchObject({ status: 'declined', reason: 'customer_denied' });
+  });
+
+  it('insufficient.funds: every debit is declined by the bank (reason insufficient_funds)', async () => {
+    const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
+    const a = await simulatedAgreement(m, 'insufficient.funds');
+    const r = await bill(t, m.merchant, [a.agreementPhrase], 42);
+    expect(r.status).toBe(201);
+    await bankAnswers();
+    const res = await billingResponse(m, r.body[0].reference);
+    expect(res.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'insufficient_funds', bankTransactionId: null });
+    expect(res.data.willRetry).toBeUndefined(); // not a recurring run
+    expect(await getBill(r.body[0].billingRequestId)).toMatchObject({ bankAction: 'deny', reason: 'insufficient_funds' });
   });
 
   it('debit.no.answer: the debit is never answered; the approval expires through the tick', async () => {

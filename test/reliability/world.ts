@@ -290,6 +290,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'POST /v1/recurring/{scheduleId}/skip':
     case 'POST /v1/bank/subscriptions/{scheduleId}/cancel':
       return { body: { reason: 'fuzz' } };
+    case 'PUT /v1/merchant/retry-policy':
+      return { body: { retryAfterDays: [1, 2, 3] } };
     case 'GET /v1/recurring':
       return { query: { customerId: g.customerId, status: 'active', limit: '10', skip: '0' } };
     case 'GET /v1/transaction-history':

@@ -340,9 +340,11 @@ export function bankResponse(
   action: DecisionValue,
   /** null: sent without one (allowed for deny / suspended). */
   bankTransactionId: string | null = `BTX-${randomToken(10)}`,
+  /** With deny: the bank declined, not the customer (DESIGN 8.6). */
+  declineReason?: string,
 ) {
   return t.call('POST', '/v1/billing/bank-response', {
     key: bank.apiKey,
-    body: { billingRequestId, action, ...(bankTransactionId !== null ? { bankTransactionId } : {}) },
+    body: { billingRequestId, action, ...(bankTransactionId !== null ? { bankTransactionId } : {}), ...(declineReason ? { declineReason } : {}) },
   });
 }

@@ -20,7 +20,8 @@ import { NEW_MERCHANT_TRUST, type TrustState } from '../../functions/domain/trus
 
 const TRUSTED: TrustState = { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false };
 const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Parameters<typeof billingRequiresApproval>[1]) => billingRequiresApproval(type, d, TRUSTED);
-import { isPastExpiry, reasonOf } from '../../functions/billing/settle-billing';
+import { isPastExpiry } from '../../functions/billing/settle-billing';
+import { billingOutcomeReason as reasonOf } from '../../functions/billing/bill-item';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
 import type { DecisionItem } from '../../functions/decisions/store';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ANSWER_TIMEOUT_MS,
-  MAX_RETRIES_PER_PERIOD,
+  DEFAULT_RETRY_AFTER_DAYS,
   advance,
   afterFailure,
   answerDeadline,
@@ -9,7 +9,9 @@ import {
   firstDueAt,
   noticeAt,
   noticeDue,
+  nextRetryAt,
   resumeCursor,
+  retryDate,
   type ScheduleDates,
 } from '../../functions/recurring/policy';
 
@@ -50,29 +52,55 @@ describe('advance: the next period after a run', () => {
   });
 });
 
-describe('afterFailure: retry the next day, at most 3 times per period', () => {
+describe('the retry policy (DESIGN 8.6): nextRetryAt and afterFailure', () => {
   const s = monthly('2027-01-10T09:00:00Z');
-  it('retries one day after the run', () => {
-    expect(afterFailure(s, 0, 0, d('2027-01-10T09:00:00Z'))).toEqual({ occurrence: 0, attempt: 1, nextBillingDate: d('2027-01-11T09:00:00Z') });
-    expect(afterFailure(s, 0, 2, d('2027-01-12T09:00:00Z'))).toEqual({ occurrence: 0, attempt: 3, nextBillingDate: d('2027-01-13T09:00:00Z') });
+  const retry = (k: number, attempt: number, ranAt: string, policy?: number[], dates = s) => iso(nextRetryAt(dates, k, attempt, d(ranAt), policy) ?? undefined) ?? null;
+
+  it('the default [1, 1, 1]: one day after each attempt, three retries, then the next period', () => {
+    expect(DEFAULT_RETRY_AFTER_DAYS).toEqual([1, 1, 1]);
+    expect(retry(0, 0, '2027-01-11T09:00:00Z')).toBe('2027-01-12T09:00:00.000Z');
+    expect(retry(0, 2, '2027-01-13T09:00:00Z')).toBe('2027-01-14T09:00:00.000Z');
+    expect(retry(0, 3, '2027-01-14T09:00:00Z')).toBeNull();
+    expect(afterFailure(s, 0, 3, d('2027-01-14T09:00:00Z'), null)).toEqual({ occurrence: 1, attempt: 0, nextBillingDate: d('2027-02-10T09:00:00Z') });
+    expect(afterFailure(s, 0, 0, d('2027-01-11T09:00:00Z'), d('2027-01-12T09:00:00Z'))).toEqual({ occurrence: 0, attempt: 1, nextBillingDate: d('2027-01-12T09:00:00Z') });
   });
 
-  it(`after ${MAX_RETRIES_PER_PERIOD} retries: the next period`, () => {
-    expect(afterFailure(s, 0, MAX_RETRIES_PER_PERIOD, d('2027-01-13T09:00:00Z'))).toEqual({ occurrence: 1, attempt: 0, nextBillingDate: d('2027-02-10T09:00:00Z') });
+  it("a merchant's policy: retry i is retryAfterDays[i] days after the attempt before it; the last attempt has none", () => {
+    const policy = [2, 5, 7];
+    expect(retry(0, 0, '2027-01-11T09:00:00Z', policy)).toBe('2027-01-13T09:00:00.000Z');
+    expect(retry(0, 1, '2027-01-13T09:00:00Z', policy)).toBe('2027-01-18T09:00:00.000Z');
+    expect(retry(0, 2, '2027-01-18T09:00:00Z', policy)).toBe('2027-01-25T09:00:00.000Z');
+    expect(retry(0, 3, '2027-01-25T09:00:00Z', policy)).toBeNull();
+    expect(retry(0, 0, '2027-01-11T09:00:00Z', [3])).toBe('2027-01-14T09:00:00.000Z');
+    expect(retry(0, 1, '2027-01-14T09:00:00Z', [3])).toBeNull();
+  });
+
+  it('a retry on a weekend or a holiday moves to the next Lagos business day, same time of day', () => {
+    // Fri 2027-01-15 + 1 = Sat -> Mon 18.
+    expect(retry(0, 0, '2027-01-15T09:00:00Z')).toBe('2027-01-18T09:00:00.000Z');
+    // Fri 2029-09-28 + 1 = Sat 29, Sun 30, Mon Oct 1 (Independence Day) -> Tue Oct 2.
+    const sep = monthly('2029-09-28T08:00:00Z');
+    expect(retry(0, 0, '2029-09-28T08:00:00Z', undefined, sep)).toBe('2029-10-02T08:00:00.000Z');
+    // 23:30 Lagos on Friday is 22:30Z; + 1 day is Saturday in Lagos (the Lagos date decides).
+    expect(iso(retryDate(d('2027-01-15T22:30:00Z'), 1))).toBe('2027-01-18T22:30:00.000Z');
+    // Sunday 00:30 Lagos (Saturday 23:30Z) + 1 day = Monday 00:30 Lagos: a business day, kept.
+    expect(iso(retryDate(d('2027-01-16T23:30:00Z'), 1))).toBe('2027-01-17T23:30:00.000Z');
   });
 
   it('never retries into the next period: daily schedules just move on', () => {
-    const daily: ScheduleDates = { anchor: d('2027-01-10T09:00:00Z'), frequency: 'daily', interval: 1 };
-    expect(afterFailure(daily, 0, 0, d('2027-01-10T09:00:00Z'))).toEqual({ occurrence: 1, attempt: 0, nextBillingDate: d('2027-01-11T09:00:00Z') });
+    const daily: ScheduleDates = { anchor: d('2027-01-11T09:00:00Z'), frequency: 'daily', interval: 1 };
+    expect(retry(0, 0, '2027-01-11T09:00:00Z', undefined, daily)).toBeNull();
     const weekly: ScheduleDates = { anchor: d('2027-01-10T09:00:00Z'), frequency: 'weekly', interval: 1 };
-    // A retry on day 6 is still before day 7.
-    expect(afterFailure(weekly, 0, 0, d('2027-01-15T09:00:00Z')).attempt).toBe(1);
-    expect(afterFailure(weekly, 0, 0, d('2027-01-16T09:00:00Z')).occurrence).toBe(1);
+    // Thu 14 + 1 = Fri 15, before the next period (Sun 17).
+    expect(retry(0, 0, '2027-01-14T09:00:00Z', undefined, weekly)).toBe('2027-01-15T09:00:00.000Z');
+    // Fri 15 + 1 = Sat -> Mon 18: past the next period, so none.
+    expect(retry(0, 0, '2027-01-15T09:00:00Z', undefined, weekly)).toBeNull();
   });
 
   it('never retries past endDate', () => {
-    const ending = monthly('2027-01-10T09:00:00Z', { endDate: d('2027-01-10T12:00:00Z') });
-    const c = afterFailure(ending, 0, 0, d('2027-01-10T09:00:00Z'));
+    const ending = monthly('2027-01-11T09:00:00Z', { endDate: d('2027-01-11T12:00:00Z') });
+    expect(retry(0, 0, '2027-01-11T09:00:00Z', undefined, ending)).toBeNull();
+    const c = afterFailure(ending, 0, 0, d('2027-01-11T09:00:00Z'), null);
     expect(c.occurrence).toBe(1);
     expect(completionReason(ending, 0, c.nextBillingDate)).toBe('end_date');
   });

@@ -45,6 +45,7 @@ describe('magic customers', () => {
       'suspended',
       'block_merchant',
       'debit_declined',
+      'insufficient_funds',
       'debit_no_answer',
       'no_answer',
     ]);
@@ -121,6 +122,8 @@ describe('debit answers', () => {
     expect(debitOutcome(approve, bill(false))).toEqual({ status: 'succeeded', action: 'approve_recurring', bankTransactionId: 'SBX-breq_abc' });
     expect(debitOutcome(magicForOutcome('debit_declined')!, bill(false))).toEqual({ status: 'declined', action: 'deny' });
     expect(debitOutcome(magicForOutcome('suspended')!, bill(true))).toEqual({ status: 'declined', action: 'suspended' });
+    // The bank (not the customer) declines: a recurring run is retried (DESIGN 8.6).
+    expect(debitOutcome(magicForOutcome('insufficient_funds')!, bill(false))).toEqual({ status: 'declined', action: 'deny', declineReason: 'insufficient_funds' });
     expect(debitOutcome(magicForOutcome('no_answer')!, bill(true))).toBeUndefined();
     expect(debitOutcome(magicForOutcome('debit_no_answer')!, bill(true))).toBeUndefined();
     expect(simulatedBankTransactionId('breq_x')).toBe('SBX-breq_x');

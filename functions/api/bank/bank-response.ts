@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { isBillingRequestIdShaped } from '../../billing/bill-item';
 import { BILLING_MSG } from '../../billing/messages';
-import type { BillingOutcome } from '../../billing/outcome-hooks';
+import { BANK_DECLINE_REASONS, type BillingOutcome } from '../../billing/outcome-hooks';
 import { expireBilling, isPastExpiry, settleBilling } from '../../billing/settle-billing';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
@@ -17,11 +17,17 @@ const bodySchema = z
     action: z.enum(ACTIONS),
     /** The bank's own transaction id: required when paying, optional on a refusal. */
     bankTransactionId: safeText(255).optional(),
+    /**
+     * With `deny` only: the BANK declined, not the customer (DESIGN 8.6: a recurring run is
+     * then retried by the merchant's policy; a customer's deny or suspension never is).
+     */
+    declineReason: z.enum(BANK_DECLINE_REASONS).optional(),
   })
   .refine((b) => b.bankTransactionId !== undefined || b.action === 'deny' || b.action === 'suspended', {
     path: ['bankTransactionId'],
     message: 'is required when the action approves the billing',
-  });
+  })
+  .refine((b) => b.declineReason === undefined || b.action === 'deny', { path: ['declineReason'], message: 'is only for action deny' });
 
 /** Bounded: each round means another writer changed the billing; the next read decides. */
 const MAX_ROUNDS = 4;
@@ -42,7 +48,12 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
   const outcome: BillingOutcome =
     body.action === 'approve_once' || body.action === 'approve_recurring'
       ? { status: 'succeeded', action: body.action, bankTransactionId: body.bankTransactionId! }
-      : { status: 'declined', action: body.action, ...(body.bankTransactionId ? { bankTransactionId: body.bankTransactionId } : {}) };
+      : {
+          status: 'declined',
+          action: body.action,
+          ...(body.bankTransactionId ? { bankTransactionId: body.bankTransactionId } : {}),
+          ...(body.declineReason ? { declineReason: body.declineReason } : {}),
+        };
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');

@@ -844,6 +844,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/merchant/retry-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the retry policy of failed recurring runs
+         * @description The retry policy of failed recurring runs
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["merchantRetryPolicy"];
+        /**
+         * Set the retry policy of failed recurring runs
+         * @description Set the retry policy of failed recurring runs
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (else 403 `Insufficient role`).
+         */
+        put: operations["merchantSetRetryPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/recurring/create": {
         parameters: {
             query?: never;
@@ -2190,10 +2218,17 @@ export interface components {
              */
             customerAction: "approved" | "declined";
             bankTransactionId: string | null;
-            /** @description Refusals: customer_denied, customer_suspended, approval_expired, or the failure reason */
+            /** @description Refusals: customer_denied, customer_suspended, approval_expired, the bank's declineReason (insufficient_funds, account_unavailable, bank_declined), or the failure reason */
             reason?: string;
             /** @description Recurring runs only */
             scheduleId?: string;
+            /** @description Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer's refusal) */
+            willRetry?: boolean;
+            /**
+             * Format: date-time
+             * @description With willRetry true: when the retry runs (a Lagos business day)
+             */
+            nextRetryAt?: string;
         };
         BillingResponseEvent: {
             /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
@@ -2525,6 +2560,13 @@ export interface components {
             customerAction: "declined";
             /** @description The due date of the refused run */
             scheduledFor: string | null;
+            /** @description Whether the period is retried under the merchant's retry policy (DESIGN 8.6) */
+            willRetry: boolean;
+            /**
+             * Format: date-time
+             * @description With willRetry true: when
+             */
+            nextRetryAt?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2854,6 +2896,12 @@ export interface components {
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             lastUsed: string | null;
+        };
+        RetryPolicy: {
+            /** @description Retry i of a failed run comes retryAfterDays[i] days after the attempt before it, on a Lagos business day */
+            retryAfterDays: number[];
+            /** @description true: the merchant has not set a policy ([1, 1, 1]) */
+            isDefault: boolean;
         };
         ScheduleSummary: {
             scheduleId: string;
@@ -4853,6 +4901,8 @@ export interface operations {
                     /** @enum {string} */
                     action: "approve_once" | "approve_recurring" | "deny" | "suspended";
                     bankTransactionId?: string;
+                    /** @enum {string} */
+                    declineReason?: "insufficient_funds" | "account_unavailable" | "bank_declined";
                 };
             };
         };
@@ -5667,6 +5717,97 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    merchantRetryPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["RetryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    merchantSetRetryPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    retryAfterDays: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["RetryPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
