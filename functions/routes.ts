@@ -130,6 +130,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', summary: 'List schedules' },
   { method: 'GET', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
   { method: 'DELETE', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },
+  { method: 'PATCH', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/amend', kinds: M, access: 'write', summary: "Amend a schedule's terms (the customer's bank approves)" },
 
   // Transactions and refunds
   { method: 'GET', path: '/v1/transaction-history', handler: 'api/transactions/history', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction history' },

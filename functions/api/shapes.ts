@@ -100,6 +100,10 @@ const scheduleCore = {
 
 export const scheduleSummary = z.object(scheduleCore).meta({ id: 'ScheduleSummary' });
 
+const amendmentTerms = z
+  .object({ amount: money, frequency: z.enum(FREQUENCIES), description: z.string().nullable() })
+  .meta({ id: 'ScheduleTerms', description: "A schedule's amendable terms" });
+
 export const schedule = z
   .object({
     ...scheduleCore,
@@ -118,6 +122,10 @@ export const schedule = z
     resumedAt: iso.nullable(),
     cancelledAt: iso.nullable(),
     completedAt: iso.nullable(),
+    pendingAmendment: z
+      .object({ amendmentId: z.string(), from: amendmentTerms, to: amendmentTerms, requestedAt: iso })
+      .optional()
+      .describe("An amendment waiting for the customer's bank (DESIGN 8.6); absent otherwise"),
   })
   .meta({ id: 'RecurringSchedule' });
 

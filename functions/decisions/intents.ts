@@ -12,6 +12,8 @@
  */
 import type { DecisionValue } from '../domain/decisions';
 import { newId, sha256Hex } from '../domain/ids';
+import { toMajor } from '../domain/money';
+import type { Frequency } from '../domain/schedule-dates';
 import { getItem, queryAll, table, type TransactItem } from '../platform/table';
 
 export type IntentStatus = 'open' | 'answered';
@@ -31,9 +33,25 @@ export interface IntentItem {
   createdAt: string;
   answeredAt?: string;
   decision?: DecisionValue;
+  /** A recurring schedule's amendment this intent asks the customer to approve (DESIGN 8.6). */
+  amendment?: IntentAmendment;
   gsi1pk: string;
   gsi1sk: string;
   [extra: string]: unknown;
+}
+
+/** The terms of a schedule an amendment changes (major units in events, minor on items). */
+export interface AmendmentTerms {
+  amount: number;
+  frequency: Frequency;
+  description: string | null;
+}
+
+export interface IntentAmendment {
+  scheduleId: string;
+  amendmentId: string;
+  from: AmendmentTerms;
+  to: AmendmentTerms;
 }
 
 export const intentKey = (intentId: string) => ({ pk: `INTENT#${intentId}`, sk: 'INTENT' as const });
@@ -43,7 +61,7 @@ export const intentsPk = (merchantId: string, customerId: string, lookupPhrase: 
 export const isIntentIdShaped = (id: unknown): id is string => typeof id === 'string' && /^int_[0-9A-Za-z]{1,40}$/.test(id);
 
 export function newIntentItem(
-  p: { customerId: string; bankId: string; merchantId: string; lookupPhrase: string; currency: string; description: string },
+  p: { customerId: string; bankId: string; merchantId: string; lookupPhrase: string; currency: string; description: string; amendment?: IntentAmendment },
   now: string,
 ): IntentItem {
   const intentId = newId('int');
@@ -55,6 +73,27 @@ export function newIntentItem(
     createdAt: now,
     gsi1pk: intentsPk(p.merchantId, p.customerId, p.lookupPhrase),
     gsi1sk: `${now}#${intentId}`,
+  };
+}
+
+/**
+ * `billing.intent` data (to the customer's bank) of a new intent; an amendment's intent also
+ * carries `amendment: {scheduleId, amendmentId, from, to}` (amounts in major units).
+ */
+export function intentEventData(intent: IntentItem, clientRef: string, merchantName: string, allowedDecisions: readonly DecisionValue[]): Record<string, unknown> {
+  const major = (t: AmendmentTerms) => ({ ...t, amount: toMajor(t.amount) });
+  return {
+    intentId: intent.intentId,
+    customerId: intent.customerId,
+    clientRef,
+    lookupPhrase: intent.lookupPhrase,
+    entityId: intent.merchantId,
+    merchantName,
+    currency: intent.currency,
+    description: intent.description,
+    allowedDecisions,
+    createdAt: intent.createdAt,
+    ...(intent.amendment ? { amendment: { ...intent.amendment, from: major(intent.amendment.from), to: major(intent.amendment.to) } } : {}),
   };
 }
 

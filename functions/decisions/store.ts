@@ -20,6 +20,7 @@
  * it (in the transaction that creates a billing under the decision, without touching
  * `version`). Spending limits are stored in minor units and shown in major units.
  */
+import { amendmentAnswerItems } from '../recurring/amendments';
 import {
   customerAction,
   decisionId,
@@ -496,6 +497,9 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
     const items: TransactItem[] = [];
     const intentAt = intent ? items.push(answerIntent(intent, change.decision, now)) - 1 : -1;
     items.push(write, versionItem(next, 'bank', p.reason, now));
+    // An intent that asks for a schedule's amendment settles it in the same transaction (DESIGN 8.6).
+    const amendment = intent?.amendment ? await amendmentAnswerItems(intent, next, now) : { items: [], events: [] };
+    items.push(...amendment.items);
     const trustAt = p.trustedMerchant
       ? items.push({
           ConditionCheck: {
@@ -508,7 +512,7 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
       : -1;
 
     try {
-      await commit(items, [{ type: 'billing.intent.response', to: merchantId, data: intentResponseEvent(next, intent?.intentId ?? null) }]);
+      await commit(items, [{ type: 'billing.intent.response', to: merchantId, data: intentResponseEvent(next, intent?.intentId ?? null) }, ...amendment.events]);
       return { ok: true, decision: next };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;

@@ -100,6 +100,14 @@ export const decisionAllowedFor = (d: DecisionValue, trust: TrustState): boolean
 export const withinSingleLimit = (limits: SpendingLimits, amountMinor: number): boolean =>
   limits.single === undefined || amountMinor <= limits.single;
 
+/**
+ * Whether limits allow one payment of `amountMinor` at all (every limit set, of any period, at
+ * least that amount): what "limits that allow the new terms" of a schedule's amendment means
+ * (DESIGN 8.6). A period's usage is still checked at each run.
+ */
+export const limitsAllowAmount = (limits: SpendingLimits, amountMinor: number): boolean =>
+  Object.values(limits).every((limit) => limit === undefined || amountMinor <= limit);
+
 // ---------------------------------------------------------------------------------------
 // Identity: ONE decision per (customer, merchant) (DESIGN 6.9 "Decision identity").
 

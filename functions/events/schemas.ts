@@ -9,6 +9,7 @@
  */
 import * as z from 'zod';
 import { EVENT_TYPES, type EventType } from './types';
+import { FREQUENCIES } from '../domain/schedule-dates';
 
 const id = (what: string) => z.string().describe(what);
 const amount = z.number().describe('Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo)');
@@ -24,6 +25,8 @@ export const spendingLimitsSchema = z
   .object({ single: limit.optional(), daily: limit.optional(), weekly: limit.optional(), monthly: limit.optional(), yearly: limit.optional() })
   .describe('Only the limits the customer set; daily/weekly/monthly are calendar periods in Africa/Lagos time (ISO weeks start on Monday)');
 
+const amendmentTerms = z.object({ amount, frequency: z.enum(FREQUENCIES), description: z.string().nullable() });
+
 export const billingIntentData = z.object({
   intentId: id('Billing intent id (answer it with POST /v1/billing/intent-response)'),
   customerId: id('Customer id'),
@@ -35,6 +38,15 @@ export const billingIntentData = z.object({
   description: z.string(),
   allowedDecisions: z.array(decision).describe('Decisions the customer may give (approve_recurring only for a trusted merchant)'),
   createdAt: dateTime,
+  amendment: z
+    .object({
+      scheduleId: id('The recurring schedule'),
+      amendmentId: id('The amendment'),
+      from: amendmentTerms.describe('The terms today'),
+      to: amendmentTerms.describe('The terms asked for'),
+    })
+    .optional()
+    .describe("A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run"),
 });
 
 export const billingIntentResponseData = z.object({
@@ -148,6 +160,20 @@ export const scheduleRunSkippedData = schedule(
     reason: z.string().optional().describe('When given by whoever skipped'),
   },
   'The next run of a schedule was skipped (not billed)',
+);
+const amendmentFields = {
+  amendmentId: id('The amendment (PATCH /v1/recurring/{id})'),
+  from: amendmentTerms.describe('The terms before'),
+  to: amendmentTerms.describe('The terms asked for'),
+  requestedAt: dateTime,
+};
+export const scheduleAmendedData = schedule(
+  { ...amendmentFields, effectiveFrom: dateTime.nullable().describe('The next run, the first one billed with the new terms') },
+  "The customer's bank approved an amendment: the schedule's terms are the new ones from its next run",
+);
+export const scheduleAmendmentDeclinedData = schedule(
+  { ...amendmentFields, reason: z.enum(['customer_declined', 'limits']).describe("customer_declined: the answer was not approve_recurring (or blocked the merchant); limits: the new decision's limits do not allow the new amount") },
+  'The amendment was not approved: the schedule keeps its terms',
 );
 export const scheduleCompletedData = schedule(
   { completedAt: dateTime, reason: z.enum(['max_billings', 'end_date']).describe('maxBillings reached, or the next date would pass endDate') },
@@ -266,6 +292,16 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     receiver: 'The merchant and its provider',
     when: "The customer's bank (or the merchant) skipped the next run",
     data: scheduleRunSkippedData,
+  },
+  'schedule.amended': {
+    receiver: 'The merchant and its provider',
+    when: "The customer's bank approved the schedule's amendment (DESIGN 8.6)",
+    data: scheduleAmendedData,
+  },
+  'schedule.amendment_declined': {
+    receiver: 'The merchant and its provider',
+    when: "The customer's bank did not approve the schedule's amendment; the old terms hold",
+    data: scheduleAmendmentDeclinedData,
   },
   'schedule.completed': {
     receiver: 'The merchant and its provider',

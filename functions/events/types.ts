@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   'schedule.completed',
   'schedule.run_failed',
   'schedule.run_skipped',
+  'schedule.amended',
+  'schedule.amendment_declined',
   'refund.requested',
   'refund.updated',
   'settlement.completed',

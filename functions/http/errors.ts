@@ -83,6 +83,7 @@ export const MSG = {
   recurringNotActive: 'Recurring schedule is not active',
   recurringNotPaused: 'Recurring schedule is not paused',
   recurringRunInProgress: 'A run of this recurring schedule is already in progress',
+  recurringAmendmentPending: 'Recurring schedule already has a pending amendment',
 } as const;
 
 /** Sandbox test helpers (issue 9): refusals of `POST /v1/sandbox/...`. */

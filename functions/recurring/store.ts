@@ -16,7 +16,7 @@
  * own transaction; the billing outcome's record is unconditional and commutative (ADD
  * counters, SET the outcome of the run in flight), as the billing hooks require.
  */
-import { commit, type EventSpec } from '../events/outbox';
+import { commit, type CommitOptions, type EventSpec } from '../events/outbox';
 import type { BillingOutcome } from '../billing/outcome-hooks';
 import {
   advance,
@@ -72,7 +72,7 @@ const runDueOf = (id: string, runAt: string | Date, occurrence: number, noticedO
 /** Who caused a `schedule.*` event (DESIGN 8.5): on every one of them, with `reason` when given. */
 export type ScheduleActor = 'merchant' | 'bank' | 'system';
 
-const event = (type: string, s: ScheduleItem, actor: ScheduleActor, extra: Record<string, unknown> = {}): EventSpec => ({
+export const event = (type: string, s: ScheduleItem, actor: ScheduleActor, extra: Record<string, unknown> = {}): EventSpec => ({
   type,
   to: s.merchantId,
   data: scheduleEventData(s, { actor, ...extra }),
@@ -81,7 +81,7 @@ const event = (type: string, s: ScheduleItem, actor: ScheduleActor, extra: Recor
 // ---------------------------------------------------------------------------------------
 // Update expressions
 
-interface Change {
+export interface Change {
   set?: Record<string, unknown>;
   remove?: string[];
   add?: Record<string, number>;
@@ -118,7 +118,7 @@ function updateParts(c: Change) {
   return { expr, names, values };
 }
 
-function updateItem(id: string, c: Change, condition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): TransactItem {
+export function updateItem(id: string, c: Change, condition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): TransactItem {
   const p = updateParts({ ...c, add: { version: 1, ...c.add } });
   const names = { ...p.names, ...condition?.names };
   const values = { ...p.values, ...condition?.values };
@@ -135,7 +135,7 @@ function updateItem(id: string, c: Change, condition?: { expr: string; names?: R
 }
 
 /** Apply a change in memory (what the transaction writes), for replies and events. */
-function applied(s: ScheduleItem, c: Change): ScheduleItem {
+export function applied(s: ScheduleItem, c: Change): ScheduleItem {
   const next = { ...s } as Record<string, unknown>;
   for (const [k, v] of Object.entries(c.set ?? {})) if (v !== undefined) next[k] = v;
   for (const k of c.remove ?? []) delete next[k];
@@ -275,26 +275,34 @@ export async function saveNewSchedule(item: ScheduleItem, decision: DecisionItem
 // Changes conditioned on the version read, retried on a fresh read
 
 type Decision<R> =
-  | { kind: 'change'; change: Change; events?: (next: ScheduleItem) => EventSpec[]; result: (next: ScheduleItem) => R }
+  | {
+      kind: 'change';
+      change: Change;
+      events?: (next: ScheduleItem) => EventSpec[];
+      /** Other items committed with the change (an amendment's intent). */
+      items?: TransactItem[];
+      options?: CommitOptions;
+      result: (next: ScheduleItem) => R;
+    }
   | { kind: 'done'; result: R };
 
 const MAX_ATTEMPTS = 8;
 
-async function mutate<R>(
+export async function mutate<R>(
   read: () => Promise<ScheduleItem | undefined>,
-  decide: (s: ScheduleItem) => Decision<R>,
+  decide: (s: ScheduleItem) => Decision<R> | Promise<Decision<R>>,
   missing: () => R,
 ): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const s = await read();
     if (!s) return missing();
-    const d = decide(s);
+    const d = await decide(s);
     if (d.kind === 'done') return d.result;
     const next = applied(s, d.change);
     const item = updateItem(s.scheduleId, d.change, { expr: 'version = :ver', values: { ':ver': s.version } });
     try {
       const events = d.events?.(next) ?? [];
-      await commit([item], events);
+      await commit([item, ...(d.items ?? [])], events, d.options);
       return d.result(next);
     } catch (e) {
       const lost = isConditionFailure(e) || (isTransactionCancelled(e) && cancellationCodes(e).some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'));

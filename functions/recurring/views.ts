@@ -9,6 +9,7 @@
  *          run's billing is at the bank; "now" once the billing's outcome is recorded
  *          and the run still has to be finished
  */
+import type { AmendmentTerms } from '../decisions/intents';
 import { toMajor } from '../domain/money';
 import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
@@ -29,6 +30,23 @@ export type RunRefusal =
   | 'merchant_not_premium'
   | 'approval_not_valid'
   | 'approval_no_payments_left';
+
+/** A schedule's amendment while the bank's answer is awaited (amounts in minor units). */
+export interface PendingAmendment {
+  amendmentId: string;
+  intentId: string;
+  from: AmendmentTerms;
+  to: AmendmentTerms;
+  requestedAt: string;
+}
+
+/** The API shape of a pending amendment (major units). */
+export const amendmentView = (a: Pick<PendingAmendment, 'amendmentId' | 'from' | 'to'> & { requestedAt?: string }) => ({
+  amendmentId: a.amendmentId,
+  from: { ...a.from, amount: toMajor(a.from.amount) },
+  to: { ...a.to, amount: toMajor(a.to.amount) },
+  ...(a.requestedAt ? { requestedAt: a.requestedAt } : {}),
+});
 
 export interface ScheduleItem {
   pk: string;
@@ -99,6 +117,8 @@ export interface ScheduleItem {
   /** The period whose pre-debit notice (`billing.upcoming`, DESIGN 8.5) the bank was sent, and the date it announced. */
   noticedOccurrence?: number;
   noticedRunAt?: string;
+  /** An amendment waiting for the customer's fresh decision (DESIGN 8.6); absent otherwise. */
+  pendingAmendment?: PendingAmendment;
   version: number;
   gsi2pk: string;
   gsi2sk: string;
@@ -216,6 +236,7 @@ export function scheduleRecord(s: ScheduleItem) {
     resumedAt: s.resumedAt,
     cancelledAt: s.cancelledAt,
     completedAt: s.completedAt,
+    ...(s.pendingAmendment ? { pendingAmendment: amendmentView(s.pendingAmendment) } : {}),
   };
 }
 

@@ -299,6 +299,11 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/recurring': { owners: M_OWNERS, list: true, prepare: async () => ({ path: '/v1/recurring', query: { customerId: A.customerId } }) },
   'GET /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r) }) },
   'DELETE /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }) }) },
+  'PATCH /v1/recurring/{scheduleId}': {
+    owners: M_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: { amount: 7.5 } }),
+  },
   'GET /v1/transaction-details': {
     // The merchant, its provider (as itself or for the merchant) and the customer's bank see it.
     owners: ['merchantA', 'providerA', 'bankA'],

@@ -290,6 +290,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'POST /v1/recurring/{scheduleId}/skip':
     case 'POST /v1/bank/subscriptions/{scheduleId}/cancel':
       return { body: { reason: 'fuzz' } };
+    case 'PATCH /v1/recurring/{scheduleId}':
+      return { body: { amount: 6, frequency: 'weekly', description: 'Fuzz amendment' } };
     case 'PUT /v1/merchant/retry-policy':
       return { body: { retryAfterDays: [1, 2, 3] } };
     case 'GET /v1/recurring':

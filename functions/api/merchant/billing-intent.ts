@@ -11,7 +11,7 @@ import { logger } from '../../platform/log';
 import { arrayReply, type ArrayElement } from '../../http/multi-status';
 import { nonEmpty } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../customers/phrase-store';
-import { newIntentItem, putNewIntent } from '../../decisions/intents';
+import { intentEventData, newIntentItem, putNewIntent } from '../../decisions/intents';
 import { getParticipant } from '../../participants/store';
 import { nowIso } from '../../platform/table';
 
@@ -61,18 +61,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
           {
             type: 'billing.intent',
             to: customer.bankId,
-            data: {
-              intentId: intent.intentId,
-              customerId: customer.id,
-              clientRef: customer.clientRef,
-              lookupPhrase,
-              entityId,
-              merchantName: merchant.name,
-              currency: intent.currency,
-              description: intent.description,
-              allowedDecisions: allowed,
-              createdAt: now,
-            },
+            data: intentEventData(intent, customer.clientRef, merchant.name, allowed),
           },
         ],
         { eventDue: sandboxBankDue },

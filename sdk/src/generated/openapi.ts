@@ -1007,7 +1007,13 @@ export interface paths {
         delete: operations["recurringCancel"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Amend a schedule's terms (the customer's bank approves)
+         * @description Amend a schedule's amount, frequency or description
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        patch: operations["recurringAmend"];
         trace?: never;
     };
     "/v1/transaction-history": {
@@ -1958,6 +1964,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "schedule.amended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * schedule.amended
+         * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (DESIGN 8.6).
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventScheduleAmended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "schedule.amendment_declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * schedule.amendment_declined
+         * @description **To:** The merchant and its provider. **When:** The customer's bank did not approve the schedule's amendment; the old terms hold.
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventScheduleAmendmentDeclined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "refund.requested": {
         parameters: {
             query?: never;
@@ -2109,6 +2159,29 @@ export interface components {
             allowedDecisions: ("approve_once" | "approve_recurring" | "deny" | "suspended")[];
             /** Format: date-time */
             createdAt: string;
+            /** @description A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run */
+            amendment?: {
+                /** @description The recurring schedule */
+                scheduleId: string;
+                /** @description The amendment */
+                amendmentId: string;
+                /** @description The terms today */
+                from: {
+                    /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                    amount: number;
+                    /** @enum {string} */
+                    frequency: "daily" | "weekly" | "monthly" | "yearly";
+                    description: string | null;
+                };
+                /** @description The terms asked for */
+                to: {
+                    /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                    amount: number;
+                    /** @enum {string} */
+                    frequency: "daily" | "weekly" | "monthly" | "yearly";
+                    description: string | null;
+                };
+            };
         };
         BillingIntentEvent: {
             /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
@@ -2629,6 +2702,135 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["ScheduleRunSkippedData"];
         };
+        /** @description The customer's bank approved an amendment: the schedule's terms are the new ones from its next run */
+        ScheduleAmendedData: {
+            /** @description Recurring schedule id */
+            scheduleId: string;
+            /** @description Merchant id */
+            entityId: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            interval: number;
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            /** @description null once completed or cancelled */
+            nextBillingDate: string | null;
+            /** @description Billings that succeeded so far */
+            totalBillings: number;
+            maxBillings: number | null;
+            /** @description Runs declined, expired or failed */
+            failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+            /** @description The amendment (PATCH /v1/recurring/{id}) */
+            amendmentId: string;
+            /** @description The terms before */
+            from: {
+                /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                amount: number;
+                /** @enum {string} */
+                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                description: string | null;
+            };
+            /** @description The terms asked for */
+            to: {
+                /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                amount: number;
+                /** @enum {string} */
+                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                description: string | null;
+            };
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description The next run, the first one billed with the new terms */
+            effectiveFrom: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ScheduleAmendedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "schedule.amended";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ScheduleAmendedData"];
+        };
+        /** @description The amendment was not approved: the schedule keeps its terms */
+        ScheduleAmendmentDeclinedData: {
+            /** @description Recurring schedule id */
+            scheduleId: string;
+            /** @description Merchant id */
+            entityId: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            interval: number;
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            /** @description null once completed or cancelled */
+            nextBillingDate: string | null;
+            /** @description Billings that succeeded so far */
+            totalBillings: number;
+            maxBillings: number | null;
+            /** @description Runs declined, expired or failed */
+            failedAttempts: number;
+            /**
+             * @description Who made the change: the merchant, the customer's bank, or the service (runs, completion)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+            /** @description The amendment (PATCH /v1/recurring/{id}) */
+            amendmentId: string;
+            /** @description The terms before */
+            from: {
+                /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                amount: number;
+                /** @enum {string} */
+                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                description: string | null;
+            };
+            /** @description The terms asked for */
+            to: {
+                /** @description Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo) */
+                amount: number;
+                /** @enum {string} */
+                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                description: string | null;
+            };
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * @description customer_declined: the answer was not approve_recurring (or blocked the merchant); limits: the new decision's limits do not allow the new amount
+             * @enum {string}
+             */
+            reason: "customer_declined" | "limits";
+        } & {
+            [key: string]: unknown;
+        };
+        ScheduleAmendmentDeclinedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "schedule.amendment_declined";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ScheduleAmendmentDeclinedData"];
+        };
         RefundRequestedData: {
             /** @description Refund id (confirm it with POST /v1/billing/refund-response) */
             refundId: string;
@@ -2953,6 +3155,22 @@ export interface components {
             resumedAt: string | null;
             cancelledAt: string | null;
             completedAt: string | null;
+            /** @description An amendment waiting for the customer's bank (DESIGN 8.6); absent otherwise */
+            pendingAmendment?: {
+                amendmentId: string;
+                from: components["schemas"]["ScheduleTerms"];
+                to: components["schemas"]["ScheduleTerms"];
+                /** @description ISO 8601 date-time, UTC */
+                requestedAt: string;
+            };
+        };
+        /** @description A schedule's amendable terms */
+        ScheduleTerms: {
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            description: string | null;
         };
         Transaction: {
             reference: string;
@@ -3038,7 +3256,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -6213,6 +6431,68 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    recurringAmend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    amount?: number;
+                    /** @enum {string} */
+                    frequency?: "daily" | "weekly" | "monthly" | "yearly";
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description `data: {scheduleId, amendmentId, status: "pending"}`; then `schedule.amended` or `schedule.amendment_declined` (DESIGN 8.6). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 202;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            scheduleId: string;
+                            amendmentId: string;
+                            /**
+                             * @description Waiting for the customer's bank: schedule.amended or schedule.amendment_declined follows
+                             * @constant
+                             */
+                            status: "pending";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     transactionsHistory: {
         parameters: {
             query?: {
@@ -7217,7 +7497,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
                 };
             };
         };
@@ -7423,7 +7703,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                 limit?: number;
                 skip?: number;
             };
@@ -7520,7 +7800,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 createdFrom?: string;
                 createdTo?: string;
@@ -7559,7 +7839,7 @@ export interface operations {
                                 /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
                                 id: string;
                                 /** @enum {string} */
-                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                                 /** @description ISO 8601 UTC */
                                 createdAt: string;
                                 /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
@@ -7623,7 +7903,7 @@ export interface operations {
                             /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
                             id: string;
                             /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                             /** @description ISO 8601 UTC */
                             createdAt: string;
                             /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
@@ -8611,6 +8891,104 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScheduleRunSkippedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventScheduleAmended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleAmendedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventScheduleAmendmentDeclined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleAmendmentDeclinedEvent"];
             };
         };
         responses: {
