@@ -61,6 +61,9 @@ export default defineConfig({
             // those cold starts land in the API call it times (seen: 1021 ms from the request,
             // 553 ms from the commit).
             'test/integration/webhook-fairness.test.ts',
+            // A test clock advanced a year (~3 minutes of sequential jobs): once is enough; the
+            // clock's path in artifacts mode is covered by test-clocks.test.ts.
+            'test/integration/test-clocks-year.test.ts',
             // Artifacts mode's AWS gateway emulates DynamoDB and SQS under the template's IAM
             // policies; it has no S3 yet, so the export job cannot write its file there. The
             // exports run in `integration` (fauxqs S3); the bucket and its grants are checked

@@ -175,6 +175,10 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/sandbox/billing-requests/{id}/expire', handler: 'api/sandbox/expire-billing', kinds: M, access: 'write', sandboxOnly: true, summary: 'Expire a pending approval now' },
   { method: 'POST', path: '/v1/sandbox/settlements/run', handler: 'api/sandbox/run-settlements', kinds: M, access: 'write', sandboxOnly: true, summary: 'Settle all due funds now' },
   { method: 'POST', path: '/v1/sandbox/refunds/{refundId}/complete', handler: 'api/sandbox/complete-refund', kinds: M, access: 'write', sandboxOnly: true, summary: 'Finish a refund now' },
+  { method: 'POST', path: '/v1/sandbox/test-clocks', handler: 'api/sandbox/create-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Create a test clock' },
+  { method: 'GET', path: '/v1/sandbox/test-clocks/{clockId}', handler: 'api/sandbox/get-test-clock', kinds: M, access: 'read', sandboxOnly: true, summary: 'Read a test clock' },
+  { method: 'POST', path: '/v1/sandbox/test-clocks/{clockId}/advance', handler: 'api/sandbox/advance-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Advance a test clock (runs what falls due)' },
+  { method: 'DELETE', path: '/v1/sandbox/test-clocks/{clockId}', handler: 'api/sandbox/delete-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Delete a test clock' },
 
   // Documentation (public)
   { method: 'GET', path: '/v1/openapi.json', handler: 'api/docs/openapi', kinds: [], access: 'read', summary: 'OpenAPI 3.1 document' },

@@ -8,6 +8,7 @@ import type { PeriodKeys } from '../domain/lagos-time';
 import { toMajor } from '../domain/money';
 import { billKey, type BillItem, type BillingStatus, type BillingType } from './types';
 import { dueAttributes } from '../platform/due';
+import { currentTestClock } from '../platform/clock';
 import type { BillingOutcome } from './outcome-hooks';
 
 /** Due kind of an approval that expires (functions/billing/expiry.ts). */
@@ -100,6 +101,7 @@ export function buildBillItem(n: NewBill): BillItem {
     ...(n.scheduleId !== undefined ? { scheduleId: n.scheduleId } : {}),
     ...(n.runSeq !== undefined ? { runSeq: n.runSeq } : {}),
     ...(n.runRetryAt !== undefined ? { runRetryAt: n.runRetryAt } : {}),
+    ...(currentTestClock() ? { testClock: currentTestClock() } : {}),
     amount: n.amount,
     currency: n.currency,
     description: n.description,

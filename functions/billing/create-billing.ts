@@ -16,6 +16,7 @@
  * concurrency, the counters never pass a limit, and contention never becomes a 500: after
  * the bounded retries the element is `busy` (409, nothing written, safe to retry).
  */
+import { clockNow } from '../platform/clock';
 import { billingRefusalFor, billingRequiresApproval } from '../domain/decisions';
 import type { TrustState } from '../domain/trust';
 import { limitConditions, type CounterUpdate } from '../domain/limits';
@@ -197,7 +198,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
     if (refusal) return { ok: false, refusal, attempts: attempt };
     const limits = decision?.spendingLimits ?? {};
 
-    const now = input.now ?? new Date();
+    const now = input.now ?? clockNow();
     const nowIso = now.toISOString();
     // Consent terms (DESIGN 8.5) bind the agreement's billings, not a one-time pay (rule 3).
     const counted = type !== 'one_time' && decision !== undefined;

@@ -30,6 +30,8 @@ export interface BillItem {
    * (null: no retry left); `billing.response` shows it as willRetry / nextRetryAt.
    */
   runRetryAt?: string | null;
+  /** Sandbox: the test clock the billing was created on (DESIGN 8.7); its answers run at the clock's time. */
+  testClock?: string;
   amount: number; // minor units
   currency: string;
   description: string;

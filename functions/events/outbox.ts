@@ -21,7 +21,8 @@
 import { config } from '../config';
 import { newId } from '../domain/ids';
 import { getParticipant } from '../participants/store';
-import { nowIso, table, transact, type TransactItem } from '../platform/table';
+import { nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
+import { currentTestClock } from '../platform/clock';
 import {
   deliveriesByOwnerPk,
   deliveryKey,
@@ -104,8 +105,13 @@ async function infoOf(to: string): Promise<{ provider: string | null; simulated:
 
 /** Commit the items and the events atomically, then enqueue the deliveries. */
 export async function commit(items: TransactItem[], events: EventSpec[], options: CommitOptions = {}): Promise<CommittedEvent[]> {
+  // The event's time is the clock's (a test clock's in its context, DESIGN 8.7); deliveries
+  // and the retention TTL always run on real time.
   const createdAt = nowIso();
   const createdMs = Date.parse(createdAt);
+  const sentAt = realNowIso();
+  const sentMs = Date.parse(sentAt);
+  const testClock = currentTestClock();
   const maxAttempts = Math.max(1, Math.floor(config.webhookMaxAttempts()));
   // Endpoints of each receiver, read once per commit (they change; never cached longer).
   const endpointsOf = new Map<string, Promise<EndpointItem[]>>();
@@ -138,7 +144,8 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
   const deliveries: DeliveryItem[] = [];
   events.forEach((e, i) => {
     const id = newId('evt');
-    const body = JSON.stringify({ id, type: e.type, createdAt, data: e.data });
+    const data = testClock ? { ...e.data, testClock } : e.data;
+    const body = JSON.stringify({ id, type: e.type, createdAt, data });
     const eps = targets[i]!;
     const deliveryIds: string[] = [];
     for (const ep of eps) {
@@ -159,13 +166,13 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
         lastStatusCode: null,
         lastError: null,
         lastAttemptAt: null,
-        nextAttemptAt: createdAt,
+        nextAttemptAt: sentAt,
         attemptLog: [],
-        createdAt,
-        updatedAt: createdAt,
+        createdAt: sentAt,
+        updatedAt: sentAt,
         gsi2pk: deliveriesByOwnerPk(ep.ownerId),
-        gsi2sk: `${createdAt}#${dId}`,
-        ...recoveryDue(dId, createdMs),
+        gsi2sk: `${sentAt}#${dId}`,
+        ...recoveryDue(dId, sentMs),
       });
     }
     committed.push({ id, type: e.type, to: e.to, createdAt, deliveryIds });
@@ -177,7 +184,7 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
           id,
           type: e.type,
           to: e.to,
-          data: e.data,
+          data,
           /** The exact bytes every delivery of this event sends and signs. */
           body,
           deliveryIds,
@@ -187,7 +194,7 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
           gsi3pk: eventsOwnerPk(e.to),
           gsi3sk: eventsSk(createdAt, id),
           ...(infos[i]?.provider ? { gsi4pk: eventsOwnerPk(infos[i]!.provider!), gsi4sk: eventsSk(createdAt, id) } : {}),
-          expiresAt: Math.floor(createdMs / 1000) + EVENT_RETENTION_SECONDS,
+          expiresAt: Math.floor(sentMs / 1000) + EVENT_RETENTION_SECONDS,
           // Sandbox only: an event a simulated bank must answer is due for the simulator (sandbox/hook.ts).
           ...options.eventDue?.(infos[i], e.type, id, createdMs),
         },

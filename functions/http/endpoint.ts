@@ -4,7 +4,9 @@ import type * as z from 'zod';
 import { config } from '../config';
 import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
-import { AppError, MSG, notFound } from './errors';
+import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from './errors';
+import { frozenAt, withTestClock, type ClockContext } from '../platform/clock';
+import { getTestClock } from '../sandbox/test-clock-item';
 import { claimIdempotency, settleIdempotency } from './idempotency';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
@@ -172,7 +174,8 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
   const core = async (event: HttpEvent): Promise<HttpResponse> => {
     const state = stateOf.get(event)!;
     if (state.idempotency?.replay) return state.idempotency.replay;
-    const reply = await fn({
+    const clock = await testClockOf(event, state);
+    const call = () => fn({
       body: state.body as Infer<B>,
       query: state.query as Infer<Q>,
       params: state.params,
@@ -187,7 +190,7 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
       person: state.person,
       accessToken: state.accessToken,
     });
-    return toResponse(reply);
+    return toResponse(await (clock ? withTestClock(clock, call) : call()));
   };
   const handler = middy<HttpEvent, HttpResponse, Error, Context, Internal>(core)
     .use(envelope)
@@ -197,6 +200,20 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
   // Each invocation logs in its own context (its X-Request-Id on every line).
   const observed = (event: HttpEvent, context: Context) => withLogContext(() => handler(event, context));
   return Object.assign(observed, { spec });
+}
+
+/**
+ * `X-Test-Clock: <clockId>` on a merchant's request in the sandbox (DESIGN 8.7): the request
+ * runs in the clock's context at its frozen time (platform/clock.ts). Another merchant's or an
+ * unknown clock: 404 `Test clock not found`; a clock being advanced: 409. Never read in live.
+ */
+async function testClockOf(event: HttpEvent, state: RequestState): Promise<ClockContext | undefined> {
+  const header = event.headers?.['x-test-clock'];
+  if (!header || config.stage() !== 'sandbox' || state.principal?.kind !== 'merchant') return undefined;
+  const c = await getTestClock(state.principal.id, header);
+  if (!c) throw notFound(SANDBOX_MSG.testClockNotFound);
+  if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
+  return frozenAt(c.clockId, Date.parse(c.frozenTime));
 }
 
 /** Success envelope of the spec: statusCode, success, message, data (+ extra top-level fields). */

@@ -99,4 +99,6 @@ export const SANDBOX_MSG = {
   recurringRunInProgress: MSG.recurringRunInProgress,
   /** A helper that keeps losing a race with concurrent writers (DESIGN 8.1: 409, never 5xx). */
   raceLost: 'Sandbox helper lost a race with a concurrent request; retry',
+  testClockNotFound: 'Test clock not found',
+  testClockAdvancing: 'Test clock is advancing; wait until it is ready',
 } as const;

@@ -58,6 +58,8 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'POST /v1/recurring/{scheduleId}/resume': { note: '`data: {scheduleId, status, resumedAt, nextBillingDate}`' },
   'GET /v1/recurring': { note: '`data: {schedules[], total}`' },
   'DELETE /v1/recurring/{scheduleId}': { note: '`data: {scheduleId, status: "cancelled", cancelledAt}`' },
+  'POST /v1/sandbox/test-clocks': { status: [201] },
+  'POST /v1/sandbox/test-clocks/{clockId}/advance': { status: [202] },
   'PATCH /v1/recurring/{scheduleId}': { status: [202], note: '`data: {scheduleId, amendmentId, status: "pending"}`; then `schedule.amended` or `schedule.amendment_declined` (DESIGN 8.6).' },
   'GET /v1/transaction-history': { note: '`data: {transactions[], total}`, newest first.' },
   'POST /v1/refunds/initiate': { status: [201], note: '`data: {refundId, reference, amount, currency, status: "pending", expectedBy}`' },

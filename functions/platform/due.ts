@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
+import { currentTestClock } from './clock';
 import { db, queue } from './clients';
 import { isConditionFailure, queryPages, table, type Key } from './table';
 import { logger } from './log';
@@ -47,11 +48,25 @@ export function shardOf(id: string): number {
   return createHash('sha1').update(id).digest().readUInt32BE(0) % config.dueShards();
 }
 
-/** Attributes that put an item on the due index at `at` (spread into the item). */
+/**
+ * Attributes that put an item on the due index at `at` (spread into the item). Inside a test
+ * clock's context (platform/clock.ts) the item goes to that clock's partition, which only the
+ * clock's advance reads.
+ */
 export function dueAttributes(kind: string, id: string, at: string | Date): { duePk: string; dueSk: string } {
-  const iso = typeof at === 'string' ? at : at.toISOString();
-  return { duePk: `DUE#${shardOf(id)}`, dueSk: `${iso}#${kind}#${id}` };
+  const clock = currentTestClock();
+  return clock ? { duePk: clockDuePk(clock), dueSk: dueSkOf(kind, id, at) } : realDueAttributes(kind, id, at);
 }
+
+/** On the real due index whatever the context (webhook delivery recovery runs on real time). */
+export function realDueAttributes(kind: string, id: string, at: string | Date): { duePk: string; dueSk: string } {
+  return { duePk: `DUE#${shardOf(id)}`, dueSk: dueSkOf(kind, id, at) };
+}
+
+const dueSkOf = (kind: string, id: string, at: string | Date) => `${typeof at === 'string' ? at : at.toISOString()}#${kind}#${id}`;
+
+/** The due index partition of a test clock's items. */
+export const clockDuePk = (clockId: string) => `CLOCK#${clockId}`;
 
 export function parseDueSk(dueSk: string): { at: string; kind: string; id: string } {
   const [at, kind, ...rest] = dueSk.split('#');
@@ -66,13 +81,17 @@ export interface DueEntry {
 }
 
 /** The due index entries of one shard due at or before `at` (keys only), oldest first. */
-export async function queryDue(shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> {
+export const queryDue = (shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> => queryDuePartition(`DUE#${shard}`, at, maxItems);
+
+/** The entries of one due index partition (a shard, or a test clock's) due at or before `at`, oldest first. */
+export async function queryDuePartition(duePk: string, at: Date, maxItems = 10_000): Promise<DueEntry[]> {
   const due: DueEntry[] = [];
   await queryPages(
     {
       IndexName: 'due',
       KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
-      ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':t': `${at.toISOString()}#~` },
+      ExpressionAttributeValues: { ':p': duePk, ':t': `${at.toISOString()}#~` },
+      ...(maxItems < 100 ? { Limit: maxItems } : {}),
     },
     (page) => {
       for (const it of page) due.push(it as unknown as DueEntry);
@@ -101,24 +120,10 @@ export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promis
       const due = await queryDue(shard, scheduledTime, maxPerShard);
       result.found += due.length;
       await mapLimit(due, 8, async (it) => {
-        const { at, kind, id } = parseDueSk(it.dueSk);
-        const leasedSk = `${leaseIso}#${kind}#${id}`;
-        try {
-          await db().send(
-            new UpdateCommand({
-              TableName: table(),
-              Key: { pk: it.pk, sk: it.sk },
-              UpdateExpression: 'SET dueSk = :lease, dueClaimedAt = :now ADD dueClaims :one',
-              ConditionExpression: 'dueSk = :seen',
-              ExpressionAttributeValues: { ':lease': leasedSk, ':now': nowIso, ':seen': it.dueSk, ':one': 1 },
-            }),
-          );
-        } catch (e) {
-          if (isConditionFailure(e)) return; // another tick claimed it, or it changed
-          throw e;
-        }
+        const job = await claimDue(it, leaseIso, nowIso);
+        if (!job) return; // another tick claimed it, or it changed
         result.claimed++;
-        jobs.push({ kind, id, key: { pk: it.pk, sk: it.sk }, dueAt: at, leasedSk, now: nowIso });
+        jobs.push(job);
       });
     }),
   );
@@ -138,6 +143,30 @@ export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promis
     if (out.Failed?.length) logger.warn('jobs not enqueued', { failed: out.Failed.length });
   });
   return result;
+}
+
+/**
+ * Claim a due entry for a worker: its dueSk moves to the lease (`leaseIso`) with a write
+ * conditioned on the dueSk seen, so one claimer wins. The job, or undefined when it lost.
+ */
+export async function claimDue(it: DueEntry, leaseIso: string, nowIso: string): Promise<DueJob | undefined> {
+  const { at, kind, id } = parseDueSk(it.dueSk);
+  const leasedSk = `${leaseIso}#${kind}#${id}`;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: it.pk, sk: it.sk },
+        UpdateExpression: 'SET dueSk = :lease, dueClaimedAt = :now ADD dueClaims :one',
+        ConditionExpression: 'dueSk = :seen',
+        ExpressionAttributeValues: { ':lease': leasedSk, ':now': nowIso, ':seen': it.dueSk, ':one': 1 },
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+  return { kind, id, key: { pk: it.pk, sk: it.sk }, dueAt: at, leasedSk, now: nowIso };
 }
 
 /** Remove an item from the due index, only if this worker's claim still holds. */

@@ -1,3 +1,4 @@
+import { clockNow } from './clock';
 import {
   BatchGetCommand,
   GetCommand,
@@ -100,7 +101,10 @@ export function cancellationCodes(e: unknown): string[] {
   return (e.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
-export const nowIso = (ms = Date.now()) => new Date(ms).toISOString();
+/** Now as ISO text: the test clock's time in its context (platform/clock.ts), else the real time. */
+export const nowIso = (ms = clockNow().getTime()) => new Date(ms).toISOString();
+/** The real time, also inside a test clock's context (webhook delivery timing, TTLs). */
+export const realNowIso = () => new Date().toISOString();
 
 const BATCH_GET_MAX = 100;
 

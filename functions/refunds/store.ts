@@ -24,6 +24,7 @@
  *
  * Fail (pending | processing → failed): bill ADD refundReserved −amt (released).
  */
+import { clockNow } from '../platform/clock';
 import { config } from '../config';
 import { refundExpectedBy } from '../domain/business-days';
 import { newId } from '../domain/ids';
@@ -96,7 +97,7 @@ export async function initiateRefund(input: {
     const amount = input.amount ?? remaining;
     if (amount < MIN_REFUND_MINOR || amount > remaining) return { ok: false, reason: 'exceeds' };
 
-    const now = input.now?.() ?? new Date();
+    const now = input.now?.() ?? clockNow();
     const nowIso = now.toISOString();
     const refundId = newId('rfd');
     const refund: RefundItem = {

@@ -13,6 +13,7 @@
  * A repeat (a job retried after a crash) changes nothing: an intent is answered once and a
  * billing leaves `pending` once; the simulator then reports `already_answered`.
  */
+import { clockNow } from '../platform/clock';
 import { isBillingRequestIdShaped } from '../billing/bill-item';
 import type { BillingOutcome } from '../billing/outcome-hooks';
 import { isPastExpiry, settleBilling } from '../billing/settle-billing';
@@ -133,7 +134,7 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
           spendingLimits: limitsToMinor(answer.spendingLimits),
           blockMerchant: answer.blockMerchant,
           lookupPhrase: intent!.lookupPhrase,
-          terms: termsFor(answer, new Date()),
+          terms: termsFor(answer, clockNow()),
         }),
         reason: 'intent_response',
         trustedMerchant: chosen === 'approve_recurring' ? isTrustedMerchant : undefined,

@@ -15,7 +15,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
-import { dueAttributes } from '../platform/due';
+import { realDueAttributes } from '../platform/due';
 import { db } from '../platform/clients';
 import { unmarshallItem } from '../platform/marshall';
 import { getItem, isConditionFailure, queryAll, table, UpdateCommand } from '../platform/table';
@@ -95,7 +95,7 @@ export const LEASE_SECONDS = 30;
 
 /** Due attributes: overdue `graceSeconds` after `expectedAtMs`. */
 export function recoveryDue(deliveryId: string, expectedAtMs: number): { duePk: string; dueSk: string } {
-  return dueAttributes(RECOVERY_KIND, deliveryId, new Date(expectedAtMs + recoveryGraceSeconds() * 1000));
+  return realDueAttributes(RECOVERY_KIND, deliveryId, new Date(expectedAtMs + recoveryGraceSeconds() * 1000));
 }
 
 export function messageFor(d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>): DeliveryMessage {

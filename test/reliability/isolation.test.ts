@@ -167,6 +167,11 @@ async function freshSchedule(): Promise<string> {
   expectOk(r, 201, 'schedule');
   return r.body.data.scheduleId;
 }
+async function freshClock(): Promise<string> {
+  const r = await t.call('POST', '/v1/sandbox/test-clocks', { key: A.merchant.apiKey, body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${A.secret} clock` } });
+  expectOk(r, 201, 'test clock');
+  return r.body.data.clockId;
+}
 async function freshEndpoint(): Promise<string> {
   return (await webhook(t, rx, A.merchant, { label: 'iso-fresh', events: ['billing.response'] })).endpointId;
 }
@@ -382,6 +387,13 @@ const FIXTURES: Record<string, Fixture> = {
     notFound: 'Billing request not found',
     prepare: async (r) => ({ path: path(r, { id: await freshPending() }), body: {} }),
   },
+  'GET /v1/sandbox/test-clocks/{clockId}': { owners: M_OWNERS, notFound: 'Test clock not found', prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }) },
+  'POST /v1/sandbox/test-clocks/{clockId}/advance': {
+    owners: M_OWNERS,
+    notFound: 'Test clock not found',
+    prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }), body: { frozenTime: '2031-02-01T00:00:00.000Z' } }),
+  },
+  'DELETE /v1/sandbox/test-clocks/{clockId}': { owners: M_OWNERS, notFound: 'Test clock not found', prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }) },
   'POST /v1/sandbox/refunds/{refundId}/complete': {
     owners: M_OWNERS,
     notFound: 'Refund not found',

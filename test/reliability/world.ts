@@ -41,6 +41,8 @@ export interface Group {
   eventId: string;
   bankDeliveryId: string;
   keyId: string;
+  /** A sandbox test clock of the merchant. */
+  clockId: string;
   /** People (DESIGN 8.3), when a suite adds them (withPeople): a person owning their own participant. */
   people?: People;
 }
@@ -136,6 +138,8 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
   expectOk(intent, 200, 'intent');
   const key = await t.call('POST', `/v1/operator/participants/${merchant.id}/keys`, { key: t.operatorKey });
   expectOk(key, 201, 'second key');
+  // Sandbox only (a live world has none: the route is 404 there).
+  const clock = await t.call('POST', '/v1/sandbox/test-clocks', { key: merchant.apiKey, body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${secret} clock` } });
   await t.app.settle();
   const deliveries = await t.call('GET', '/v1/webhooks/deliveries', { key: merchant.apiKey });
   expectOk(deliveries, 200, 'deliveries');
@@ -166,6 +170,7 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
     eventId: deliveries.body.data.deliveries[0].eventId,
     bankDeliveryId: bankDeliveries.body.data.deliveries[0].id,
     keyId: key.body.data.keyId,
+    clockId: clock.status === 201 ? clock.body.data.clockId : 'clk_0000000000000000',
   };
 }
 
@@ -194,6 +199,7 @@ export function secretsOf(g: Group): string[] {
     g.hooks.bank.endpointId,
     g.hooks.provider.endpointId,
     g.keyId,
+    g.clockId,
   ];
 }
 
@@ -207,6 +213,9 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'GET /v1/bank/customers/batches/{batchId}#batchId': g.batchId,
     'PUT /v1/bank/customer-decisions/{id}#id': g.decisionId,
     'GET /v1/customer-decisions/{id}#id': g.decisionId,
+    'GET /v1/sandbox/test-clocks/{clockId}#clockId': g.clockId,
+    'POST /v1/sandbox/test-clocks/{clockId}/advance#clockId': g.clockId,
+    'DELETE /v1/sandbox/test-clocks/{clockId}#clockId': g.clockId,
     'GET /v1/customer-decisions/{id}/history#id': g.decisionId,
     'GET /v1/bank/customer-decisions/{id}/history#id': g.decisionId,
     'DELETE /v1/webhooks/endpoints/{id}#id': g.hooks.merchant.endpointId,
@@ -290,6 +299,10 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'POST /v1/recurring/{scheduleId}/skip':
     case 'POST /v1/bank/subscriptions/{scheduleId}/cancel':
       return { body: { reason: 'fuzz' } };
+    case 'POST /v1/sandbox/test-clocks':
+      return { body: { frozenTime: '2030-01-01T00:00:00.000Z', name: 'Fuzz clock' } };
+    case 'POST /v1/sandbox/test-clocks/{clockId}/advance':
+      return { body: { frozenTime: '2030-02-01T00:00:00.000Z' } };
     case 'PATCH /v1/recurring/{scheduleId}':
       return { body: { amount: 6, frequency: 'weekly', description: 'Fuzz amendment' } };
     case 'PUT /v1/merchant/retry-policy':

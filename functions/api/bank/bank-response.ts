@@ -8,6 +8,8 @@ import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound } from '../../http/errors';
 import { billKey, type BillItem } from '../../billing/types';
 import { getItem } from '../../platform/table';
+import { clockNow, withTestClock } from '../../platform/clock';
+import { clockContextOf } from '../../sandbox/test-clock-item';
 
 const ACTIONS = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
 
@@ -42,9 +44,14 @@ const MAX_ROUNDS = 4;
  */
 export const handler = endpoint({ body: bodySchema }, async ({ body, principal }) => {
   if (!isBillingRequestIdShaped(body.billingRequestId)) throw notFound(BILLING_MSG.requestNotFound);
-  let bill = await getItem<BillItem>(billKey(body.billingRequestId));
+  const bill = await getItem<BillItem>(billKey(body.billingRequestId));
   if (!bill || bill.bankId !== principal.id) throw notFound(BILLING_MSG.requestNotFound);
+  // A billing made on a sandbox test clock is answered at the clock's time (DESIGN 8.7).
+  const clock = bill.testClock ? await clockContextOf(bill.testClock) : undefined;
+  return clock ? withTestClock(clock, () => answer(bill, body)) : answer(bill, body);
+});
 
+async function answer(bill: BillItem, body: z.output<typeof bodySchema>) {
   const outcome: BillingOutcome =
     body.action === 'approve_once' || body.action === 'approve_recurring'
       ? { status: 'succeeded', action: body.action, bankTransactionId: body.bankTransactionId! }
@@ -58,7 +65,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
     if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
-    const now = new Date();
+    const now = clockNow();
     if (isPastExpiry(bill, now)) {
       // The window is over but the tick has not expired it yet: expire it now, then refuse.
       const r = await expireBilling(bill, now);
@@ -77,4 +84,4 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     bill = r.current;
   }
   throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
-});
+}

@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { skipPaging } from '../../http/schemas';
@@ -31,6 +32,6 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
   const own = candidates.filter((d) => d.bankId === principal.id);
   const page = pageOf(own, { customerId: query.customerId, merchantId: query.entityId, decision: query.decision }, query.skip, query.limit);
   // Each decision's `remaining` for the current periods (DESIGN 8.5): one BatchGetItem for the page.
-  const remaining = await remainingFor(page.items, new Date());
+  const remaining = await remainingFor(page.items, clockNow());
   return ok(200, 'Customer decisions retrieved', page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })), { total: page.total });
 });

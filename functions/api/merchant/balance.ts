@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import { config } from '../../config';
 import { nextBusinessDay } from '../../domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
@@ -23,7 +24,7 @@ export const handler = endpoint(
   },
   async ({ principal }) => {
     const merchantId = principal.id;
-    const now = new Date();
+    const now = clockNow();
     const [balance, merchant, pending] = await Promise.all([
       readBalance(merchantId),
       getParticipant(merchantId),

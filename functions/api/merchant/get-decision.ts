@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';
@@ -12,6 +13,6 @@ export const handler = endpoint({}, async ({ params, principal }) => {
   const id = params.id;
   const d = isDecisionIdShaped(id) ? await getDecision(id) : undefined;
   if (!d || d.merchantId !== principal.id) throw notFound(MSG.decisionNotFound);
-  const remaining = (await remainingFor([d], new Date())).get(d.id)!;
+  const remaining = (await remainingFor([d], clockNow())).get(d.id)!;
   return ok(200, 'Customer decision retrieved', { ...decisionRecord(d), remaining });
 });

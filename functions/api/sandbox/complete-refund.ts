@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, notFound, SANDBOX_MSG } from '../../http/errors';
@@ -18,7 +19,7 @@ export const handler = endpoint(
     const r = refundId.length > 0 && refundId.length <= 100 ? await getRefund(refundId) : undefined;
     if (!r || r.merchantId !== principal.id) throw notFound(MONEY_MSG.refundNotFound);
     if (r.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed, 'refund_failed');
-    const done = await completeRefund(refundId, new Date());
+    const done = await completeRefund(refundId, clockNow());
     if (!done) throw notFound(MONEY_MSG.refundNotFound);
     if (done.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed, 'refund_failed');
     if (done.status !== 'completed') throw conflict(MONEY_MSG.refundBusy, 'refund_contention');

@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { isBillingRequestIdShaped } from '../../billing/bill-item';
 import { BILLING_MSG } from '../../billing/messages';
@@ -33,7 +34,7 @@ export const handler = endpoint(
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       if (bill.status !== 'pending') throw notPending(bill.status);
       if (!bill.requiresApproval) throw conflict(SANDBOX_MSG.billingNotAwaitingApproval, 'billing_not_awaiting_approval');
-      const r = await expireBilling(bill, new Date());
+      const r = await expireBilling(bill, clockNow());
       if (r.ok) {
         return ok(200, SANDBOX_MSG.billingExpired, {
           billingRequestId: r.bill.billingRequestId,

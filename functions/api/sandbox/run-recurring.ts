@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { conflict, MSG, notFound, SANDBOX_MSG } from '../../http/errors';
@@ -15,7 +16,7 @@ import { scheduleRecord } from '../../recurring/views';
 export const handler = endpoint(
   { body: z.strictObject({}), description: "Make your schedule's next run due now; the scheduler tick runs it." },
   async ({ params, principal }) => {
-    const r = await makeNextRunDueNow(principal.id, params.scheduleId ?? '', new Date());
+    const r = await makeNextRunDueNow(principal.id, params.scheduleId ?? '', clockNow());
     if (!r.ok) {
       if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
       if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');

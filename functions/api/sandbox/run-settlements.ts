@@ -1,3 +1,4 @@
+import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
@@ -14,7 +15,7 @@ import { settleDue } from '../../ledger/settlement';
 export const handler = endpoint(
   { body: z.strictObject({}), description: 'Settle all your unsettled funds now, whatever their settlement date.' },
   async ({ principal }) => {
-    const results = await settleDue(principal.id, new Date(), { includeFuture: true });
+    const results = await settleDue(principal.id, clockNow(), { includeFuture: true });
     const amount = results.reduce((s, r) => s + r.amount, 0);
     return ok(200, SANDBOX_MSG.settlementsRun, {
       settlements: results.map((r) => ({

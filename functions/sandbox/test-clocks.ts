@@ -1,0 +1,160 @@
+/**
+ * Test clocks (sandbox only, DESIGN 8.7). A clock belongs to a merchant and holds a frozen
+ * time. A merchant request with `X-Test-Clock` runs in the clock's context (platform/clock.ts):
+ * what it creates reads the clock's time and puts its due entries in the clock's partition of
+ * the due index (`CLOCK#<id>`), which the real tick never reads.
+ *
+ * Advancing (`POST .../advance {frozenTime}`) marks the clock `advancing` and puts the clock
+ * itself on the REAL due index (kind `sandbox.test_clock`). Its worker processes the clock's
+ * partition strictly in due order, one entry at a time (each claimed like the tick claims,
+ * then run by the kind's own worker from functions/workers/kinds.ts, in the clock's context
+ * at the entry's time), so advancing runs exactly the code real time runs: pre-debit notices,
+ * runs, the simulated bank's answers, retries, expiries, settlements, refunds. It works in
+ * bounded steps (STEP_ITEMS entries or STEP_MS), saving its progress in `frozenTime` and
+ * making itself due again, so a long advance (a daily schedule over two years) never runs
+ * into a function's timeout. When nothing is due up to the target: `frozenTime` = target,
+ * `ready`.
+ */
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+import { newId } from '../domain/ids';
+import { frozenAt, withTestClock } from '../platform/clock';
+import { db } from '../platform/clients';
+import { claimDue, clockDuePk, parseDueSk, queryDuePartition, realDueAttributes, type DueJob } from '../platform/due';
+import { logger } from '../platform/log';
+import { getItem, isConditionFailure, realNowIso, table } from '../platform/table';
+import { getTestClock, testClockKey, type TestClockItem } from './test-clock-item';
+
+export { getTestClock, type TestClockItem } from './test-clock-item';
+
+export const TEST_CLOCK_KIND = 'sandbox.test_clock';
+/** Entries one step of an advance processes at most, and how long it may take. */
+export const STEP_ITEMS = 150;
+export const STEP_MS = 15_000;
+/** The farthest one advance may move a clock. */
+export const MAX_ADVANCE_YEARS = 2;
+
+/** The API shape. */
+export const testClockView = (c: TestClockItem) => ({
+  clockId: c.clockId,
+  name: c.name,
+  frozenTime: c.frozenTime,
+  status: c.status,
+  ...(c.targetTime ? { targetTime: c.targetTime } : {}),
+  createdAt: c.createdAt,
+});
+
+export async function createTestClock(merchantId: string, frozenTime: string, name: string | null): Promise<TestClockItem> {
+  const clockId = newId('clk');
+  const now = realNowIso();
+  const item: TestClockItem = { ...testClockKey(clockId), type: 'test_clock', clockId, merchantId, name, frozenTime, status: 'ready', createdAt: now, updatedAt: now };
+  await db().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  return item;
+}
+
+/** The latest time one advance may reach from `from`. */
+export function advanceLimit(from: Date): Date {
+  const d = new Date(from);
+  d.setUTCFullYear(d.getUTCFullYear() + MAX_ADVANCE_YEARS);
+  return d;
+}
+
+export type AdvanceResult = { ok: true; clock: TestClockItem } | { ok: false; reason: 'not_found' | 'advancing' };
+
+/** Start advancing to `target` (validated by the caller): `advancing`, the clock due now on the real index. */
+export async function startAdvance(merchantId: string, id: string, target: string): Promise<AdvanceResult> {
+  const c = await getTestClock(merchantId, id);
+  if (!c) return { ok: false, reason: 'not_found' };
+  if (c.status === 'advancing') return { ok: false, reason: 'advancing' };
+  const now = realNowIso();
+  const due = realDueAttributes(TEST_CLOCK_KIND, id, now);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: testClockKey(id),
+        UpdateExpression: 'SET #s = :adv, targetTime = :t, updatedAt = :now, duePk = :dpk, dueSk = :dsk',
+        ConditionExpression: '#s = :ready AND frozenTime = :f',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':adv': 'advancing', ':ready': 'ready', ':t': target, ':now': now, ':dpk': due.duePk, ':dsk': due.dueSk, ':f': c.frozenTime },
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) return { ok: false, reason: 'advancing' };
+    throw e;
+  }
+  return { ok: true, clock: { ...c, status: 'advancing', targetTime: target, updatedAt: now } };
+}
+
+export async function deleteTestClock(merchantId: string, id: string): Promise<boolean> {
+  const c = await getTestClock(merchantId, id);
+  if (!c) return false;
+  await db().send(new DeleteCommand({ TableName: table(), Key: testClockKey(id) }));
+  return true;
+}
+
+/** The clock's item, updated only while the advance's claim (`leasedSk`) holds. */
+async function updateWhileOurs(id: string, leasedSk: string, expr: string, values: Record<string, unknown>): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: testClockKey(id),
+        UpdateExpression: expr,
+        ConditionExpression: 'dueSk = :leased',
+        ...(expr.includes('#s') ? { ExpressionAttributeNames: { '#s': 'status' } } : {}),
+        ExpressionAttributeValues: { ...values, ':leased': leasedSk },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/** The worker of `sandbox.test_clock`: one bounded step of an advance (see the module comment). */
+export async function advanceTestClock(job: DueJob): Promise<void> {
+  const c = await getItem<TestClockItem>(job.key);
+  if (!c || c.status !== 'advancing' || !c.targetTime || c.dueSk !== job.leasedSk) return;
+  const { dueKind } = await import('../workers/kinds');
+  const target = new Date(c.targetTime);
+  let at = Date.parse(c.frozenTime);
+  const started = Date.now();
+  const leaseMs = config.dueLeaseSeconds() * 1000;
+  for (let done = 0; ; done++) {
+    const [entry] = await queryDuePartition(clockDuePk(c.clockId), target, 1);
+    if (!entry) {
+      await updateWhileOurs(c.clockId, job.leasedSk, 'SET #s = :ready, frozenTime = :t, updatedAt = :now REMOVE targetTime, duePk, dueSk', {
+        ':ready': 'ready',
+        ':t': c.targetTime,
+        ':now': realNowIso(),
+      });
+      logger.info('test clock advanced', { clockId: c.clockId, frozenTime: c.targetTime });
+      return;
+    }
+    if (done >= STEP_ITEMS || Date.now() - started > STEP_MS) {
+      // Progress saved; due again at once (real time) for the next step.
+      const due = realDueAttributes(TEST_CLOCK_KIND, c.clockId, realNowIso());
+      await updateWhileOurs(c.clockId, job.leasedSk, 'SET frozenTime = :f, updatedAt = :now, dueSk = :dsk', {
+        ':f': new Date(at).toISOString(),
+        ':now': realNowIso(),
+        ':dsk': due.dueSk,
+      });
+      return;
+    }
+    at = Math.max(at, Date.parse(parseDueSk(entry.dueSk).at));
+    const nowIso = new Date(at).toISOString();
+    const claimed = await claimDue(entry, new Date(at + leaseMs).toISOString(), nowIso);
+    if (!claimed) continue;
+    const run = dueKind(claimed.kind);
+    if (!run) {
+      logger.error('test clock: no worker for due kind', { clockId: c.clockId, kind: claimed.kind });
+      continue;
+    }
+    try {
+      await withTestClock(frozenAt(c.clockId, at), () => run(claimed));
+    } catch (error) {
+      // Like a failed job: the entry stays leased (clock time) and comes due again later.
+      logger.error('test clock: job failed', { clockId: c.clockId, kind: claimed.kind, error: error as Error });
+    }
+  }
+}

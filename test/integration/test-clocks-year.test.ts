@@ -1,0 +1,96 @@
+/**
+ * Sandbox test clocks over a year (issue 21; DESIGN 8.7): a daily schedule advanced a year
+ * gives 365 runs, each on its day, answered by the simulated bank, each settled on a Lagos
+ * business day, the ledger balanced; the advance goes in bounded steps. ~3 minutes: it runs
+ * in the `integration` project only (vitest.config.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app';
+import { events, lookupPhraseFor, merchantWithTrust, webhook, type Hook, type Party } from '../support/flows';
+import { letSimulatedBankAnswer, magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
+import type { Receiver } from '../../local/receiver';
+import { getBill, ledgerProblems } from '../support/billing-table';
+import { runBills, stored } from './recurring-fixtures';
+import { isBusinessDay, settlementDate } from '../../functions/domain/business-days';
+
+let t: TestApp;
+let rx: Receiver;
+let sim: Party;
+
+beforeAll(async () => {
+  ({ t, rx, sim } = await startSandboxWorld());
+});
+afterAll(() => stopSandboxWorld({ t, rx }));
+
+interface World {
+  merchant: Party;
+  hook: Hook;
+  agreementPhrase: string;
+  customerId: string;
+}
+
+/** A premium merchant with an approve_recurring agreement of approve.recurring@ (the simulated bank answers). */
+async function world(): Promise<World> {
+  const { merchant } = await merchantWithTrust(t, { trusted: true, trustLevel: 'premium' });
+  const hook = await webhook(t, rx, merchant, { label: 'merchant' });
+  const phrase = await lookupPhraseFor(t, merchant, magicEmail('approve.recurring'), sim.id);
+  const r = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'Clocked plan' } });
+  expect(r.status).toBe(200);
+  await letSimulatedBankAnswer(t);
+  const [e] = await events(rx, hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === phrase);
+  return { merchant, hook, agreementPhrase: e!.data.agreementPhrase, customerId: e!.data.customerId };
+}
+
+const clockCall = (w: World, method: string, path: string, body?: unknown) => t.call(method, `/v1/sandbox/test-clocks${path}`, { key: w.merchant.apiKey, body });
+
+async function newClock(w: World, frozenTime: string): Promise<string> {
+  const r = await clockCall(w, 'POST', '', { frozenTime, name: 'Monthly plan test' });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data.clockId;
+}
+
+/** Advance and drive the clock's steps with real ticks until it is ready again. */
+async function advance(w: World, clockId: string, frozenTime: string, maxSteps = 100): Promise<number> {
+  const r = await clockCall(w, 'POST', `/${clockId}/advance`, { frozenTime });
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  expect(r.body.data).toMatchObject({ clockId, status: 'advancing', targetTime: frozenTime });
+  for (let step = 1; step <= maxSteps; step++) {
+    await t.app.tick(new Date());
+    await t.app.settle(60_000);
+    const c = await clockCall(w, 'GET', `/${clockId}`);
+    if (c.body.data.status === 'ready') {
+      expect(c.body.data.frozenTime).toBe(frozenTime);
+      return step;
+    }
+  }
+  throw new Error(`clock ${clockId} still advancing after ${maxSteps} steps`);
+}
+
+describe('test clocks over a year (DESIGN 8.7)', () => {
+  it('a daily schedule advanced a year: 365 runs, each on its day, 365 settled on business days, the ledger balanced; bounded steps', async () => {
+    const w = await world();
+    const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
+    const created = await t.call('POST', '/v1/billing/recurring/create', {
+      key: w.merchant.apiKey,
+      headers: { 'x-test-clock': clockId },
+      body: { customerId: w.customerId, agreementPhrase: w.agreementPhrase, amount: 10, currency: 'NGN', frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z', endDate: '2027-12-31T08:00:00.000Z' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.scheduleId;
+    // Past Monday 3 Jan 2028: the Friday 31 Dec run's funds settle then.
+    const steps = await advance(w, clockId, '2028-01-04T00:00:00.000Z', 400);
+    expect(steps).toBeGreaterThan(1); // bounded steps, not one long call
+    const bills = await Promise.all((await runBills(id)).map((b) => getBill(b.billingRequestId)));
+    expect(bills).toHaveLength(365);
+    expect(new Set(bills.map((b) => b!.createdAt.slice(0, 10))).size).toBe(365);
+    expect(bills.every((b) => b!.createdAt.endsWith('T08:00:00.000Z') && b!.status === 'succeeded')).toBe(true);
+    expect(await stored(id)).toMatchObject({ status: 'completed', totalBillings: 365, completionReason: 'end_date' });
+    // Each run settled, on the first Lagos business day after its capture.
+    for (const b of bills) {
+      expect(b!.settlementId, b!.createdAt).toBeDefined();
+      expect(b!.settlementDate).toBe(settlementDate(new Date(b!.createdAt)).date);
+      expect(isBusinessDay(b!.settlementDate!)).toBe(true);
+    }
+    expect(await ledgerProblems(w.merchant.id)).toEqual([]);
+  }, 900_000);
+});

@@ -1,0 +1,152 @@
+/**
+ * Sandbox test clocks (issue 21; DESIGN 8.7): create/read/advance/delete; a merchant request
+ * with X-Test-Clock ties what it creates to the clock; advancing runs what falls due through
+ * the normal workers in due order, in bounded steps (`advancing` until done), with the
+ * simulated bank answering each run; events carry testClock. Real local stack.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../support/app';
+import { events, lookupPhraseFor, merchantWithTrust, webhook, type Hook, type Party } from '../support/flows';
+import { letSimulatedBankAnswer, magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
+import type { Receiver } from '../../local/receiver';
+import { getBill, ledgerProblems } from '../support/billing-table';
+import { runBills, stored } from './recurring-fixtures';
+
+let t: TestApp;
+let rx: Receiver;
+let sim: Party;
+let simHook: Hook;
+
+beforeAll(async () => {
+  ({ t, rx, sim, simHook } = await startSandboxWorld());
+});
+afterAll(() => stopSandboxWorld({ t, rx }));
+
+interface World {
+  merchant: Party;
+  hook: Hook;
+  agreementPhrase: string;
+  customerId: string;
+}
+
+/** A premium merchant with an approve_recurring agreement of approve.recurring@ (the simulated bank answers). */
+async function world(): Promise<World> {
+  const { merchant } = await merchantWithTrust(t, { trusted: true, trustLevel: 'premium' });
+  const hook = await webhook(t, rx, merchant, { label: 'merchant' });
+  const phrase = await lookupPhraseFor(t, merchant, magicEmail('approve.recurring'), sim.id);
+  const r = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'Clocked plan' } });
+  expect(r.status).toBe(200);
+  await letSimulatedBankAnswer(t);
+  const [e] = await events(rx, hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === phrase);
+  return { merchant, hook, agreementPhrase: e!.data.agreementPhrase, customerId: e!.data.customerId };
+}
+
+const clockCall = (w: World, method: string, path: string, body?: unknown) => t.call(method, `/v1/sandbox/test-clocks${path}`, { key: w.merchant.apiKey, body });
+
+async function newClock(w: World, frozenTime: string): Promise<string> {
+  const r = await clockCall(w, 'POST', '', { frozenTime, name: 'Monthly plan test' });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data.clockId;
+}
+
+/** Advance and drive the clock's steps with real ticks until it is ready again. */
+async function advance(w: World, clockId: string, frozenTime: string, maxSteps = 100): Promise<number> {
+  const r = await clockCall(w, 'POST', `/${clockId}/advance`, { frozenTime });
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  expect(r.body.data).toMatchObject({ clockId, status: 'advancing', targetTime: frozenTime });
+  for (let step = 1; step <= maxSteps; step++) {
+    await t.app.tick(new Date());
+    await t.app.settle(60_000);
+    const c = await clockCall(w, 'GET', `/${clockId}`);
+    if (c.body.data.status === 'ready') {
+      expect(c.body.data.frozenTime).toBe(frozenTime);
+      return step;
+    }
+  }
+  throw new Error(`clock ${clockId} still advancing after ${maxSteps} steps`);
+}
+
+describe('test clocks (DESIGN 8.7)', () => {
+  it('create, read, advance rules, delete; another merchant gets 404; X-Test-Clock of another merchant is 404', async () => {
+    const w = await world();
+    const other = await world();
+    const id = await newClock(w, '2027-01-01T00:00:00+01:00');
+    const got = await clockCall(w, 'GET', `/${id}`);
+    expect(got.body).toMatchObject({ statusCode: 200, data: { clockId: id, frozenTime: '2026-12-31T23:00:00.000Z', status: 'ready', name: 'Monthly plan test' } });
+    expect((await clockCall(other, 'GET', `/${id}`)).status).toBe(404);
+    for (const [body, why] of [
+      [{ frozenTime: '2026-12-31T23:00:00.000Z' }, 'not forward'],
+      [{ frozenTime: '2026-01-01T00:00:00.000Z' }, 'backwards'],
+      [{ frozenTime: '2029-01-01T00:00:00.000Z' }, 'more than 2 years'],
+      [{ frozenTime: 'soon' }, 'not a time'],
+      [{}, 'missing'],
+    ] as const) {
+      const r = await clockCall(w, 'POST', `/${id}/advance`, body);
+      expect(r.status, why).toBe(400);
+      expect(r.body.message).toBe('Invalid request parameters');
+    }
+    const foreign = await t.call('POST', '/v1/billing/recurring/create', {
+      key: other.merchant.apiKey,
+      headers: { 'x-test-clock': id },
+      body: { customerId: other.customerId, agreementPhrase: other.agreementPhrase, amount: 10, currency: 'NGN', frequency: 'monthly', startDate: '2027-01-31T09:00:00.000Z' },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('Test clock not found');
+    expect((await clockCall(w, 'DELETE', `/${id}`)).status).toBe(200);
+    expect((await clockCall(w, 'GET', `/${id}`)).status).toBe(404);
+  });
+
+  it('the Jan 31 example: a monthly schedule from 2027-01-31 with maxBillings 3, advanced to 2027-04-01, bills on Jan 31, Feb 28, Mar 31, then completes', async () => {
+    const w = await world();
+    const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
+    const created = await t.call('POST', '/v1/billing/recurring/create', {
+      key: w.merchant.apiKey,
+      headers: { 'x-test-clock': clockId },
+      body: { customerId: w.customerId, agreementPhrase: w.agreementPhrase, amount: 1500, currency: 'NGN', frequency: 'monthly', startDate: '2027-01-31T09:00:00.000Z', maxBillings: 3 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.data.scheduleId;
+    // Real time does not run it: the real tick far in the future finds nothing of the clock.
+    await t.app.tick(new Date('2027-06-01T00:00:00.000Z'));
+    await t.app.settle();
+    expect(await runBills(id)).toHaveLength(0);
+
+    await advance(w, clockId, '2027-04-01T00:00:00.000Z');
+    const bills = (await runBills(id)).sort((a, b) => a.runSeq! - b.runSeq!);
+    expect(bills.map((b) => b.createdAt)).toEqual(['2027-01-31T09:00:00.000Z', '2027-02-28T09:00:00.000Z', '2027-03-31T09:00:00.000Z']);
+    for (const b of bills) expect((await getBill(b.billingRequestId))!.status).toBe('succeeded');
+    expect(await stored(id)).toMatchObject({ status: 'completed', totalBillings: 3, completionReason: 'max_billings' });
+    const [done] = await events(rx, w.hook, 'schedule.completed', 1, (e) => e.data.scheduleId === id);
+    expect(done!.data).toMatchObject({ testClock: clockId, reason: 'max_billings' });
+    expect(done!.createdAt).toBe('2027-03-31T09:00:01.000Z');
+    // The pre-debit notice followed the clock: 24 h before the run, in clock time.
+    const [notice] = await events(rx, simHook, 'billing.upcoming', 1, (e) => e.data.scheduleId === id && e.data.runAt === '2027-02-28T09:00:00.000Z');
+    expect(notice!.createdAt).toBe('2027-02-27T09:00:00.000Z');
+    expect(notice!.data.testClock).toBe(clockId);
+    const [paid] = await events(rx, w.hook, 'billing.response', 1, (e) => e.data.billingRequestId === bills[0]!.billingRequestId);
+    expect(paid!.data).toMatchObject({ status: 'succeeded', testClock: clockId, scheduleId: id });
+    expect(await ledgerProblems(w.merchant.id)).toEqual([]);
+  }, 120_000);
+
+  it('an approval window follows the clock: a one-time pay on the clock expires when the clock passes expiresAt, not in real time', async () => {
+    const w = await world();
+    const clockId = await newClock(w, '2028-05-10T10:00:00.000Z');
+    const phrase = await lookupPhraseFor(t, w.merchant, magicEmail('debit.no.answer'), sim.id);
+    const pay = await t.call('POST', '/v1/customer/pay', {
+      key: w.merchant.apiKey,
+      headers: { 'x-test-clock': clockId },
+      body: { lookupPhrases: [phrase], amount: 25, currency: 'NGN', description: 'Clocked one-time' },
+    });
+    expect(pay.status, JSON.stringify(pay.body)).toBe(201);
+    const el = pay.body[0];
+    expect(el.expiresAt).toBe('2028-05-10T10:00:30.000Z'); // APPROVAL_WINDOW_SECONDS 30 from the clock's time
+    await t.app.tick(new Date('2029-01-01T00:00:00.000Z'));
+    await t.app.settle();
+    expect((await getBill(el.billingRequestId))!.status).toBe('pending');
+    await advance(w, clockId, '2028-05-10T10:01:00.000Z');
+    expect((await getBill(el.billingRequestId))!.status).toBe('expired');
+    const [res] = await events(rx, w.hook, 'billing.response', 1, (e) => e.data.billingRequestId === el.billingRequestId);
+    expect(res!.data).toMatchObject({ status: 'expired', testClock: clockId });
+    expect(res!.createdAt).toBe('2028-05-10T10:00:30.000Z');
+  }, 120_000);
+});
