@@ -162,12 +162,15 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/exports\//, 'Export not found'],
     [/^\/v1\/team\/members\//, 'Member not found'],
     [/^\/v1\/team\/invitations\//, 'Invitation not found'],
+    [/^\/v1\/sandbox\/test-clocks\//, 'Test clock not found'],
   ];
   const BODIES: Record<string, unknown> = {
     'PUT /v1/bank/customer-decisions/{id}': { customerDecision: 'deny' },
     'PATCH /v1/operator/providers/{id}': { maxTrustLevel: 'basic' },
     'PATCH /v1/team/members/{userId}': { role: 'viewer' },
     'POST /v1/operator/applications/{id}/reject': { reason: 'Registration number does not match' },
+    'PATCH /v1/recurring/{scheduleId}': { amount: 5 },
+    'POST /v1/sandbox/test-clocks/{clockId}/advance': { frozenTime: '2030-01-01T00:00:00.000Z' },
   };
 
   it('every route with a path parameter, as its own caller: 404 with the resource not-found message', async () => {

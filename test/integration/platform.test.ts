@@ -162,7 +162,7 @@ describe('request handling', () => {
       ['DELETE', '/v1/balance/details', 'GET'],
       ['PUT', '/v1/balance/details', 'GET'],
       ['GET', '/v1/customer/bill', 'POST'],
-      ['POST', '/v1/recurring/sch_anything', 'DELETE, GET'],
+      ['POST', '/v1/recurring/sch_anything', 'DELETE, GET, PATCH'],
       ['PATCH', '/v1/webhooks/endpoints', 'GET, POST'],
       ['DELETE', '/v1/provider/merchant', 'GET, PATCH'],
       ['GET', '/v1/sandbox/settlements/run', 'POST'],

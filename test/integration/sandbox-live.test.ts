@@ -53,11 +53,15 @@ describe('live stage: the sandbox does not exist', () => {
 
   it('every sandbox route is 404 Route not found (with a live merchant key, a provider acting for it, or no key)', async () => {
     expect(SANDBOX_ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'DELETE /v1/sandbox/test-clocks/{clockId}',
       'GET /v1/sandbox/customers',
+      'GET /v1/sandbox/test-clocks/{clockId}',
       'POST /v1/sandbox/billing-requests/{id}/expire',
       'POST /v1/sandbox/recurring/{scheduleId}/run',
       'POST /v1/sandbox/refunds/{refundId}/complete',
       'POST /v1/sandbox/settlements/run',
+      'POST /v1/sandbox/test-clocks',
+      'POST /v1/sandbox/test-clocks/{clockId}/advance',
     ]);
     const provider = await t.participant('provider');
     const merchant = await t.participant('merchant', { providerId: provider.id });
@@ -70,6 +74,12 @@ describe('live stage: the sandbox does not exist', () => {
         expect(res.body).toMatchObject({ statusCode: 404, success: false, message: 'Route not found' });
       }
     }
+  });
+
+  it('live never reads X-Test-Clock (DESIGN 8.7): the header changes nothing', async () => {
+    const merchant = await t.participant('merchant');
+    const r = await t.call('GET', '/v1/balance/details', { key: merchant.apiKey, headers: { 'X-Test-Clock': 'clk_0000000000000000' } });
+    expect(r.status).toBe(200); // in the sandbox this unknown clock would be 404 Test clock not found
   });
 
   it('the pipeline refuses a sandbox route at runtime too (each handler invoked directly in live): 404, nothing runs', async () => {
