@@ -17,19 +17,14 @@
  * but no delivery traffic mixes into the figures. Every DynamoDB command is counted by an
  * SDK middleware on the shared document client (`db()`), every SQS command on `queue()`.
  */
-import { NO_TERMS } from '../functions/domain/consent';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { cpus, loadavg } from 'node:os';
-import { issueAgreementPhrase } from '../functions/domain/agreement-phrase';
-import { decisionId } from '../functions/domain/decisions';
 import { db, queue } from '../functions/platform/clients';
-import { batchPut, buildCustomer } from '../functions/customers/store';
-import { newDecisionItem } from '../functions/decisions/store';
-import { buildSchedule } from '../functions/recurring/store';
 import { type ScheduleItem } from '../functions/recurring/views';
-import { table, type Item } from '../functions/platform/table';
+import { table } from '../functions/platform/table';
 import type { BillItem } from '../functions/billing/types';
 import { outPath, writeJson } from './lib/results';
+import { seedSchedules } from './lib/seed-recurring';
 import { startBenchStack, type BenchStack } from './lib/stack';
 import { mapLimit } from './lib/stats';
 
@@ -120,53 +115,7 @@ async function main() {
 
     // Seed: N customers, their approve_recurring decisions (with limits), N schedules due at DUE_AT.
     const seedStarted = performance.now();
-    const now = new Date().toISOString();
-    const customers: Item[] = [];
-    const decisions: Item[] = [];
-    const schedules: ScheduleItem[] = [];
-    for (let i = 0; i < N; i++) {
-      const c = buildCustomer(
-        bank.id,
-        'bat_bench',
-        { clientRef: `CR-${i}`, firstname: 'Ada', lastname: `Obi${i}`, email: `ada${i}@bench.test`, country: 'NG', accountNumber: String(1_000_000_000 + i), reference: `REF-${i}` },
-        now,
-      );
-      customers.push(c as unknown as Item);
-      const id = decisionId(merchant.id, c.id);
-      const d = newDecisionItem(
-        { customerId: c.id, bankId: bank.id, merchantId: merchant.id, agreementPhrase: await issueAgreementPhrase(id, merchant.id) },
-        { decision: 'approve_recurring', spendingLimits: { single: 1_000_000, monthly: 5_000_000 }, blockMerchant: false, lookupPhrase: `lp_bench${i}`, terms: NO_TERMS },
-        now,
-      );
-      decisions.push(d as unknown as Item);
-      schedules.push(
-        buildSchedule(
-          {
-            merchantId: merchant.id,
-            providerId: provider.id,
-            bankId: bank.id,
-            customerId: c.id,
-            clientRef: c.clientRef,
-            decisionId: d.id,
-            agreementPhrase: d.agreementPhrase,
-            amount: 250_000,
-            currency: 'NGN',
-            frequency: 'monthly',
-            interval: 1,
-            startDate: DUE_AT,
-            endDate: null,
-            maxBillings: 12,
-            description: 'Gym membership',
-            metadata: null,
-          },
-          now,
-        ),
-      );
-    }
-    const all = [...customers, ...decisions, ...(schedules as unknown as Item[])];
-    const chunks: Item[][] = [];
-    for (let i = 0; i < all.length; i += 500) chunks.push(all.slice(i, i + 500));
-    await parallel(chunks, 8, (c) => batchPut(c));
+    const schedules = await seedSchedules({ n: N, bankId: bank.id, merchantId: merchant.id, providerId: provider.id, frequency: 'monthly', startDate: DUE_AT, maxBillings: 12 });
     const seedMs = Math.round(performance.now() - seedStarted);
     console.log(`seeded ${N} customers, decisions and schedules in ${(seedMs / 1000).toFixed(1)} s`);
 
