@@ -6,8 +6,8 @@
  *
  * Advancing (`POST .../advance {frozenTime}`) marks the clock `advancing` and puts the clock
  * itself on the REAL due index (kind `sandbox.test_clock`). Its worker processes the clock's
- * partition strictly in due order, one entry at a time (each claimed like the tick claims,
- * then run by the kind's own worker from functions/workers/kinds.ts, in the clock's context
+ * partition in due order, the entries due at one instant together (each claimed like the tick
+ * claims, then run by the kind's own worker from functions/workers/kinds.ts, in the clock's context
  * at the entry's time), so advancing runs exactly the code real time runs: pre-debit notices,
  * runs, the simulated bank's answers, retries, expiries, settlements, refunds. It works in
  * bounded steps (STEP_ITEMS entries or STEP_MS), saving its progress in `frozenTime` and
@@ -22,6 +22,7 @@ import { frozenAt, withTestClock } from '../platform/clock';
 import { db } from '../platform/clients';
 import { claimDue, clockDuePk, parseDueSk, queryDuePartition, realDueAttributes, type DueJob } from '../platform/due';
 import { logger } from '../platform/log';
+import { mapLimit } from '../platform/retry';
 import { getItem, isConditionFailure, realNowIso, table } from '../platform/table';
 import { getTestClock, testClockKey, type TestClockItem } from './test-clock-item';
 
@@ -29,8 +30,10 @@ export { getTestClock, type TestClockItem } from './test-clock-item';
 
 export const TEST_CLOCK_KIND = 'sandbox.test_clock';
 /** Entries one step of an advance processes at most, and how long it may take. */
-export const STEP_ITEMS = 150;
+export const STEP_ITEMS = 1000;
 export const STEP_MS = 15_000;
+/** Entries read per query: those due at the first one's instant run together. */
+const SAME_INSTANT_BATCH = 25;
 /** The farthest one advance may move a clock. */
 export const MAX_ADVANCE_YEARS = 2;
 
@@ -120,8 +123,9 @@ export async function advanceTestClock(job: DueJob): Promise<void> {
   let at = Date.parse(c.frozenTime);
   const started = Date.now();
   const leaseMs = config.dueLeaseSeconds() * 1000;
-  for (let done = 0; ; done++) {
-    const [entry] = await queryDuePartition(clockDuePk(c.clockId), target, 1);
+  for (let done = 0; ; ) {
+    const entries = await queryDuePartition(clockDuePk(c.clockId), target, SAME_INSTANT_BATCH);
+    const entry = entries[0];
     if (!entry) {
       await updateWhileOurs(c.clockId, job.leasedSk, 'SET #s = :ready, frozenTime = :t, updatedAt = :now REMOVE targetTime, duePk, dueSk', {
         ':ready': 'ready',
@@ -141,20 +145,29 @@ export async function advanceTestClock(job: DueJob): Promise<void> {
       });
       return;
     }
-    at = Math.max(at, Date.parse(parseDueSk(entry.dueSk).at));
+    // The entries due at the same instant as the first run together (their order among
+    // themselves is no order in time, as with the tick); anything they create is seen by the
+    // next query, so an item due earlier than the rest still runs first.
+    const first = parseDueSk(entry.dueSk).at;
+    const batch = entries.filter((e) => parseDueSk(e.dueSk).at === first);
+    at = Math.max(at, Date.parse(first));
     const nowIso = new Date(at).toISOString();
-    const claimed = await claimDue(entry, new Date(at + leaseMs).toISOString(), nowIso);
-    if (!claimed) continue;
-    const run = dueKind(claimed.kind);
-    if (!run) {
-      logger.error('test clock: no worker for due kind', { clockId: c.clockId, kind: claimed.kind });
-      continue;
-    }
-    try {
-      await withTestClock(frozenAt(c.clockId, at), () => run(claimed));
-    } catch (error) {
-      // Like a failed job: the entry stays leased (clock time) and comes due again later.
-      logger.error('test clock: job failed', { clockId: c.clockId, kind: claimed.kind, error: error as Error });
-    }
+    const leaseIso = new Date(at + leaseMs).toISOString();
+    await mapLimit(batch, 8, async (e) => {
+      const claimed = await claimDue(e, leaseIso, nowIso);
+      if (!claimed) return;
+      const run = dueKind(claimed.kind);
+      if (!run) {
+        logger.error('test clock: no worker for due kind', { clockId: c.clockId, kind: claimed.kind });
+        return;
+      }
+      try {
+        await withTestClock(frozenAt(c.clockId, at), () => run(claimed));
+      } catch (error) {
+        // Like a failed job: the entry stays leased (clock time) and comes due again later.
+        logger.error('test clock: job failed', { clockId: c.clockId, kind: claimed.kind, error: error as Error });
+      }
+    });
+    done += batch.length;
   }
 }
