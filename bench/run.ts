@@ -6,6 +6,7 @@
  *   bundles      bench/bundles.ts     size + cold init of every Lambda, Node 24 and 22
  *   endpoints    bench/endpoints.ts   5 endpoint classes vs their raw-DynamoDB floor (A/B/A/B)
  *   tick         bench/lib/tick.ts    10,000 due items through one tick and the jobs worker
+ *   testClock    bench/test-clock.ts  a test clock advanced over 100 daily schedules (issue 21)
  *   webhookCost  bench/lib/webhook-cost.ts  DynamoDB/SQS/duration of one webhook (cost model)
  *   webhooks     bench/webhooks.ts    1,000 events, receiver failing 30 %: throughput
  *
@@ -27,7 +28,7 @@ import { BENCH_DIR, loadAverage, machine, runMain, writeJson } from './lib/resul
 import { round } from './lib/stats';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks'] as const;
+const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks', 'testClock'] as const;
 type Phase = (typeof PHASES)[number];
 const SELF = fileURLToPath(import.meta.url);
 
@@ -44,6 +45,8 @@ async function runPhase(name: string): Promise<unknown> {
       return (await import('./lib/tick')).runTickBench();
     case 'webhookCost':
       return (await import('./lib/webhook-cost')).runWebhookCost();
+    case 'testClock':
+      return (await import('./test-clock')).runTestClockBench();
     default:
       throw new Error(`unknown phase ${name}`);
   }
@@ -265,6 +268,20 @@ function markdown(res: any): string {
     L.push('');
     L.push('Synthetic due kind (`bench.noop`): the worker only takes the item off the index (the claim-conditioned UpdateItem every kind ends with), so this is the time path\'s own throughput; a real kind adds its state change.');
   }
+  const tc = res.testClock;
+  if (tc) {
+    L.push('');
+    L.push(`## Test clock advance (bench/test-clock.ts: ${tc.schedules} daily schedules on one clock, simulated bank)`);
+    L.push('');
+    L.push(
+      table(
+        ['advanced', 'runs', 'steps', 'wall time', 'runs/s', 'one year (365 days), extrapolated'],
+        [[`${tc.days} days`, tc.runs, tc.steps, `${round(tc.advanceMs / 1000, 1)} s`, tc.runsPerSecond, `${tc.yearExtrapolatedMinutes} min`]],
+      ),
+    );
+    L.push('');
+    L.push('Each run is its pre-debit notice, the run, the simulated bank\'s answer and a share of the day\'s settlement, all through the real workers in the clock\'s due order; the time grows linearly with schedules x days (one clock\'s partition), so the year is the measured rate x 365 days.');
+  }
   const w = res.webhooks;
   const wc = res.webhookCost;
   if (w || wc) {
@@ -384,6 +401,7 @@ async function orchestrate(): Promise<void> {
     tick: strip(outcomes.tick.data),
     webhookCost: strip(outcomes.webhookCost.data),
     webhooks: outcomes.webhooks.data,
+    testClock: strip(outcomes.testClock.data),
     bundles: strip(outcomes.bundles.data),
     notes: [
       'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',

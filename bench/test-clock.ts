@@ -8,22 +8,23 @@
  * year (365 days) extrapolated from the measured rate (the advance is one clock's partition in
  * due order, so its time grows linearly with schedules x days).
  *
- *   npx tsx bench/test-clock.ts
+ *   npx tsx bench/test-clock.ts      (also a phase of npm run bench: `testClock`)
  */
 import { cpus, loadavg } from 'node:os';
 import { frozenAt, withTestClock } from '../functions/platform/clock';
 import { createTestClock } from '../functions/sandbox/test-clocks';
 import { magicEmail } from '../test/support/sandbox-world';
-import { outPath, writeJson } from './lib/results';
+import { outPath, runMain, writeJson } from './lib/results';
 import { seedSchedules } from './lib/seed-recurring';
 import { startBenchStack } from './lib/stack';
 
 const N = Number(process.env.BENCH_CLOCK_SCHEDULES ?? 100);
-const DAYS = Number(process.env.BENCH_CLOCK_DAYS ?? 30);
+const DAYS = Number(process.env.BENCH_CLOCK_DAYS ?? (process.env.BENCH_QUICK === '1' ? 7 : 30));
 const START = '2027-01-01T00:00:00.000Z';
 const OUT = outPath('results-test-clock.json');
 
-async function main() {
+/** The phase of `npm run bench` (bench/run.ts) and `npx tsx bench/test-clock.ts`. */
+export async function runTestClockBench() {
   const stack = await startBenchStack({ pollers: 4, env: { PRE_DEBIT_NOTICE_SECONDS: '86400', SANDBOX_BANK_DELAY_SECONDS: '1' } });
   try {
     const mk = async (body: Record<string, unknown>) => (await stack.must(201, 'POST', '/v1/operator/participants', stack.operatorKey, body)).data;
@@ -65,12 +66,10 @@ async function main() {
       `test clock: ${N} daily schedules advanced ${DAYS} days = ${runs} runs in ${(ms / 1000).toFixed(1)} s (${steps} steps, ${result.runsPerSecond} runs/s); one year extrapolated: ${result.yearExtrapolatedMinutes} min`,
     );
     writeJson(OUT, result);
+    return result;
   } finally {
     await stack.stop();
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (process.argv[1] && /test-clock\.ts$/.test(process.argv[1])) runMain(runTestClockBench);
