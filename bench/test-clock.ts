@@ -12,8 +12,8 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { frozenAt, withTestClock } from '../functions/platform/clock';
-import { createTestClock } from '../functions/sandbox/test-clocks';
-import { magicEmail } from '../test/support/sandbox-world';
+import { createTestClock } from '../functions/sandbox/test-clock-store';
+import { magicEmail } from '../functions/sandbox/magic';
 import { outPath, runMain, writeJson } from './lib/results';
 import { seedSchedules } from './lib/seed-recurring';
 import { startBenchStack } from './lib/stack';
@@ -36,7 +36,7 @@ export async function runTestClockBench() {
 
     const clock = await createTestClock(merchant.id, START, 'bench');
     await withTestClock(frozenAt(clock.clockId, Date.parse(START)), () =>
-      seedSchedules({ n: N, bankId: bank.id, merchantId: merchant.id, providerId: provider.id, frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z', email: () => magicEmail('approve.recurring') }),
+      seedSchedules({ n: N, bankId: bank.id, merchantId: merchant.id, providerId: provider.id, frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z', email: () => magicEmail({ local: 'approve.recurring' }) }),
     );
     const target = new Date(Date.parse(START) + DAYS * 86_400_000).toISOString();
     const load = loadavg().map((x) => Math.round(x * 100) / 100);

@@ -20,7 +20,6 @@
  * it (in the transaction that creates a billing under the decision, without touching
  * `version`). Spending limits are stored in minor units and shown in major units.
  */
-import { amendmentAnswerItems } from '../recurring/amendments';
 import {
   customerAction,
   decisionId,
@@ -35,7 +34,7 @@ import { remainingOf, usageOf, type ConsentTerms, type Remaining } from '../doma
 import { limitCounterKeys, usedFromCounters } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
 import { sha256Hex } from '../domain/ids';
-import { commit } from '../events/outbox';
+import { commit, type EventSpec } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
 import { participantKey } from '../participants/store';
 import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, nowIso, queryAll, table, type TransactItem } from '../platform/table';
@@ -444,14 +443,30 @@ export type SaveDecisionResult =
   | { ok: true; decision: DecisionItem }
   | { ok: false; reason: 'not_found' | 'intent_answered' | 'untrusted' };
 
-export interface SaveDecisionInput {
+/**
+ * What else an intent's answer commits with the decision: the recurring feature settles a
+ * schedule's amendment (recurring/amendments.ts `amendmentAnswerItems`, DESIGN 8.6). Passed by
+ * whoever answers intents (the bank's intent-response, the sandbox's simulated bank), so this
+ * module does not import the features above it.
+ */
+export type IntentAnswerHook = (intent: IntentItem, next: DecisionItem, at: string) => Promise<{ items: TransactItem[]; events: EventSpec[] }>;
+
+export type SaveDecisionInput = SaveDecisionBase &
+  (
+    | {
+        /** The intent being answered, read afresh on every attempt (it may throw the caller's refusal). */
+        intent: () => Promise<IntentItem>;
+        onAnswer: IntentAnswerHook;
+      }
+    | { intent?: undefined; onAnswer?: undefined }
+  );
+
+interface SaveDecisionBase {
   decisionId: string;
   /** Who a NEW decision is for; absent = the decision must exist already (the bank's PUT). */
   create?: { customerId: string; bankId: string; merchantId: string };
   /** Whether the caller may change an existing decision (absent = yes). */
   owns?: (d: DecisionItem) => boolean;
-  /** The intent being answered, read afresh on every attempt (it may throw the caller's refusal). */
-  intent?: () => Promise<IntentItem>;
   /** The new state, from the current decision (undefined when none yet) and the intent. */
   change: (current: DecisionItem | undefined, intent: IntentItem | undefined) => DecisionChange;
   /**
@@ -498,7 +513,7 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
     const intentAt = intent ? items.push(answerIntent(intent, change.decision, now)) - 1 : -1;
     items.push(write, versionItem(next, 'bank', p.reason, now));
     // An intent that asks for a schedule's amendment settles it in the same transaction (DESIGN 8.6).
-    const amendment = intent?.amendment ? await amendmentAnswerItems(intent, next, now) : { items: [], events: [] };
+    const amendment = intent && p.onAnswer ? await p.onAnswer(intent, next, now) : { items: [], events: [] };
     items.push(...amendment.items);
     const trustAt = p.trustedMerchant
       ? items.push({

@@ -6,7 +6,7 @@ import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
 import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from './errors';
 import { frozenAt, withTestClock, type ClockContext } from '../platform/clock';
-import { getTestClock } from '../sandbox/test-clock-item';
+import { getTestClock } from '../platform/test-clock-item';
 import { claimIdempotency, settleIdempotency } from './idempotency';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';

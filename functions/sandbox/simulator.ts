@@ -25,6 +25,7 @@ import { billKey, type BillItem } from '../billing/types';
 import { getBankCustomer } from '../customers/views';
 import { decisionId, saveDecision } from '../decisions/store';
 import { findIntentToAnswer } from '../decisions/intents';
+import { amendmentAnswerItems } from '../recurring/amendments';
 import { isTrustedMerchant } from '../merchants/store';
 import { getParticipant, type Participant } from '../participants/store';
 import { getItem } from '../platform/table';
@@ -136,6 +137,7 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
           lookupPhrase: intent!.lookupPhrase,
           terms: termsFor(answer, clockNow()),
         }),
+        onAnswer: amendmentAnswerItems,
         reason: 'intent_response',
         trustedMerchant: chosen === 'approve_recurring' ? isTrustedMerchant : undefined,
       });

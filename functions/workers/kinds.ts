@@ -19,7 +19,8 @@ import { completeDueRefund } from '../refunds/complete';
 import { REFUND_COMPLETE_KIND } from '../refunds/views';
 import { runSandboxBank } from '../sandbox/bank-worker';
 import { SANDBOX_BANK_KIND } from '../sandbox/hook';
-import { advanceTestClock, TEST_CLOCK_KIND } from '../sandbox/test-clocks';
+import { advanceTestClock } from '../sandbox/test-clocks';
+import { TEST_CLOCK_KIND } from '../sandbox/test-clock-store';
 import { recoverDelivery } from '../webhooks/recovery';
 import { VALIDITY_KIND } from '../decisions/store';
 import { expireValidity } from '../decisions/validity';
@@ -41,7 +42,7 @@ export const DUE_KINDS: DueKind[] = [
   { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing (after the bank's pre-debit notice)" },
   { kind: VALIDITY_KIND, run: expireValidity, summary: "Record the end of a decision's validity in its history" },
   { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },
-  { kind: TEST_CLOCK_KIND, run: advanceTestClock, summary: "One bounded step of a test clock's advance: its due items in due order (sandbox)" },
+  { kind: TEST_CLOCK_KIND, run: (job) => advanceTestClock(job, dueKind), summary: "One bounded step of a test clock's advance: its due items in due order (sandbox)" },
 ];
 
 const byKind = new Map(DUE_KINDS.map((k) => [k.kind, k.run]));

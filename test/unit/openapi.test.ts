@@ -347,7 +347,14 @@ describe('event schemas match what the service emits', () => {
     } as unknown as Parameters<typeof scheduleEventData>[0];
     conforms('schedule.paused', scheduleEventData(s, { actor: 'system', pausedAt: '2026-11-22T10:00:00.000Z', reason: 'permission_revoked', pausedBy: 'service' }));
     conforms('schedule.completed', scheduleEventData({ ...s, status: 'completed', nextBillingDate: null }, { actor: 'system', completedAt: '2026-11-22T10:00:00.000Z', reason: 'max_billings' }));
-    conforms('schedule.run_failed', scheduleEventData(s, { actor: 'system', runSeq: 3, reason: 'spending_limit_exceeded', customerAction: 'declined', scheduledFor: '2026-11-22T10:00:00.000Z' }));
+    conforms(
+      'schedule.run_failed',
+      scheduleEventData(s, { actor: 'system', runSeq: 3, reason: 'spending_limit_exceeded', customerAction: 'declined', scheduledFor: '2026-11-22T10:00:00.000Z', willRetry: true, nextRetryAt: '2026-11-23T10:00:00.000Z' }),
+    );
+    const terms = { amount: 1000, frequency: 'monthly', description: null };
+    const amendment = { amendmentId: 'amd_1', from: terms, to: { ...terms, amount: 1500 }, requestedAt: '2026-11-22T10:00:00.000Z' };
+    conforms('schedule.amended', scheduleEventData(s, { actor: 'bank', ...amendment, effectiveFrom: '2026-12-22T10:00:00.000Z' }));
+    conforms('schedule.amendment_declined', scheduleEventData(s, { actor: 'bank', ...amendment, reason: 'limits' }));
     conforms('schedule.cancelled', scheduleEventData({ ...s, status: 'cancelled', nextBillingDate: null }, { actor: 'bank', cancelledAt: '2026-11-22T10:00:00.000Z', reason: 'Customer asked' }));
     conforms('schedule.run_skipped', scheduleEventData(s, { actor: 'bank', skippedRunAt: '2026-11-22T10:00:00.000Z', skippedSequence: 2 }));
     // Every schedule.* event names who made the change (DESIGN 8.5): without actor it does not conform.

@@ -109,7 +109,7 @@ describe('README magic customers table', () => {
       if (m.intent?.terms?.validForSeconds !== undefined) expect(intent).toContain(`validTo\` ${m.intent.terms.validForSeconds} s later`);
       for (const [period, v] of Object.entries(m.intent?.spendingLimits ?? {})) expect(intent).toContain(`${period} ${v.toLocaleString('en-US')}`);
       if (m.debit === null) expect(debit).toMatch(/never answered/);
-      else expect(debit).toMatch(m.debit === 'approve' ? /approved/ : m.debit === 'deny' ? /denied/ : /suspended/);
+      else expect(debit).toMatch({ approve: /approved/, deny: /denied/, suspended: /suspended/, insufficient_funds: /declineReason: insufficient_funds/ }[m.debit]);
     });
   });
 });

@@ -9,7 +9,7 @@ import { conflict, notFound } from '../../http/errors';
 import { billKey, type BillItem } from '../../billing/types';
 import { getItem } from '../../platform/table';
 import { clockNow, withTestClock } from '../../platform/clock';
-import { clockContextOf } from '../../sandbox/test-clock-item';
+import { clockContextOf } from '../../platform/test-clock-item';
 
 const ACTIONS = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
 

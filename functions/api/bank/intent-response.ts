@@ -1,3 +1,4 @@
+import { amendmentAnswerItems } from '../../recurring/amendments';
 import * as z from 'zod';
 import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
 import { CONSENT_CHANNELS, NO_TERMS, type ConsentTerms } from '../../domain/consent';
@@ -112,6 +113,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
       // The answer sets the decision whole: terms not given are not set.
       terms: mergeTerms(NO_TERMS, body),
     }),
+    onAnswer: amendmentAnswerItems,
     reason: 'intent_response',
     trustedMerchant: body.customerDecision === 'approve_recurring' ? isTrustedMerchant : undefined,
   });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../../http/errors';
-import { advanceLimit, getTestClock, MAX_ADVANCE_YEARS, startAdvance, testClockView } from '../../sandbox/test-clocks';
+import { advanceLimit, getTestClock, MAX_ADVANCE_YEARS, startAdvance, testClockView } from '../../sandbox/test-clock-store';
 import { clockTime } from './create-test-clock';
 
 const bodySchema = z.strictObject({ frozenTime: clockTime });

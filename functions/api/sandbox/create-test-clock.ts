@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { safeText } from '../../http/schemas';
-import { createTestClock, testClockView } from '../../sandbox/test-clocks';
+import { createTestClock, testClockView } from '../../sandbox/test-clock-store';
 
 /** A clock's time: an instant between 2000 and 2100 (normalised to UTC). */
 export const clockTime = z.iso

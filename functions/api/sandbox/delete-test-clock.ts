@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { SANDBOX_MSG, notFound } from '../../http/errors';
-import { deleteTestClock } from '../../sandbox/test-clocks';
+import { deleteTestClock } from '../../sandbox/test-clock-store';
 
 /**
  * DELETE /v1/sandbox/test-clocks/{clockId} (DESIGN 8.7) -> 200. What was tied to the clock stays

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { SANDBOX_MSG, notFound } from '../../http/errors';
-import { getTestClock, testClockView } from '../../sandbox/test-clocks';
+import { getTestClock, testClockView } from '../../sandbox/test-clock-store';
 
 /** GET /v1/sandbox/test-clocks/{clockId} (merchant, sandbox only): the clock; `advancing` until an advance is done. */
 export const handler = endpoint({ description: 'Read a test clock' }, async ({ params, principal }) => {

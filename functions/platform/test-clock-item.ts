@@ -1,9 +1,11 @@
 /**
- * A test clock's item and its read (sandbox/test-clocks.ts has the rest): small on purpose,
- * since every API handler reads a clock when a request carries `X-Test-Clock` (http/endpoint.ts).
+ * A sandbox test clock's item and its reads (DESIGN 8.7; sandbox/test-clock-store.ts writes it,
+ * sandbox/test-clocks.ts advances it). Here, beside platform/clock.ts, because the HTTP
+ * pipeline resolves `X-Test-Clock` (http/endpoint.ts) and a bank's answer to a clocked billing
+ * runs at the clock's time: small on purpose, every API handler bundles it.
  */
-import { frozenAt, type ClockContext } from '../platform/clock';
-import { getItem } from '../platform/table';
+import { frozenAt, type ClockContext } from './clock';
+import { getItem } from './table';
 
 export type TestClockStatus = 'ready' | 'advancing';
 
