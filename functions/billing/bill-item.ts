@@ -101,7 +101,7 @@ export function buildBillItem(n: NewBill): BillItem {
     ...(n.scheduleId !== undefined ? { scheduleId: n.scheduleId } : {}),
     ...(n.runSeq !== undefined ? { runSeq: n.runSeq } : {}),
     ...(n.runRetryAt !== undefined ? { runRetryAt: n.runRetryAt } : {}),
-    ...(currentTestClock() ? { testClock: currentTestClock() } : {}),
+    ...testClockOf(),
     amount: n.amount,
     currency: n.currency,
     description: n.description,
@@ -160,6 +160,12 @@ export function billingResponseEvent(
     ...(b.scheduleId ? { scheduleId: b.scheduleId } : {}),
     ...runRetryFields(b, status, o.reason),
   };
+}
+
+/** Sandbox: the test clock a billing is made on (DESIGN 8.7), when there is one. */
+function testClockOf(): { testClock?: string } {
+  const testClock = currentTestClock();
+  return testClock ? { testClock } : {};
 }
 
 /** `reason` of `billing.response` for each refusal. */

@@ -5,8 +5,8 @@ import { config } from '../config';
 import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
 import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from './errors';
-import { frozenAt, withTestClock, type ClockContext } from '../platform/clock';
-import { getTestClock } from '../platform/test-clock-item';
+import { withTestClock, type ClockContext } from '../platform/clock';
+import { contextOf, getTestClock } from '../platform/test-clock-item';
 import { claimIdempotency, settleIdempotency } from './idempotency';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
@@ -213,7 +213,7 @@ async function testClockOf(event: HttpEvent, state: RequestState): Promise<Clock
   const c = await getTestClock(state.principal.id, header);
   if (!c) throw notFound(SANDBOX_MSG.testClockNotFound);
   if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
-  return frozenAt(c.clockId, Date.parse(c.frozenTime));
+  return contextOf(c);
 }
 
 /** Success envelope of the spec: statusCode, success, message, data (+ extra top-level fields). */

@@ -303,20 +303,18 @@ export async function insertParticipant(p: Participant, keyItems: TransactItem[]
 }
 
 /** A merchant's retry policy for failed recurring runs (DESIGN 8.6), with its audit entry. */
-export async function setRetryPolicy(merchantId: string, retryAfterDays: number[], audit: AuditContext): Promise<string> {
-  const at = nowIso();
+export async function setRetryPolicy(merchantId: string, retryAfterDays: number[], audit: AuditContext): Promise<void> {
   await transact([
     {
       Update: {
         TableName: table(),
         Key: participantKey(merchantId),
         UpdateExpression: 'SET retryAfterDays = :d, updatedAt = :u',
-        ExpressionAttributeValues: { ':d': retryAfterDays, ':u': at },
+        ExpressionAttributeValues: { ':d': retryAfterDays, ':u': nowIso() },
       },
     },
     auditPut(merchantId, audit, 'merchant.retry_policy_updated', merchantId),
   ]);
-  return at;
 }
 
 /** The highest trust level a provider may grant (operator). */

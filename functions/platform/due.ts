@@ -91,7 +91,7 @@ export async function queryDuePartition(duePk: string, at: Date, maxItems = 10_0
       IndexName: 'due',
       KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
       ExpressionAttributeValues: { ':p': duePk, ':t': `${at.toISOString()}#~` },
-      ...(maxItems < 100 ? { Limit: maxItems } : {}),
+      Limit: maxItems,
     },
     (page) => {
       for (const it of page) due.push(it as unknown as DueEntry);

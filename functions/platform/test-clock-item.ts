@@ -27,12 +27,15 @@ export interface TestClockItem {
 }
 
 export const testClockKey = (id: string) => ({ pk: `TCLOCK#${id}`, sk: 'TCLOCK' as const });
-const isClockIdShaped = (id: string) => /^clk_[0-9A-Za-z]{8,60}$/.test(id);
+export const isClockIdShaped = (id: string) => /^clk_[0-9A-Za-z]{8,60}$/.test(id);
+
+/** The context of a clock: its time, standing still at `frozenTime`. */
+export const contextOf = (c: TestClockItem): ClockContext => frozenAt(c.clockId, Date.parse(c.frozenTime));
 
 /** The context of clock `id` at its time now (a bank answering a billing made on it), if it still exists. */
 export async function clockContextOf(id: string): Promise<ClockContext | undefined> {
   const c = await getItem<TestClockItem>(testClockKey(id));
-  return c && c.type === 'test_clock' ? frozenAt(c.clockId, Date.parse(c.frozenTime)) : undefined;
+  return c && c.type === 'test_clock' ? contextOf(c) : undefined;
 }
 
 /** The merchant's clock `id` (undefined for unknown, malformed or another merchant's). */

@@ -27,7 +27,7 @@ import type { EventSpec } from '../events/outbox';
 import { getParticipant } from '../participants/store';
 import type { TransactItem } from '../platform/table';
 import { sandboxBankDue } from '../sandbox/hook';
-import { DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem, type Change } from './store';
+import { applied, DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem, type Change } from './store';
 import { amendmentView, getMerchantSchedule, getSchedule, type ScheduleItem } from './views';
 
 export type AmendmentRequest = Partial<AmendmentTerms>;
@@ -125,12 +125,7 @@ export async function amendmentAnswerItems(intent: IntentItem, d: DecisionItem, 
     verdict === 'approved'
       ? { set: { amount: pending.to.amount, description: pending.to.description, ...reanchor(s, pending.to.frequency), updatedAt: at }, remove: ['pendingAmendment'] }
       : { set: { updatedAt: at }, remove: ['pendingAmendment'] };
-  const next: ScheduleItem = {
-    ...s,
-    ...(verdict === 'approved' ? { amount: pending.to.amount, description: pending.to.description, frequency: pending.to.frequency } : {}),
-    version: s.version + 1,
-  };
-  delete next.pendingAmendment;
+  const next = applied(s, change);
   const view = amendmentView(pending);
   const ev =
     verdict === 'approved'

@@ -86,6 +86,7 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
     return refuse(s, job, 'merchant_not_premium', now);
   }
   const policy = participant.retryAfterDays;
+  const retryAt = retryAtOf(s, now, policy);
   const before = billingRefusalFor('recurring', decision);
   if (before) return refuse(s, job, REFUSALS[before], now, policy);
   // The customer's bank data never changes: kept on the schedule (read only for older items).
@@ -105,11 +106,11 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       type: 'recurring',
       scheduleId: s.scheduleId,
       runSeq: s.seq,
-      runRetryAt: retryAtOf(s, now, policy),
+      runRetryAt: retryAt,
       now,
       idSeed: seed,
       idSeedWindowMs: Number.POSITIVE_INFINITY,
-      extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now, retryAtOf(s, now, policy))],
+      extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now, retryAt)],
     });
     if (r.ok) {
       if (!r.existing) logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });

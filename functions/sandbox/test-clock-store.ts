@@ -8,7 +8,7 @@ import { newId } from '../domain/ids';
 import { db } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
 import { isConditionFailure, realNowIso, table } from '../platform/table';
-import { getTestClock, testClockKey, type TestClockItem } from '../platform/test-clock-item';
+import { isClockIdShaped, testClockKey, type TestClockItem } from '../platform/test-clock-item';
 
 export { getTestClock, type TestClockItem } from '../platform/test-clock-item';
 
@@ -41,20 +41,20 @@ export function advanceLimit(from: Date): Date {
   return d;
 }
 
-export type AdvanceResult = { ok: true; clock: TestClockItem } | { ok: false; reason: 'not_found' | 'advancing' };
-
-/** Start advancing to `target` (validated by the caller): `advancing`, the clock due now on the real index. */
-export async function startAdvance(merchantId: string, id: string, target: string): Promise<AdvanceResult> {
-  const c = await getTestClock(merchantId, id);
-  if (!c) return { ok: false, reason: 'not_found' };
-  if (c.status === 'advancing') return { ok: false, reason: 'advancing' };
+/**
+ * Start advancing the clock `c` (as the caller read it) to `target` (validated by the caller):
+ * `advancing`, the clock due now on the real index. Undefined when it is (or just became)
+ * advancing already.
+ */
+export async function startAdvance(c: TestClockItem, target: string): Promise<TestClockItem | undefined> {
+  if (c.status === 'advancing') return undefined;
   const now = realNowIso();
-  const due = realDueAttributes(TEST_CLOCK_KIND, id, now);
+  const due = realDueAttributes(TEST_CLOCK_KIND, c.clockId, now);
   try {
     await db().send(
       new UpdateCommand({
         TableName: table(),
-        Key: testClockKey(id),
+        Key: testClockKey(c.clockId),
         UpdateExpression: 'SET #s = :adv, targetTime = :t, updatedAt = :now, duePk = :dpk, dueSk = :dsk',
         ConditionExpression: '#s = :ready AND frozenTime = :f',
         ExpressionAttributeNames: { '#s': 'status' },
@@ -62,17 +62,30 @@ export async function startAdvance(merchantId: string, id: string, target: strin
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e)) return { ok: false, reason: 'advancing' };
+    if (isConditionFailure(e)) return undefined;
     throw e;
   }
-  return { ok: true, clock: { ...c, status: 'advancing', targetTime: target, updatedAt: now } };
+  return { ...c, status: 'advancing', targetTime: target, updatedAt: now };
 }
 
+/** Delete the merchant's clock `id` in one conditional write; false for unknown, malformed or another merchant's. */
 export async function deleteTestClock(merchantId: string, id: string): Promise<boolean> {
-  const c = await getTestClock(merchantId, id);
-  if (!c) return false;
-  await db().send(new DeleteCommand({ TableName: table(), Key: testClockKey(id) }));
-  return true;
+  if (!isClockIdShaped(id)) return false;
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: testClockKey(id),
+        ConditionExpression: '#t = :type AND merchantId = :m',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':type': 'test_clock', ':m': merchantId },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
 }
 
 /** The clock's item, updated only while the advance's claim (`leasedSk`) holds. */

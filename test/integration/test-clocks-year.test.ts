@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
-import { events, lookupPhraseFor, merchantWithTrust, webhook, type Hook, type Party } from '../support/flows';
-import { letSimulatedBankAnswer, magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
+import { advance, clockWorld, newClock } from '../support/test-clocks';
+import type { Party } from '../support/flows';
+import { startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { runBills, stored } from './recurring-fixtures';
@@ -22,53 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => stopSandboxWorld({ t, rx }));
 
-interface World {
-  merchant: Party;
-  hook: Hook;
-  agreementPhrase: string;
-  customerId: string;
-}
-
-/** A premium merchant with an approve_recurring agreement of approve.recurring@ (the simulated bank answers). */
-async function world(): Promise<World> {
-  const { merchant } = await merchantWithTrust(t, { trusted: true, trustLevel: 'premium' });
-  const hook = await webhook(t, rx, merchant, { label: 'merchant' });
-  const phrase = await lookupPhraseFor(t, merchant, magicEmail('approve.recurring'), sim.id);
-  const r = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'Clocked plan' } });
-  expect(r.status).toBe(200);
-  await letSimulatedBankAnswer(t);
-  const [e] = await events(rx, hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === phrase);
-  return { merchant, hook, agreementPhrase: e!.data.agreementPhrase, customerId: e!.data.customerId };
-}
-
-const clockCall = (w: World, method: string, path: string, body?: unknown) => t.call(method, `/v1/sandbox/test-clocks${path}`, { key: w.merchant.apiKey, body });
-
-async function newClock(w: World, frozenTime: string): Promise<string> {
-  const r = await clockCall(w, 'POST', '', { frozenTime, name: 'Monthly plan test' });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.data.clockId;
-}
-
-/** Advance and drive the clock's steps with real ticks until it is ready again. */
-async function advance(w: World, clockId: string, frozenTime: string, maxSteps = 100): Promise<number> {
-  const r = await clockCall(w, 'POST', `/${clockId}/advance`, { frozenTime });
-  expect(r.status, JSON.stringify(r.body)).toBe(202);
-  expect(r.body.data).toMatchObject({ clockId, status: 'advancing', targetTime: frozenTime });
-  for (let step = 1; step <= maxSteps; step++) {
-    await t.app.tick(new Date());
-    await t.app.settle(60_000);
-    const c = await clockCall(w, 'GET', `/${clockId}`);
-    if (c.body.data.status === 'ready') {
-      expect(c.body.data.frozenTime).toBe(frozenTime);
-      return step;
-    }
-  }
-  throw new Error(`clock ${clockId} still advancing after ${maxSteps} steps`);
-}
-
 describe('test clocks over a year (DESIGN 8.7)', () => {
   it('a daily schedule advanced a year: 365 runs, each on its day, 365 settled on business days, the ledger balanced; bounded steps', async () => {
-    const w = await world();
+    const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
     const created = await t.call('POST', '/v1/billing/recurring/create', {
       key: w.merchant.apiKey,

@@ -19,10 +19,7 @@ export const handler = endpoint({ body: bodySchema, description: 'Advance a test
   if (body.frozenTime > advanceLimit(new Date(c.frozenTime)).toISOString()) {
     throw badRequest(MSG.invalidRequest, [{ path: 'frozenTime', message: `at most ${MAX_ADVANCE_YEARS} years ahead of the clock's time in one call` }]);
   }
-  const r = await startAdvance(principal.id, c.clockId, body.frozenTime);
-  if (!r.ok) {
-    if (r.reason === 'not_found') throw notFound(SANDBOX_MSG.testClockNotFound);
-    throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
-  }
-  return ok(202, 'Test clock advancing', testClockView(r.clock));
+  const advancing = await startAdvance(c, body.frozenTime);
+  if (!advancing) throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
+  return ok(202, 'Test clock advancing', testClockView(advancing));
 });
