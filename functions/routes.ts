@@ -83,6 +83,7 @@ export const ROUTES: Route[] = [
   // People: onboarding, keys, team, audit log (DESIGN 8.3)
   { method: 'POST', path: '/v1/onboarding/applications', handler: 'api/account/create-application', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Apply to join as a merchant or provider' },
   { method: 'GET', path: '/v1/onboarding/applications/{id}', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read your application' },
+  { method: 'GET', path: '/v1/me', handler: 'api/account/me', kinds: ANY, access: 'read', caller: 'applicant', summary: 'The signed-in person and their memberships' },
   { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', summary: "List the participant's API keys" },
   { method: 'POST', path: '/v1/keys', handler: 'api/account/create-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Create an API key' },
   { method: 'DELETE', path: '/v1/keys/{keyId}', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { NOT_FOUND_HANDLER, matchRoute, routeKey, routesFor } from '../functions/routes';
 import { invoke } from './lambda';
+import { serveDashboard } from './dashboard';
 
 const MAX_BODY = 10 * 1024 * 1024; // API Gateway's payload limit
 
@@ -106,11 +107,15 @@ export interface HttpServerOptions {
   router?: Router;
   defaultTarget?: string;
   invoke?: (target: string, event: APIGatewayProxyEventV2) => Promise<unknown>;
+  /** Serve the dashboard at /dashboard/ (default true). */
+  dashboard?: boolean;
 }
 
 export function startHttpServer(opts: HttpServerOptions): Promise<Server> {
   const call = opts.invoke ?? invoke;
   const server = createServer(async (req, res) => {
+    // The dashboard's static app (CloudFront's S3 origin on AWS); everything else is the API.
+    if (opts.dashboard !== false && serveDashboard(req, res)) return;
     try {
       const body = await readBody(req);
       const { event, handler } = buildEvent(req, body, opts.stage(), opts.router, opts.defaultTarget);

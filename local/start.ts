@@ -11,6 +11,7 @@ import { randomToken } from '../functions/domain/ids';
 import { startApp } from './app';
 import { startDynamo, startSqs } from './services';
 import { cognitoEnv, ensureUserPool, startCognito } from './cognito';
+import { ensureDashboardBuilt } from './dashboard';
 import { localPaths, readLocalTickState } from './paths';
 
 async function main() {
@@ -37,6 +38,8 @@ async function main() {
     }
   }
 
+  // The dashboard (served at /dashboard/): built now when missing or older than its sources.
+  ensureDashboardBuilt((line) => console.log(line));
   const dynamo = await startDynamo(inMemory ? {} : { dataDir: paths.dynamo });
   const sqs = await startSqs(inMemory ? {} : { dataDir: paths.sqs });
   const cognito = await startCognito({
@@ -91,6 +94,7 @@ async function main() {
   writeFileSync(paths.endpoints, JSON.stringify({ url: app.url, ...app.env, OPERATOR_API_KEY: undefined, APP_SECRETS: undefined, AWS_SECRET_ACCESS_KEY: undefined }, null, 2));
   console.log(`idpay local stack (${process.env.STAGE ?? 'sandbox'}${artifacts ? ', artifacts mode: built bundles, template env, IAM checked' : ''}) is running`);
   console.log(`  API:           ${app.url}`);
+  console.log(`  Dashboard:     ${app.url}/dashboard/  (sign up there; the operator signs in with the operator key)`);
   console.log(`  Operator key:  ${operatorKey}`);
   console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);
   console.log(`  DynamoDB:      ${dynamo.endpoint}   SQS: ${sqs.endpoint}`);

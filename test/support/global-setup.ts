@@ -4,6 +4,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamo, startSqs } from '../../local/services';
+import { ensureDashboardBuilt } from '../../local/dashboard';
 import { ensureUserPool, startCognito, type LocalUserPool } from '../../local/cognito';
 
 declare module 'vitest' {
@@ -16,6 +17,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  // The dashboard's browser tests load the built app from the local server (local/dashboard.ts).
+  ensureDashboardBuilt();
   const dynamo = await startDynamo();
   let sqs;
   let cognito;

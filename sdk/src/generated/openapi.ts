@@ -194,6 +194,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in person and their memberships
+         * @description The signed-in person and the participants they belong to, with their role in each.
+         *
+         *     **Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 `This action requires a signed-in user`.
+         */
+        get: operations["accountMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -3049,6 +3071,16 @@ export interface components {
             /** @description The participant created on approval */
             participantId: string | null;
         };
+        Membership: {
+            participantId: string;
+            /** @description The participant's name */
+            name: string | null;
+            /** @enum {string} */
+            kind: "bank" | "merchant" | "provider";
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+            joinedAt: string;
+        };
         TeamMember: {
             /** @description The person's Cognito user id */
             userId: string;
@@ -3974,6 +4006,47 @@ export interface operations {
                         success: true;
                         message: string;
                         data: components["schemas"]["Application"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    accountMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The person's Cognito user id */
+                            userId: string;
+                            email: string | null;
+                            memberships: components["schemas"]["Membership"][];
+                        };
                     };
                 };
             };

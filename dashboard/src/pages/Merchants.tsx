@@ -1,0 +1,52 @@
+import { unwrap } from '../api';
+import { when } from '../format';
+import { useSession } from '../session';
+import { ActionButton, ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
+
+type Level = 'basic' | 'enhanced' | 'premium';
+
+/** A provider's merchants and the trust it vouches for each. */
+export function MerchantsPage() {
+  const s = useSession();
+  const list = useLoad(() => unwrap(s.client.GET('/v1/provider/merchants', { params: { query: { limit: 50 } } })), [s.client]);
+  const canTrust = s.can('PATCH', '/v1/provider/merchant/trust');
+  const setTrust = (entityId: string, trusted: boolean, trustLevel?: Level) =>
+    unwrap(s.client.PATCH('/v1/provider/merchant/trust', { body: { entityId, trusted, ...(trustLevel ? { trustLevel } : {}) } }));
+  return (
+    <Page title="Merchants">
+      {list.loading && <Loading />}
+      <ErrorMessage error={list.error} />
+      {list.data && (
+        <Table
+          caption={`Merchants (${list.data.total})`}
+          rows={list.data.merchants}
+          rowKey={(m) => m.id}
+          empty="No merchants yet."
+          columns={[
+            { header: 'Merchant', cell: (m) => m.name },
+            { header: 'Email', cell: (m) => m.email },
+            { header: 'Trusted', cell: (m) => (m.trusted ? 'Trusted' : 'Not trusted') },
+            { header: 'Trust level', cell: (m) => m.trustLevel },
+            { header: 'Since', cell: (m) => when(m.createdAt) },
+            {
+              header: 'Trust',
+              cell: (m) =>
+                canTrust ? (
+                  <span className="row">
+                    {m.trusted ? (
+                      <ActionButton label="Revoke trust" danger action={() => setTrust(m.id, false)} onDone={list.reload} />
+                    ) : (
+                      <ActionButton label="Trust" action={() => setTrust(m.id, true)} onDone={list.reload} />
+                    )}
+                    {m.trustLevel !== 'enhanced' && <ActionButton label="Set enhanced" action={() => setTrust(m.id, m.trusted, 'enhanced')} onDone={list.reload} />}
+                  </span>
+                ) : (
+                  '—'
+                ),
+            },
+          ]}
+        />
+      )}
+    </Page>
+  );
+}

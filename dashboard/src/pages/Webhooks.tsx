@@ -1,0 +1,138 @@
+import { useState } from 'react';
+import { unwrap } from '../api';
+import { when } from '../format';
+import { useSession } from '../session';
+import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
+
+type Status = 'pending' | 'delivered' | 'failed';
+
+export function WebhooksPage() {
+  const s = useSession();
+  const endpoints = useLoad(() => unwrap(s.client.GET('/v1/webhooks/endpoints')), [s.client]);
+  const [secret, setSecret] = useState<{ label: string; value: string }>();
+  const [notice, setNotice] = useState<string>();
+  const [deliveriesVersion, setDeliveriesVersion] = useState(0);
+  const canWrite = s.can('POST', '/v1/webhooks/endpoints');
+  return (
+    <Page title="Webhooks">
+      {canWrite && (
+        <Form
+          label="New webhook endpoint"
+          submit="Add endpoint"
+          onSubmit={async (f) => {
+            const r = await unwrap(s.client.POST('/v1/webhooks/endpoints', { body: { url: String(f.get('url') ?? '').trim() } }));
+            setSecret({ label: `Signing secret of ${r.url}`, value: r.secret });
+            endpoints.reload();
+          }}
+        >
+          <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks" />
+        </Form>
+      )}
+      {secret && <ShownOnce label={secret.label} value={secret.value} />}
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
+      <h2>Endpoints</h2>
+      {endpoints.loading && <Loading />}
+      <ErrorMessage error={endpoints.error} />
+      {endpoints.data && (
+        <Table
+          caption="Webhook endpoints"
+          rows={endpoints.data.endpoints}
+          rowKey={(e) => e.id}
+          empty="No endpoints yet. Add one to receive events."
+          columns={[
+            { header: 'URL', cell: (e) => e.url },
+            { header: 'Events', cell: (e) => e.events.join(', ') },
+            { header: 'Status', cell: (e) => (e.status === 'disabled' ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ''}` : 'enabled') },
+            { header: 'Created', cell: (e) => when(e.createdAt) },
+            {
+              header: 'Actions',
+              cell: (e) =>
+                canWrite ? (
+                  <span className="row">
+                    <ActionButton
+                      label="Send test event"
+                      action={async () => {
+                        const r = await unwrap(s.client.POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: e.id } } }));
+                        setNotice(`Test event ${r.eventId} sent to ${e.url}.`);
+                        setDeliveriesVersion((v) => v + 1);
+                      }}
+                    />
+                    <ActionButton
+                      label="Rotate secret"
+                      action={async () => {
+                        const r = await unwrap(s.client.POST('/v1/webhooks/endpoints/{id}/rotate-secret', { params: { path: { id: e.id } } }));
+                        setSecret({ label: `New signing secret of ${e.url} (the old one works until ${when(r.previousSecretExpiresAt)})`, value: r.secret });
+                      }}
+                    />
+                    <ActionButton label="Delete" danger action={() => unwrap(s.client.DELETE('/v1/webhooks/endpoints/{id}', { params: { path: { id: e.id } } }))} onDone={endpoints.reload} />
+                  </span>
+                ) : (
+                  '—'
+                ),
+            },
+          ]}
+        />
+      )}
+      <Deliveries version={deliveriesVersion} />
+    </Page>
+  );
+}
+
+function Deliveries({ version }: { version: number }) {
+  const s = useSession();
+  const [status, setStatus] = useState<Status | ''>('');
+  const [n, setN] = useState(0);
+  const list = useLoad(
+    () => unwrap(s.client.GET('/v1/webhooks/deliveries', { params: { query: { limit: 50, ...(status ? { status } : {}) } } })),
+    [s.client, status, version, n],
+  );
+  const canReplay = s.can('POST', '/v1/webhooks/deliveries/{id}/replay');
+  const replay = (id: string) => unwrap(s.client.POST('/v1/webhooks/deliveries/{id}/replay', { params: { path: { id } } }));
+  const failed = list.data?.deliveries.filter((d) => d.status === 'failed') ?? [];
+  return (
+    <section aria-labelledby="deliveries-h">
+      <h2 id="deliveries-h">Deliveries</h2>
+      <div className="row filters">
+        <Select label="Status" name="status" options={[['', 'All'], 'pending', 'delivered', 'failed']} defaultValue="" onChange={(v) => setStatus(v as Status | '')} />
+        <button type="button" className="secondary" onClick={() => setN((x) => x + 1)}>
+          Refresh
+        </button>
+        {canReplay && failed.length > 0 && (
+          <ActionButton
+            label="Replay all failed"
+            action={async () => {
+              for (const d of failed) await replay(d.id);
+            }}
+            onDone={() => setN((x) => x + 1)}
+          />
+        )}
+      </div>
+      {list.loading && <Loading />}
+      <ErrorMessage error={list.error} />
+      {list.data && (
+        <Table
+          caption="Webhook deliveries"
+          rows={list.data.deliveries}
+          rowKey={(d) => d.id}
+          empty={status ? `No ${status} deliveries.` : 'No deliveries yet.'}
+          columns={[
+            { header: 'Event', cell: (d) => d.eventType },
+            { header: 'Status', cell: (d) => <span className={`badge ${d.status}`}>{d.status}</span> },
+            { header: 'Attempts', cell: (d) => d.attempts },
+            { header: 'Last response', cell: (d) => (d.lastStatusCode ?? d.lastError ?? '—') },
+            { header: 'Last attempt', cell: (d) => when(d.lastAttemptAt) },
+            { header: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
+            {
+              header: 'Replay',
+              cell: (d) => (canReplay ? <ActionButton label="Replay" action={() => replay(d.id)} onDone={() => setN((x) => x + 1)} /> : '—'),
+            },
+          ]}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,234 @@
+/** The dashboard's building blocks: loading, empty and error states, tables that scroll at 375 px, forms. */
+import { useCallback, useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { ApiError } from './api';
+
+export interface Loaded<T> {
+  data?: T;
+  error?: Error;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Runs `load` on mount and whenever `deps` change; `reload()` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error: Error) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, n]);
+  return { ...state, reload: useCallback(() => setN((x) => x + 1), []) };
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p role="status" className="loading">
+      {label}
+    </p>
+  );
+}
+
+/** The API's own message (its envelope), with field details when it gave them. */
+export function ErrorMessage({ error }: { error?: Error }) {
+  if (!error) return null;
+  const details = error instanceof ApiError ? error.details : [];
+  return (
+    <div role="alert" className="error">
+      <p>{error.message}</p>
+      {details.length > 0 && (
+        <ul>
+          {details.map((d, i) => (
+            <li key={i}>{d.path ? `${d.path}: ${d.message}` : d.message}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}
+
+export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <section aria-labelledby="page-title" className="page">
+      <header className="page-head">
+        <h1 id="page-title">{title}</h1>
+        {actions && <div className="actions">{actions}</div>}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+export interface Column<T> {
+  header: string;
+  cell(row: T): ReactNode;
+}
+
+/** A table in a focusable scroll region (usable by keyboard at 375 px), or the empty state. */
+export function Table<T>({ caption, columns, rows, rowKey, empty }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey(row: T): string; empty: string }) {
+  if (rows.length === 0) return <Empty>{empty}</Empty>;
+  return (
+    <div className="table-scroll" role="region" aria-label={caption} tabIndex={0}>
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.header} scope="col">
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={rowKey(r)}>
+              {columns.map((c) => (
+                <td key={c.header}>{c.cell(r)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A form whose submit runs `onSubmit`, showing progress and the API's error. */
+export function Form({ label, submit, onSubmit, children }: { label: string; submit: string; onSubmit(data: FormData): Promise<void>; children: ReactNode }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const handle = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSubmit(new FormData(form));
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form aria-label={label} onSubmit={handle} className="form">
+      {children}
+      <ErrorMessage error={error} />
+      <button type="submit" disabled={busy}>
+        {busy ? 'Working…' : submit}
+      </button>
+    </form>
+  );
+}
+
+export function Field(props: { label: string; name: string; type?: string; required?: boolean; defaultValue?: string; autoComplete?: string; placeholder?: string; hint?: string }) {
+  const id = useId();
+  const hint = props.hint ? `${id}-hint` : undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        required={props.required}
+        defaultValue={props.defaultValue}
+        autoComplete={props.autoComplete}
+        placeholder={props.placeholder}
+        aria-describedby={hint}
+      />
+      {props.hint && (
+        <small id={hint} className="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Select(props: { label: string; name: string; options: readonly (string | [string, string])[]; defaultValue?: string; onChange?(v: string): void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{props.label}</label>
+      <select id={id} name={props.name} defaultValue={props.defaultValue} onChange={(e) => props.onChange?.(e.target.value)}>
+        {props.options.map((o) => {
+          const [value, text] = Array.isArray(o) ? o : [o, o];
+          return (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}
+
+/** A button that runs an action, then reports its outcome (the API's message on failure). */
+export function ActionButton({ label, action, onDone, accessibleName, danger }: { label: string; accessibleName?: string; action(): Promise<unknown>; onDone?(): void; danger?: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  return (
+    <span className="action">
+      <button
+        type="button"
+        className={danger ? 'danger' : undefined}
+        aria-label={accessibleName}
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            await action();
+            onDone?.();
+          } catch (e) {
+            setError(e as Error);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {label}
+      </button>
+      <ErrorMessage error={error} />
+    </span>
+  );
+}
+
+/** A value the user copies once (a new API key, a webhook secret). */
+export function ShownOnce({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="shown-once" role="status">
+      <p>
+        <strong>{label}</strong> (shown once: store it now)
+      </p>
+      <code data-testid="shown-once">{value}</code>
+      <button type="button" onClick={() => navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>
+        Copy
+      </button>
+      {copied && <span> Copied</span>}
+    </div>
+  );
+}
+
+export function Json({ value }: { value: unknown }) {
+  return (
+    <pre className="json" tabIndex={0} aria-label="JSON">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}

@@ -1,0 +1,332 @@
+/**
+ * The dashboard in a real browser (issue 18, DESIGN 8.4): Debian's Chromium against the local
+ * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
+ * (no serious or critical violation), at desktop width and at 375 px.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import type { Receiver } from '../../local/receiver';
+import { confirmationCode } from '../../local/cognito';
+import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
+import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
+import { DESKTOP, PHONE, expectAccessible, expectFitsWidth, launch, newPage, openPage, screenshot, signInThroughForm } from '../support/browser';
+
+let t: TestApp;
+let rx: Receiver;
+// One attempt per delivery: a failing receiver makes a delivery `failed` at once.
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  { WEBHOOK_MAX_ATTEMPTS: '1' },
+);
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+// A failed test leaves what its pages showed: screenshots and text under test-results/dashboard/.
+beforeEach(() => {
+  onTestFailed(async ({ task }) => {
+    const dir = join(process.cwd(), 'test-results', 'dashboard');
+    mkdirSync(dir, { recursive: true });
+    let i = 0;
+    for (const context of browser.contexts()) {
+      for (const p of context.pages()) {
+        const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
+        await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+        writeFileSync(join(dir, `${name}.txt`), `${p.url()}\n${await p.locator('body').innerText().catch(() => '')}`);
+      }
+    }
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A participant created by the operator whose first owner is a signed-up person. */
+async function ownedParticipant(type: 'bank' | 'merchant' | 'provider', extra: Record<string, unknown> = {}): Promise<{ party: Party; owner: SignedIn }> {
+  const owner = await signUpAndIn();
+  const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra } });
+  expect(r.status).toBe(201);
+  const accepted = await personCaller(t, owner)('POST', `/v1/team/invitations/${r.body.data.invitation.token}/accept`);
+  expect(accepted.status).toBe(200);
+  return { party: { id: r.body.data.id, apiKey: r.body.data.apiKey, name: r.body.data.name, email: r.body.data.email }, owner };
+}
+
+async function signedIn(who: SignedIn, viewport = DESKTOP): Promise<Page> {
+  const { page } = await newPage(browser, viewport);
+  await signInThroughForm(page, t.url, who.email, who.password);
+  return page;
+}
+
+/** Clicks Refresh until the deliveries table shows a row with this status (the worker delivers asynchronously). */
+async function waitForDeliveryStatus(page: Page, status: string): Promise<void> {
+  const table = page.getByRole('table', { name: 'Webhook deliveries' });
+  for (let i = 0; i < 40; i++) {
+    await t.app.settle();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    if ((await table.getByRole('cell', { name: status, exact: true }).count()) > 0) return;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no ${status} delivery shown`);
+}
+
+describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
+  let merchantOwner: { email: string; password: string };
+
+  it('sign-up -> sandbox approval -> create a key -> the key calls the API (each page accessible)', async () => {
+    const { page } = await newPage(browser);
+    await page.goto(`${t.url}/dashboard/`);
+    await expectAccessible(page, 'sign in');
+    await screenshot(page, 'sign-in-desktop');
+    const email = newEmail('dash');
+    const password = newPassword();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const code = await confirmationCode(emulator().dataDir, email);
+    await page.getByLabel('Confirmation code').fill(code);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+
+    // No membership yet: the application form.
+    await page.getByRole('heading', { name: 'Apply to idpay' }).waitFor();
+    await expectAccessible(page, 'application');
+    await page.getByLabel('Business name').fill('Ada Stores');
+    await page.getByLabel('Registration number').fill('RC123456');
+    await page.getByLabel('Website').fill('https://ada.example.com');
+    await page.getByLabel('Address').fill('1 Marina');
+    await page.getByLabel('City').fill('Lagos');
+    await page.getByRole('button', { name: 'Send application' }).click();
+    await page.getByTestId('application-status').filter({ hasText: /^approved$/ }).waitFor();
+    await expectAccessible(page, 'application status');
+    await screenshot(page, 'application-status-desktop');
+    await page.getByRole('button', { name: 'Open the dashboard' }).click();
+
+    const nav = page.getByRole('navigation');
+    await nav.waitFor();
+    expect(await page.getByRole('navigation').count()).toBe(1);
+    const links = await nav.getByRole('link').allTextContents();
+    expect(links).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log']);
+    await page.getByRole('heading', { name: 'Recent transactions' }).waitFor();
+    await page.getByText('No transactions yet.').waitFor();
+    await expectAccessible(page, 'home');
+
+    await openPage(page, 'API keys');
+    await page.getByText('No API keys yet').waitFor();
+    await page.getByLabel('Key name').fill('checkout');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const apiKey = (await page.getByTestId('shown-once').textContent())!;
+    expect(apiKey).toMatch(/^sk_sandbox_/);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await page.getByRole('table', { name: 'API keys' }).getByRole('cell', { name: 'checkout' }).waitFor();
+    await expectAccessible(page, 'API keys');
+    await screenshot(page, 'api-keys-desktop');
+
+    // The key works against the API, as the merchant the application created.
+    const r = await t.call('GET', '/v1/balance/details', { key: apiKey });
+    expect(r.status).toBe(200);
+    const me = await t.call('GET', '/v1/webhooks/endpoints', { key: apiKey });
+    expect(me.status).toBe(200);
+
+    // Keys are managed by people: the new key itself is refused there.
+    const keys = await t.call('GET', '/v1/keys', { key: apiKey });
+    expect(keys.status).toBe(403);
+    merchantOwner = { email, password };
+    await page.context().close();
+  });
+
+  it('add an endpoint -> send a test event -> the delivery shows delivered; a failing receiver -> failed -> Replay -> delivered', async () => {
+    const page = await signedIn({ ...merchantOwner, sub: '', accessToken: '', idToken: '' });
+    await openPage(page, 'Webhooks');
+    await page.getByText('No endpoints yet').waitFor();
+    await expectAccessible(page, 'webhooks (empty)');
+
+    const good = rx.endpointUrl('good');
+    await page.getByLabel('URL').fill(good.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const row = page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('row').filter({ hasText: good.url });
+    await row.waitFor();
+    expect(await page.getByTestId('shown-once').textContent()).toMatch(/^whsec_/);
+    await row.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/Test event evt_\S+ sent/).waitFor();
+    await rx.waitFor(good.path, (reqs) => reqs.length === 1);
+    await waitForDeliveryStatus(page, 'delivered');
+    await expectAccessible(page, 'webhooks');
+    await screenshot(page, 'webhooks-desktop');
+
+    // Rotate: a new secret shown once.
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/New signing secret of/).waitFor();
+
+    // A failing receiver: the delivery fails (one attempt), then Replay delivers it.
+    const bad = rx.endpointUrl('bad');
+    rx.respond(bad.path, { status: 500 });
+    await page.getByLabel('URL').fill(bad.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const badRow = page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('row').filter({ hasText: bad.url });
+    await badRow.getByRole('button', { name: 'Send test event' }).click();
+    await rx.waitFor(bad.path, (reqs) => reqs.length === 1);
+    await page.getByLabel('Status').selectOption('failed');
+    await waitForDeliveryStatus(page, 'failed');
+    const failedRows = page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'failed' });
+    expect(await failedRows.count()).toBe(1);
+    rx.respond(bad.path, { status: 200 });
+    await failedRows.getByRole('button', { name: 'Replay' }).click();
+    await rx.waitFor(bad.path, (reqs) => reqs.some((r) => r.status === 200));
+    await page.getByLabel('Status').selectOption('delivered');
+    await waitForDeliveryStatus(page, 'delivered');
+    const delivered = page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'delivered' });
+    await expect.poll(() => delivered.count()).toBe(2);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No failed deliveries.').waitFor();
+
+    // Events: the two test events, with their JSON.
+    await openPage(page, 'Events');
+    const events = page.getByRole('table', { name: 'Events' });
+    await expect.poll(() => events.getByRole('cell', { name: 'webhook.test' }).count()).toBe(2);
+    await events.getByRole('button', { name: 'View' }).first().click();
+    await page.getByRole('heading', { name: /^Event evt_/ }).waitFor();
+    expect(await page.getByLabel('JSON').textContent()).toContain('"type": "webhook.test"');
+    await expectAccessible(page, 'events');
+    await page.context().close();
+  });
+
+  it('a merchant refunds a transaction', async () => {
+    const { party: merchant, owner } = await ownedParticipant('merchant');
+    const a = await agreement(t, { merchant });
+    const billed = await bill(t, merchant, [a.agreementPhrase], 2500);
+    expect(billed.status).toBe(201);
+    const answered = await bankResponse(t, a.bank, billed.body[0].billingRequestId, 'approve_once');
+    expect(answered.status).toBe(200);
+
+    const page = await signedIn(owner);
+    await page.getByText('₦2,500.00').first().waitFor(); // recent transactions on Home
+    await openPage(page, 'Transactions');
+    const table = page.getByRole('table', { name: /^Transactions/ });
+    const row = table.getByRole('row').filter({ hasText: 'succeeded' });
+    await row.getByRole('button', { name: 'View' }).click();
+    await page.getByRole('heading', { name: /^Transaction txn_/ }).waitFor();
+    await expectAccessible(page, 'transactions');
+    await screenshot(page, 'transactions-desktop');
+    await page.getByLabel('Refund amount (NGN)').fill('1000');
+    await page.getByLabel('Reason').fill('Damaged item');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    const notice = await page.getByText(/^Refund rf\S* of ₦1,000.00 is/).textContent();
+    const refundId = /^Refund (\S+) of/.exec(notice!)![1]!;
+    const status = await t.call('GET', `/v1/refunds/${refundId}/status`, { key: merchant.apiKey });
+    expect(status.status).toBe(200);
+    expect(status.body.data.amount).toBe(1000);
+    await page.context().close();
+  });
+
+  it('a bank changes a decision', async () => {
+    const { party: bank, owner } = await ownedParticipant('bank');
+    const a = await agreement(t, { bank });
+    const page = await signedIn(owner);
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Customers', 'Decisions', 'Team', 'Audit log']);
+    await openPage(page, 'Decisions');
+    const row = page.getByRole('table', { name: 'Customer decisions' }).getByRole('row').filter({ hasText: a.customerId });
+    await row.getByRole('cell', { name: 'approve once', exact: true }).waitFor();
+    await expectAccessible(page, 'decisions');
+    await screenshot(page, 'decisions-desktop');
+    await row.getByLabel('New decision').selectOption('deny');
+    await row.getByRole('button', { name: 'Save decision' }).click();
+    await row.getByRole('cell', { name: 'deny', exact: true }).waitFor();
+    const read = await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey });
+    expect(read.body.data.decision).toBe('deny');
+
+    await openPage(page, 'Customers');
+    await expectAccessible(page, 'customers');
+    await page.context().close();
+  });
+
+  it('a provider changes trust', async () => {
+    const { party: provider, owner } = await ownedParticipant('provider');
+    const merchant = await t.participant('merchant', { providerId: provider.id });
+    const page = await signedIn(owner);
+    await openPage(page, 'Merchants');
+    const row = page.getByRole('table', { name: /^Merchants/ }).getByRole('row').filter({ hasText: merchant.name });
+    await row.getByRole('cell', { name: 'Not trusted' }).waitFor();
+    await expectAccessible(page, 'merchants');
+    await row.getByRole('button', { name: 'Trust', exact: true }).click();
+    await row.getByRole('cell', { name: 'Trusted', exact: true }).waitFor();
+    const trust = await t.call('GET', '/v1/provider/merchant/trust', { key: provider.apiKey, query: { entityId: merchant.id } });
+    expect(trust.body.data.trusted).toBe(true);
+    await page.context().close();
+  });
+
+  it('a viewer sees no write buttons (and every page works at 375 px)', async () => {
+    const { party: merchant, owner } = await ownedParticipant('merchant');
+    const viewer = await signUpAndIn();
+    const inv = await personCaller(t, owner, merchant.id)('POST', '/v1/team/invitations', { body: { email: viewer.email, role: 'viewer' } });
+    expect(inv.status).toBe(201);
+    expect((await personCaller(t, viewer)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
+    // Something to show: an endpoint and a billed, answered transaction.
+    const hook = await t.call('POST', '/v1/webhooks/endpoints', { key: merchant.apiKey, body: { url: rx.endpointUrl('viewer').url } });
+    expect(hook.status).toBe(201);
+    const a = await agreement(t, { merchant });
+    const billed = await bill(t, merchant, [a.agreementPhrase], 1200);
+    expect(billed.status).toBe(201);
+    expect((await bankResponse(t, a.bank, billed.body[0].billingRequestId, 'approve_once')).status).toBe(200);
+
+    const page = await signedIn(viewer, PHONE);
+    await page.getByText('Role: viewer').waitFor();
+    const WRITE = /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;
+    for (const link of ['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log']) {
+      await openPage(page, link);
+      if (link === 'Transactions') {
+        await page.getByRole('table', { name: /^Transactions/ }).getByRole('button', { name: 'View' }).first().click();
+        await page.getByRole('heading', { name: /^Transaction txn_/ }).waitFor();
+      }
+      if (link === 'Webhooks') await page.getByRole('table', { name: 'Webhook endpoints' }).waitFor();
+      expect(await page.getByRole('button', { name: WRITE }).count(), `write buttons on ${link}`).toBe(0);
+      await expectAccessible(page, `${link} at 375 px (viewer)`);
+      await expectFitsWidth(page, link);
+      if (link === 'Home' || link === 'Webhooks') await screenshot(page, `${link.toLowerCase()}-375`);
+    }
+    // Pages a viewer may not read show the API's own message.
+    await openPage(page, 'API keys');
+    await page.getByRole('alert').filter({ hasText: 'Insufficient role' }).waitFor();
+    await page.context().close();
+  });
+
+  it('the operator signs in with the operator key; a provider-owned merchant shows in the trial balance home', async () => {
+    const { merchant } = await merchantWithTrust(t, { provider: true });
+    expect(merchant.id).toBeTruthy();
+    const { page } = await newPage(browser);
+    await page.goto(`${t.url}/dashboard/`);
+    await page.getByText('Operator sign-in').click();
+    await page.getByLabel('Operator key').fill(t.operatorKey);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);
+    await page.getByText('The ledger balances.').waitFor();
+    await expectAccessible(page, 'operator home');
+    await openPage(page, 'Participants');
+    await expectAccessible(page, 'participants');
+    await page.context().close();
+  });
+});
+
+describe('dashboard: security headers and the SPA fallback', () => {
+  it('serves the app with CSP, frame-ancestors none and nosniff; unknown app paths get index.html; /v1 stays the API', async () => {
+    const r = await fetch(`${t.url}/dashboard/transactions`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/html');
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'self'");
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(r.headers.get('x-frame-options')).toBe('DENY');
+    expect(await r.text()).toContain('<div id="root"></div>');
+    const config = await (await fetch(`${t.url}/dashboard/config.json`)).json();
+    expect(config).toMatchObject({ stage: 'sandbox', userPoolId: emulator().userPoolId, userPoolClientId: emulator().clientId });
+    const api = await fetch(`${t.url}/v1/nothing-here`);
+    expect(api.status).toBe(404);
+    expect(((await api.json()) as { message: string }).message).toBe('Route not found');
+  });
+});
