@@ -37,7 +37,36 @@ export interface AppSettings {
   operatorKeyHash: string;
   /** Optional e-mail address subscribed to the alarm topic. */
   alarmEmail?: string;
+  /**
+   * Optional custom domain of the dashboard's distribution and its ACM certificate (in
+   * us-east-1, as CloudFront requires). Only with a certificate of its own can a distribution
+   * refuse TLS below 1.2: on the default `*.cloudfront.net` name CloudFront fixes TLSv1.
+   */
+  dashboardDomain?: { name: string; certificateArn: string };
+  /**
+   * Folder of the dashboard's build, relative to the project root unless absolute; deployed when
+   * it holds index.html. Unset: nothing deployed (bin/app.ts sets `dashboard/dist` by default).
+   */
+  dashboardDist?: string;
 }
+
+/**
+ * The edge of a stage (lib/edge.ts): CloudFront's web ACLs must be created in us-east-1
+ * whatever region the stage is deployed to, so the firewall stack is pinned there.
+ */
+export const EDGE_REGION = 'us-east-1';
+
+/**
+ * Per-stage edge settings. `wafRequestsPer5MinPerIp`: the WAF's rate-based rule blocks a client
+ * IP (429) above this many requests in any 5-minute window, across the dashboard and `/v1/*`.
+ * It sits above what the app lets one key do (RATE_LIMIT_PER_MINUTE 600, i.e. 3000 in 5 min,
+ * answered by the API's own 429) only in live, where one IP (an integrator's NAT, an office)
+ * carries several keys and people; the sandbox is for trying things and gets the lower floor.
+ */
+export const EDGE_SETTINGS: Record<StageName, { wafRequestsPer5MinPerIp: number }> = {
+  sandbox: { wafRequestsPer5MinPerIp: 2000 },
+  live: { wafRequestsPer5MinPerIp: 6000 },
+};
 
 /** Reads and validates the app's context (`-c stage=live -c operatorKeyHash=<hex>`). */
 export function readSettings(scope: Construct): AppSettings {
@@ -53,5 +82,26 @@ export function readSettings(scope: Construct): AppSettings {
   if (rawEmail !== undefined && (typeof rawEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(rawEmail))) {
     throw new Error('Context "alarmEmail" must be an e-mail address');
   }
-  return { stage: rawStage, operatorKeyHash: rawHash, alarmEmail: rawEmail };
+  const rawDomain: unknown = scope.node.tryGetContext('dashboardDomain');
+  const rawCert: unknown = scope.node.tryGetContext('dashboardCertificateArn');
+  if ((rawDomain === undefined) !== (rawCert === undefined)) {
+    throw new Error('Contexts "dashboardDomain" and "dashboardCertificateArn" go together (a custom domain needs its certificate)');
+  }
+  if (rawDomain !== undefined && (typeof rawDomain !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(rawDomain))) {
+    throw new Error('Context "dashboardDomain" must be a lowercase DNS name, e.g. dashboard.example.com');
+  }
+  if (rawCert !== undefined && (typeof rawCert !== 'string' || !/^arn:aws:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(rawCert))) {
+    throw new Error('Context "dashboardCertificateArn" must be the ARN of an ACM certificate in us-east-1 (CloudFront only takes those)');
+  }
+  const rawDist: unknown = scope.node.tryGetContext('dashboardDist');
+  if (rawDist !== undefined && (typeof rawDist !== 'string' || rawDist === '')) {
+    throw new Error('Context "dashboardDist" must be a folder path');
+  }
+  return {
+    stage: rawStage,
+    operatorKeyHash: rawHash,
+    alarmEmail: rawEmail,
+    dashboardDomain: rawDomain === undefined ? undefined : { name: rawDomain as string, certificateArn: rawCert as string },
+    dashboardDist: rawDist,
+  };
 }

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { dlqName } from '../functions/platform/definitions';
@@ -6,12 +6,13 @@ import { routesFor } from '../functions/routes';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
 import { Dashboard } from './dashboard';
+import { DashboardSite, WebFirewall, dashboardDistOf } from './edge';
 import { HttpApi, RouteFunctions, functionIdOf, type FunctionSettings } from './api';
 import { People } from './identity';
 import { AppSecrets, DataTable, ExportsBucket, WorkQueues } from './data';
 import { ROUTE_STACKS, routeStackOf, type RouteStackName } from './route-stacks';
 import { Workers } from './workers';
-import { RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName } from './settings';
+import { EDGE_REGION, RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName } from './settings';
 
 /**
  * A stage (sandbox or live) is several CloudFormation stacks, so that none nears the
@@ -24,14 +25,23 @@ import { RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, type StageName
  *   Idpay-<stage>-routes-<area>   one Lambda + route per entry of the route table, by area
  *                                 (lib/route-stacks.ts derives the area from the path)
  *   Idpay-<stage>-observability   alarms, the alarm topic, the CloudWatch dashboard
+ *   Idpay-<stage>-waf             the WAF web ACL of the edge, pinned to us-east-1 (CloudFront's
+ *                                 web ACLs live there), no references to anything
+ *   Idpay-<stage>-edge            the dashboard: its bucket, the CloudFront distribution (app +
+ *                                 `/v1/*` to the API), the deployment of the build
  *
- * References only point down that list (data <- core <- routes <- observability), as
- * CloudFormation exports; `cdk deploy --all` deploys them in that order.
+ * References only point down that list (data <- core <- routes <- observability; data, core,
+ * waf <- edge), as weak references (`Fn::GetStackOutput`, cdk.json); `cdk deploy --all`
+ * deploys them in that order. The edge reads the web ACL's ARN across regions: the waf
+ * stack's region is fixed, so the reference can name it while every other stack stays
+ * environment-agnostic (docs/decisions.md, "The dashboard's edge").
  */
 export const stackNameOf = (stage: StageName) => `Idpay-${stage}`;
 export const dataStackNameOf = (stage: StageName) => `Idpay-${stage}-data`;
 export const routeStackNameOf = (stage: StageName, area: RouteStackName) => `Idpay-${stage}-routes-${area}`;
 export const observabilityStackNameOf = (stage: StageName) => `Idpay-${stage}-observability`;
+export const firewallStackNameOf = (stage: StageName) => `Idpay-${stage}-waf`;
+export const edgeStackNameOf = (stage: StageName) => `Idpay-${stage}-edge`;
 
 export interface IdpayStackProps extends StackProps, AppSettings {}
 
@@ -191,6 +201,54 @@ export class ObservabilityStack extends Stack {
   }
 }
 
+/** The WAF web ACL of the stage's distribution; in us-east-1 whatever the stage's region. */
+export class FirewallStack extends Stack {
+  /** Name of the output holding the web ACL's ARN (read by the edge stack). */
+  static readonly WEB_ACL_ARN_OUTPUT = 'WebAclArn';
+  readonly firewall: WebFirewall;
+
+  constructor(scope: Construct, id: string, props: IdpayStackProps) {
+    super(scope, id, { ...props, env: { region: EDGE_REGION } });
+    tagged(this, props.stage);
+    this.firewall = new WebFirewall(this, 'Firewall', { stage: props.stage });
+    new CfnOutput(this, FirewallStack.WEB_ACL_ARN_OUTPUT, { value: this.firewall.webAcl.attrArn, description: 'AWS WAF web ACL of the dashboard distribution' });
+  }
+}
+
+export interface EdgeStackProps extends IdpayStackProps {
+  dataStack: DataStack;
+  core: CoreStack;
+  firewallStack: FirewallStack;
+}
+
+/** The dashboard (DESIGN 8.4): bucket, distribution (app + `/v1/*`), the build's deployment. */
+export class EdgeStack extends Stack {
+  readonly site: DashboardSite;
+
+  constructor(scope: Construct, id: string, props: EdgeStackProps) {
+    super(scope, id, props);
+    const { stage, dataStack, core, firewallStack } = props;
+    tagged(this, stage);
+    // Across regions: CDK's automatic weak references need both regions known at synth, and
+    // this stack's is not; the firewall's is (us-east-1), so the reference names it.
+    const webAclArn = Fn.getStackOutput(firewallStack.stackName, FirewallStack.WEB_ACL_ARN_OUTPUT, firewallStack.region);
+    this.addStackDependency(firewallStack, 'the web ACL ARN (Fn::GetStackOutput across regions)');
+    this.site = new DashboardSite(this, 'Dashboard', {
+      stage,
+      apiEndpoint: core.api.api.apiEndpoint,
+      webAclArn,
+      userPoolId: dataStack.people.userPool.userPoolId,
+      userPoolClientId: dataStack.people.dashboardClient.userPoolClientId,
+      domain: props.dashboardDomain,
+      dist: props.dashboardDist === undefined ? undefined : dashboardDistOf(props.dashboardDist),
+    });
+    new CfnOutput(this, 'DashboardUrl', { value: this.site.url, description: 'The dashboard (CloudFront; /v1/* on the same domain is the API)' });
+    new CfnOutput(this, 'DistributionId', { value: this.site.distribution.distributionId });
+    new CfnOutput(this, 'DistributionDomainName', { value: this.site.distribution.distributionDomainName, description: 'CNAME target of a custom dashboard domain' });
+    new CfnOutput(this, 'DashboardBucketName', { value: this.site.bucket.bucketName });
+  }
+}
+
 /**
  * Every stack of one stage, and shortcuts to the parts tests and tools look at
  * (`stage.data.table`, `stage.api`, `stage.alarms` ...), wherever their stack is.
@@ -200,6 +258,8 @@ export class IdpayStage {
   readonly core: CoreStack;
   readonly routeStacks: RouteStack[];
   readonly observability: ObservabilityStack;
+  readonly firewallStack: FirewallStack;
+  readonly edge: EdgeStack;
 
   constructor(app: App, props: IdpayStackProps) {
     const { stage } = props;
@@ -217,10 +277,17 @@ export class IdpayStage {
       core: this.core,
       routeStacks: this.routeStacks,
     });
+    this.firewallStack = new FirewallStack(app, firewallStackNameOf(stage), described('AWS WAF web ACL of the dashboard distribution (us-east-1)'));
+    this.edge = new EdgeStack(app, edgeStackNameOf(stage), {
+      ...described('dashboard: bucket, CloudFront distribution, /v1 to the API'),
+      dataStack: this.dataStack,
+      core: this.core,
+      firewallStack: this.firewallStack,
+    });
   }
 
   get stacks(): Stack[] {
-    return [this.dataStack, this.core, ...this.routeStacks, this.observability];
+    return [this.dataStack, this.core, ...this.routeStacks, this.observability, this.firewallStack, this.edge];
   }
   get data() {
     return this.dataStack.data;
@@ -248,6 +315,13 @@ export class IdpayStage {
   }
   get dashboard() {
     return this.observability.dashboard;
+  }
+  /** The dashboard's bucket and distribution. */
+  get site() {
+    return this.edge.site;
+  }
+  get firewall() {
+    return this.firewallStack.firewall;
   }
   /** Every route function of the stage, in route-table order of their stacks. */
   get routes() {

@@ -3,12 +3,13 @@
  * CloudFormation's 500-resource limit, each route stack with room for 40 more routes under
  * 300 resources; every route of the table lands in exactly one route stack, derived from
  * its path (lib/route-stacks.ts); references between stacks only point down
- * (data <- core <- routes <- observability), so no deploy order can deadlock.
+ * (data <- core <- routes <- observability; data, core, waf <- edge), so no deploy order can
+ * deadlock.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey, routesFor } from '../../functions/routes';
 import { ROUTE_STACKS, routeStackOf } from '../../lib/route-stacks';
-import { dataStackNameOf, observabilityStackNameOf, routeStackNameOf, stackNameOf } from '../../lib/stack';
+import { dataStackNameOf, edgeStackNameOf, firewallStackNameOf, observabilityStackNameOf, routeStackNameOf, stackNameOf } from '../../lib/stack';
 import type { StageName } from '../../lib/settings';
 import { buildStage, type BuiltStage } from '../support/cdk-stage';
 
@@ -40,10 +41,17 @@ describe('route stacks', () => {
 describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
   const b = () => built[stage];
 
-  it('has the data, core, route and observability stacks', () => {
+  it('has the data, core, route, observability, waf and edge stacks', () => {
     const areas = [...new Set(routesFor(stage).map(routeStackOf))];
     expect(Object.keys(b().templates).sort()).toEqual(
-      [dataStackNameOf(stage), stackNameOf(stage), observabilityStackNameOf(stage), ...areas.map((a) => routeStackNameOf(stage, a))].sort(),
+      [
+        dataStackNameOf(stage),
+        stackNameOf(stage),
+        observabilityStackNameOf(stage),
+        firewallStackNameOf(stage),
+        edgeStackNameOf(stage),
+        ...areas.map((a) => routeStackNameOf(stage, a)),
+      ].sort(),
     );
   });
 
@@ -89,6 +97,13 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     }
     const routeStacks = b().stage.routeStacks.map((s) => s.stackName);
     for (const p of producersOf(b().templates[observabilityStackNameOf(stage)]!)) expect([data, core, ...routeStacks]).toContain(p);
+    // The edge reads the API (core), the user pool (data) and the web ACL (waf, in us-east-1);
+    // nothing reads the edge, and the waf stack reads nothing.
+    const waf = firewallStackNameOf(stage);
+    const edge = edgeStackNameOf(stage);
+    expect([...producersOf(b().templates[waf]!)]).toEqual([]);
+    expect([...producersOf(b().templates[edge]!)].sort()).toEqual([core, data, waf].sort());
+    for (const [name, t] of Object.entries(b().templates)) expect([...producersOf(t)], name).not.toContain(edge);
   });
 
   it('keeps the outputs ops tooling reads on the core stack (Idpay-<stage>)', () => {
