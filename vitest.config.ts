@@ -59,6 +59,7 @@ export default defineConfig({
             // The dashboard in a browser: its API calls are the flows above, already run here;
             // what it adds (pages, a11y, the static app) does not depend on how handlers run.
             'test/integration/dashboard.test.ts',
+            'test/integration/dashboard-live.test.ts',
             // A latency bound of the local runtime (DESIGN 8.1 "locally"): it runs in the
             // integration project. Here each bundle's worker threads start on demand, and
             // those cold starts land in the API call it times (seen: 1021 ms from the request,

@@ -14,6 +14,7 @@ export function dashboardCsp(cognitoOrigin: string): string {
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
+    "font-src 'self' data:",
     `connect-src 'self' ${cognitoOrigin}`,
     "object-src 'none'",
     "base-uri 'self'",

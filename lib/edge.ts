@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { dashboardCsp, HSTS_SECONDS } from './dashboard-headers';
 import { isAbsolute, join } from 'node:path';
 import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -28,26 +29,11 @@ export interface DashboardConfig {
   stage: StageName;
 }
 
-/** Two years, as the HSTS preload list asks. */
-export const HSTS_MAX_AGE = Duration.days(730);
+/** Two years, as the HSTS preload list asks (the one figure lib/dashboard-headers.ts also serves locally). */
+export const HSTS_MAX_AGE = Duration.seconds(HSTS_SECONDS);
 
-/**
- * The CSP of the dashboard. Same-origin everything (the API is `/v1` on the same domain), plus
- * Cognito's endpoint for sign-in. `data:` images and fonts because Vite inlines small assets
- * as data URLs (assetsInlineLimit). No inline script or style element: Vite emits neither.
- */
-export function dashboardCsp(cognitoRegion: string): string {
-  return [
-    "default-src 'self'",
-    `connect-src 'self' https://cognito-idp.${cognitoRegion}.amazonaws.com`,
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    "frame-ancestors 'none'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-  ].join('; ');
-}
+/** The dashboard's CSP (lib/dashboard-headers.ts), with Cognito's regional endpoint for sign-in. */
+export const cognitoCsp = (cognitoRegion: string) => dashboardCsp(`https://cognito-idp.${cognitoRegion}.amazonaws.com`);
 
 /**
  * The viewer-request function of the dashboard's behaviours (CloudFront Functions, JS 2.0):
@@ -205,7 +191,7 @@ export class DashboardSite extends Construct {
     this.headers = new cloudfront.ResponseHeadersPolicy(this, 'DashboardHeaders', {
       comment: `idpay ${stage}: security headers of the dashboard`,
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: dashboardCsp(cognitoRegion), override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: cognitoCsp(cognitoRegion), override: true },
         strictTransportSecurity: { accessControlMaxAge: HSTS_MAX_AGE, includeSubdomains: true, preload: true, override: true },
         contentTypeOptions: { override: true },
         frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },

@@ -28,11 +28,15 @@ export const USER_POOL = {
   featurePlan: 'PLUS',
   /** Threat protection: live blocks risky sign-ins, sandbox only records them. */
   threatProtection: { sandbox: 'AUDIT', live: 'ENFORCED' } as const satisfies Record<Stage, 'AUDIT' | 'ENFORCED'>,
-  /** The dashboard's app client: public (a browser holds no secret), SRP sign-in. */
+  /**
+   * The dashboard's app client: public (a browser holds no secret). USER_PASSWORD_AUTH: the
+   * dashboard signs in with it (the password goes to Cognito over TLS, never to this API; the
+   * local emulator implements no SRP); SRP stays allowed for other clients.
+   */
   client: {
     name: (stage: Stage) => `idpay-${stage}-dashboard`,
     generateSecret: false,
-    authFlows: { userSrp: true, userPassword: false, adminUserPassword: false, custom: false },
+    authFlows: { userSrp: true, userPassword: true, adminUserPassword: false, custom: false },
     /** Token lifetimes: a payments dashboard keeps sessions short; the refresh token renews them. */
     accessTokenMinutes: 60,
     idTokenMinutes: 60,

@@ -373,7 +373,12 @@ export function readModel(dir: string, naming: Naming): AppModel {
     return id;
   };
 
-  const functions: FunctionSpec[] = a.resourcesOf('AWS::Lambda::Function').map((f) => {
+  // Node.js functions only: the dashboard's BucketDeployment (a Python custom resource of the
+  // edge stack) never runs locally.
+  const functions: FunctionSpec[] = a
+    .resourcesOf('AWS::Lambda::Function')
+    .filter((f) => String((f.resource.Properties as { Runtime?: string } | undefined)?.Runtime ?? 'nodejs').startsWith('nodejs'))
+    .map((f) => {
     const p = f.resource.Properties ?? {};
     const asset = f.resource.Metadata?.['aws:asset:path'];
     if (typeof asset !== 'string') throw new Error(`Function ${f.id} has no bundled asset (aws:asset:path); inline or image code is not supported locally`);

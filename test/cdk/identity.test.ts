@@ -78,7 +78,7 @@ describe.each(['sandbox', 'live'] as const)('user pool (%s)', (stage) => {
     const c = clientOf(b());
     expect(c.ClientName).toBe(`idpay-${stage}-dashboard`);
     expect(c.GenerateSecret).toBe(false);
-    expect([...c.ExplicitAuthFlows].sort()).toEqual(['ALLOW_REFRESH_TOKEN_AUTH', 'ALLOW_USER_SRP_AUTH']);
+    expect([...c.ExplicitAuthFlows].sort()).toEqual(['ALLOW_REFRESH_TOKEN_AUTH', 'ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH']);
     expect(c.AllowedOAuthFlows).toBeUndefined();
     expect(c.AllowedOAuthFlowsUserPoolClient).toBe(false);
     expect(c.AccessTokenValidity).toBe(60);

@@ -313,3 +313,40 @@ describe('isolation between participants', () => {
     expect((await b.as('GET', '/v1/audit-log')).body.data.entries.map((e: { target: string }) => e.target)).not.toContain(ak.keyId);
   });
 });
+
+describe('GET /v1/me: who a token is and what they may act for', () => {
+  it('no membership -> []; after approval the owner membership; a second participant by invitation; API keys refused', async () => {
+    const who = await signUpAndIn();
+    const as = personCaller(t, who);
+    const before = await as('GET', '/v1/me');
+    expect(before.status).toBe(200);
+    expect(before.body).toMatchObject({ statusCode: 200, success: true, message: 'Profile retrieved' });
+    expect(before.body.data).toEqual({ userId: who.sub, email: null, memberships: [] });
+
+    const body = applicationBody('merchant');
+    const applied = await as('POST', '/v1/onboarding/applications', { body });
+    const merchantId = applied.body.data.participantId as string;
+    const after = await as('GET', '/v1/me');
+    expect(after.body.data.memberships).toEqual([{ participantId: merchantId, name: body.businessName, kind: 'merchant', role: 'owner', joinedAt: expect.any(String) }]);
+
+    // Invited to another participant as a viewer: both listed, each with its own role.
+    const other = await owner('provider');
+    const inv = await other.as('POST', '/v1/team/invitations', { body: { email: who.email, role: 'viewer' } });
+    expect((await as('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
+    const both = await as('GET', '/v1/me');
+    expect(both.body.data.email).toBe(who.email);
+    expect(new Map(both.body.data.memberships.map((m: { participantId: string; role: string; kind: string }) => [m.participantId, `${m.kind}:${m.role}`]))).toEqual(
+      new Map([
+        [merchantId, 'merchant:owner'],
+        [other.participantId, 'provider:viewer'],
+      ]),
+    );
+
+    // Another person sees only their own.
+    expect((await other.as('GET', '/v1/me')).body.data.memberships.map((m: { participantId: string }) => m.participantId)).toEqual([other.participantId]);
+    const key = await t.participant('merchant');
+    const refused = await t.call('GET', '/v1/me', { key: key.apiKey });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('This action requires a signed-in user');
+  });
+});
