@@ -4,6 +4,7 @@ import { money, when } from '../format';
 import { useSession } from '../session';
 import { ErrorMessage, Field, Form, Json, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
+import { BankSettlementReport, MerchantSettlements } from './Settlements';
 
 type Transaction = Schemas['Transaction'];
 const STATUSES = ['pending', 'succeeded', 'declined', 'expired', 'failed', 'refunded', 'partially_refunded'] as const satisfies readonly Transaction['status'][];
@@ -69,6 +70,8 @@ export function TransactionsPage() {
         />
       )}
       {open && <Detail reference={open} onChanged={list.reload} />}
+      {s.acting!.kind === 'merchant' && <MerchantSettlements />}
+      {s.acting!.kind === 'bank' && <BankSettlementReport />}
     </Page>
   );
 }
