@@ -3,6 +3,7 @@ import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const api = process.env.IDPAY_API_URL ?? 'http://127.0.0.1:3000';
 
 /**
  * The dashboard (DESIGN 8.4): served under /dashboard/ (local server; CloudFront on AWS).
@@ -15,5 +16,6 @@ export default defineConfig({
   plugins: [react()],
   resolve: { alias: { '@idpay/sdk': here('../sdk/src/client.ts') } },
   build: { outDir: here('./dist'), emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 600 },
-  server: { proxy: { '/v1': process.env.IDPAY_API_URL ?? 'http://127.0.0.1:3000' } },
+  // `npm run dashboard:dev`: hot reload, with the API and the runtime settings from `npm start`.
+  server: { proxy: { '/v1': api, '/dashboard/config.json': api } },
 });
