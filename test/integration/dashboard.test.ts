@@ -12,6 +12,7 @@ import type { Receiver } from '../../local/receiver';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
+import { newSchedule } from './recurring-fixtures';
 import { DESKTOP, PHONE, expectAccessible, expectFitsWidth, launch, newPage, openPage, screenshot, signInThroughForm } from '../support/browser';
 
 let t: TestApp;
@@ -266,6 +267,32 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await bp.getByRole('table', { name: 'By merchant' }).getByRole('row').filter({ hasText: merchant.name }).getByRole('cell', { name: '₦4,200.50' }).waitFor();
     await expectAccessible(bp, 'bank settlement report');
     await bp.context().close();
+  });
+
+  it('a merchant pauses, resumes and cancels a schedule', async () => {
+    const provider = await t.participant('provider');
+    const { party: merchant, owner } = await ownedParticipant('merchant', { providerId: provider.id });
+    // Recurring billing needs premium trust, which the operator lets this provider grant.
+    expect((await t.call('PATCH', `/v1/operator/providers/${provider.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } })).status).toBe(200);
+    const trusted = await t.call('PATCH', '/v1/provider/merchant/trust', { key: provider.apiKey, body: { entityId: merchant.id, trusted: true, trustLevel: 'premium' } });
+    expect(trusted.status).toBe(200);
+    const a = await agreement(t, { merchant, decision: 'approve_recurring' });
+    const scheduleId = await newSchedule(t, a, {});
+    const page = await signedIn(owner);
+    await openPage(page, 'Schedules');
+    const row = page.getByRole('table', { name: /^Recurring schedules/ }).getByRole('row').filter({ hasText: scheduleId });
+    await row.getByRole('cell', { name: 'active', exact: true }).waitFor();
+    await expectAccessible(page, 'schedules');
+    await screenshot(page, 'schedules-desktop');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByRole('cell', { name: 'paused', exact: true }).waitFor();
+    expect((await t.call('GET', `/v1/recurring/${scheduleId}`, { key: merchant.apiKey })).body.data.status).toBe('paused');
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.getByRole('cell', { name: 'active', exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await row.getByRole('cell', { name: 'cancelled', exact: true }).waitFor();
+    expect((await t.call('GET', `/v1/recurring/${scheduleId}`, { key: merchant.apiKey })).body.data.status).toBe('cancelled');
+    await page.context().close();
   });
 
   it('a bank changes a decision', async () => {
