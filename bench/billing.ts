@@ -170,7 +170,7 @@ async function main() {
       sustainedSinglePhrase: sustained,
       notes: [
         'requestsPerBilledPhrase counts every DynamoDB command of the measured HTTP requests, including the API-key/rate-limit UpdateItem (one per HTTP request).',
-        'billingPathRequestsPerBilledPhrase excludes that auth UpdateItem (and idempotency records; none here: no Idempotency-Key sent).',
+        'billingPathRequestsPerBilledPhrase excludes that auth request (GetItem, or the UpdateItem flushing the rate count) (and idempotency records; none here: no Idempotency-Key sent).',
         'Per bill request: merchant GetItem (cached 30 s per process), decisions BatchGetItem (one per 100 phrases), customers BatchGetItem (cached: bank and clientRef never change); per phrase: one TransactWriteItems (decision lastUsed, month and week counters, billing request, event, delivery) and the outbox\'s Query of the bank\'s webhook endpoints.',
         'Consumed capacity as reported by DynamoDB Local with ReturnConsumedCapacity TOTAL (on AWS a transactional write costs 2 WCU per item).',
       ],

@@ -75,7 +75,8 @@ export function startPollers(
   let inFlight = 0;
   // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
   // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
-  const loops = sources.flatMap((q) => Array.from({ length: Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
+  // concurrency 0 (the benches' LOCAL_POLLER_CONCURRENCY=0) consumes nothing, whatever the maxConcurrency.
+  const loops = sources.flatMap((q) => Array.from({ length: concurrency <= 0 ? 0 : Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
     const { url, arn } = q;
     while (running) {
       let messages: Message[] = [];

@@ -16,9 +16,10 @@ export type Purpose = 'auth' | 'idempotency' | 'app';
 export interface DdbCounts {
   requests: number;
   /**
-   * Authenticated HTTP requests handled: successful auth UpdateItems (functions/http/auth.ts
-   * counts each request with exactly one successful conditional UpdateItem on the key item;
-   * the failed ones around a rate-window change are extra requests, not extra HTTP requests).
+   * Authenticated HTTP requests handled: successful auth UpdateItems or GetItems
+   * (functions/http/auth.ts reads each request's key item with exactly one successful
+   * request: a strongly consistent GetItem, or the conditional UpdateItem that flushes the
+   * rate count; the failed ones around a rate-window change are extra requests).
    */
   httpRequests: number;
   byCommand: Record<string, number>;
@@ -145,7 +146,7 @@ export class DdbCounter {
           const o = out.output as { $metadata?: { attempts?: number }; ConsumedCapacity?: unknown };
           c.attempts += o.$metadata?.attempts ?? 1;
           const cu = addCapacity(c, name, o.ConsumedCapacity);
-          if (purpose === 'auth' && name === 'UpdateItem') c.httpRequests++;
+          if (purpose === 'auth' && (name === 'UpdateItem' || name === 'GetItem')) c.httpRequests++;
           if (rec) rec.capacity = cu;
           return out;
         } catch (e) {

@@ -3,8 +3,9 @@
  * one-time pay (`one_time`) and recurring runs (`recurring`) all create billings here.
  *
  * One billing = ONE DynamoDB transaction (through the outbox):
- *   0  the pair's decision: Update `lastUsed` (agreement, recurring) or ConditionCheck
- *      (one-time pay), conditioned on the version that was checked (or on its absence)
+ *   0  the pair's decision: ConditionCheck on the version that was checked (or on its
+ *      absence); an Update instead when an agreement or recurring billing counts itself in
+ *      the consent counters (maxPayments / yearly set) or stamps an hour-old `lastUsed`
  *   1  month counter  LIM#<decisionId>/M#<yyyy-mm>  ADD amount (month + day), limit conditions
  *   2  week counter   LIM#<decisionId>/W#<yyyy-Www> ADD amount, limit condition
  *   3  the billing request (Put, attribute_not_exists)
@@ -109,43 +110,74 @@ const ITEM_MONTH = 1;
 const ITEM_WEEK = 2;
 const ITEM_BILL = 3;
 
+/** `lastUsed` on the decision moves at most once per this interval (docs/decisions.md, issue 19). */
+export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
+
 /**
- * The decision's item in a billing's transaction: a one-time pay only checks it (rule 3); an
- * agreement or recurring billing stamps `lastUsed` and counts itself in the consent counters
- * (DESIGN 8.5: `paymentsUsed`, the Lagos year's `usedY<yyyy>`), conditioned on the version read
- * and on maxPayments and the yearly limit, so parallel billings can never exceed them.
+ * Whether an agreement or recurring billing counts itself in the decision's consent counters
+ * (DESIGN 8.5: `paymentsUsed`, the Lagos year's `usedY<yyyy>`): only when the decision has a
+ * term they enforce (`maxPayments` or a yearly limit). A decision without them is not
+ * rewritten (with its 3 GSI copies) by every billing for counters nobody reads.
+ */
+export const countsConsent = (d: DecisionItem): boolean => d.maxPayments != null || d.spendingLimits.yearly != null;
+
+/** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */
+const lastUsedStale = (d: DecisionItem, now: Date): boolean =>
+  !d.lastUsed || Math.abs(now.getTime() - Date.parse(d.lastUsed)) >= LAST_USED_GRANULARITY_MS;
+
+/**
+ * The decision's item in a billing's transaction. Always conditioned on the version that was
+ * checked (the refusal rules were applied to exactly that version: approved, not blocked,
+ * valid). A `ConditionCheck` (2 WRU, no GSI write) unless the billing must write the decision:
+ * an agreement or recurring billing counts itself in the consent counters when the decision
+ * has a consent term (conditioned on maxPayments and the yearly limit, so parallel billings
+ * can never exceed them), and stamps `lastUsed` when it is unset or an hour old.
  */
 function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string, amount: number, now: Date): TransactItem {
   const Key = decisionKey(id);
   if (!d) return { ConditionCheck: { TableName: table(), Key, ConditionExpression: 'attribute_not_exists(pk)' } };
-  if (type === 'one_time') {
-    return {
-      ConditionCheck: {
-        TableName: table(),
-        Key,
-        ConditionExpression: 'attribute_exists(pk) AND version = :v',
-        ExpressionAttributeValues: { ':v': d.version },
-      },
-    };
-  }
+  const check: TransactItem = {
+    ConditionCheck: {
+      TableName: table(),
+      Key,
+      ConditionExpression: 'attribute_exists(pk) AND version = :v',
+      ExpressionAttributeValues: { ':v': d.version },
+    },
+  };
+  if (type === 'one_time') return check;
+  const counts = countsConsent(d);
+  const stamp = lastUsedStale(d, now);
+  if (!counts && !stamp) return check;
   const conditions = ['attribute_exists(pk) AND version = :v'];
-  const values: Record<string, unknown> = { ':v': d.version, ':now': nowIso, ':one': 1, ':amt': amount };
-  if (d.maxPayments != null) {
-    conditions.push('(attribute_not_exists(#pay) OR #pay < :maxPay)');
-    values[':maxPay'] = d.maxPayments;
+  const values: Record<string, unknown> = { ':v': d.version };
+  const names: Record<string, string> = {};
+  const set: string[] = [];
+  if (stamp) {
+    set.push('lastUsed = :now');
+    values[':now'] = nowIso;
   }
-  const yearly = d.spendingLimits.yearly;
-  if (yearly != null) {
-    conditions.push('(attribute_not_exists(#yr) OR #yr <= :yrMax)');
-    values[':yrMax'] = yearly - amount; // >= 0: consentRefusal refused a larger amount before
+  let add = '';
+  if (counts) {
+    add = ' ADD #pay :one, #yr :amt';
+    Object.assign(values, { ':one': 1, ':amt': amount });
+    Object.assign(names, { '#pay': PAYMENTS_USED, '#yr': yearAttribute(lagosYear(now)) });
+    if (d.maxPayments != null) {
+      conditions.push('(attribute_not_exists(#pay) OR #pay < :maxPay)');
+      values[':maxPay'] = d.maxPayments;
+    }
+    const yearly = d.spendingLimits.yearly;
+    if (yearly != null) {
+      conditions.push('(attribute_not_exists(#yr) OR #yr <= :yrMax)');
+      values[':yrMax'] = yearly - amount; // >= 0: consentRefusal refused a larger amount before
+    }
   }
   return {
     Update: {
       TableName: table(),
       Key,
-      UpdateExpression: 'SET lastUsed = :now ADD #pay :one, #yr :amt',
+      UpdateExpression: `${set.length ? `SET ${set.join(', ')}` : ''}${add}`.trim(),
       ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(lagosYear(now)) },
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
     },
   };
@@ -201,11 +233,13 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
     const now = input.now ?? clockNow();
     const nowIso = now.toISOString();
     // Consent terms (DESIGN 8.5) bind the agreement's billings, not a one-time pay (rule 3).
-    const counted = type !== 'one_time' && decision !== undefined;
-    if (counted) {
+    const bound = type !== 'one_time' && decision !== undefined;
+    if (bound) {
       const consent = consentRefusal(termsOf(decision!), decision!.spendingLimits.yearly, amount, usageOf(decision, now), now);
       if (consent) return { ok: false, refusal: consent, attempts: attempt };
     }
+    // Counted in the consent counters only when a term needs them (countsConsent).
+    const counted = bound && countsConsent(decision!);
     const requiresApproval = billingRequiresApproval(type, decision, input.trust);
     const periods = periodKeys(now);
     const reservation = limitConditions(decId, limits, amount, periods);

@@ -3,10 +3,12 @@
  * year), a payment count, and what is kept for the record (channel, customerAcceptedAt). Pure:
  * the checks, the counters' attribute names and the `remaining` view. The store keeps the
  * terms on the decision item and the year and payment counters ON THE DECISION ITEM too
- * (`paymentsUsed`, `usedY<yyyy>`): every agreement or recurring billing already updates that
- * item in its transaction (`lastUsed`), so counting there costs no extra write, and the
- * item's condition makes the count atomic with the billing (no overspend, no extra payment
- * under concurrency). A declined, expired or failed billing gives both back.
+ * (`paymentsUsed`, `usedY<yyyy>`), counted by an agreement or recurring billing in its
+ * transaction while the decision HAS such a term (`maxPayments` or a yearly limit; issue 19:
+ * a decision without them is only condition-checked, not rewritten with its GSI copies), so
+ * the item's condition makes the count atomic with the billing (no overspend, no extra
+ * payment under concurrency). A term counts the billings made while it is set. A declined,
+ * expired or failed billing gives back what it counted (`consentCounted` on the billing).
  */
 import type { UsedAmounts } from './limits';
 import type { SpendingLimits } from './decisions';

@@ -30,6 +30,7 @@ import {
   eventKey,
   messageFor,
   recoveryDue,
+  recoveryGraceSeconds,
   type DeliveryItem,
 } from '../webhooks/delivery-store';
 import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
@@ -211,6 +212,8 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
     ...eventItems,
     ...deliveries.map((d) => ({ Put: { TableName: table(), Item: d, ConditionExpression: 'attribute_not_exists(pk)' } })),
   ]);
-  await enqueueDeliveries(deliveries.map(messageFor));
+  // Where each delivery's due entry is (recoveryDue above): its first claim need not move it.
+  const recoveryAt = sentMs + recoveryGraceSeconds() * 1000;
+  await enqueueDeliveries(deliveries.map((d) => messageFor(d, recoveryAt)));
   return committed;
 }

@@ -7,7 +7,7 @@ import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/stor
 import { membershipKey, membershipsOf, type Membership } from '../identity/members';
 import { AccessTokenError, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
 import { rolesFor } from '../routes';
-import { isConditionFailure, table } from '../platform/table';
+import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
@@ -28,14 +28,74 @@ function isOperatorKey(token: string): boolean {
 }
 
 /**
- * Authenticates the caller's item (an API key's, or a person's membership) and counts the
- * request against its rate-limit window in ONE DynamoDB request: a conditional UpdateItem on
- * that item (fixed one-minute windows per rate class) that also stamps `lastUsedAt`. A second
- * request is needed only on the first call of a new window.
+ * Rate counting without a write per request (issue 19). Every request still reads the
+ * caller's item STRONGLY CONSISTENTLY (a revoked or expired key fails at once, DESIGN 6.1),
+ * but the count of its window lives in two places:
+ *
+ * - this instance's count of the requests it has not written yet (`unflushed`), and
+ * - the shared count on the item (`rln_<class>` for the window `rlw_<class>`), which the
+ *   instance ADDs its unflushed requests to at most once per FLUSH_INTERVAL_MS per item and
+ *   class — or on EVERY request once the window's count reaches half the limit, so the 429
+ *   near the limit is exact across instances as before.
+ *
+ * The count a request is judged by is the shared count just read plus this instance's
+ * unflushed requests: exact within one instance; across instances it lags by at most one
+ * interval of the other instances' requests while the window is below half its limit. The
+ * write that flushes is the same conditional UpdateItem as before (it also stamps
+ * `lastUsedAt`, so that is at most FLUSH_INTERVAL_MS behind per instance); the other
+ * requests cost one strongly consistent GetItem (1 RRU instead of 1 WRU).
+ */
+const FLUSH_INTERVAL_MS = 1000;
+/** Bounds the per-instance state (one entry per item and rate class seen). */
+const MAX_LOCAL_ENTRIES = 10_000;
+
+interface LocalCount {
+  window: number;
+  /** The shared count as last read or written in this window. */
+  shared: number;
+  /** Requests of this window this instance counted but has not written. */
+  unflushed: number;
+  lastWriteMs: number;
+}
+const localCounts = new Map<string, LocalCount>();
+
+const windowOf = (nowMs: number) => Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+
+/**
+ * Read the caller's item (strongly consistent) and count this request against its rate-limit
+ * window (fixed one-minute windows per rate class); undefined when there is no such item.
  */
 async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowMs: number): Promise<{ item: T; count: number } | undefined> {
-  const window = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+  const window = windowOf(nowMs);
   const cls = rateClass.replace(/[^a-z0-9]/gi, '');
+  const id = `${key.pk}|${key.sk}|${cls}`;
+  let local = localCounts.get(id);
+  if (!local || local.window !== window) {
+    if (!local && localCounts.size >= MAX_LOCAL_ENTRIES) localCounts.clear();
+    local = { window, shared: 0, unflushed: 0, lastWriteMs: local?.lastWriteMs ?? Number.NEGATIVE_INFINITY };
+    localCounts.set(id, local);
+  }
+  const limit = config.rateLimitFor(rateClass);
+  const estimate = local.shared + local.unflushed + 1;
+  if (nowMs - local.lastWriteMs >= FLUSH_INTERVAL_MS || estimate * 2 >= limit) {
+    const delta = local.unflushed + 1;
+    const found = await countWrite<T>(key, cls, window, delta, nowMs);
+    if (found) {
+      local.shared = found.count;
+      local.unflushed = 0;
+      local.lastWriteMs = nowMs;
+    }
+    return found;
+  }
+  const item = await getItem(key, true);
+  if (!item) return undefined;
+  local.shared = item[`rlw_${cls}`] === window ? Number(item[`rln_${cls}`] ?? 0) : 0;
+  local.unflushed += 1;
+  return { item: item as T, count: local.shared + local.unflushed };
+}
+
+/** ADD `delta` to the item's count of `window` in one conditional UpdateItem (a second one opens a new window). */
+async function countWrite<T>(key: { pk: string; sk: string }, cls: string, window: number, delta: number, nowMs: number): Promise<{ item: T; count: number } | undefined> {
   const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
   const usedAt = new Date(nowMs).toISOString();
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -44,10 +104,10 @@ async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowM
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: 'ADD #n :one SET lastUsedAt = :u',
+          UpdateExpression: 'ADD #n :d SET lastUsedAt = :u',
           ConditionExpression: 'attribute_exists(pk) AND #w = :w',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':one': 1, ':w': window, ':u': usedAt },
+          ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -63,15 +123,15 @@ async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowM
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: 'SET #w = :w, #n = :one, lastUsedAt = :u',
+          UpdateExpression: 'SET #w = :w, #n = :d, lastUsedAt = :u',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':one': 1, ':w': window, ':u': usedAt },
+          ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { item: out.Attributes as T, count: 1 };
+      return { item: out.Attributes as T, count: delta };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       if (!e.Item) return undefined;

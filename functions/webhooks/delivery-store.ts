@@ -81,6 +81,12 @@ export interface DeliveryMessage {
   ownerId: string;
   seq: number;
   dlq?: true;
+  /**
+   * Epoch ms at which the chain's first message put the delivery on the due index (the outbox
+   * sets it; recovery and replays do not). While an attempt's lease ends well before it, the
+   * claim leaves the due entry where it is (no due-index write; issue 19).
+   */
+  recoveryAt?: number;
 }
 
 export const deliveryKey = (id: string) => ({ pk: `WHDL#${id}`, sk: 'WHDL' });
@@ -98,8 +104,8 @@ export function recoveryDue(deliveryId: string, expectedAtMs: number): { duePk: 
   return realDueAttributes(RECOVERY_KIND, deliveryId, new Date(expectedAtMs + recoveryGraceSeconds() * 1000));
 }
 
-export function messageFor(d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>): DeliveryMessage {
-  return { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, ownerId: d.ownerId, seq: d.seq };
+export function messageFor(d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>, recoveryAt?: number): DeliveryMessage {
+  return { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, ownerId: d.ownerId, seq: d.seq, ...(recoveryAt !== undefined ? { recoveryAt } : {}) };
 }
 
 export function parseMessage(body: string): DeliveryMessage | undefined {
@@ -112,7 +118,15 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
       typeof m.ownerId === 'string' &&
       typeof m.seq === 'number'
     ) {
-      return { deliveryId: m.deliveryId, eventId: m.eventId, endpointId: m.endpointId, ownerId: m.ownerId, seq: m.seq, ...(m.dlq ? { dlq: true as const } : {}) };
+      return {
+        deliveryId: m.deliveryId,
+        eventId: m.eventId,
+        endpointId: m.endpointId,
+        ownerId: m.ownerId,
+        seq: m.seq,
+        ...(m.dlq ? { dlq: true as const } : {}),
+        ...(typeof m.recoveryAt === 'number' ? { recoveryAt: m.recoveryAt } : {}),
+      };
     }
   } catch {
     /* not ours */
@@ -307,29 +321,37 @@ function dueValues(id: string, expectedAtMs: number) {
   return { ':duePk': due.duePk, ':dueSk': due.dueSk };
 }
 
+/** A claim leaves the due entry in place only when it falls due this long after the lease ends. */
+const KEEP_DUE_MARGIN_MS = 30_000;
+
 /**
  * Claim the next attempt of the message's chain: succeeds only when the delivery is pending,
  * of this chain (`seq`), has attempts left, nobody holds an attempt, and the attempt is due
- * by `dueByMs`.
+ * by `dueByMs`. The claim moves the delivery's due entry past its lease, unless the message
+ * says where the chain's due entry is (`recoveryAt`, first messages from the outbox) and
+ * that is well after the lease: within one chain the entry only ever moves later, so it
+ * cannot fall due while this attempt holds the delivery, and the claim writes no due-index
+ * change (2 of the 4 write units of a claim; issue 19).
  */
 export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
+  const leaseUntil = nowMs + LEASE_SECONDS * 1000;
+  const keepDue = msg.recoveryAt !== undefined && msg.recoveryAt > leaseUntil + KEEP_DUE_MARGIN_MS;
   return updateDelivery({
     Key: deliveryKey(msg.deliveryId),
-    UpdateExpression:
-      'SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk',
+    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
     ConditionExpression:
       '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
     ExpressionAttributeNames: { '#s': 'status' },
     ExpressionAttributeValues: {
       ':one': 1,
-      ':lease': nowMs + LEASE_SECONDS * 1000,
+      ':lease': leaseUntil,
       ':seq': msg.seq,
       ':now': new Date(nowMs).toISOString(),
       ':pending': 'pending',
       ':nowMs': nowMs,
       ':nullType': 'NULL',
       ':dueBy': new Date(dueByMs).toISOString(),
-      ...dueValues(msg.deliveryId, nowMs + LEASE_SECONDS * 1000),
+      ...(keepDue ? {} : dueValues(msg.deliveryId, leaseUntil)),
     },
   });
 }

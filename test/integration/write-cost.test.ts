@@ -1,0 +1,57 @@
+/**
+ * What issue 19 changed to cut write units, as users see it (docs/decisions.md "Write
+ * cost"): a bill does not rewrite its decision (lastUsed moves at most once an hour,
+ * consent counters only while a term needs them), and a key's requests are counted without
+ * a write each — yet a revoked key fails at once and the remaining count is exact.
+ */
+import { describe, expect, it } from 'vitest';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import { agreement, bill } from '../support/flows';
+import { getDecision } from '../../functions/decisions/store';
+
+let t: TestApp;
+withAppAndReceiver((app) => {
+  t = app;
+});
+
+describe('a bill condition-checks its decision instead of rewriting it', () => {
+  it('the first bill stamps lastUsed; the next ones within the hour leave the decision item as it was', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
+    const first = await bill(t, a.merchant, [a.agreementPhrase], 10);
+    expect(first.status).toBe(201);
+    const after1 = await getDecision(a.decisionId);
+    expect(after1!.lastUsed).toBe((await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey })).body.data.lastUsed);
+    expect(after1!.lastUsed).not.toBeNull();
+    for (let i = 0; i < 3; i++) expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).status).toBe(201);
+    // No consent term: nothing counted; no stamp within the hour: the item is unchanged.
+    expect(await getDecision(a.decisionId)).toEqual(after1);
+  });
+
+  it('with maxPayments set, every bill counts (and the limit holds)', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
+    expect((await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { maxPayments: 2 } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).status).toBe(201);
+    expect((await getDecision(a.decisionId))!.paymentsUsed).toBe(2);
+    expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).body[0]).toMatchObject({ statusCode: 403, message: 'Customer approval has no payments left' });
+  });
+});
+
+describe('auth reads the key on every request, counts without a write per request', () => {
+  it('remaining drops by one per request; a key revoked between two requests of the same second is 401 at once', async () => {
+    const m = await t.participant('merchant');
+    const k = await t.call('POST', `/v1/operator/participants/${m.id}/keys`, { key: t.operatorKey });
+    expect(k.status).toBe(201);
+    const { keyId, apiKey } = k.body.data;
+    const remaining: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await t.call('GET', '/v1/balance/details', { key: apiKey });
+      expect(r.status).toBe(200);
+      remaining.push(Number(r.headers.get('x-ratelimit-remaining')));
+    }
+    expect(remaining.slice(1).map((x, i) => remaining[i]! - x)).toEqual([1, 1, 1, 1]);
+    expect((await t.call('DELETE', `/v1/operator/keys/${keyId}`, { key: t.operatorKey })).status).toBe(200);
+    const after = await t.call('GET', '/v1/balance/details', { key: apiKey });
+    expect(after.status).toBe(401);
+    expect(after.body).toMatchObject({ statusCode: 401, success: false, message: 'Invalid API key' });
+  });
+});
