@@ -22,7 +22,7 @@ import { billingRefusalFor, billingRequiresApproval } from '../domain/decisions'
 import type { TrustState } from '../domain/trust';
 import { limitConditions, type CounterUpdate } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
-import { consentRefusal, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
+import { consentRefusal, countsConsent, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
 import { config } from '../config';
 import { commit } from '../events/outbox';
 import { sandboxBankDue } from '../sandbox/hook';
@@ -113,13 +113,6 @@ const ITEM_BILL = 3;
 /** `lastUsed` on the decision moves at most once per this interval (docs/decisions.md, issue 19). */
 export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
 
-/**
- * Whether an agreement or recurring billing counts itself in the decision's consent counters
- * (DESIGN 8.5: `paymentsUsed`, the Lagos year's `usedY<yyyy>`): only when the decision has a
- * term they enforce (`maxPayments` or a yearly limit). A decision without them is not
- * rewritten (with its 3 GSI copies) by every billing for counters nobody reads.
- */
-export const countsConsent = (d: DecisionItem): boolean => d.maxPayments != null || d.spendingLimits.yearly != null;
 
 /** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */
 const lastUsedStale = (d: DecisionItem, now: Date): boolean =>

@@ -30,8 +30,8 @@ import {
   type SpendingLimits,
 } from '../domain/decisions';
 import { AGREEMENT_PHRASE_PREFIX, issueAgreementPhrase } from '../domain/agreement-phrase';
-import { remainingOf, usageOf, type ConsentTerms, type Remaining } from '../domain/consent';
-import { limitCounterKeys, usedFromCounters } from '../domain/limits';
+import { countsConsent, lagosYear, remainingOf, usageOf, yearAttribute, type ConsentTerms, type Remaining } from '../domain/consent';
+import { limitCounterKeys, limitCounterPk, TOTAL_ATTRIBUTE, usedFromCounters } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
 import { sha256Hex } from '../domain/ids';
 import { commit, type EventSpec } from '../events/outbox';
@@ -180,13 +180,20 @@ export function putNewDecision(item: DecisionItem): TransactItem {
  * named attributes are written, so attributes other features keep on the item (`lastUsed`)
  * survive.
  */
-export function updateDecision(current: DecisionItem, change: DecisionChange, now: string): { item: TransactItem; next: DecisionItem } {
+export function updateDecision(
+  current: DecisionItem,
+  change: DecisionChange,
+  now: string,
+  /** The year's usage to start counting from (`yearUsageToStart`), when this change starts the count. */
+  startYear?: { attribute: string; used: number },
+): { item: TransactItem; next: DecisionItem } {
   const { terms, ...rest } = change;
   const due = validityDue(current.id, terms.validTo, now);
   const next: DecisionItem = { ...current, ...rest, ...terms, spendingLimits: { ...change.spendingLimits }, lastUpdated: now, version: current.version + 1 };
   delete next.duePk;
   delete next.dueSk;
   if (due) Object.assign(next, due);
+  if (startYear) Object.assign(next, { [startYear.attribute]: startYear.used });
   return {
     next,
     item: {
@@ -196,9 +203,10 @@ export function updateDecision(current: DecisionItem, change: DecisionChange, no
         UpdateExpression:
           'SET #decision = :decision, spendingLimits = :limits, blockMerchant = :block, lookupPhrase = :phrase, lastUpdated = :now, version = :next, ' +
           'validFrom = :validFrom, validTo = :validTo, maxPayments = :maxPayments, channel = :channel, customerAcceptedAt = :accepted' +
+          (startYear ? ', #year = :yearUsed' : '') +
           (due ? ', duePk = :duePk, dueSk = :dueSk' : ' REMOVE duePk, dueSk'),
         ConditionExpression: 'attribute_exists(pk) AND version = :version',
-        ExpressionAttributeNames: { '#decision': 'decision' },
+        ExpressionAttributeNames: { '#decision': 'decision', ...(startYear ? { '#year': startYear.attribute } : {}) },
         ExpressionAttributeValues: {
           ':decision': change.decision,
           ':limits': { ...change.spendingLimits },
@@ -210,6 +218,7 @@ export function updateDecision(current: DecisionItem, change: DecisionChange, no
           ':channel': terms.channel,
           ':accepted': terms.customerAcceptedAt,
           ...(due ? { ':duePk': due.duePk, ':dueSk': due.dueSk } : {}),
+          ...(startYear ? { ':yearUsed': startYear.used } : {}),
           ':now': now,
           ':next': current.version + 1,
           ':version': current.version,
@@ -487,6 +496,28 @@ const MAX_SAVE_ATTEMPTS = 10;
  * transaction. A race lost on the decision's version (or a transaction conflict) is retried
  * on a fresh read; a lost race on the intent is `intent_answered`.
  */
+/**
+ * A yearly limit set on a decision whose billings were not counting (no yearly limit and no
+ * maxPayments: issue 19, `countsConsent`) starts from the Lagos year's spending so far, summed
+ * from the month counters every billing keeps, so a yearly limit set in November still counts
+ * January's billings, as a monthly limit set mid-month counts the month's. (maxPayments set
+ * later counts the payments made under it: the counters keep amounts, not counts.)
+ */
+async function yearUsageToStart(current: DecisionItem, change: DecisionChange, now: Date): Promise<{ attribute: string; used: number } | undefined> {
+  if (countsConsent(current) || change.spendingLimits.yearly == null) return undefined;
+  const year = lagosYear(now);
+  const months = await queryAll<Record<string, unknown>>(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :year)',
+      ExpressionAttributeValues: { ':pk': limitCounterPk(current.id), ':year': `M#${year}-` },
+      ConsistentRead: true,
+    },
+    12,
+  );
+  const used = months.reduce((sum, m) => sum + (typeof m[TOTAL_ATTRIBUTE] === 'number' ? (m[TOTAL_ATTRIBUTE] as number) : 0), 0);
+  return { attribute: yearAttribute(year), used };
+}
+
 export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionResult> {
   for (let attempt = 1; ; attempt++) {
     const intent = p.intent ? await p.intent() : undefined;
@@ -501,7 +532,7 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
     let next: DecisionItem;
     let write: TransactItem;
     if (current) {
-      ({ next, item: write } = updateDecision(current, change, now));
+      ({ next, item: write } = updateDecision(current, change, now, await yearUsageToStart(current, change, new Date(now))));
     } else {
       const c = p.create!;
       next = newDecisionItem({ ...c, agreementPhrase: await issueAgreementPhrase(p.decisionId, c.merchantId) }, change, now);

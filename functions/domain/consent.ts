@@ -32,6 +32,14 @@ export const NO_TERMS: ConsentTerms = { validFrom: null, validTo: null, maxPayme
 export const PAYMENTS_USED = 'paymentsUsed';
 /** The year's used amount (minor units) on the decision item: `usedY2027`. */
 export const yearAttribute = (year: string) => `usedY${year}`;
+
+/**
+ * Whether billings under a decision count themselves in its consent counters: only while it
+ * has a term they enforce (`maxPayments` or a yearly limit; issue 19: otherwise the decision
+ * is only condition-checked by a billing, not rewritten).
+ */
+export const countsConsent = (d: { maxPayments?: number | null; spendingLimits: { yearly?: number | null } }): boolean =>
+  d.maxPayments != null || d.spendingLimits.yearly != null;
 /** The Lagos calendar year of an instant (`2027`): 2026-12-31T23:00:00Z is already 2027 in Lagos. */
 export const lagosYear = (instant: Date): string => periodKeys(instant).month.slice(0, 4);
 

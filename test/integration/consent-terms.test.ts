@@ -204,6 +204,21 @@ describe('the yearly limit (Lagos calendar year)', () => {
   });
 });
 
+describe('a yearly limit set later counts the year so far', () => {
+  it("billings made before the limit count against it, as a monthly limit set mid-month counts the month's", async () => {
+    const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
+    // No consent term yet: billings are not counted on the decision (issue 19), only in the period counters.
+    expect((await billOnce(a, 60)).status).toBe(201);
+    expect((await billOnce(a, 15.5)).status).toBe(201);
+    expect((await getDecision(a.decisionId))!.paymentsUsed).toBeUndefined();
+    expect((await put(a, { spendingLimits: { yearly: 100 } })).status).toBe(200);
+    expect((await readDecision(a)).remaining).toMatchObject({ yearly: 24.5 });
+    expect((await billOnce(a, 24.51)).element).toMatchObject({ statusCode: 403, message: LIMITS });
+    expect((await billOnce(a, 24.5)).status).toBe(201);
+    expect((await readDecision(a)).remaining).toMatchObject({ yearly: 0 });
+  });
+});
+
 describe('remaining on the bank list (DESIGN 8.5)', () => {
   it("each decision of the bank's list has remaining for the current periods; null without limits", async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium', limits: { single: 50, weekly: 200 } });
