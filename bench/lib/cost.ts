@@ -28,7 +28,34 @@ export const PRICES = {
   dataTransferOutPerGb: 0.09, // internet egress (webhook POSTs), first 10 TB/month
   /** Lambda platform lines per invocation (START/END/REPORT), bytes, estimate. */
   lambdaPlatformLogBytes: 350,
+  /** Provisioned capacity (the steady part of the load, with auto scaling): per WCU-hour / RCU-hour. */
+  dynamoWcuHour: 0.00065,
+  dynamoRcuHour: 0.00013,
+  /** Auto scaling's target utilization: provisioned units are paid at 1 / this of what is used. */
+  provisionedTargetUtilization: 0.7,
 } as const;
+
+/**
+ * What one write (read) unit costs on provisioned capacity held at the target utilization,
+ * per million: a WCU serves 3,600 writes an hour. 0.258 USD per million WRU against 0.625
+ * on-demand (x 0.41) for a load steady enough to provision; bursts above it stay on-demand
+ * prices' business (or throttle), so the model offers it as an option for the steady part.
+ */
+export const provisionedPerMillion = {
+  write: (PRICES.dynamoWcuHour / 3600 / PRICES.provisionedTargetUtilization) * 1e6,
+  read: (PRICES.dynamoRcuHour / 3600 / PRICES.provisionedTargetUtilization) * 1e6,
+};
+
+/** The same lines with DynamoDB on provisioned capacity (auto scaling at the target utilization). */
+export function onProvisioned(lines: CostLine[]): CostLine[] {
+  return lines.map((l) =>
+    /DynamoDB writes|\(WRU\)/.test(l.item)
+      ? { ...l, usdPerMillion: (l.usdPerMillion * provisionedPerMillion.write) / PRICES.dynamoWriteRequestUnitPerMillion }
+      : /DynamoDB reads|\(RRU\)/.test(l.item)
+        ? { ...l, usdPerMillion: (l.usdPerMillion * provisionedPerMillion.read) / PRICES.dynamoReadRequestUnitPerMillion }
+        : l,
+  );
+}
 
 export interface CostLine {
   item: string;
@@ -112,6 +139,11 @@ export function costModel(res: any) {
     prices: PRICES,
     perMillionBills: { usd: total(billLines), deliveriesPerBill: deliveries, lines: round2(billLines) },
     perMillionWebhooks: { usd: total(webhookLines), lines: round2(webhookLines) },
+    provisioned: {
+      note: `DynamoDB on provisioned capacity with auto scaling at ${PRICES.provisionedTargetUtilization * 100} % utilization (${PRICES.dynamoWcuHour} USD per WCU-hour, ${PRICES.dynamoRcuHour} per RCU-hour): for the steady part of the load`,
+      perMillionBills: total(onProvisioned(billLines)),
+      perMillionWebhooks: total(onProvisioned(webhookLines)),
+    },
     retryFactor: {
       note: `a receiver failing 30 % of requests needs ${attemptsMean} attempts per delivery (bench/webhooks.ts): the delivery part (${deliveryOnly} USD per million) scales with it; a failed attempt also writes its attempt record`,
       perMillionWebhooksAt30PercentFailures: Math.round((total(webhookLines) + deliveryOnly * (attemptsMean - 1)) * 100) / 100,
