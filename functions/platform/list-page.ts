@@ -1,0 +1,168 @@
+/**
+ * Pages of one owner's list partition (DESIGN 6.4, 8.9): every list of the API reads an
+ * index partition `<pk>` sorted by `<sk>` (`<createdAt>#<id>` everywhere), with optional
+ * inclusive bounds on the sort key and an optional FilterExpression for filters that
+ * cannot be key conditions. Two ways to page it, the one place each is written:
+ *
+ * - `pageAfter`: after a cursor item (`startingAfter`). One Query whose ExclusiveStartKey
+ *   is the cursor item's own key, `Limit` = limit + 1 (the extra item says `hasMore`): the
+ *   same work at 100 or 100,000 items of history. With a FilterExpression, DynamoDB's
+ *   `Limit` counts items read before the filter, so the read repeats (each read bounded)
+ *   until limit + 1 items matched or the range ends: its cost follows how far apart the
+ *   matches are, never the size of the history before the cursor.
+ * - `pageAt`: the release-1 `skip`/`offset` page: reads only the first skip + limit
+ *   matches (the API refuses skip + limit above `MAX_SKIP_WINDOW`), and counts `total` with
+ *   a `Select: COUNT` Query (no item leaves DynamoDB; it still reads the range, so `total`
+ *   is only computed on skip pages).
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './clients';
+import { table, type Item } from './table';
+
+/** `skip + limit` (or `offset + limit`) above this is refused: use `startingAfter` (DESIGN 8.9). */
+export const MAX_SKIP_WINDOW = 10_000;
+
+/** Items read per Query when a FilterExpression discards some (each read stays bounded). */
+const FILTERED_READ = 200;
+
+export interface ListRange {
+  /** The GSI (undefined: the table itself). */
+  index?: string;
+  /** Names of the partition and sort key attributes of that index. */
+  pkName: string;
+  skName: string;
+  pk: string;
+  /** Inclusive bounds on the sort key. */
+  lo?: string;
+  hi?: string;
+  /** Oldest first (default: newest first). */
+  ascending?: boolean;
+  /** A FilterExpression with its names and values (names `#f…`, values `:f…`, to stay clear of the key's). */
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /** Attributes to read (undefined: all of them). */
+  projection?: readonly string[];
+}
+
+/** Whether `item` belongs to the range's partition: the only items a cursor may name. */
+export const inPartition = (range: ListRange, item: Item | undefined): item is Item =>
+  item !== undefined && item[range.pkName] === range.pk && typeof item[range.skName] === 'string';
+
+function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput, 'TableName'> {
+  const names: Record<string, string> = { '#lpk': range.pkName, ...range.filter?.names };
+  const values: Record<string, unknown> = { ':lpk': range.pk, ...range.filter?.values };
+  let key = '#lpk = :lpk';
+  if (range.lo !== undefined || range.hi !== undefined) names['#lsk'] = range.skName;
+  if (range.lo !== undefined && range.hi !== undefined) {
+    key += ' AND #lsk BETWEEN :llo AND :lhi';
+    Object.assign(values, { ':llo': range.lo, ':lhi': range.hi });
+  } else if (range.lo !== undefined) {
+    key += ' AND #lsk >= :llo';
+    values[':llo'] = range.lo;
+  } else if (range.hi !== undefined) {
+    key += ' AND #lsk <= :lhi';
+    values[':lhi'] = range.hi;
+  }
+  let projection: string | undefined;
+  if (range.projection && select === undefined) {
+    projection = range.projection.map((a, i) => {
+      names[`#lp${i}`] = a;
+      return `#lp${i}`;
+    }).join(', ');
+  }
+  return {
+    ...(range.index ? { IndexName: range.index } : {}),
+    KeyConditionExpression: key,
+    ...(range.filter ? { FilterExpression: range.filter.expression } : {}),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: range.ascending === true,
+    ...(projection ? { ProjectionExpression: projection } : {}),
+    ...(select ? { Select: select } : {}),
+  };
+}
+
+/** Reads matches from `start` until `want` matched or the range ended; `more`: whether items may follow. */
+async function readMatches<T>(range: ListRange, want: number, start?: Record<string, unknown>): Promise<{ items: T[]; more: boolean }> {
+  const input = queryInput(range);
+  const items: T[] = [];
+  let next = start;
+  do {
+    const out = await db().send(
+      new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next, Limit: range.filter ? Math.max(FILTERED_READ, want - items.length) : want - items.length }),
+    );
+    for (const it of out.Items ?? []) items.push(it as T);
+    next = out.LastEvaluatedKey;
+  } while (next && items.length < want);
+  return { items: items.slice(0, want), more: items.length > want || next !== undefined };
+}
+
+/** The key a Query continues after: the table's key and the index's, from the item itself. */
+function keyOf(range: ListRange, item: Item): Record<string, unknown> {
+  const key: Record<string, unknown> = { pk: item.pk, sk: item.sk };
+  key[range.pkName] = item[range.pkName];
+  key[range.skName] = item[range.skName];
+  return key;
+}
+
+/**
+ * The page after `after` (an item of this partition: check with `inPartition` first), in the
+ * range's order. A cursor outside the sort key bounds still has a place in that order: before
+ * the range (the page starts at its beginning) or after it (nothing follows).
+ */
+export async function pageAfter<T>(range: ListRange, limit: number, after: Item): Promise<{ items: T[]; hasMore: boolean }> {
+  const sk = after[range.skName] as string;
+  const beforeRange = range.ascending ? range.lo !== undefined && sk < range.lo : range.hi !== undefined && sk > range.hi;
+  const pastRange = range.ascending ? range.hi !== undefined && sk > range.hi : range.lo !== undefined && sk < range.lo;
+  if (pastRange) return { items: [], hasMore: false };
+  const { items } = await readMatches<T>(range, limit + 1, beforeRange ? undefined : keyOf(range, after));
+  return { items: items.slice(0, limit), hasMore: items.length > limit };
+}
+
+/** How many items of the range match (a `Select: COUNT` Query, page by page; no item is returned). */
+export async function countMatches(range: ListRange): Promise<number> {
+  const input = queryInput(range, 'COUNT');
+  let total = 0;
+  let next: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next }));
+    total += out.Count ?? 0;
+    next = out.LastEvaluatedKey;
+  } while (next);
+  return total;
+}
+
+/**
+ * The release-1 page: matches skip .. skip + limit - 1 (reading only the first skip + limit
+ * matches), `total` (a COUNT Query, run alongside) and `hasMore`.
+ */
+export async function pageAt<T>(range: ListRange, skip: number, limit: number): Promise<{ items: T[]; total: number; hasMore: boolean }> {
+  const [read, total] = await Promise.all([readMatches<T>(range, skip + limit), countMatches(range)]);
+  const items = read.items.slice(skip);
+  return { items, total, hasMore: skip + items.length < total };
+}
+
+/**
+ * The FilterExpression of equality filters (`attribute = value`, AND), skipping undefined
+ * values, plus optional raw clauses; undefined when nothing filters.
+ */
+export function equalsFilter(
+  fields: Record<string, unknown>,
+  extra: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> }[] = [],
+): ListRange['filter'] {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  Object.entries(fields).forEach(([attr, value], i) => {
+    if (value === undefined) return;
+    names[`#fe${i}`] = attr;
+    values[`:fe${i}`] = value;
+    parts.push(`#fe${i} = :fe${i}`);
+  });
+  for (const x of extra) {
+    parts.push(`(${x.expression})`);
+    Object.assign(names, x.names);
+    Object.assign(values, x.values);
+  }
+  if (parts.length === 0) return undefined;
+  return { expression: parts.join(' AND '), names, ...(Object.keys(values).length ? { values } : {}) };
+}
