@@ -62,7 +62,7 @@ export const pageFields = (page: Pick<ListPage<unknown>, 'hasMore' | 'total'>) =
  * phrase), with the same rules as `listPage`: `candidates` are items of `range`'s partition
  * in its order; a cursor must lie in that partition too.
  */
-export async function pageOfFew<T extends Item>(range: ListRange, paging: Paging, candidates: T[], cursor: (id: string) => Promise<Item | undefined>, what: string): Promise<ListPage<T>> {
+export async function pageOfFew<T extends object>(range: ListRange, paging: Paging, candidates: T[], cursor: (id: string) => Promise<Item | undefined>, what: string): Promise<ListPage<T>> {
   if (paging.startingAfter === undefined) {
     const items = candidates.slice(paging.skip, paging.skip + paging.limit);
     return { items, total: candidates.length, hasMore: paging.skip + items.length < candidates.length };
@@ -70,6 +70,7 @@ export async function pageOfFew<T extends Item>(range: ListRange, paging: Paging
   const after = await cursor(paging.startingAfter);
   if (!inPartition(range, after)) throw badCursor(what);
   const at = after[range.skName] as string;
-  const rest = candidates.filter((c) => (range.ascending ? (c[range.skName] as string) > at : (c[range.skName] as string) < at));
+  const skOf = (c: T) => (c as Item)[range.skName] as string;
+  const rest = candidates.filter((c) => (range.ascending ? skOf(c) > at : skOf(c) < at));
   return { items: rest.slice(0, paging.limit), hasMore: rest.length > paging.limit };
 }

@@ -41,6 +41,8 @@ export interface ListRange {
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   /** Attributes to read (undefined: all of them). */
   projection?: readonly string[];
+  /** Strongly consistent reads (the table only; GSIs cannot). */
+  consistent?: boolean;
 }
 
 /** Whether `item` belongs to the range's partition: the only items a cursor may name. */
@@ -78,6 +80,7 @@ function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput,
     ScanIndexForward: range.ascending === true,
     ...(projection ? { ProjectionExpression: projection } : {}),
     ...(select ? { Select: select } : {}),
+    ...(range.consistent ? { ConsistentRead: true } : {}),
   };
 }
 

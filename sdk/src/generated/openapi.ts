@@ -4960,7 +4960,10 @@ export interface operations {
                                 cancelledAt: string | null;
                                 completedAt: string | null;
                             }[];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -6552,7 +6555,10 @@ export interface operations {
                         message: string;
                         data: {
                             schedules: components["schemas"]["ScheduleSummary"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7200,7 +7206,10 @@ export interface operations {
                                 /** @description ISO 8601 date-time, UTC */
                                 createdAt: string;
                             }[];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7547,7 +7556,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `total` is at the top level */
+                        /** @description The page; `hasMore` and, on offset pages, `total` are at the top level */
                         data: {
                             trusted: boolean;
                             /** @enum {string} */
@@ -7670,7 +7679,11 @@ export interface operations {
     };
     webhooksListEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                skip?: number;
+                startingAfter?: string;
+            };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -7700,7 +7713,10 @@ export interface operations {
                         message: string;
                         data: {
                             endpoints: components["schemas"]["WebhookEndpoint"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7971,7 +7987,10 @@ export interface operations {
                         message: string;
                         data: {
                             deliveries: components["schemas"]["WebhookDelivery"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
