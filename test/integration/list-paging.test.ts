@@ -311,3 +311,55 @@ describe('POST /v1/billing/bank-responses', () => {
     expect(asMerchant.status).toBe(403);
   });
 });
+
+describe('the other lists: startingAfter, hasMore, foreign cursors, the bound', () => {
+  it("a provider's merchants (oldest first) and trust list; offset + limit above 10,000 is refused", async () => {
+    const p = await t.participant('provider');
+    const q = await t.participant('provider');
+    const ms: Party[] = [];
+    for (let i = 0; i < 5; i++) ms.push(await t.participant('merchant', { providerId: p.id }));
+    const theirs = await t.participant('merchant', { providerId: q.id });
+    for (const [path, items, idOf] of [
+      ['/v1/provider/merchants', (b: any) => b.data.merchants, (x: any) => x.id],
+      ['/v1/provider/merchant/trust/multiple', (b: any) => b.data, (x: any) => x.entityId],
+    ] as const) {
+      const pages = await walk((after) => t.call('GET', path, { key: p.apiKey, query: { limit: 2, ...(after ? { startingAfter: after } : {}) } }), items, idOf);
+      expect(pages.flatMap((b) => items(b).map(idOf))).toEqual(ms.map((m) => m.id));
+      const foreign = await t.call('GET', path, { key: p.apiKey, query: { startingAfter: theirs.id } });
+      expect(foreign.body).toMatchObject({ statusCode: 400, message: 'Invalid query parameters', errors: [{ path: 'startingAfter' }] });
+      expect(JSON.stringify(foreign.body)).not.toContain(theirs.name);
+      const beyond = await t.call('GET', path, { key: p.apiKey, query: { offset: 9_950, limit: 51 } });
+      expect(beyond.body).toMatchObject({ statusCode: 400, message: BEYOND, errors: [{ path: 'offset' }] });
+    }
+    const narrowed = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: ms.map((m) => m.id).join(','), limit: 2, startingAfter: ms[2]!.id } });
+    expect(narrowed.body.data).toEqual({ merchants: [expect.objectContaining({ id: ms[3]!.id }), expect.objectContaining({ id: ms[4]!.id })], hasMore: false });
+  });
+
+  it('schedules, subscriptions, webhook endpoints and deliveries refuse a foreign cursor and the 10,000 bound', async () => {
+    const a = await t.participant('merchant');
+    const b = await t.participant('merchant');
+    const bank = await t.participant('bank');
+    const mine = await t.call('POST', '/v1/webhooks/endpoints', { key: a.apiKey, body: { url: 'https://example.com/a' } });
+    const other = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, body: { url: 'https://example.com/b' } });
+    expect(mine.status).toBe(201);
+    const own = await t.call('GET', '/v1/webhooks/endpoints', { key: a.apiKey, query: { startingAfter: mine.body.data.id } });
+    expect(own.body.data).toEqual({ endpoints: [], hasMore: false });
+    const first = await t.call('GET', '/v1/webhooks/endpoints', { key: a.apiKey });
+    expect(first.body.data).toMatchObject({ total: 1, hasMore: false });
+    for (const [key, path] of [
+      [a.apiKey, '/v1/webhooks/endpoints'],
+      [a.apiKey, '/v1/webhooks/deliveries'],
+      [a.apiKey, '/v1/recurring'],
+      [bank.apiKey, '/v1/bank/customer/subscriptions'],
+    ] as const) {
+      for (const cursor of [other.body.data.id, 'sch_0000000000', 'whd_forged']) {
+        const r = await t.call('GET', path, { key, query: { startingAfter: cursor } });
+        expect(r.body, `${path} ${cursor}`).toMatchObject({ statusCode: 400, message: 'Invalid query parameters', errors: [{ path: 'startingAfter' }] });
+      }
+      const r = await t.call('GET', path, { key, query: { skip: 10_000, limit: 1 } });
+      expect(r.body, path).toMatchObject({ statusCode: 400, message: BEYOND });
+      const okPage = await t.call('GET', path, { key, query: { skip: 9_999, limit: 1 } });
+      expect(okPage.status, path).toBe(200);
+    }
+  });
+});
