@@ -40,7 +40,7 @@ import { participantKey } from '../participants/store';
 import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, nowIso, queryAll, table, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
 import { dueAttributes } from '../platform/due';
-import { equalsFilter, type ListRange } from '../platform/list-page';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 
 export { decisionId } from '../domain/decisions';
 
@@ -427,7 +427,6 @@ export function decisionRange(
   phrase?: { customerId?: string; lookupPhrase: string },
 ): ListRange {
   const byMerchant = 'merchantId' in owner;
-  const index = byMerchant ? 'gsi2' : 'gsi3';
   const extra: NonNullable<ListRange['filter']>[] = phrase
     ? [
         phrase.customerId !== undefined
@@ -436,13 +435,7 @@ export function decisionRange(
       ]
     : [];
   const filter = equalsFilter({ customerId: f.customerId, merchantId: f.merchantId, decision: f.decision, lookupPhrase: f.lookupPhrase }, extra);
-  return {
-    index,
-    pkName: `${index}pk`,
-    skName: `${index}sk`,
-    pk: byMerchant ? merchantDecisionsPk(owner.merchantId) : bankDecisionsPk(owner.bankId),
-    ...(filter ? { filter } : {}),
-  };
+  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantDecisionsPk(owner.merchantId) : bankDecisionsPk(owner.bankId), filter);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import {
   type Participant,
 } from '../participants/store';
 import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
-import { equalsFilter, type ListRange } from '../platform/list-page';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { backoff } from '../platform/retry';
 
 /** The most merchants one create request takes: 4 items each, 100 items per DynamoDB transaction. */
@@ -306,16 +306,7 @@ function filterClauses(f: MerchantFilter): NonNullable<ListRange['filter']>[] {
  * stable while merchants are added), as a list range (projected to the summary attributes).
  */
 export function providerMerchantRange(providerId: string, filter: MerchantFilter): ListRange {
-  const f = equalsFilter({}, filterClauses(filter));
-  return {
-    index: 'gsi2',
-    pkName: 'gsi2pk',
-    skName: 'gsi2sk',
-    pk: providerMerchantsPk(providerId),
-    ascending: true,
-    ...(f ? { filter: f } : {}),
-    projection: SUMMARY_ATTRS,
-  };
+  return indexRange('gsi2', providerMerchantsPk(providerId), equalsFilter({}, filterClauses(filter)), { ascending: true, projection: SUMMARY_ATTRS });
 }
 
 /** The stored item of a participant id (a list cursor; the pager checks it lies in the provider's list). */

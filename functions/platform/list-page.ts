@@ -4,9 +4,9 @@
  * inclusive bounds on the sort key and an optional FilterExpression for filters that
  * cannot be key conditions. Two ways to page it, the one place each is written:
  *
- * - `pageAfter`: after a cursor item (`startingAfter`). One Query whose ExclusiveStartKey
- *   is the cursor item's own key, `Limit` = limit + 1 (the extra item says `hasMore`): the
- *   same work at 100 or 100,000 items of history. With a FilterExpression, DynamoDB's
+ * - `pageAfter`: after a cursor item (`startingAfter`). One Query whose key condition starts
+ *   just past the cursor item's sort key (unique: `<createdAt>#<id>`), `Limit` = limit + 1
+ *   (the extra item says `hasMore`): the same work at 100 or 100,000 items of history. With a FilterExpression, DynamoDB's
  *   `Limit` counts items read before the filter, so the read repeats (each read bounded)
  *   until limit + 1 items matched or the range ends: its cost follows how far apart the
  *   matches are, never the size of the history before the cursor.
@@ -43,6 +43,8 @@ export interface ListRange {
   projection?: readonly string[];
   /** Strongly consistent reads (the table only; GSIs cannot). */
   consistent?: boolean;
+  /** Which bound excludes its own value (a cursor's position; set by `pageAfter`). */
+  exclusive?: 'lo' | 'hi';
 }
 
 /** Whether `item` belongs to the range's partition: the only items a cursor may name. */
@@ -54,19 +56,21 @@ function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput,
   const values: Record<string, unknown> = { ':lpk': range.pk, ...range.filter?.values };
   let key = '#lpk = :lpk';
   if (range.lo !== undefined || range.hi !== undefined) names['#lsk'] = range.skName;
+  // BETWEEN is inclusive at both ends: an exclusive end there is dropped by `readMatches`.
   if (range.lo !== undefined && range.hi !== undefined) {
     key += ' AND #lsk BETWEEN :llo AND :lhi';
     Object.assign(values, { ':llo': range.lo, ':lhi': range.hi });
   } else if (range.lo !== undefined) {
-    key += ' AND #lsk >= :llo';
+    key += ` AND #lsk ${range.exclusive === 'lo' ? '>' : '>='} :llo`;
     values[':llo'] = range.lo;
   } else if (range.hi !== undefined) {
-    key += ' AND #lsk <= :lhi';
+    key += ` AND #lsk ${range.exclusive === 'hi' ? '<' : '<='} :lhi`;
     values[':lhi'] = range.hi;
   }
   let projection: string | undefined;
   if (range.projection && select === undefined) {
-    projection = range.projection.map((a, i) => {
+    // The sort key is always read: `readMatches` recognises a cursor's item by it.
+    projection = [...new Set([...range.projection, range.skName])].map((a, i) => {
       names[`#lp${i}`] = a;
       return `#lp${i}`;
     }).join(', ');
@@ -84,27 +88,24 @@ function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput,
   };
 }
 
-/** Reads matches from `start` until `want` matched or the range ended; `more`: whether items may follow. */
-async function readMatches<T>(range: ListRange, want: number, start?: Record<string, unknown>): Promise<{ items: T[]; more: boolean }> {
+/** Reads matches from the range's start until `want` matched or the range ended; `more`: whether items may follow. */
+async function readMatches<T>(range: ListRange, want: number): Promise<{ items: T[]; more: boolean }> {
   const input = queryInput(range);
+  // The item at an exclusive end that BETWEEN still returns (read once more, then dropped).
+  const excluded = range.lo !== undefined && range.hi !== undefined && range.exclusive ? (range.exclusive === 'lo' ? range.lo : range.hi) : undefined;
   const items: T[] = [];
-  let next = start;
+  let next: Record<string, unknown> | undefined;
+  let extra = excluded !== undefined ? 1 : 0;
   do {
-    const out = await db().send(
-      new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next, Limit: range.filter ? Math.max(FILTERED_READ, want - items.length) : want - items.length }),
-    );
-    for (const it of out.Items ?? []) items.push(it as T);
+    const need = want - items.length + extra;
+    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next, Limit: range.filter ? Math.max(FILTERED_READ, need) : need }));
+    for (const it of out.Items ?? []) {
+      if (excluded !== undefined && (it as Item)[range.skName] === excluded) extra = 0;
+      else items.push(it as T);
+    }
     next = out.LastEvaluatedKey;
   } while (next && items.length < want);
   return { items: items.slice(0, want), more: items.length > want || next !== undefined };
-}
-
-/** The key a Query continues after: the table's key and the index's, from the item itself. */
-function keyOf(range: ListRange, item: Item): Record<string, unknown> {
-  const key: Record<string, unknown> = { pk: item.pk, sk: item.sk };
-  key[range.pkName] = item[range.pkName];
-  key[range.skName] = item[range.skName];
-  return key;
 }
 
 /**
@@ -117,7 +118,11 @@ export async function pageAfter<T>(range: ListRange, limit: number, after: Item)
   const beforeRange = range.ascending ? range.lo !== undefined && sk < range.lo : range.hi !== undefined && sk > range.hi;
   const pastRange = range.ascending ? range.hi !== undefined && sk > range.hi : range.lo !== undefined && sk < range.lo;
   if (pastRange) return { items: [], hasMore: false };
-  const { items } = await readMatches<T>(range, limit + 1, beforeRange ? undefined : keyOf(range, after));
+  // The cursor's sort key becomes the range's (exclusive) near end: a key condition, so the
+  // Query starts at the cursor through the index itself (DynamoDB Local, unlike DynamoDB,
+  // walks to an ExclusiveStartKey: measured in bench/lists.ts, docs/decisions.md).
+  const from: ListRange = beforeRange ? range : range.ascending ? { ...range, lo: sk, exclusive: 'lo' } : { ...range, hi: sk, exclusive: 'hi' };
+  const { items } = await readMatches<T>(from, limit + 1);
   return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
 
@@ -169,3 +174,13 @@ export function equalsFilter(
   if (parts.length === 0) return undefined;
   return { expression: parts.join(' AND '), names, ...(Object.keys(values).length ? { values } : {}) };
 }
+
+/** The range of GSI `index`'s partition `pk` (its key attributes are `<index>pk` / `<index>sk`), newest first unless told. */
+export const indexRange = (index: string, pk: string, filter?: ListRange['filter'], extra: Partial<ListRange> = {}): ListRange => ({
+  index,
+  pkName: `${index}pk`,
+  skName: `${index}sk`,
+  pk,
+  ...(filter ? { filter } : {}),
+  ...extra,
+});

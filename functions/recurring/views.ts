@@ -16,7 +16,7 @@ import type { Frequency } from '../domain/schedule-dates';
 import type { CompletionReason, ScheduleDates } from './policy';
 import type { BillItem } from '../billing/types';
 import { getItem } from '../platform/table';
-import { equalsFilter, type ListRange } from '../platform/list-page';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
 
 export const SCHEDULE_ID_PREFIX = 'sch';
@@ -286,15 +286,8 @@ export interface ScheduleFilter {
 /** A merchant's schedules (gsi2) or a bank's customers' (gsi3) matching the filter, newest first, as a list range. */
 export function scheduleRange(owner: { merchantId: string } | { bankId: string }, f: ScheduleFilter): ListRange {
   const byMerchant = 'merchantId' in owner;
-  const index = byMerchant ? 'gsi2' : 'gsi3';
   const filter = equalsFilter({ customerId: f.customerId, status: f.status, merchantId: f.merchantId });
-  return {
-    index,
-    pkName: `${index}pk`,
-    skName: `${index}sk`,
-    pk: byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId),
-    ...(filter ? { filter } : {}),
-  };
+  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId), filter);
 }
 
 /** The stored item of a schedule id (a list cursor; the pager checks it lies in the caller's list). */

@@ -10,7 +10,7 @@ import { toMajor } from '../domain/money';
 import { billKey, type BillItem, type TransactionStatus } from '../billing/types';
 import { isBillingRequestIdShaped } from '../billing/bill-item';
 import { getItem, queryAll, queryPage } from '../platform/table';
-import type { ListRange } from '../platform/list-page';
+import { indexRange, type ListRange } from '../platform/list-page';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -177,15 +177,7 @@ export function statusFilter(status: TransactionStatus): NonNullable<ListRange['
 
 /** The scope's transactions matching the filter, newest first, as a list range (platform/list-page.ts). */
 export function transactionRange(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: TransactionFilter): ListRange {
-  return {
-    index: scope.index,
-    pkName: `${scope.index}pk`,
-    skName: `${scope.index}sk`,
-    pk: scope.pk,
-    ...bounds(filter),
-    ...(filter.status !== undefined ? { filter: statusFilter(filter.status) } : {}),
-    projection: [...new Set([...ATTRS, 'sk', `${scope.index}pk`, `${scope.index}sk`])],
-  };
+  return indexRange(scope.index, scope.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, { ...bounds(filter), projection: ATTRS });
 }
 
 /**

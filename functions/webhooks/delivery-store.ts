@@ -16,7 +16,7 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
-import { equalsFilter, type ListRange } from '../platform/list-page';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { db } from '../platform/clients';
 import { unmarshallItem } from '../platform/marshall';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
@@ -222,8 +222,7 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
 
 /** The deliveries of one receiving participant, newest first, optionally of one status and event type, as a list range. */
 export function deliveryRange(ownerId: string, f: { status?: DeliveryStatus; type?: string }): ListRange {
-  const filter = equalsFilter({ status: f.status, eventType: f.type });
-  return { index: 'gsi2', pkName: 'gsi2pk', skName: 'gsi2sk', pk: deliveriesByOwnerPk(ownerId), ...(filter ? { filter } : {}) };
+  return indexRange('gsi2', deliveriesByOwnerPk(ownerId), equalsFilter({ status: f.status, eventType: f.type }));
 }
 
 /** The stored item of a delivery id (a list cursor; the pager checks it lies in the caller's list). */
