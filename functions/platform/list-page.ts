@@ -15,7 +15,7 @@
  *   a `Select: COUNT` Query (no item leaves DynamoDB; it still reads the range, so `total`
  *   is only computed on skip pages).
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from './clients';
 import { table, type Item } from './table';
 
@@ -88,24 +88,39 @@ function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput,
   };
 }
 
+/**
+ * Where the next Query of a multi-page read starts after `last` (a LastEvaluatedKey): past its
+ * sort key as a key condition when that bound is the range's only one (DynamoDB Local walks to
+ * an ExclusiveStartKey from the partition's start, so continuing by key condition keeps a long
+ * read linear there; the same on DynamoDB), else from the ExclusiveStartKey.
+ */
+function continueAfter(range: ListRange, last: Record<string, unknown>): { range: ListRange; start?: Record<string, unknown> } {
+  const at = last[range.skName];
+  if (typeof at !== 'string') return { range, start: last };
+  if (!range.ascending && range.lo === undefined) return { range: { ...range, hi: at, exclusive: 'hi' } };
+  if (range.ascending && range.hi === undefined) return { range: { ...range, lo: at, exclusive: 'lo' } };
+  return { range, start: last };
+}
+
 /** Reads matches from the range's start until `want` matched or the range ended; `more`: whether items may follow. */
 async function readMatches<T>(range: ListRange, want: number): Promise<{ items: T[]; more: boolean }> {
-  const input = queryInput(range);
   // The item at an exclusive end that BETWEEN still returns (read once more, then dropped).
   const excluded = range.lo !== undefined && range.hi !== undefined && range.exclusive ? (range.exclusive === 'lo' ? range.lo : range.hi) : undefined;
   const items: T[] = [];
-  let next: Record<string, unknown> | undefined;
+  let at: { range: ListRange; start?: Record<string, unknown> } | undefined = { range };
   let extra = excluded !== undefined ? 1 : 0;
   do {
     const need = want - items.length + extra;
-    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next, Limit: range.filter ? Math.max(FILTERED_READ, need) : need }));
+    const out: QueryCommandOutput = await db().send(
+      new QueryCommand({ ...queryInput(at.range), TableName: table(), ExclusiveStartKey: at.start, Limit: range.filter ? Math.max(FILTERED_READ, need) : need }),
+    );
     for (const it of out.Items ?? []) {
       if (excluded !== undefined && (it as Item)[range.skName] === excluded) extra = 0;
       else items.push(it as T);
     }
-    next = out.LastEvaluatedKey;
-  } while (next && items.length < want);
-  return { items: items.slice(0, want), more: items.length > want || next !== undefined };
+    at = out.LastEvaluatedKey ? continueAfter(at.range, out.LastEvaluatedKey) : undefined;
+  } while (at && items.length < want);
+  return { items: items.slice(0, want), more: items.length > want || at !== undefined };
 }
 
 /**
@@ -128,14 +143,13 @@ export async function pageAfter<T>(range: ListRange, limit: number, after: Item)
 
 /** How many items of the range match (a `Select: COUNT` Query, page by page; no item is returned). */
 export async function countMatches(range: ListRange): Promise<number> {
-  const input = queryInput(range, 'COUNT');
   let total = 0;
-  let next: Record<string, unknown> | undefined;
+  let at: { range: ListRange; start?: Record<string, unknown> } | undefined = { range };
   do {
-    const out = await db().send(new QueryCommand({ ...input, TableName: table(), ExclusiveStartKey: next }));
+    const out: QueryCommandOutput = await db().send(new QueryCommand({ ...queryInput(at.range, 'COUNT'), TableName: table(), ExclusiveStartKey: at.start }));
     total += out.Count ?? 0;
-    next = out.LastEvaluatedKey;
-  } while (next);
+    at = out.LastEvaluatedKey ? continueAfter(at.range, out.LastEvaluatedKey) : undefined;
+  } while (at);
   return total;
 }
 
