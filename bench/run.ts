@@ -9,6 +9,7 @@
  *   testClock    bench/test-clock.ts  a test clock advanced over 100 daily schedules (issue 21)
  *   webhookCost  bench/lib/webhook-cost.ts  DynamoDB/SQS/duration of one webhook (cost model)
  *   webhooks     bench/webhooks.ts    1,000 events, receiver failing 30 %: throughput
+ *   lists        bench/lists.ts       a startingAfter page at 100 vs 100,000 items of history (issue 19)
  *
  * `tsx bench/run.ts --render` re-derives targets, the cost model, results.md and latency.svg
  * from bench/results.json without measuring.
@@ -28,7 +29,7 @@ import { BENCH_DIR, loadAverage, machine, runMain, writeJson } from './lib/resul
 import { round } from './lib/stats';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks', 'testClock'] as const;
+const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks', 'testClock', 'lists'] as const;
 type Phase = (typeof PHASES)[number];
 const SELF = fileURLToPath(import.meta.url);
 
@@ -47,6 +48,8 @@ async function runPhase(name: string): Promise<unknown> {
       return (await import('./lib/webhook-cost')).runWebhookCost();
     case 'testClock':
       return (await import('./test-clock')).runTestClockBench();
+    case 'lists':
+      return (await import('./lists')).runListsBench();
     default:
       throw new Error(`unknown phase ${name}`);
   }
@@ -193,6 +196,16 @@ function targets(res: any): Target[] {
       });
     }
   }
+  const li = res.lists;
+  if (li) {
+    t.push({
+      id: 'list-page-scale',
+      target: `a startingAfter page: p50 at ${li.sizes.large} items of history within 1.5x of p50 at ${li.sizes.small}`,
+      value: `p50 ${li.startingAfterMs.small.p50} ms vs ${li.startingAfterMs.large.p50} ms (ratio ${li.p50Ratio})`,
+      met: li.met,
+      note: 'one cursor GetItem + one Query with ExclusiveStartKey and Limit 21; the skip page pays a COUNT over the partition for total',
+    });
+  }
   return t;
 }
 
@@ -267,6 +280,22 @@ function markdown(res: any): string {
     );
     L.push('');
     L.push('Synthetic due kind (`bench.noop`): the worker only takes the item off the index (the claim-conditioned UpdateItem every kind ends with), so this is the time path\'s own throughput; a real kind adds its state change.');
+  }
+  const li = res.lists;
+  if (li) {
+    L.push('');
+    L.push(`## List pages (bench/lists.ts: transaction history, ${li.sizes.small} vs ${li.sizes.large} items of one merchant, ${li.rounds} interleaved rounds)`);
+    L.push('');
+    L.push(
+      table(
+        ['page', `p50 / p95 at ${li.sizes.small}`, `p50 / p95 at ${li.sizes.large}`, 'p50 ratio'],
+        [
+          ['limit=20&startingAfter=<middle>', `${li.startingAfterMs.small.p50} / ${li.startingAfterMs.small.p95} ms`, `${li.startingAfterMs.large.p50} / ${li.startingAfterMs.large.p95} ms`, li.p50Ratio],
+          ['limit=20 (skip page: + COUNT for total)', ...[li.skipPageMs.small, li.skipPageMs.large].map((x: any) => (x.failed ? `failed: ${x.failed}` : `${x.p50} / ${x.p95} ms`)), '—'],
+          ['the COUNT Query alone (in process)', `${li.countQueryMs.small} ms`, `${li.countQueryMs.large} ms`, round(li.countQueryMs.large / li.countQueryMs.small, 1)],
+        ],
+      ),
+    );
   }
   const tc = res.testClock;
   if (tc) {
@@ -402,6 +431,7 @@ async function orchestrate(): Promise<void> {
     webhookCost: strip(outcomes.webhookCost.data),
     webhooks: outcomes.webhooks.data,
     testClock: strip(outcomes.testClock.data),
+    lists: strip(outcomes.lists.data),
     bundles: strip(outcomes.bundles.data),
     notes: [
       'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',

@@ -108,6 +108,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/bank/settlement-reports', handler: 'api/bank/settlement-report', kinds: B, access: 'read', summary: "The bank's settlement report for a business day" },
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
+  { method: 'POST', path: '/v1/billing/bank-responses', handler: 'api/bank/bank-responses', kinds: B, access: 'write', rateClass: 'batch', summary: 'Answer up to 100 billing requests at once' },
   { method: 'POST', path: '/v1/billing/refund-response', handler: 'api/bank/refund-response', kinds: B, access: 'write', summary: 'Confirm (or fail) a refund the bank executed' },
 
   // Merchant: discovery, agreements, billing

@@ -18,6 +18,10 @@ export const iso = z.string().describe('ISO 8601 date-time, UTC');
 export const money = z.number().describe('Amount in major units (NGN 1500.5)');
 export const currency = z.string().describe('ISO 4217 code (NGN)');
 export const count = z.number().int().min(0);
+/** Lists (DESIGN 8.9): whether items follow this page (ask for them with `startingAfter` = the last item's id). */
+export const hasMore = z.boolean().describe('Whether more items follow: ask with `startingAfter` = the id of the last item of this page');
+/** Spec lists: every match, on skip/offset pages only (a `startingAfter` page omits it). */
+export const total = count.optional().describe('Number of matches: on skip/offset pages; omitted on `startingAfter` pages');
 
 export const spendingLimits = z
   .object({ single: money.optional(), daily: money.optional(), weekly: money.optional(), monthly: money.optional(), yearly: money.optional() })

@@ -40,6 +40,7 @@ import { participantKey } from '../participants/store';
 import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, nowIso, queryAll, table, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';
 import { dueAttributes } from '../platform/due';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 
 export { decisionId } from '../domain/decisions';
 
@@ -405,12 +406,8 @@ export function intentResponseEvent(d: DecisionItem, intentId: string | null): R
 }
 
 // ---------------------------------------------------------------------------------------
-// Lists (newest first; `total` counts every match, so the owner's partition is read whole)
-
-export interface DecisionPage {
-  items: DecisionItem[];
-  total: number;
-}
+// Lists (newest first, by creation: gsi2 `MDEC#<merchant>` / gsi3 `BDEC#<bank>`, sort key
+// `<createdAt>#<id>`), paged by http/paging.ts over platform/list-page.ts.
 
 export interface DecisionFilter {
   customerId?: string;
@@ -425,25 +422,30 @@ const matches = (d: DecisionItem, f: DecisionFilter) =>
   (f.decision === undefined || d.decision === f.decision) &&
   (f.lookupPhrase === undefined || d.lookupPhrase === f.lookupPhrase);
 
-export function pageOf(all: DecisionItem[], filter: DecisionFilter, skip: number, limit: number): DecisionPage {
-  const hits = all.filter((d) => matches(d, filter));
-  return { items: hits.slice(skip, skip + limit), total: hits.length };
-}
+/** The decisions among `candidates` (already read) that match the filter. */
+export const matching = (candidates: DecisionItem[], f: DecisionFilter) => candidates.filter((d) => matches(d, f));
 
-async function listPartition(index: 'gsi2' | 'gsi3', pk: string): Promise<DecisionItem[]> {
-  return queryAll<DecisionItem>({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': `${index}pk` },
-    ExpressionAttributeValues: { ':pk': pk },
-    ScanIndexForward: false,
-  }, 100_000);
+/**
+ * A merchant's or a bank's decisions matching the filter, as a list range. `phrase` is the
+ * merchant's lookupPhrase filter: the decisions of the customer it names, or whose latest
+ * answered intent used it.
+ */
+export function decisionRange(
+  owner: { merchantId: string } | { bankId: string },
+  f: DecisionFilter,
+  phrase?: { customerId?: string; lookupPhrase: string },
+): ListRange {
+  const byMerchant = 'merchantId' in owner;
+  const extra: NonNullable<ListRange['filter']>[] = phrase
+    ? [
+        phrase.customerId !== undefined
+          ? { expression: '#fpc = :fpc OR #fpl = :fpl', names: { '#fpc': 'customerId', '#fpl': 'lookupPhrase' }, values: { ':fpc': phrase.customerId, ':fpl': phrase.lookupPhrase } }
+          : { expression: '#fpl = :fpl', names: { '#fpl': 'lookupPhrase' }, values: { ':fpl': phrase.lookupPhrase } },
+      ]
+    : [];
+  const filter = equalsFilter({ customerId: f.customerId, merchantId: f.merchantId, decision: f.decision, lookupPhrase: f.lookupPhrase }, extra);
+  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantDecisionsPk(owner.merchantId) : bankDecisionsPk(owner.bankId), filter);
 }
-
-/** All decisions of a merchant (newest first). */
-export const merchantDecisions = (merchantId: string) => listPartition('gsi2', merchantDecisionsPk(merchantId));
-/** All decisions of a bank's customers (newest first). */
-export const bankDecisions = (bankId: string) => listPartition('gsi3', bankDecisionsPk(bankId));
 
 // ---------------------------------------------------------------------------------------
 // Saving a decision with its event (intent-response and the bank's PUT)

@@ -19,7 +19,8 @@ import {
   type BankAccount,
   type Participant,
 } from '../participants/store';
-import { cancellationCodes, isTransactionCancelled, nowIso, queryPages, table, transact, type TransactItem } from '../platform/table';
+import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { backoff } from '../platform/retry';
 
 /** The most merchants one create request takes: 4 items each, 100 items per DynamoDB transaction. */
@@ -271,11 +272,6 @@ export interface MerchantFilter {
   deviceLookupEnabled?: boolean;
 }
 
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
-
 const SUMMARY_ATTRS = ['id', 'name', 'email', 'trusted', 'trustLevel', 'deviceLookupEnabled', 'lastVerified', 'createdAt'];
 
 function matches(m: MerchantSummary, f: MerchantFilter): boolean {
@@ -286,54 +282,44 @@ function matches(m: MerchantSummary, f: MerchantFilter): boolean {
   return true;
 }
 
-/**
- * One page of the provider's merchants matching the filter, oldest first (creation order,
- * so offsets stay stable while merchants are added), and the total number of matches.
- * Reads the provider's whole gsi2 partition (projected to the summary attributes): `total`
- * needs every match counted; only the page's items are kept in memory.
- */
-export async function listProviderMerchants(
-  providerId: string,
-  filter: MerchantFilter,
-  offset: number,
-  limit: number,
-): Promise<Page<MerchantSummary>> {
-  const names = Object.fromEntries(SUMMARY_ATTRS.map((a) => [`#${a}`, a]));
-  const items: MerchantSummary[] = [];
-  let total = 0;
-  await queryPages(
-    {
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': providerMerchantsPk(providerId) },
-      ExpressionAttributeNames: names,
-      ProjectionExpression: Object.keys(names).join(', '),
-    },
-    (page) => {
-      for (const it of page as unknown as MerchantSummary[]) {
-        if (!matches(it, filter)) continue;
-        if (total >= offset && items.length < limit) items.push(it);
-        total++;
-      }
-    },
-  );
-  return { items, total };
+/** `matches` as a FilterExpression clause list (missing attributes read as the defaults, as there). */
+function filterClauses(f: MerchantFilter): NonNullable<ListRange['filter']>[] {
+  const flag = (attr: string, on: boolean, n: string) =>
+    on
+      ? { expression: `${n} = :ftrue`, names: { [n]: attr }, values: { ':ftrue': true } }
+      : { expression: `attribute_not_exists(${n}) OR ${n} <> :ftrue`, names: { [n]: attr }, values: { ':ftrue': true } };
+  const out: NonNullable<ListRange['filter']>[] = [];
+  if (f.trusted !== undefined) out.push(flag('trusted', f.trusted, '#ftr'));
+  if (f.deviceLookupEnabled !== undefined) out.push(flag('deviceLookupEnabled', f.deviceLookupEnabled, '#fdl'));
+  if (f.trustLevel !== undefined) {
+    out.push(
+      f.trustLevel === 'basic'
+        ? { expression: 'attribute_not_exists(#ftl) OR #ftl = :ftl', names: { '#ftl': 'trustLevel' }, values: { ':ftl': f.trustLevel } }
+        : { expression: '#ftl = :ftl', names: { '#ftl': 'trustLevel' }, values: { ':ftl': f.trustLevel } },
+    );
+  }
+  return out;
 }
 
 /**
- * The provider's merchants among `ids` (unknown ids and other providers' merchants are
- * left out), filtered, in creation order, paged.
+ * The provider's merchants matching the filter, oldest first (creation order, so offsets stay
+ * stable while merchants are added), as a list range (projected to the summary attributes).
  */
-export async function getProviderMerchantsByIds(
-  providerId: string,
-  ids: string[],
-  filter: MerchantFilter,
-  offset: number,
-  limit: number,
-): Promise<Page<MerchantSummary>> {
+export function providerMerchantRange(providerId: string, filter: MerchantFilter): ListRange {
+  return indexRange('gsi2', providerMerchantsPk(providerId), equalsFilter({}, filterClauses(filter)), { ascending: true, projection: SUMMARY_ATTRS });
+}
+
+/** The stored item of a participant id (a list cursor; the pager checks it lies in the provider's list). */
+export const merchantNamed = (id: string) => getItem(participantKey(id));
+
+/**
+ * The provider's merchants among `ids` (unknown ids and other providers' merchants are
+ * left out), filtered, in creation order.
+ */
+export async function getProviderMerchantsByIds(providerId: string, ids: string[], filter: MerchantFilter): Promise<(MerchantSummary & { gsi2pk: string; gsi2sk: string })[]> {
   const unique = [...new Set(ids)];
-  const found: (MerchantSummary & { type?: string; providerId?: string })[] = [];
-  const attrs = [...SUMMARY_ATTRS, 'type', 'providerId'];
+  const found: (MerchantSummary & { type?: string; providerId?: string; gsi2pk: string; gsi2sk: string })[] = [];
+  const attrs = [...SUMMARY_ATTRS, 'type', 'providerId', 'gsi2pk', 'gsi2sk'];
   const names = Object.fromEntries(attrs.map((a) => [`#${a}`, a]));
   for (let i = 0; i < unique.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((id) => participantKey(id));
@@ -351,13 +337,10 @@ export async function getProviderMerchantsByIds(
       if (round > 8 && keys?.length) throw new Error('BatchGet did not finish');
     }
   }
-  const own = found
+  return found
     .filter((m) => m.type === 'merchant' && m.providerId === providerId && matches(m, filter))
-    .sort((a, b) => byteOrder(`${a.createdAt}#${a.id}`, `${b.createdAt}#${b.id}`));
-  return {
-    items: own.slice(offset, offset + limit).map(({ type: _t, providerId: _p, ...m }) => m),
-    total: own.length,
-  };
+    .sort((a, b) => byteOrder(a.gsi2sk, b.gsi2sk))
+    .map(({ type: _t, providerId: _p, ...m }) => m);
 }
 
 /** The order of gsi2sk in the index (binary, like DynamoDB; ids and ISO times are ASCII). */

@@ -15,7 +15,8 @@ import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
 import type { CompletionReason, ScheduleDates } from './policy';
 import type { BillItem } from '../billing/types';
-import { getItem, queryAll } from '../platform/table';
+import { getItem } from '../platform/table';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
 
 export const SCHEDULE_ID_PREFIX = 'sch';
@@ -282,38 +283,12 @@ export interface ScheduleFilter {
   merchantId?: string;
 }
 
-async function listPartition(index: 'gsi2' | 'gsi3', pk: string, f: ScheduleFilter): Promise<ScheduleItem[]> {
-  const names: Record<string, string> = { '#pk': `${index}pk` };
-  const values: Record<string, unknown> = { ':pk': pk };
-  const filters: string[] = [];
-  if (f.customerId !== undefined) {
-    names['#c'] = 'customerId';
-    values[':c'] = f.customerId;
-    filters.push('#c = :c');
-  }
-  if (f.status !== undefined) {
-    names['#s'] = 'status';
-    values[':s'] = f.status;
-    filters.push('#s = :s');
-  }
-  if (f.merchantId !== undefined) {
-    names['#m'] = 'merchantId';
-    values[':m'] = f.merchantId;
-    filters.push('#m = :m');
-  }
-  const items = await queryAll(
-    {
-      IndexName: index,
-      KeyConditionExpression: '#pk = :pk',
-      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-    },
-    1_000_000,
-  );
-  return items.map((it) => parseSchedule(it)!);
+/** A merchant's schedules (gsi2) or a bank's customers' (gsi3) matching the filter, newest first, as a list range. */
+export function scheduleRange(owner: { merchantId: string } | { bankId: string }, f: ScheduleFilter): ListRange {
+  const byMerchant = 'merchantId' in owner;
+  const filter = equalsFilter({ customerId: f.customerId, status: f.status, merchantId: f.merchantId });
+  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId), filter);
 }
 
-export const merchantSchedules = (merchantId: string, f: ScheduleFilter = {}) => listPartition('gsi2', merchantSchedulesPk(merchantId), f);
-export const bankSubscriptions = (bankId: string, f: ScheduleFilter = {}) => listPartition('gsi3', bankSubscriptionsPk(bankId), f);
+/** The stored item of a schedule id (a list cursor; the pager checks it lies in the caller's list). */
+export const scheduleItemNamed = (id: string) => (isScheduleIdShaped(id) ? getItem(scheduleKey(id)) : Promise.resolve(undefined));

@@ -8,7 +8,9 @@
 import type { ParticipantKind } from '../routes';
 import { toMajor } from '../domain/money';
 import { billKey, type BillItem, type TransactionStatus } from '../billing/types';
+import { isBillingRequestIdShaped } from '../billing/bill-item';
 import { getItem, queryAll, queryPage } from '../platform/table';
+import { indexRange, type ListRange } from '../platform/list-page';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -149,26 +151,42 @@ export const TRANSACTION_FIELDS = [
 /** The item attributes `toTransaction` and `canSee` read (the projection of the list queries). */
 const ATTRS = [...new Set(['pk', 'merchantId', 'providerId', 'bankId', ...TRANSACTION_FIELDS.filter((f) => f !== 'entityId')])];
 
+/** The sort key bounds of a createdAt range (every key of an instant t is `<t>#<id>`; `<to>#~` is above all of them). */
+function bounds(filter: Pick<TransactionFilter, 'from' | 'to'>): { lo?: string; hi?: string } {
+  return {
+    ...(filter.from ? { lo: filter.from.toISOString() } : {}),
+    ...(filter.to ? { hi: `${filter.to.toISOString()}#~` } : {}),
+  };
+}
+
 /**
- * One page of the scope's transactions, newest first, and the number of matches. The date
- * bounds are key conditions (the sort key starts with createdAt); the status filter uses
- * `transactionStatus`, so it needs every item of the range read (as `total` does anyway).
+ * `transactionStatus` as a FilterExpression (the status is derived, so it cannot be a key
+ * condition): refunds decide first, then the billing status. Kept beside `transactionStatus`;
+ * the integration tests list each status both ways.
  */
-export async function listTransactions(
-  scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string },
-  filter: TransactionFilter,
-  skip: number,
-  limit: number,
-): Promise<{ items: Transaction[]; total: number }> {
-  const bills = await queryAll<BillItem>(rangeQuery(scope, filter), Number.MAX_SAFE_INTEGER);
-  const items: Transaction[] = [];
-  let total = 0;
-  for (const b of bills) {
-    if (filter.status !== undefined && transactionStatus(b) !== filter.status) continue;
-    if (total >= skip && items.length < limit) items.push(toTransaction(b));
-    total++;
-  }
-  return { items, total };
+export function statusFilter(status: TransactionStatus): NonNullable<ListRange['filter']> {
+  const names = { '#fra': 'refundedAmount', '#fam': 'amount' };
+  if (status === 'refunded') return { expression: '#fra > :fzero AND #fra >= #fam', names, values: { ':fzero': 0 } };
+  if (status === 'partially_refunded') return { expression: '#fra > :fzero AND #fra < #fam', names, values: { ':fzero': 0 } };
+  return {
+    expression: '#fst = :fst AND (attribute_not_exists(#fra) OR #fra <= :fzero)',
+    names: { '#fra': 'refundedAmount', '#fst': 'status' },
+    values: { ':fst': status, ':fzero': 0 },
+  };
+}
+
+/** The scope's transactions matching the filter, newest first, as a list range (platform/list-page.ts). */
+export function transactionRange(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: TransactionFilter): ListRange {
+  return indexRange(scope.index, scope.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, { ...bounds(filter), projection: ATTRS });
+}
+
+/**
+ * The bill a `startingAfter` names: a billingRequestId or a reference (the list shows both);
+ * any owner's (the caller checks it lies in its own list).
+ */
+export async function billNamed(id: string): Promise<BillItem | undefined> {
+  if (isBillingRequestIdShaped(id)) return getItem<BillItem>(billKey(id));
+  return findBillByReference(id);
 }
 
 /** The Query of a scope's transactions between the filter's bounds, newest first (key conditions on `<createdAt>#<id>`). */
@@ -177,9 +195,7 @@ function rangeQuery(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filt
   const skName = `${scope.index}sk`;
   const values: Record<string, unknown> = { ':pk': scope.pk };
   let key = '#pk = :pk';
-  const lo = filter.from?.toISOString();
-  // Every sort key of an instant t is `<t>#<id>`: `<to>#~` is above all of them ('~' sorts after id characters).
-  const hi = filter.to ? `${filter.to.toISOString()}#~` : undefined;
+  const { lo, hi } = bounds(filter);
   if (lo !== undefined && hi !== undefined) {
     key += ' AND #sk BETWEEN :lo AND :hi';
     Object.assign(values, { ':lo': lo, ':hi': hi });

@@ -16,9 +16,10 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
+import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { db } from '../platform/clients';
 import { unmarshallItem } from '../platform/marshall';
-import { getItem, isConditionFailure, queryAll, table, UpdateCommand } from '../platform/table';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -233,35 +234,13 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
   }
 }
 
-/**
- * The deliveries of one receiving participant, newest first, optionally of one status and
- * event type; at most `maxItems` (the newest).
- */
-export async function listDeliveries(ownerId: string, f: { status?: DeliveryStatus; type?: string }, maxItems: number): Promise<DeliveryItem[]> {
-  const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': deliveriesByOwnerPk(ownerId) };
-  const names: Record<string, string> = {};
-  if (f.status) {
-    filters.push('#s = :s');
-    names['#s'] = 'status';
-    values[':s'] = f.status;
-  }
-  if (f.type) {
-    filters.push('eventType = :t');
-    values[':t'] = f.type;
-  }
-  return queryAll<DeliveryItem>(
-    {
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-    },
-    maxItems,
-  );
+/** The deliveries of one receiving participant, newest first, optionally of one status and event type, as a list range. */
+export function deliveryRange(ownerId: string, f: { status?: DeliveryStatus; type?: string }): ListRange {
+  return indexRange('gsi2', deliveriesByOwnerPk(ownerId), equalsFilter({ status: f.status, eventType: f.type }));
 }
+
+/** The stored item of a delivery id (a list cursor; the pager checks it lies in the caller's list). */
+export const deliveryNamed = (id: string) => getItem(deliveryKey(id));
 
 /**
  * The tick re-enqueues an overdue pending delivery: a new chain (`seq` + 1) due again a grace

@@ -9,6 +9,7 @@ import { purposeKey, open, seal } from '../domain/secrets';
 import { db } from '../platform/clients';
 import { auditPut, type AuditContext } from '../identity/audit';
 import { cancellationCodes, getItem, isConditionFailure, queryAll, table, transact, UpdateCommand, type TransactItem } from '../platform/table';
+import type { ListRange } from '../platform/list-page';
 import type { SigningSecrets } from './signing';
 
 /** Most endpoints one participant may have. */
@@ -71,6 +72,11 @@ export async function signingSecrets(ep: EndpointItem, nowMs: number): Promise<S
 }
 
 export const getEndpoint = (ownerId: string, id: string) => getItem<EndpointItem>(endpointKey(ownerId, id));
+
+/** The owner's endpoints, oldest first (ids are time-ordered), as a list range of the table itself. */
+export function endpointRange(ownerId: string): ListRange {
+  return { pkName: 'pk', skName: 'sk', pk: endpointPk(ownerId), lo: 'EP#', hi: 'EP#\uffff', ascending: true, consistent: true };
+}
 
 export function listEndpoints(ownerId: string, consistent = true): Promise<EndpointItem[]> {
   return queryAll<EndpointItem>({

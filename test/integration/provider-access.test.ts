@@ -109,7 +109,7 @@ describe('cross-provider isolation', () => {
 
   it("lists never show another provider's merchants", async () => {
     const listB = await t.call('GET', '/v1/provider/merchants', { key: b.apiKey, query: { ids: `${mA.id},${mB.id}` } });
-    expect(listB.body.data).toEqual({ merchants: [expect.objectContaining({ id: mB.id })], total: 1 });
+    expect(listB.body.data).toEqual({ merchants: [expect.objectContaining({ id: mB.id })], total: 1, hasMore: false });
     const allB = await t.call('GET', '/v1/provider/merchants', { key: b.apiKey });
     expect(allB.body.data.merchants.map((m: any) => m.id)).toEqual([mB.id]);
     const trustB = await t.call('GET', '/v1/provider/merchant/trust/multiple', { key: b.apiKey });

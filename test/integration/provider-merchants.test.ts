@@ -313,7 +313,7 @@ describe('GET /v1/provider/merchants', () => {
     const repeated = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: [ids[1]!, ids[2]!, ids[4]!] } })).body.data;
     expect(repeated.merchants.map((m: any) => m.id)).toEqual([ids[1], ids[2], ids[4]]);
     const both = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: [ids[1]!, ids[2]!, ids[4]!], trusted: true, limit: 1, offset: 1 } })).body.data;
-    expect(both).toEqual({ merchants: [expect.objectContaining({ id: ids[4] })], total: 2 });
+    expect(both).toEqual({ merchants: [expect.objectContaining({ id: ids[4] })], total: 2, hasMore: false });
   });
 
   it.each([

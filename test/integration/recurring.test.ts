@@ -322,7 +322,7 @@ describe('reads', () => {
     expect(both.body.data.schedules.map((s: any) => s.scheduleId)).toEqual([ids[0]]);
     const page = await list(a, { limit: 1, skip: 1 });
     expect(page.body.data).toMatchObject({ total: 3, schedules: [{ scheduleId: ids[1] }] });
-    expect((await list(a, { skip: 5 })).body.data).toEqual({ schedules: [], total: 3 });
+    expect((await list(a, { skip: 5 })).body.data).toEqual({ schedules: [], total: 3, hasMore: false });
 
     for (const q of [{ limit: 101 }, { limit: 0 }, { skip: -1 }, { status: 'bogus' }, { customerId: '' }, { sort: 'asc' }] as Array<Record<string, string | number>>) {
       await expectError(await list(a, q), 400, 'Invalid query parameters');

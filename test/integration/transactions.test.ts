@@ -126,7 +126,7 @@ describe('GET /v1/transaction-history', () => {
     const both = await history(m1.apiKey, { from: at(0).toISOString(), to: at(6).toISOString(), status: 'declined' });
     expect(refs(both)).toEqual(byLabel('declined'));
     const empty = await history(m1.apiKey, { from: '2031-01-01T00:00:00Z' });
-    expect(empty.body.data).toEqual({ transactions: [], total: 0 });
+    expect(empty.body.data).toEqual({ transactions: [], total: 0, hasMore: false });
   });
 
   it('paging with limit and skip; total counts every match', async () => {
@@ -138,7 +138,7 @@ describe('GET /v1/transaction-history', () => {
     const p3 = await history(m1.apiKey, { limit: 3, skip: 6 });
     expect(refs(p3)).toEqual(byLabel('pending'));
     const past = await history(m1.apiKey, { skip: 50 });
-    expect(past.body.data).toEqual({ transactions: [], total: 7 });
+    expect(past.body.data).toEqual({ transactions: [], total: 7, hasMore: false });
     const filtered = await history(m1.apiKey, { limit: 1, skip: 1, to: at(4).toISOString() });
     expect(refs(filtered)).toEqual(byLabel('expired'));
     expect(filtered.body.data.total).toBe(5);
@@ -170,7 +170,7 @@ describe('GET /v1/transaction-history', () => {
     expect(refs(all)).toEqual([tx8.reference, ...byLabel(...NEWEST_FIRST)]);
     expect(all.body.data.total).toBe(8);
     expect(refs(await history(provider.apiKey, {}, { 'x-entity-id': m2.id }))).toEqual([tx8.reference]);
-    expect((await history(otherProvider.apiKey)).body.data).toEqual({ transactions: [], total: 0 });
+    expect((await history(otherProvider.apiKey)).body.data).toEqual({ transactions: [], total: 0, hasMore: false });
     const foreign = await history(otherProvider.apiKey, {}, { 'x-entity-id': m1.id });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Merchant not found');

@@ -36,7 +36,7 @@ describe('sandbox webhook URLs (DESIGN 8.1)', () => {
       expect(r.body.errors, url).toEqual([{ path: 'url', message: 'must not point to a private, loopback or link-local address' }]);
     }
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
-    expect(list.body.data).toEqual({ endpoints: [], total: 0 });
+    expect(list.body.data).toEqual({ endpoints: [], total: 0, hasMore: false });
   });
 
   it('still accepts http, loopback, and the ranges only live refuses', async () => {

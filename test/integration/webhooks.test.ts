@@ -106,7 +106,7 @@ describe('endpoints API', () => {
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ statusCode: 404, success: false, message: 'Webhook endpoint not found', code: 'not_found' });
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
-    expect(list.body.data).toEqual({ endpoints: [], total: 0 });
+    expect(list.body.data).toEqual({ endpoints: [], total: 0, hasMore: false });
   });
 
   it('refuses bad input with 400 Invalid request parameters and writes nothing', async () => {
@@ -135,7 +135,7 @@ describe('endpoints API', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('Invalid JSON body');
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: b.apiKey });
-    expect(list.body.data).toEqual({ endpoints: [], total: 0 });
+    expect(list.body.data).toEqual({ endpoints: [], total: 0, hasMore: false });
   });
 
   it('caps endpoints per participant at 10 (409) and counts deletions', async () => {
@@ -414,7 +414,7 @@ describe('ownership', () => {
 
     const list = await t.call('GET', '/v1/webhooks/deliveries', { key: other.apiKey });
     expect(list.status).toBe(200);
-    expect(list.body.data).toEqual({ deliveries: [], total: 0 });
+    expect(list.body.data).toEqual({ deliveries: [], total: 0, hasMore: false });
     const replay = await t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: other.apiKey });
     expect(replay.status).toBe(404);
     expect(replay.body).toMatchObject({ statusCode: 404, success: false, message: 'Delivery not found' });

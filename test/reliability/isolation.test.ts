@@ -264,6 +264,12 @@ const FIXTURES: Record<string, Fixture> = {
     notFound: 'Billing request not found',
     prepare: async () => ({ path: '/v1/billing/bank-response', body: { billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` } }),
   },
+  // Batch answers: another bank's element is that element's 404 (the array's common status when it is the only one).
+  'POST /v1/billing/bank-responses': {
+    owners: B_OWNERS,
+    notFound: 'Billing request not found',
+    prepare: async () => ({ path: '/v1/billing/bank-responses', body: { responses: [{ billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` }] } }),
+  },
   'POST /v1/billing/refund-response': {
     owners: B_OWNERS,
     notFound: 'Refund not found',
@@ -448,7 +454,8 @@ describe('isolation matrix', () => {
         const leaked = secrets.filter((s) => text.includes(s));
         if (leaked.length) problems.push(`${role}: ${r.status} leaks ${leaked.join(', ')}: ${text.slice(0, 300)}`);
         const outcome = gate(route, role);
-        const msg = (r.body as { message?: string })?.message;
+        // A per-element answer of one element (bank-responses) carries its message in the element.
+        const msg = (Array.isArray(r.body) && r.body.length === 1 ? r.body[0] : (r.body as { message?: string }))?.message;
         const okResult =
           (outcome === 'forbidden' && r.status === 403 && msg === MSG.forbiddenKind) ||
           (outcome === 'entity_required' && r.status === 400 && msg === MSG.entityIdRequired) ||

@@ -275,6 +275,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { customerId: g.customerId, entityId: g.merchant.id, lookupPhrase: g.lookupPhrase, customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 }, blockMerchant: false, intentId: g.intentId } };
     case 'POST /v1/billing/bank-response':
       return { body: { billingRequestId: g.pending.billingRequestId, action: 'deny', bankTransactionId: `BTX-${uniq}` } };
+    case 'POST /v1/billing/bank-responses':
+      return { body: { responses: [{ billingRequestId: g.pending.billingRequestId, action: 'deny', bankTransactionId: `BTX-${uniq}` }] } };
     case 'POST /v1/billing/refund-response':
       return { body: { refundId: g.refundId, status: 'processing', bankRefundId: `BR-${uniq}` } };
     case 'POST /v1/customer/device/lookup':

@@ -1,87 +1,12 @@
-import * as z from 'zod';
-import { safeText } from '../../http/schemas';
-import { isBillingRequestIdShaped } from '../../billing/bill-item';
+import { answerBilling, bankResponseSchema } from '../../billing/bank-answer';
 import { BILLING_MSG } from '../../billing/messages';
-import { BANK_DECLINE_REASONS, type BillingOutcome } from '../../billing/outcome-hooks';
-import { expireBilling, isPastExpiry, settleBilling } from '../../billing/settle-billing';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, notFound } from '../../http/errors';
-import { billKey, type BillItem } from '../../billing/types';
-import { getItem } from '../../platform/table';
-import { clockNow, withTestClock } from '../../platform/clock';
-import { clockContextOf } from '../../platform/test-clock-item';
-
-const ACTIONS = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
-
-const bodySchema = z
-  .strictObject({
-    billingRequestId: z.string().min(1).max(200),
-    action: z.enum(ACTIONS),
-    /** The bank's own transaction id: required when paying, optional on a refusal. */
-    bankTransactionId: safeText(255).optional(),
-    /**
-     * With `deny` only: the BANK declined, not the customer (DESIGN 8.6: a recurring run is
-     * then retried by the merchant's policy; a customer's deny or suspension never is).
-     */
-    declineReason: z.enum(BANK_DECLINE_REASONS).optional(),
-  })
-  .refine((b) => b.bankTransactionId !== undefined || b.action === 'deny' || b.action === 'suspended', {
-    path: ['bankTransactionId'],
-    message: 'is required when the action approves the billing',
-  })
-  .refine((b) => b.declineReason === undefined || b.action === 'deny', { path: ['declineReason'], message: 'is only for action deny' });
-
-/** Bounded: each round means another writer changed the billing; the next read decides. */
-const MAX_ROUNDS = 4;
 
 /**
  * POST /v1/billing/bank-response (bank, its own customers' billing requests only): the
- * customer's answer. approve_once / approve_recurring -> `succeeded` with the ledger capture;
- * deny / suspended -> `declined` with the reservation released; each with `billing.response`
- * to the merchant and its provider, in one transaction conditioned on `pending`. Answered
- * already -> 409; past its approval window -> expired now (if the tick has not done it yet)
- * and 409. Another bank's (or an unknown) request -> 404.
+ * customer's answer (billing/bank-answer.ts). Answered already or expired -> 409; another
+ * bank's (or an unknown) request -> 404.
  */
-export const handler = endpoint({ body: bodySchema }, async ({ body, principal }) => {
-  if (!isBillingRequestIdShaped(body.billingRequestId)) throw notFound(BILLING_MSG.requestNotFound);
-  const bill = await getItem<BillItem>(billKey(body.billingRequestId));
-  if (!bill || bill.bankId !== principal.id) throw notFound(BILLING_MSG.requestNotFound);
-  // A billing made on a sandbox test clock is answered at the clock's time (DESIGN 8.7).
-  const clock = bill.testClock ? await clockContextOf(bill.testClock) : undefined;
-  return clock ? withTestClock(clock, () => answer(bill, body)) : answer(bill, body);
-});
-
-async function answer(bill: BillItem, body: z.output<typeof bodySchema>) {
-  const outcome: BillingOutcome =
-    body.action === 'approve_once' || body.action === 'approve_recurring'
-      ? { status: 'succeeded', action: body.action, bankTransactionId: body.bankTransactionId! }
-      : {
-          status: 'declined',
-          action: body.action,
-          ...(body.bankTransactionId ? { bankTransactionId: body.bankTransactionId } : {}),
-          ...(body.declineReason ? { declineReason: body.declineReason } : {}),
-        };
-
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
-    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
-    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
-    const now = clockNow();
-    if (isPastExpiry(bill, now)) {
-      // The window is over but the tick has not expired it yet: expire it now, then refuse.
-      const r = await expireBilling(bill, now);
-      if (r.ok) throw conflict(BILLING_MSG.expired, 'billing_expired');
-      if (r.reason === 'busy') break;
-      if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
-      bill = r.current;
-      continue;
-    }
-    const r = await settleBilling(bill, outcome, now);
-    if (r.ok) {
-      return ok(200, BILLING_MSG.answered, { billingRequestId: r.bill.billingRequestId, reference: r.bill.reference, status: r.bill.status });
-    }
-    if (r.reason === 'busy') break;
-    if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
-    bill = r.current;
-  }
-  throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
-}
+export const handler = endpoint({ body: bankResponseSchema }, async ({ body, principal }) =>
+  ok(200, BILLING_MSG.answered, await answerBilling(principal.id, body)),
+);

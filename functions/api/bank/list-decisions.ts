@@ -1,8 +1,9 @@
 import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
+import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
-import { bankDecisions, decisionId, decisionSummary, getDecision, pageOf, remainingFor, type DecisionItem } from '../../decisions/store';
+import { decisionId, decisionRange, decisionSummary, getDecision, matching, remainingFor, type DecisionItem } from '../../decisions/store';
 import { decisionValueSchema } from './intent-response';
 
 const filterValue = z.string().min(1).max(100);
@@ -15,23 +16,28 @@ const querySchema = z.strictObject({
   ...skipPaging,
 });
 
+const OF_YOURS = "one of your customers' decisions in this list";
+
 /**
- * GET /v1/bank/customer-decisions?customerId=&entityId=&decision=&limit=&skip= (bank): the
- * decisions of its customers, newest first, in the list shape of the merchant read; `data` is
- * the array and `total` (top level) counts every match. Filters combine (AND).
+ * GET /v1/bank/customer-decisions?customerId=&entityId=&decision=&limit=&skip=|startingAfter=
+ * (bank): the decisions of its customers, newest first, in the list shape of the merchant
+ * read; `data` is the array, `hasMore` and (skip pages) `total` are top level. Filters
+ * combine (AND).
  */
 export const handler = endpoint({ query: querySchema }, async ({ query, principal }) => {
-  let candidates: DecisionItem[];
+  const paging = pagingOf(query);
+  const filter = { customerId: query.customerId, merchantId: query.entityId, decision: query.decision };
+  const range = decisionRange({ bankId: principal.id }, filter);
+  const cursor = (id: string) => getDecision(id);
+  let page;
   if (query.customerId !== undefined && query.entityId !== undefined) {
     // The pair names the decision: one read.
     const d = await getDecision(decisionId(query.entityId, query.customerId));
-    candidates = d ? [d] : [];
+    page = await pageOfFew(range, paging, matching(d && d.bankId === principal.id ? [d] : [], filter), cursor, OF_YOURS);
   } else {
-    candidates = await bankDecisions(principal.id);
+    page = await listPage<DecisionItem>(range, paging, cursor, OF_YOURS);
   }
-  const own = candidates.filter((d) => d.bankId === principal.id);
-  const page = pageOf(own, { customerId: query.customerId, merchantId: query.entityId, decision: query.decision }, query.skip, query.limit);
   // Each decision's `remaining` for the current periods (DESIGN 8.5): one BatchGetItem for the page.
   const remaining = await remainingFor(page.items, clockNow());
-  return ok(200, 'Customer decisions retrieved', page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })), { total: page.total });
+  return ok(200, 'Customer decisions retrieved', page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })), pageFields(page));
 });

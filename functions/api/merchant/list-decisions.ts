@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
+import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../customers/phrase-store';
-import { decisionByAgreementPhrase, decisionId, decisionSummary, getDecision, merchantDecisions, pageOf, type DecisionItem } from '../../decisions/store';
+import { decisionByAgreementPhrase, decisionId, decisionRange, decisionSummary, getDecision, matching, type DecisionItem } from '../../decisions/store';
 
 const filterValue = z.string().min(1).max(1000);
 
@@ -14,10 +15,12 @@ const querySchema = z.strictObject({
   ...skipPaging,
 });
 
+const OF_YOURS = 'one of your decisions';
+
 /**
- * GET /v1/merchant/customer-decisions?agreementPhrase=&customerId=&lookupPhrase=&limit=&skip=
- * (merchant): its own decisions, newest first; `data` is the array, `total` (top level) counts
- * every match. Filters combine (AND):
+ * GET /v1/merchant/customer-decisions?agreementPhrase=&customerId=&lookupPhrase=&limit=&skip=|startingAfter=
+ * (merchant): its own decisions, newest first; `data` is the array, `hasMore` and (skip
+ * pages) `total` are top level. Filters combine (AND):
  * - agreementPhrase: the decision it names (a tampered or another merchant's phrase names none);
  * - customerId: that customer's decision;
  * - lookupPhrase: the decision of the customer the phrase names for this merchant, or whose
@@ -25,29 +28,27 @@ const querySchema = z.strictObject({
  */
 export const handler = endpoint({ query: querySchema }, async ({ query, principal }) => {
   const merchantId = principal.id;
-  let candidates: DecisionItem[];
-  // A filter that pins the decision reads one item instead of the merchant's whole list.
-  if (query.agreementPhrase !== undefined) {
+  const paging = pagingOf(query);
+  let phrase: { customerId?: string; lookupPhrase: string } | undefined;
+  if (query.lookupPhrase !== undefined) {
+    const named = await resolveLookupPhrase(query.lookupPhrase, merchantId);
+    phrase = { lookupPhrase: query.lookupPhrase, ...(named ? { customerId: named.customer.id } : {}) };
+  }
+  const range = decisionRange({ merchantId }, {}, phrase);
+  const cursor = (id: string) => getDecision(id);
+  let page;
+  // A filter that pins the decision reads one item instead of a page of the merchant's list.
+  if (query.agreementPhrase !== undefined || query.customerId !== undefined) {
     // By the phrase's hash: read routes hold no key to decrypt it (least privilege). A
     // tampered phrase names nothing; another merchant's names a decision that is not ours.
-    const d = await decisionByAgreementPhrase(query.agreementPhrase);
-    candidates = d ? [d] : [];
-  } else if (query.customerId !== undefined) {
-    const d = await getDecision(decisionId(merchantId, query.customerId));
-    candidates = d ? [d] : [];
+    const d = query.agreementPhrase !== undefined ? await decisionByAgreementPhrase(query.agreementPhrase) : undefined;
+    const byCustomer = query.customerId !== undefined ? await getDecision(decisionId(merchantId, query.customerId)) : undefined;
+    let candidates = (query.agreementPhrase !== undefined ? [d] : [byCustomer]).filter((x): x is DecisionItem => x !== undefined && x.merchantId === merchantId);
+    candidates = matching(candidates, { merchantId, customerId: query.customerId });
+    if (phrase) candidates = candidates.filter((c) => c.customerId === phrase.customerId || c.lookupPhrase === phrase.lookupPhrase);
+    page = await pageOfFew(range, paging, candidates, cursor, OF_YOURS);
   } else {
-    candidates = await merchantDecisions(merchantId);
+    page = await listPage<DecisionItem>(range, paging, cursor, OF_YOURS);
   }
-  candidates = candidates.filter((d) => d.merchantId === merchantId);
-
-  let byPhrase: ((d: DecisionItem) => boolean) | undefined;
-  if (query.lookupPhrase !== undefined) {
-    const phrase = query.lookupPhrase;
-    const named = await resolveLookupPhrase(phrase, merchantId);
-    const customerId = named?.customer.id;
-    byPhrase = (d) => d.customerId === customerId || d.lookupPhrase === phrase;
-  }
-  const filtered = byPhrase ? candidates.filter(byPhrase) : candidates;
-  const page = pageOf(filtered, { merchantId, customerId: query.customerId }, query.skip, query.limit);
-  return ok(200, 'Customer decisions retrieved', page.items.map(decisionSummary), { total: page.total });
+  return ok(200, 'Customer decisions retrieved', page.items.map(decisionSummary), pageFields(page));
 });

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
+import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
-import { merchantSchedules, SCHEDULE_STATUSES, scheduleSummary } from '../../recurring/views';
+import { parseSchedule, SCHEDULE_STATUSES, scheduleItemNamed, scheduleRange, scheduleSummary } from '../../recurring/views';
+import type { Item } from '../../platform/table';
 
 /** Unknown parameters and empty values are refused (a misspelt filter must not silently list everything). */
 const querySchema = z.strictObject({
@@ -11,16 +13,13 @@ const querySchema = z.strictObject({
 });
 
 /**
- * GET /v1/recurring?customerId=&status=&limit=&skip= (merchant): its schedules, newest
- * first: `data {schedules[], total}`, `total` counting every match. `status` is the stored
- * status (active, paused, cancelled, completed, processing). Bad query -> 400
- * `Invalid query parameters`.
+ * GET /v1/recurring?customerId=&status=&limit=&skip=|startingAfter= (merchant): its schedules,
+ * newest first: `data {schedules[], total, hasMore}`, `total` (skip pages) counting every
+ * match. `status` is the stored status (active, paused, cancelled, completed, processing).
+ * Bad query -> 400 `Invalid query parameters`.
  */
 export const handler = endpoint({ query: querySchema, description: 'List schedules' }, async ({ query, principal }) => {
-  const all = await merchantSchedules(principal.id, { customerId: query.customerId, status: query.status });
-  const own = all.filter((s) => s.merchantId === principal.id);
-  return ok(200, 'Recurring schedules retrieved', {
-    schedules: own.slice(query.skip, query.skip + query.limit).map(scheduleSummary),
-    total: own.length,
-  });
+  const range = scheduleRange({ merchantId: principal.id }, { customerId: query.customerId, status: query.status });
+  const page = await listPage<Item>(range, pagingOf(query), scheduleItemNamed, 'one of your schedules');
+  return ok(200, 'Recurring schedules retrieved', { schedules: page.items.map((it) => scheduleSummary(parseSchedule(it)!)), ...pageFields(page) });
 });

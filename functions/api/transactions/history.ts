@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
+import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { isoDateTime, skipPaging } from '../../http/schemas';
-import { listTransactions, TRANSACTION_STATUSES, transactionScope } from '../../transactions/store';
+import { billNamed, toTransaction, TRANSACTION_STATUSES, transactionRange, transactionScope } from '../../transactions/store';
+import type { BillItem } from '../../billing/types';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z
@@ -18,23 +20,22 @@ const query = z
   });
 
 /**
- * GET /v1/transaction-history?status=&from=&to=&limit=&skip= -> `{transactions[], total}`,
- * newest first. Merchants (and providers with X-Entity-Id) see their own; providers without
- * the header all their merchants'; banks their customers'.
+ * GET /v1/transaction-history?status=&from=&to=&limit=&skip=|startingAfter= ->
+ * `{transactions[], total, hasMore}` (`total` on skip pages only), newest first. Merchants
+ * (and providers with X-Entity-Id) see their own; providers without the header all their
+ * merchants'; banks their customers'. `startingAfter`: a billingRequestId or reference of
+ * the caller's list.
  */
 export const handler = endpoint(
   { query, description: 'Transactions visible to the caller, newest first, filtered by status and createdAt range.' },
   async ({ query, principal }) => {
-    const page = await listTransactions(
-      transactionScope(principal),
-      {
-        status: query.status,
-        from: query.from !== undefined ? new Date(query.from) : undefined,
-        to: query.to !== undefined ? new Date(query.to) : undefined,
-      },
-      query.skip,
-      query.limit,
-    );
-    return ok(200, MONEY_MSG.transactionsRetrieved, { transactions: page.items, total: page.total });
+    const paging = pagingOf(query);
+    const range = transactionRange(transactionScope(principal), {
+      status: query.status,
+      from: query.from !== undefined ? new Date(query.from) : undefined,
+      to: query.to !== undefined ? new Date(query.to) : undefined,
+    });
+    const page = await listPage<BillItem>(range, paging, billNamed, 'one of your transactions');
+    return ok(200, MONEY_MSG.transactionsRetrieved, { transactions: page.items.map(toTransaction), ...pageFields(page) });
   },
 );

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { count, delivery } from '../shapes';
+import { delivery, hasMore, total } from '../shapes';
 
 /** webhooks/list-deliveries: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
-export const data = z.object({ deliveries: z.array(delivery), total: count });
+export const data = z.object({ deliveries: z.array(delivery), total, hasMore });

@@ -658,6 +658,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/bank-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer up to 100 billing requests at once
+         * @description Answer up to 100 billing requests in one request; one element per answer.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["bankBankResponses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/refund-response": {
         parameters: {
             query?: never;
@@ -4778,6 +4800,7 @@ export interface operations {
                 decision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4788,7 +4811,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data`: the decisions (array); `total` at the top level. */
+            /** @description `data`: the decisions (array); `hasMore` and (skip pages) `total` at the top level. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4804,7 +4827,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `total` (all matches) is at the top level */
+                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level */
                         data: {
                             id: string;
                             customerId: string;
@@ -4954,6 +4977,7 @@ export interface operations {
                 status?: "active" | "paused" | "cancelled" | "completed" | "processing";
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5009,7 +5033,10 @@ export interface operations {
                                 cancelledAt: string | null;
                                 completedAt: string | null;
                             }[];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -5323,6 +5350,116 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    bankBankResponses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    responses: {
+                        billingRequestId: string;
+                        /** @enum {string} */
+                        action: "approve_once" | "approve_recurring" | "deny" | "suspended";
+                        bankTransactionId?: string;
+                        /** @enum {string} */
+                        declineReason?: "insufficient_funds" | "account_unavailable" | "bank_declined";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description One element per answer, in input order: `{billingRequestId, statusCode, success, message}`, each answered exactly as `POST /v1/billing/bank-response` would (404 for an unknown or another bank's billing, 409 when already answered or expired). HTTP status: the elements' common statusCode, or 207 when they differ. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        billingRequestId: string;
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                    }[];
+                };
+            };
+            /** @description One element per answer, in input order: `{billingRequestId, statusCode, success, message}`, each answered exactly as `POST /v1/billing/bank-response` would (404 for an unknown or another bank's billing, 409 when already answered or expired). HTTP status: the elements' common statusCode, or 207 when they differ. */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        billingRequestId: string;
+                        statusCode: number;
+                        success: boolean;
+                        message: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            /** @description The elements, when all share this status; or the error envelope when the whole request is refused. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["ArrayElement"][];
+                };
+            };
         };
     };
     bankRefundResponse: {
@@ -5947,6 +6084,7 @@ export interface operations {
                 lookupPhrase?: string;
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -5959,7 +6097,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data`: the decisions (array); `total` at the top level. */
+            /** @description `data`: the decisions (array); `hasMore` and (skip pages) `total` at the top level. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5975,7 +6113,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `total` (all matches) is at the top level */
+                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level */
                         data: components["schemas"]["CustomerDecision"][];
                     };
                 };
@@ -6459,6 +6597,7 @@ export interface operations {
                 status?: "active" | "paused" | "cancelled" | "completed" | "processing";
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6471,7 +6610,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data: {schedules[], total}` */
+            /** @description `data: {schedules[], total, hasMore}` (`total` on skip pages only). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6489,7 +6628,10 @@ export interface operations {
                         message: string;
                         data: {
                             schedules: components["schemas"]["ScheduleSummary"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -6666,6 +6808,7 @@ export interface operations {
                 to?: string;
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6678,7 +6821,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data: {transactions[], total}`, newest first. */
+            /** @description `data: {transactions[], total, hasMore}`, newest first (`total` on skip pages only). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6696,7 +6839,10 @@ export interface operations {
                         message: string;
                         data: {
                             transactions: components["schemas"]["Transaction"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7095,6 +7241,7 @@ export interface operations {
                 trusted?: "true" | "false";
                 limit?: number;
                 offset?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7105,7 +7252,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data: {merchants[], total}` */
+            /** @description `data: {merchants[], total, hasMore}` (`total` on offset pages only). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7132,7 +7279,10 @@ export interface operations {
                                 /** @description ISO 8601 date-time, UTC */
                                 createdAt: string;
                             }[];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7452,6 +7602,7 @@ export interface operations {
                 deviceLookupEnabled?: "true" | "false";
                 limit?: number;
                 offset?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7462,7 +7613,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data`: trust statuses with entityName (array); `total` at the top level. */
+            /** @description `data`: trust statuses with entityName (array); `hasMore` and (offset pages) `total` at the top level. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7478,7 +7629,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `total` is at the top level */
+                        /** @description The page; `hasMore` and, on offset pages, `total` are at the top level */
                         data: {
                             trusted: boolean;
                             /** @enum {string} */
@@ -7601,7 +7752,11 @@ export interface operations {
     };
     webhooksListEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                skip?: number;
+                startingAfter?: string;
+            };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -7613,7 +7768,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data: {endpoints[], total}` (never a secret). */
+            /** @description `data: {endpoints[], total, hasMore}` (never a secret; `total` unless paged with `startingAfter`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7631,7 +7786,10 @@ export interface operations {
                         message: string;
                         data: {
                             endpoints: components["schemas"]["WebhookEndpoint"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -7871,6 +8029,7 @@ export interface operations {
                 type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
                 limit?: number;
                 skip?: number;
+                startingAfter?: string;
             };
             header?: {
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -7883,7 +8042,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `data: {deliveries[], total}` */
+            /** @description `data: {deliveries[], total, hasMore}` (`total` on skip pages only). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7901,7 +8060,10 @@ export interface operations {
                         message: string;
                         data: {
                             deliveries: components["schemas"]["WebhookDelivery"][];
-                            total: number;
+                            /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                            total?: number;
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
                         };
                     };
                 };
