@@ -186,10 +186,30 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No failed deliveries.').waitFor();
 
-    // Events: the two test events, with their JSON.
+    // Two more failures, then `Replay all failed` delivers both.
+    rx.respond(bad.path, { status: 503 });
+    await badRow.getByRole('button', { name: 'Send test event' }).click();
+    await badRow.getByRole('button', { name: 'Send test event' }).click();
+    await rx.waitFor(bad.path, (reqs) => reqs.filter((r) => r.status === 503).length === 2);
+    await expect.poll(async () => {
+      await t.app.settle();
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'failed' }).count();
+    }, { timeout: 15_000 }).toBe(2);
+    rx.respond(bad.path, { status: 200 });
+    await page.getByRole('button', { name: 'Replay all failed' }).click();
+    await rx.waitFor(bad.path, (reqs) => reqs.filter((r) => r.status === 200).length === 3);
+    await expect.poll(async () => {
+      await t.app.settle();
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return page.getByText('No failed deliveries.').count();
+    }, { timeout: 15_000 }).toBe(1);
+
+    // Events: the four test events, each delivered in the end, with their JSON.
     await openPage(page, 'Events');
     const events = page.getByRole('table', { name: 'Events' });
-    await expect.poll(() => events.getByRole('cell', { name: 'webhook.test' }).count()).toBe(2);
+    await expect.poll(() => events.getByRole('cell', { name: 'webhook.test' }).count()).toBe(4);
+    expect(await events.getByRole('cell', { name: '1/1 delivered', exact: true }).count()).toBe(4);
     await events.getByRole('button', { name: 'View' }).first().click();
     await page.getByRole('heading', { name: /^Event evt_/ }).waitFor();
     expect(await page.getByLabel('JSON').textContent()).toContain('"type": "webhook.test"');
