@@ -39,6 +39,13 @@ export interface Ctx<B, Q> {
   person?: Person;
   /** Their access token, for Cognito calls made on their behalf. */
   accessToken?: string;
+  /**
+   * With an Idempotency-Key: its record's key (scope-bound and hashed), the same on every
+   * retry of this request. A handler whose write may commit while its answer is lost (a
+   * timeout after the commit releases the key, so the retry runs again) derives its new
+   * resource's id from it, so the retry finds what the first attempt made.
+   */
+  requestKey?: string;
 }
 
 type Internal = { state: RequestState };
@@ -189,6 +196,7 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
       },
       person: state.person,
       accessToken: state.accessToken,
+      requestKey: state.idempotency?.pk,
     });
     return toResponse(await (clock ? withTestClock(clock, call) : call()));
   };

@@ -27,7 +27,7 @@
 import { clockNow } from '../platform/clock';
 import { config } from '../config';
 import { refundExpectedBy } from '../domain/business-days';
-import { newId } from '../domain/ids';
+import { newId, sha256Hex } from '../domain/ids';
 import { toMajor } from '../domain/money';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
@@ -79,6 +79,12 @@ export type InitiateResult =
 /** Attempts before a contended refund gives up (`busy`, nothing written). 20 concurrent refunds of one transaction fit. */
 export const INITIATE_MAX_ATTEMPTS = 40;
 
+/** The refund this id names, when it is of this transaction (a retried request's first attempt). */
+async function alreadyMade(refundId: string, bill: Pick<BillItem, 'billingRequestId' | 'merchantId'>): Promise<RefundItem | undefined> {
+  const r = await getItem<RefundItem>(refundKey(refundId), true);
+  return r && r.billingRequestId === bill.billingRequestId && r.merchantId === bill.merchantId ? r : undefined;
+}
+
 export async function initiateRefund(input: {
   merchantId: string;
   reference: string;
@@ -86,9 +92,19 @@ export async function initiateRefund(input: {
   amount?: number;
   reason?: string;
   now?: () => Date;
+  /**
+   * The request's idempotency record key (endpoint `requestKey`): the refund's id is derived
+   * from it, so a retry after an answer lost past the commit (a timeout, a 5xx that released
+   * the key) returns the refund the first attempt made instead of refusing the amount it
+   * already reserved.
+   */
+  requestKey?: string;
 }): Promise<InitiateResult> {
   const found = await findBillByReference(input.reference);
   if (!found || found.merchantId !== input.merchantId) return { ok: false, reason: 'not_found' };
+  const refundId = input.requestKey ? `rfd_k${sha256Hex(`refund:${input.requestKey}`).slice(0, 22)}` : newId('rfd');
+  const made = input.requestKey ? await alreadyMade(refundId, found) : undefined;
+  if (made) return { ok: true, refund: made };
   let bill: BillItem = found;
   for (let attempt = 1; ; attempt++) {
     if (bill.status !== 'succeeded') return { ok: false, reason: 'not_refundable' };
@@ -99,7 +115,6 @@ export async function initiateRefund(input: {
 
     const now = input.now?.() ?? clockNow();
     const nowIso = now.toISOString();
-    const refundId = newId('rfd');
     const refund: RefundItem = {
       ...refundKey(refundId),
       refundId,
@@ -162,6 +177,12 @@ export async function initiateRefund(input: {
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;
       const codes = cancellationCodes(e);
+      // The refund's id exists: this request's first attempt made it (requestKey).
+      if (codes[1] === 'ConditionalCheckFailed') {
+        const first = await alreadyMade(refundId, bill);
+        if (first) return { ok: true, refund: first };
+        throw e;
+      }
       if (codes[0] !== 'ConditionalCheckFailed' && !isContention(codes)) throw e;
       if (attempt >= INITIATE_MAX_ATTEMPTS) {
         logger.warn('refund contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });

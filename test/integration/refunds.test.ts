@@ -12,7 +12,9 @@ import { billKey, type BillItem } from '../../functions/billing/types';
 import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { failRefund, initiateRefund } from '../../functions/refunds/store';
 import { getRefund, refundKey, type RefundItem } from '../../functions/refunds/views';
-import { getItem, queryAll } from '../../functions/platform/table';
+import { getItem, queryAll, table } from '../../functions/platform/table';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../functions/platform/clients';
 import { settleDue } from '../../functions/ledger/settlement';
 import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
@@ -383,6 +385,31 @@ describe('concurrency and idempotency', () => {
     const mismatch = await initiate(s.merchant.apiKey, { reference: b.reference, amount: 11 }, headers);
     expect(mismatch.status).toBe(409);
     expect(mismatch.body.message).toBe('Idempotency key reused with a different request');
+  });
+});
+
+describe('a retry after an answer lost past the commit', () => {
+  it('finds the refund the first attempt made (201, same refundId), never "exceeds" and never a second refund', async () => {
+    const s = await setup();
+    const b = await fixtureBill({ parties: s.parties, amount: 5_000, capturedAt: lagos('2030-06-17T10:00:00') });
+    const headers = { 'idempotency-key': `lost-${b.reference}` };
+    const first = await initiate(s.merchant.apiKey, { reference: b.reference }, headers);
+    expect(first.status).toBe(201);
+    // The answer was lost after the commit: a 5xx there releases the key (http/idempotency.ts),
+    // so the client's retry runs the handler again. Simulate it by removing the record.
+    const records = (await scan<{ pk: string; sk: string }>('IDEM#')).filter((r) => r.sk === 'IDEM');
+    expect(records.length).toBeGreaterThan(0);
+    for (const r of records) await db().send(new DeleteCommand({ TableName: table(), Key: { pk: r.pk, sk: r.sk } }));
+    const retry = await initiate(s.merchant.apiKey, { reference: b.reference }, headers);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body.data).toEqual(first.body.data);
+    expect((await scan<RefundItem>('REFUND#')).filter((x) => x.billingRequestId === b.billingRequestId)).toHaveLength(1);
+    expect((await getBill(b.billingRequestId))!.refundReserved).toBe(5_000);
+    // Without a key nothing changes: a second full refund is refused.
+    const again = await initiate(s.merchant.apiKey, { reference: b.reference });
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe(EXCEEDS);
   });
 });
 
