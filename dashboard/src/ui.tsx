@@ -232,3 +232,12 @@ export function Json({ value }: { value: unknown }) {
     </pre>
   );
 }
+
+/** The button that opens and closes one row's detail (`open` is the id shown, if any). */
+export function DetailToggle({ id, open, onToggle, show = 'View', hide = 'Hide' }: { id: string; open?: string; onToggle(next?: string): void; show?: string; hide?: string }) {
+  return (
+    <button type="button" aria-expanded={open === id} onClick={() => onToggle(open === id ? undefined : id)}>
+      {open === id ? hide : show}
+    </button>
+  );
+}

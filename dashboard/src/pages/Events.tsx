@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
-import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad } from '../ui';
+import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, DetailToggle } from '../ui';
 import { EVENT_TYPES } from '../../../functions/events/types';
 
 type EventType = (typeof EVENT_TYPES)[number];
@@ -36,11 +36,7 @@ export function EventsPage() {
             { header: 'Deliveries', cell: (e) => `${e.deliveries.succeeded}/${e.deliveries.total} delivered${e.deliveries.failed ? `, ${e.deliveries.failed} failed` : ''}` },
             {
               header: 'Detail',
-              cell: (e) => (
-                <button type="button" aria-expanded={open === e.id} onClick={() => setOpen(open === e.id ? undefined : e.id)}>
-                  {open === e.id ? 'Hide' : 'View'}
-                </button>
-              ),
+              cell: (e) => <DetailToggle id={e.id} open={open} onToggle={setOpen} />,
             },
           ]}
         />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { lagosDate, money, settlementWhen } from '../format';
 import { useSession } from '../session';
-import { ActionButton, ErrorMessage, Field, Form, Loading, Table, useLoad } from '../ui';
+import { ActionButton, ErrorMessage, Field, Form, Loading, Table, useLoad, DetailToggle } from '../ui';
 
 /**
  * Reconciliation (DESIGN 8.8) under Transactions: a merchant's settlements with their lines and
@@ -32,11 +32,7 @@ export function MerchantSettlements() {
             { header: 'Settled', cell: (x) => settlementWhen(x.settledAt) },
             {
               header: 'Lines',
-              cell: (x) => (
-                <button type="button" aria-expanded={open === x.settlementId} onClick={() => setOpen(open === x.settlementId ? undefined : x.settlementId)}>
-                  {open === x.settlementId ? 'Hide lines' : 'View lines'}
-                </button>
-              ),
+              cell: (x) => <DetailToggle id={x.settlementId} open={open} onToggle={setOpen} show="View lines" hide="Hide lines" />,
             },
           ]}
         />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { money, when } from '../format';
 import { useSession } from '../session';
-import { ErrorMessage, Field, Form, Json, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
+import { ErrorMessage, Field, Form, Json, Loading, Page, Select, Table, useLoad, type Column, DetailToggle } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, MerchantSettlements } from './Settlements';
 
@@ -60,11 +60,7 @@ export function TransactionsPage() {
             ...transactionColumns,
             {
               header: 'Detail',
-              cell: (t) => (
-                <button type="button" aria-expanded={open === t.reference} onClick={() => setOpen(open === t.reference ? undefined : t.reference)}>
-                  {open === t.reference ? 'Hide' : 'View'}
-                </button>
-              ),
+              cell: (t) => <DetailToggle id={t.reference} open={open} onToggle={setOpen} />,
             },
           ]}
         />

@@ -1,6 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { membershipsOf } from '../../identity/members';
-import { getParticipant } from '../../participants/store';
+import { participantKey } from '../../participants/store';
+import { batchGetByKey, itemKeyOf } from '../../platform/table';
 
 /** The most memberships a person's own read lists (a person belongs to a handful of participants). */
 export const MAX_MEMBERSHIPS = 50;
@@ -12,7 +13,8 @@ export const MAX_MEMBERSHIPS = 50;
  */
 export const handler = endpoint({ description: 'The signed-in person and the participants they belong to, with their role in each.' }, async ({ person }) => {
   const mine = await membershipsOf(person!.sub, MAX_MEMBERSHIPS);
-  const participants = await Promise.all(mine.map((m) => getParticipant(m.participantId)));
-  const memberships = mine.map((m, i) => ({ participantId: m.participantId, name: participants[i]?.name ?? null, kind: m.participantKind, role: m.role, joinedAt: m.joinedAt }));
+  // One BatchGetItem for the names (not a GetItem per membership), names only.
+  const names = await batchGetByKey<{ pk: string; sk: string; name?: string }>(mine.map((m) => participantKey(m.participantId)), ['name']);
+  const memberships = mine.map((m) => ({ participantId: m.participantId, name: names.get(itemKeyOf(participantKey(m.participantId)))?.name ?? null, kind: m.participantKind, role: m.role, joinedAt: m.joinedAt }));
   return ok(200, 'Profile retrieved', { userId: person!.sub, email: mine.find((m) => m.email)?.email ?? person!.email ?? null, memberships });
 });
