@@ -33,8 +33,8 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
   const height = top + classes.length * (groupH + groupGap) + 60;
   const plotW = width - left - right;
   const all = classes.flatMap((c) => [c.endpoint.latency.p50, c.endpoint.latency.p99, c.floor.latency.p50, c.floor.latency.p99]).filter((x) => x > 0);
-  const lo = Math.pow(10, Math.floor(Math.log10(Math.max(0.1, Math.min(...all)))));
-  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...all, lo * 10))));
+  const lo = 10 ** Math.floor(Math.log10(Math.max(0.1, Math.min(...all))));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...all, lo * 10)));
   const x = (ms: number) => left + (Math.log10(Math.max(ms, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) * plotW;
 
   const out: string[] = [];

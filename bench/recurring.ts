@@ -20,7 +20,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { cpus, loadavg } from 'node:os';
 import { db, queue } from '../functions/platform/clients';
-import { type ScheduleItem } from '../functions/recurring/views';
+import type { ScheduleItem } from '../functions/recurring/views';
 import { table } from '../functions/platform/table';
 import type { BillItem } from '../functions/billing/types';
 import { outPath, writeJson } from './lib/results';

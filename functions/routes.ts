@@ -70,6 +70,7 @@ const P: ParticipantKind[] = ['provider'];
 const O: ParticipantKind[] = ['operator'];
 const ANY: ParticipantKind[] = ['bank', 'merchant', 'provider'];
 
+// biome-ignore format: one line per route keeps the HTTP surface readable as a table
 export const ROUTES: Route[] = [
   // Operator (DESIGN 6.1)
   { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },

@@ -49,7 +49,7 @@ export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
 /** A person's membership items: the pipeline counts a signed-in person's rate-limit window there. */
 export const MEMBERSHIP_PK_PREFIX = membershipKey('', '').pk;
 /** Partition-key prefix of idempotency records (functions/http/idempotency.ts). */
-export const IDEMPOTENCY_PK_PREFIX = idempotencyPk('', '', '').split('#')[0] + '#';
+export const IDEMPOTENCY_PK_PREFIX = `${idempotencyPk('', '', '').split('#')[0]}#`;
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 export const TABLE_WRITE_ACTIONS = [

@@ -178,7 +178,7 @@ async function main() {
     info(`bank → ${bankRx.url}, merchant → ${merchantRx.url}, provider → ${providerRx.url}`);
 
     // The real-style bank: answers from its own webhook receiver, like a bank's backend would.
-    let limits = { single: 50_000, daily: 100_000, monthly: 500_000 };
+    const limits = { single: 50_000, daily: 100_000, monthly: 500_000 };
     bankRx.onEvent = async (e) => {
       if (e.type === 'billing.intent') {
         info(c.dim(`   bank asks customer ${e.data.customerId} … customer approves recurring billing`));

@@ -13,6 +13,7 @@ export interface Loaded<T> {
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [n, setN] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what `load` depends on (`deps`)
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true, error: undefined }));
@@ -46,6 +47,7 @@ export function ErrorMessage({ error }: { error?: Error }) {
       {details.length > 0 && (
         <ul>
           {details.map((d, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a fixed list of one error's details
             <li key={i}>{d.path ? `${d.path}: ${d.message}` : d.message}</li>
           ))}
         </ul>
@@ -79,6 +81,8 @@ export interface Column<T> {
 export function Table<T>({ caption, columns, rows, rowKey, empty }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey(row: T): string; empty: string }) {
   if (rows.length === 0) return <Empty>{empty}</Empty>;
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take keyboard focus (axe scrollable-region-focusable)
+    // biome-ignore lint/a11y/useSemanticElements: a <section> would add a landmark per table
     <div className="table-scroll" role="region" aria-label={caption} tabIndex={0}>
       <table>
         <caption>{caption}</caption>
@@ -227,6 +231,8 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
 
 export function Json({ value }: { value: unknown }) {
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling block must take keyboard focus (axe scrollable-region-focusable)
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: its name is read when it takes focus
     <pre className="json" tabIndex={0} aria-label="JSON">
       {JSON.stringify(value, null, 2)}
     </pre>

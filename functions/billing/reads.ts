@@ -79,7 +79,7 @@ export async function getBillingMerchant(id: string): Promise<BillingMerchant | 
   const hit = merchantCache.get(id);
   if (hit && Date.now() - hit.at < MERCHANT_TTL_MS) return hit.m;
   const p = await getParticipant(id);
-  if (!p || p.type !== 'merchant') return undefined;
+  if (p?.type !== 'merchant') return undefined;
   const m: BillingMerchant = { id: p.id, name: p.name, ...(p.providerId ? { providerId: p.providerId } : {}) };
   if (merchantCache.size > 10_000) merchantCache.clear();
   merchantCache.set(id, { m, at: Date.now() });

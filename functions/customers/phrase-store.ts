@@ -55,7 +55,9 @@ export async function issueLookupPhrases(merchantId: string, customers: readonly
   }
   const missing = unique.filter((c) => !phrases.has(c.id));
   const issued = await mapLimit(missing, 8, (c) => issueOne(merchantId, c));
-  missing.forEach((c, i) => phrases.set(c.id, issued[i]!));
+  missing.forEach((c, i) => {
+    phrases.set(c.id, issued[i]!);
+  });
   return phrases;
 }
 

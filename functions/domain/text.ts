@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
 export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 export const UNSAFE_TEXT_MESSAGE = 'must not contain control characters';
 

@@ -58,7 +58,7 @@ export async function getLiveEvent(id: string): Promise<EventItem | undefined> {
 /** An event the participant may read (addressed to it, or to one of its merchants), or undefined. */
 export async function getVisibleEvent(participantId: string, id: string): Promise<EventItem | undefined> {
   const ev = await getLiveEvent(id);
-  if (!ev || !ev.gsi3pk) return undefined;
+  if (!ev?.gsi3pk) return undefined;
   const pk = eventsOwnerPk(participantId);
   return ev.gsi3pk === pk || ev.gsi4pk === pk ? ev : undefined;
 }

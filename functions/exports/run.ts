@@ -70,7 +70,7 @@ class Sampler {
 
 export async function runExport(job: DueJob): Promise<void> {
   const e = await getExport(job.id);
-  if (!e || e.status !== 'pending' || e.dueSk !== job.leasedSk) return;
+  if (e?.status !== 'pending' || e.dueSk !== job.leasedSk) return;
   const now = new Date(job.now);
   const claims = Number((e as { dueClaims?: number }).dueClaims ?? 1);
   const saved = e.progress;

@@ -241,7 +241,7 @@ export async function authorize(state: RequestState, event: HttpEvent): Promise<
   const entityId = event.headers?.['x-entity-id'];
   if (p.kind === 'provider' && entityId !== undefined && kinds.includes('merchant')) {
     const merchant = entityId ? await getParticipant(entityId) : undefined;
-    if (!merchant || merchant.type !== 'merchant' || merchant.providerId !== p.id) throw notFound(MSG.merchantNotFound);
+    if (merchant?.type !== 'merchant' || merchant.providerId !== p.id) throw notFound(MSG.merchantNotFound);
     state.principal = { ...p, kind: 'merchant', id: merchant.id, actingProviderId: p.id };
     return;
   }

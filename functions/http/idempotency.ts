@@ -38,7 +38,7 @@ const sealAad = (pk: string) => `idempotency:${pk}`;
 
 /** What the record keeps of `response` (never X-Request-Id: each answer has its own). */
 export async function toStoredResponse(pk: string, response: HttpResponse): Promise<StoredResponse> {
-  const { ['X-Request-Id']: _rid, ...headers } = response.headers;
+  const { 'X-Request-Id': _rid, ...headers } = response.headers;
   const plain = JSON.stringify({ headers, body: response.body });
   if (!containsSecret(plain)) return { statusCode: response.statusCode, headers, body: response.body };
   return { statusCode: response.statusCode, sealed: seal(await purposeKey(SEAL_PURPOSE), plain, sealAad(pk)) };

@@ -84,7 +84,9 @@ export async function trialBalance(): Promise<TrialBalance> {
     (page) => {
       for (const e of page as Partial<Pick<LedgerEntry, 'debit' | 'credit' | 'amount'>>[]) {
         // Each side is posted on its own: an entry missing a side, or with a bad amount, unbalances the report.
-        const amount = Number.isSafeInteger(e.amount) && e.amount! > 0 ? e.amount! : (malformed++, 0);
+        const valid = Number.isSafeInteger(e.amount) && e.amount! > 0;
+        if (!valid) malformed++;
+        const amount = valid ? e.amount! : 0;
         post(e.debit, 'debit', amount);
         post(e.credit, 'credit', amount);
         if (e.debit === e.credit) malformed++;

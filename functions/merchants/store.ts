@@ -61,7 +61,7 @@ export const newMerchantCode = () => randomToken(8).toUpperCase();
 /** The merchant when it exists AND belongs to the provider; otherwise undefined (the caller answers 404). */
 export async function getProviderMerchant(providerId: string, merchantId: string): Promise<MerchantRecord | undefined> {
   const p = await getParticipant(merchantId);
-  if (!p || p.type !== 'merchant' || p.providerId !== providerId) return undefined;
+  if (p?.type !== 'merchant' || p.providerId !== providerId) return undefined;
   return p as MerchantRecord;
 }
 

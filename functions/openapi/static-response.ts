@@ -108,7 +108,7 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
         'X-Request-Id': requestId,
       };
       const ifNoneMatch = event.headers?.['if-none-match'];
-      if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === doc.etag)) {
+      if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === doc.etag)) {
         response = { statusCode: 304, headers: common, body: '' };
       } else {
         const { encoding, body } = enc.pick(event.headers?.['accept-encoding']);

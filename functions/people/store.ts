@@ -88,7 +88,7 @@ function ownerCountUpdate(participantId: string, delta: number): TransactItem {
 }
 
 /** The items that create the participant of an approved application, its owner being the applicant. */
-function approvalItems(app: ApplicationItem, decidedBy: string, audit: AuditContext, now: string): { participant: Participant; items: TransactItem[] } {
+function approvalItems(app: ApplicationItem, _decidedBy: string, audit: AuditContext, now: string): { participant: Participant; items: TransactItem[] } {
   const participant = buildParticipant({ type: app.type, name: app.businessName, email: app.email, country: app.country });
   participant.ownerCount = 1;
   participant.applicationId = app.applicationId;

@@ -54,7 +54,7 @@ import { noticeAt, noticeDue } from './policy';
 import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
 import { cancellationCodes, getItem, isTransactionCancelled, type Item } from '../platform/table';
-import { type DueJob } from '../platform/due';
+import type { DueJob } from '../platform/due';
 
 export { DEFAULT_RUN_DESCRIPTION } from './store';
 

@@ -168,7 +168,7 @@ export type ScheduleParty = { merchantId: string } | { bankId: string };
 export async function getPartySchedule(party: ScheduleParty, id: string): Promise<ScheduleItem | undefined> {
   if (!isScheduleIdShaped(id)) return undefined;
   const s = await getSchedule(id);
-  if (!s || s.type !== 'schedule') return undefined;
+  if (s?.type !== 'schedule') return undefined;
   return ('merchantId' in party ? s.merchantId === party.merchantId : s.bankId === party.bankId) ? s : undefined;
 }
 

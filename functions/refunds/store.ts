@@ -210,7 +210,7 @@ const MAX_ATTEMPTS = 10;
 /** pending → processing. Returns the refund as it is afterwards (unchanged when it was not pending). */
 export async function markRefundProcessing(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
   const r = await getRefund(refundId);
-  if (!r || r.status !== 'pending') return r;
+  if (r?.status !== 'pending') return r;
   const nowIso = now.toISOString();
   const next: RefundItem = { ...r, status: 'processing', processingAt: nowIso, updatedAt: nowIso };
   const values: Record<string, unknown> = { ':processing': 'processing', ':pending': 'pending', ':now': nowIso };
@@ -250,7 +250,7 @@ export async function markRefundProcessing(refundId: string, now: Date, lease?: 
 export async function completeRefund(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
   let r = await getRefund(refundId);
   if (r?.status === 'pending') r = await markRefundProcessing(refundId, now, lease);
-  if (!r || r.status !== 'processing') return r;
+  if (r?.status !== 'processing') return r;
   if (lease && r.dueSk !== lease.leasedSk) return r;
 
   const bill = await getItem<BillItem>(billKey(r.billingRequestId));
@@ -354,7 +354,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
       if (!isContention(codes) || attempt >= MAX_ATTEMPTS) throw e;
       await pause(attempt);
       const current = await getRefund(refundId);
-      if (!current || current.status !== 'processing') return current;
+      if (current?.status !== 'processing') return current;
       r = current;
     }
   }

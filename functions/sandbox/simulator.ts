@@ -60,7 +60,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export async function answerAsSimulatedBank(event: BankEvent, now: Date): Promise<SimulationResult> {
   if (config.stage() !== 'sandbox') return { acted: false, why: 'live_stage' };
   const bank = await getParticipant(event.to);
-  if (!bank || bank.type !== 'bank' || bank.simulated !== true) return { acted: false, why: 'not_simulated' };
+  if (bank?.type !== 'bank' || bank.simulated !== true) return { acted: false, why: 'not_simulated' };
   if (event.type === 'billing.intent') return answerIntent(bank, event.data);
   if (event.type === 'billing.request') return answerBillingRequest(bank, event.data, now);
   return { acted: false, why: 'unsupported_event' };
@@ -103,7 +103,7 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
   if (!magic) return { acted: false, why: 'not_magic' };
   if (!magic.intent) return { acted: false, why: 'never_answers', outcome: magic.outcome };
   const merchant = await getParticipant(str(data.entityId));
-  if (!merchant || merchant.type !== 'merchant') return { acted: false, why: 'not_found', outcome: magic.outcome };
+  if (merchant?.type !== 'merchant') return { acted: false, why: 'not_found', outcome: magic.outcome };
   const answer = magic.intent;
 
   // approve_recurring needs a trusted merchant: the simulated customer approves once instead.

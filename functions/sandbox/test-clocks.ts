@@ -37,7 +37,7 @@ const SAME_INSTANT_BATCH = 25;
  */
 export async function advanceTestClock(job: DueJob, dueKind: (kind: string) => DueHandler | undefined): Promise<void> {
   const c = await getItem<TestClockItem>(job.key);
-  if (!c || c.status !== 'advancing' || !c.targetTime || c.dueSk !== job.leasedSk) return;
+  if (c?.status !== 'advancing' || !c.targetTime || c.dueSk !== job.leasedSk) return;
   const target = new Date(c.targetTime);
   let at = Date.parse(c.frozenTime);
   const started = Date.now();

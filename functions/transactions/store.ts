@@ -207,7 +207,9 @@ function rangeQuery(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filt
     values[':hi'] = hi;
   }
   const names: Record<string, string> = { '#pk': pkName, ...(lo !== undefined || hi !== undefined ? { '#sk': skName } : {}) };
-  ATTRS.forEach((a, i) => (names[`#a${i}`] = a));
+  ATTRS.forEach((a, i) => {
+    names[`#a${i}`] = a;
+  });
   return {
     IndexName: scope.index,
     KeyConditionExpression: key,

@@ -114,7 +114,7 @@ export function dynamoAuthorizations(
   table: (nameOrArn: string) => TableInfo,
   region: string,
 ): Authorization[] {
-  const leading = (t: TableInfo, values: (string | undefined)[]): Record<string, string[]> => {
+  const leading = (_t: TableInfo, values: (string | undefined)[]): Record<string, string[]> => {
     const v = values.filter((x): x is string => x !== undefined);
     return v.length ? { 'dynamodb:LeadingKeys': [...new Set(v)] } : {};
   };

@@ -278,11 +278,11 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
       expect(Object.keys(json).sort()).toEqual(['region', 'stage', 'userPoolClientId', 'userPoolId']);
       expect(json.stage).toBe(stage);
       const markers = (app.Properties.SourceMarkers as Json[])[i]!;
-      const valueOf = (field: string) => markers[json[field]];
+      const markerOf = (field: string) => markers[json[field]];
       const pool = w().idOf(w().stage.people.userPool);
-      expect(valueOf('userPoolId')).toEqual({ Ref: w().idOf(w().stage.people.userPool) });
-      expect(valueOf('userPoolClientId')).toEqual({ Ref: w().idOf(w().stage.people.dashboardClient) });
-      expect(valueOf('region')).toEqual({ 'Fn::Select': [0, { 'Fn::Split': ['_', { Ref: pool }] }] });
+      expect(markerOf('userPoolId')).toEqual({ Ref: w().idOf(w().stage.people.userPool) });
+      expect(markerOf('userPoolClientId')).toEqual({ Ref: w().idOf(w().stage.people.dashboardClient) });
+      expect(markerOf('region')).toEqual({ 'Fn::Select': [0, { 'Fn::Split': ['_', { Ref: pool }] }] });
       // The client the app signs in with: public (no secret), SRP.
       const client = w().resources[w().idOf(w().stage.people.dashboardClient)]!.Properties;
       expect(client.GenerateSecret).toBe(false);

@@ -17,7 +17,7 @@ import { decisionKey, type DecisionItem } from '../../functions/decisions/store'
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem, table } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
-import { type ReceivedRequest, type Receiver } from '../../local/receiver';
+import type { ReceivedRequest, Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bill, events } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee, receivedEvents } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

@@ -15,7 +15,7 @@ import { getItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, decide, events, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

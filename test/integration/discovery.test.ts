@@ -301,7 +301,7 @@ describe('GET /v1/customer/banks', () => {
     expect((await resolveLookupPhrase(theirs, merchant.id))?.customer.id).toBe(id);
     expect(await resolveLookupPhrase(mine, merchant.id)).toBeUndefined();
     expect(await resolveLookupPhrase(theirs, plainMerchant.id)).toBeUndefined();
-    expect(await resolveLookupPhrase('lp_' + 'A'.repeat(32), plainMerchant.id)).toBeUndefined();
+    expect(await resolveLookupPhrase(`lp_${'A'.repeat(32)}`, plainMerchant.id)).toBeUndefined();
     expect(await resolveLookupPhrase('not a phrase', plainMerchant.id)).toBeUndefined();
     expect(await resolveLookupPhrase(undefined, plainMerchant.id)).toBeUndefined();
     // (Once also re-exported from the customers store; that re-export made an import cycle.)

@@ -12,7 +12,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, receivedEvents, type Agreement } from '../support/flows';
 import { fixtureBill } from './money-fixtures';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

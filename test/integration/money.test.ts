@@ -12,7 +12,7 @@ import { isTransactionCancelled, queryAll, transact } from '../../functions/plat
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
 
 let t: TestApp;

@@ -58,7 +58,7 @@ describe('ops listen + trigger', () => {
     expect(r.headers['webhook-id']).toBe(event.id);
     expect(verifyWebhook(r.body, r.headers, l.secret)).toMatchObject({ id: event.id, type: 'billing.response' });
     expect(new Webhook(l.secret).verify(r.body, r.headers)).toMatchObject({ id: event.id });
-    expect(() => verifyWebhook(r.body, r.headers, 'whsec_' + 'x'.repeat(40))).toThrow();
+    expect(() => verifyWebhook(r.body, r.headers, `whsec_${'x'.repeat(40)}`)).toThrow();
     // The intent's answer came before listen started: never forwarded.
     const types = rx.received(hook.path).map((x) => JSON.parse(x.body).type);
     expect(types).not.toContain('billing.intent.response');

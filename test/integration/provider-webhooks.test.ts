@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;

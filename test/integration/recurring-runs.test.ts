@@ -15,7 +15,7 @@ import { runRecurring } from '../../functions/recurring/run';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
 
 let t: TestApp;

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, events, receivedEvents, type Agreement } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { createSchedule, newSchedule, recurringAgreement, scheduleBody, stored } from './recurring-fixtures';
 
 let t: TestApp;

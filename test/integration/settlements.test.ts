@@ -16,7 +16,7 @@ import { completeRefund } from '../../functions/refunds/complete';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { events, webhook, type Hook } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
 
 let t: TestApp;

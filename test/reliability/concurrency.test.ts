@@ -17,7 +17,7 @@ import type { BillItem } from '../../functions/billing/types';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters } from '../support/billing-table';
 import { agreement, bankResponse, bill, pay, payee, receivedEvents, type Agreement } from '../support/flows';
-import { type Receiver } from '../../local/receiver';
+import type { Receiver } from '../../local/receiver';
 import { checkInvariants, dueCount, scanAll } from './invariants';
 import { premiumMerchant } from './world';
 

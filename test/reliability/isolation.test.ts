@@ -327,7 +327,11 @@ const FIXTURES: Record<string, Fixture> = {
     prepare: async () => ({ path: '/v1/refunds/initiate', body: { reference: A.paid.reference, amount: 0.01, reason: 'iso' } }),
   },
   'GET /v1/refunds/{refundId}/status': { owners: M_OWNERS, notFound: 'Refund not found', prepare: async (r) => ({ path: path(r) }) },
-  'GET /v1/settlements': { owners: M_OWNERS, list: true, prepare: async () => (await settlementOfA(), { path: '/v1/settlements' }) },
+  'GET /v1/settlements': { owners: M_OWNERS, list: true, prepare: async () => {
+      await settlementOfA();
+      return { path: '/v1/settlements' };
+    },
+  },
   'POST /v1/exports': {
     owners: M_OWNERS,
     notFound: 'Settlement not found',

@@ -151,6 +151,7 @@ const SPECIAL_STRINGS = [
   "' OR '1'='1' --",
   '"; DROP TABLE t; --',
   '{{7*7}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j probe string, sent as is
   '${jndi:ldap://127.0.0.1/a}',
   '<script>alert(1)</script>',
   'BILL#x',

@@ -61,7 +61,7 @@ export async function signIn(email: string, password: string, clientId = emulato
 }
 
 /** A signed-in person's calls: their access token, and the participant they act for when given. */
-export function personCaller(t: { call: <T = any>(m: string, p: string, o?: any) => Promise<any> }, who: SignedIn, participantId?: string) {
+export function personCaller(t: { call: <_T = any>(m: string, p: string, o?: any) => Promise<any> }, who: SignedIn, participantId?: string) {
   return <T = any>(method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number>; headers?: Record<string, string> } = {}) =>
     t.call<T>(method, path, {
       ...opts,

@@ -45,7 +45,7 @@ describe('key checksum (DESIGN 8.1)', () => {
     const key = newApiKeyToken('sandbox');
     let tried = 0;
     for (let i = 0; i < key.length; i++) {
-      for (const c of BASE62 + '_') {
+      for (const c of `${BASE62}_`) {
         if (c === key[i]) continue;
         const changed = key.slice(0, i) + c + key.slice(i + 1);
         expect(hasValidChecksum(changed), `${i}:${c}`).toBe(false);

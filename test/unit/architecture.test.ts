@@ -46,7 +46,7 @@ function importsOf(file: string): string[] {
   for (const { fileName } of info.importedFiles) {
     if (!fileName.startsWith('.')) continue;
     const base = resolve(dirname(file), fileName.replace(/\.(m?js|ts)$/, ''));
-    const hit = [base + '.ts', join(base, 'index.ts')].find((c) => existsSync(c));
+    const hit = [`${base}.ts`, join(base, 'index.ts')].find((c) => existsSync(c));
     if (hit) out.push(hit);
   }
   return out;
@@ -158,7 +158,7 @@ describe('test code stays out of shipped and measured code', () => {
     const dirs = ['functions', 'lib', 'local', 'bench'].map((d) => join(ROOT, d));
     const offenders = dirs
       .flatMap(tsFiles)
-      .flatMap((f) => importsOf(f).filter((t) => t.startsWith(join(ROOT, 'test') + '/')).map((t) => `${rel(f)} -> ${rel(t)}`));
+      .flatMap((f) => importsOf(f).filter((t) => t.startsWith(`${join(ROOT, 'test')}/`)).map((t) => `${rel(f)} -> ${rel(t)}`));
     expect(offenders).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateSdkTypes, readSdkTypes, SDK_TYPES_PATH } from '../../scripts/sdk-types';
 import type { WebhookEventType } from '../../sdk/src/index';
-import { EVENT_TYPES } from '../../functions/events/types';
+import type { EVENT_TYPES } from '../../functions/events/types';
 
 describe('SDK types', () => {
   it('are up to date with functions/openapi/openapi.sandbox.json (else: npm run sdk:generate)', async () => {

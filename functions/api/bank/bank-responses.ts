@@ -21,7 +21,9 @@ const CONCURRENCY = 8;
 export const handler = endpoint({ body: bodySchema, description: 'Answer up to 100 billing requests in one request; one element per answer.' }, async ({ body, principal }) => {
   const elements: ArrayElement[] = new Array(body.responses.length);
   const groups = new Map<string, number[]>();
-  body.responses.forEach((r, i) => groups.set(r.billingRequestId, [...(groups.get(r.billingRequestId) ?? []), i]));
+  body.responses.forEach((r, i) => {
+    groups.set(r.billingRequestId, [...(groups.get(r.billingRequestId) ?? []), i]);
+  });
   const queue = [...groups.values()];
   const work = async () => {
     for (let group = queue.shift(); group; group = queue.shift()) {

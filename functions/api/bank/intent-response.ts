@@ -87,7 +87,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
   const customer = await getBankCustomer(principal.id, body.customerId);
   if (!customer) throw notFound(MSG.customerNotFound);
   const merchant = await getParticipant(body.entityId);
-  if (!merchant || merchant.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+  if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
 
   const result = await saveDecision({
     decisionId: decisionId(merchant.id, customer.id),

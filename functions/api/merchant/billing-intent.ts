@@ -38,7 +38,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     throw badRequest(MSG.unsupportedCurrency, [{ path: 'currency', message: `${body.currency} is not supported; supported: NGN` }], 'unsupported_currency');
   }
   const merchant = await getParticipant(principal.id);
-  if (!merchant || merchant.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+  if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
   const allowed = allowedDecisions(trustOf(merchant));
   const entityId = merchant.id;
 

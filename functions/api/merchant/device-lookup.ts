@@ -12,6 +12,7 @@ export const deviceIdSchema = z
   .trim()
   .min(1)
   .max(200)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 const body = z.strictObject({ deviceId: deviceIdSchema });

@@ -19,7 +19,7 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
       throw badRequest(MSG.invalidRequest, [{ path: 'providerId', message: 'Only a merchant can belong to a provider' }]);
     }
     const provider = await getParticipant(body.providerId);
-    if (!provider || provider.type !== 'provider') throw notFound(MSG.participantNotFound);
+    if (provider?.type !== 'provider') throw notFound(MSG.participantNotFound);
   }
   const participant = buildParticipant(body);
   const key = newApiKey(participant);

@@ -17,7 +17,7 @@ export const handler = endpoint(
   },
   async ({ params, body, audit }) => {
     const provider = await getParticipant(params.id!);
-    if (!provider || provider.type !== 'provider') throw notFound(MSG.participantNotFound);
+    if (provider?.type !== 'provider') throw notFound(MSG.participantNotFound);
     await setMaxTrustLevel(provider.id, body.maxTrustLevel, audit);
     return ok(200, 'Provider updated', { id: provider.id, maxTrustLevel: body.maxTrustLevel });
   },

@@ -91,7 +91,7 @@ export const handler = endpoint({ body: bodySchema, response: responseSchema, de
 
   for (let attempt = 1; ; attempt++) {
     const merchant = await getParticipant(merchantId);
-    if (!merchant || merchant.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+    if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
     if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
 
     const id = await readAgreementPhrase(body.agreementPhrase, merchantId);
