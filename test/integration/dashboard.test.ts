@@ -40,7 +40,7 @@ beforeEach(() => {
       for (const p of context.pages()) {
         const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
         await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-        writeFileSync(join(dir, `${name}.txt`), `${p.url()}\n${await p.locator('body').textContent().catch(() => '')}`);
+        writeFileSync(join(dir, `${name}.txt`), `${p.url()}\n${await p.locator('body').innerText().catch(() => '')}`);
       }
     }
   });

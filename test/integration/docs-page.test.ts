@@ -132,10 +132,10 @@ describe('GET /docs in Chromium', () => {
     const response = await tab.goto(`${t.url}/docs`, { waitUntil: 'domcontentloaded' });
     expect(response?.status()).toBe(200);
     await tab.waitForSelector('body[data-docs="ready"], body[data-docs="error"]', { timeout: 30_000 });
-    expect(await tab.getAttribute('body', 'data-docs'), await tab.textContent('body')).toBe('ready');
+    expect(await tab.getAttribute('body', 'data-docs'), await tab.innerText('body')).toBe('ready');
     // Redoc renders the operations after the callback: wait for one, then read the page.
     await tab.locator('h2', { hasText: 'Bill customers with agreement phrases' }).first().waitFor({ timeout: 15_000 });
-    const text = await tab.textContent('body');
+    const text = await tab.innerText('body');
 
     expect(text).toContain('idpay API (sandbox)');
     for (const summary of ['Create a bank, merchant or provider', 'Create customers in a batch', 'Send billing intents', 'Bill customers with agreement phrases', "Set a merchant's trust", 'Add a webhook endpoint', "The simulated bank's magic customers"]) {
