@@ -69,7 +69,11 @@ async function main() {
     const bank = await a.participant('bank');
     const provider = await a.participant('provider');
     const merchant = await a.participant('merchant', { providerId: provider.id });
-    await a.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, { entityId: merchant.id, trusted: true, trustLevel: 'enhanced' });
+    await a.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, {
+      entityId: merchant.id,
+      trusted: true,
+      trustLevel: 'enhanced',
+    });
     await a.must(201, 'POST', '/v1/webhooks/endpoints', bank.apiKey, { url: 'http://127.0.0.1:9/bank-hook' });
 
     // 100 customers and their agreements (real flow: batch, email lookup, intent, intent-response).
@@ -88,7 +92,11 @@ async function main() {
     const phrases = await mapLimit(customerIds, 8, async (customerId, i) => {
       const found = (await a.must(200, 'GET', `/v1/customer/banks?email=${encodeURIComponent(records[i]!.email)}`, merchant.apiKey)).data;
       const lookupPhrase = found.banks[0].lookupPhrase as string;
-      const intent = await a.must(200, 'POST', '/v1/billing/intent', merchant.apiKey, { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Bench' });
+      const intent = await a.must(200, 'POST', '/v1/billing/intent', merchant.apiKey, {
+        lookupPhrases: [lookupPhrase],
+        currency: 'NGN',
+        description: 'Bench',
+      });
       const d = (
         await a.must(200, 'POST', '/v1/billing/intent-response', bank.apiKey, {
           customerId,
@@ -152,7 +160,12 @@ async function main() {
       requests: latencies.length,
       statuses,
       billsPerSecond: round(billed / (sustainedMs / 1000), 1),
-      latencyMs: { p50: round(pct(sorted, 50), 1), p90: round(pct(sorted, 90), 1), p99: round(pct(sorted, 99), 1), max: round(sorted[sorted.length - 1]!, 1) },
+      latencyMs: {
+        p50: round(pct(sorted, 50), 1),
+        p90: round(pct(sorted, 90), 1),
+        p99: round(pct(sorted, 99), 1),
+        max: round(sorted[sorted.length - 1]!, 1),
+      },
       ...perPhrase(counter.reset(), billed),
     };
 
@@ -171,7 +184,7 @@ async function main() {
       notes: [
         'requestsPerBilledPhrase counts every DynamoDB command of the measured HTTP requests, including the API-key/rate-limit UpdateItem (one per HTTP request).',
         'billingPathRequestsPerBilledPhrase excludes that auth request (GetItem, or the UpdateItem flushing the rate count) (and idempotency records; none here: no Idempotency-Key sent).',
-        'Per bill request: merchant GetItem (cached 30 s per process), decisions BatchGetItem (one per 100 phrases), customers BatchGetItem (cached: bank and clientRef never change); per phrase: one TransactWriteItems (decision lastUsed, month and week counters, billing request, event, delivery) and the outbox\'s Query of the bank\'s webhook endpoints.',
+        "Per bill request: merchant GetItem (cached 30 s per process), decisions BatchGetItem (one per 100 phrases), customers BatchGetItem (cached: bank and clientRef never change); per phrase: one TransactWriteItems (decision lastUsed, month and week counters, billing request, event, delivery) and the outbox's Query of the bank's webhook endpoints.",
         'Consumed capacity as reported by DynamoDB Local with ReturnConsumedCapacity TOTAL (on AWS a transactional write costs 2 WCU per item).',
       ],
     };

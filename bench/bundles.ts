@@ -197,17 +197,32 @@ export async function runBundles() {
   return {
     functions: results.length,
     buildMs,
-    esbuildOptions: 'ESM, platform node, target node24, minify, mainFields module/main, external RUNTIME_PROVIDED_MODULES + SHIPPED_BESIDE_MODULES (loaded lazily, shipped beside), createRequire banner, linked source map (sourcesContent false) — lib/lambda.ts',
+    esbuildOptions:
+      'ESM, platform node, target node24, minify, mainFields module/main, external RUNTIME_PROVIDED_MODULES + SHIPPED_BESIDE_MODULES (loaded lazily, shipped beside), createRequire banner, linked source map (sourcesContent false) — lib/lambda.ts',
     nodes: nodes.map(({ major, version }) => ({ major, version })),
     node22Unavailable: n22.reason,
     initRuns: INIT_RUNS,
-    initEnv: 'fresh node process per run, NODE_OPTIONS=--enable-source-maps (as deployed), performance.now() around import() inside the child',
+    initEnv:
+      'fresh node process per run, NODE_OPTIONS=--enable-source-maps (as deployed), performance.now() around import() inside the child',
     limits: { bundleBytes: BUNDLE_LIMIT_BYTES, initMs: INIT_LIMIT_MS },
     sizeBytes: stats(sizes),
     initMs: Object.fromEntries(nodes.map((n) => [n.major, stats(initOf(n.major))])),
-    initCpuMs: Object.fromEntries(nodes.map((n) => [n.major, stats(results.map((r) => r.initCpuMs[n.major]).filter((x): x is number => x !== undefined))])),
-    largest: [...results].sort((a, b) => b.bytes - a.bytes).slice(0, 5).map((r) => ({ handler: r.handler, kb: r.kb })),
-    slowestInit: Object.fromEntries(nodes.map((n) => [n.major, [...results].sort((a, b) => (b.initMs[n.major] ?? 0) - (a.initMs[n.major] ?? 0)).slice(0, 5).map((r) => ({ handler: r.handler, ms: r.initMs[n.major] }))])),
+    initCpuMs: Object.fromEntries(
+      nodes.map((n) => [n.major, stats(results.map((r) => r.initCpuMs[n.major]).filter((x): x is number => x !== undefined))]),
+    ),
+    largest: [...results]
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 5)
+      .map((r) => ({ handler: r.handler, kb: r.kb })),
+    slowestInit: Object.fromEntries(
+      nodes.map((n) => [
+        n.major,
+        [...results]
+          .sort((a, b) => (b.initMs[n.major] ?? 0) - (a.initMs[n.major] ?? 0))
+          .slice(0, 5)
+          .map((r) => ({ handler: r.handler, ms: r.initMs[n.major] })),
+      ]),
+    ),
     overBundleLimit: results.filter((r) => !r.underBundleLimit).map((r) => ({ handler: r.handler, kb: r.kb })),
     overInitLimit: results.filter((r) => !r.underInitLimit).map((r) => ({ handler: r.handler, initMs: r.initMs })),
     results,
@@ -217,7 +232,8 @@ export async function runBundles() {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runMain(async () => {
     const r = await runBundles();
-    if (process.env.BENCH_OUT) writeJson(outPath('unused'), { phase: 'bundles', recordedAt: new Date().toISOString(), machine: machine(), ...r });
+    if (process.env.BENCH_OUT)
+      writeJson(outPath('unused'), { phase: 'bundles', recordedAt: new Date().toISOString(), machine: machine(), ...r });
     for (const b of r.results) console.log(`${b.handler.padEnd(40)} ${String(b.kb).padStart(7)} KB  init ${JSON.stringify(b.initMs)}`);
     console.log(JSON.stringify({ sizeBytes: r.sizeBytes, initMs: r.initMs, nodes: r.nodes, node22Unavailable: r.node22Unavailable }));
   });

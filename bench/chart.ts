@@ -32,15 +32,21 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
   const groupH = 4 * (barH + gap) + 16;
   const height = top + classes.length * (groupH + groupGap) + 60;
   const plotW = width - left - right;
-  const all = classes.flatMap((c) => [c.endpoint.latency.p50, c.endpoint.latency.p99, c.floor.latency.p50, c.floor.latency.p99]).filter((x) => x > 0);
+  const all = classes
+    .flatMap((c) => [c.endpoint.latency.p50, c.endpoint.latency.p99, c.floor.latency.p50, c.floor.latency.p99])
+    .filter((x) => x > 0);
   const lo = 10 ** Math.floor(Math.log10(Math.max(0.1, Math.min(...all))));
   const hi = 10 ** Math.ceil(Math.log10(Math.max(...all, lo * 10)));
-  const x = (ms: number) => left + (Math.log10(Math.max(ms, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) * plotW;
+  const x = (ms: number) => left + ((Math.log10(Math.max(ms, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * plotW;
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
-  out.push(`<text x="${left}" y="24" font-size="16" font-weight="600">Latency per endpoint class vs raw DynamoDB Local floor (ms, log scale)</text>`);
+  out.push(
+    `<text x="${left}" y="24" font-size="16" font-weight="600">Latency per endpoint class vs raw DynamoDB Local floor (ms, log scale)</text>`,
+  );
   out.push(`<text x="${left}" y="44" fill="#57606a">${esc(subtitle)}</text>`);
   // grid
   const plotBottom = height - 50;
@@ -49,15 +55,22 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
       const v = d * m;
       if (v > hi) break;
       const gx = x(v);
-      out.push(`<line x1="${gx.toFixed(1)}" y1="${top - 8}" x2="${gx.toFixed(1)}" y2="${plotBottom}" stroke="${m === 1 ? '#d0d7de' : '#eef1f4'}"/>`);
-      if (m === 1 || m === 5) out.push(`<text x="${gx.toFixed(1)}" y="${plotBottom + 16}" text-anchor="middle" fill="#57606a">${v >= 1 ? v : v.toFixed(1)}</text>`);
+      out.push(
+        `<line x1="${gx.toFixed(1)}" y1="${top - 8}" x2="${gx.toFixed(1)}" y2="${plotBottom}" stroke="${m === 1 ? '#d0d7de' : '#eef1f4'}"/>`,
+      );
+      if (m === 1 || m === 5)
+        out.push(
+          `<text x="${gx.toFixed(1)}" y="${plotBottom + 16}" text-anchor="middle" fill="#57606a">${v >= 1 ? v : v.toFixed(1)}</text>`,
+        );
     }
   }
   out.push(`<text x="${left + plotW / 2}" y="${plotBottom + 34}" text-anchor="middle" fill="#57606a">milliseconds</text>`);
   classes.forEach((c, i) => {
     const gy = top + i * (groupH + groupGap);
     out.push(`<text x="${left - 10}" y="${gy + 12}" text-anchor="end" font-weight="600">${esc(c.label)}</text>`);
-    out.push(`<text x="${left - 10}" y="${gy + 28}" text-anchor="end" fill="#57606a">${c.endpoint.rps} req/s · floor ${c.floor.rps}/s</text>`);
+    out.push(
+      `<text x="${left - 10}" y="${gy + 28}" text-anchor="end" fill="#57606a">${c.endpoint.rps} req/s · floor ${c.floor.rps}/s</text>`,
+    );
     out.push(`<text x="${left - 10}" y="${gy + 44}" text-anchor="end" fill="#57606a">ratio ${(c.ratio * 100).toFixed(0)}% of floor</text>`);
     const bars: [string, number, string][] = [
       ['endpoint p50', c.endpoint.latency.p50, COLORS.endpointP50],
@@ -68,14 +81,21 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
     bars.forEach(([name, v, color], j) => {
       const by = gy + j * (barH + gap);
       const w = Math.max(1, x(v) - left);
-      out.push(`<rect x="${left}" y="${by}" width="${w.toFixed(1)}" height="${barH}" fill="${color}"><title>${esc(`${c.label} ${name}: ${fmt(v)} ms`)}</title></rect>`);
+      out.push(
+        `<rect x="${left}" y="${by}" width="${w.toFixed(1)}" height="${barH}" fill="${color}"><title>${esc(`${c.label} ${name}: ${fmt(v)} ms`)}</title></rect>`,
+      );
       out.push(`<text x="${(left + w + 4).toFixed(1)}" y="${by + barH - 2}" fill="#24292f">${fmt(v)}</text>`);
     });
   });
   // legend
   const ly = 66;
   let lx = left;
-  for (const [name, color] of [['endpoint p50', COLORS.endpointP50], ['endpoint p99', COLORS.endpointP99], ['floor p50', COLORS.floorP50], ['floor p99', COLORS.floorP99]] as const) {
+  for (const [name, color] of [
+    ['endpoint p50', COLORS.endpointP50],
+    ['endpoint p99', COLORS.endpointP99],
+    ['floor p50', COLORS.floorP50],
+    ['floor p99', COLORS.floorP99],
+  ] as const) {
     out.push(`<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${color}"/><text x="${lx + 16}" y="${ly}">${name}</text>`);
     lx += 105;
   }
@@ -84,8 +104,15 @@ export function latencyChart(classes: ChartClass[], subtitle: string): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const r = JSON.parse(readFileSync(join(BENCH_DIR, 'results.json'), 'utf8')) as { endpoints: { classes: ChartClass[]; config: { concurrency: number } }; recordedAt: string; machine: { loadAverage: number[]; cpus: number } };
-  const svg = latencyChart(r.endpoints.classes, `concurrency ${r.endpoints.config.concurrency}, ${r.recordedAt}, ${r.machine.cpus} CPUs, load ${r.machine.loadAverage.join(' ')}`);
+  const r = JSON.parse(readFileSync(join(BENCH_DIR, 'results.json'), 'utf8')) as {
+    endpoints: { classes: ChartClass[]; config: { concurrency: number } };
+    recordedAt: string;
+    machine: { loadAverage: number[]; cpus: number };
+  };
+  const svg = latencyChart(
+    r.endpoints.classes,
+    `concurrency ${r.endpoints.config.concurrency}, ${r.recordedAt}, ${r.machine.cpus} CPUs, load ${r.machine.loadAverage.join(' ')}`,
+  );
   writeFileSync(join(BENCH_DIR, 'latency.svg'), svg);
   console.log(`wrote ${join(BENCH_DIR, 'latency.svg')}`);
 }

@@ -51,7 +51,13 @@ async function measure(label: string, fn: () => Promise<{ status: number; body: 
   const r = await fn();
   const ms = Math.round(performance.now() - started);
   const c = counter.reset();
-  return { label, status: r.status, ms, dynamodb: { total: c.requests, byCommand: { ...c.byCommand }, attempts: c.attempts, itemsWritten: itemsWritten(c) }, body: r.body };
+  return {
+    label,
+    status: r.status,
+    ms,
+    dynamodb: { total: c.requests, byCommand: { ...c.byCommand }, attempts: c.attempts, itemsWritten: itemsWritten(c) },
+    body: r.body,
+  };
 }
 
 async function main() {
@@ -61,8 +67,12 @@ async function main() {
     counter.install(db());
     const a = stack;
     const operatorKey = a.operatorKey;
-    const bank = (await a.call('POST', '/v1/operator/participants', operatorKey, { type: 'bank', name: 'Bench Bank', email: 'bank@bench.test' })).body.data;
-    const merchant = (await a.call('POST', '/v1/operator/participants', operatorKey, { type: 'merchant', name: 'Bench Shop', email: 'shop@bench.test' })).body.data;
+    const bank = (
+      await a.call('POST', '/v1/operator/participants', operatorKey, { type: 'bank', name: 'Bench Bank', email: 'bank@bench.test' })
+    ).body.data;
+    const merchant = (
+      await a.call('POST', '/v1/operator/participants', operatorKey, { type: 'merchant', name: 'Bench Shop', email: 'shop@bench.test' })
+    ).body.data;
 
     // Warm-up: loads the handler modules (cold start is not what we measure).
     const warmRecords = records(1);
@@ -75,7 +85,8 @@ async function main() {
       last = records(RECORDS);
       const body = { customers: last };
       const m = await measure(`${RECORDS} new records, run ${i + 1}`, () => a.call('POST', '/v1/bank/customers', bank.apiKey, body));
-      if (m.status !== 201 || m.body.data.summary.successful !== RECORDS) throw new Error(`batch failed: ${m.status} ${JSON.stringify(m.body.data?.summary ?? m.body)}`);
+      if (m.status !== 201 || m.body.data.summary.successful !== RECORDS)
+        throw new Error(`batch failed: ${m.status} ${JSON.stringify(m.body.data?.summary ?? m.body)}`);
       runs.push(m);
     }
     // Discoverable right after the answer (no asynchronous indexing).
@@ -114,10 +125,14 @@ async function main() {
     writeJson(OUT, result);
     console.log(`\n${result.benchmark}`);
     for (const r of [warm, ...runs, dup]) {
-      console.log(`  ${r.label.padEnd(40)} ${String(r.ms).padStart(6)} ms   DynamoDB requests ${r.dynamodb.total} ${JSON.stringify(r.dynamodb.byCommand)}  items written ${r.dynamodb.itemsWritten}`);
+      console.log(
+        `  ${r.label.padEnd(40)} ${String(r.ms).padStart(6)} ms   DynamoDB requests ${r.dynamodb.total} ${JSON.stringify(r.dynamodb.byCommand)}  items written ${r.dynamodb.itemsWritten}`,
+      );
     }
     console.log(`  load average ${result.loadAverage.join(' ')} on ${result.cpus} CPUs`);
-    console.log(`  median ${result.medianMs} ms, best ${result.minMs} ms (${result.recordsPerSecond} records/s); email lookup of the last record answered 200 in ${discoverableAfterMs} ms`);
+    console.log(
+      `  median ${result.medianMs} ms, best ${result.minMs} ms (${result.recordsPerSecond} records/s); email lookup of the last record answered 200 in ${discoverableAfterMs} ms`,
+    );
     console.log(`  → ${OUT}`);
   } finally {
     await stack?.stop();

@@ -93,7 +93,14 @@ function mergeLatencies(runs: LoadRun[]) {
   const seconds = runs.reduce((a, r) => a + r.seconds, 0);
   const statuses: Record<string, number> = {};
   for (const r of runs) for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
-  return { rps: round(ok / seconds, 1), ok, seconds: round(seconds, 1), statuses, errors: runs.reduce((a, r) => a + r.errors, 0), latency: summarize(lat) };
+  return {
+    rps: round(ok / seconds, 1),
+    ok,
+    seconds: round(seconds, 1),
+    statuses,
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    latency: summarize(lat),
+  };
 }
 
 function addCounts(into: DdbCounts, c: DdbCounts) {
@@ -136,7 +143,13 @@ async function logBytes(fn: () => Promise<unknown>): Promise<number> {
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
-export async function runEndpoints(): Promise<{ config: Record<string, unknown>; setup: Record<string, unknown>; classes: ClassResult[]; lifecycle: Record<string, unknown>; loadAverage: { start: number[]; end: number[] } }> {
+export async function runEndpoints(): Promise<{
+  config: Record<string, unknown>;
+  setup: Record<string, unknown>;
+  classes: ClassResult[];
+  lifecycle: Record<string, unknown>;
+  loadAverage: { start: number[]; end: number[] };
+}> {
   const loadStart = loadAverage();
   const stack: BenchStack = await startBenchStack({ pollers: 0 });
   try {
@@ -151,9 +164,14 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
     const bank = await s.participant('bank');
     const provider = await s.participant('provider');
     const merchant = await s.participant('merchant', { providerId: provider.id });
-    await s.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, { entityId: merchant.id, trusted: true, trustLevel: 'enhanced' });
+    await s.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, {
+      entityId: merchant.id,
+      trusted: true,
+      trustLevel: 'enhanced',
+    });
     // Every party subscribes an endpoint (never reached: pollers are off), so events fan out as in production.
-    for (const p of [bank, merchant, provider] as Party[]) await s.must(201, 'POST', '/v1/webhooks/endpoints', p.apiKey, { url: `http://127.0.0.1:9/${p.id}` });
+    for (const p of [bank, merchant, provider] as Party[])
+      await s.must(201, 'POST', '/v1/webhooks/endpoints', p.apiKey, { url: `http://127.0.0.1:9/${p.id}` });
 
     let seq = 0;
     const newRecords = (n: number) =>
@@ -179,7 +197,11 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
     const customers = await mapLimit(customerIds, 8, async (customerId, i) => {
       const found = await s.must(200, 'GET', `/v1/customer/banks?email=${encodeURIComponent(records[i]!.email)}`, merchant.apiKey);
       const lookupPhrase = found.data.banks[0].lookupPhrase as string;
-      const intent = await s.must(200, 'POST', '/v1/billing/intent', merchant.apiKey, { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Bench' });
+      const intent = await s.must(200, 'POST', '/v1/billing/intent', merchant.apiKey, {
+        lookupPhrases: [lookupPhrase],
+        currency: 'NGN',
+        description: 'Bench',
+      });
       const d = await s.must(200, 'POST', '/v1/billing/intent-response', bank.apiKey, {
         customerId,
         entityId: merchant.id,
@@ -202,7 +224,8 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
           currency: 'NGN',
           description: 'Bench intent',
         });
-        for (const [j, e] of res.entries()) if (e.intentId) intents.push({ customerId: customers[j]!.customerId, lookupPhrase: e.lookupPhrase, intentId: e.intentId });
+        for (const [j, e] of res.entries())
+          if (e.intentId) intents.push({ customerId: customers[j]!.customerId, lookupPhrase: e.lookupPhrase, intentId: e.intentId });
         intentsCreated += res.length;
       }
     };
@@ -238,8 +261,14 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
         unit: 'billed phrase',
         method: 'POST',
         key: () => merchant.apiKey,
-        next: () => ({ path: '/v1/customer/bill', body: json({ agreementPhrases: [pick(customers).agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }) }),
-        probeNext: () => ({ path: '/v1/customer/bill', body: json({ agreementPhrases: [customers[0]!.agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }) }),
+        next: () => ({
+          path: '/v1/customer/bill',
+          body: json({ agreementPhrases: [pick(customers).agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }),
+        }),
+        probeNext: () => ({
+          path: '/v1/customer/bill',
+          body: json({ agreementPhrases: [customers[0]!.agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench bill' }),
+        }),
       },
       {
         id: 'intent-response',
@@ -273,7 +302,10 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
     ];
     const specs = all.filter((c) => !ONLY || ONLY.includes(c.id));
 
-    const headersFor = (spec: ClassSpec) => ({ authorization: `Bearer ${spec.key()}`, ...(spec.method === 'POST' ? { 'content-type': 'application/json' } : {}) });
+    const headersFor = (spec: ClassSpec) => ({
+      authorization: `Bearer ${spec.key()}`,
+      ...(spec.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    });
     const sequential = async (spec: ClassSpec, n: number) => {
       for (let i = 0; i < n; i++) {
         const r = (spec.probeNext ?? spec.next)();
@@ -307,7 +339,16 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
         server.reset();
         ddb.reset();
         sqs.reset();
-        const r = await runEndpointLoad({ url: s.app.url, method: spec.method, headers: headersFor(spec), connections, seconds, round, next: spec.next, exhausted: spec.exhausted });
+        const r = await runEndpointLoad({
+          url: s.app.url,
+          method: spec.method,
+          headers: headersFor(spec),
+          connections,
+          seconds,
+          round,
+          next: spec.next,
+          exhausted: spec.exhausted,
+        });
         // Requests cut off at the deadline still run to the end on the server: count them too.
         await server.drain(() => ddb.inFlight > 0);
         return { run: r, ddb: ddb.reset(), sqs: sqs.reset(), server: server.reset() };
@@ -345,7 +386,9 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
         const f = await floorRun(r, seconds);
         floorRuns.push(f.run);
         addCounts(fCounts, f.ddb);
-        console.error(`  round ${r}: endpoint ${round(lastRps, 1)}/s (${JSON.stringify(e.run.statuses)}), floor ${round(f.run.ok / f.run.seconds, 1)}/s`);
+        console.error(
+          `  round ${r}: endpoint ${round(lastRps, 1)}/s (${JSON.stringify(e.run.statuses)}), floor ${round(f.run.ok / f.run.seconds, 1)}/s`,
+        );
       }
       const endpoint = mergeLatencies(endpointRuns);
       const fl = mergeLatencies(floorRuns);
@@ -387,10 +430,20 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
       const K = QUICK ? 10 : 30;
       const billIds: string[] = [];
       for (let i = 0; i < K; i++) {
-        const res = await s.must<any[]>(201, 'POST', '/v1/customer/bill', merchant.apiKey, { agreementPhrases: [customers[i % customers.length]!.agreementPhrase], amount: 1, currency: 'NGN', description: 'Bench lifecycle' });
+        const res = await s.must<any[]>(201, 'POST', '/v1/customer/bill', merchant.apiKey, {
+          agreementPhrases: [customers[i % customers.length]!.agreementPhrase],
+          amount: 1,
+          currency: 'NGN',
+          description: 'Bench lifecycle',
+        });
         billIds.push(res[0].billingRequestId);
       }
-      const approve = (id: string) => s.must(200, 'POST', '/v1/billing/bank-response', bank.apiKey, { billingRequestId: id, action: 'approve_recurring', bankTransactionId: `BTX-${randomToken(10)}` });
+      const approve = (id: string) =>
+        s.must(200, 'POST', '/v1/billing/bank-response', bank.apiKey, {
+          billingRequestId: id,
+          action: 'approve_recurring',
+          bankTransactionId: `BTX-${randomToken(10)}`,
+        });
       await approve(billIds.shift()!); // module load
       const logs = await logBytes(() => approve(billIds.shift()!));
       const lat: number[] = [];
@@ -413,13 +466,33 @@ export async function runEndpoints(): Promise<{ config: Record<string, unknown>;
       // One bill request with every customer's phrase: the per-request reads amortized.
       const phrases = customers.map((c) => c.agreementPhrase);
       const t0 = performance.now();
-      const bulk = await ddb.measure(() => s.must<any[]>(201, 'POST', '/v1/customer/bill', merchant.apiKey, { agreementPhrases: phrases, amount: 1, currency: 'NGN', description: 'Bench bulk' }));
+      const bulk = await ddb.measure(() =>
+        s.must<any[]>(201, 'POST', '/v1/customer/bill', merchant.apiKey, {
+          agreementPhrases: phrases,
+          amount: 1,
+          currency: 'NGN',
+          description: 'Bench bulk',
+        }),
+      );
       const billed = bulk.value.filter((e) => e.statusCode === 201).length;
-      lifecycle.bulkBill = { phrases: phrases.length, billed, ms: Math.round(performance.now() - t0), dynamodb: perUnit(bulk.counts, billed) };
+      lifecycle.bulkBill = {
+        phrases: phrases.length,
+        billed,
+        ms: Math.round(performance.now() - t0),
+        dynamodb: perUnit(bulk.counts, billed),
+      };
     }
 
     return {
-      config: { concurrency: CONCURRENCY, rounds: ROUNDS, secondsPerRun: SECONDS, serialSeconds: SERIAL_SECONDS, customers: CUSTOMERS, batchRecords: BATCH_RECORDS, quick: QUICK },
+      config: {
+        concurrency: CONCURRENCY,
+        rounds: ROUNDS,
+        secondsPerRun: SECONDS,
+        serialSeconds: SERIAL_SECONDS,
+        customers: CUSTOMERS,
+        batchRecords: BATCH_RECORDS,
+        quick: QUICK,
+      },
       setup: { agreementsMs: setupMs, customers: CUSTOMERS, intentsCreatedForIntentResponse: intentsCreated },
       classes,
       lifecycle,

@@ -26,7 +26,12 @@ const ROUNDS = Number(process.env.BENCH_LIST_ROUNDS ?? (QUICK ? 60 : 200));
 const SKIP_ROUNDS = 3;
 const OUT = outPath('results-lists.json');
 
-const stat = (xs: number[]) => ({ count: xs.length, p50: round(percentile(xs, 50), 1), p95: round(percentile(xs, 95), 1), max: round(Math.max(...xs), 1) });
+const stat = (xs: number[]) => ({
+  count: xs.length,
+  p50: round(percentile(xs, 50), 1),
+  p95: round(percentile(xs, 95), 1),
+  max: round(Math.max(...xs), 1),
+});
 
 /** The phase of `npm run bench` (bench/run.ts) and `npx tsx bench/lists.ts`. */
 export async function runListsBench() {
@@ -51,14 +56,16 @@ export async function runListsBench() {
       const started = performance.now();
       const r = await stack.call('GET', `/v1/transaction-history?${query}`, key);
       const ms = performance.now() - started;
-      if (r.status !== 200 || r.body.data.transactions.length !== expectItems) throw new Error(`unexpected answer: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      if (r.status !== 200 || r.body.data.transactions.length !== expectItems)
+        throw new Error(`unexpected answer: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
       return ms;
     };
     const load = loadavg().map((x) => round(x));
     // Warm-up (handler modules, connections), not counted.
     for (let i = 0; i < 20; i++) for (const s of sizes) await timed(s.key, `limit=20&startingAfter=${s.cursor}`, 20);
     const cursorMs: Record<string, number[]> = { small: [], large: [] };
-    for (let i = 0; i < ROUNDS; i++) for (const s of sizes) cursorMs[s.name]!.push(await timed(s.key, `limit=20&startingAfter=${s.cursor}`, 20));
+    for (let i = 0; i < ROUNDS; i++)
+      for (const s of sizes) cursorMs[s.name]!.push(await timed(s.key, `limit=20&startingAfter=${s.cursor}`, 20));
     // The release-1 page (skip=0) pays a COUNT of the whole partition for `total`: the COUNT
     // Query alone, in this process, then the page over HTTP (only where the COUNT fits well in
     // the local 30 s Lambda timeout: an abandoned COUNT keeps DynamoDB Local busy).
@@ -100,7 +107,10 @@ export async function runListsBench() {
       p50Ratio: ratio,
       target: 'p50 at the large size within 1.5x of p50 at the small size',
       met: ratio <= 1.5,
-      skipPageMs: { ...skip, note: 'skip=0&limit=20: the page plus a Select COUNT Query over the whole partition for total (release-1 shape); local Lambda timeout 30 s' },
+      skipPageMs: {
+        ...skip,
+        note: 'skip=0&limit=20: the page plus a Select COUNT Query over the whole partition for total (release-1 shape); local Lambda timeout 30 s',
+      },
       countQueryMs: { ...countMs, note: 'the Select COUNT Query alone (all pages), in process, no timeout' },
       machine: { cpus: cpus().length, loadAtStart: load },
     };

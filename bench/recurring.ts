@@ -37,7 +37,13 @@ const OUT = outPath('results-recurring.json');
 // ---------------------------------------------------------------------------------------
 // Request counting
 
-type Counts = { dynamodb: number; byCommand: Record<string, number>; sqs: number; sqsByCommand: Record<string, number>; failed: Record<string, number> };
+type Counts = {
+  dynamodb: number;
+  byCommand: Record<string, number>;
+  sqs: number;
+  sqsByCommand: Record<string, number>;
+  failed: Record<string, number>;
+};
 let counts: Counts = fresh();
 function fresh(): Counts {
   return { dynamodb: 0, byCommand: {}, sqs: 0, sqsByCommand: {}, failed: {} };
@@ -110,12 +116,24 @@ async function main() {
     const provider = await mk({ type: 'provider', name: 'Bench Provider', email: 'prov@bench.test' });
     await call(a, 'PATCH', `/v1/operator/providers/${provider.id}`, operatorKey, { maxTrustLevel: 'premium' });
     const merchant = await mk({ type: 'merchant', name: 'Bench Gym', email: 'gym@bench.test', providerId: provider.id });
-    const trust = await call(a, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, { entityId: merchant.id, trusted: true, trustLevel: 'premium' });
+    const trust = await call(a, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, {
+      entityId: merchant.id,
+      trusted: true,
+      trustLevel: 'premium',
+    });
     if (trust.status !== 200) throw new Error(`trust: ${JSON.stringify(trust.body)}`);
 
     // Seed: N customers, their approve_recurring decisions (with limits), N schedules due at DUE_AT.
     const seedStarted = performance.now();
-    const schedules = await seedSchedules({ n: N, bankId: bank.id, merchantId: merchant.id, providerId: provider.id, frequency: 'monthly', startDate: DUE_AT, maxBillings: 12 });
+    const schedules = await seedSchedules({
+      n: N,
+      bankId: bank.id,
+      merchantId: merchant.id,
+      providerId: provider.id,
+      frequency: 'monthly',
+      startDate: DUE_AT,
+      maxBillings: 12,
+    });
     const seedMs = Math.round(performance.now() - seedStarted);
     console.log(`seeded ${N} customers, decisions and schedules in ${(seedMs / 1000).toFixed(1)} s`);
 
@@ -134,7 +152,13 @@ async function main() {
 
     // Verify: exactly one billing per schedule, every schedule processing with run 1.
     counts = fresh();
-    const bills = await scanPrefix<Pick<BillItem, 'scheduleId' | 'runSeq' | 'billingRequestId' | 'status' | 'type'>>('BILL#', ['scheduleId', 'runSeq', 'billingRequestId', 'status', 'type']);
+    const bills = await scanPrefix<Pick<BillItem, 'scheduleId' | 'runSeq' | 'billingRequestId' | 'status' | 'type'>>('BILL#', [
+      'scheduleId',
+      'runSeq',
+      'billingRequestId',
+      'status',
+      'type',
+    ]);
     const perSchedule = new Map<string, number>();
     for (const b of bills) if (b.scheduleId) perSchedule.set(b.scheduleId, (perSchedule.get(b.scheduleId) ?? 0) + 1);
     const doubles = [...perSchedule.values()].filter((n) => n > 1).length;
@@ -159,14 +183,24 @@ async function main() {
       const aStarted = performance.now();
       let failed = 0;
       await parallel(pending, 16, async (b) => {
-        const r = await call(a, 'POST', '/v1/billing/bank-response', bank.apiKey, { billingRequestId: b.billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${b.billingRequestId}` });
+        const r = await call(a, 'POST', '/v1/billing/bank-response', bank.apiKey, {
+          billingRequestId: b.billingRequestId,
+          action: 'approve_recurring',
+          bankTransactionId: `BTX-${b.billingRequestId}`,
+        });
         if (r.status !== 200) failed++;
       });
       const aMs = Math.round(performance.now() - aStarted);
       const aCounts = counts;
       counts = fresh(); // the verification scan below is not part of the answers
-      const after = await scanPrefix<Pick<ScheduleItem, 'status' | 'totalBillings' | 'nextBillingDate'>>('SCHED#', ['status', 'totalBillings', 'nextBillingDate']);
-      const advanced = after.filter((s) => s.status === 'active' && s.totalBillings === 1 && s.nextBillingDate === '2027-07-01T09:00:00.000Z').length;
+      const after = await scanPrefix<Pick<ScheduleItem, 'status' | 'totalBillings' | 'nextBillingDate'>>('SCHED#', [
+        'status',
+        'totalBillings',
+        'nextBillingDate',
+      ]);
+      const advanced = after.filter(
+        (s) => s.status === 'active' && s.totalBillings === 1 && s.nextBillingDate === '2027-07-01T09:00:00.000Z',
+      ).length;
       answers = {
         answered: pending.length,
         failed,
@@ -200,13 +234,18 @@ async function main() {
       derived: {
         workerPhaseSeconds: (runMs - tickMs) / 1000,
         workerPhaseRunsPerSecond: Math.round((runs / (runMs - tickMs)) * 1000 * 10) / 10,
-        dynamodbPerRunWithoutSecondTick: Math.round(((runCounts.dynamodb - Math.max(0, (runCounts.byCommand.UpdateItem ?? 0) - runs)) / runs) * 100) / 100,
+        dynamodbPerRunWithoutSecondTick:
+          Math.round(((runCounts.dynamodb - Math.max(0, (runCounts.byCommand.UpdateItem ?? 0) - runs)) / runs) * 100) / 100,
         note: 'The jobs are enqueued when a tick has claimed everything, so the workers start after the ticks; the second tick only loses conditional claims (one UpdateItem each).',
       },
       dynamodb: {
         total: runCounts.dynamodb,
         perRun: Math.round((runCounts.dynamodb / runs) * 100) / 100,
-        tickOnly: { total: afterTick.dynamodb, perRun: Math.round((afterTick.dynamodb / runs) * 100) / 100, byCommand: afterTick.byCommand },
+        tickOnly: {
+          total: afterTick.dynamodb,
+          perRun: Math.round((afterTick.dynamodb / runs) * 100) / 100,
+          byCommand: afterTick.byCommand,
+        },
         byCommand: runCounts.byCommand,
         failedByCommand: runCounts.failed,
       },
@@ -220,7 +259,13 @@ async function main() {
       ],
     };
     writeJson(OUT, result);
-    console.log(JSON.stringify({ runs: result.runs, dynamodbPerRun: result.dynamodb.perRun, dynamodbByCommand: result.dynamodb.byCommand, answers }, null, 2));
+    console.log(
+      JSON.stringify(
+        { runs: result.runs, dynamodbPerRun: result.dynamodb.perRun, dynamodbByCommand: result.dynamodb.byCommand, answers },
+        null,
+        2,
+      ),
+    );
     if (!result.runs.zeroDoubleRuns || bills2.length !== bills.length) process.exitCode = 1;
   } finally {
     await stack?.stop();

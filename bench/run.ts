@@ -99,7 +99,11 @@ async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
     } catch {
       /* none yet */
     }
-    res = await child([join(BENCH_DIR, 'webhooks.ts')], { BENCH_OUT: out, BENCH_EVENTS: QUICK ? '200' : '1000', BENCH_TIMEOUT_S: '600' }, 15 * 60_000);
+    res = await child(
+      [join(BENCH_DIR, 'webhooks.ts')],
+      { BENCH_OUT: out, BENCH_EVENTS: QUICK ? '200' : '1000', BENCH_TIMEOUT_S: '600' },
+      15 * 60_000,
+    );
     // Its own result file belongs to its standalone runs: leave it as it was whatever happens.
     if (before !== undefined && readFileSync(own, 'utf8') !== before) writeFileSync(own, before);
     try {
@@ -121,7 +125,13 @@ async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
   }
   const seconds = round((performance.now() - t0) / 1000, 1);
   const ok = res.code === 0 && data !== undefined;
-  return { ok, seconds, loadAverage: { start, end: loadAverage() }, data, ...(ok ? {} : { error: `exit ${res.code}${data === undefined ? ', no result' : ''}` }) };
+  return {
+    ok,
+    seconds,
+    loadAverage: { start, end: loadAverage() },
+    data,
+    ...(ok ? {} : { error: `exit ${res.code}${data === undefined ? ', no result' : ''}` }),
+  };
 }
 
 interface Target {
@@ -142,22 +152,38 @@ function targets(res: any): Target[] {
       target: 'every bundle < 400 KB (minified .mjs, KB = 1024 B)',
       value: `max ${round(b.sizeBytes.max / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB over ${b.functions} functions`,
       met: over.length === 0,
-      note: over.length ? `over: ${over.map((o) => `${o.handler} ${o.kb} KB`).join(', ')}` : `largest: ${b.largest[0].handler} ${b.largest[0].kb} KB`,
+      note: over.length
+        ? `over: ${over.map((o) => `${o.handler} ${o.kb} KB`).join(', ')}`
+        : `largest: ${b.largest[0].handler} ${b.largest[0].kb} KB`,
     });
     for (const n of b.nodes as { major: string; version: string }[]) {
       const s = b.initMs[n.major];
-      const over = (b.overInitLimit as { handler: string; initMs: Record<string, number> }[]).filter((o) => (o.initMs[n.major] ?? 0) >= 150);
+      const over = (b.overInitLimit as { handler: string; initMs: Record<string, number> }[]).filter(
+        (o) => (o.initMs[n.major] ?? 0) >= 150,
+      );
       t.push({
         id: `init-node${n.major}`,
         target: `cold module init < 150 ms, Node ${n.major} (${n.version})`,
         value: `max ${s.max} ms, median ${s.median} ms (CPU time: max ${b.initCpuMs?.[n.major]?.max} ms, median ${b.initCpuMs?.[n.major]?.median} ms)`,
         met: over.length === 0,
         note: over.length
-          ? `over: ${over.length} of ${b.functions} (${over.slice(0, 4).map((o) => `${o.handler} ${o.initMs[n.major]} ms`).join(', ')}${over.length > 4 ? ', …' : ''}) — wall clock on a shared 2-CPU machine at load ${res.phases.bundles.loadAverage.start[0]}; the CPU time of the import is the load-independent figure (see the bundle table)`
+          ? `over: ${over.length} of ${b.functions} (${over
+              .slice(0, 4)
+              .map((o) => `${o.handler} ${o.initMs[n.major]} ms`)
+              .join(
+                ', ',
+              )}${over.length > 4 ? ', …' : ''}) — wall clock on a shared 2-CPU machine at load ${res.phases.bundles.loadAverage.start[0]}; the CPU time of the import is the load-independent figure (see the bundle table)`
           : `slowest: ${b.slowestInit[n.major][0].handler} ${b.slowestInit[n.major][0].ms} ms`,
       });
     }
-    if (b.node22Unavailable) t.push({ id: 'init-node22', target: 'cold module init < 150 ms, Node 22', value: 'not measured', met: null, note: b.node22Unavailable });
+    if (b.node22Unavailable)
+      t.push({
+        id: 'init-node22',
+        target: 'cold module init < 150 ms, Node 22',
+        value: 'not measured',
+        met: null,
+        note: b.node22Unavailable,
+      });
   }
   const e = res.endpoints;
   if (e) {
@@ -167,7 +193,10 @@ function targets(res: any): Target[] {
         target: `${c.route}: ≥ 50 % of the raw DynamoDB Local floor (req/s)`,
         value: `${round(c.ratio * 100, 0)} % (${c.endpoint.rps} vs ${c.floor.rps} op-sets/s; per-round median ${round(c.ratioMedianOfRounds * 100, 0)} %)`,
         met: c.ratio >= 0.5,
-        note: c.ratio >= 0.5 ? `floor = ${c.floorStages.map((s: string[]) => s.join('+')).join(' → ')}` : 'the HTTP + middy + zod + handler overhead costs more than the DynamoDB requests themselves at this concurrency; see the notes',
+        note:
+          c.ratio >= 0.5
+            ? `floor = ${c.floorStages.map((s: string[]) => s.join('+')).join(' → ')}`
+            : 'the HTTP + middy + zod + handler overhead costs more than the DynamoDB requests themselves at this concurrency; see the notes',
       });
     }
     const bill = (e.classes as any[]).find((c) => c.id === 'bill');
@@ -176,9 +205,11 @@ function targets(res: any): Target[] {
       t.push({
         id: 'bill-requests-bulk',
         target: `≤ 3 DynamoDB requests per billed phrase — one bill request of ${bulk.phrases} phrases (every request counted, auth included)`,
-        value: `${bulk.dynamodb.requests} per phrase (${Object.entries(bulk.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+        value: `${bulk.dynamodb.requests} per phrase (${Object.entries(bulk.dynamodb.byCommand)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`,
         met: bulk.dynamodb.requests <= 3,
-        note: 'per phrase: the TransactWriteItems and the outbox\'s Query of the bank\'s endpoints; the auth read and the decision/customer reads are per request',
+        note: "per phrase: the TransactWriteItems and the outbox's Query of the bank's endpoints; the auth read and the decision/customer reads are per request",
       });
     }
     if (bill) {
@@ -187,11 +218,17 @@ function targets(res: any): Target[] {
       t.push({
         id: 'bill-requests-single',
         target: '≤ 3 DynamoDB requests per billed phrase — 1-phrase bill requests at concurrency 16',
-        value: `${bill.dynamodb.requests} per phrase: ${bill.dynamodb.byPurpose.auth} auth (key GetItem, or the UpdateItem that flushes the rate count) + ${app} billing path (${Object.entries(bill.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+        value: `${bill.dynamodb.requests} per phrase: ${bill.dynamodb.byPurpose.auth} auth (key GetItem, or the UpdateItem that flushes the rate count) + ${app} billing path (${Object.entries(
+          bill.dynamodb.byCommand,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`,
         met: bill.dynamodb.requests <= 3,
         note:
           `gap: the per-request auth read (1 per HTTP request, whatever the number of phrases: a strongly consistent GetItem, so a revoked key fails at once)` +
-          (extra > 0 ? ` and ${extra} per-request reads not served by the instance caches (merchant GetItem refreshed every 30 s, a customer's BatchGetItem on its first bill in this process)` : '') +
+          (extra > 0
+            ? ` and ${extra} per-request reads not served by the instance caches (merchant GetItem refreshed every 30 s, a customer's BatchGetItem on its first bill in this process)`
+            : '') +
           `; the billing path itself is decision BatchGetItem + endpoints Query + one TransactWriteItems = 3. Send several phrases per request (2.03 at 100) to amortize the per-request part`,
       });
     }
@@ -210,29 +247,65 @@ function targets(res: any): Target[] {
 }
 
 const cell = (s: unknown) => String(s ?? '—').replace(/\|/g, '\\|');
-const table = (head: string[], rows: unknown[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+const table = (head: string[], rows: unknown[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 function markdown(res: any): string {
   const L: string[] = [];
   L.push(`# Benchmark results (\`npm run bench\`)`);
   L.push('');
-  L.push(`Recorded ${res.recordedAt} in ${res.durationSeconds} s on ${res.machine.cpus} CPUs (${res.machine.cpuModel}), ${res.machine.memoryGiB} GiB, Node ${res.machine.node}${res.quick ? ', **BENCH_QUICK=1 (short run)**' : ''}.`);
-  L.push(`Load average at start ${res.loadAverage.start.join(' / ')}, at end ${res.loadAverage.end.join(' / ')} (1/5/15 min; the machine is shared with other test runs: absolute figures are low and noisy, the side-by-side ratios are the ones to read).`);
+  L.push(
+    `Recorded ${res.recordedAt} in ${res.durationSeconds} s on ${res.machine.cpus} CPUs (${res.machine.cpuModel}), ${res.machine.memoryGiB} GiB, Node ${res.machine.node}${res.quick ? ', **BENCH_QUICK=1 (short run)**' : ''}.`,
+  );
+  L.push(
+    `Load average at start ${res.loadAverage.start.join(' / ')}, at end ${res.loadAverage.end.join(' / ')} (1/5/15 min; the machine is shared with other test runs: absolute figures are low and noisy, the side-by-side ratios are the ones to read).`,
+  );
   L.push('');
   L.push('## Targets');
   L.push('');
-  L.push(table(['target', 'measured', 'met', 'note'], res.targets.map((t: Target) => [t.target, t.value, t.met === null ? 'not measured' : t.met ? '**met**' : '**NOT met**', t.note])));
+  L.push(
+    table(
+      ['target', 'measured', 'met', 'note'],
+      res.targets.map((t: Target) => [t.target, t.value, t.met === null ? 'not measured' : t.met ? '**met**' : '**NOT met**', t.note]),
+    ),
+  );
   const e = res.endpoints;
   if (e) {
     L.push('');
     L.push(`## Endpoint classes vs the raw DynamoDB Local floor (concurrency ${e.config.concurrency})`);
     L.push('');
-    L.push(`${e.config.rounds} rounds of ${e.config.secondsPerRun} s each (batch customers: ${e.config.secondsPerRun * 2} s) for the endpoint (autocannon through the local HTTP server) and its floor (the same DynamoDB requests sent raw through the document client), interleaved A/B/A/B; both count what completes within the window. ms = latency.`);
+    L.push(
+      `${e.config.rounds} rounds of ${e.config.secondsPerRun} s each (batch customers: ${e.config.secondsPerRun * 2} s) for the endpoint (autocannon through the local HTTP server) and its floor (the same DynamoDB requests sent raw through the document client), interleaved A/B/A/B; both count what completes within the window. ms = latency.`,
+    );
     L.push('');
     L.push(
       table(
-        ['class', 'route', 'req/s', 'p50 ms', 'p99 ms', 'floor op-sets/s', 'floor p50', 'floor p99', 'ratio (req/s)', 'serial p50 ms (c=1)', 'floor = raw requests'],
-        e.classes.map((c: any) => [c.label, c.route, c.endpoint.rps, c.endpoint.latency.p50, c.endpoint.latency.p99, c.floor.rps, c.floor.latency.p50, c.floor.latency.p99, `${round(c.ratio * 100, 0)} %`, c.serial.latency.p50, c.floorStages.map((s: string[]) => s.join(' + ')).join(' → ')]),
+        [
+          'class',
+          'route',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'floor op-sets/s',
+          'floor p50',
+          'floor p99',
+          'ratio (req/s)',
+          'serial p50 ms (c=1)',
+          'floor = raw requests',
+        ],
+        e.classes.map((c: any) => [
+          c.label,
+          c.route,
+          c.endpoint.rps,
+          c.endpoint.latency.p50,
+          c.endpoint.latency.p99,
+          c.floor.rps,
+          c.floor.latency.p50,
+          c.floor.latency.p99,
+          `${round(c.ratio * 100, 0)} %`,
+          c.serial.latency.p50,
+          c.floorStages.map((s: string[]) => s.join(' + ')).join(' → '),
+        ]),
       ),
     );
     L.push('');
@@ -242,27 +315,81 @@ function markdown(res: any): string {
     L.push('');
     L.push(
       table(
-        ['class', 'unit', 'requests', 'by command', 'auth / app', 'RCU (read units)', 'WCU (write units)', 'of which GSI', 'transaction items', 'SQS msgs', 'log bytes/req'],
+        [
+          'class',
+          'unit',
+          'requests',
+          'by command',
+          'auth / app',
+          'RCU (read units)',
+          'WCU (write units)',
+          'of which GSI',
+          'transaction items',
+          'SQS msgs',
+          'log bytes/req',
+        ],
         e.classes.map((c: any) => {
           const d = c.dynamodb;
-          const gsi = round(Object.values(d.capacity.indexes as Record<string, number>).reduce((a, b) => a + b, 0), 2);
-          return [c.label, c.unit, d.requests, Object.entries(d.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), `${d.byPurpose.auth} / ${d.byPurpose.app}`, d.capacity.read, d.capacity.write, gsi, Object.entries(d.transactItems).filter(([, v]) => Number(v) > 0).map(([k, v]) => `${k} ${v}`).join(', ') || '—', c.sqsMessagesPerUnit, c.logBytesPerRequest];
+          const gsi = round(
+            Object.values(d.capacity.indexes as Record<string, number>).reduce((a, b) => a + b, 0),
+            2,
+          );
+          return [
+            c.label,
+            c.unit,
+            d.requests,
+            Object.entries(d.byCommand)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', '),
+            `${d.byPurpose.auth} / ${d.byPurpose.app}`,
+            d.capacity.read,
+            d.capacity.write,
+            gsi,
+            Object.entries(d.transactItems)
+              .filter(([, v]) => Number(v) > 0)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ') || '—',
+            c.sqsMessagesPerUnit,
+            c.logBytesPerRequest,
+          ];
         }),
       ),
     );
     const lc = e.lifecycle ?? {};
     if (lc.bankResponseApprove || lc.bulkBill) {
       L.push('');
-      L.push('### Rest of a bill\'s life and bulk billing (concurrency 1)');
+      L.push("### Rest of a bill's life and bulk billing (concurrency 1)");
       L.push('');
       const rows: unknown[][] = [];
       if (lc.bankResponseApprove) {
         const b = lc.bankResponseApprove;
-        rows.push([b.route, `${b.requests} requests`, `p50 ${b.latency.p50} ms`, b.dynamodb.requests, Object.entries(b.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), b.dynamodb.capacity.read, b.dynamodb.capacity.write, b.sqsMessagesPerUnit]);
+        rows.push([
+          b.route,
+          `${b.requests} requests`,
+          `p50 ${b.latency.p50} ms`,
+          b.dynamodb.requests,
+          Object.entries(b.dynamodb.byCommand)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+          b.dynamodb.capacity.read,
+          b.dynamodb.capacity.write,
+          b.sqsMessagesPerUnit,
+        ]);
       }
       if (lc.bulkBill) {
         const b = lc.bulkBill;
-        rows.push([`POST /v1/customer/bill, ${b.phrases} phrases in one request`, `${b.billed} billed`, `${b.ms} ms total`, b.dynamodb.requests, Object.entries(b.dynamodb.byCommand).map(([k, v]) => `${k} ${v}`).join(', '), b.dynamodb.capacity.read, b.dynamodb.capacity.write, '—']);
+        rows.push([
+          `POST /v1/customer/bill, ${b.phrases} phrases in one request`,
+          `${b.billed} billed`,
+          `${b.ms} ms total`,
+          b.dynamodb.requests,
+          Object.entries(b.dynamodb.byCommand)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
+          b.dynamodb.capacity.read,
+          b.dynamodb.capacity.write,
+          '—',
+        ]);
       }
       L.push(table(['operation', 'n', 'time', 'DynamoDB requests / unit', 'by command', 'RCU', 'WCU', 'SQS msgs'], rows));
     }
@@ -274,25 +401,67 @@ function markdown(res: any): string {
     L.push('');
     L.push(
       table(
-        ['tick (query + claim + enqueue)', 'claims/s', 'after the tick', 'end to end (due → all run)', 'DynamoDB per item (tick + worker)', 'RCU / WCU per item', 'double runs', 'missing', 'second tick found'],
-        [[`${t.tick.ms} ms`, t.tick.claimsPerSecond, `${t.worker.ms} ms`, `${t.endToEnd.ms} ms (${t.endToEnd.itemsPerSecond}/s)`, `${t.dynamodbPerItem.requests} (${Object.entries(t.dynamodbPerItem.byCommand).map(([k, v]) => `${k} ${v}`).join(', ')})`, `${t.dynamodbPerItem.capacity.read} / ${t.dynamodbPerItem.capacity.write}`, t.doubleRuns, t.missing, t.secondTick.found]],
+        [
+          'tick (query + claim + enqueue)',
+          'claims/s',
+          'after the tick',
+          'end to end (due → all run)',
+          'DynamoDB per item (tick + worker)',
+          'RCU / WCU per item',
+          'double runs',
+          'missing',
+          'second tick found',
+        ],
+        [
+          [
+            `${t.tick.ms} ms`,
+            t.tick.claimsPerSecond,
+            `${t.worker.ms} ms`,
+            `${t.endToEnd.ms} ms (${t.endToEnd.itemsPerSecond}/s)`,
+            `${t.dynamodbPerItem.requests} (${Object.entries(t.dynamodbPerItem.byCommand)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')})`,
+            `${t.dynamodbPerItem.capacity.read} / ${t.dynamodbPerItem.capacity.write}`,
+            t.doubleRuns,
+            t.missing,
+            t.secondTick.found,
+          ],
+        ],
       ),
     );
     L.push('');
-    L.push('Synthetic due kind (`bench.noop`): the worker only takes the item off the index (the claim-conditioned UpdateItem every kind ends with), so this is the time path\'s own throughput; a real kind adds its state change.');
+    L.push(
+      "Synthetic due kind (`bench.noop`): the worker only takes the item off the index (the claim-conditioned UpdateItem every kind ends with), so this is the time path's own throughput; a real kind adds its state change.",
+    );
   }
   const li = res.lists;
   if (li) {
     L.push('');
-    L.push(`## List pages (bench/lists.ts: transaction history, ${li.sizes.small} vs ${li.sizes.large} items of one merchant, ${li.rounds} interleaved rounds)`);
+    L.push(
+      `## List pages (bench/lists.ts: transaction history, ${li.sizes.small} vs ${li.sizes.large} items of one merchant, ${li.rounds} interleaved rounds)`,
+    );
     L.push('');
     L.push(
       table(
         ['page', `p50 / p95 at ${li.sizes.small}`, `p50 / p95 at ${li.sizes.large}`, 'p50 ratio'],
         [
-          ['limit=20&startingAfter=<middle>', `${li.startingAfterMs.small.p50} / ${li.startingAfterMs.small.p95} ms`, `${li.startingAfterMs.large.p50} / ${li.startingAfterMs.large.p95} ms`, li.p50Ratio],
-          ['limit=20 (skip page: + COUNT for total)', ...[li.skipPageMs.small, li.skipPageMs.large].map((x: any) => (x.failed ? `failed: ${x.failed}` : `${x.p50} / ${x.p95} ms`)), '—'],
-          ['the COUNT Query alone (in process)', `${li.countQueryMs.small} ms`, `${li.countQueryMs.large} ms`, round(li.countQueryMs.large / li.countQueryMs.small, 1)],
+          [
+            'limit=20&startingAfter=<middle>',
+            `${li.startingAfterMs.small.p50} / ${li.startingAfterMs.small.p95} ms`,
+            `${li.startingAfterMs.large.p50} / ${li.startingAfterMs.large.p95} ms`,
+            li.p50Ratio,
+          ],
+          [
+            'limit=20 (skip page: + COUNT for total)',
+            ...[li.skipPageMs.small, li.skipPageMs.large].map((x: any) => (x.failed ? `failed: ${x.failed}` : `${x.p50} / ${x.p95} ms`)),
+            '—',
+          ],
+          [
+            'the COUNT Query alone (in process)',
+            `${li.countQueryMs.small} ms`,
+            `${li.countQueryMs.large} ms`,
+            round(li.countQueryMs.large / li.countQueryMs.small, 1),
+          ],
         ],
       ),
     );
@@ -305,11 +474,22 @@ function markdown(res: any): string {
     L.push(
       table(
         ['advanced', 'runs', 'steps', 'wall time', 'runs/s', 'one year (365 days), extrapolated'],
-        [[`${tc.days} days`, tc.runs, tc.steps, `${round(tc.advanceMs / 1000, 1)} s`, tc.runsPerSecond, `${tc.yearExtrapolatedMinutes} min`]],
+        [
+          [
+            `${tc.days} days`,
+            tc.runs,
+            tc.steps,
+            `${round(tc.advanceMs / 1000, 1)} s`,
+            tc.runsPerSecond,
+            `${tc.yearExtrapolatedMinutes} min`,
+          ],
+        ],
       ),
     );
     L.push('');
-    L.push('Each run is its pre-debit notice, the run, the simulated bank\'s answer and a share of the day\'s settlement, all through the real workers in the clock\'s due order; the time grows linearly with schedules x days (one clock\'s partition), so the year is the measured rate x 365 days.');
+    L.push(
+      "Each run is its pre-debit notice, the run, the simulated bank's answer and a share of the day's settlement, all through the real workers in the clock's due order; the time grows linearly with schedules x days (one clock's partition), so the year is the measured rate x 365 days.",
+    );
   }
   const w = res.webhooks;
   const wc = res.webhookCost;
@@ -318,12 +498,34 @@ function markdown(res: any): string {
     L.push('## Webhooks');
     L.push('');
     if (w) {
-      L.push(`bench/webhooks.ts: ${w.events} events → ${w.deliveries} deliveries to ${w.config.endpoints} endpoints, receiver failing ${round(w.config.failRate * 100, 0)} % at random, backoff base ${w.config.backoffBaseSeconds} s, ${w.config.pollersPerQueue} poller set.`);
+      L.push(
+        `bench/webhooks.ts: ${w.events} events → ${w.deliveries} deliveries to ${w.config.endpoints} endpoints, receiver failing ${round(w.config.failRate * 100, 0)} % at random, backoff base ${w.config.backoffBaseSeconds} s, ${w.config.pollersPerQueue} poller set.`,
+      );
       L.push('');
       L.push(
         table(
-          ['committed events/s', 'first attempts/s', 'all delivered in', 'deliveries/s (incl. backoff)', 'attempts (mean / max)', 'duplicates after 2xx', 'wrong endpoint', 'ok'],
-          [[w.commitsPerSecond, w.firstAttemptsPerSecond, `${round(w.allDeliveredMs / 1000, 1)} s`, w.deliveriesPerSecond, `${w.attemptsPerDelivery.mean} / ${w.attemptsPerDelivery.max}`, w.duplicatesAfterSuccess, w.wrongEndpoint, w.ok]],
+          [
+            'committed events/s',
+            'first attempts/s',
+            'all delivered in',
+            'deliveries/s (incl. backoff)',
+            'attempts (mean / max)',
+            'duplicates after 2xx',
+            'wrong endpoint',
+            'ok',
+          ],
+          [
+            [
+              w.commitsPerSecond,
+              w.firstAttemptsPerSecond,
+              `${round(w.allDeliveredMs / 1000, 1)} s`,
+              w.deliveriesPerSecond,
+              `${w.attemptsPerDelivery.mean} / ${w.attemptsPerDelivery.max}`,
+              w.duplicatesAfterSuccess,
+              w.wrongEndpoint,
+              w.ok,
+            ],
+          ],
         ),
       );
       L.push('');
@@ -336,8 +538,24 @@ function markdown(res: any): string {
         table(
           ['part', 'DynamoDB requests', 'RCU', 'WCU', 'SQS', 'duration'],
           [
-            ['outbox commit of 1 event + 1 delivery (alone)', wc.commit.dynamodbPerEvent.requests, wc.commit.dynamodbPerEvent.capacity.read, wc.commit.dynamodbPerEvent.capacity.write, `${wc.commit.sqsMessagesPerEvent} msg sent`, `p50 ${wc.commit.latency.p50} ms`],
-            ['delivery (worker)', d.dynamodbPerDelivery.requests, d.dynamodbPerDelivery.capacity.read, d.dynamodbPerDelivery.capacity.write, Object.entries(d.sqsPerDelivery).map(([k, v]) => `${k} ${v}`).join(', '), `${d.workerMsPerMessage} ms per message (${d.messagesPerBatch} per batch, batch p50 ${d.workerMsPerBatch.p50} ms)`],
+            [
+              'outbox commit of 1 event + 1 delivery (alone)',
+              wc.commit.dynamodbPerEvent.requests,
+              wc.commit.dynamodbPerEvent.capacity.read,
+              wc.commit.dynamodbPerEvent.capacity.write,
+              `${wc.commit.sqsMessagesPerEvent} msg sent`,
+              `p50 ${wc.commit.latency.p50} ms`,
+            ],
+            [
+              'delivery (worker)',
+              d.dynamodbPerDelivery.requests,
+              d.dynamodbPerDelivery.capacity.read,
+              d.dynamodbPerDelivery.capacity.write,
+              Object.entries(d.sqsPerDelivery)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', '),
+              `${d.workerMsPerMessage} ms per message (${d.messagesPerBatch} per batch, batch p50 ${d.workerMsPerBatch.p50} ms)`,
+            ],
           ],
         ),
       );
@@ -346,15 +564,21 @@ function markdown(res: any): string {
   const b = res.bundles;
   if (b) {
     L.push('');
-    L.push(`## Lambda bundles (${b.functions} functions; esbuild as lib/lambda.ts; cold init = import() in a fresh process, median of ${b.initRuns}, NODE_OPTIONS=--enable-source-maps)`);
+    L.push(
+      `## Lambda bundles (${b.functions} functions; esbuild as lib/lambda.ts; cold init = import() in a fresh process, median of ${b.initRuns}, NODE_OPTIONS=--enable-source-maps)`,
+    );
     L.push('');
     const majors = (b.nodes as { major: string; version: string }[]).map((n) => n.major);
-    L.push(`Size: min ${round(b.sizeBytes.min / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB, max ${round(b.sizeBytes.max / 1024, 1)} KB. Init (wall clock): ${(b.nodes as { major: string; version: string }[]).map((n) => `Node ${n.version} median ${b.initMs[n.major].median} ms, max ${b.initMs[n.major].max} ms (CPU median ${b.initCpuMs?.[n.major]?.median} ms, max ${b.initCpuMs?.[n.major]?.max} ms)`).join('; ')}; load average during the phase ${res.phases.bundles.loadAverage.start.join(' ')} → ${res.phases.bundles.loadAverage.end.join(' ')}.${b.node22Unavailable ? ` Node 22 not measured: ${b.node22Unavailable}` : ''}`);
+    L.push(
+      `Size: min ${round(b.sizeBytes.min / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB, max ${round(b.sizeBytes.max / 1024, 1)} KB. Init (wall clock): ${(b.nodes as { major: string; version: string }[]).map((n) => `Node ${n.version} median ${b.initMs[n.major].median} ms, max ${b.initMs[n.major].max} ms (CPU median ${b.initCpuMs?.[n.major]?.median} ms, max ${b.initCpuMs?.[n.major]?.max} ms)`).join('; ')}; load average during the phase ${res.phases.bundles.loadAverage.start.join(' ')} → ${res.phases.bundles.loadAverage.end.join(' ')}.${b.node22Unavailable ? ` Node 22 not measured: ${b.node22Unavailable}` : ''}`,
+    );
     L.push('');
     L.push(
       table(
         ['function (functions/…)', 'route / worker', 'KB', ...majors.flatMap((m) => [`init ms Node ${m}`, `init CPU ms Node ${m}`])],
-        [...(b.results as any[])].sort((x, y) => y.bytes - x.bytes).map((r) => [r.handler, r.what, r.kb, ...majors.flatMap((m) => [r.initMs[m], r.initCpuMs?.[m]])]),
+        [...(b.results as any[])]
+          .sort((x, y) => y.bytes - x.bytes)
+          .map((r) => [r.handler, r.what, r.kb, ...majors.flatMap((m) => [r.initMs[m], r.initCpuMs?.[m]])]),
       ),
     );
   }
@@ -374,11 +598,23 @@ function markdown(res: any): string {
     L.push('');
     L.push(`## Cost model (AWS ${c.prices.region} list prices, ${c.pricesAsOf}; details and assumptions in docs/cost.md)`);
     L.push('');
-    L.push(`**${c.perMillionBills.usd} USD per million bills** (bill + bank approval + ${c.perMillionBills.deliveriesPerBill} webhook deliveries each); **${c.perMillionWebhooks.usd} USD per million webhooks** (first-attempt delivery; ${c.retryFactor.perMillionWebhooksAt30PercentFailures} USD with a receiver failing 30 %).`);
+    L.push(
+      `**${c.perMillionBills.usd} USD per million bills** (bill + bank approval + ${c.perMillionBills.deliveriesPerBill} webhook deliveries each); **${c.perMillionWebhooks.usd} USD per million webhooks** (first-attempt delivery; ${c.retryFactor.perMillionWebhooksAt30PercentFailures} USD with a receiver failing 30 %).`,
+    );
     L.push('');
-    L.push(table(['per bill', 'quantity', 'USD per million bills'], c.perMillionBills.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion])));
+    L.push(
+      table(
+        ['per bill', 'quantity', 'USD per million bills'],
+        c.perMillionBills.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion]),
+      ),
+    );
     L.push('');
-    L.push(table(['per webhook', 'quantity', 'USD per million webhooks'], c.perMillionWebhooks.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion])));
+    L.push(
+      table(
+        ['per webhook', 'quantity', 'USD per million webhooks'],
+        c.perMillionWebhooks.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion]),
+      ),
+    );
   }
   return `${L.join('\n')}\n`;
 }
@@ -389,7 +625,10 @@ function finalize(res: any): void {
   res.costModel = costModel(res);
   writeJson(join(BENCH_DIR, 'results.json'), res);
   if (res.endpoints?.classes?.length) {
-    const svg = latencyChart(res.endpoints.classes as ChartClass[], `concurrency ${res.endpoints.config.concurrency} · ${String(res.recordedAt).slice(0, 16)}Z · ${res.machine.cpus} CPUs · load ${res.loadAverage.start.join(' ')}`);
+    const svg = latencyChart(
+      res.endpoints.classes as ChartClass[],
+      `concurrency ${res.endpoints.config.concurrency} · ${String(res.recordedAt).slice(0, 16)}Z · ${res.machine.cpus} CPUs · load ${res.loadAverage.start.join(' ')}`,
+    );
     writeFileSync(join(BENCH_DIR, 'latency.svg'), svg);
   }
   const md = markdown(res);
@@ -402,11 +641,15 @@ async function orchestrate(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'idpay-bench-'));
   const started = performance.now();
   const m = machine();
-  console.error(`npm run bench: load average ${m.loadAverage.join(' ')} on ${m.cpus} CPUs, uptime ${Math.round(uptime() / 60)} min${QUICK ? ' (BENCH_QUICK=1)' : ''}`);
+  console.error(
+    `npm run bench: load average ${m.loadAverage.join(' ')} on ${m.cpus} CPUs, uptime ${Math.round(uptime() / 60)} min${QUICK ? ' (BENCH_QUICK=1)' : ''}`,
+  );
   const outcomes = {} as Record<Phase, PhaseOutcome>;
   try {
     for (const p of PHASES) {
-      outcomes[p] = wanted.includes(p) ? await phase(p, tmp) : { ok: false, seconds: 0, loadAverage: { start: [], end: [] }, error: 'not run (BENCH_PHASES)' };
+      outcomes[p] = wanted.includes(p)
+        ? await phase(p, tmp)
+        : { ok: false, seconds: 0, loadAverage: { start: [], end: [] }, error: 'not run (BENCH_PHASES)' };
       if (!outcomes[p].ok) console.error(`bench phase ${p}: ${outcomes[p].error}`);
     }
   } finally {
@@ -418,13 +661,19 @@ async function orchestrate(): Promise<void> {
     return rest;
   };
   const res: any = {
-    benchmark: 'npm run bench (issue 10): endpoint classes vs raw DynamoDB floor, DynamoDB per operation, Lambda bundles and cold init, tick and webhook throughput',
+    benchmark:
+      'npm run bench (issue 10): endpoint classes vs raw DynamoDB floor, DynamoDB per operation, Lambda bundles and cold init, tick and webhook throughput',
     recordedAt: new Date().toISOString(),
     durationSeconds: round((performance.now() - started) / 1000, 0),
     quick: QUICK,
     machine: m,
     loadAverage: { start: m.loadAverage, end: loadAverage(), note: 'os.loadavg() 1/5/15 min; per phase below' },
-    phases: Object.fromEntries(Object.entries(outcomes).map(([k, o]) => [k, { ok: o.ok, seconds: o.seconds, loadAverage: o.loadAverage, ...(o.error ? { error: o.error } : {}) }])),
+    phases: Object.fromEntries(
+      Object.entries(outcomes).map(([k, o]) => [
+        k,
+        { ok: o.ok, seconds: o.seconds, loadAverage: o.loadAverage, ...(o.error ? { error: o.error } : {}) },
+      ]),
+    ),
     targets: [] as Target[],
     endpoints: strip(outcomes.endpoints.data),
     tick: strip(outcomes.tick.data),
@@ -435,9 +684,9 @@ async function orchestrate(): Promise<void> {
     bundles: strip(outcomes.bundles.data),
     notes: [
       'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
-      'The floor replays the endpoint\'s own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint\'s.',
+      "The floor replays the endpoint's own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint's.",
       'Consumed capacity is what DynamoDB Local reports with ReturnConsumedCapacity INDEXES: GSI writes included, transactional items at 2x, eventually consistent reads at 0.5. It reports 0 for a ConditionCheck inside a transaction; AWS charges it (see docs/cost.md).',
-      'DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run\'s deadline (the run waits for them).',
+      "DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run's deadline (the run waits for them).",
       'serial p50 (concurrency 1) is the per-invocation duration used for Lambda GB-s in docs/cost.md.',
     ],
   };

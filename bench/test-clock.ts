@@ -27,16 +27,29 @@ const OUT = outPath('results-test-clock.json');
 export async function runTestClockBench() {
   const stack = await startBenchStack({ pollers: 4, env: { PRE_DEBIT_NOTICE_SECONDS: '86400', SANDBOX_BANK_DELAY_SECONDS: '1' } });
   try {
-    const mk = async (body: Record<string, unknown>) => (await stack.must(201, 'POST', '/v1/operator/participants', stack.operatorKey, body)).data;
+    const mk = async (body: Record<string, unknown>) =>
+      (await stack.must(201, 'POST', '/v1/operator/participants', stack.operatorKey, body)).data;
     const bank = await mk({ type: 'bank', name: 'Bench Sim Bank', email: `sim-${stack.run}@bench.test`, simulated: true });
     const provider = await mk({ type: 'provider', name: 'Bench Provider', email: `prov-${stack.run}@bench.test` });
     await stack.must(200, 'PATCH', `/v1/operator/providers/${provider.id}`, stack.operatorKey, { maxTrustLevel: 'premium' });
     const merchant = await mk({ type: 'merchant', name: 'Bench Gym', email: `gym-${stack.run}@bench.test`, providerId: provider.id });
-    await stack.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, { entityId: merchant.id, trusted: true, trustLevel: 'premium' });
+    await stack.must(200, 'PATCH', '/v1/provider/merchant/trust', provider.apiKey, {
+      entityId: merchant.id,
+      trusted: true,
+      trustLevel: 'premium',
+    });
 
     const clock = await createTestClock(merchant.id, START, 'bench');
     await withTestClock(frozenAt(clock.clockId, Date.parse(START)), () =>
-      seedSchedules({ n: N, bankId: bank.id, merchantId: merchant.id, providerId: provider.id, frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z', email: () => magicEmail({ local: 'approve.recurring' }) }),
+      seedSchedules({
+        n: N,
+        bankId: bank.id,
+        merchantId: merchant.id,
+        providerId: provider.id,
+        frequency: 'daily',
+        startDate: '2027-01-01T08:00:00.000Z',
+        email: () => magicEmail({ local: 'approve.recurring' }),
+      }),
     );
     const target = new Date(Date.parse(START) + DAYS * 86_400_000).toISOString();
     const load = loadavg().map((x) => Math.round(x * 100) / 100);

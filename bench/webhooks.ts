@@ -258,7 +258,8 @@ async function main() {
     const notDelivered = records.filter((d) => d.status !== 'delivered').length;
     if (records.length !== pairs) problems.push(`${records.length} delivery records, expected ${pairs}`);
     if (notDelivered) problems.push(`${notDelivered} delivery records not delivered`);
-    if (recordedAttempts !== rx.requests.length) problems.push(`records count ${recordedAttempts} attempts, receiver saw ${rx.requests.length}`);
+    if (recordedAttempts !== rx.requests.length)
+      problems.push(`records count ${recordedAttempts} attempts, receiver saw ${rx.requests.length}`);
 
     const attemptsHistogram: Record<string, number> = {};
     for (const reqs of byPair.values()) attemptsHistogram[reqs.length] = (attemptsHistogram[reqs.length] ?? 0) + 1;
@@ -267,8 +268,20 @@ async function main() {
       benchmark: 'webhooks: 1,000 events through the outbox to a local receiver failing 30 % at random',
       recordedAt: new Date().toISOString(),
       node: process.version,
-      machine: { cpus: cpus().length, loadAverage1mAtStart: Math.round(loadAtStart * 10) / 10, loadAverage1mAtEnd: Math.round(loadavg()[0]! * 10) / 10 },
-      config: { events: EVENTS, failRate: FAIL_RATE, commitConcurrency: CONCURRENCY, pollersPerQueue: POLLERS, backoffBaseSeconds: 1, maxAttempts: 12, endpoints: endpoints.length },
+      machine: {
+        cpus: cpus().length,
+        loadAverage1mAtStart: Math.round(loadAtStart * 10) / 10,
+        loadAverage1mAtEnd: Math.round(loadavg()[0]! * 10) / 10,
+      },
+      config: {
+        events: EVENTS,
+        failRate: FAIL_RATE,
+        commitConcurrency: CONCURRENCY,
+        pollersPerQueue: POLLERS,
+        backoffBaseSeconds: 1,
+        maxAttempts: 12,
+        endpoints: endpoints.length,
+      },
       events: EVENTS,
       deliveries: pairs,
       commitPhaseMs: commitMs,
@@ -290,7 +303,12 @@ async function main() {
         p99: percentile(firstLatencies, 99),
         max: percentile(firstLatencies, 100),
       },
-      latencyToDeliveredMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: percentile(latencies, 100) },
+      latencyToDeliveredMs: {
+        p50: percentile(latencies, 50),
+        p95: percentile(latencies, 95),
+        p99: percentile(latencies, 99),
+        max: percentile(latencies, 100),
+      },
       duplicatesAfterSuccess: duplicates,
       wrongEndpoint: problems.filter((p) => p.includes('wrong endpoint')).length,
       problems: problems.slice(0, 20),
@@ -302,7 +320,9 @@ async function main() {
       console.error(`bench FAILED: ${problems.length} problem(s)`);
       process.exitCode = 1;
     } else {
-      console.error(`bench OK: ${EVENTS} events, ${pairs} deliveries in ${seconds.toFixed(1)} s (${result.deliveriesPerSecond}/s), ${rx.requests.length} requests`);
+      console.error(
+        `bench OK: ${EVENTS} events, ${pairs} deliveries in ${seconds.toFixed(1)} s (${result.deliveriesPerSecond}/s), ${rx.requests.length} requests`,
+      );
     }
   } finally {
     await Promise.allSettled(extraPollers.map((p) => p.stop()));

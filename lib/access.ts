@@ -102,14 +102,11 @@ export class AccessRoles extends Construct {
         this.allowTableRead(role);
         this.allowOnLeadingKeys(role, ['dynamodb:UpdateItem'], [`${API_KEY_PK_PREFIX}*`, `${MEMBERSHIP_PK_PREFIX}*`]);
         if (profile === 'readIdempotent') {
-          this.allowOnLeadingKeys(
-            role,
-            ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-            [`${IDEMPOTENCY_PK_PREFIX}*`],
-          );
+          this.allowOnLeadingKeys(role, ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [`${IDEMPOTENCY_PK_PREFIX}*`]);
         }
         if (profile === 'readExports') this.allowExports(role, ['s3:GetObject']);
-        if (profile === 'readScan') role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [this.props.table.tableArn] }));
+        if (profile === 'readScan')
+          role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [this.props.table.tableArn] }));
         break;
       case 'write':
         this.allowTableReadWrite(role);
@@ -139,7 +136,8 @@ export class AccessRoles extends Construct {
     }
     // The jobs worker runs `export.run`: a multipart upload of each export file (PutObject covers
     // create / upload part / complete), and its abort when a run fails. Nothing else touches S3.
-    if (worker.name === 'jobs') this.allowExports(role, ['s3:PutObject', 's3:AbortMultipartUpload']); else if (worker.trigger.kind === 'queue') {
+    if (worker.name === 'jobs') this.allowExports(role, ['s3:PutObject', 's3:AbortMultipartUpload']);
+    else if (worker.trigger.kind === 'queue') {
       const own = queues.byName(worker.trigger.queue);
       own.dlq.grantSendMessages(role);
       // Declared hand-offs (the webhook lanes): another work queue or another queue's DLQ.
@@ -148,9 +146,7 @@ export class AccessRoles extends Construct {
         if (!q) throw new Error(`Queue ${worker.trigger.queue} sends to unknown queue ${target}`);
         (q.definition.name === target ? q.queue : q.dlq).grantSendMessages(role);
       }
-      role.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [own.queue.queueArn] }),
-      );
+      role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:ChangeMessageVisibility'], resources: [own.queue.queueArn] }));
     }
     this.workerRoles.set(worker.name, role);
     return role;
@@ -163,7 +159,8 @@ export class AccessRoles extends Construct {
     const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${EXPORTS_PREFIX}*]`,
-      reason: 'Export files are named per merchant and export at run time (exports/<merchantId>/<exportId>/run-<n>.csv); the grant covers that prefix of the one exports bucket only.',
+      reason:
+        'Export files are named per merchant and export at run time (exports/<merchantId>/<exportId>/run-<n>.csv); the grant covers that prefix of the one exports bucket only.',
     });
   }
 
@@ -187,9 +184,7 @@ export class AccessRoles extends Construct {
 
   private allowTableReadWrite(role: iam.Role): void {
     this.allowTableRead(role);
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: [this.props.table.tableArn] }),
-    );
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: [this.props.table.tableArn] }));
   }
 
   /** Fine-grained access: the actions apply only to items whose partition key matches. */

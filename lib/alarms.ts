@@ -76,7 +76,13 @@ export const accountLambdaMetric = (metricName: 'Throttles' | 'ConcurrentExecuti
   new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName, statistic, period });
 
 export const schedulerMetric = (metricName: 'TargetErrorCount' | 'InvocationDroppedCount' | 'InvocationAttemptCount', group: string) =>
-  new cloudwatch.Metric({ namespace: 'AWS/Scheduler', metricName, dimensionsMap: { ScheduleGroup: group }, statistic: 'Sum', period: Duration.minutes(5) });
+  new cloudwatch.Metric({
+    namespace: 'AWS/Scheduler',
+    metricName,
+    dimensionsMap: { ScheduleGroup: group },
+    statistic: 'Sum',
+    period: Duration.minutes(5),
+  });
 
 /**
  * Alarms, all sent to one SNS topic:
@@ -167,13 +173,32 @@ export class Alarms extends Construct {
     const t = ALARM_THRESHOLDS;
     const five = Duration.minutes(5);
 
-    alarm('ApiLatencyP99', 'api-latency-p99', `API p99 latency above ${t.apiLatencyP99Ms} ms for 10 minutes`,
-      props.api.metricLatency({ period: five, statistic: 'p99' }), t.apiLatencyP99Ms, 2);
-    alarm('LambdaThrottles', 'lambda-throttles', 'Lambda throttled invocations in this account and region (concurrency exhausted)',
-      accountLambdaMetric('Throttles', 'Sum', five), 0);
-    alarm('LambdaConcurrency', 'lambda-concurrency', `Lambda concurrent executions above ${t.lambdaConcurrency} (80% of the default regional quota)`,
-      accountLambdaMetric('ConcurrentExecutions', 'Maximum'), t.lambdaConcurrency);
-    alarm('TableThrottles', 'table-throttles', 'DynamoDB throttled reads or writes on the application table',
+    alarm(
+      'ApiLatencyP99',
+      'api-latency-p99',
+      `API p99 latency above ${t.apiLatencyP99Ms} ms for 10 minutes`,
+      props.api.metricLatency({ period: five, statistic: 'p99' }),
+      t.apiLatencyP99Ms,
+      2,
+    );
+    alarm(
+      'LambdaThrottles',
+      'lambda-throttles',
+      'Lambda throttled invocations in this account and region (concurrency exhausted)',
+      accountLambdaMetric('Throttles', 'Sum', five),
+      0,
+    );
+    alarm(
+      'LambdaConcurrency',
+      'lambda-concurrency',
+      `Lambda concurrent executions above ${t.lambdaConcurrency} (80% of the default regional quota)`,
+      accountLambdaMetric('ConcurrentExecutions', 'Maximum'),
+      t.lambdaConcurrency,
+    );
+    alarm(
+      'TableThrottles',
+      'table-throttles',
+      'DynamoDB throttled reads or writes on the application table',
       new cloudwatch.MathExpression({
         expression: 'r + w',
         usingMetrics: {
@@ -182,20 +207,48 @@ export class Alarms extends Construct {
         },
         period: five,
         label: 'throttle events',
-      }), 0);
-    alarm('TableSystemErrors', 'table-system-errors', 'DynamoDB system errors (HTTP 500) on the application table',
-      props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: five, statistic: 'Sum' }), 0);
+      }),
+      0,
+    );
+    alarm(
+      'TableSystemErrors',
+      'table-system-errors',
+      'DynamoDB system errors (HTTP 500) on the application table',
+      props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: five, statistic: 'Sum' }),
+      0,
+    );
     for (const { definition, queue } of props.queues.all) {
       const limit = t.queueAgeSeconds[definition.name] ?? t.queueAgeSeconds.default!;
-      alarm(`${pascal(definition.name)}OldestMessage`, `${definition.name}-oldest-message`,
+      alarm(
+        `${pascal(definition.name)}OldestMessage`,
+        `${definition.name}-oldest-message`,
         `A ${definition.name} message is older than ${limit} s (workers failing or behind)`,
-        queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), limit, 5);
+        queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        limit,
+        5,
+      );
     }
-    alarm('SchedulerTargetErrors', 'scheduler-target-errors', 'EventBridge Scheduler could not invoke the scheduler tick',
-      schedulerMetric('TargetErrorCount', props.scheduleGroupName), 0);
-    alarm('SchedulerDropped', 'scheduler-dropped', 'EventBridge Scheduler dropped tick invocations after its retries',
-      schedulerMetric('InvocationDroppedCount', props.scheduleGroupName), 0);
-    alarm('TickLag', 'tick-lag', `The scheduler tick started more than ${t.tickLagSeconds} s after its scheduled time`,
-      tickLagMetric(props.stage), t.tickLagSeconds, 2);
+    alarm(
+      'SchedulerTargetErrors',
+      'scheduler-target-errors',
+      'EventBridge Scheduler could not invoke the scheduler tick',
+      schedulerMetric('TargetErrorCount', props.scheduleGroupName),
+      0,
+    );
+    alarm(
+      'SchedulerDropped',
+      'scheduler-dropped',
+      'EventBridge Scheduler dropped tick invocations after its retries',
+      schedulerMetric('InvocationDroppedCount', props.scheduleGroupName),
+      0,
+    );
+    alarm(
+      'TickLag',
+      'tick-lag',
+      `The scheduler tick started more than ${t.tickLagSeconds} s after its scheduled time`,
+      tickLagMetric(props.stage),
+      t.tickLagSeconds,
+      2,
+    );
   }
 }

@@ -88,7 +88,6 @@ export class HttpApi extends Construct {
       // A ceiling that protects Lambda concurrency; per-key limits are enforced by the app.
       throttle: { rateLimit: 1000, burstLimit: 2000 },
     });
-
   }
 
   get url(): string {

@@ -63,13 +63,23 @@ export class Dashboard extends Construct {
         api.metricClientError({ period: minute, statistic: 'Sum', label: '4xx' }),
         api.metricServerError({ period: minute, statistic: 'Sum', label: '5xx' }),
       ]),
-      graph('API latency (ms)', ['p50', 'p90', 'p99'].map((s) => api.metricLatency({ period: minute, statistic: s, label: s }))),
-      graph('API integration latency (ms)', ['p50', 'p99'].map((s) => api.metricIntegrationLatency({ period: minute, statistic: s, label: s }))),
+      graph(
+        'API latency (ms)',
+        ['p50', 'p90', 'p99'].map((s) => api.metricLatency({ period: minute, statistic: s, label: s })),
+      ),
+      graph(
+        'API integration latency (ms)',
+        ['p50', 'p99'].map((s) => api.metricIntegrationLatency({ period: minute, statistic: s, label: s })),
+      ),
     );
     d.addWidgets(
       graph('Lambda errors by function', [fnSearch('Errors', 'Sum', '')]),
       graph('Lambda duration p99 by function (ms)', [fnSearch('Duration', 'p99', '')]),
-      graph('Lambda throttles and concurrency (account)', [accountLambdaMetric('Throttles', 'Sum')], [accountLambdaMetric('ConcurrentExecutions', 'Maximum')]),
+      graph(
+        'Lambda throttles and concurrency (account)',
+        [accountLambdaMetric('Throttles', 'Sum')],
+        [accountLambdaMetric('ConcurrentExecutions', 'Maximum')],
+      ),
     );
     d.addWidgets(
       graph('Table consumed capacity', [
@@ -87,9 +97,24 @@ export class Dashboard extends Construct {
       ]),
     );
     d.addWidgets(
-      graph('Queues: visible messages', queues.all.map((q) => q.queue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum', label: q.definition.name }))),
-      graph('Queues: age of oldest message (s)', queues.all.map((q) => q.queue.metricApproximateAgeOfOldestMessage({ period: minute, statistic: 'Maximum', label: q.definition.name }))),
-      graph('DLQ depth', queues.all.map((q) => q.dlq.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum', label: dlqName(q.definition) }))),
+      graph(
+        'Queues: visible messages',
+        queues.all.map((q) =>
+          q.queue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum', label: q.definition.name }),
+        ),
+      ),
+      graph(
+        'Queues: age of oldest message (s)',
+        queues.all.map((q) =>
+          q.queue.metricApproximateAgeOfOldestMessage({ period: minute, statistic: 'Maximum', label: q.definition.name }),
+        ),
+      ),
+      graph(
+        'DLQ depth',
+        queues.all.map((q) =>
+          q.dlq.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum', label: dlqName(q.definition) }),
+        ),
+      ),
     );
     d.addWidgets(
       graph('Scheduler: tick invocations and errors', [
@@ -98,7 +123,12 @@ export class Dashboard extends Construct {
         schedulerMetric('InvocationDroppedCount', props.scheduleGroupName),
       ]),
       graph('Tick lag (s)', [tickLagMetric(props.stage)]),
-      graph('Tick duration (ms)', props.functions.filter((f) => f.name === 'WorkerSchedulerTick').map((f) => f.fn.metricDuration({ period: minute, statistic: 'Maximum', label: 'max' }))),
+      graph(
+        'Tick duration (ms)',
+        props.functions
+          .filter((f) => f.name === 'WorkerSchedulerTick')
+          .map((f) => f.fn.metricDuration({ period: minute, statistic: 'Maximum', label: 'max' })),
+      ),
     );
   }
 }

@@ -175,7 +175,8 @@ export class DashboardSite extends Construct {
     });
     Validations.of(this.logBucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'This is the log bucket of the edge (CloudFront standard logs, the dashboard bucket\'s access logs); logging its own access would need yet another bucket.',
+      reason:
+        "This is the log bucket of the edge (CloudFront standard logs, the dashboard bucket's access logs); logging its own access would need yet another bucket.",
     });
 
     this.bucket = new s3.Bucket(this, 'App', {
@@ -263,7 +264,8 @@ export class DashboardSite extends Construct {
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
-      reason: 'No geo restriction: participants and their teams sign in from wherever they work; the WAF rate rule and managed rules guard the edge instead.',
+      reason:
+        'No geo restriction: participants and their teams sign in from wherever they work; the WAF rate rule and managed rules guard the edge instead.',
     });
     if (!domain) {
       Validations.of(this.distribution).acknowledge({
@@ -302,15 +304,21 @@ export class DashboardSite extends Construct {
     const s3Reason =
       "BucketDeployment's own grants (aws s3 sync with --delete): read of the CDK asset bucket's staged zip, read/write/delete of the app bucket's objects; the action wildcards are CDK's grant sets (grantRead/grantReadWrite).";
     Validations.of(role).acknowledge(
-      ...['Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*', 'Action::s3:Abort*', 'Action::s3:DeleteObject*'].map((w) => ({
-        id: `AwsSolutions-IAM5[${w}]`,
+      ...['Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*', 'Action::s3:Abort*', 'Action::s3:DeleteObject*'].map(
+        (w) => ({
+          id: `AwsSolutions-IAM5[${w}]`,
+          reason: s3Reason,
+        }),
+      ),
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
         reason: s3Reason,
-      })),
-      { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]', reason: s3Reason },
+      },
       { id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`, reason: `${s3Reason} Only this stage's dashboard bucket.` },
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: "cloudfront:CreateInvalidation/GetInvalidation as BucketDeployment grants them (on '*'); the function only invalidates this stage's distribution, whose id is its only input.",
+        reason:
+          "cloudfront:CreateInvalidation/GetInvalidation as BucketDeployment grants them (on '*'); the function only invalidates this stage's distribution, whose id is its only input.",
       },
     );
     const common = {
@@ -328,13 +336,20 @@ export class DashboardSite extends Construct {
         ...common,
         sources: [s3deploy.Source.asset(assetsDir)],
         destinationKeyPrefix: `${DASHBOARD_PREFIX}assets/`,
-        cacheControl: [s3deploy.CacheControl.setPublic(), s3deploy.CacheControl.maxAge(Duration.days(365)), s3deploy.CacheControl.immutable()],
+        cacheControl: [
+          s3deploy.CacheControl.setPublic(),
+          s3deploy.CacheControl.maxAge(Duration.days(365)),
+          s3deploy.CacheControl.immutable(),
+        ],
       });
       this.deployments.push(assets);
     }
     const app = new s3deploy.BucketDeployment(this, 'DeployApp', {
       ...common,
-      sources: [s3deploy.Source.asset(dist, { exclude: ['assets', 'assets/**'] }), s3deploy.Source.jsonData(DASHBOARD_CONFIG_KEY, this.config)],
+      sources: [
+        s3deploy.Source.asset(dist, { exclude: ['assets', 'assets/**'] }),
+        s3deploy.Source.jsonData(DASHBOARD_CONFIG_KEY, this.config),
+      ],
       destinationKeyPrefix: DASHBOARD_PREFIX,
       // The assets step owns dashboard/assets/: not pruned here.
       exclude: ['assets/*'],
@@ -348,7 +363,8 @@ export class DashboardSite extends Construct {
     for (const c of Stack.of(this).node.children.filter((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'))) {
       Validations.of(c).acknowledge({
         id: 'AwsSolutions-L1',
-        reason: "BucketDeployment's handler runs the Python runtime aws-cdk-lib pins for it (with the AWS CLI layer); it moves with aws-cdk-lib upgrades, not here.",
+        reason:
+          "BucketDeployment's handler runs the Python runtime aws-cdk-lib pins for it (with the AWS CLI layer); it moves with aws-cdk-lib upgrades, not here.",
       });
     }
   }

@@ -61,7 +61,12 @@ export class People extends Construct {
     this.dashboardClient = this.userPool.addClient('DashboardClient', {
       userPoolClientName: c.name(stage),
       generateSecret: c.generateSecret,
-      authFlows: { userSrp: c.authFlows.userSrp, userPassword: c.authFlows.userPassword, adminUserPassword: c.authFlows.adminUserPassword, custom: c.authFlows.custom },
+      authFlows: {
+        userSrp: c.authFlows.userSrp,
+        userPassword: c.authFlows.userPassword,
+        adminUserPassword: c.authFlows.adminUserPassword,
+        custom: c.authFlows.custom,
+      },
       // The dashboard signs in with the SDK (SRP), not the hosted UI: no OAuth flows.
       disableOAuth: true,
       accessTokenValidity: Duration.minutes(c.accessTokenMinutes),

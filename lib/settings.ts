@@ -6,8 +6,7 @@ export type StageName = 'sandbox' | 'live';
 export const STAGES: readonly StageName[] = ['sandbox', 'live'];
 
 /** Name of the environment variable holding a queue's URL (mirrors `config.queueUrl`). */
-export const queueUrlEnv = (queueName: string): string =>
-  `QUEUE_URL_${queueName.toUpperCase().replace(/-/g, '_')}`;
+export const queueUrlEnv = (queueName: string): string => `QUEUE_URL_${queueName.toUpperCase().replace(/-/g, '_')}`;
 
 /** PascalCase id for construct ids and output names: `webhooks-dlq` -> `WebhooksDlq`. */
 export const pascal = (s: string): string =>
@@ -87,10 +86,16 @@ export function readSettings(scope: Construct): AppSettings {
   if ((rawDomain === undefined) !== (rawCert === undefined)) {
     throw new Error('Contexts "dashboardDomain" and "dashboardCertificateArn" go together (a custom domain needs its certificate)');
   }
-  if (rawDomain !== undefined && (typeof rawDomain !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(rawDomain))) {
+  if (
+    rawDomain !== undefined &&
+    (typeof rawDomain !== 'string' || !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(rawDomain))
+  ) {
     throw new Error('Context "dashboardDomain" must be a lowercase DNS name, e.g. dashboard.example.com');
   }
-  if (rawCert !== undefined && (typeof rawCert !== 'string' || !/^arn:aws:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(rawCert))) {
+  if (
+    rawCert !== undefined &&
+    (typeof rawCert !== 'string' || !/^arn:aws:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(rawCert))
+  ) {
     throw new Error('Context "dashboardCertificateArn" must be the ARN of an ACM certificate in us-east-1 (CloudFront only takes those)');
   }
   const rawDist: unknown = scope.node.tryGetContext('dashboardDist');

@@ -68,7 +68,12 @@ export class DataStack extends Stack {
     this.secrets = new AppSecrets(this, 'AppSecrets', { stage });
     this.people = new People(this, 'People', { stage });
     this.exports = new ExportsBucket(this, 'Exports', { stage });
-    this.roles = new AccessRoles(this, 'Roles', { table: this.data.table, queues: this.queues, secret: this.secrets.secret, exportsBucket: this.exports.bucket });
+    this.roles = new AccessRoles(this, 'Roles', {
+      table: this.data.table,
+      queues: this.queues,
+      secret: this.secrets.secret,
+      exportsBucket: this.exports.bucket,
+    });
     Validations.of(this.secrets.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -211,7 +216,10 @@ export class FirewallStack extends Stack {
     super(scope, id, { ...props, env: { region: EDGE_REGION } });
     tagged(this, props.stage);
     this.firewall = new WebFirewall(this, 'Firewall', { stage: props.stage });
-    new CfnOutput(this, FirewallStack.WEB_ACL_ARN_OUTPUT, { value: this.firewall.webAcl.attrArn, description: 'AWS WAF web ACL of the dashboard distribution' });
+    new CfnOutput(this, FirewallStack.WEB_ACL_ARN_OUTPUT, {
+      value: this.firewall.webAcl.attrArn,
+      description: 'AWS WAF web ACL of the dashboard distribution',
+    });
   }
 }
 
@@ -242,9 +250,15 @@ export class EdgeStack extends Stack {
       domain: props.dashboardDomain,
       dist: props.dashboardDist === undefined ? undefined : dashboardDistOf(props.dashboardDist),
     });
-    new CfnOutput(this, 'DashboardUrl', { value: this.site.url, description: 'The dashboard (CloudFront; /v1/* on the same domain is the API)' });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: this.site.url,
+      description: 'The dashboard (CloudFront; /v1/* on the same domain is the API)',
+    });
     new CfnOutput(this, 'DistributionId', { value: this.site.distribution.distributionId });
-    new CfnOutput(this, 'DistributionDomainName', { value: this.site.distribution.distributionDomainName, description: 'CNAME target of a custom dashboard domain' });
+    new CfnOutput(this, 'DistributionDomainName', {
+      value: this.site.distribution.distributionDomainName,
+      description: 'CNAME target of a custom dashboard domain',
+    });
     new CfnOutput(this, 'DashboardBucketName', { value: this.site.bucket.bucketName });
   }
 }
@@ -277,7 +291,11 @@ export class IdpayStage {
       core: this.core,
       routeStacks: this.routeStacks,
     });
-    this.firewallStack = new FirewallStack(app, firewallStackNameOf(stage), described('AWS WAF web ACL of the dashboard distribution (us-east-1)'));
+    this.firewallStack = new FirewallStack(
+      app,
+      firewallStackNameOf(stage),
+      described('AWS WAF web ACL of the dashboard distribution (us-east-1)'),
+    );
     this.edge = new EdgeStack(app, edgeStackNameOf(stage), {
       ...described('dashboard: bucket, CloudFront distribution, /v1 to the API'),
       dataStack: this.dataStack,

@@ -81,9 +81,7 @@ export class Workers extends Construct {
         conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
       }),
     });
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [tick.fn.functionArn] }),
-    );
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [tick.fn.functionArn] }));
 
     this.tickSchedule = new scheduler.CfnSchedule(this, 'TickSchedule', {
       name: this.tickScheduleName,

@@ -93,10 +93,7 @@ export async function stopRuntime(
 export type TickResult = { found: number; claimed: number; enqueued: number };
 
 /** The local stand-in for the schedule: a timer that never overlaps ticks and honours a pause. */
-export function startTickTimer(
-  tick: () => Promise<unknown>,
-  opts: Pick<AppOptions, 'tickMs' | 'tickPaused'>,
-): NodeJS.Timeout | undefined {
+export function startTickTimer(tick: () => Promise<unknown>, opts: Pick<AppOptions, 'tickMs' | 'tickPaused'>): NodeJS.Timeout | undefined {
   if (opts.tickMs <= 0) return undefined;
   let ticking = false;
   return setInterval(() => {
@@ -132,7 +129,12 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     TABLE_NAME: opts.tableName,
   };
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+  const sqs = new SQSClient({
+    endpoint: opts.sqsEndpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    useQueueUrlAsEndpoint: false,
+  });
   await ensureTable(ddb, opts.tableName);
   const queueEnv = await ensureQueues(sqs, opts.queuePrefix);
   await ensureBucket(opts.sqsEndpoint, LOCAL_REGION, LOCAL_CREDENTIALS, base.EXPORTS_BUCKET!);

@@ -38,7 +38,9 @@ export interface RunningCognito extends RunningService {
 }
 
 /** Starts cognito-local on 127.0.0.1; `dataDir` persists pools and users, otherwise a temporary folder. */
-export async function startCognito(opts: { dataDir?: string; port?: number; onCode?: (c: DeliveredCode) => void } = {}): Promise<RunningCognito> {
+export async function startCognito(
+  opts: { dataDir?: string; port?: number; onCode?: (c: DeliveredCode) => void } = {},
+): Promise<RunningCognito> {
   const temporary = !opts.dataDir;
   const dataDir = opts.dataDir ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'idpay-cognito-'));
   mkdirSync(join(dataDir, '.cognito'), { recursive: true });
@@ -201,7 +203,9 @@ export function deliveredCodes(dataDir: string): DeliveredCode[] {
   const out: DeliveredCode[] = [];
   for (const f of readdirSync(db)) {
     if (!f.endsWith('.json') || f === 'clients.json') continue;
-    let data: { Users?: Record<string, { UserStatus?: string; ConfirmationCode?: string; Attributes?: { Name: string; Value: string }[] }> };
+    let data: {
+      Users?: Record<string, { UserStatus?: string; ConfirmationCode?: string; Attributes?: { Name: string; Value: string }[] }>;
+    };
     try {
       data = JSON.parse(readFileSync(join(db, f), 'utf8'));
     } catch {
@@ -231,4 +235,3 @@ function emulatorEnv(port: number, host: string): NodeJS.ProcessEnv {
   const { CODE: _fixedCode, ...env } = process.env;
   return { ...env, PORT: String(port), HOST: host, NO_COLOR: '1', FORCE_COLOR: '0' };
 }
-

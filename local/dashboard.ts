@@ -17,7 +17,14 @@ export const DASHBOARD_DIST = join(DASHBOARD_SRC, 'dist');
 const BASE = '/dashboard/';
 
 /** What the app's build depends on: its own sources, the SDK (and its generated types), the route table. */
-const SOURCES = [join(DASHBOARD_SRC, 'src'), join(DASHBOARD_SRC, 'index.html'), join(DASHBOARD_SRC, 'vite.config.ts'), join(ROOT, 'sdk', 'src'), join(ROOT, 'functions', 'routes.ts'), join(ROOT, 'functions', 'events', 'types.ts')];
+const SOURCES = [
+  join(DASHBOARD_SRC, 'src'),
+  join(DASHBOARD_SRC, 'index.html'),
+  join(DASHBOARD_SRC, 'vite.config.ts'),
+  join(ROOT, 'sdk', 'src'),
+  join(ROOT, 'functions', 'routes.ts'),
+  join(ROOT, 'functions', 'events', 'types.ts'),
+];
 
 function newest(path: string): number {
   if (!existsSync(path)) return 0;
@@ -54,7 +61,11 @@ export function ensureDashboardBuilt(log: (line: string) => void = () => undefin
     if (!dashboardStale()) return;
     log('Building the dashboard (vite build)...');
     const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-    const r = spawnSync(process.execPath, [vite, 'build', '--config', join(DASHBOARD_SRC, 'vite.config.ts'), '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } });
+    const r = spawnSync(process.execPath, [vite, 'build', '--config', join(DASHBOARD_SRC, 'vite.config.ts'), '--logLevel', 'warn'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     if (r.status !== 0) throw new Error(`dashboard build failed: ${r.stderr || r.stdout}`);
   } finally {
     rmSync(lock, { recursive: true, force: true });
@@ -110,7 +121,9 @@ export function serveDashboard(req: IncomingMessage, res: ServerResponse): boole
   // The SPA: any other path under /dashboard/ is the app's own route (index.html).
   const path = asset ? file : join(DASHBOARD_DIST, 'index.html');
   if (!existsSync(path)) {
-    res.writeHead(503, { 'Content-Type': 'text/plain', ...headers }).end('The dashboard is not built: run npm start (it builds it) or vite build');
+    res
+      .writeHead(503, { 'Content-Type': 'text/plain', ...headers })
+      .end('The dashboard is not built: run npm start (it builds it) or vite build');
     return true;
   }
   const immutable = asset && rel.startsWith(`assets${sep}`);

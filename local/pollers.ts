@@ -5,12 +5,7 @@
  * visibility timeout (which the worker may have changed), and SQS's redrive moves them
  * to the DLQ after maxReceiveCount, as on AWS.
  */
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type SQSClient,
-  type Message,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUES } from '../functions/platform/definitions';
 import { invoke } from './lambda';
@@ -76,52 +71,54 @@ export function startPollers(
   // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
   // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
   // concurrency 0 (the benches' LOCAL_POLLER_CONCURRENCY=0) consumes nothing, whatever the maxConcurrency.
-  const loops = sources.flatMap((q) => Array.from({ length: concurrency <= 0 ? 0 : Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q)).map(async (q) => {
-    const { url, arn } = q;
-    while (running) {
-      let messages: Message[] = [];
-      try {
-        const out = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: url,
-            MaxNumberOfMessages: q.batchSize,
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-          }),
-        );
-        messages = out.Messages ?? [];
-      } catch {
-        if (!running) break;
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      if (!messages.length) continue;
-      inFlight++;
-      try {
-        const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
-        let failed = new Set<string>();
+  const loops = sources
+    .flatMap((q) => Array.from({ length: concurrency <= 0 ? 0 : Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q))
+    .map(async (q) => {
+      const { url, arn } = q;
+      while (running) {
+        let messages: Message[] = [];
         try {
-          const result = (await q.invoke(event)) as SQSBatchResponse | undefined;
-          failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          const out = await client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: url,
+              MaxNumberOfMessages: q.batchSize,
+              WaitTimeSeconds: 1,
+              MessageSystemAttributeNames: ['All'],
+            }),
+          );
+          messages = out.Messages ?? [];
         } catch {
-          failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed
+          if (!running) break;
+          await new Promise((r) => setTimeout(r, 500));
+          continue;
         }
-        const done = messages.filter((m) => !failed.has(m.MessageId!));
-        if (done.length) {
-          await client
-            .send(
-              new DeleteMessageBatchCommand({
-                QueueUrl: url,
-                Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-              }),
-            )
-            .catch(() => undefined);
+        if (!messages.length) continue;
+        inFlight++;
+        try {
+          const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
+          let failed = new Set<string>();
+          try {
+            const result = (await q.invoke(event)) as SQSBatchResponse | undefined;
+            failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          } catch {
+            failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed
+          }
+          const done = messages.filter((m) => !failed.has(m.MessageId!));
+          if (done.length) {
+            await client
+              .send(
+                new DeleteMessageBatchCommand({
+                  QueueUrl: url,
+                  Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+                }),
+              )
+              .catch(() => undefined);
+          }
+        } finally {
+          inFlight--;
         }
-      } finally {
-        inFlight--;
       }
-    }
-  });
+    });
   return {
     busy: () => inFlight > 0,
     stop: async () => {

@@ -102,7 +102,9 @@ export async function startReceiver(defaultResponse: ScriptedResponse = { status
         const reqs = requests.filter((r) => r.path === path);
         if (pred(reqs)) return reqs;
         if (Date.now() > deadline) {
-          throw new Error(`receiver: condition on ${path} not met within ${timeoutMs} ms (${reqs.length} requests: ${reqs.map((r) => r.status).join(',')})`);
+          throw new Error(
+            `receiver: condition on ${path} not met within ${timeoutMs} ms (${reqs.length} requests: ${reqs.map((r) => r.status).join(',')})`,
+          );
         }
         await new Promise((ok) => setTimeout(ok, 25));
       }

@@ -56,9 +56,8 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<R
     const dlq = await client.send(
       new CreateQueueCommand({ QueueName: `${prefix}${dlqName(q)}`, Attributes: { MessageRetentionPeriod: '1209600' } }),
     );
-    const dlqArn = (
-      await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
-    ).Attributes!.QueueArn!;
+    const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes!
+      .QueueArn!;
     const main = await client.send(
       new CreateQueueCommand({
         QueueName: `${prefix}${q.name}`,
@@ -76,10 +75,20 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<R
 
 /** The exports bucket of a local app, named after its queue prefix (S3 bucket name rules). */
 export const localBucketName = (prefix: string) =>
-  `${prefix}exports`.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').slice(0, 63).replace(/^-|-$/g, '');
+  `${prefix}exports`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+/g, '-')
+    .slice(0, 63)
+    .replace(/^-|-$/g, '');
 
 /** Creates the exports bucket on the emulator's S3 (fauxqs serves S3 on the SQS endpoint), once. */
-export async function ensureBucket(endpoint: string, region: string, credentials: { accessKeyId: string; secretAccessKey: string }, bucket: string): Promise<void> {
+export async function ensureBucket(
+  endpoint: string,
+  region: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  bucket: string,
+): Promise<void> {
   const { S3Client, CreateBucketCommand, HeadBucketCommand } = await import('@aws-sdk/client-s3');
   const s3 = new S3Client({ endpoint, region, credentials, forcePathStyle: true });
   try {

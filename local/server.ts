@@ -128,7 +128,11 @@ export function startHttpServer(opts: HttpServerOptions): Promise<Server> {
       send(res, {
         statusCode: status,
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ statusCode: status, success: false, message: status === 413 ? 'Request too large' : 'Internal server error' }),
+        body: JSON.stringify({
+          statusCode: status,
+          success: false,
+          message: status === 413 ? 'Request too large' : 'Internal server error',
+        }),
       });
     }
   });

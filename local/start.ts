@@ -91,14 +91,25 @@ async function main() {
     await stop(1);
     return;
   }
-  writeFileSync(paths.endpoints, JSON.stringify({ url: app.url, ...app.env, OPERATOR_API_KEY: undefined, APP_SECRETS: undefined, AWS_SECRET_ACCESS_KEY: undefined }, null, 2));
-  console.log(`idpay local stack (${process.env.STAGE ?? 'sandbox'}${artifacts ? ', artifacts mode: built bundles, template env, IAM checked' : ''}) is running`);
+  writeFileSync(
+    paths.endpoints,
+    JSON.stringify(
+      { url: app.url, ...app.env, OPERATOR_API_KEY: undefined, APP_SECRETS: undefined, AWS_SECRET_ACCESS_KEY: undefined },
+      null,
+      2,
+    ),
+  );
+  console.log(
+    `idpay local stack (${process.env.STAGE ?? 'sandbox'}${artifacts ? ', artifacts mode: built bundles, template env, IAM checked' : ''}) is running`,
+  );
   console.log(`  API:           ${app.url}`);
   console.log(`  Dashboard:     ${app.url}/dashboard/  (sign up there; the operator signs in with the operator key)`);
   console.log(`  Operator key:  ${operatorKey}`);
   console.log(`  Data:          ${inMemory ? 'in memory (LOCAL_IN_MEMORY=1)' : resolve(paths.root)}`);
   console.log(`  DynamoDB:      ${dynamo.endpoint}   SQS: ${sqs.endpoint}`);
-  console.log(`  Sign-in (Cognito emulator ${cognito.endpoint}): pool ${app.env.COGNITO_USER_POOL_ID}, client ${app.env.COGNITO_CLIENT_ID}`);
+  console.log(
+    `  Sign-in (Cognito emulator ${cognito.endpoint}): pool ${app.env.COGNITO_USER_POOL_ID}, client ${app.env.COGNITO_CLIENT_ID}`,
+  );
   console.log(`    sign up, confirm with the code printed here, sign in (USER_PASSWORD_AUTH): README "Signing in locally"`);
   console.log(`  Try: curl -s -X POST ${app.url}/v1/operator/participants -H "Authorization: Bearer ${operatorKey}" \\`);
   console.log(`         -H 'Content-Type: application/json' -d '{"type":"merchant","name":"Shop","email":"shop@example.com"}'`);

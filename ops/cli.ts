@@ -13,7 +13,9 @@ async function loadCommands(): Promise<Record<string, Command>> {
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
   const all: Record<string, Command> = {};
   if (!existsSync(dir)) return all;
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const mod = (await import(join(dir, f))) as { commands?: Record<string, Command> };
     Object.assign(all, mod.commands ?? {});
   }
@@ -25,7 +27,11 @@ async function main() {
   const commands = await loadCommands();
   const run = name ? commands[name] : undefined;
   if (!run) {
-    console.error(`Usage: npm run ops -- <command> [flags]\nCommands:\n${Object.keys(commands).map((c) => `  ${c}`).join('\n')}`);
+    console.error(
+      `Usage: npm run ops -- <command> [flags]\nCommands:\n${Object.keys(commands)
+        .map((c) => `  ${c}`)
+        .join('\n')}`,
+    );
     process.exit(name ? 2 : 0);
   }
   try {

@@ -68,7 +68,9 @@ class Receiver {
           res.writeHead(401).end();
           return;
         }
-        console.log(`   ${c.cyan('⇢ webhook')} to ${this.name}: ${c.bold(event.type)} ${c.dim(event.id)} ${c.green('signature verified ✓')}`);
+        console.log(
+          `   ${c.cyan('⇢ webhook')} to ${this.name}: ${c.bold(event.type)} ${c.dim(event.id)} ${c.green('signature verified ✓')}`,
+        );
         res.writeHead(200).end();
         if (!this.events.some((e) => e.id === event.id)) this.events.push(event);
         void this.onEvent?.(event).catch((e) => console.error(c.red(`   ${this.name} handler failed: ${(e as Error).message}`)));
@@ -132,7 +134,11 @@ async function main() {
       return clients.get(key)!;
     };
     /** The answer's body when its status is the expected one (the SDK types `data`/`error` from the document). */
-    const expectStatus = async (p: Promise<{ response: Response; data?: unknown; error?: unknown }>, status: number, what: string): Promise<any> => {
+    const expectStatus = async (
+      p: Promise<{ response: Response; data?: unknown; error?: unknown }>,
+      status: number,
+      what: string,
+    ): Promise<any> => {
       const r = await p;
       const body = r.data ?? r.error;
       if (r.response.status !== status) throw new Error(`${what}: expected ${status}, got ${r.response.status} ${JSON.stringify(body)}`);
@@ -152,7 +158,7 @@ async function main() {
       return r;
     };
 
-    step('The operator creates a bank, a provider and the provider\'s merchant');
+    step("The operator creates a bank, a provider and the provider's merchant");
     const bank = await participant({ type: 'bank', name: 'Lagos Community Bank', email: 'ops@lcb.example' });
     const provider = await participant({ type: 'provider', name: 'PayRail', email: 'ops@payrail.example' });
     const merchant = await participant({
@@ -163,9 +169,15 @@ async function main() {
       bankAccount: { bankName: 'Lagos Community Bank', accountNumber: '0123456789', accountName: 'Mama Put Kitchen Ltd' },
     });
     info(`bank ${bank.id}, provider ${provider.id}, merchant ${merchant.id} (API keys shown once, kept by the demo)`);
-    await expectStatus(api(operatorKey).PATCH('/v1/operator/providers/{id}', { params: { path: { id: provider.id } }, body: { maxTrustLevel: 'premium' } }), 200, 'maxTrustLevel');
+    await expectStatus(
+      api(operatorKey).PATCH('/v1/operator/providers/{id}', { params: { path: { id: provider.id } }, body: { maxTrustLevel: 'premium' } }),
+      200,
+      'maxTrustLevel',
+    );
     const trust = await expectStatus(
-      api(provider.apiKey).PATCH('/v1/provider/merchant/trust', { body: { entityId: merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true } }),
+      api(provider.apiKey).PATCH('/v1/provider/merchant/trust', {
+        body: { entityId: merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true },
+      }),
       200,
       'trust',
     );
@@ -185,13 +197,13 @@ async function main() {
         await expectStatus(
           api(bank.apiKey).POST('/v1/billing/intent-response', {
             body: {
-            intentId: e.data.intentId,
-            customerId: e.data.customerId,
-            entityId: e.data.entityId,
-            lookupPhrase: e.data.lookupPhrase,
-            customerDecision: 'approve_recurring',
-            spendingLimits: limits,
-            blockMerchant: false,
+              intentId: e.data.intentId,
+              customerId: e.data.customerId,
+              entityId: e.data.entityId,
+              lookupPhrase: e.data.lookupPhrase,
+              customerDecision: 'approve_recurring',
+              spendingLimits: limits,
+              blockMerchant: false,
             },
           }),
           200,
@@ -203,9 +215,9 @@ async function main() {
         await expectStatus(
           api(bank.apiKey).POST('/v1/billing/bank-response', {
             body: {
-            billingRequestId: e.data.billingRequestId,
-            action: 'approve_recurring',
-            bankTransactionId: `LCB-${randomToken(8)}`,
+              billingRequestId: e.data.billingRequestId,
+              action: 'approve_recurring',
+              bankTransactionId: `LCB-${randomToken(8)}`,
             },
           }),
           200,
@@ -218,33 +230,84 @@ async function main() {
     const batch = await expectStatus(
       api(bank.apiKey).POST('/v1/bank/customers', {
         body: {
-        customers: [
-          { clientRef: 'C-001', firstname: 'Ada', lastname: 'Obi', email: 'ada.obi@example.com', country: 'NG', accountNumber: '1000000001', reference: 'R-001' },
-          { clientRef: 'C-002', firstname: 'Tunde', lastname: 'Bello', email: 'tunde@example.com', country: 'NG', accountNumber: '1000000002', reference: 'R-002' },
-          { clientRef: 'C-003', firstname: 'Bad', lastname: 'Row', email: 'not-an-email', country: 'NG', accountNumber: '12', reference: 'R-003' },
-          { clientRef: 'C-001', firstname: 'Ada', lastname: 'Again', email: 'ada2@example.com', country: 'NG', accountNumber: '1000000009', reference: 'R-009' },
-        ],
+          customers: [
+            {
+              clientRef: 'C-001',
+              firstname: 'Ada',
+              lastname: 'Obi',
+              email: 'ada.obi@example.com',
+              country: 'NG',
+              accountNumber: '1000000001',
+              reference: 'R-001',
+            },
+            {
+              clientRef: 'C-002',
+              firstname: 'Tunde',
+              lastname: 'Bello',
+              email: 'tunde@example.com',
+              country: 'NG',
+              accountNumber: '1000000002',
+              reference: 'R-002',
+            },
+            {
+              clientRef: 'C-003',
+              firstname: 'Bad',
+              lastname: 'Row',
+              email: 'not-an-email',
+              country: 'NG',
+              accountNumber: '12',
+              reference: 'R-003',
+            },
+            {
+              clientRef: 'C-001',
+              firstname: 'Ada',
+              lastname: 'Again',
+              email: 'ada2@example.com',
+              country: 'NG',
+              accountNumber: '1000000009',
+              reference: 'R-009',
+            },
+          ],
         },
       }),
       201,
       'customer batch',
     );
     info(`batch ${batch.data.batchId}: ${JSON.stringify(batch.data.summary)}`);
-    check(batch.data.summary.successful === 2 && batch.data.summary.duplicates === 1 && batch.data.summary.invalidData === 1, 'batch counts');
+    check(
+      batch.data.summary.successful === 2 && batch.data.summary.duplicates === 1 && batch.data.summary.invalidData === 1,
+      'batch counts',
+    );
     const adaId = batch.data.data.customerIds[0] as string;
-    await expectStatus(api(bank.apiKey).POST('/v1/bank/customer/device/link', { body: { customerId: adaId, deviceId: 'face-7f3a9c', phrase: 'blue kettle' } }), 200, 'device link');
+    await expectStatus(
+      api(bank.apiKey).POST('/v1/bank/customer/device/link', {
+        body: { customerId: adaId, deviceId: 'face-7f3a9c', phrase: 'blue kettle' },
+      }),
+      200,
+      'device link',
+    );
     info(`device face-7f3a9c linked to customer ${adaId}`);
 
     step('The merchant finds the customer by device and by email');
-    const byDevice = await expectStatus(api(merchant.apiKey).POST('/v1/customer/device/lookup', { body: { deviceId: 'face-7f3a9c' } }), 200, 'device lookup');
-    const byEmail = await expectStatus(api(merchant.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'ADA.OBI@example.com' } } }), 200, 'email lookup');
+    const byDevice = await expectStatus(
+      api(merchant.apiKey).POST('/v1/customer/device/lookup', { body: { deviceId: 'face-7f3a9c' } }),
+      200,
+      'device lookup',
+    );
+    const byEmail = await expectStatus(
+      api(merchant.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'ADA.OBI@example.com' } } }),
+      200,
+      'email lookup',
+    );
     info(`device lookup → ${byDevice.data.lookupPhrase}`);
     info(`email lookup → ${JSON.stringify(byEmail.data.banks)}`);
     const lookupPhrase = byDevice.data.lookupPhrase as string;
 
     step('The merchant sends a billing intent; the bank answers approve_recurring with limits');
     const intent = await expectStatus(
-      api(merchant.apiKey).POST('/v1/billing/intent', { body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Lunch subscription' } }),
+      api(merchant.apiKey).POST('/v1/billing/intent', {
+        body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Lunch subscription' },
+      }),
       200,
       'intent',
     );
@@ -253,23 +316,31 @@ async function main() {
     const decisionEvt = await merchantRx.waitFor('billing.intent.response');
     await providerRx.waitFor('billing.intent.response');
     const agreementPhrase = decisionEvt.data.agreementPhrase as string;
-    info(`decision ${decisionEvt.data.decision}, customerAction ${decisionEvt.data.customerAction}, limits ${JSON.stringify(decisionEvt.data.spendingLimits)}`);
+    info(
+      `decision ${decisionEvt.data.decision}, customerAction ${decisionEvt.data.customerAction}, limits ${JSON.stringify(decisionEvt.data.spendingLimits)}`,
+    );
     info(`agreementPhrase ${agreementPhrase.slice(0, 28)}…`);
 
     step('The merchant bills NGN 2,500; the bank authorizes');
     const billed = await expectStatus(
-      api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 2500, currency: 'NGN', description: 'Lunch, week 1' } }),
+      api(merchant.apiKey).POST('/v1/customer/bill', {
+        body: { agreementPhrases: [agreementPhrase], amount: 2500, currency: 'NGN', description: 'Lunch, week 1' },
+      }),
       201,
       'bill',
     );
     const reference = billed[0].reference as string;
     info(`bill → ${reference} (requiresApproval ${billed[0].requiresApproval})`);
     const paid = await merchantRx.waitFor('billing.response', (e) => e.data.reference === reference);
-    info(`billing.response: status ${paid.data.status}, customerAction ${paid.data.customerAction}, bankTransactionId ${paid.data.bankTransactionId}`);
+    info(
+      `billing.response: status ${paid.data.status}, customerAction ${paid.data.customerAction}, bankTransactionId ${paid.data.bankTransactionId}`,
+    );
     check(paid.data.status === 'succeeded', 'the bill succeeded');
 
-    step('A bill above the customer\'s single limit is refused before the bank is asked');
-    const over = await api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 60_000, currency: 'NGN', description: 'Too much' } });
+    step("A bill above the customer's single limit is refused before the bank is asked");
+    const over = await api(merchant.apiKey).POST('/v1/customer/bill', {
+      body: { agreementPhrases: [agreementPhrase], amount: 60_000, currency: 'NGN', description: 'Too much' },
+    });
     info(`${over.response.status} ${(over.error as any)[0].message}`);
     check(over.response.status === 403, 'limits refusal');
 
@@ -277,14 +348,14 @@ async function main() {
     const schedule = await expectStatus(
       api(merchant.apiKey).POST('/v1/billing/recurring/create', {
         body: {
-        customerId: adaId,
-        agreementPhrase,
-        amount: 1000,
-        currency: 'NGN',
-        frequency: 'monthly',
-        startDate: new Date().toISOString(),
-        maxBillings: 12,
-        description: 'Lunch plan',
+          customerId: adaId,
+          agreementPhrase,
+          amount: 1000,
+          currency: 'NGN',
+          frequency: 'monthly',
+          startDate: new Date().toISOString(),
+          maxBillings: 12,
+          description: 'Lunch plan',
         },
       }),
       201,
@@ -297,23 +368,36 @@ async function main() {
     const waitTotal = async (n: number) => {
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const s = await expectStatus(api(merchant.apiKey).GET('/v1/recurring/{scheduleId}', { params: { path: { scheduleId } } }), 200, 'schedule read');
+        const s = await expectStatus(
+          api(merchant.apiKey).GET('/v1/recurring/{scheduleId}', { params: { path: { scheduleId } } }),
+          200,
+          'schedule read',
+        );
         if (s.data.totalBillings >= n && s.data.status === 'active') return s.data;
         if (Date.now() > deadline) throw new Error(`schedule did not reach ${n} billings: ${JSON.stringify(s.data)}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     };
     await waitTotal(1);
-    await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/recurring/{scheduleId}/run', { params: { path: { scheduleId } } }), 200, 'run now');
+    await expectStatus(
+      api(merchant.apiKey).POST('/v1/sandbox/recurring/{scheduleId}/run', { params: { path: { scheduleId } } }),
+      200,
+      'run now',
+    );
     info('sandbox helper: next run due now');
     const after2 = await waitTotal(2);
     info(`totalBillings ${after2.totalBillings}, next billing ${after2.nextBillingDate}`);
 
     step('The bank is told before each debit (pre-debit notice) and skips the next one for its customer');
     const notice = await bankRx.waitFor('billing.upcoming', (e) => e.data.scheduleId === scheduleId);
-    info(`billing.upcoming to the bank: NGN ${notice.data.amount} from ${notice.data.merchantName} at ${notice.data.runAt} (run ${notice.data.sequence})`);
+    info(
+      `billing.upcoming to the bank: NGN ${notice.data.amount} from ${notice.data.merchantName} at ${notice.data.runAt} (run ${notice.data.sequence})`,
+    );
     const skipped = await expectStatus(
-      api(bank.apiKey).POST('/v1/bank/subscriptions/{scheduleId}/skip', { params: { path: { scheduleId } }, body: { reason: 'Customer is travelling this month' } }),
+      api(bank.apiKey).POST('/v1/bank/subscriptions/{scheduleId}/skip', {
+        params: { path: { scheduleId } },
+        body: { reason: 'Customer is travelling this month' },
+      }),
       200,
       'bank skip',
     );
@@ -327,60 +411,105 @@ async function main() {
     info(`settlement: ${JSON.stringify(settled.data)}`);
     await merchantRx.waitFor('settlement.completed');
     const billed2 = await expectStatus(
-      api(merchant.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [agreementPhrase], amount: 4000, currency: 'NGN', description: 'Catering' } }),
+      api(merchant.apiKey).POST('/v1/customer/bill', {
+        body: { agreementPhrases: [agreementPhrase], amount: 4000, currency: 'NGN', description: 'Catering' },
+      }),
       201,
       'bill 2',
     );
     await merchantRx.waitFor('billing.response', (e) => e.data.reference === billed2[0].reference);
 
     step('A refund of NGN 500 on the first bill completes');
-    const refund = await expectStatus(api(merchant.apiKey).POST('/v1/refunds/initiate', { body: { reference, amount: 500, reason: 'Missing drink' } }), 201, 'refund');
+    const refund = await expectStatus(
+      api(merchant.apiKey).POST('/v1/refunds/initiate', { body: { reference, amount: 500, reason: 'Missing drink' } }),
+      201,
+      'refund',
+    );
     info(`refund ${refund.data.refundId}: ${refund.data.status}, expected by ${refund.data.expectedBy}`);
     await bankRx.waitFor('refund.requested');
-    await expectStatus(api(merchant.apiKey).POST('/v1/sandbox/refunds/{refundId}/complete', { params: { path: { refundId: refund.data.refundId } } }), 200, 'refund complete');
+    await expectStatus(
+      api(merchant.apiKey).POST('/v1/sandbox/refunds/{refundId}/complete', { params: { path: { refundId: refund.data.refundId } } }),
+      200,
+      'refund complete',
+    );
     await merchantRx.waitFor('refund.updated', (e) => e.data.status === 'completed');
-    const tx = await expectStatus(api(merchant.apiKey).GET('/v1/transaction-details', { params: { query: { reference } } }), 200, 'details');
+    const tx = await expectStatus(
+      api(merchant.apiKey).GET('/v1/transaction-details', { params: { query: { reference } } }),
+      200,
+      'details',
+    );
     info(`transaction ${reference}: ${tx.data.status}, refunded ${tx.data.refundedAmount} of ${tx.data.amount}`);
 
     step('A webhook that failed is replayed from the DLQ');
     merchantRx.failing = true;
     const test = await expectStatus(api(merchant.apiKey).GET('/v1/webhooks/endpoints'), 200, 'endpoints');
     const endpointId = test.data.endpoints[0].id as string;
-    await expectStatus(api(merchant.apiKey).POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: endpointId } } }), 202, 'test event');
+    await expectStatus(
+      api(merchant.apiKey).POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: endpointId } } }),
+      202,
+      'test event',
+    );
     const failedDeadline = Date.now() + 30_000;
     let failed: any;
     while (!failed) {
-      const d = await expectStatus(api(merchant.apiKey).GET('/v1/webhooks/deliveries', { params: { query: { status: 'failed' } } }), 200, 'deliveries');
+      const d = await expectStatus(
+        api(merchant.apiKey).GET('/v1/webhooks/deliveries', { params: { query: { status: 'failed' } } }),
+        200,
+        'deliveries',
+      );
       failed = d.data.deliveries.find((x: any) => x.eventType === 'webhook.test');
       if (!failed && Date.now() > failedDeadline) throw new Error('the test delivery did not fail');
       if (!failed) await new Promise((r) => setTimeout(r, 300));
     }
     info(`delivery ${failed.id}: ${failed.status} after ${failed.attempts} attempts → in the DLQ`);
     merchantRx.failing = false;
-    const summary = await dlqReplay(['--queue', 'webhooks', '--queue-url', app.env.QUEUE_URL_WEBHOOKS!, '--dlq-url', app.env.QUEUE_URL_WEBHOOKS_DLQ!, '--quiet']);
+    const summary = await dlqReplay([
+      '--queue',
+      'webhooks',
+      '--queue-url',
+      app.env.QUEUE_URL_WEBHOOKS!,
+      '--dlq-url',
+      app.env.QUEUE_URL_WEBHOOKS_DLQ!,
+      '--quiet',
+    ]);
     info(`npm run ops -- dlq:replay → ${JSON.stringify(summary)}`);
     await merchantRx.waitFor('webhook.test');
 
-    step('A second merchant integrates against the sandbox\'s simulated bank alone');
+    step("A second merchant integrates against the sandbox's simulated bank alone");
     const simBank = await participant({ type: 'bank', name: 'Sandbox Bank', email: 'sim@bank.example', simulated: true });
     const shop2 = await participant({ type: 'merchant', name: 'Corner Shop', email: 'corner@shop.example' });
     const shopRx = await receiver('merchant 2', shop2.apiKey);
     const magic = await expectStatus(api(shop2.apiKey).GET('/v1/sandbox/customers'), 200, 'sandbox customers');
-    info(`${magic.data.customers.length} magic customers, e.g. ${magic.data.customers.slice(0, 3).map((x: any) => x.email).join(', ')}`);
-    const banks = await expectStatus(api(shop2.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'approve.once@sandbox.idpay.test' } } }), 200, 'lookup');
+    info(
+      `${magic.data.customers.length} magic customers, e.g. ${magic.data.customers
+        .slice(0, 3)
+        .map((x: any) => x.email)
+        .join(', ')}`,
+    );
+    const banks = await expectStatus(
+      api(shop2.apiKey).GET('/v1/customer/banks', { params: { query: { email: 'approve.once@sandbox.idpay.test' } } }),
+      200,
+      'lookup',
+    );
     const simPhrase = banks.data.banks.find((b: any) => b.bankId === simBank.id).lookupPhrase as string;
-    await expectStatus(api(shop2.apiKey).POST('/v1/billing/intent', { body: { lookupPhrases: [simPhrase], currency: 'NGN', description: 'Groceries' } }), 200, 'intent 2');
+    await expectStatus(
+      api(shop2.apiKey).POST('/v1/billing/intent', { body: { lookupPhrases: [simPhrase], currency: 'NGN', description: 'Groceries' } }),
+      200,
+      'intent 2',
+    );
     const simDecision = await shopRx.waitFor('billing.intent.response');
     info(`simulated bank answered ${simDecision.data.decision}`);
     const simBill = await expectStatus(
-      api(shop2.apiKey).POST('/v1/customer/bill', { body: { agreementPhrases: [simDecision.data.agreementPhrase], amount: 750, currency: 'NGN', description: 'Basket' } }),
+      api(shop2.apiKey).POST('/v1/customer/bill', {
+        body: { agreementPhrases: [simDecision.data.agreementPhrase], amount: 750, currency: 'NGN', description: 'Basket' },
+      }),
       201,
       'bill 3',
     );
     const simPaid = await shopRx.waitFor('billing.response', (e) => e.data.reference === simBill[0].reference);
     info(`billing.response: ${simPaid.data.status} (the simulated customer approved)`);
 
-    step('The merchant\'s balance: settled and unsettled funds');
+    step("The merchant's balance: settled and unsettled funds");
     const balance = await expectStatus(api(merchant.apiKey).GET('/v1/balance/details'), 200, 'balance');
     const b = balance.data;
     info(`total NGN ${b.totalBalance} = settled ${b.settledBalance} + unsettled ${b.unsettledBalance}`);

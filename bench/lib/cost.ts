@@ -64,7 +64,7 @@ export interface CostLine {
 }
 
 const per = (units: number, pricePerMillion: number) => units * pricePerMillion;
-const gbs = (ms: number) => Math.ceil(ms) / 1000 * PRICES.lambdaMemoryGb;
+const gbs = (ms: number) => (Math.ceil(ms) / 1000) * PRICES.lambdaMemoryGb;
 const r4 = (n: number) => Math.round(n * 10000) / 10000;
 
 interface Measured {
@@ -82,13 +82,34 @@ function requestLines(name: string, m: Measured, viaApi: boolean): CostLine[] {
   const lines: CostLine[] = [];
   if (viaApi) lines.push({ item: `${name}: API Gateway HTTP API request`, quantity: '1', usdPerMillion: PRICES.apiGatewayHttpPerMillion });
   lines.push({ item: `${name}: Lambda request`, quantity: '1', usdPerMillion: PRICES.lambdaRequestPerMillion });
-  lines.push({ item: `${name}: Lambda duration (512 MB arm64)`, quantity: `${Math.ceil(m.ms)} ms = ${r4(gbs(m.ms))} GB-s`, usdPerMillion: gbs(m.ms) * PRICES.lambdaArmGbSecond * 1e6 });
+  lines.push({
+    item: `${name}: Lambda duration (512 MB arm64)`,
+    quantity: `${Math.ceil(m.ms)} ms = ${r4(gbs(m.ms))} GB-s`,
+    usdPerMillion: gbs(m.ms) * PRICES.lambdaArmGbSecond * 1e6,
+  });
   const wru = m.dynamodb.capacity.write + conditionCheckWru(m);
-  lines.push({ item: `${name}: DynamoDB writes`, quantity: `${r4(wru)} WRU`, usdPerMillion: per(wru, PRICES.dynamoWriteRequestUnitPerMillion) });
-  lines.push({ item: `${name}: DynamoDB reads`, quantity: `${r4(m.dynamodb.capacity.read)} RRU`, usdPerMillion: per(m.dynamodb.capacity.read, PRICES.dynamoReadRequestUnitPerMillion) });
-  if (m.sqsMessages) lines.push({ item: `${name}: SQS SendMessage (after commit)`, quantity: `${m.sqsMessages}`, usdPerMillion: per(m.sqsMessages, PRICES.sqsRequestPerMillion) });
+  lines.push({
+    item: `${name}: DynamoDB writes`,
+    quantity: `${r4(wru)} WRU`,
+    usdPerMillion: per(wru, PRICES.dynamoWriteRequestUnitPerMillion),
+  });
+  lines.push({
+    item: `${name}: DynamoDB reads`,
+    quantity: `${r4(m.dynamodb.capacity.read)} RRU`,
+    usdPerMillion: per(m.dynamodb.capacity.read, PRICES.dynamoReadRequestUnitPerMillion),
+  });
+  if (m.sqsMessages)
+    lines.push({
+      item: `${name}: SQS SendMessage (after commit)`,
+      quantity: `${m.sqsMessages}`,
+      usdPerMillion: per(m.sqsMessages, PRICES.sqsRequestPerMillion),
+    });
   const logGb = (m.logBytes + PRICES.lambdaPlatformLogBytes) / 1e9;
-  lines.push({ item: `${name}: CloudWatch Logs ingestion`, quantity: `${m.logBytes} B + ${PRICES.lambdaPlatformLogBytes} B platform`, usdPerMillion: logGb * 1e6 * PRICES.cloudwatchLogsIngestPerGb });
+  lines.push({
+    item: `${name}: CloudWatch Logs ingestion`,
+    quantity: `${m.logBytes} B + ${PRICES.lambdaPlatformLogBytes} B platform`,
+    usdPerMillion: logGb * 1e6 * PRICES.cloudwatchLogsIngestPerGb,
+  });
   return lines;
 }
 
@@ -98,13 +119,41 @@ function deliveryLines(name: string, wc: any, bodyBytes: number, count: number):
   const perBatch = d.messagesPerBatch as number;
   const sqs = 1 / perBatch + (d.sqsPerDelivery.DeleteMessageBatch ?? 1 / perBatch);
   const lines: CostLine[] = [
-    { item: `${name}: SQS ReceiveMessage + DeleteMessageBatch (event source, batches of ${perBatch})`, quantity: `${r4(sqs * count)}`, usdPerMillion: per(sqs * count, PRICES.sqsRequestPerMillion) },
-    { item: `${name}: webhook worker Lambda request (per batch)`, quantity: `${r4(count / perBatch)}`, usdPerMillion: per(count / perBatch, PRICES.lambdaRequestPerMillion) },
-    { item: `${name}: webhook worker Lambda duration`, quantity: `${count} × ${d.workerMsPerMessage} ms`, usdPerMillion: count * (d.workerMsPerMessage / 1000) * PRICES.lambdaMemoryGb * PRICES.lambdaArmGbSecond * 1e6 },
-    { item: `${name}: DynamoDB writes (claim attempt, record outcome)`, quantity: `${r4(d.dynamodbPerDelivery.capacity.write * count)} WRU`, usdPerMillion: per(d.dynamodbPerDelivery.capacity.write * count, PRICES.dynamoWriteRequestUnitPerMillion) },
-    { item: `${name}: DynamoDB reads`, quantity: `${r4(d.dynamodbPerDelivery.capacity.read * count)} RRU`, usdPerMillion: per(d.dynamodbPerDelivery.capacity.read * count, PRICES.dynamoReadRequestUnitPerMillion) },
-    { item: `${name}: data transfer out (signed POST)`, quantity: `${count} × ~${bodyBytes} B`, usdPerMillion: (count * bodyBytes / 1e9) * 1e6 * PRICES.dataTransferOutPerGb },
-    { item: `${name}: CloudWatch Logs (worker lines + platform, per batch)`, quantity: `${count} × ~${150 + Math.round(PRICES.lambdaPlatformLogBytes / perBatch)} B`, usdPerMillion: (count * (150 + PRICES.lambdaPlatformLogBytes / perBatch) / 1e9) * 1e6 * PRICES.cloudwatchLogsIngestPerGb },
+    {
+      item: `${name}: SQS ReceiveMessage + DeleteMessageBatch (event source, batches of ${perBatch})`,
+      quantity: `${r4(sqs * count)}`,
+      usdPerMillion: per(sqs * count, PRICES.sqsRequestPerMillion),
+    },
+    {
+      item: `${name}: webhook worker Lambda request (per batch)`,
+      quantity: `${r4(count / perBatch)}`,
+      usdPerMillion: per(count / perBatch, PRICES.lambdaRequestPerMillion),
+    },
+    {
+      item: `${name}: webhook worker Lambda duration`,
+      quantity: `${count} × ${d.workerMsPerMessage} ms`,
+      usdPerMillion: count * (d.workerMsPerMessage / 1000) * PRICES.lambdaMemoryGb * PRICES.lambdaArmGbSecond * 1e6,
+    },
+    {
+      item: `${name}: DynamoDB writes (claim attempt, record outcome)`,
+      quantity: `${r4(d.dynamodbPerDelivery.capacity.write * count)} WRU`,
+      usdPerMillion: per(d.dynamodbPerDelivery.capacity.write * count, PRICES.dynamoWriteRequestUnitPerMillion),
+    },
+    {
+      item: `${name}: DynamoDB reads`,
+      quantity: `${r4(d.dynamodbPerDelivery.capacity.read * count)} RRU`,
+      usdPerMillion: per(d.dynamodbPerDelivery.capacity.read * count, PRICES.dynamoReadRequestUnitPerMillion),
+    },
+    {
+      item: `${name}: data transfer out (signed POST)`,
+      quantity: `${count} × ~${bodyBytes} B`,
+      usdPerMillion: ((count * bodyBytes) / 1e9) * 1e6 * PRICES.dataTransferOutPerGb,
+    },
+    {
+      item: `${name}: CloudWatch Logs (worker lines + platform, per batch)`,
+      quantity: `${count} × ~${150 + Math.round(PRICES.lambdaPlatformLogBytes / perBatch)} B`,
+      usdPerMillion: ((count * (150 + PRICES.lambdaPlatformLogBytes / perBatch)) / 1e9) * 1e6 * PRICES.cloudwatchLogsIngestPerGb,
+    },
   ];
   return lines;
 }
@@ -118,16 +167,42 @@ export function costModel(res: any) {
   if (!bill || !approve) return undefined;
   const BODY = 700; // bytes of a billing.* webhook body + headers, estimate
 
-  const billM: Measured = { dynamodb: bill.dynamodb, ms: bill.serial.latency.p50, sqsMessages: bill.sqsMessagesPerUnit, logBytes: bill.logBytesPerRequest };
-  const approveM: Measured = { dynamodb: approve.dynamodb, ms: approve.latency.p50, sqsMessages: approve.sqsMessagesPerUnit, logBytes: approve.logBytesPerRequest };
+  const billM: Measured = {
+    dynamodb: bill.dynamodb,
+    ms: bill.serial.latency.p50,
+    sqsMessages: bill.sqsMessagesPerUnit,
+    logBytes: bill.logBytesPerRequest,
+  };
+  const approveM: Measured = {
+    dynamodb: approve.dynamodb,
+    ms: approve.latency.p50,
+    sqsMessages: approve.sqsMessagesPerUnit,
+    logBytes: approve.logBytesPerRequest,
+  };
   const deliveries = billM.sqsMessages + approveM.sqsMessages;
-  const billLines = [...requestLines('bill', billM, true), ...requestLines('bank-response', approveM, true), ...deliveryLines('deliveries', wc, BODY, deliveries)];
+  const billLines = [
+    ...requestLines('bill', billM, true),
+    ...requestLines('bank-response', approveM, true),
+    ...deliveryLines('deliveries', wc, BODY, deliveries),
+  ];
 
   const commit = wc.commit.dynamodbPerEvent;
   const webhookLines: CostLine[] = [
-    { item: 'outbox: event + delivery items in the business transaction (WRU)', quantity: `${commit.capacity.write} WRU`, usdPerMillion: per(commit.capacity.write, PRICES.dynamoWriteRequestUnitPerMillion) },
-    { item: 'outbox: endpoint lookup Query (RRU)', quantity: `${commit.capacity.read} RRU`, usdPerMillion: per(commit.capacity.read, PRICES.dynamoReadRequestUnitPerMillion) },
-    { item: 'outbox: SQS SendMessage', quantity: `${wc.commit.sqsMessagesPerEvent}`, usdPerMillion: per(wc.commit.sqsMessagesPerEvent, PRICES.sqsRequestPerMillion) },
+    {
+      item: 'outbox: event + delivery items in the business transaction (WRU)',
+      quantity: `${commit.capacity.write} WRU`,
+      usdPerMillion: per(commit.capacity.write, PRICES.dynamoWriteRequestUnitPerMillion),
+    },
+    {
+      item: 'outbox: endpoint lookup Query (RRU)',
+      quantity: `${commit.capacity.read} RRU`,
+      usdPerMillion: per(commit.capacity.read, PRICES.dynamoReadRequestUnitPerMillion),
+    },
+    {
+      item: 'outbox: SQS SendMessage',
+      quantity: `${wc.commit.sqsMessagesPerEvent}`,
+      usdPerMillion: per(wc.commit.sqsMessagesPerEvent, PRICES.sqsRequestPerMillion),
+    },
     ...deliveryLines('delivery', wc, BODY, 1),
   ];
   const total = (lines: CostLine[]) => Math.round(lines.reduce((a, l) => a + l.usdPerMillion, 0) * 100) / 100;
@@ -148,6 +223,11 @@ export function costModel(res: any) {
       note: `a receiver failing 30 % of requests needs ${attemptsMean} attempts per delivery (bench/webhooks.ts): the delivery part (${deliveryOnly} USD per million) scales with it; a failed attempt also writes its attempt record`,
       perMillionWebhooksAt30PercentFailures: Math.round((total(webhookLines) + deliveryOnly * (attemptsMean - 1)) * 100) / 100,
     },
-    durations: { billMs: billM.ms, bankResponseMs: approveM.ms, webhookWorkerMsPerMessage: wc.delivery.workerMsPerMessage, note: 'measured at concurrency 1 on the local stack (DynamoDB Local); on AWS the DynamoDB round trips are faster, so Lambda time is an upper bound' },
+    durations: {
+      billMs: billM.ms,
+      bankResponseMs: approveM.ms,
+      webhookWorkerMsPerMessage: wc.delivery.workerMsPerMessage,
+      note: 'measured at concurrency 1 on the local stack (DynamoDB Local); on AWS the DynamoDB round trips are faster, so Lambda time is an upper bound',
+    },
   };
 }

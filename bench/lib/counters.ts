@@ -56,7 +56,18 @@ export interface RecordedCommand {
   capacity: number;
 }
 
-const DATA_COMMANDS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactWriteItems', 'TransactGetItems']);
+const DATA_COMMANDS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'TransactGetItems',
+]);
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 
 export function emptyDdbCounts(): DdbCounts {
@@ -85,7 +96,11 @@ export function purposeOf(input: AnyInput): Purpose {
   return 'app';
 }
 
-type Capacity = { CapacityUnits?: number; Table?: { CapacityUnits?: number }; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> };
+type Capacity = {
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+};
 
 function addCapacity(c: DdbCounts, name: string, consumed: unknown): number {
   if (!consumed) return 0;
@@ -106,7 +121,10 @@ function addCapacity(c: DdbCounts, name: string, consumed: unknown): number {
 }
 
 interface Stack {
-  add(mw: (next: (args: any) => Promise<any>, context: { commandName?: string }) => (args: any) => Promise<any>, opts: { step: 'initialize'; name: string }): void;
+  add(
+    mw: (next: (args: any) => Promise<any>, context: { commandName?: string }) => (args: any) => Promise<any>,
+    opts: { step: 'initialize'; name: string },
+  ): void;
 }
 interface WithStack {
   middlewareStack: Stack;
@@ -136,11 +154,15 @@ export class DdbCounter {
         const purpose = purposeOf(input);
         c.byPurpose[purpose]++;
         if (name === 'TransactWriteItems') {
-          for (const t of (input.TransactItems ?? []) as AnyInput[]) for (const k of Object.keys(t)) if (k in c.transactItems) c.transactItems[k as keyof DdbCounts['transactItems']]++;
+          for (const t of (input.TransactItems ?? []) as AnyInput[])
+            for (const k of Object.keys(t)) if (k in c.transactItems) c.transactItems[k as keyof DdbCounts['transactItems']]++;
         }
-        if (name === 'BatchWriteItem') for (const reqs of Object.values(input.RequestItems ?? {})) c.itemsWritten += (reqs as unknown[]).length;
+        if (name === 'BatchWriteItem')
+          for (const reqs of Object.values(input.RequestItems ?? {})) c.itemsWritten += (reqs as unknown[]).length;
         if (name === 'PutItem' || name === 'UpdateItem' || name === 'DeleteItem') c.itemsWritten++;
-        const rec = this.recording ? { name, input: structuredClone(input), start: performance.now(), end: 0, ok: true, capacity: 0 } : undefined;
+        const rec = this.recording
+          ? { name, input: structuredClone(input), start: performance.now(), end: 0, ok: true, capacity: 0 }
+          : undefined;
         try {
           const out = await next(args);
           const o = out.output as { $metadata?: { attempts?: number }; ConsumedCapacity?: unknown };

@@ -84,7 +84,13 @@ export async function buildFloor(commands: RecordedCommand[], tableName: string)
   const fresh = (n: number, i: number, pk: string) => `FLOOR#${n}#${i}#${pk}`;
   const imageOf = (k: Key) => images.get(keyId(k)) ?? { ...k };
   const strip = (x: AnyInput) => {
-    const { ConditionExpression: _c, ExpressionAttributeNames: _n, ExpressionAttributeValues: _v, ReturnValuesOnConditionCheckFailure: _r, ...rest } = x;
+    const {
+      ConditionExpression: _c,
+      ExpressionAttributeNames: _n,
+      ExpressionAttributeValues: _v,
+      ReturnValuesOnConditionCheckFailure: _r,
+      ...rest
+    } = x;
     return rest;
   };
 
@@ -115,12 +121,26 @@ export async function buildFloor(commands: RecordedCommand[], tableName: string)
         }
         return (n) => {
           const img = imageOf(input.Key as Key);
-          return db().send(new PutCommand({ TableName: input.TableName, Item: { ...img, pk: fresh(n, 0, String(img.pk)) }, ReturnConsumedCapacity: 'INDEXES' }));
+          return db().send(
+            new PutCommand({
+              TableName: input.TableName,
+              Item: { ...img, pk: fresh(n, 0, String(img.pk)) },
+              ReturnConsumedCapacity: 'INDEXES',
+            }),
+          );
         };
       case 'PutItem':
-        return (n) => db().send(new PutCommand({ ...(strip(input) as any), Item: { ...input.Item, pk: fresh(n, 0, String(input.Item.pk)) } }));
+        return (n) =>
+          db().send(new PutCommand({ ...(strip(input) as any), Item: { ...input.Item, pk: fresh(n, 0, String(input.Item.pk)) } }));
       case 'DeleteItem':
-        return (n) => db().send(new DeleteCommand({ TableName: input.TableName, Key: { ...input.Key, pk: fresh(n, 0, String(input.Key.pk)) }, ReturnConsumedCapacity: 'INDEXES' }));
+        return (n) =>
+          db().send(
+            new DeleteCommand({
+              TableName: input.TableName,
+              Key: { ...input.Key, pk: fresh(n, 0, String(input.Key.pk)) },
+              ReturnConsumedCapacity: 'INDEXES',
+            }),
+          );
       case 'BatchWriteItem':
         return (n) => {
           const RequestItems: Record<string, AnyInput[]> = {};
@@ -142,7 +162,8 @@ export async function buildFloor(commands: RecordedCommand[], tableName: string)
               const img = imageOf(t.Update.Key as Key);
               return { Put: { TableName: t.Update.TableName, Item: { ...img, pk: fresh(n, i, String(img.pk)) } } };
             }
-            if (t.Delete) return { Delete: { TableName: t.Delete.TableName, Key: { ...t.Delete.Key, pk: fresh(n, i, String(t.Delete.Key.pk)) } } };
+            if (t.Delete)
+              return { Delete: { TableName: t.Delete.TableName, Key: { ...t.Delete.Key, pk: fresh(n, i, String(t.Delete.Key.pk)) } } };
             return {
               ConditionCheck: {
                 TableName: t.ConditionCheck.TableName,
@@ -160,7 +181,12 @@ export async function buildFloor(commands: RecordedCommand[], tableName: string)
 
   const stages = stagesOf(commands);
   const ops = stages.map((s) => s.map(op));
-  const label = (c: RecordedCommand) => (c.name === 'TransactWriteItems' ? `TransactWriteItems(${(c.input.TransactItems as unknown[]).length})` : c.name === 'BatchWriteItem' ? `BatchWriteItem(${Object.values(c.input.RequestItems as Record<string, unknown[]>).reduce((a, r) => a + r.length, 0)})` : c.name);
+  const label = (c: RecordedCommand) =>
+    c.name === 'TransactWriteItems'
+      ? `TransactWriteItems(${(c.input.TransactItems as unknown[]).length})`
+      : c.name === 'BatchWriteItem'
+        ? `BatchWriteItem(${Object.values(c.input.RequestItems as Record<string, unknown[]>).reduce((a, r) => a + r.length, 0)})`
+        : c.name;
   return {
     stages: stages.map((s) => s.map(label)),
     requests: commands.length,

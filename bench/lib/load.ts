@@ -124,7 +124,17 @@ export function runEndpointLoad(opts: {
       (err) => {
         if (err) return reject(err);
         const seconds = (performance.now() - started) / 1000;
-        resolve({ what: 'endpoint', round: opts.round ?? 0, concurrency: opts.connections, seconds, completed: latencies.length, ok, statuses, errors, latencies });
+        resolve({
+          what: 'endpoint',
+          round: opts.round ?? 0,
+          concurrency: opts.connections,
+          seconds,
+          completed: latencies.length,
+          ok,
+          statuses,
+          errors,
+          latencies,
+        });
       },
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {

@@ -11,7 +11,12 @@ import { periodKeys } from '../../functions/domain/lagos-time';
 import type { Item } from '../../functions/platform/table';
 import { mapLimit } from './stats';
 
-export async function seedHistory(o: { n: number; merchant: { id: string; name: string }; bankId: string; start: string }): Promise<string[]> {
+export async function seedHistory(o: {
+  n: number;
+  merchant: { id: string; name: string };
+  bankId: string;
+  start: string;
+}): Promise<string[]> {
   const t0 = Date.parse(o.start);
   const ids: string[] = [];
   const chunks: Item[][] = [];

@@ -37,13 +37,27 @@ export async function seedSchedules(o: SeedOptions): Promise<ScheduleItem[]> {
     const c = buildCustomer(
       o.bankId,
       'bat_bench',
-      { clientRef: `CR-${i}`, firstname: 'Ada', lastname: `Obi${i}`, email: o.email?.(i) ?? `ada${i}@bench.test`, country: 'NG', accountNumber: String(1_000_000_000 + i), reference: `REF-${i}` },
+      {
+        clientRef: `CR-${i}`,
+        firstname: 'Ada',
+        lastname: `Obi${i}`,
+        email: o.email?.(i) ?? `ada${i}@bench.test`,
+        country: 'NG',
+        accountNumber: String(1_000_000_000 + i),
+        reference: `REF-${i}`,
+      },
       now,
     );
     const id = decisionId(o.merchantId, c.id);
     const d = newDecisionItem(
       { customerId: c.id, bankId: o.bankId, merchantId: o.merchantId, agreementPhrase: await issueAgreementPhrase(id, o.merchantId) },
-      { decision: 'approve_recurring', spendingLimits: { single: 1_000_000, monthly: 50_000_000 }, blockMerchant: false, lookupPhrase: `lp_bench${i}`, terms: NO_TERMS },
+      {
+        decision: 'approve_recurring',
+        spendingLimits: { single: 1_000_000, monthly: 50_000_000 },
+        blockMerchant: false,
+        lookupPhrase: `lp_bench${i}`,
+        terms: NO_TERMS,
+      },
       now,
     );
     const s = buildSchedule(

@@ -43,7 +43,14 @@ export interface StackOptions {
   env?: Record<string, string>;
 }
 
-export async function call<T = any>(baseUrl: string, method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiReply<T>> {
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiReply<T>> {
   const res = await fetch(new URL(path, baseUrl), {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -109,9 +116,17 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
     const a = app;
     const callApi = <T = any>(method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>) =>
       call<T>(a.url, method, path, key, body, headers);
-    const must = async <T = any>(status: number, method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>) => {
+    const must = async <T = any>(
+      status: number,
+      method: string,
+      path: string,
+      key: string,
+      body?: unknown,
+      headers?: Record<string, string>,
+    ) => {
       const r = await callApi<T>(method, path, key, body, headers);
-      if (r.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`);
+      if (r.status !== status)
+        throw new Error(`${method} ${path}: expected ${status}, got ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`);
       return r.body;
     };
     let n = 0;

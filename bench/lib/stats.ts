@@ -5,7 +5,11 @@ export const pct = (sorted: readonly number[], p: number): number =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : 0;
 
 /** Percentile of an unsorted array (sorts a copy). */
-export const percentile = (xs: readonly number[], p: number): number => pct([...xs].sort((a, b) => a - b), p);
+export const percentile = (xs: readonly number[], p: number): number =>
+  pct(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
 
 export const median = (xs: readonly number[]): number => percentile(xs, 50);
 
@@ -23,7 +27,14 @@ export interface LatencySummary {
 export function summarize(latencies: readonly number[], d = 1): LatencySummary {
   const s = [...latencies].sort((a, b) => a - b);
   const mean = s.length ? s.reduce((a, b) => a + b, 0) / s.length : 0;
-  return { count: s.length, p50: round(pct(s, 50), d), p90: round(pct(s, 90), d), p99: round(pct(s, 99), d), max: round(s[s.length - 1] ?? 0, d), mean: round(mean, d) };
+  return {
+    count: s.length,
+    p50: round(pct(s, 50), d),
+    p90: round(pct(s, 90), d),
+    p99: round(pct(s, 99), d),
+    max: round(s[s.length - 1] ?? 0, d),
+    mean: round(mean, d),
+  };
 }
 
 /** Run `fn` over `items` with at most `limit` in flight; results in input order. */

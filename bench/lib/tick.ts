@@ -48,7 +48,9 @@ export async function runTickBench(items = Number(process.env.BENCH_TICK_ITEMS ?
     for (let i = 0; i < ids.length; i += 25) chunks.push(ids.slice(i, i + 25));
     await mapLimit(chunks, 8, async (chunk) => {
       let req: Record<string, any[]> | undefined = {
-        [table]: chunk.map((id) => ({ PutRequest: { Item: { pk: `BENCHDUE#${id}`, sk: 'BENCHDUE', type: 'bench', ...dueAttributes(KIND, id, dueAt) } } })),
+        [table]: chunk.map((id) => ({
+          PutRequest: { Item: { pk: `BENCHDUE#${id}`, sk: 'BENCHDUE', type: 'bench', ...dueAttributes(KIND, id, dueAt) } },
+        })),
       };
       for (let attempt = 0; req && Object.keys(req).length && attempt < 10; attempt++) {
         const out = await db().send(new BatchWriteCommand({ RequestItems: req }));
@@ -83,11 +85,20 @@ export async function runTickBench(items = Number(process.env.BENCH_TICK_ITEMS ?
       shards: Object.keys(perShard).length,
       perShard,
       seedMs,
-      tick: { ...tick, ms: Math.round(tickMs), claimsPerSecond: round(tick.claimed / (tickMs / 1000), 1), note: 'query + conditional claim of every item + SendMessageBatch of 10; the jobs worker starts on the first batches meanwhile' },
+      tick: {
+        ...tick,
+        ms: Math.round(tickMs),
+        claimsPerSecond: round(tick.claimed / (tickMs / 1000), 1),
+        note: 'query + conditional claim of every item + SendMessageBatch of 10; the jobs worker starts on the first batches meanwhile',
+      },
       endToEnd: { ms: Math.round(doneMs), itemsPerSecond: round(items / (doneMs / 1000), 1) },
       worker: { ms: Math.round(doneMs - tickMs), itemsPerSecond: round(items / ((doneMs - tickMs) / 1000), 1) },
       dynamodbPerItem: perUnit(allDdb, items, 3),
-      sqsPerItem: { tickSends: round(tickSqs.requests / items, 3), messages: round(tickSqs.messagesSent / items, 3), note: 'plus the event source: ~1 ReceiveMessage and 1 DeleteMessageBatch per batch of 10' },
+      sqsPerItem: {
+        tickSends: round(tickSqs.requests / items, 3),
+        messages: round(tickSqs.messagesSent / items, 3),
+        note: 'plus the event source: ~1 ReceiveMessage and 1 DeleteMessageBatch per batch of 10',
+      },
       secondTick: again,
       doubleRuns,
       missing,

@@ -16,7 +16,9 @@ import { DdbCounter, SqsCounter, perUnit } from './counters';
 import { startBenchStack } from './stack';
 import { round, summarize } from './stats';
 
-export async function runWebhookCost(events = Number(process.env.BENCH_WEBHOOK_COST_EVENTS ?? (process.env.BENCH_QUICK === '1' ? 50 : 200))) {
+export async function runWebhookCost(
+  events = Number(process.env.BENCH_WEBHOOK_COST_EVENTS ?? (process.env.BENCH_QUICK === '1' ? 50 : 200)),
+) {
   const stack = await startBenchStack({ pollers: 0 });
   const rx = await startReceiver({ status: 200 });
   const client = new SQSClient({ endpoint: stack.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -28,7 +30,11 @@ export async function runWebhookCost(events = Number(process.env.BENCH_WEBHOOK_C
     const merchant = await stack.participant('merchant');
     const { url } = rx.endpointUrl('merchant');
     await stack.must(201, 'POST', '/v1/webhooks/endpoints', merchant.apiKey, { url });
-    const spec = (i: number) => ({ type: 'billing.response', to: merchant.id, data: { n: i, reference: `txn_bench_${i}`, amount: 1500.5, currency: 'NGN', status: 'succeeded' } });
+    const spec = (i: number) => ({
+      type: 'billing.response',
+      to: merchant.id,
+      data: { n: i, reference: `txn_bench_${i}`, amount: 1500.5, currency: 'NGN', status: 'succeeded' },
+    });
     await commit([], [spec(-1)]); // warm-up
     ddb.reset();
     sends.reset();
@@ -53,7 +59,14 @@ export async function runWebhookCost(events = Number(process.env.BENCH_WEBHOOK_C
     const deadline = Date.now() + 5 * 60_000;
     const startDeliver = performance.now();
     while (rx.requests.filter((r) => r.status < 300).length < events + 1 && Date.now() < deadline) {
-      const out = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+      const out = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
       const msgs: Message[] = out.Messages ?? [];
       if (!msgs.length) continue;
       const event: SQSEvent = {
@@ -75,13 +88,21 @@ export async function runWebhookCost(events = Number(process.env.BENCH_WEBHOOK_C
         })),
       };
       const t0 = performance.now();
-      const res = (await invoke('workers/webhook-delivery', event, 60_000)) as { batchItemFailures?: { itemIdentifier: string }[] } | undefined;
+      const res = (await invoke('workers/webhook-delivery', event, 60_000)) as
+        | { batchItemFailures?: { itemIdentifier: string }[] }
+        | undefined;
       batchMs.push(performance.now() - t0);
       batches++;
       const failed = new Set((res?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       const done = msgs.filter((m) => !failed.has(m.MessageId!));
       delivered += done.length;
-      if (done.length) await client.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      if (done.length)
+        await client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
     }
     const deliverMs = performance.now() - startDeliver;
     const deliveredDdb = ddb.reset();
@@ -106,7 +127,9 @@ export async function runWebhookCost(events = Number(process.env.BENCH_WEBHOOK_C
         workerMsPerMessage: round(batchMs.reduce((a, b) => a + b, 0) / Math.max(1, messages), 2),
         deliveriesPerSecond: round(messages / (deliverMs / 1000), 1),
         dynamodbPerDelivery: perUnit(deliveredDdb, Math.max(1, messages)),
-        sqsPerDelivery: { ...Object.fromEntries(Object.entries(pollSqs.byCommand).map(([k, v]) => [k, round(v / Math.max(1, messages), 3)])) },
+        sqsPerDelivery: {
+          ...Object.fromEntries(Object.entries(pollSqs.byCommand).map(([k, v]) => [k, round(v / Math.max(1, messages), 3)])),
+        },
       },
     };
   } finally {

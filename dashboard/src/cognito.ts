@@ -31,7 +31,9 @@ async function call<T>(c: DashboardConfig, action: string, body: Record<string, 
   });
   const json = (await r.json().catch(() => ({}))) as Record<string, unknown>;
   if (!r.ok) {
-    const code = String(json.__type ?? json.code ?? 'Error').split('#').pop()!;
+    const code = String(json.__type ?? json.code ?? 'Error')
+      .split('#')
+      .pop()!;
     throw new CognitoError(code, String(json.message ?? json.Message ?? 'Sign-in failed'));
   }
   return json as T;
@@ -55,8 +57,14 @@ interface AuthResult {
 
 const tokensOf = (r: AuthResult, refreshToken?: string): Tokens => {
   const a = r.AuthenticationResult;
-  if (!a) throw new CognitoError(r.ChallengeName ?? 'Challenge', `Sign-in needs a step this dashboard does not support (${r.ChallengeName})`);
-  return { accessToken: a.AccessToken, idToken: a.IdToken, refreshToken: a.RefreshToken ?? refreshToken, expiresAt: Date.now() + (a.ExpiresIn && a.ExpiresIn > 0 ? a.ExpiresIn : 3600) * 1000 };
+  if (!a)
+    throw new CognitoError(r.ChallengeName ?? 'Challenge', `Sign-in needs a step this dashboard does not support (${r.ChallengeName})`);
+  return {
+    accessToken: a.AccessToken,
+    idToken: a.IdToken,
+    refreshToken: a.RefreshToken ?? refreshToken,
+    expiresAt: Date.now() + (a.ExpiresIn && a.ExpiresIn > 0 ? a.ExpiresIn : 3600) * 1000,
+  };
 };
 
 export const signIn = async (c: DashboardConfig, email: string, password: string) =>

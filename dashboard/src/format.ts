@@ -11,6 +11,7 @@ const lagosDay = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZon
 
 export const when = (iso: string | null | undefined) => (iso ? local.format(new Date(iso)) : '—');
 /** A settlement time: the viewer's time, with Lagos time beside it. */
-export const settlementWhen = (iso: string | null | undefined) => (iso ? `${local.format(new Date(iso))} (Lagos ${lagos.format(new Date(iso))})` : '—');
+export const settlementWhen = (iso: string | null | undefined) =>
+  iso ? `${local.format(new Date(iso))} (Lagos ${lagos.format(new Date(iso))})` : '—';
 /** A business date (YYYY-MM-DD, a Lagos day) as written in Lagos. */
 export const lagosDate = (ymd: string | null | undefined) => (ymd ? `${lagosDay.format(new Date(`${ymd}T12:00:00+01:00`))} (Lagos)` : '—');

@@ -94,7 +94,11 @@ export function SessionProvider(props: { config: DashboardConfig; stored: Stored
   const value = useMemo<SessionValue | undefined>(() => {
     if (!memberships) return undefined;
     const acting: Acting | undefined =
-      stored.type === 'operator' ? { kind: 'operator', stage: config.stage } : current ? { kind: current.kind, role: current.role, stage: config.stage } : undefined;
+      stored.type === 'operator'
+        ? { kind: 'operator', stage: config.stage }
+        : current
+          ? { kind: current.kind, role: current.role, stage: config.stage }
+          : undefined;
     return {
       config,
       stored,
@@ -112,7 +116,17 @@ export function SessionProvider(props: { config: DashboardConfig; stored: Stored
     };
   }, [memberships, stored, current, config, token, reload, onSignOut]);
 
-  if (error) return <p role="alert" className="error">{error}</p>;
-  if (!value) return <p role="status" className="loading">Loading…</p>;
+  if (error)
+    return (
+      <p role="alert" className="error">
+        {error}
+      </p>
+    );
+  if (!value)
+    return (
+      <p role="status" className="loading">
+        Loading…
+      </p>
+    );
   return <Ctx.Provider value={value}>{props.children}</Ctx.Provider>;
 }

@@ -78,7 +78,19 @@ export interface Column<T> {
 }
 
 /** A table in a focusable scroll region (usable by keyboard at 375 px), or the empty state. */
-export function Table<T>({ caption, columns, rows, rowKey, empty }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey(row: T): string; empty: string }) {
+export function Table<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey(row: T): string;
+  empty: string;
+}) {
   if (rows.length === 0) return <Empty>{empty}</Empty>;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take keyboard focus (axe scrollable-region-focusable)
@@ -110,7 +122,17 @@ export function Table<T>({ caption, columns, rows, rowKey, empty }: { caption: s
 }
 
 /** A form whose submit runs `onSubmit`, showing progress and the API's error. */
-export function Form({ label, submit, onSubmit, children }: { label: string; submit: string; onSubmit(data: FormData): Promise<void>; children: ReactNode }) {
+export function Form({
+  label,
+  submit,
+  onSubmit,
+  children,
+}: {
+  label: string;
+  submit: string;
+  onSubmit(data: FormData): Promise<void>;
+  children: ReactNode;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
   const handle = async (e: FormEvent<HTMLFormElement>) => {
@@ -137,7 +159,16 @@ export function Form({ label, submit, onSubmit, children }: { label: string; sub
   );
 }
 
-export function Field(props: { label: string; name: string; type?: string; required?: boolean; defaultValue?: string; autoComplete?: string; placeholder?: string; hint?: string }) {
+export function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  required?: boolean;
+  defaultValue?: string;
+  autoComplete?: string;
+  placeholder?: string;
+  hint?: string;
+}) {
   const id = useId();
   const hint = props.hint ? `${id}-hint` : undefined;
   return (
@@ -162,7 +193,13 @@ export function Field(props: { label: string; name: string; type?: string; requi
   );
 }
 
-export function Select(props: { label: string; name: string; options: readonly (string | [string, string])[]; defaultValue?: string; onChange?(v: string): void }) {
+export function Select(props: {
+  label: string;
+  name: string;
+  options: readonly (string | [string, string])[];
+  defaultValue?: string;
+  onChange?(v: string): void;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -182,7 +219,19 @@ export function Select(props: { label: string; name: string; options: readonly (
 }
 
 /** A button that runs an action, then reports its outcome (the API's message on failure). */
-export function ActionButton({ label, action, onDone, accessibleName, danger }: { label: string; accessibleName?: string; action(): Promise<unknown>; onDone?(): void; danger?: boolean }) {
+export function ActionButton({
+  label,
+  action,
+  onDone,
+  accessibleName,
+  danger,
+}: {
+  label: string;
+  accessibleName?: string;
+  action(): Promise<unknown>;
+  onDone?(): void;
+  danger?: boolean;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
   return (
@@ -221,7 +270,15 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
         <strong>{label}</strong> (shown once: store it now)
       </p>
       <code data-testid="shown-once">{value}</code>
-      <button type="button" onClick={() => navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
         Copy
       </button>
       {copied && <span> Copied</span>}
@@ -240,7 +297,19 @@ export function Json({ value }: { value: unknown }) {
 }
 
 /** The button that opens and closes one row's detail (`open` is the id shown, if any). */
-export function DetailToggle({ id, open, onToggle, show = 'View', hide = 'Hide' }: { id: string; open?: string; onToggle(next?: string): void; show?: string; hide?: string }) {
+export function DetailToggle({
+  id,
+  open,
+  onToggle,
+  show = 'View',
+  hide = 'Hide',
+}: {
+  id: string;
+  open?: string;
+  onToggle(next?: string): void;
+  show?: string;
+  hide?: string;
+}) {
   return (
     <button type="button" aria-expanded={open === id} onClick={() => onToggle(open === id ? undefined : id)}>
       {open === id ? hide : show}

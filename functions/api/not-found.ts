@@ -12,7 +12,9 @@ import { MSG } from '../http/errors';
 export const handler = middy<HttpEvent, HttpResponse>(async (event: HttpEvent) => {
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const allow = allowedMethods(routesFor(config.stage()), path);
-  const [status, message, code] = allow.length ? [405, MSG.methodNotAllowed, 'method_not_allowed'] : [404, MSG.routeNotFound, 'route_not_found'];
+  const [status, message, code] = allow.length
+    ? [405, MSG.methodNotAllowed, 'method_not_allowed']
+    : [404, MSG.routeNotFound, 'route_not_found'];
   return {
     statusCode: status,
     headers: {

@@ -24,8 +24,17 @@ export const hasMore = z.boolean().describe('Whether more items follow: ask with
 export const total = count.optional().describe('Number of matches: on skip/offset pages; omitted on `startingAfter` pages');
 
 export const spendingLimits = z
-  .object({ single: money.optional(), daily: money.optional(), weekly: money.optional(), monthly: money.optional(), yearly: money.optional() })
-  .meta({ id: 'SpendingLimits', description: 'Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5).' });
+  .object({
+    single: money.optional(),
+    daily: money.optional(),
+    weekly: money.optional(),
+    monthly: money.optional(),
+    yearly: money.optional(),
+  })
+  .meta({
+    id: 'SpendingLimits',
+    description: 'Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5).',
+  });
 
 /** Consent terms (DESIGN 8.5); null = not set. */
 export const consentTerms = {
@@ -50,7 +59,10 @@ export const remaining = z
     yearly: money.nullable(),
     payments: z.number().int().nullable(),
   })
-  .meta({ id: 'RemainingLimits', description: 'What is left of each limit in the current Lagos periods (null = no limit); payments: billings left under maxPayments.' });
+  .meta({
+    id: 'RemainingLimits',
+    description: 'What is left of each limit in the current Lagos periods (null = no limit); payments: billings left under maxPayments.',
+  });
 
 export const decisionVersion = z
   .object({
@@ -171,7 +183,13 @@ export const refund = z
   .meta({ id: 'Refund' });
 
 export const attempt = z
-  .object({ attempt: z.number().int(), at: iso, statusCode: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number() })
+  .object({
+    attempt: z.number().int(),
+    at: iso,
+    statusCode: z.number().int().nullable(),
+    error: z.string().nullable(),
+    durationMs: z.number(),
+  })
   .meta({ id: 'DeliveryAttempt' });
 
 export const delivery = z

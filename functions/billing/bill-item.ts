@@ -71,7 +71,9 @@ export interface NewBill {
 }
 
 /** Index attributes of a transaction (docs/billing-design.md: Items). */
-export function billIndexAttributes(b: Pick<BillItem, 'reference' | 'merchantId' | 'bankId' | 'providerId' | 'createdAt' | 'billingRequestId'>) {
+export function billIndexAttributes(
+  b: Pick<BillItem, 'reference' | 'merchantId' | 'bankId' | 'providerId' | 'createdAt' | 'billingRequestId'>,
+) {
   const sk = `${b.createdAt}#${b.billingRequestId}`;
   return {
     gsi1pk: `REF#${b.reference}`,

@@ -42,7 +42,11 @@ export const payBodySchema = z.strictObject({
 /** 400 `Unsupported currency` for a well-formed code we do not process (DESIGN 6.9 Formats). */
 export function assertSupportedCurrency(currency: string): void {
   if (!isSupportedCurrency(currency)) {
-    throw badRequest(MSG.unsupportedCurrency, [{ path: 'currency', message: `${currency} is not supported; supported: NGN` }], 'unsupported_currency');
+    throw badRequest(
+      MSG.unsupportedCurrency,
+      [{ path: 'currency', message: `${currency} is not supported; supported: NGN` }],
+      'unsupported_currency',
+    );
   }
 }
 
@@ -62,7 +66,14 @@ export function refusalElement(field: PhraseField, phrase: string, entityId: str
   return { statusCode: r.statusCode, success: false, message: r.message, code: r.code, [field]: phrase, entityId };
 }
 
-export function failureElement(field: PhraseField, phrase: string, entityId: string, statusCode: number, message: string, code: string): ArrayElement {
+export function failureElement(
+  field: PhraseField,
+  phrase: string,
+  entityId: string,
+  statusCode: number,
+  message: string,
+  code: string,
+): ArrayElement {
   return { statusCode, success: false, message, code, [field]: phrase, entityId };
 }
 

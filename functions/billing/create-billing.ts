@@ -113,7 +113,6 @@ const ITEM_BILL = 3;
 /** `lastUsed` on the decision moves at most once per this interval (docs/decisions.md, issue 19). */
 export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
 
-
 /** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */
 const lastUsedStale = (d: DecisionItem, now: Date): boolean =>
   !d.lastUsed || Math.abs(now.getTime() - Date.parse(d.lastUsed)) >= LAST_USED_GRANULARITY_MS;
@@ -200,7 +199,12 @@ export const counterItem = (u: CounterUpdate): TransactItem => ({ Update: { Tabl
 
 const CONTENTION = { base: BACKOFF_BASE_MS, cap: BACKOFF_CAP_MS };
 
-const RETRYABLE_ERRORS = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'TransactionInProgressException', 'RequestLimitExceeded']);
+const RETRYABLE_ERRORS = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'TransactionInProgressException',
+  'RequestLimitExceeded',
+]);
 
 export async function createBilling(input: CreateBillingInput): Promise<CreateBillingResult> {
   const result = await attemptBilling(input);
@@ -300,7 +304,8 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       if (!failed(ITEM_DECISION) && (failed(ITEM_MONTH) || failed(ITEM_WEEK))) {
         return { ok: false, refusal: 'limits', attempts: attempt };
       }
-      const retryable = failed(ITEM_DECISION) || codes.some((c) => c === 'TransactionConflict' || RETRYABLE_ERRORS.has(c) || c === 'ThrottlingError');
+      const retryable =
+        failed(ITEM_DECISION) || codes.some((c) => c === 'TransactionConflict' || RETRYABLE_ERRORS.has(c) || c === 'ThrottlingError');
       if (!retryable) throw e;
       if (attempt >= MAX_ATTEMPTS) {
         logger.warn('billing contention: giving up', { merchantId: merchant.id, decisionId: decId, attempts: attempt });

@@ -24,7 +24,6 @@ import { sleep } from '../platform/retry';
 /** Longest wait for the wall clock to reach `expiresAt` (the lead plus clock slack). */
 const MAX_WAIT_MS = EXPIRY_LEAD_MS + 1000;
 
-
 export async function expireDueBilling(job: DueJob): Promise<void> {
   const bill = await getItem<BillItem>(job.key);
   if (!bill) return;

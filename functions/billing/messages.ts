@@ -3,8 +3,8 @@
  * acceptance tests compare them.
  */
 export const BILLING_MSG = {
-  created: 'Billing request sent to the customer\'s bank',
-  paymentCreated: 'Payment request sent to the customer\'s bank',
+  created: "Billing request sent to the customer's bank",
+  paymentCreated: "Payment request sent to the customer's bank",
   notApproved: 'Customer has not approved billing',
   merchantBlocked: 'Merchant is blocked by the customer',
   limitsExceeded: "Billing exceeds the customer's spending limits",

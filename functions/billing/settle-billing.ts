@@ -35,7 +35,12 @@ export type SettleResult =
 
 export const SETTLE_MAX_ATTEMPTS = 10;
 
-function billUpdate(bill: BillItem, outcome: BillingOutcome, at: Date, leasedSk: string | undefined): { item: TransactItem; next: BillItem } {
+function billUpdate(
+  bill: BillItem,
+  outcome: BillingOutcome,
+  at: Date,
+  leasedSk: string | undefined,
+): { item: TransactItem; next: BillItem } {
   const nowIso = at.toISOString();
   const status: FinalStatus = outcome.status;
   const set: Record<string, unknown> = { '#status': status, updatedAt: nowIso, answeredAt: nowIso };
@@ -83,19 +88,26 @@ function billUpdate(bill: BillItem, outcome: BillingOutcome, at: Date, leasedSk:
   };
 }
 
-
 /**
  * Move `bill` (as read, status pending) to the outcome's status at `at`. With `leasedSk`
  * (the expiry worker) only while the tick's claim on the item holds.
  */
-export async function settleBilling(bill: BillItem, outcome: BillingOutcome, at: Date, opts: { leasedSk?: string } = {}): Promise<SettleResult> {
+export async function settleBilling(
+  bill: BillItem,
+  outcome: BillingOutcome,
+  at: Date,
+  opts: { leasedSk?: string } = {},
+): Promise<SettleResult> {
   for (let attempt = 1; ; attempt++) {
     if (bill.status !== 'pending') return { ok: false, reason: 'changed', current: bill };
     const { item, next } = billUpdate(bill, outcome, at, opts.leasedSk);
     const money: TransactItem[] =
       outcome.status === 'succeeded'
         ? captureItems(bill, at)
-        : [...Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem), ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined)];
+        : [
+            ...Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem),
+            ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined),
+          ];
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,

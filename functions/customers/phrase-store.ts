@@ -122,4 +122,3 @@ export async function resolveLookupPhrase(phrase: unknown, merchantId: string): 
   if (!customer || customer.bankId !== item.bankId) return undefined;
   return { customer, bankId: item.bankId };
 }
-

@@ -44,12 +44,21 @@ import {
 } from '../platform/table';
 import { backoff, conflictBackoff, mapLimit } from '../platform/retry';
 
-
 // ---------------------------------------------------------------------------------------
 // Keys and items
 
 export * from './views';
-import { bankCustomersPk, batchKey, batchPk, clientRefGuardKey, customerKey, deviceKey, emailIndexPk, referenceGuardKey, type CustomerRecord } from './views';
+import {
+  bankCustomersPk,
+  batchKey,
+  batchPk,
+  clientRefGuardKey,
+  customerKey,
+  deviceKey,
+  emailIndexPk,
+  referenceGuardKey,
+  type CustomerRecord,
+} from './views';
 
 export function buildCustomer(bankId: string, batchId: string, input: CustomerInput, createdAt: string, id = newId('cus')): CustomerRecord {
   return {
@@ -200,9 +209,7 @@ async function saveBatch(b: StoredBatch): Promise<void> {
 export async function batchPut(items: Item[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {
     type Requests = NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string];
-    let requests: Requests | undefined = items
-      .slice(i, i + 25)
-      .map((Item) => ({ PutRequest: { Item } }));
+    let requests: Requests | undefined = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let round = 0; requests && requests.length > 0; round++) {
       if (round > 0) await backoff(round + 1, { base: 25, cap: 1000, jitter: 0 });
       if (round > 10) throw new Error('BatchWriteItem did not finish');
@@ -215,9 +222,12 @@ export async function batchPut(items: Item[]): Promise<void> {
 /** A bank's own batch (failures included), or undefined (unknown, or another bank's). */
 export async function getBankBatch(bankId: string, batchId: string): Promise<StoredBatch | undefined> {
   const items: Item[] = [];
-  await queryPages({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': batchPk(batchId) }, ConsistentRead: true }, (page) => {
-    items.push(...page);
-  });
+  await queryPages(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': batchPk(batchId) }, ConsistentRead: true },
+    (page) => {
+      items.push(...page);
+    },
+  );
   const head = items.find((i) => i.sk === 'BATCH') as (StoredBatch & Item) | undefined;
   if (!head || head.bankId !== bankId) return undefined;
   const failures = items

@@ -48,4 +48,3 @@ export async function getBankCustomer(bankId: string, customerId: string): Promi
   const c = await getCustomer(customerId);
   return c && c.type === 'customer' && c.bankId === bankId ? c : undefined;
 }
-

@@ -61,7 +61,15 @@ export const intentsPk = (merchantId: string, customerId: string, lookupPhrase: 
 export const isIntentIdShaped = (id: unknown): id is string => typeof id === 'string' && /^int_[0-9A-Za-z]{1,40}$/.test(id);
 
 export function newIntentItem(
-  p: { customerId: string; bankId: string; merchantId: string; lookupPhrase: string; currency: string; description: string; amendment?: IntentAmendment },
+  p: {
+    customerId: string;
+    bankId: string;
+    merchantId: string;
+    lookupPhrase: string;
+    currency: string;
+    description: string;
+    amendment?: IntentAmendment;
+  },
   now: string,
 ): IntentItem {
   const intentId = newId('int');
@@ -80,7 +88,12 @@ export function newIntentItem(
  * `billing.intent` data (to the customer's bank) of a new intent; an amendment's intent also
  * carries `amendment: {scheduleId, amendmentId, from, to}` (amounts in major units).
  */
-export function intentEventData(intent: IntentItem, clientRef: string, merchantName: string, allowedDecisions: readonly DecisionValue[]): Record<string, unknown> {
+export function intentEventData(
+  intent: IntentItem,
+  clientRef: string,
+  merchantName: string,
+  allowedDecisions: readonly DecisionValue[],
+): Record<string, unknown> {
   const major = (t: AmendmentTerms) => ({ ...t, amount: toMajor(t.amount) });
   return {
     intentId: intent.intentId,
@@ -123,9 +136,12 @@ export type IntentLookup = { found: IntentItem } | { refused: 'not_found' | 'ans
  * `answered` when the named intent (or, without an id, the newest intent of the triple,
  * none being open) was answered already; `not_found` when there is none.
  */
-export async function findIntentToAnswer(
-  q: { customerId: string; merchantId: string; lookupPhrase: string; intentId?: string },
-): Promise<IntentLookup> {
+export async function findIntentToAnswer(q: {
+  customerId: string;
+  merchantId: string;
+  lookupPhrase: string;
+  intentId?: string;
+}): Promise<IntentLookup> {
   if (q.intentId !== undefined) {
     const it = isIntentIdShaped(q.intentId) ? await getItem<IntentItem>(intentKey(q.intentId)) : undefined;
     if (!it || it.customerId !== q.customerId || it.merchantId !== q.merchantId || it.lookupPhrase !== q.lookupPhrase) {

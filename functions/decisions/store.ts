@@ -37,7 +37,17 @@ import { sha256Hex } from '../domain/ids';
 import { commit, type EventSpec } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
 import { participantKey } from '../participants/store';
-import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, nowIso, queryAll, table, type TransactItem } from '../platform/table';
+import {
+  batchGetByKey,
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  itemKeyOf,
+  nowIso,
+  queryAll,
+  table,
+  type TransactItem,
+} from '../platform/table';
 import { backoff } from '../platform/retry';
 import { dueAttributes } from '../platform/due';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
@@ -128,11 +138,14 @@ export const getDecision = (id: string) => getItem<DecisionItem>(decisionKey(id)
  */
 export async function decisionByAgreementPhrase(phrase: string): Promise<DecisionItem | undefined> {
   if (!phrase.startsWith(AGREEMENT_PHRASE_PREFIX) || phrase.length > 512) return undefined;
-  const found = await queryAll<DecisionItem>({
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-    ExpressionAttributeValues: { ':pk': agreementPhrasePk(phrase), ':sk': 'DEC' },
-  }, 2);
+  const found = await queryAll<DecisionItem>(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': agreementPhrasePk(phrase), ':sk': 'DEC' },
+    },
+    2,
+  );
   return found.find((d) => d.agreementPhrase === phrase);
 }
 
@@ -190,7 +203,14 @@ export function updateDecision(
 ): { item: TransactItem; next: DecisionItem } {
   const { terms, ...rest } = change;
   const due = validityDue(current.id, terms.validTo, now);
-  const next: DecisionItem = { ...current, ...rest, ...terms, spendingLimits: { ...change.spendingLimits }, lastUpdated: now, version: current.version + 1 };
+  const next: DecisionItem = {
+    ...current,
+    ...rest,
+    ...terms,
+    spendingLimits: { ...change.spendingLimits },
+    lastUpdated: now,
+    version: current.version + 1,
+  };
   delete next.duePk;
   delete next.dueSk;
   if (due) Object.assign(next, due);
@@ -273,8 +293,20 @@ export async function remainingFor(decisions: DecisionItem[], now: Date): Promis
   const out = new Map<string, Remaining>();
   decisions.forEach((d, i) => {
     const k = counterKeys[i]!;
-    const r = remainingOf(d.spendingLimits, d.maxPayments ?? null, usedFromCounters(keys, found.get(itemKeyOf(k.month)), found.get(itemKeyOf(k.week))), usageOf(d, now));
-    out.set(d.id, { ...r, single: major(r.single), daily: major(r.daily), weekly: major(r.weekly), monthly: major(r.monthly), yearly: major(r.yearly) });
+    const r = remainingOf(
+      d.spendingLimits,
+      d.maxPayments ?? null,
+      usedFromCounters(keys, found.get(itemKeyOf(k.month)), found.get(itemKeyOf(k.week))),
+      usageOf(d, now),
+    );
+    out.set(d.id, {
+      ...r,
+      single: major(r.single),
+      daily: major(r.daily),
+      weekly: major(r.weekly),
+      monthly: major(r.monthly),
+      yearly: major(r.yearly),
+    });
   });
   return out;
 }
@@ -365,7 +397,10 @@ export async function recordValidityExpired(d: DecisionItem, leasedSk: string, a
 
 /** Every version of a decision, oldest first. */
 export async function decisionHistory(id: string): Promise<DecisionVersionItem[]> {
-  return queryAll<DecisionVersionItem>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': decisionHistoryPk(id) }, ScanIndexForward: true }, 100_000);
+  return queryAll<DecisionVersionItem>(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': decisionHistoryPk(id) }, ScanIndexForward: true },
+    100_000,
+  );
 }
 
 /** The API shape of a version. */
@@ -389,7 +424,10 @@ export function decisionRecord(d: DecisionItem) {
 }
 
 /** `billing.intent.response` data (DESIGN 6.7, 6.9 "Decision outcome"). */
-export function intentResponseEvent(d: DecisionItem, intentId: string | null): Record<string, unknown> & { customerAction: CustomerAction } {
+export function intentResponseEvent(
+  d: DecisionItem,
+  intentId: string | null,
+): Record<string, unknown> & { customerAction: CustomerAction } {
   const action = customerAction(d);
   return {
     intentId,
@@ -439,12 +477,23 @@ export function decisionRange(
   const extra: NonNullable<ListRange['filter']>[] = phrase
     ? [
         phrase.customerId !== undefined
-          ? { expression: '#fpc = :fpc OR #fpl = :fpl', names: { '#fpc': 'customerId', '#fpl': 'lookupPhrase' }, values: { ':fpc': phrase.customerId, ':fpl': phrase.lookupPhrase } }
+          ? {
+              expression: '#fpc = :fpc OR #fpl = :fpl',
+              names: { '#fpc': 'customerId', '#fpl': 'lookupPhrase' },
+              values: { ':fpc': phrase.customerId, ':fpl': phrase.lookupPhrase },
+            }
           : { expression: '#fpl = :fpl', names: { '#fpl': 'lookupPhrase' }, values: { ':fpl': phrase.lookupPhrase } },
       ]
     : [];
-  const filter = equalsFilter({ customerId: f.customerId, merchantId: f.merchantId, decision: f.decision, lookupPhrase: f.lookupPhrase }, extra);
-  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantDecisionsPk(owner.merchantId) : bankDecisionsPk(owner.bankId), filter);
+  const filter = equalsFilter(
+    { customerId: f.customerId, merchantId: f.merchantId, decision: f.decision, lookupPhrase: f.lookupPhrase },
+    extra,
+  );
+  return indexRange(
+    byMerchant ? 'gsi2' : 'gsi3',
+    byMerchant ? merchantDecisionsPk(owner.merchantId) : bankDecisionsPk(owner.bankId),
+    filter,
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -460,7 +509,11 @@ export type SaveDecisionResult =
  * whoever answers intents (the bank's intent-response, the sandbox's simulated bank), so this
  * module does not import the features above it.
  */
-export type IntentAnswerHook = (intent: IntentItem, next: DecisionItem, at: string) => Promise<{ items: TransactItem[]; events: EventSpec[] }>;
+export type IntentAnswerHook = (
+  intent: IntentItem,
+  next: DecisionItem,
+  at: string,
+) => Promise<{ items: TransactItem[]; events: EventSpec[] }>;
 
 export type SaveDecisionInput = SaveDecisionBase &
   (
@@ -505,7 +558,11 @@ const MAX_SAVE_ATTEMPTS = 10;
  * January's billings, as a monthly limit set mid-month counts the month's. (maxPayments set
  * later counts the payments made under it: the counters keep amounts, not counts.)
  */
-async function yearUsageToStart(current: DecisionItem, change: DecisionChange, now: Date): Promise<{ attribute: string; used: number } | undefined> {
+async function yearUsageToStart(
+  current: DecisionItem,
+  change: DecisionChange,
+  now: Date,
+): Promise<{ attribute: string; used: number } | undefined> {
   if (countsConsent(current) || change.spendingLimits.yearly == null) return undefined;
   const year = lagosYear(now);
   const months = await queryAll<Record<string, unknown>>(
@@ -560,7 +617,10 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
       : -1;
 
     try {
-      await commit(items, [{ type: 'billing.intent.response', to: merchantId, data: intentResponseEvent(next, intent?.intentId ?? null) }, ...amendment.events]);
+      await commit(items, [
+        { type: 'billing.intent.response', to: merchantId, data: intentResponseEvent(next, intent?.intentId ?? null) },
+        ...amendment.events,
+      ]);
       return { ok: true, decision: next };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;

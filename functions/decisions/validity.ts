@@ -13,6 +13,8 @@ export async function expireValidity(job: DueJob): Promise<void> {
   // Gone, or changed since the claim (a new validTo moved the entry): not ours to act on.
   if (!d || d.dueSk !== job.leasedSk) return;
   if (!d.validTo) return void (await releaseClaim(decisionKey(d.id), job.leasedSk));
-  if (Date.parse(d.validTo) > Date.parse(job.now)) return void (await rescheduleClaim(decisionKey(d.id), VALIDITY_KIND, d.id, d.validTo, job.leasedSk));
-  if (await recordValidityExpired(d, job.leasedSk, job.now)) logger.info('decision validity expired', { decisionId: d.id, version: d.version + 1 });
+  if (Date.parse(d.validTo) > Date.parse(job.now))
+    return void (await rescheduleClaim(decisionKey(d.id), VALIDITY_KIND, d.id, d.validTo, job.leasedSk));
+  if (await recordValidityExpired(d, job.leasedSk, job.now))
+    logger.info('decision validity expired', { decisionId: d.id, version: d.version + 1 });
 }

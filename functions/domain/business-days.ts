@@ -33,8 +33,7 @@ import { addDays, dayNumber, endOfLagosDay, fromDayNumber, isWeekend, lagosDate,
 export const HOLIDAY_TABLE_YEARS = { first: 2025, last: 2030 } as const;
 
 /** True when `year`'s movable Islamic holidays are in the table. */
-export const holidayTableCovers = (year: number): boolean =>
-  year >= HOLIDAY_TABLE_YEARS.first && year <= HOLIDAY_TABLE_YEARS.last;
+export const holidayTableCovers = (year: number): boolean => year >= HOLIDAY_TABLE_YEARS.first && year <= HOLIDAY_TABLE_YEARS.last;
 
 /** Expected declared days off for the Islamic holidays (weekdays, Lagos dates). */
 export const DECLARED_ISLAMIC_HOLIDAYS: Readonly<Record<number, ReadonlyArray<readonly [LagosDate, string]>>> = {

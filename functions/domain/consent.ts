@@ -102,7 +102,12 @@ export interface Remaining {
  * counters the billing checks, so "remaining >= amount" is exactly "a billing of amount fits"
  * (given no concurrent billing).
  */
-export function remainingOf(limits: SpendingLimits, maxPayments: number | null, used: Required<UsedAmounts>, usage: ConsentUsage): Remaining {
+export function remainingOf(
+  limits: SpendingLimits,
+  maxPayments: number | null,
+  used: Required<UsedAmounts>,
+  usage: ConsentUsage,
+): Remaining {
   const left = (limit: number | undefined, spent: number) => (limit === undefined ? null : Math.max(0, limit - spent));
   return {
     single: limits.single ?? null,

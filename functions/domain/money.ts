@@ -71,12 +71,10 @@ export function formatMinor(minor: number, currency: string = 'NGN'): string {
   return `${sign}${currency} ${whole}.${cents}`;
 }
 
-export const isWellFormedCurrency = (code: unknown): code is string =>
-  typeof code === 'string' && CURRENCY_FORMAT.test(code);
+export const isWellFormedCurrency = (code: unknown): code is string => typeof code === 'string' && CURRENCY_FORMAT.test(code);
 
 /** A well-formed code we can process today. A well-formed other code is 400 `Unsupported currency`. */
-export const isSupportedCurrency = (code: string): code is SupportedCurrency =>
-  (SUPPORTED_CURRENCIES as readonly string[]).includes(code);
+export const isSupportedCurrency = (code: string): code is SupportedCurrency => (SUPPORTED_CURRENCIES as readonly string[]).includes(code);
 
 export interface AmountBounds {
   /** Smallest accepted amount in minor units (default MIN_AMOUNT_MINOR). */

@@ -20,8 +20,7 @@ import { DAY_MS, LAGOS_OFFSET_MS, assertInstant, daysInMonth } from './lagos-tim
 export const FREQUENCIES = ['daily', 'weekly', 'monthly', 'yearly'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
 
-export const isFrequency = (v: unknown): v is Frequency =>
-  typeof v === 'string' && (FREQUENCIES as readonly string[]).includes(v);
+export const isFrequency = (v: unknown): v is Frequency => typeof v === 'string' && (FREQUENCIES as readonly string[]).includes(v);
 
 /** Spec: interval defaults to 1. */
 export const DEFAULT_INTERVAL = 1;
@@ -33,8 +32,7 @@ export const DEFAULT_INTERVAL = 1;
  */
 export const MAX_INTERVAL = 366;
 
-export const isValidInterval = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INTERVAL;
+export const isValidInterval = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_INTERVAL;
 
 /** Latest instant an occurrence may have (keeps ISO strings 4-digit-year). */
 const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999) - LAGOS_OFFSET_MS;
@@ -85,12 +83,7 @@ export function nextBillingDate(anchor: Date, frequency: Frequency, interval: nu
  * never in the past. Pass `after = max(now, last billed occurrence)` so an occurrence is
  * never billed twice. Throws RangeError when there is none before year 9999.
  */
-export function occurrenceAfter(
-  anchor: Date,
-  frequency: Frequency,
-  interval: number,
-  after: Date,
-): { n: number; date: Date } {
+export function occurrenceAfter(anchor: Date, frequency: Frequency, interval: number, after: Date): { n: number; date: Date } {
   assertArgs(anchor, frequency, interval);
   assertInstant(after, 'after');
   const a = anchor.getTime();

@@ -25,8 +25,7 @@ export const NEW_MERCHANT_TRUST: Readonly<TrustState> = Object.freeze({
   deviceLookupEnabled: false,
 });
 
-export const isTrustLevel = (v: unknown): v is TrustLevel =>
-  typeof v === 'string' && (TRUST_LEVELS as readonly string[]).includes(v);
+export const isTrustLevel = (v: unknown): v is TrustLevel => typeof v === 'string' && (TRUST_LEVELS as readonly string[]).includes(v);
 
 /** Position of a level in the order (basic 0, enhanced 1, premium 2). */
 export const trustRank = (level: TrustLevel): number => TRUST_LEVELS.indexOf(level);

@@ -79,7 +79,12 @@ export interface CommitOptions {
 export const TRANSACTION_LIMIT = 100;
 
 export class OutboxTooLargeError extends Error {
-  constructor(readonly total: number, readonly callerItems: number, readonly eventItems: number, readonly deliveryItems: number) {
+  constructor(
+    readonly total: number,
+    readonly callerItems: number,
+    readonly eventItems: number,
+    readonly deliveryItems: number,
+  ) {
     super(
       `Outbox transaction needs ${total} items (${callerItems} state + ${eventItems} events + ${deliveryItems} deliveries); DynamoDB allows ${TRANSACTION_LIMIT}. Split the change into several commits.`,
     );

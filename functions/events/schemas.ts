@@ -13,16 +13,27 @@ import { FREQUENCIES } from '../domain/schedule-dates';
 
 const id = (what: string) => z.string().describe(what);
 const amount = z.number().describe('Major units (NGN 1500.5 = one thousand five hundred naira fifty kobo)');
-const currency = z.string().regex(/^[A-Z]{3}$/).describe('ISO 4217 code; NGN today');
+const currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .describe('ISO 4217 code; NGN today');
 const dateTime = z.iso.datetime({ offset: true });
 const decision = z.enum(['approve_once', 'approve_recurring', 'deny', 'suspended']);
 const customerAction = z
   .enum(['approved', 'declined'])
-  .describe('`approved` exactly when the decision allows billing and the merchant is not blocked; every refusal a merchant sees is `declined`');
+  .describe(
+    '`approved` exactly when the decision allows billing and the merchant is not blocked; every refusal a merchant sees is `declined`',
+  );
 const limit = z.number().describe('Major units');
 
 export const spendingLimitsSchema = z
-  .object({ single: limit.optional(), daily: limit.optional(), weekly: limit.optional(), monthly: limit.optional(), yearly: limit.optional() })
+  .object({
+    single: limit.optional(),
+    daily: limit.optional(),
+    weekly: limit.optional(),
+    monthly: limit.optional(),
+    yearly: limit.optional(),
+  })
   .describe('Only the limits the customer set; daily/weekly/monthly are calendar periods in Africa/Lagos time (ISO weeks start on Monday)');
 
 const amendmentTerms = z.object({ amount, frequency: z.enum(FREQUENCIES), description: z.string().nullable() });
@@ -46,7 +57,9 @@ export const billingIntentData = z.object({
       to: amendmentTerms.describe('The terms asked for'),
     })
     .optional()
-    .describe("A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run"),
+    .describe(
+      "A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run",
+    ),
 });
 
 export const billingIntentResponseData = z.object({
@@ -73,8 +86,15 @@ export const billingRequestData = z.object({
   amount,
   currency,
   description: z.string(),
-  requiresApproval: z.boolean().describe('true: ask the customer before answering (approve_once, one-time pay); false: an approve_recurring agreement within its limits'),
-  expiresAt: dateTime.nullable().optional().describe('Present when requiresApproval: the billing is declined automatically (expired) after it'),
+  requiresApproval: z
+    .boolean()
+    .describe(
+      'true: ask the customer before answering (approve_once, one-time pay); false: an approve_recurring agreement within its limits',
+    ),
+  expiresAt: dateTime
+    .nullable()
+    .optional()
+    .describe('Present when requiresApproval: the billing is declined automatically (expired) after it'),
   scheduleId: z.string().optional().describe('Recurring runs only'),
 });
 
@@ -103,9 +123,14 @@ export const billingResponseData = z.object({
   reason: z
     .string()
     .optional()
-    .describe('Refusals: customer_denied, customer_suspended, approval_expired, the bank\'s declineReason (insufficient_funds, account_unavailable, bank_declined), or the failure reason'),
+    .describe(
+      "Refusals: customer_denied, customer_suspended, approval_expired, the bank's declineReason (insufficient_funds, account_unavailable, bank_declined), or the failure reason",
+    ),
   scheduleId: z.string().optional().describe('Recurring runs only'),
-  willRetry: z.boolean().optional().describe('Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer\'s refusal)'),
+  willRetry: z
+    .boolean()
+    .optional()
+    .describe("Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer's refusal)"),
   nextRetryAt: dateTime.optional().describe('With willRetry true: when the retry runs (a Lagos business day)'),
 });
 
@@ -131,7 +156,9 @@ const scheduleBase = {
   totalBillings: z.number().int().describe('Billings that succeeded so far'),
   maxBillings: z.number().int().nullable(),
   failedAttempts: z.number().int().describe('Runs declined, expired or failed'),
-  actor: z.enum(['merchant', 'bank', 'system']).describe("Who made the change: the merchant, the customer's bank, or the service (runs, completion)"),
+  actor: z
+    .enum(['merchant', 'bank', 'system'])
+    .describe("Who made the change: the merchant, the customer's bank, or the service (runs, completion)"),
 };
 const schedule = <T extends z.ZodRawShape>(extra: T, what: string) => z.looseObject({ ...scheduleBase, ...extra }).describe(what);
 
@@ -144,7 +171,7 @@ export const schedulePausedData = schedule(
     pausedAt: dateTime,
     reason: z.string().nullable().describe("The merchant's reason, or why the service paused it"),
     pausedBy: z.enum(['merchant', 'service']).describe('service: a run was refused for lack of permission'),
-    resumesAt: dateTime.nullable().optional().describe('When the schedule resumes by itself (the merchant\'s pause with resumesAt)'),
+    resumesAt: dateTime.nullable().optional().describe("When the schedule resumes by itself (the merchant's pause with resumesAt)"),
   },
   'A recurring schedule was paused',
 );
@@ -172,11 +199,21 @@ export const scheduleAmendedData = schedule(
   "The customer's bank approved an amendment: the schedule's terms are the new ones from its next run",
 );
 export const scheduleAmendmentDeclinedData = schedule(
-  { ...amendmentFields, reason: z.enum(['customer_declined', 'limits']).describe("customer_declined: the answer was not approve_recurring (or blocked the merchant); limits: the new decision's limits do not allow the new amount") },
+  {
+    ...amendmentFields,
+    reason: z
+      .enum(['customer_declined', 'limits'])
+      .describe(
+        "customer_declined: the answer was not approve_recurring (or blocked the merchant); limits: the new decision's limits do not allow the new amount",
+      ),
+  },
   'The amendment was not approved: the schedule keeps its terms',
 );
 export const scheduleCompletedData = schedule(
-  { completedAt: dateTime, reason: z.enum(['max_billings', 'end_date']).describe('maxBillings reached, or the next date would pass endDate') },
+  {
+    completedAt: dateTime,
+    reason: z.enum(['max_billings', 'end_date']).describe('maxBillings reached, or the next date would pass endDate'),
+  },
   'A recurring schedule finished',
 );
 export const scheduleRunFailedData = schedule(
@@ -184,7 +221,9 @@ export const scheduleRunFailedData = schedule(
     runSeq: z.number().int().describe('The run (a run id is scheduleId + runSeq)'),
     reason: z
       .string()
-      .describe('spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium, approval_not_valid, approval_no_payments_left (all but the first also pause the schedule)'),
+      .describe(
+        'spending_limit_exceeded, permission_revoked, merchant_blocked, merchant_not_premium, approval_not_valid, approval_no_payments_left (all but the first also pause the schedule)',
+      ),
     customerAction: z.literal('declined'),
     scheduledFor: dateTime.nullable().describe('The due date of the refused run'),
     willRetry: z.boolean().describe("Whether the period is retried under the merchant's retry policy (DESIGN 8.6)"),
@@ -287,7 +326,11 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     data: schedulePausedData,
   },
   'schedule.resumed': { receiver: 'The merchant and its provider', when: 'A paused schedule was resumed', data: scheduleResumedData },
-  'schedule.cancelled': { receiver: 'The merchant and its provider', when: "A schedule was cancelled by the merchant or the customer's bank", data: scheduleCancelledData },
+  'schedule.cancelled': {
+    receiver: 'The merchant and its provider',
+    when: "A schedule was cancelled by the merchant or the customer's bank",
+    data: scheduleCancelledData,
+  },
   'schedule.run_skipped': {
     receiver: 'The merchant and its provider',
     when: "The customer's bank (or the merchant) skipped the next run",
@@ -325,7 +368,7 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
   },
   'settlement.completed': {
     receiver: 'The merchant and its provider',
-    when: "Funds were settled to the merchant (next Nigerian business day)",
+    when: 'Funds were settled to the merchant (next Nigerian business day)',
     data: settlementCompletedData,
   },
   'webhook.test': {

@@ -138,7 +138,12 @@ export async function listEvents(participantId: string, f: EventFilter, limit: n
         KeyConditionExpression: `${ix.pk} = :pk${range}`,
         FilterExpression: f.type ? '#t = :type' : undefined,
         ExpressionAttributeNames: f.type ? { '#t': 'type' } : undefined,
-        ExpressionAttributeValues: { ':pk': pk, ...(lo ? { ':lo': lo } : {}), ...(hi ? { ':hi': hi } : {}), ...(f.type ? { ':type': f.type } : {}) },
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ...(lo ? { ':lo': lo } : {}),
+          ...(hi ? { ':hi': hi } : {}),
+          ...(f.type ? { ':type': f.type } : {}),
+        },
         ScanIndexForward: false,
         // Unfiltered, one read of the page (+1 to know whether more follow); filtered, larger reads.
         Limit: f.type || f.deliverySuccess !== undefined ? PAGE_READ : limit + 1,
@@ -154,7 +159,8 @@ export async function listEvents(participantId: string, f: EventFilter, limit: n
         const deliveries = await deliveriesOf(participantId, page);
         for (const event of page) {
           const mine = deliveries.get(event.id) ?? [];
-          if (f.deliverySuccess === undefined || matchesDeliverySuccess(countDeliveries(mine), f.deliverySuccess)) found.push({ event, deliveries: mine });
+          if (f.deliverySuccess === undefined || matchesDeliverySuccess(countDeliveries(mine), f.deliverySuccess))
+            found.push({ event, deliveries: mine });
         }
       } while (start && found.length <= limit && scanned < MAX_SCANNED);
       return found;

@@ -53,7 +53,10 @@ async function sourceOf(e: ExportItem): Promise<{ header: readonly string[]; pag
     header: SETTLEMENT_COLUMNS,
     page: async (start) => {
       const { lines, next } = await settlementLinePage(s, start);
-      return { rows: lines.map((l) => csvRow([s.settlementId, s.businessDate, l.reference, l.type, toMajor(signedLineAmount(l)), s.currency])), next };
+      return {
+        rows: lines.map((l) => csvRow([s.settlementId, s.businessDate, l.reference, l.type, toMajor(signedLineAmount(l)), s.currency])),
+        next,
+      };
     },
   };
 }

@@ -10,7 +10,10 @@ import { exportKey, type ExportItem, type ExportKind, type ExportProgress } from
 
 export const EXPORT_RUN_KIND = 'export.run';
 
-export async function createExport(e: { merchantId: string; kind: ExportKind; from?: string; to?: string; settlementId?: string }, now: Date): Promise<ExportItem> {
+export async function createExport(
+  e: { merchantId: string; kind: ExportKind; from?: string; to?: string; settlementId?: string },
+  now: Date,
+): Promise<ExportItem> {
   const exportId = newId('exp');
   const item: ExportItem = {
     ...exportKey(exportId),

@@ -64,7 +64,9 @@ export async function getMerchantExport(merchantId: string, exportId: string): P
 }
 
 /** The API shape: `url` is a pre-signed GET of the CSV (EXPORT_URL_SECONDS), null until ready. */
-export async function toApiExport(e: ExportItem): Promise<{ exportId: string; status: ExportStatus; rowCount: number | null; url: string | null }> {
+export async function toApiExport(
+  e: ExportItem,
+): Promise<{ exportId: string; status: ExportStatus; rowCount: number | null; url: string | null }> {
   const ready = e.status === 'ready' && e.s3Key !== undefined;
   return {
     exportId: e.exportId,

@@ -65,7 +65,11 @@ const windowOf = (nowMs: number) => Math.floor(nowMs / 1000 / WINDOW_SECONDS) * 
  * Read the caller's item (strongly consistent) and count this request against its rate-limit
  * window (fixed one-minute windows per rate class); undefined when there is no such item.
  */
-async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowMs: number): Promise<{ item: T; count: number } | undefined> {
+async function touch<T>(
+  key: { pk: string; sk: string },
+  rateClass: string,
+  nowMs: number,
+): Promise<{ item: T; count: number } | undefined> {
   const window = windowOf(nowMs);
   const cls = rateClass.replace(/[^a-z0-9]/gi, '');
   const id = `${key.pk}|${key.sk}|${cls}`;
@@ -95,7 +99,13 @@ async function touch<T>(key: { pk: string; sk: string }, rateClass: string, nowM
 }
 
 /** ADD `delta` to the item's count of `window` in one conditional UpdateItem (a second one opens a new window). */
-async function countWrite<T>(key: { pk: string; sk: string }, cls: string, window: number, delta: number, nowMs: number): Promise<{ item: T; count: number } | undefined> {
+async function countWrite<T>(
+  key: { pk: string; sk: string },
+  cls: string,
+  window: number,
+  delta: number,
+  nowMs: number,
+): Promise<{ item: T; count: number } | undefined> {
   const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
   const usedAt = new Date(nowMs).toISOString();
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -213,7 +223,9 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
     if (mine.length > 1) throw badRequest(MSG.participantIdRequired, undefined, 'participant_id_required');
     participantId = mine[0]!.participantId;
   }
-  const found = participantId ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs) : undefined;
+  const found = participantId
+    ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs)
+    : undefined;
   // Not a member of the participant named: the same answer as an unknown one (nothing leaks).
   if (!found) throw forbidden(MSG.notAMember, 'not_a_member');
   const m = found.item;

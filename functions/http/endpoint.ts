@@ -84,7 +84,7 @@ const envelope: Mw = {
     const route = findRoute(event.routeKey);
     const incoming = event.headers?.['x-request-id'];
     const requestId =
-      incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : event.requestContext?.requestId ?? crypto.randomUUID();
+      incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : (event.requestContext?.requestId ?? crypto.randomUUID());
     const state: RequestState = {
       requestId,
       startedAt: Date.now(),
@@ -182,22 +182,23 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
     const state = stateOf.get(event)!;
     if (state.idempotency?.replay) return state.idempotency.replay;
     const clock = await testClockOf(event, state);
-    const call = () => fn({
-      body: state.body as Infer<B>,
-      query: state.query as Infer<Q>,
-      params: state.params,
-      principal: state.principal!,
-      requestId: state.requestId,
-      headers: event.headers ?? {},
-      audit: {
-        actor: state.principal?.actor ?? { type: 'user', id: state.person?.sub ?? 'unknown' },
+    const call = () =>
+      fn({
+        body: state.body as Infer<B>,
+        query: state.query as Infer<Q>,
+        params: state.params,
+        principal: state.principal!,
         requestId: state.requestId,
-        ip: event.requestContext?.http?.sourceIp ?? '',
-      },
-      person: state.person,
-      accessToken: state.accessToken,
-      requestKey: state.idempotency?.pk,
-    });
+        headers: event.headers ?? {},
+        audit: {
+          actor: state.principal?.actor ?? { type: 'user', id: state.person?.sub ?? 'unknown' },
+          requestId: state.requestId,
+          ip: event.requestContext?.http?.sourceIp ?? '',
+        },
+        person: state.person,
+        accessToken: state.accessToken,
+        requestKey: state.idempotency?.pk,
+      });
     return toResponse(await (clock ? withTestClock(clock, call) : call()));
   };
   const handler = middy<HttpEvent, HttpResponse, Error, Context, Internal>(core)

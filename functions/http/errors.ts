@@ -16,8 +16,7 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, errors?: FieldError[], code = 'validation_error') =>
-  new AppError(400, message, code, errors);
+export const badRequest = (message: string, errors?: FieldError[], code = 'validation_error') => new AppError(400, message, code, errors);
 export const unauthorized = (message: string) => new AppError(401, message, 'unauthorized');
 export const forbidden = (message: string, code = 'forbidden') => new AppError(403, message, code);
 export const notFound = (message: string) => new AppError(404, message, 'not_found');

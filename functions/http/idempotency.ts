@@ -71,7 +71,12 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
 
   const pk = idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey);
-  const requestHash = idempotencyRequestHash(event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody);
+  const requestHash = idempotencyRequestHash(
+    event.rawPath,
+    event.rawQueryString ?? '',
+    event.headers?.['x-entity-id'] ?? '',
+    state.rawBody,
+  );
   const now = Math.floor(Date.now() / 1000);
   const record: IdemRecord = { status: 'in_progress', requestHash, lockedUntil: now + LOCK_SECONDS, expiresAt: now + TTL_SECONDS };
   try {

@@ -25,8 +25,10 @@ export interface Paging {
 export function pagingOf(q: { limit: number; skip?: number; offset?: number; startingAfter?: string }): Paging {
   const field = q.offset !== undefined ? 'offset' : 'skip';
   const skip = q.offset ?? q.skip ?? 0;
-  if (q.startingAfter !== undefined && skip > 0) throw badRequest(MSG.invalidQuery, [{ path: field, message: 'cannot be combined with startingAfter' }]);
-  if (skip + q.limit > MAX_SKIP_WINDOW) throw badRequest(PAGING_MSG.beyondSkipWindow, [{ path: field, message: `${field} + limit must not exceed ${MAX_SKIP_WINDOW}` }]);
+  if (q.startingAfter !== undefined && skip > 0)
+    throw badRequest(MSG.invalidQuery, [{ path: field, message: 'cannot be combined with startingAfter' }]);
+  if (skip + q.limit > MAX_SKIP_WINDOW)
+    throw badRequest(PAGING_MSG.beyondSkipWindow, [{ path: field, message: `${field} + limit must not exceed ${MAX_SKIP_WINDOW}` }]);
   return { limit: q.limit, skip, ...(q.startingAfter !== undefined ? { startingAfter: q.startingAfter } : {}) };
 }
 
@@ -44,7 +46,12 @@ export const badCursor = (what: string) => badRequest(MSG.invalidQuery, [{ path:
  * A page of `range` as `paging` asks. `cursor` reads the item an id names (any owner's, or
  * undefined); it counts only when it lies in `range`'s partition (the caller's own list).
  */
-export async function listPage<T>(range: ListRange, paging: Paging, cursor: (id: string) => Promise<Item | undefined>, what: string): Promise<ListPage<T>> {
+export async function listPage<T>(
+  range: ListRange,
+  paging: Paging,
+  cursor: (id: string) => Promise<Item | undefined>,
+  what: string,
+): Promise<ListPage<T>> {
   if (paging.startingAfter === undefined) return pageAt<T>(range, paging.skip, paging.limit);
   const after = await cursor(paging.startingAfter);
   if (!inPartition(range, after)) throw badCursor(what);
@@ -62,7 +69,13 @@ export const pageFields = (page: Pick<ListPage<unknown>, 'hasMore' | 'total'>) =
  * phrase), with the same rules as `listPage`: `candidates` are items of `range`'s partition
  * in its order; a cursor must lie in that partition too.
  */
-export async function pageOfFew<T extends object>(range: ListRange, paging: Paging, candidates: T[], cursor: (id: string) => Promise<Item | undefined>, what: string): Promise<ListPage<T>> {
+export async function pageOfFew<T extends object>(
+  range: ListRange,
+  paging: Paging,
+  candidates: T[],
+  cursor: (id: string) => Promise<Item | undefined>,
+  what: string,
+): Promise<ListPage<T>> {
   if (paging.startingAfter === undefined) {
     const items = candidates.slice(paging.skip, paging.skip + paging.limit);
     return { items, total: candidates.length, hasMore: paging.skip + items.length < candidates.length };

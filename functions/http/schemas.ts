@@ -27,10 +27,8 @@ export const cursorPaging = { limit: intString(1, MAX_PAGE, 20), startingAfter }
 
 export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-
 /** The text rules of domain/text.ts added to a string schema (keeps its type: chain on). */
-export const refuseUnsafe = <T extends z.ZodString>(s: T): T =>
-  s.superRefine(checkText) as T;
+export const refuseUnsafe = <T extends z.ZodString>(s: T): T => s.superRefine(checkText) as T;
 
 /** A free-text field: trimmed, `min`..`max` characters, no control or bidi characters, no secret. */
 export const safeText = (max: number, min = 1) => refuseUnsafe(z.string().trim().min(min).max(max));

@@ -44,7 +44,11 @@ export function auditPut(participantId: string, ctx: AuditContext, action: strin
 }
 
 /** A page of a participant's entries, newest first, after the entry `startingAfter` names. */
-export async function listAudit(participantId: string, limit: number, startingAfter?: string): Promise<{ entries: AuditEntry[]; hasMore: boolean }> {
+export async function listAudit(
+  participantId: string,
+  limit: number,
+  startingAfter?: string,
+): Promise<{ entries: AuditEntry[]; hasMore: boolean }> {
   const { items } = await queryPage({
     KeyConditionExpression: startingAfter ? 'pk = :pk AND sk < :after' : 'pk = :pk',
     ExpressionAttributeValues: { ':pk': auditPk(participantId), ...(startingAfter ? { ':after': startingAfter } : {}) },

@@ -41,7 +41,11 @@ export async function membershipsOf(sub: string, limit: number): Promise<Members
 }
 
 /** A page of a participant's team, oldest member first, after the member `startingAfter` names. */
-export async function listTeam(participantId: string, limit: number, after?: Membership): Promise<{ members: Membership[]; hasMore: boolean }> {
+export async function listTeam(
+  participantId: string,
+  limit: number,
+  after?: Membership,
+): Promise<{ members: Membership[]; hasMore: boolean }> {
   const { items } = await queryPage({
     IndexName: 'gsi2',
     KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',

@@ -25,7 +25,14 @@ import { dueAttributes, releaseClaim, type DueJob } from '../platform/due';
 import { logger } from '../platform/log';
 import { mapLimit } from '../platform/retry';
 import { cancellationCodes, table, transact, type TransactItem } from '../platform/table';
-import { merchantSettlementsPk, queryLinePages, settlementKey, type SettlementFields, type SettlementLine, type SettlementRecord } from './settlement-views';
+import {
+  merchantSettlementsPk,
+  queryLinePages,
+  settlementKey,
+  type SettlementFields,
+  type SettlementLine,
+  type SettlementRecord,
+} from './settlement-views';
 
 export const SETTLEMENT_LINES_KIND = 'settlement.lines';
 /** How long after the commit the tick re-runs a stamping that did not finish. */

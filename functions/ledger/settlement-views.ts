@@ -36,7 +36,6 @@ export interface SettlementLineFields {
   settlementId?: string;
 }
 
-
 export const linesPk = (merchantId: string, date: string) => `SLINE#${merchantId}#${date}`;
 
 /** Signed minor units of a line (refunds count negative). */
@@ -83,7 +82,11 @@ export async function getMerchantSettlement(merchantId: string, settlementId: st
 }
 
 /** The merchant's settlements, newest first, after `after` (already checked to be the merchant's). */
-export async function listSettlements(merchantId: string, limit: number, after?: SettlementRecord): Promise<{ settlements: SettlementRecord[]; hasMore: boolean }> {
+export async function listSettlements(
+  merchantId: string,
+  limit: number,
+  after?: SettlementRecord,
+): Promise<{ settlements: SettlementRecord[]; hasMore: boolean }> {
   const { items } = await queryPage({
     IndexName: 'gsi2',
     KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
@@ -123,7 +126,10 @@ export async function queryLinePages(
 }
 
 /** One page of a settlement's lines from `start` (`next`: undefined after the last). */
-export async function settlementLinePage(s: SettlementRecord, start?: Record<string, unknown>): Promise<{ lines: SettlementLine[]; next?: Record<string, unknown> }> {
+export async function settlementLinePage(
+  s: SettlementRecord,
+  start?: Record<string, unknown>,
+): Promise<{ lines: SettlementLine[]; next?: Record<string, unknown> }> {
   const { items, next } = await queryPage(
     {
       KeyConditionExpression: 'pk = :pk',

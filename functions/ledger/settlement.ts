@@ -32,7 +32,14 @@ import {
 } from './store';
 import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, type DueJob } from '../platform/due';
-import { assignLines, runSettlementLines, SettlementCommitted, settlementRecordPut, stampSettledTransactions, type LineSums } from './settlement-store';
+import {
+  assignLines,
+  runSettlementLines,
+  SettlementCommitted,
+  settlementRecordPut,
+  stampSettledTransactions,
+  type LineSums,
+} from './settlement-store';
 import { getSettlement } from './settlement-views';
 import { conflictBackoff } from '../platform/retry';
 

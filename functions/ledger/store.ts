@@ -79,7 +79,8 @@ export const captureEntryKey = (bill: Pick<BillItem, 'merchantId' | 'createdAt' 
 
 /** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
 export function entryPut(entry: LedgerEntry): TransactItem {
-  if (!Number.isSafeInteger(entry.amount) || entry.amount <= 0) throw new RangeError(`ledger amount must be a positive integer, got ${entry.amount}`);
+  if (!Number.isSafeInteger(entry.amount) || entry.amount <= 0)
+    throw new RangeError(`ledger amount must be a positive integer, got ${entry.amount}`);
   if (entry.debit === entry.credit) throw new RangeError('ledger entry debits and credits the same account');
   return { Put: { TableName: table(), Item: entry, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
@@ -116,10 +117,10 @@ export async function readBalance(merchantId: string): Promise<Balance> {
     ExpressionAttributeValues: { ':pk': balancePk(merchantId) },
     ConsistentRead: true,
   });
-  return shards.reduce<Balance>(
-    (b, s) => ({ unsettled: b.unsettled + (s.unsettled ?? 0), settled: b.settled + (s.settled ?? 0) }),
-    { unsettled: 0, settled: 0 },
-  );
+  return shards.reduce<Balance>((b, s) => ({ unsettled: b.unsettled + (s.unsettled ?? 0), settled: b.settled + (s.settled ?? 0) }), {
+    unsettled: 0,
+    settled: 0,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -245,7 +246,14 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       billingRequestId: bill.billingRequestId,
       postedAt: now,
     }),
-    bankDayAdd({ bankId: bill.bankId, date: lagosDate(at), merchantId: bill.merchantId, merchantName: bill.merchantName, shard, captured: bill.amount }),
+    bankDayAdd({
+      bankId: bill.bankId,
+      date: lagosDate(at),
+      merchantId: bill.merchantId,
+      merchantName: bill.merchantName,
+      shard,
+      captured: bill.amount,
+    }),
   ];
 }
 
@@ -257,7 +265,6 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
   const item: SettlementLine = { pk: linesPk(l.merchantId, l.settlementDate), sk: `${ts}#${l.entryId}`, ...rest };
   return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Bank day counters (DESIGN 8.8 bank settlement report)
@@ -374,9 +381,15 @@ export interface LedgerCheck {
  */
 export async function checkMerchantLedger(merchantId: string): Promise<LedgerCheck> {
   const [entries, shards, batches] = await Promise.all([
-    queryAll<LedgerEntry>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true }, 1_000_000),
+    queryAll<LedgerEntry>(
+      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true },
+      1_000_000,
+    ),
     readBalance(merchantId),
-    queryAll<SettlementBatch>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true }, 1_000_000),
+    queryAll<SettlementBatch>(
+      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true },
+      1_000_000,
+    ),
   ]);
   const problems: string[] = [];
   const unsettledAcct = accounts.unsettled(merchantId);
@@ -391,7 +404,10 @@ export async function checkMerchantLedger(merchantId: string): Promise<LedgerChe
     if (e.debit === e.credit) problems.push(`entry ${e.entryId}: debit equals credit`);
     if (ids.has(e.entryId)) problems.push(`entry ${e.entryId}: posted twice`);
     ids.add(e.entryId);
-    for (const [acct, sign] of [[e.credit, 1], [e.debit, -1]] as const) {
+    for (const [acct, sign] of [
+      [e.credit, 1],
+      [e.debit, -1],
+    ] as const) {
       if (acct === unsettledAcct) sums.unsettled += sign * e.amount;
       else if (acct === settledAcct) sums.settled += sign * e.amount;
       else if (!acct.startsWith('bank:')) problems.push(`entry ${e.entryId}: unknown account ${acct}`);
@@ -456,4 +472,3 @@ export async function checkLedger(merchantIds?: string[]): Promise<LedgerReport>
 
 /** A ledger entry by key (refunds read a bill's capture entry). */
 export const getLedgerEntry = (key: { pk: string; sk: string }) => getItem<LedgerEntry>(key);
-

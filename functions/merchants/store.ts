@@ -111,16 +111,19 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
     const ids = inputs.map(() => newParticipantId('merchant')).sort();
     for (const [i, input] of inputs.entries()) {
       const { name, email, bankAccount, ...profile } = input;
-      const merchant = buildParticipant({
-        type: 'merchant',
-        name,
-        email,
-        phone: profile.phone,
-        country: profile.country,
-        providerId,
-        bankAccount,
-        extra: { ...profile, ref: newMerchantRef(), code: newMerchantCode() },
-      }, ids[i]);
+      const merchant = buildParticipant(
+        {
+          type: 'merchant',
+          name,
+          email,
+          phone: profile.phone,
+          country: profile.country,
+          providerId,
+          bankAccount,
+          extra: { ...profile, ref: newMerchantRef(), code: newMerchantCode() },
+        },
+        ids[i],
+      );
       const key = newApiKey(merchant);
       items.push(putParticipantItem(merchant), ...key.items, merchantEmailGuard(email, merchant.id));
       created.push({ id: merchant.id, name, email, providerId, apiKey: key.apiKey });
@@ -150,7 +153,9 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
 /** A value to set, or null to remove an optional field. */
 export type ProfileChanges = { name?: string; email?: string } & { [K in Exclude<ProfileField, 'industry'>]?: string | null };
 
-export type UpdateProfileResult = { ok: true; merchant: { id: string; name: string; email: string } } | { ok: false; reason: 'email_taken' | 'not_found' };
+export type UpdateProfileResult =
+  | { ok: true; merchant: { id: string; name: string; email: string } }
+  | { ok: false; reason: 'email_taken' | 'not_found' };
 
 export async function updateMerchantProfile(providerId: string, merchantId: string, changes: ProfileChanges): Promise<UpdateProfileResult> {
   for (let attempt = 1; ; attempt++) {
@@ -306,7 +311,10 @@ function filterClauses(f: MerchantFilter): NonNullable<ListRange['filter']>[] {
  * stable while merchants are added), as a list range (projected to the summary attributes).
  */
 export function providerMerchantRange(providerId: string, filter: MerchantFilter): ListRange {
-  return indexRange('gsi2', providerMerchantsPk(providerId), equalsFilter({}, filterClauses(filter)), { ascending: true, projection: SUMMARY_ATTRS });
+  return indexRange('gsi2', providerMerchantsPk(providerId), equalsFilter({}, filterClauses(filter)), {
+    ascending: true,
+    projection: SUMMARY_ATTRS,
+  });
 }
 
 /** The stored item of a participant id (a list cursor; the pager checks it lies in the provider's list). */
@@ -316,7 +324,11 @@ export const merchantNamed = (id: string) => getItem(participantKey(id));
  * The provider's merchants among `ids` (unknown ids and other providers' merchants are
  * left out), filtered, in creation order.
  */
-export async function getProviderMerchantsByIds(providerId: string, ids: string[], filter: MerchantFilter): Promise<(MerchantSummary & { gsi2pk: string; gsi2sk: string })[]> {
+export async function getProviderMerchantsByIds(
+  providerId: string,
+  ids: string[],
+  filter: MerchantFilter,
+): Promise<(MerchantSummary & { gsi2pk: string; gsi2sk: string })[]> {
   const unique = [...new Set(ids)];
   const found: (MerchantSummary & { type?: string; providerId?: string; gsi2pk: string; gsi2sk: string })[] = [];
   const attrs = [...SUMMARY_ATTRS, 'type', 'providerId', 'gsi2pk', 'gsi2sk'];
@@ -328,7 +340,12 @@ export async function getProviderMerchantsByIds(providerId: string, ids: string[
       const out = await db().send(
         new BatchGetCommand({
           RequestItems: {
-            [table()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names },
+            [table()]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: Object.keys(names).join(', '),
+              ExpressionAttributeNames: names,
+            },
           },
         }),
       );

@@ -145,7 +145,11 @@ export function buildDocsPage(renderer: Pick<Renderer, 'source' | 'package' | 'v
 export function toAsset(renderer: Renderer, page: { html: string; csp: string }): DocsPageAsset {
   const bytes = Buffer.from(page.html, 'utf8');
   const brotli = brotliCompressSync(bytes, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 11,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+    },
   });
   return {
     renderer: { package: renderer.package, version: renderer.version, file: renderer.file, sha256: renderer.sha256 },
@@ -157,4 +161,5 @@ export function toAsset(renderer: Renderer, page: { html: string; csp: string })
 }
 
 /** The HTML an asset holds. */
-export const assetHtml = (asset: Pick<DocsPageAsset, 'brotli'>): string => brotliDecompressSync(Buffer.from(asset.brotli, 'base64')).toString('utf8');
+export const assetHtml = (asset: Pick<DocsPageAsset, 'brotli'>): string =>
+  brotliDecompressSync(Buffer.from(asset.brotli, 'base64')).toString('utf8');

@@ -52,7 +52,11 @@ export const loadHandlerSpec: SpecLoader = async (route) => {
   const spec = { ...((mod.handler as { spec?: HandlerSpec }).spec ?? {}) };
   const sibling = resolve(FUNCTIONS_DIR, `${route.handler}.response.ts`);
   if (existsSync(sibling)) {
-    const r = (await import(/* @vite-ignore */ pathToFileURL(sibling).href)) as { data?: z.ZodType; elements?: z.ZodType; body?: z.ZodType };
+    const r = (await import(/* @vite-ignore */ pathToFileURL(sibling).href)) as {
+      data?: z.ZodType;
+      elements?: z.ZodType;
+      body?: z.ZodType;
+    };
     if (r.data) spec.response = r.data;
     if (r.elements) spec.elements = r.elements;
     if (r.body) spec.responseBody = r.body;
@@ -152,13 +156,30 @@ const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: str
 
 const TAGS: Record<string, { name: string; description: string }> = {
   operator: { name: 'Operator', description: 'The platform operator: participants and their API keys (operator key).' },
-  bank: { name: 'Bank', description: "A bank onboards customers, links devices, answers intents, billing requests and refunds, and manages its customers' decisions." },
-  merchant: { name: 'Merchant', description: 'Discovery, billing intents, bills, one-time payments, decisions and balance. A provider may call these for one of its merchants with `X-Entity-Id`.' },
-  recurring: { name: 'Recurring schedules', description: 'Recurring billing under an approve_recurring agreement (trusted premium merchants).' },
-  transactions: { name: 'Transactions', description: 'Transaction history and details, visible to the merchant, its provider and the bank.' },
+  bank: {
+    name: 'Bank',
+    description:
+      "A bank onboards customers, links devices, answers intents, billing requests and refunds, and manages its customers' decisions.",
+  },
+  merchant: {
+    name: 'Merchant',
+    description:
+      'Discovery, billing intents, bills, one-time payments, decisions and balance. A provider may call these for one of its merchants with `X-Entity-Id`.',
+  },
+  recurring: {
+    name: 'Recurring schedules',
+    description: 'Recurring billing under an approve_recurring agreement (trusted premium merchants).',
+  },
+  transactions: {
+    name: 'Transactions',
+    description: 'Transaction history and details, visible to the merchant, its provider and the bank.',
+  },
   refunds: { name: 'Refunds', description: 'Full or partial refunds of succeeded transactions.' },
-  provider: { name: 'Provider', description: "A provider onboards merchants and manages their trust." },
-  webhooks: { name: 'Webhook endpoints', description: 'Where events are delivered, and the deliveries made. See the Webhooks section for each event.' },
+  provider: { name: 'Provider', description: 'A provider onboards merchants and manages their trust.' },
+  webhooks: {
+    name: 'Webhook endpoints',
+    description: 'Where events are delivered, and the deliveries made. See the Webhooks section for each event.',
+  },
   sandbox: { name: 'Sandbox', description: 'Test helpers of the sandbox stage only (404 `Route not found` in live).' },
   docs: { name: 'Documentation', description: 'This document and its reference page (public).' },
 };
@@ -170,7 +191,10 @@ function tagOf(route: Route): string {
 
 /** `api/bank/create-customers` -> `bankCreateCustomers` (handler modules are unique per route). */
 export function operationIdOf(route: Route): string {
-  const words = route.handler.replace(/^api\//, '').split(/[/-]/).filter(Boolean);
+  const words = route.handler
+    .replace(/^api\//, '')
+    .split(/[/-]/)
+    .filter(Boolean);
   return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
 }
 
@@ -315,23 +339,32 @@ function components(stage: Stage): Json {
       BadRequest: errorResponse(
         'Invalid input: nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...).',
         ref('schemas', 'ValidationError'),
-        { statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error', errors: [{ path: 'amount', message: 'Too small: expected number to be >=1' }] },
+        {
+          statusCode: 400,
+          success: false,
+          message: 'Invalid request parameters',
+          code: 'validation_error',
+          errors: [{ path: 'amount', message: 'Too small: expected number to be >=1' }],
+        },
       ),
-      Unauthorized: errorResponse(
-        'Missing, invalid or revoked API key, or a key of the other stage.',
-        ref('schemas', 'Error'),
-        { statusCode: 401, success: false, message: 'Invalid API key', code: 'unauthorized' },
-      ),
-      Forbidden: errorResponse(
-        'The caller may not do this (participant kind, trust level, permission).',
-        ref('schemas', 'Error'),
-        { statusCode: 403, success: false, message: 'Forbidden for this participant type', code: 'forbidden' },
-      ),
-      NotFound: errorResponse(
-        "Not found, or another participant's resource (never visible).",
-        ref('schemas', 'Error'),
-        { statusCode: 404, success: false, message: 'Route not found', code: 'not_found' },
-      ),
+      Unauthorized: errorResponse('Missing, invalid or revoked API key, or a key of the other stage.', ref('schemas', 'Error'), {
+        statusCode: 401,
+        success: false,
+        message: 'Invalid API key',
+        code: 'unauthorized',
+      }),
+      Forbidden: errorResponse('The caller may not do this (participant kind, trust level, permission).', ref('schemas', 'Error'), {
+        statusCode: 403,
+        success: false,
+        message: 'Forbidden for this participant type',
+        code: 'forbidden',
+      }),
+      NotFound: errorResponse("Not found, or another participant's resource (never visible).", ref('schemas', 'Error'), {
+        statusCode: 404,
+        success: false,
+        message: 'Route not found',
+        code: 'not_found',
+      }),
       Conflict: errorResponse(
         'Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress.',
         ref('schemas', 'Error'),
@@ -369,7 +402,8 @@ function whoMayCall(route: Route, stage: Stage): string {
   let s = `**Who may call:** ${list}.`;
   if (route.kinds.includes('merchant')) s += ' A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`.';
   s += ' Anyone else: 403 `Forbidden for this participant type`.';
-  if (route.caller === 'applicant') return `**Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 \`This action requires a signed-in user\`.`;
+  if (route.caller === 'applicant')
+    return `**Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 \`This action requires a signed-in user\`.`;
   if (route.caller === 'person') s += ' **Signed-in people only:** API keys get 403 `This action requires a signed-in user`.';
   if (!route.kinds.every((k) => k === 'operator')) {
     s += ` People's roles: ${rolesFor(route, stage).join(', ')}${permissionOf(route) === 'money' && stage === 'sandbox' ? ' (developer: sandbox only)' : ''} (else 403 \`Insufficient role\`).`;
@@ -392,14 +426,15 @@ function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, 
   let content: Json;
   if (shape === 'html') content = { 'text/html': { schema: { type: 'string' } } };
   else if (shape === 'openapi' || (shape === 'object' && spec.responseBody)) {
-    const schema = spec.responseBody ? conv.convert(spec.responseBody, 'output', `${routeKey(route)} body`) : { type: 'object', description: 'This OpenAPI 3.1 document' };
+    const schema = spec.responseBody
+      ? conv.convert(spec.responseBody, 'output', `${routeKey(route)} body`)
+      : { type: 'object', description: 'This OpenAPI 3.1 document' };
     content = { 'application/json': { schema } };
-  }
-  else if (shape === 'array') {
+  } else if (shape === 'array') {
     const items = spec.elements ? conv.convert(spec.elements, 'output', `${routeKey(route)} element`) : ref('schemas', 'ArrayElement');
     content = { 'application/json': { schema: { type: 'array', items } } };
-  }
-  else if (shape === 'object') content = { 'application/json': { schema: { type: 'object', required: ['statusCode'], properties: { statusCode: integer } } } };
+  } else if (shape === 'object')
+    content = { 'application/json': { schema: { type: 'object', required: ['statusCode'], properties: { statusCode: integer } } } };
   else if (spec.response) {
     const data = conv.convert(spec.response, 'output', `${routeKey(route)} response`);
     content = {
@@ -407,7 +442,12 @@ function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, 
         schema: {
           type: 'object',
           required: ['statusCode', 'success', 'message', 'data'],
-          properties: { statusCode: { type: 'integer', const: status }, success: { type: 'boolean', const: true }, message: { type: 'string' }, data },
+          properties: {
+            statusCode: { type: 'integer', const: status },
+            success: { type: 'boolean', const: true },
+            message: { type: 'string' },
+            data,
+          },
         },
       },
     };
@@ -431,7 +471,8 @@ function queryParameters(zodQuery: z.ZodType, schema: Json, where: string): Json
     const { description, ...rest } = s;
     if (rest.default === undefined && shape[name]) {
       const absent = shape[name].safeParse(undefined);
-      if (absent.success && absent.data !== undefined && (typeof absent.data !== 'object' || absent.data === null)) rest.default = absent.data;
+      if (absent.success && absent.data !== undefined && (typeof absent.data !== 'object' || absent.data === null))
+        rest.default = absent.data;
     }
     return {
       name,
@@ -511,7 +552,9 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
       responses[status] = {
         description: `The elements, when all share this status; or the error envelope when the whole request is refused.`,
         headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
-        content: { 'application/json': { schema: { oneOf: [ref('schemas', 'Error'), { type: 'array', items: ref('schemas', 'ArrayElement') }] } } },
+        content: {
+          'application/json': { schema: { oneOf: [ref('schemas', 'Error'), { type: 'array', items: ref('schemas', 'ArrayElement') }] } },
+        },
       };
     }
   }
@@ -535,7 +578,8 @@ function webhookParameters(): Json {
       name: 'X-Webhook-Timestamp',
       in: 'header',
       required: true,
-      description: 'Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`).',
+      description:
+        'Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`).',
       schema: { type: 'string', pattern: '^\\d+$' },
     },
     'X-Webhook-Signature': {
@@ -558,7 +602,8 @@ function webhookParameters(): Json {
       name: 'webhook-timestamp',
       in: 'header',
       required: true,
-      description: 'Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes).',
+      description:
+        'Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes).',
       schema: { type: 'string', pattern: '^\\d+$' },
     },
     'webhook-signature': {
@@ -575,7 +620,14 @@ function webhookParameters(): Json {
 }
 
 /** Every delivery carries both header sets (DESIGN 6.6 and 8.2). */
-const WEBHOOK_HEADERS = ['X-Webhook-Id', 'X-Webhook-Timestamp', 'X-Webhook-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+const WEBHOOK_HEADERS = [
+  'X-Webhook-Id',
+  'X-Webhook-Timestamp',
+  'X-Webhook-Signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
 
 function webhooks(conv: SchemaConverter, schemas: Json): Json {
   const out: Json = {};

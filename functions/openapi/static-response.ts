@@ -116,7 +116,12 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
         response =
           encoding === 'identity'
             ? { statusCode: 200, headers, body: body.toString('utf8') }
-            : { statusCode: 200, headers: { ...headers, 'Content-Encoding': encoding }, body: body.toString('base64'), isBase64Encoded: true };
+            : {
+                statusCode: 200,
+                headers: { ...headers, 'Content-Encoding': encoding },
+                body: body.toString('base64'),
+                isBase64Encoded: true,
+              };
       }
     } catch (error) {
       logger.error('Unhandled error', { requestId, error: error as Error });

@@ -92,7 +92,10 @@ export interface KeyRefItem {
 }
 
 /** A new API key for the current stage, its id, and the items that store it (hash only). */
-export function newApiKey(participant: Pick<Participant, 'id' | 'type'>, opts: KeyOptions = {}): {
+export function newApiKey(
+  participant: Pick<Participant, 'id' | 'type'>,
+  opts: KeyOptions = {},
+): {
   apiKey: string;
   keyId: string;
   keyExpiresAt?: string;
@@ -177,7 +180,14 @@ export async function revokeKey(
           ExpressionAttributeValues: { ':t': revokedAt },
         },
       },
-      { Update: { TableName: table(), Key: keyIdKey(keyId), UpdateExpression: 'SET revokedAt = :t', ExpressionAttributeValues: { ':t': revokedAt } } },
+      {
+        Update: {
+          TableName: table(),
+          Key: keyIdKey(keyId),
+          UpdateExpression: 'SET revokedAt = :t',
+          ExpressionAttributeValues: { ':t': revokedAt },
+        },
+      },
       auditPut(ref.participantId, audit, 'api_key.revoked', keyId),
     ]);
   } catch (e) {
@@ -209,7 +219,12 @@ export async function listKeys(participantId: string, limit: number, after?: Key
   });
   const refs = (items as KeyRefItem[]).slice(0, limit);
   // Last use lives on the key item (stamped by the pipeline's one request per call).
-  const used = refs.length ? await batchGet<ApiKeyItem>(refs.map((r) => apiKeyKey(r.hash)), ['pk', 'lastUsedAt']) : new Map<string, ApiKeyItem>();
+  const used = refs.length
+    ? await batchGet<ApiKeyItem>(
+        refs.map((r) => apiKeyKey(r.hash)),
+        ['pk', 'lastUsedAt'],
+      )
+    : new Map<string, ApiKeyItem>();
   const keys = refs.map((r) => ({
     keyId: r.keyId,
     name: r.name ?? null,

@@ -6,6 +6,7 @@ import { toApiApplication } from './views';
 
 export async function decide(id: string, decision: { approve: true } | { approve: false; reason: string }, audit: AuditContext) {
   const done = await decideApplication(id, decision, audit);
-  if (!done.ok) throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided, 'application_decided');
+  if (!done.ok)
+    throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided, 'application_decided');
   return toApiApplication(done.app);
 }

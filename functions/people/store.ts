@@ -18,7 +18,16 @@ import { membershipKey, teamPk, teamSk, type Membership } from '../identity/memb
 import type { Person } from '../identity/tokens';
 import { buildParticipant, participantKey, putParticipantItem, type Participant } from '../participants/store';
 import type { Role } from '../routes';
-import { cancellationCodes, getItem, isTransactionCancelled, nowIso, queryPage, table, transact, type TransactItem } from '../platform/table';
+import {
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  nowIso,
+  queryPage,
+  table,
+  transact,
+  type TransactItem,
+} from '../platform/table';
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 /** The invitation token's prefix; domain/secrets.ts knows it, so a response carrying one is sealed at rest. */
@@ -60,7 +69,13 @@ export const invitationKey = (token: string) => ({ pk: `INVITE#${sha256Hex(token
 export const getApplication = (id: string) => getItem<ApplicationItem>(applicationKey(id));
 
 /** A membership's item, with its place in the team list. */
-function membershipItem(sub: string, p: Pick<Participant, 'id' | 'type'>, role: Role, email: string | undefined, joinedAt: string): Membership {
+function membershipItem(
+  sub: string,
+  p: Pick<Participant, 'id' | 'type'>,
+  role: Role,
+  email: string | undefined,
+  joinedAt: string,
+): Membership {
   return {
     ...membershipKey(sub, p.id),
     userId: sub,
@@ -88,7 +103,12 @@ function ownerCountUpdate(participantId: string, delta: number): TransactItem {
 }
 
 /** The items that create the participant of an approved application, its owner being the applicant. */
-function approvalItems(app: ApplicationItem, _decidedBy: string, audit: AuditContext, now: string): { participant: Participant; items: TransactItem[] } {
+function approvalItems(
+  app: ApplicationItem,
+  _decidedBy: string,
+  audit: AuditContext,
+  now: string,
+): { participant: Participant; items: TransactItem[] } {
   const participant = buildParticipant({ type: app.type, name: app.businessName, email: app.email, country: app.country });
   participant.ownerCount = 1;
   participant.applicationId = app.applicationId;
@@ -154,7 +174,13 @@ export async function decideApplication(
   const decidedBy = audit.actor.id;
   const extra = decision.approve ? approvalItems(app, decidedBy, audit, now) : undefined;
   const names: Record<string, string> = { '#s': 'status' };
-  const values: Record<string, unknown> = { ':s': status, ':pending': 'pending', ':at': now, ':by': decidedBy, ':q': applicationsPk(status) };
+  const values: Record<string, unknown> = {
+    ':s': status,
+    ':pending': 'pending',
+    ':at': now,
+    ':by': decidedBy,
+    ':q': applicationsPk(status),
+  };
   let set = 'SET #s = :s, decidedAt = :at, decidedBy = :by, gsi2pk = :q';
   if (extra) {
     set += ', participantId = :p';
@@ -165,7 +191,16 @@ export async function decideApplication(
   }
   try {
     await transact([
-      { Update: { TableName: table(), Key: applicationKey(id), UpdateExpression: set, ConditionExpression: '#s = :pending', ExpressionAttributeNames: names, ExpressionAttributeValues: values } },
+      {
+        Update: {
+          TableName: table(),
+          Key: applicationKey(id),
+          UpdateExpression: set,
+          ConditionExpression: '#s = :pending',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
       ...(extra?.items ?? []),
     ]);
   } catch (e) {
@@ -249,7 +284,13 @@ export async function getInvitation(token: string): Promise<InvitationItem | und
 export type AcceptResult = { ok: true; membership: Membership } | { ok: false; reason: 'not_found' | 'already_member' };
 
 /** The person joins with the invitation's role; the invitation is used up in the same transaction. */
-export async function acceptInvitation(token: string, inv: InvitationItem, person: Person, email: string | undefined, audit: AuditContext): Promise<AcceptResult> {
+export async function acceptInvitation(
+  token: string,
+  inv: InvitationItem,
+  person: Person,
+  email: string | undefined,
+  audit: AuditContext,
+): Promise<AcceptResult> {
   const now = nowIso();
   const m = membershipItem(person.sub, { id: inv.participantId, type: inv.participantKind }, inv.role, email, now);
   try {
@@ -274,13 +315,26 @@ export type MemberChange = { ok: true } | { ok: false; reason: 'not_found' | 'la
  * Change a member's role (`role`), or remove them (`role` undefined). Conditioned on the role
  * read, and on another owner remaining when an owner stops being one.
  */
-export async function changeMember(participantId: string, member: Membership, role: Role | undefined, audit: AuditContext): Promise<MemberChange> {
+export async function changeMember(
+  participantId: string,
+  member: Membership,
+  role: Role | undefined,
+  audit: AuditContext,
+): Promise<MemberChange> {
   const key = membershipKey(member.userId, participantId);
   const names = { '#r': 'role' };
   const cond = { ConditionExpression: 'attribute_exists(pk) AND #r = :old', ExpressionAttributeNames: names };
   const items: TransactItem[] = [
     role
-      ? { Update: { TableName: table(), Key: key, UpdateExpression: 'SET #r = :new', ...cond, ExpressionAttributeValues: { ':old': member.role, ':new': role } } }
+      ? {
+          Update: {
+            TableName: table(),
+            Key: key,
+            UpdateExpression: 'SET #r = :new',
+            ...cond,
+            ExpressionAttributeValues: { ':old': member.role, ':new': role },
+          },
+        }
       : { Delete: { TableName: table(), Key: key, ...cond, ExpressionAttributeValues: { ':old': member.role } } },
     auditPut(participantId, audit, role ? `member.role_changed:${member.role}->${role}` : `member.removed:${member.role}`, member.userId),
   ];

@@ -13,7 +13,13 @@ import { conflictBackoff } from '../platform/retry';
 const MAX_ATTEMPTS = 5;
 
 /** `role` undefined: remove the member. `actorRole` is the caller's own role. */
-export async function changeTeamMember(participantId: string, actorRole: Role | undefined, userId: string, role: Role | undefined, audit: AuditContext) {
+export async function changeTeamMember(
+  participantId: string,
+  actorRole: Role | undefined,
+  userId: string,
+  role: Role | undefined,
+  audit: AuditContext,
+) {
   for (let attempt = 1; ; attempt++) {
     const member = await getMembership(userId, participantId);
     if (!member) throw notFound(MSG.memberNotFound);

@@ -85,7 +85,12 @@ export interface WorkerDefinition {
 }
 
 export const WORKERS: WorkerDefinition[] = [
-  { name: 'scheduler-tick', handler: 'workers/scheduler-tick', trigger: { kind: 'schedule', expression: 'rate(1 minute)' }, timeoutSeconds: 60 },
+  {
+    name: 'scheduler-tick',
+    handler: 'workers/scheduler-tick',
+    trigger: { kind: 'schedule', expression: 'rate(1 minute)' },
+    timeoutSeconds: 60,
+  },
   ...QUEUES.map((q) => ({
     name: q.name,
     handler: q.worker,

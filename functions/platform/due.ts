@@ -73,7 +73,6 @@ export function parseDueSk(dueSk: string): { at: string; kind: string; id: strin
   return { at: at!, kind: kind!, id: rest.join('#') };
 }
 
-
 export interface DueEntry {
   pk: string;
   sk: string;
@@ -81,7 +80,8 @@ export interface DueEntry {
 }
 
 /** The due index entries of one shard due at or before `at` (keys only), oldest first. */
-export const queryDue = (shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> => queryDuePartition(`DUE#${shard}`, at, maxItems);
+export const queryDue = (shard: number, at: Date, maxItems = 10_000): Promise<DueEntry[]> =>
+  queryDuePartition(`DUE#${shard}`, at, maxItems);
 
 /** The entries of one due index partition (a shard, or a test clock's) due at or before `at`, oldest first. */
 export async function queryDuePartition(duePk: string, at: Date, maxItems = 10_000): Promise<DueEntry[]> {
@@ -203,7 +203,14 @@ export async function releaseClaim(key: Key, leasedSk: string): Promise<boolean>
  * (`leasedSk`) holds and, when given, while its `status` is still `whileStatus`. False when
  * someone else moved it on.
  */
-export async function rescheduleClaim(key: Key, kind: string, id: string, at: string | Date, leasedSk: string, whileStatus?: string): Promise<boolean> {
+export async function rescheduleClaim(
+  key: Key,
+  kind: string,
+  id: string,
+  at: string | Date,
+  leasedSk: string,
+  whileStatus?: string,
+): Promise<boolean> {
   const due = dueAttributes(kind, id, at);
   try {
     await db().send(
@@ -213,7 +220,12 @@ export async function rescheduleClaim(key: Key, kind: string, id: string, at: st
         UpdateExpression: 'SET duePk = :pk, dueSk = :sk',
         ConditionExpression: whileStatus === undefined ? 'dueSk = :leased' : 'dueSk = :leased AND #s = :status',
         ...(whileStatus === undefined ? {} : { ExpressionAttributeNames: { '#s': 'status' } }),
-        ExpressionAttributeValues: { ':pk': due.duePk, ':sk': due.dueSk, ':leased': leasedSk, ...(whileStatus === undefined ? {} : { ':status': whileStatus }) },
+        ExpressionAttributeValues: {
+          ':pk': due.duePk,
+          ':sk': due.dueSk,
+          ':leased': leasedSk,
+          ...(whileStatus === undefined ? {} : { ':status': whileStatus }),
+        },
       }),
     );
     return true;

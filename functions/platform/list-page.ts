@@ -70,10 +70,12 @@ function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput,
   let projection: string | undefined;
   if (range.projection && select === undefined) {
     // The sort key is always read: `readMatches` recognises a cursor's item by it.
-    projection = [...new Set([...range.projection, range.skName])].map((a, i) => {
-      names[`#lp${i}`] = a;
-      return `#lp${i}`;
-    }).join(', ');
+    projection = [...new Set([...range.projection, range.skName])]
+      .map((a, i) => {
+        names[`#lp${i}`] = a;
+        return `#lp${i}`;
+      })
+      .join(', ');
   }
   return {
     ...(range.index ? { IndexName: range.index } : {}),
@@ -105,14 +107,20 @@ function continueAfter(range: ListRange, last: Record<string, unknown>): { range
 /** Reads matches from the range's start until `want` matched or the range ended; `more`: whether items may follow. */
 async function readMatches<T>(range: ListRange, want: number): Promise<{ items: T[]; more: boolean }> {
   // The item at an exclusive end that BETWEEN still returns (read once more, then dropped).
-  const excluded = range.lo !== undefined && range.hi !== undefined && range.exclusive ? (range.exclusive === 'lo' ? range.lo : range.hi) : undefined;
+  const excluded =
+    range.lo !== undefined && range.hi !== undefined && range.exclusive ? (range.exclusive === 'lo' ? range.lo : range.hi) : undefined;
   const items: T[] = [];
   let at: { range: ListRange; start?: Record<string, unknown> } | undefined = { range };
   let extra = excluded !== undefined ? 1 : 0;
   do {
     const need = want - items.length + extra;
     const out: QueryCommandOutput = await db().send(
-      new QueryCommand({ ...queryInput(at.range), TableName: table(), ExclusiveStartKey: at.start, Limit: range.filter ? Math.max(FILTERED_READ, need) : need }),
+      new QueryCommand({
+        ...queryInput(at.range),
+        TableName: table(),
+        ExclusiveStartKey: at.start,
+        Limit: range.filter ? Math.max(FILTERED_READ, need) : need,
+      }),
     );
     for (const it of out.Items ?? []) {
       if (excluded !== undefined && (it as Item)[range.skName] === excluded) extra = 0;
@@ -136,7 +144,11 @@ export async function pageAfter<T>(range: ListRange, limit: number, after: Item)
   // The cursor's sort key becomes the range's (exclusive) near end: a key condition, so the
   // Query starts at the cursor through the index itself (DynamoDB Local, unlike DynamoDB,
   // walks to an ExclusiveStartKey: measured in bench/lists.ts, docs/decisions.md).
-  const from: ListRange = beforeRange ? range : range.ascending ? { ...range, lo: sk, exclusive: 'lo' } : { ...range, hi: sk, exclusive: 'hi' };
+  const from: ListRange = beforeRange
+    ? range
+    : range.ascending
+      ? { ...range, lo: sk, exclusive: 'lo' }
+      : { ...range, hi: sk, exclusive: 'hi' };
   const { items } = await readMatches<T>(from, limit + 1);
   return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
@@ -146,7 +158,9 @@ export async function countMatches(range: ListRange): Promise<number> {
   let total = 0;
   let at: { range: ListRange; start?: Record<string, unknown> } | undefined = { range };
   do {
-    const out: QueryCommandOutput = await db().send(new QueryCommand({ ...queryInput(at.range, 'COUNT'), TableName: table(), ExclusiveStartKey: at.start }));
+    const out: QueryCommandOutput = await db().send(
+      new QueryCommand({ ...queryInput(at.range, 'COUNT'), TableName: table(), ExclusiveStartKey: at.start }),
+    );
     total += out.Count ?? 0;
     at = out.LastEvaluatedKey ? continueAfter(at.range, out.LastEvaluatedKey) : undefined;
   } while (at);

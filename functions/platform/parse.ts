@@ -43,7 +43,12 @@ export function parseItem<T>(what: string, shape: Shape, item: Record<string, un
   if (item === undefined) return undefined;
   for (const [field, rule] of Object.entries(shape)) {
     if (!fits(item[field], rule)) {
-      throw new CorruptItemError(what, `${String(item.pk)}/${String(item.sk)}`, field, typeof rule === 'string' ? rule : `one of ${rule.join(', ')}`);
+      throw new CorruptItemError(
+        what,
+        `${String(item.pk)}/${String(item.sk)}`,
+        field,
+        typeof rule === 'string' ? rule : `one of ${rule.join(', ')}`,
+      );
     }
   }
   return item as T;

@@ -71,7 +71,14 @@ function urlOf(t: Target, query: Record<string, string>): string {
   return `${t.protocol}//${hostHeader(t)}${t.path}${qs ? `?${qs}` : ''}`;
 }
 
-async function send(method: string, bucket: string, key: string, query: Record<string, string>, body?: Uint8Array | string, headers: Record<string, string> = {}): Promise<Response> {
+async function send(
+  method: string,
+  bucket: string,
+  key: string,
+  query: Record<string, string>,
+  body?: Uint8Array | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const t = target(bucket, key);
   const signed = await signer().sign({
     method,
@@ -83,7 +90,11 @@ async function send(method: string, bucket: string, key: string, query: Record<s
     headers: { host: hostHeader(t), 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
     ...(body !== undefined ? { body } : {}),
   });
-  const res = await fetch(urlOf(t, query), { method, headers: signed.headers as Record<string, string>, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(urlOf(t, query), {
+    method,
+    headers: signed.headers as Record<string, string>,
+    ...(body !== undefined ? { body } : {}),
+  });
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     throw new Error(`S3 ${method} ${key}: ${res.status} ${text.slice(0, 200)}`);
@@ -156,7 +167,9 @@ export class MultipartUpload {
   async uploadPart(body: Uint8Array): Promise<void> {
     if (!this.uploadId) throw new Error('upload not started');
     const n = this.parts.length + 1;
-    const res = await send('PUT', this.bucket, this.key, { partNumber: String(n), uploadId: this.uploadId }, body, { 'content-length': String(body.byteLength) });
+    const res = await send('PUT', this.bucket, this.key, { partNumber: String(n), uploadId: this.uploadId }, body, {
+      'content-length': String(body.byteLength),
+    });
     const etag = res.headers.get('etag');
     if (!etag) throw new Error(`S3 UploadPart ${n}: no ETag`);
     this.parts.push({ n, etag });

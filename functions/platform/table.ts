@@ -71,10 +71,7 @@ export async function scanPages(input: Omit<ScanCommandInput, 'TableName'>, onPa
 }
 
 /** Query all pages (bounded by maxItems) and return the items. */
-export async function queryAll<T extends Item = Item>(
-  input: Omit<QueryCommandInput, 'TableName'>,
-  maxItems = 10_000,
-): Promise<T[]> {
+export async function queryAll<T extends Item = Item>(input: Omit<QueryCommandInput, 'TableName'>, maxItems = 10_000): Promise<T[]> {
   const items: T[] = [];
   await queryPages(input, (page) => {
     for (const it of page) items.push(it as T);
@@ -145,4 +142,3 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
   }
   return out;
 }
-

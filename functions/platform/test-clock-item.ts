@@ -44,4 +44,3 @@ export async function getTestClock(merchantId: string, id: string): Promise<Test
   const c = await getItem<TestClockItem>(testClockKey(id));
   return c && c.type === 'test_clock' && c.merchantId === merchantId ? c : undefined;
 }
-

@@ -37,7 +37,8 @@ export type AmendResult =
   | { ok: false; reason: 'not_found' | 'not_active' | 'pending' | 'no_change' | 'no_permission' };
 
 const termsOf = (s: ScheduleItem): AmendmentTerms => ({ amount: s.amount, frequency: s.frequency, description: s.description ?? null });
-const sameTerms = (a: AmendmentTerms, b: AmendmentTerms) => a.amount === b.amount && a.frequency === b.frequency && a.description === b.description;
+const sameTerms = (a: AmendmentTerms, b: AmendmentTerms) =>
+  a.amount === b.amount && a.frequency === b.frequency && a.description === b.description;
 
 /** The merchant's request (amount in minor units). */
 export function requestAmendment(merchantId: string, id: string, change: AmendmentRequest, now: string): Promise<AmendResult> {
@@ -53,7 +54,11 @@ export function requestAmendment(merchantId: string, id: string, change: Amendme
         description: change.description !== undefined ? change.description : from.description,
       };
       if (sameTerms(from, to)) return { kind: 'done', result: { ok: false, reason: 'no_change' } };
-      const [decision, merchant, customers] = await Promise.all([getDecision(s.decisionId), getParticipant(merchantId), s.clientRef ? undefined : getBillingCustomers([s.customerId])]);
+      const [decision, merchant, customers] = await Promise.all([
+        getDecision(s.decisionId),
+        getParticipant(merchantId),
+        s.clientRef ? undefined : getBillingCustomers([s.customerId]),
+      ]);
       const clientRef = s.clientRef ?? customers?.get(s.customerId)?.clientRef;
       if (!decision || !merchant || clientRef === undefined) return { kind: 'done', result: { ok: false, reason: 'no_permission' } };
       const amendmentId = newId('amd');
@@ -70,7 +75,11 @@ export function requestAmendment(merchantId: string, id: string, change: Amendme
         now,
       );
       const pendingAmendment = { amendmentId, intentId: intent.intentId, from, to, requestedAt: now };
-      const bankEvent: EventSpec = { type: 'billing.intent', to: s.bankId, data: intentEventData(intent, clientRef, merchant.name, allowedDecisions(trustOf(merchant))) };
+      const bankEvent: EventSpec = {
+        type: 'billing.intent',
+        to: s.bankId,
+        data: intentEventData(intent, clientRef, merchant.name, allowedDecisions(trustOf(merchant))),
+      };
       return {
         kind: 'change',
         change: { set: { pendingAmendment, updatedAt: now } },
@@ -88,7 +97,10 @@ export function requestAmendment(merchantId: string, id: string, change: Amendme
 export type DeclineReason = 'customer_declined' | 'limits';
 
 /** Whether the decision `d` approves the amendment's new terms, or why not. */
-export function amendmentVerdict(d: Pick<DecisionItem, 'decision' | 'blockMerchant' | 'spendingLimits'>, to: AmendmentTerms): 'approved' | DeclineReason {
+export function amendmentVerdict(
+  d: Pick<DecisionItem, 'decision' | 'blockMerchant' | 'spendingLimits'>,
+  to: AmendmentTerms,
+): 'approved' | DeclineReason {
   if (d.decision !== 'approve_recurring' || d.blockMerchant) return 'customer_declined';
   return limitsAllowAmount(d.spendingLimits, to.amount) ? 'approved' : 'limits';
 }
@@ -114,16 +126,24 @@ function reanchor(s: ScheduleItem, frequency: Frequency): Record<string, unknown
  * amendment applied or declined, or nothing when the intent is no amendment or the schedule
  * no longer waits for this one (cancelled, completed, or the amendment was settled).
  */
-export async function amendmentAnswerItems(intent: IntentItem, d: DecisionItem, at: string): Promise<{ items: TransactItem[]; events: EventSpec[] }> {
+export async function amendmentAnswerItems(
+  intent: IntentItem,
+  d: DecisionItem,
+  at: string,
+): Promise<{ items: TransactItem[]; events: EventSpec[] }> {
   const a = intent.amendment;
   if (!a) return { items: [], events: [] };
   const s = await getSchedule(a.scheduleId);
   const pending = s?.pendingAmendment;
-  if (!s || !pending || pending.amendmentId !== a.amendmentId || s.status === 'cancelled' || s.status === 'completed') return { items: [], events: [] };
+  if (!s || !pending || pending.amendmentId !== a.amendmentId || s.status === 'cancelled' || s.status === 'completed')
+    return { items: [], events: [] };
   const verdict = amendmentVerdict(d, pending.to);
   const change: Change =
     verdict === 'approved'
-      ? { set: { amount: pending.to.amount, description: pending.to.description, ...reanchor(s, pending.to.frequency), updatedAt: at }, remove: ['pendingAmendment'] }
+      ? {
+          set: { amount: pending.to.amount, description: pending.to.description, ...reanchor(s, pending.to.frequency), updatedAt: at },
+          remove: ['pendingAmendment'],
+        }
       : { set: { updatedAt: at }, remove: ['pendingAmendment'] };
   const next = applied(s, change);
   const view = amendmentView(pending);

@@ -15,7 +15,8 @@ import { logger } from '../platform/log';
 import type { BillItem } from '../billing/types';
 import { finishRun, recordOutcomeItem } from './store';
 
-const isRunBilling = (bill: BillItem): boolean => bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';
+const isRunBilling = (bill: BillItem): boolean =>
+  bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';
 
 export const recurringBillingOutcome: BillingOutcomeHandler = {
   feature: 'recurring',

@@ -90,7 +90,13 @@ export function advance(s: ScheduleDates, k: number, ranAt: Date): Cursor {
  * `retryAfterDays`, or null when it is not (the policy is used up, or the retry would not
  * come before the next period or would pass endDate).
  */
-export function nextRetryAt(s: ScheduleDates, k: number, attempt: number, ranAt: Date, retryAfterDays: readonly number[] = DEFAULT_RETRY_AFTER_DAYS): Date | null {
+export function nextRetryAt(
+  s: ScheduleDates,
+  k: number,
+  attempt: number,
+  ranAt: Date,
+  retryAfterDays: readonly number[] = DEFAULT_RETRY_AFTER_DAYS,
+): Date | null {
   const days = retryAfterDays[attempt];
   if (days === undefined) return null;
   const retryAt = retryDate(ranAt, days);

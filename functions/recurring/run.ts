@@ -90,7 +90,9 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
   const before = billingRefusalFor('recurring', decision);
   if (before) return refuse(s, job, REFUSALS[before], now, policy);
   // The customer's bank data never changes: kept on the schedule (read only for older items).
-  const customer = s.clientRef ? { id: s.customerId, bankId: s.bankId, clientRef: s.clientRef } : (await getBillingCustomers([s.customerId])).get(s.customerId);
+  const customer = s.clientRef
+    ? { id: s.customerId, bankId: s.bankId, clientRef: s.clientRef }
+    : (await getBillingCustomers([s.customerId])).get(s.customerId);
   if (!customer) return refuse(s, job, 'permission_revoked', now);
 
   const seed = runSeed(s.scheduleId, s.seq);
@@ -113,7 +115,8 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       extraItems: [claimRunItem(s, job.leasedSk, billingRequestIdFor(seed), now, retryAt)],
     });
     if (r.ok) {
-      if (!r.existing) logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });
+      if (!r.existing)
+        logger.info('recurring run started', { scheduleId: s.scheduleId, runSeq: s.seq, billingRequestId: r.bill.billingRequestId });
       return;
     }
     if (r.refusal === 'busy') {
@@ -141,7 +144,11 @@ async function giveUpOnAnswer(s: ScheduleItem, job: DueJob, now: Date): Promise<
   }
   // Not pending but no outcome recorded: impossible while outcomes go through settleBilling
   // (the hook is in the outcome's transaction). Leave it visible rather than guess.
-  logger.error('recurring run: billing not pending and no outcome recorded', { scheduleId: s.scheduleId, runSeq: s.runSeq, status: bill?.status });
+  logger.error('recurring run: billing not pending and no outcome recorded', {
+    scheduleId: s.scheduleId,
+    runSeq: s.runSeq,
+    status: bill?.status,
+  });
   await clearRunClaim(s.scheduleId, job.leasedSk);
 }
 

@@ -112,13 +112,21 @@ function updateParts(c: Change) {
     adds.push(`#u${i} :u${i}`);
     i++;
   }
-  const expr = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '']
+  const expr = [
+    sets.length ? `SET ${sets.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+  ]
     .filter(Boolean)
     .join(' ');
   return { expr, names, values };
 }
 
-export function updateItem(id: string, c: Change, condition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> }): TransactItem {
+export function updateItem(
+  id: string,
+  c: Change,
+  condition?: { expr: string; names?: Record<string, string>; values?: Record<string, unknown> },
+): TransactItem {
   const p = updateParts({ ...c, add: { version: 1, ...c.add } });
   const names = { ...p.names, ...condition?.names };
   const values = { ...p.values, ...condition?.values };
@@ -144,7 +152,19 @@ export function applied(s: ScheduleItem, c: Change): ScheduleItem {
   return next as ScheduleItem;
 }
 
-const RUN_ATTRIBUTES = ['runSeq', 'runOccurrence', 'runAttempt', 'runBillingRequestId', 'runStartedAt', 'runAnswerBy', 'runRetryAt', 'outcomeSeq', 'outcomeStatus', 'outcomeAt', 'outcomeReason'];
+const RUN_ATTRIBUTES = [
+  'runSeq',
+  'runOccurrence',
+  'runAttempt',
+  'runBillingRequestId',
+  'runStartedAt',
+  'runAnswerBy',
+  'runRetryAt',
+  'outcomeSeq',
+  'outcomeStatus',
+  'outcomeAt',
+  'outcomeReason',
+];
 
 /** When the attempt `s` is about to make is retried if it fails, under the merchant's policy (DESIGN 8.6). */
 export const retryAtOf = (s: ScheduleItem, ranAt: Date, retryAfterDays: readonly number[] | undefined): string | null =>
@@ -260,7 +280,14 @@ export async function saveNewSchedule(item: ScheduleItem, decision: DecisionItem
     },
   ];
   try {
-    await commit(items, [event('schedule.created', item, 'merchant', { startDate: item.startDate, endDate: item.endDate, description: item.description, createdAt: item.createdAt })]);
+    await commit(items, [
+      event('schedule.created', item, 'merchant', {
+        startDate: item.startDate,
+        endDate: item.endDate,
+        description: item.description,
+        createdAt: item.createdAt,
+      }),
+    ]);
     return { ok: true, schedule: item };
   } catch (e) {
     if (!isTransactionCancelled(e)) throw e;
@@ -305,7 +332,9 @@ export async function mutate<R>(
       await commit([item, ...(d.items ?? [])], events, d.options);
       return d.result(next);
     } catch (e) {
-      const lost = isConditionFailure(e) || (isTransactionCancelled(e) && cancellationCodes(e).some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'));
+      const lost =
+        isConditionFailure(e) ||
+        (isTransactionCancelled(e) && cancellationCodes(e).some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'));
       if (!lost || attempt >= MAX_ATTEMPTS) throw e;
       await backoff(attempt + 1, { base: 5, cap: 100, jitter: 1 });
     }
@@ -321,7 +350,13 @@ export type LifecycleResult = { ok: true; schedule: ScheduleItem } | { ok: false
  * `resumesAt` (DESIGN 8.6) through the schedule's own due entry (`recurring.run` sees a
  * paused schedule whose resumesAt has come and resumes it, actor `system`).
  */
-export function pauseSchedule(merchantId: string, id: string, reason: string | null, now: string, resumesAt: string | null = null): Promise<LifecycleResult> {
+export function pauseSchedule(
+  merchantId: string,
+  id: string,
+  reason: string | null,
+  now: string,
+  resumesAt: string | null = null,
+): Promise<LifecycleResult> {
   return mutate<LifecycleResult>(
     () => getMerchantSchedule(merchantId, id),
     (s) => {
@@ -342,7 +377,9 @@ export function pauseSchedule(merchantId: string, id: string, reason: string | n
       return {
         kind: 'change',
         change,
-        events: (n) => [event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant', ...(resumesAt ? { resumesAt } : {}) })],
+        events: (n) => [
+          event('schedule.paused', n, 'merchant', { pausedAt: now, reason, pausedBy: 'merchant', ...(resumesAt ? { resumesAt } : {}) }),
+        ],
         result: (n) => ({ ok: true, schedule: n }),
       };
     },
@@ -384,7 +421,12 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
       const base = { resumedAt: now, updatedAt: now, pauseReason: null, pausedBy: null, resumesAt: null };
       if (hasRun(s)) {
         const change: Change = { set: { ...base, status: 'processing' } };
-        return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+        return {
+          kind: 'change',
+          change,
+          events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })],
+          result: (n) => ({ ok: true, schedule: n }),
+        };
       }
       const dates = datesOf(s);
       const cursor = resumeCursor(dates, s.occurrence, new Date(now));
@@ -397,12 +439,27 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
         return {
           kind: 'change',
           change,
-          events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now }), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
+          events: (n) => [
+            event('schedule.resumed', n, actor, { resumedAt: now }),
+            event('schedule.completed', n, 'system', { completedAt: now, reason: done }),
+          ],
           result: (n) => ({ ok: true, schedule: n }),
         };
       }
-      const change: Change = { set: { ...base, status: 'active', ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) } };
-      return { kind: 'change', change, events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })], result: (n) => ({ ok: true, schedule: n }) };
+      const change: Change = {
+        set: {
+          ...base,
+          status: 'active',
+          ...cursorSet(cursor),
+          ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence),
+        },
+      };
+      return {
+        kind: 'change',
+        change,
+        events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })],
+        result: (n) => ({ ok: true, schedule: n }),
+      };
     },
     () => ({ ok: false, reason: 'not_found' }),
   );
@@ -428,7 +485,14 @@ export function cancelSchedule(by: Acting, id: string, now: string): Promise<Lif
     (s) => {
       if (s.status === 'cancelled') return { kind: 'done', result: { ok: true, schedule: s } };
       const change: Change = {
-        set: { status: 'cancelled', cancelledAt: now, nextBillingDate: null, updatedAt: now, cancelledBy: actorOf(by), cancelReason: by.reason ?? null },
+        set: {
+          status: 'cancelled',
+          cancelledAt: now,
+          nextBillingDate: null,
+          updatedAt: now,
+          cancelledBy: actorOf(by),
+          cancelReason: by.reason ?? null,
+        },
         remove: hasRun(s) ? [] : DUE_ATTRIBUTES,
       };
       return {
@@ -473,11 +537,16 @@ export function skipNextRun(by: Acting, id: string, now: string): Promise<SkipRe
         return {
           kind: 'change',
           change,
-          events: (n) => [event('schedule.run_skipped', n, actorOf(by), skipped), event('schedule.completed', n, 'system', { completedAt: now, reason: done })],
+          events: (n) => [
+            event('schedule.run_skipped', n, actorOf(by), skipped),
+            event('schedule.completed', n, 'system', { completedAt: now, reason: done }),
+          ],
           result: (n) => ({ ok: true, schedule: n, skippedRunAt }),
         };
       }
-      const change: Change = { set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) } };
+      const change: Change = {
+        set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) },
+      };
       return {
         kind: 'change',
         change,
@@ -590,17 +659,37 @@ export type FailRunResult = { ok: true; schedule: ScheduleItem } | { ok: false; 
  *    so no further run is attempted until the merchant resumes it.
  * Conditioned like the claim (active, seq, no run, the lease).
  */
-export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reason: RunRefusal, now: Date, retryAfterDays?: readonly number[]): Promise<FailRunResult> {
+export async function failRunAtCreation(
+  s: ScheduleItem,
+  leasedSk: string,
+  reason: RunRefusal,
+  now: Date,
+  retryAfterDays?: readonly number[],
+): Promise<FailRunResult> {
   const at = now.toISOString();
   const base: Record<string, unknown> = { seq: s.seq + 1, updatedAt: at, lastRunAt: at, lastRunStatus: 'refused' };
   const paused = PERMISSION_REFUSALS.has(reason);
   const retryAt = paused ? null : retryAtOf(s, now, retryAfterDays);
-  const runFailed = { runSeq: s.seq, reason, customerAction: 'declined', scheduledFor: s.nextBillingDate, willRetry: retryAt !== null, ...(retryAt ? { nextRetryAt: retryAt } : {}) };
+  const runFailed = {
+    runSeq: s.seq,
+    reason,
+    customerAction: 'declined',
+    scheduledFor: s.nextBillingDate,
+    willRetry: retryAt !== null,
+    ...(retryAt ? { nextRetryAt: retryAt } : {}),
+  };
   let change: Change;
   let events: (n: ScheduleItem) => EventSpec[];
   if (paused) {
-    change = { set: { ...base, status: 'paused', pausedAt: at, pauseReason: reason, pausedBy: 'service' }, remove: DUE_ATTRIBUTES, add: { failedAttempts: 1 } };
-    events = (n) => [event('schedule.run_failed', n, 'system', runFailed), event('schedule.paused', n, 'system', { pausedAt: at, reason, pausedBy: 'service' })];
+    change = {
+      set: { ...base, status: 'paused', pausedAt: at, pauseReason: reason, pausedBy: 'service' },
+      remove: DUE_ATTRIBUTES,
+      add: { failedAttempts: 1 },
+    };
+    events = (n) => [
+      event('schedule.run_failed', n, 'system', runFailed),
+      event('schedule.paused', n, 'system', { pausedAt: at, reason, pausedBy: 'service' }),
+    ];
   } else {
     const dates = datesOf(s);
     const cursor = afterFailure(dates, s.occurrence, s.attempt, now, retryAt ? new Date(retryAt) : null);
@@ -611,9 +700,15 @@ export async function failRunAtCreation(s: ScheduleItem, leasedSk: string, reaso
         remove: DUE_ATTRIBUTES,
         add: { failedAttempts: 1 },
       };
-      events = (n) => [event('schedule.run_failed', n, 'system', runFailed), event('schedule.completed', n, 'system', { completedAt: at, reason: done })];
+      events = (n) => [
+        event('schedule.run_failed', n, 'system', runFailed),
+        event('schedule.completed', n, 'system', { completedAt: at, reason: done }),
+      ];
     } else {
-      change = { set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) }, add: { failedAttempts: 1 } };
+      change = {
+        set: { ...base, ...cursorSet(cursor), ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) },
+        add: { failedAttempts: 1 },
+      };
       events = (n) => [event('schedule.run_failed', n, 'system', runFailed)];
     }
   }
@@ -674,10 +769,17 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
       const dates = datesOf(s);
       const ranAt = new Date(s.runStartedAt!);
       const k = s.runOccurrence!;
-      const cursor = s.outcomeStatus === 'succeeded' ? advance(dates, k, ranAt) : afterFailure(dates, k, s.runAttempt ?? 0, ranAt, retryAfterFailure(s, dates, ranAt));
+      const cursor =
+        s.outcomeStatus === 'succeeded'
+          ? advance(dates, k, ranAt)
+          : afterFailure(dates, k, s.runAttempt ?? 0, ranAt, retryAfterFailure(s, dates, ranAt));
       const base = { updatedAt: at };
       if (s.status === 'cancelled' || s.status === 'completed') {
-        return { kind: 'change', change: { set: base, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] }, result: (n) => ({ ok: true, schedule: n }) };
+        return {
+          kind: 'change',
+          change: { set: base, remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES] },
+          result: (n) => ({ ok: true, schedule: n }),
+        };
       }
       const done = completionReason(dates, s.totalBillings, cursor.nextBillingDate);
       if (done) {
@@ -685,7 +787,12 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
           set: { ...base, ...cursorSet(cursor), status: 'completed', completedAt: at, completionReason: done, nextBillingDate: null },
           remove: [...RUN_ATTRIBUTES, ...DUE_ATTRIBUTES],
         };
-        return { kind: 'change', change, events: (n) => [event('schedule.completed', n, 'system', { completedAt: at, reason: done })], result: (n) => ({ ok: true, schedule: n }) };
+        return {
+          kind: 'change',
+          change,
+          events: (n) => [event('schedule.completed', n, 'system', { completedAt: at, reason: done })],
+          result: (n) => ({ ok: true, schedule: n }),
+        };
       }
       if (s.status === 'paused') {
         // Paused while the run was at the bank: off the index, or due at its resumesAt.
@@ -695,7 +802,12 @@ export function finishRun(id: string, now: Date): Promise<FinishResult> {
         return { kind: 'change', change, result: (n) => ({ ok: true, schedule: n }) };
       }
       const change: Change = {
-        set: { ...base, ...cursorSet(cursor), status: 'active', ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence) },
+        set: {
+          ...base,
+          ...cursorSet(cursor),
+          status: 'active',
+          ...runDueOf(s.scheduleId, cursor.nextBillingDate!, cursor.occurrence, s.noticedOccurrence),
+        },
         remove: RUN_ATTRIBUTES,
       };
       return { kind: 'change', change, result: (n) => ({ ok: true, schedule: n }) };

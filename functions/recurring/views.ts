@@ -188,7 +188,8 @@ export function datesOf(s: Pick<ScheduleItem, 'anchor' | 'frequency' | 'interval
 // ---------------------------------------------------------------------------------------
 // Shapes
 
-const parseMetadata = (s: ScheduleItem): Record<string, unknown> | null => (s.metadataJson ? (JSON.parse(s.metadataJson) as Record<string, unknown>) : null);
+const parseMetadata = (s: ScheduleItem): Record<string, unknown> | null =>
+  s.metadataJson ? (JSON.parse(s.metadataJson) as Record<string, unknown>) : null;
 
 /** The list element of `GET /v1/recurring` (spec). */
 export function scheduleSummary(s: ScheduleItem) {
@@ -287,7 +288,11 @@ export interface ScheduleFilter {
 export function scheduleRange(owner: { merchantId: string } | { bankId: string }, f: ScheduleFilter): ListRange {
   const byMerchant = 'merchantId' in owner;
   const filter = equalsFilter({ customerId: f.customerId, status: f.status, merchantId: f.merchantId });
-  return indexRange(byMerchant ? 'gsi2' : 'gsi3', byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId), filter);
+  return indexRange(
+    byMerchant ? 'gsi2' : 'gsi3',
+    byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId),
+    filter,
+  );
 }
 
 /** The stored item of a schedule id (a list cursor; the pager checks it lies in the caller's list). */

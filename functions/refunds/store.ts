@@ -72,9 +72,7 @@ const isContention = (codes: string[]) => codes.some((c) => c === 'TransactionCo
 // ---------------------------------------------------------------------------------------
 // Initiate
 
-export type InitiateResult =
-  | { ok: true; refund: RefundItem }
-  | { ok: false; reason: 'not_found' | 'not_refundable' | 'exceeds' | 'busy' };
+export type InitiateResult = { ok: true; refund: RefundItem } | { ok: false; reason: 'not_found' | 'not_refundable' | 'exceeds' | 'busy' };
 
 /** Attempts before a contended refund gives up (`busy`, nothing written). 20 concurrent refunds of one transaction fit. */
 export const INITIATE_MAX_ATTEMPTS = 40;
@@ -147,7 +145,12 @@ export async function initiateRefund(input: {
           ConditionExpression:
             '#status = :succeeded AND merchantId = :m AND (attribute_not_exists(refundReserved) OR refundReserved <= :maxReserved)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':amt': amount, ':succeeded': 'succeeded', ':m': input.merchantId, ':maxReserved': bill.amount - amount },
+          ExpressionAttributeValues: {
+            ':amt': amount,
+            ':succeeded': 'succeeded',
+            ':m': input.merchantId,
+            ':maxReserved': bill.amount - amount,
+          },
         },
       },
       { Put: { TableName: table(), Item: refund, ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -308,7 +311,13 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         postedAt: nowIso,
       }),
       balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
-      bankDayAdd({ bankId: bill.bankId, date: lagosDate(now), merchantId: bill.merchantId, merchantName: bill.merchantName, refunded: r.amount }),
+      bankDayAdd({
+        bankId: bill.bankId,
+        date: lagosDate(now),
+        merchantId: bill.merchantId,
+        merchantName: bill.merchantName,
+        refunded: r.amount,
+      }),
     ];
     const BATCH = items.length;
     if (fromUnsettled) {

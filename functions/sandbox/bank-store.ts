@@ -44,7 +44,9 @@ export class SandboxOnlyError extends Error {
 }
 
 /** Onboard the magic customers of a simulated bank, link their devices, and list the bank. */
-export async function seedSimulatedBank(bank: Pick<Participant, 'id' | 'name' | 'createdAt' | 'type' | 'simulated'>): Promise<SimulatedBankItem> {
+export async function seedSimulatedBank(
+  bank: Pick<Participant, 'id' | 'name' | 'createdAt' | 'type' | 'simulated'>,
+): Promise<SimulatedBankItem> {
   if (config.stage() !== 'sandbox') throw new SandboxOnlyError('A simulated bank');
   if (bank.type !== 'bank' || bank.simulated !== true) throw new Error('seedSimulatedBank: not a simulated bank');
   const records = seedRecords();

@@ -63,7 +63,8 @@ export const MAGIC_CUSTOMERS: readonly MagicCustomer[] = [
   {
     outcome: 'approve_recurring',
     local: 'approve.recurring',
-    description: 'Approves intents with approve_recurring and no spending limits (approve_once for an untrusted merchant); approves every debit.',
+    description:
+      'Approves intents with approve_recurring and no spending limits (approve_once for an untrusted merchant); approves every debit.',
     intent: answer('approve_recurring'),
     debit: 'approve',
   },
@@ -215,7 +216,11 @@ export function magicView(m: MagicCustomer) {
     deviceId: magicDeviceId(m),
     description: m.description,
     intentResponse: m.intent
-      ? { customerDecision: m.intent.customerDecision, spendingLimits: { ...m.intent.spendingLimits }, blockMerchant: m.intent.blockMerchant }
+      ? {
+          customerDecision: m.intent.customerDecision,
+          spendingLimits: { ...m.intent.spendingLimits },
+          blockMerchant: m.intent.blockMerchant,
+        }
       : null,
     debitResponse: m.debit,
   };

@@ -73,7 +73,9 @@ function termsFor(answer: MagicIntentAnswer, now: Date): ConsentTerms {
   return {
     ...NO_TERMS,
     ...(t.maxPayments !== undefined ? { maxPayments: t.maxPayments } : {}),
-    ...(t.validForSeconds !== undefined ? { validFrom: now.toISOString(), validTo: new Date(now.getTime() + t.validForSeconds * 1000).toISOString() } : {}),
+    ...(t.validForSeconds !== undefined
+      ? { validFrom: now.toISOString(), validTo: new Date(now.getTime() + t.validForSeconds * 1000).toISOString() }
+      : {}),
     channel: 'app',
     customerAcceptedAt: now.toISOString(),
   };
@@ -141,7 +143,8 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
         reason: 'intent_response',
         trustedMerchant: chosen === 'approve_recurring' ? isTrustedMerchant : undefined,
       });
-      if (result.ok) return { acted: true, event: 'billing.intent', outcome: magic.outcome, decision: chosen, fellBackToApproveOnce: fellBack };
+      if (result.ok)
+        return { acted: true, event: 'billing.intent', outcome: magic.outcome, decision: chosen, fellBackToApproveOnce: fellBack };
       if (result.reason === 'untrusted' && chosen === 'approve_recurring') {
         // Un-trusted between our read and the write: fall back like above.
         decision = 'approve_once';
@@ -150,14 +153,18 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
       }
       return { acted: false, why: result.reason === 'intent_answered' ? 'already_answered' : 'not_found', outcome: magic.outcome };
     } catch (e) {
-      if (e instanceof IntentRefused) return { acted: false, why: e.reason === 'answered' ? 'already_answered' : 'not_found', outcome: magic.outcome };
+      if (e instanceof IntentRefused)
+        return { acted: false, why: e.reason === 'answered' ? 'already_answered' : 'not_found', outcome: magic.outcome };
       throw e;
     }
   }
 }
 
 /** The bank-response action of a magic customer for this billing. */
-export function debitOutcome(magic: MagicCustomer, bill: Pick<BillItem, 'billingRequestId' | 'requiresApproval'>): BillingOutcome | undefined {
+export function debitOutcome(
+  magic: MagicCustomer,
+  bill: Pick<BillItem, 'billingRequestId' | 'requiresApproval'>,
+): BillingOutcome | undefined {
   switch (magic.debit) {
     case null:
       return undefined;

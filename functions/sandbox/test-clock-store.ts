@@ -29,7 +29,17 @@ export const testClockView = (c: TestClockItem) => ({
 export async function createTestClock(merchantId: string, frozenTime: string, name: string | null): Promise<TestClockItem> {
   const clockId = newId('clk');
   const now = realNowIso();
-  const item: TestClockItem = { ...testClockKey(clockId), type: 'test_clock', clockId, merchantId, name, frozenTime, status: 'ready', createdAt: now, updatedAt: now };
+  const item: TestClockItem = {
+    ...testClockKey(clockId),
+    type: 'test_clock',
+    clockId,
+    merchantId,
+    name,
+    frozenTime,
+    status: 'ready',
+    createdAt: now,
+    updatedAt: now,
+  };
   await db().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
   return item;
 }
@@ -58,7 +68,15 @@ export async function startAdvance(c: TestClockItem, target: string): Promise<Te
         UpdateExpression: 'SET #s = :adv, targetTime = :t, updatedAt = :now, duePk = :dpk, dueSk = :dsk',
         ConditionExpression: '#s = :ready AND frozenTime = :f',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':adv': 'advancing', ':ready': 'ready', ':t': target, ':now': now, ':dpk': due.duePk, ':dsk': due.dueSk, ':f': c.frozenTime },
+        ExpressionAttributeValues: {
+          ':adv': 'advancing',
+          ':ready': 'ready',
+          ':t': target,
+          ':now': now,
+          ':dpk': due.duePk,
+          ':dsk': due.dueSk,
+          ':f': c.frozenTime,
+        },
       }),
     );
   } catch (e) {
@@ -105,4 +123,3 @@ export async function updateWhileOurs(id: string, leasedSk: string, expr: string
     if (!isConditionFailure(e)) throw e;
   }
 }
-

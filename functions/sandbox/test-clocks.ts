@@ -90,4 +90,3 @@ export async function advanceTestClock(job: DueJob, dueKind: (kind: string) => D
     done += batch.length;
   }
 }
-

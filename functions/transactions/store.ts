@@ -177,7 +177,10 @@ export function statusFilter(status: TransactionStatus): NonNullable<ListRange['
 
 /** The scope's transactions matching the filter, newest first, as a list range (platform/list-page.ts). */
 export function transactionRange(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: TransactionFilter): ListRange {
-  return indexRange(scope.index, scope.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, { ...bounds(filter), projection: ATTRS });
+  return indexRange(scope.index, scope.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, {
+    ...bounds(filter),
+    projection: ATTRS,
+  });
 }
 
 /**

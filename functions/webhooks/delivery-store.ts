@@ -105,8 +105,18 @@ export function recoveryDue(deliveryId: string, expectedAtMs: number): { duePk: 
   return realDueAttributes(RECOVERY_KIND, deliveryId, new Date(expectedAtMs + recoveryGraceSeconds() * 1000));
 }
 
-export function messageFor(d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>, recoveryAt?: number): DeliveryMessage {
-  return { deliveryId: d.id, eventId: d.eventId, endpointId: d.endpointId, ownerId: d.ownerId, seq: d.seq, ...(recoveryAt !== undefined ? { recoveryAt } : {}) };
+export function messageFor(
+  d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>,
+  recoveryAt?: number,
+): DeliveryMessage {
+  return {
+    deliveryId: d.id,
+    eventId: d.eventId,
+    endpointId: d.endpointId,
+    ownerId: d.ownerId,
+    seq: d.seq,
+    ...(recoveryAt !== undefined ? { recoveryAt } : {}),
+  };
 }
 
 export function parseMessage(body: string): DeliveryMessage | undefined {
@@ -253,7 +263,8 @@ export async function leaseForRecovery(id: string, due: { duePk: string; dueSk: 
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(id),
-        UpdateExpression: 'SET seq = seq + :one, duePk = :duePk, dueSk = :dueSk, updatedAt = :now, recoveries = if_not_exists(recoveries, :zero) + :one',
+        UpdateExpression:
+          'SET seq = seq + :one, duePk = :duePk, dueSk = :dueSk, updatedAt = :now, recoveries = if_not_exists(recoveries, :zero) + :one',
         ConditionExpression: '#s = :pending AND dueSk = :leased',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
@@ -283,7 +294,9 @@ export type Transition = { ok: true; item: DeliveryItem } | { ok: false; item: D
 
 type UpdateInput = ConstructorParameters<typeof UpdateCommand>[0];
 
-async function updateDelivery(input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>): Promise<Transition> {
+async function updateDelivery(
+  input: Omit<UpdateInput, 'TableName' | 'ReturnValues' | 'ReturnValuesOnConditionCheckFailure'>,
+): Promise<Transition> {
   try {
     const out = await db().send(
       new UpdateCommand({ ...input, TableName: table(), ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
@@ -466,7 +479,11 @@ export function recordAttempt(
   } else if (effect.kind === 'retry') {
     // This message carries the retry (its visibility is the delay); copies are dropped.
     set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
-    Object.assign(values, { ':next': new Date(effect.nextMs).toISOString(), ':mid': effect.messageId, ...dueValues(cur.id, effect.nextMs) });
+    Object.assign(values, {
+      ':next': new Date(effect.nextMs).toISOString(),
+      ':mid': effect.messageId,
+      ...dueValues(cur.id, effect.nextMs),
+    });
   }
   const named = effect.kind === 'delivered' || effect.kind === 'failed';
   return updateDelivery({

@@ -195,7 +195,14 @@ async function changeEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disab
 }
 
 /** Make the claimed attempt and record it. */
-async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, msg: DeliveryMessage, sqsRecord: SQSRecord, lane: Lane): Promise<Outcome> {
+async function attempt(
+  claimed: DeliveryItem,
+  ep: EndpointItem,
+  ev: EventItem,
+  msg: DeliveryMessage,
+  sqsRecord: SQSRecord,
+  lane: Lane,
+): Promise<Outcome> {
   const messageId = sqsRecord.messageId;
   const n = claimed.attempts;
   const startedMs = Date.now();
@@ -220,7 +227,13 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
   const ok = status !== null && status >= 200 && status < 300;
   const gone = status === 410;
   const error = result.error ?? (status !== null && status >= 300 && status < 400 ? 'redirect' : gone ? 'endpoint_gone' : null);
-  const record: AttemptRecord = { attempt: n, at: new Date(startedMs).toISOString(), statusCode: status, error, durationMs: result.durationMs };
+  const record: AttemptRecord = {
+    attempt: n,
+    at: new Date(startedMs).toISOString(),
+    statusCode: status,
+    error,
+    durationMs: result.durationMs,
+  };
   logger.info('webhook attempt', {
     deliveryId: claimed.id,
     eventId: ev.id,
@@ -243,13 +256,16 @@ async function attempt(claimed: DeliveryItem, ep: EndpointItem, ev: EventItem, m
     const log = [...(cur.attemptLog ?? []), record].slice(-ATTEMPT_LOG_SIZE);
     const superseded = cur.seq !== msg.seq;
     const final = !ok && !gone && !superseded && n >= cur.maxAttempts;
-    const delay = ok || gone || superseded || final ? 0 : retryDelaySeconds({
-      attempt: n,
-      baseSeconds: config.webhookBackoffBaseSeconds(),
-      statusCode: status ?? undefined,
-      retryAfter: result.retryAfter,
-      nowMs,
-    });
+    const delay =
+      ok || gone || superseded || final
+        ? 0
+        : retryDelaySeconds({
+            attempt: n,
+            baseSeconds: config.webhookBackoffBaseSeconds(),
+            statusCode: status ?? undefined,
+            retryAfter: result.retryAfter,
+            nowMs,
+          });
     const effect: AttemptEffect = ok
       ? { kind: 'delivered' }
       : gone || final

@@ -8,7 +8,16 @@
 import { purposeKey, open, seal } from '../domain/secrets';
 import { db } from '../platform/clients';
 import { auditPut, type AuditContext } from '../identity/audit';
-import { cancellationCodes, getItem, isConditionFailure, queryAll, table, transact, UpdateCommand, type TransactItem } from '../platform/table';
+import {
+  cancellationCodes,
+  getItem,
+  isConditionFailure,
+  queryAll,
+  table,
+  transact,
+  UpdateCommand,
+  type TransactItem,
+} from '../platform/table';
 import type { ListRange } from '../platform/list-page';
 import type { SigningSecrets } from './signing';
 
@@ -175,19 +184,19 @@ export async function replaceSecret(
     await transact([
       {
         Update: {
-        TableName: table(),
-        Key: endpointKey(ep.ownerId, ep.id),
-        UpdateExpression:
-          'SET secret = :secret, secretVersion = :next, previousSecret = :prev, previousSecretExpiresAt = :until, secretRotatedAt = :now, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND secretVersion = :version',
-        ExpressionAttributeValues: {
-          ':secret': sealedSecret,
-          ':next': ep.secretVersion + 1,
-          ':prev': ep.secret, // already sealed for this endpoint
-          ':until': previousSecretExpiresAt,
-          ':now': now,
-          ':version': ep.secretVersion,
-        },
+          TableName: table(),
+          Key: endpointKey(ep.ownerId, ep.id),
+          UpdateExpression:
+            'SET secret = :secret, secretVersion = :next, previousSecret = :prev, previousSecretExpiresAt = :until, secretRotatedAt = :now, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND secretVersion = :version',
+          ExpressionAttributeValues: {
+            ':secret': sealedSecret,
+            ':next': ep.secretVersion + 1,
+            ':prev': ep.secret, // already sealed for this endpoint
+            ':until': previousSecretExpiresAt,
+            ':now': now,
+            ':version': ep.secretVersion,
+          },
         },
       },
       auditPut(ep.ownerId, audit, 'webhook_endpoint.secret_rotated', ep.id),
@@ -223,7 +232,13 @@ export function markEndpointSlow(ep: EndpointItem, until: number, unlessBeyond: 
 }
 
 /** Take slot `slot` (free, or its lease over at `nowMs`) for `holder`, marking the endpoint slow until `slowUntil`. */
-export function takeEndpointSlot(ep: EndpointItem, slot: string, holder: { deliveryId: string; until: number }, slowUntil: number, nowMs: number): Promise<boolean> {
+export function takeEndpointSlot(
+  ep: EndpointItem,
+  slot: string,
+  holder: { deliveryId: string; until: number },
+  slowUntil: number,
+  nowMs: number,
+): Promise<boolean> {
   return updateEndpointIf({
     Key: endpointKey(ep.ownerId, ep.id),
     UpdateExpression: 'SET #slot = :mine, slowUntil = :until',
@@ -254,6 +269,8 @@ export function setEndpointStatus(ep: EndpointItem, status: 'enabled' | 'disable
       : 'SET #s = :s, updatedAt = :now REMOVE disabledAt, disabledReason',
     ConditionExpression: disable ? 'attribute_exists(pk)' : '#s = :was',
     ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: disable ? { ':s': status, ':now': nowIso, ':why': 'gone' } : { ':s': status, ':now': nowIso, ':was': 'disabled' },
+    ExpressionAttributeValues: disable
+      ? { ':s': status, ':now': nowIso, ':why': 'gone' }
+      : { ':s': status, ':now': nowIso, ':was': 'disabled' },
   });
 }

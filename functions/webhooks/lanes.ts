@@ -69,7 +69,8 @@ export async function takeSlot(ep: EndpointItem, deliveryId: string, nowMs: numb
   const first = Math.floor(Math.random() * SLOW_SLOTS);
   for (let i = 0; i < SLOW_SLOTS; i++) {
     const slot = `laneSlot${(first + i) % SLOW_SLOTS}`;
-    if (await takeEndpointSlot(ep, slot, { deliveryId, until: nowMs + SLOT_LEASE_MS }, nowMs + slowLaneSeconds() * 1000, nowMs)) return slot;
+    if (await takeEndpointSlot(ep, slot, { deliveryId, until: nowMs + SLOT_LEASE_MS }, nowMs + slowLaneSeconds() * 1000, nowMs))
+      return slot;
   }
   return undefined;
 }

@@ -41,7 +41,11 @@ class AddressNotAllowed extends Error {
   readonly code = 'EADDRNOTALLOWED';
 }
 
-type Resolver = (hostname: string, options: { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: { all: true },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** The connect-time lookup: every address the name resolves to must pass the policy. Exported for tests. */
 export function guardedLookup(stage: Stage, resolve: Resolver = dnsLookup as unknown as Resolver): LookupFunction {

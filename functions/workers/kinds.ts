@@ -36,13 +36,21 @@ export const DUE_KINDS: DueKind[] = [
   { kind: RECOVERY_KIND, run: recoverDelivery, summary: 'Re-enqueue an overdue webhook delivery whose message was lost' },
   { kind: EXPIRY_KIND, run: expireDueBilling, summary: 'Expire a billing whose approval window has passed' },
   { kind: SETTLEMENT_KIND, run: runSettlement, summary: "Settle a merchant's due funds" },
-  { kind: SETTLEMENT_LINES_KIND, run: runSettlementLinesJob, summary: 'Name a committed settlement on its transactions (if its worker stopped first)' },
+  {
+    kind: SETTLEMENT_LINES_KIND,
+    run: runSettlementLinesJob,
+    summary: 'Name a committed settlement on its transactions (if its worker stopped first)',
+  },
   { kind: EXPORT_RUN_KIND, run: runExport, summary: 'Write an export (CSV) to S3' },
   { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },
   { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing (after the bank's pre-debit notice)" },
   { kind: VALIDITY_KIND, run: expireValidity, summary: "Record the end of a decision's validity in its history" },
   { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },
-  { kind: TEST_CLOCK_KIND, run: (job) => advanceTestClock(job, dueKind), summary: "One bounded step of a test clock's advance: its due items in due order (sandbox)" },
+  {
+    kind: TEST_CLOCK_KIND,
+    run: (job) => advanceTestClock(job, dueKind),
+    summary: "One bounded step of a test clock's advance: its due items in due order (sandbox)",
+  },
 ];
 
 const byKind = new Map(DUE_KINDS.map((k) => [k.kind, k.run]));

@@ -22,7 +22,13 @@
  * source maps and time zone of the local process apply).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, ResourceNotFoundException, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  DescribeTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
@@ -54,7 +60,9 @@ function secretValue(properties: any, appSecrets: string | undefined): string {
   if (appSecrets) return appSecrets;
   if (typeof properties.SecretString === 'string') return properties.SecretString;
   const g = properties.GenerateSecretString ?? {};
-  const alphabet = g.ExcludePunctuation ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789' : 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+-.:;<=>?@^_~';
+  const alphabet = g.ExcludePunctuation
+    ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+    : 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+-.:;<=>?@^_~';
   const bytes = randomBytes(Number(g.PasswordLength ?? 32));
   const password = [...bytes].map((b) => alphabet[b % alphabet.length]).join('');
   if (g.GenerateStringKey) return JSON.stringify({ ...JSON.parse(g.SecretStringTemplate ?? '{}'), [g.GenerateStringKey]: password });
@@ -76,9 +84,15 @@ async function createTables(ddb: DynamoDBClient, model: AppModel) {
         BillingMode: p.BillingMode ?? 'PROVISIONED',
         AttributeDefinitions: p.AttributeDefinitions,
         KeySchema: p.KeySchema,
-        GlobalSecondaryIndexes: p.GlobalSecondaryIndexes?.map((i: any) => ({ IndexName: i.IndexName, KeySchema: i.KeySchema, Projection: i.Projection })),
+        GlobalSecondaryIndexes: p.GlobalSecondaryIndexes?.map((i: any) => ({
+          IndexName: i.IndexName,
+          KeySchema: i.KeySchema,
+          Projection: i.Projection,
+        })),
         LocalSecondaryIndexes: p.LocalSecondaryIndexes,
-        ...(p.BillingMode === 'PAY_PER_REQUEST' ? {} : { ProvisionedThroughput: p.ProvisionedThroughput ?? { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } }),
+        ...(p.BillingMode === 'PAY_PER_REQUEST'
+          ? {}
+          : { ProvisionedThroughput: p.ProvisionedThroughput ?? { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } }),
       }),
     );
     if (p.TimeToLiveSpecification?.Enabled) {
@@ -87,7 +101,13 @@ async function createTables(ddb: DynamoDBClient, model: AppModel) {
   }
 }
 
-const QUEUE_ATTRIBUTES = ['VisibilityTimeout', 'MessageRetentionPeriod', 'DelaySeconds', 'ReceiveMessageWaitTimeSeconds', 'MaximumMessageSize'];
+const QUEUE_ATTRIBUTES = [
+  'VisibilityTimeout',
+  'MessageRetentionPeriod',
+  'DelaySeconds',
+  'ReceiveMessageWaitTimeSeconds',
+  'MaximumMessageSize',
+];
 
 async function createQueues(sqs: SQSClient, model: AppModel) {
   for (const q of model.queues) {
@@ -100,12 +120,15 @@ async function createQueues(sqs: SQSClient, model: AppModel) {
   for (const q of model.queues) {
     const r = q.properties.RedrivePolicy;
     if (!r) continue;
-    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: q.url, Attributes: { RedrivePolicy: typeof r === 'string' ? r : JSON.stringify(r) } }));
+    await sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: q.url, Attributes: { RedrivePolicy: typeof r === 'string' ? r : JSON.stringify(r) } }),
+    );
   }
 }
 
 /** A deterministic access key per function: the gateway knows the caller by it. */
-export const accessKeyOf = (fn: Pick<FunctionSpec, 'id'>) => `ASIA${createHash('sha256').update(fn.id).digest('hex').slice(0, 16).toUpperCase()}`;
+export const accessKeyOf = (fn: Pick<FunctionSpec, 'id'>) =>
+  `ASIA${createHash('sha256').update(fn.id).digest('hex').slice(0, 16).toUpperCase()}`;
 
 export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: string }): Promise<ArtifactsApp> {
   const overridesIn = { ...opts.env };
@@ -114,7 +137,12 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const { dir } = assembly ?? (await ensureAssembly(stage, (s) => console.log(s)));
 
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const sqs = new SQSClient({ endpoint: opts.sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+  const sqs = new SQSClient({
+    endpoint: opts.sqsEndpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    useQueueUrlAsEndpoint: false,
+  });
   // The emulator's URL for a queue name (asked once, so template Refs resolve to real URLs).
   const probe = await sqs.send(new CreateQueueCommand({ QueueName: `${opts.queuePrefix}url-probe` }));
   const urlBase = probe.QueueUrl!.slice(0, probe.QueueUrl!.lastIndexOf('/') + 1);
@@ -133,7 +161,10 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const principalOf = new Map<string, IamPrincipal>();
   for (const fn of model.functions) {
     const roleName = model.assembly.physicalOf(fn.roleId).ref;
-    const p = new IamPrincipal(`arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${roleName}/${fn.name}`, model.policiesByRole.get(fn.roleId) ?? []);
+    const p = new IamPrincipal(
+      `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${roleName}/${fn.name}`,
+      model.policiesByRole.get(fn.roleId) ?? [],
+    );
     principals.set(accessKeyOf(fn), p);
     principalOf.set(fn.id, p);
   }
@@ -191,7 +222,13 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const routes = model.routes.map((r) => ({ method: r.method as 'GET', path: r.path, fn: r.functionId, key: r.routeKey }));
   const anyRoutes = routes.filter((r) => (r.method as string) === 'ANY');
   const router: Router = (method, path) => {
-    const m = matchRoute(routes, method, path) ?? matchRoute(anyRoutes.map((r) => ({ ...r, method: method as 'GET' })), method, path);
+    const m =
+      matchRoute(routes, method, path) ??
+      matchRoute(
+        anyRoutes.map((r) => ({ ...r, method: method as 'GET' })),
+        method,
+        path,
+      );
     return m ? { routeKey: m.route.key, params: m.params, target: m.route.fn } : undefined;
   };
   const server: Server = await startHttpServer({
@@ -201,7 +238,8 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     router,
     defaultTarget: model.defaultRoute ?? '',
     invoke: async (target: string, event: APIGatewayProxyEventV2) => {
-      if (!target) return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Not Found' }) };
+      if (!target)
+        return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Not Found' }) };
       return pool(target).invoke(event);
     },
   });
@@ -213,12 +251,23 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   for (const es of model.eventSources.filter((e) => e.enabled)) {
     const q = model.queues.find((x) => x.id === es.queueId)!;
     const fn = model.functions.find((f) => f.id === es.functionId)!;
-    const needs: Authorization[] = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'].map((action) => ({ action, resource: q.arn }));
+    const needs: Authorization[] = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'].map((action) => ({
+      action,
+      resource: q.arn,
+    }));
     const d = await principalOf.get(fn.id)!.check(needs);
     if (!d.allowed) {
-      throw new Error(`Event source ${q.name} -> ${fn.name}: the execution role does not have permissions to call ${d.action.split(':')[1]} on SQS`);
+      throw new Error(
+        `Event source ${q.name} -> ${fn.name}: the execution role does not have permissions to call ${d.action.split(':')[1]} on SQS`,
+      );
     }
-    sources.push({ url: q.url, arn: q.arn, batchSize: es.batchSize, maxConcurrency: es.maxConcurrency, invoke: (event: SQSEvent) => pool(fn.id).invoke(event) });
+    sources.push({
+      url: q.url,
+      arn: q.arn,
+      batchSize: es.batchSize,
+      maxConcurrency: es.maxConcurrency,
+      invoke: (event: SQSEvent) => pool(fn.id).invoke(event),
+    });
   }
   const pollers = startPollers(sqs, {}, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4), sources);
 
@@ -242,7 +291,10 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   };
   // The time path (schedule target, queue consumers) is warm from the start, as its pollers
   // are: the first tick or message does not pay a bundle load on a loaded machine.
-  const timePath = new Set([...model.eventSources.filter((e) => e.enabled).map((e) => e.functionId), ...(schedule ? [schedule.functionId] : [])]);
+  const timePath = new Set([
+    ...model.eventSources.filter((e) => e.enabled).map((e) => e.functionId),
+    ...(schedule ? [schedule.functionId] : []),
+  ]);
   await Promise.all([...timePath].map((id) => pool(id).warm()));
   const timer = startTickTimer(tick, opts);
 
@@ -263,7 +315,10 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   Object.assign(process.env, env);
 
   const dlqArns = new Set(
-    model.queues.map((q) => q.properties.RedrivePolicy).filter(Boolean).map((r) => (typeof r === 'string' ? JSON.parse(r) : r).deadLetterTargetArn as string),
+    model.queues
+      .map((q) => q.properties.RedrivePolicy)
+      .filter(Boolean)
+      .map((r) => (typeof r === 'string' ? JSON.parse(r) : r).deadLetterTargetArn as string),
   );
   const workQueues = model.queues.filter((q) => !dlqArns.has(q.arn)).map((q) => q.url);
 
@@ -287,4 +342,3 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       }),
   };
 }
-

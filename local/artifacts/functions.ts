@@ -61,15 +61,18 @@ class Instance {
       this.worker.once('error', onError);
     });
     this.ready.catch(() => undefined);
-    this.worker.on('message', (m: { id?: string; ok?: boolean; result?: unknown; error?: { name: string; message: string; stack?: string } }) => {
-      if (!m.id) return;
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      clearTimeout(p.timer);
-      if (m.ok) p.resolve(m.result);
-      else p.reject(Object.assign(new Error(m.error!.message), { name: m.error!.name, stack: m.error!.stack }));
-    });
+    this.worker.on(
+      'message',
+      (m: { id?: string; ok?: boolean; result?: unknown; error?: { name: string; message: string; stack?: string } }) => {
+        if (!m.id) return;
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        clearTimeout(p.timer);
+        if (m.ok) p.resolve(m.result);
+        else p.reject(Object.assign(new Error(m.error!.message), { name: m.error!.name, stack: m.error!.stack }));
+      },
+    );
     const fail = (e: Error) => {
       this.dead = true;
       for (const [, p] of this.pending) {

@@ -10,7 +10,14 @@
  * function calls can silently reach a real AWS endpoint.
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { accessDeniedMessage, dynamoAuthorizations, secretsAuthorizations, sqsAuthorizations, type IamPrincipal, type TableInfo } from './iam';
+import {
+  accessDeniedMessage,
+  dynamoAuthorizations,
+  secretsAuthorizations,
+  sqsAuthorizations,
+  type IamPrincipal,
+  type TableInfo,
+} from './iam';
 
 export interface GatewayOptions {
   region: string;
@@ -41,9 +48,20 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, contentType = 'application/x-amz-json-1.0') {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/x-amz-json-1.0',
+) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': crypto.randomUUID(), ...headers });
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+    'x-amzn-requestid': crypto.randomUUID(),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -51,7 +69,12 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 function denied(res: ServerResponse, service: 'dynamodb' | 'sqs' | 'secretsmanager', message: string) {
   if (service === 'dynamodb') return json(res, 400, { __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
   if (service === 'sqs') {
-    return json(res, 403, { __type: 'com.amazon.coral.service#AccessDeniedException', message }, { 'x-amzn-query-error': 'AccessDenied;Sender' });
+    return json(
+      res,
+      403,
+      { __type: 'com.amazon.coral.service#AccessDeniedException', message },
+      { 'x-amzn-query-error': 'AccessDenied;Sender' },
+    );
   }
   return json(res, 400, { __type: 'AccessDeniedException', Message: message }, {}, 'application/x-amz-json-1.1');
 }
@@ -92,7 +115,13 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const target = String(req.headers['x-amz-target'] ?? '');
       const [prefix, operation = ''] = target.split('.');
       const service =
-        prefix === 'DynamoDB_20120810' ? 'dynamodb' : prefix === 'AmazonSQS' ? 'sqs' : prefix === 'secretsmanager' ? 'secretsmanager' : undefined;
+        prefix === 'DynamoDB_20120810'
+          ? 'dynamodb'
+          : prefix === 'AmazonSQS'
+            ? 'sqs'
+            : prefix === 'secretsmanager'
+              ? 'secretsmanager'
+              : undefined;
       if (!service) {
         return json(res, 400, {
           __type: 'UnknownOperationException',
@@ -101,7 +130,10 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }
       const principal = opts.principals.get(accessKeyOf(req.headers.authorization) ?? '');
       if (!principal) {
-        return json(res, 400, { __type: 'com.amazon.coral.service#UnrecognizedClientException', message: 'The security token included in the request is invalid.' });
+        return json(res, 400, {
+          __type: 'com.amazon.coral.service#UnrecognizedClientException',
+          message: 'The security token included in the request is invalid.',
+        });
       }
       let parsed: Record<string, any>;
       try {
@@ -130,14 +162,32 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const arn = secretArn(String(parsed.SecretId));
       const value = opts.secrets.get(arn);
       if (value === undefined) {
-        return json(res, 400, { __type: 'ResourceNotFoundException', Message: "Secrets Manager can't find the specified secret." }, {}, 'application/x-amz-json-1.1');
+        return json(
+          res,
+          400,
+          { __type: 'ResourceNotFoundException', Message: "Secrets Manager can't find the specified secret." },
+          {},
+          'application/x-amz-json-1.1',
+        );
       }
       const name = arn.split(':secret:')[1]!.replace(/-[A-Za-z0-9]{6}$/, '');
       if (operation === 'GetSecretValue') {
-        return json(res, 200, { ARN: arn, Name: name, SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 }, {}, 'application/x-amz-json-1.1');
+        return json(
+          res,
+          200,
+          { ARN: arn, Name: name, SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 },
+          {},
+          'application/x-amz-json-1.1',
+        );
       }
       if (operation === 'DescribeSecret') return json(res, 200, { ARN: arn, Name: name }, {}, 'application/x-amz-json-1.1');
-      return json(res, 400, { __type: 'InvalidRequestException', Message: `artifacts mode: secretsmanager:${operation} is not provided locally` }, {}, 'application/x-amz-json-1.1');
+      return json(
+        res,
+        400,
+        { __type: 'InvalidRequestException', Message: `artifacts mode: secretsmanager:${operation} is not provided locally` },
+        {},
+        'application/x-amz-json-1.1',
+      );
     })().catch((e) => {
       if (!res.headersSent) json(res, 500, { __type: 'InternalFailure', message: (e as Error).message });
     });

@@ -146,7 +146,14 @@ export function dynamoAuthorizations(
     case 'BatchGetItem':
       return Object.entries((body.RequestItems ?? {}) as Record<string, { Keys: Attr[] }>).map(([name, r]) => {
         const t = table(name);
-        return { action: 'dynamodb:BatchGetItem', resource: t.arn, context: leading(t, r.Keys.map((k) => scalar(k[t.partitionKey]))) };
+        return {
+          action: 'dynamodb:BatchGetItem',
+          resource: t.arn,
+          context: leading(
+            t,
+            r.Keys.map((k) => scalar(k[t.partitionKey])),
+          ),
+        };
       });
     case 'BatchWriteItem':
       return Object.entries((body.RequestItems ?? {}) as Record<string, Attr[]>).map(([name, reqs]) => {

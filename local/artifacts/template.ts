@@ -103,7 +103,10 @@ function physicalOf(stack: StackTemplate, logicalId: string, r: CfnResource, n: 
     case 'AWS::Lambda::Function':
       return { ref: generic, attrs: { Arn: `arn:aws:lambda:${region}:${acct}:function:${generic}` } };
     case 'AWS::IAM::Role':
-      return { ref: generic, attrs: { Arn: `arn:aws:iam::${acct}:role/${generic}`, RoleId: `AROA${logicalId.toUpperCase().slice(0, 16)}` } };
+      return {
+        ref: generic,
+        attrs: { Arn: `arn:aws:iam::${acct}:role/${generic}`, RoleId: `AROA${logicalId.toUpperCase().slice(0, 16)}` },
+      };
     case 'AWS::IAM::ManagedPolicy':
       return { ref: `arn:aws:iam::${acct}:policy/${generic}`, attrs: {} };
     case 'AWS::Logs::LogGroup': {
@@ -263,7 +266,9 @@ export class Assembly {
           const { StackName, OutputName } = arg as { StackName: unknown; OutputName: unknown };
           const producer = this.stacks.find((s) => s.stackName === String(this.resolve(stackName, StackName, path)));
           const output = producer?.outputs[String(this.resolve(stackName, OutputName, path))];
-          return output && producer ? this.resolve(producer.stackName, output.Value, `${producer.stackName}.Outputs`) : fail(`no such stack output ${JSON.stringify(arg)}`);
+          return output && producer
+            ? this.resolve(producer.stackName, output.Value, `${producer.stackName}.Outputs`)
+            : fail(`no such stack output ${JSON.stringify(arg)}`);
         }
         default:
           return fail('not supported locally');
@@ -379,28 +384,29 @@ export function readModel(dir: string, naming: Naming): AppModel {
     .resourcesOf('AWS::Lambda::Function')
     .filter((f) => String((f.resource.Properties as { Runtime?: string } | undefined)?.Runtime ?? 'nodejs').startsWith('nodejs'))
     .map((f) => {
-    const p = f.resource.Properties ?? {};
-    const asset = f.resource.Metadata?.['aws:asset:path'];
-    if (typeof asset !== 'string') throw new Error(`Function ${f.id} has no bundled asset (aws:asset:path); inline or image code is not supported locally`);
-    const env = (res(f, p.Environment?.Variables ?? {}, `${f.logicalId}.Environment`) ?? {}) as Record<string, unknown>;
-    const roleArn = String(res(f, p.Role, `${f.logicalId}.Role`));
-    const roleId = a.findByPhysical(roleArn, 'AWS::IAM::Role');
-    if (!roleId) throw new Error(`Function ${f.id}: role ${roleArn} is not in the assembly`);
-    const phys = a.physicalOf(f.id);
-    return {
-      id: f.id,
-      name: phys.ref,
-      arn: phys.attrs.Arn!,
-      codeDir: join(f.stack.dir, asset),
-      handler: String(p.Handler ?? 'index.handler'),
-      environment: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
-      timeoutSeconds: Number(p.Timeout ?? 3),
-      memoryMb: Number(p.MemorySize ?? 128),
-      roleId,
-      roleArn,
-      description: String(p.Description ?? ''),
-    };
-  });
+      const p = f.resource.Properties ?? {};
+      const asset = f.resource.Metadata?.['aws:asset:path'];
+      if (typeof asset !== 'string')
+        throw new Error(`Function ${f.id} has no bundled asset (aws:asset:path); inline or image code is not supported locally`);
+      const env = (res(f, p.Environment?.Variables ?? {}, `${f.logicalId}.Environment`) ?? {}) as Record<string, unknown>;
+      const roleArn = String(res(f, p.Role, `${f.logicalId}.Role`));
+      const roleId = a.findByPhysical(roleArn, 'AWS::IAM::Role');
+      if (!roleId) throw new Error(`Function ${f.id}: role ${roleArn} is not in the assembly`);
+      const phys = a.physicalOf(f.id);
+      return {
+        id: f.id,
+        name: phys.ref,
+        arn: phys.attrs.Arn!,
+        codeDir: join(f.stack.dir, asset),
+        handler: String(p.Handler ?? 'index.handler'),
+        environment: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])),
+        timeoutSeconds: Number(p.Timeout ?? 3),
+        memoryMb: Number(p.MemorySize ?? 128),
+        roleId,
+        roleArn,
+        description: String(p.Description ?? ''),
+      };
+    });
 
   const policiesByRole = new Map<string, PolicyDocument[]>();
   const attach = (roleRef: unknown, doc: PolicyDocument) => {
@@ -432,7 +438,13 @@ export function readModel(dir: string, naming: Naming): AppModel {
   });
   const queues: QueueSpec[] = a.resourcesOf('AWS::SQS::Queue').map((q) => {
     const ph = a.physicalOf(q.id);
-    return { id: q.id, name: ph.attrs.QueueName!, url: ph.ref, arn: ph.attrs.Arn!, properties: res(q, q.resource.Properties ?? {}, q.logicalId) };
+    return {
+      id: q.id,
+      name: ph.attrs.QueueName!,
+      url: ph.ref,
+      arn: ph.attrs.Arn!,
+      properties: res(q, q.resource.Properties ?? {}, q.logicalId),
+    };
   });
   const secrets: SecretSpec[] = a.resourcesOf('AWS::SecretsManager::Secret').map((s) => ({
     id: s.id,

@@ -29,7 +29,13 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
-import { DELIVERY_STATUSES, deliveriesByOwnerPk, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import {
+  DELIVERY_STATUSES,
+  deliveriesByOwnerPk,
+  deliveryKey,
+  toApiDelivery,
+  type DeliveryItem,
+} from '../../functions/webhooks/delivery-store';
 import { flags, localStack } from '../common';
 
 type Flags = Record<string, string | true>;
@@ -68,12 +74,16 @@ async function stackOutputs(f: Flags): Promise<Record<string, string> | undefine
     // core stack's (Idpay-<stage>), the only one with a TableName output.
     const withTable = names.filter((n) => all[n]?.TableName);
     const name = stack ?? (names.length === 1 ? names[0] : withTable.length === 1 ? withTable[0] : undefined);
-    if (!name || !all[name]) throw new Error(`--outputs ${outputsFile} holds stacks ${names.join(', ') || '(none)'}: pick one with --stack`);
+    if (!name || !all[name])
+      throw new Error(`--outputs ${outputsFile} holds stacks ${names.join(', ') || '(none)'}: pick one with --stack`);
     return all[name];
   }
   if (!stack) return undefined;
   const moduleName = '@aws-sdk/client-cloudformation';
-  let cfn: { CloudFormationClient: new (c: object) => { send(c: unknown): Promise<any> }; DescribeStacksCommand: new (i: object) => unknown };
+  let cfn: {
+    CloudFormationClient: new (c: object) => { send(c: unknown): Promise<any> };
+    DescribeStacksCommand: new (i: object) => unknown;
+  };
   try {
     cfn = await import(moduleName);
   } catch {
@@ -135,7 +145,9 @@ function progress(total: number, quiet: boolean) {
     if (process.stderr.isTTY) {
       const width = 30;
       const filled = Math.round(ratio * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done + failed}/${of} (${failed} failed)${final ? '\n' : ''}`);
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done + failed}/${of} (${failed} failed)${final ? '\n' : ''}`,
+      );
     } else {
       const decile = Math.floor(ratio * 10);
       if (decile !== lastDecile || final) {
@@ -162,7 +174,9 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
   const queueUrl = str(f, 'queue-url') ?? r.values[envName(queueName)];
   const dlqUrl = str(f, 'dlq-url') ?? r.values[envName(`${queueName}-dlq`)];
   if (!queueUrl || !dlqUrl) {
-    throw new Error(`No URLs for queue "${queueName}" and its DLQ (looked in ${r.source}). Pass --queue-url and --dlq-url, --outputs, or start the local stack.`);
+    throw new Error(
+      `No URLs for queue "${queueName}" and its DLQ (looked in ${r.source}). Pass --queue-url and --dlq-url, --outputs, or start the local stack.`,
+    );
   }
   const sqs = sqsClient(f, r);
   try {
@@ -220,7 +234,10 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
     }
     show(moved, failed, true);
     const after = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: dlqUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
     );
     const remaining =
       Number(after.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(after.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);

@@ -44,7 +44,8 @@ async function call(api: string, key: string, method: string, path: string, body
 }
 
 function must(r: { status: number; body: any }, what: string): any {
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${typeof r.body === 'object' ? (r.body?.message ?? JSON.stringify(r.body)) : r.body}`);
+  if (r.status >= 300)
+    throw new Error(`${what}: ${r.status} ${typeof r.body === 'object' ? (r.body?.message ?? JSON.stringify(r.body)) : r.body}`);
   return r.body;
 }
 
@@ -74,7 +75,10 @@ async function newEvents(o: ListenOptions, known: Set<string>): Promise<ApiEvent
   let startingAfter: string | undefined;
   for (let page = 0; page < 20; page++) {
     const q = new URLSearchParams({ limit: '100', ...(startingAfter ? { startingAfter } : {}) });
-    const data = must(await call(o.api, o.key, 'GET', `/v1/events?${q}`), 'GET /v1/events').data as { events: ApiEvent[]; hasMore: boolean };
+    const data = must(await call(o.api, o.key, 'GET', `/v1/events?${q}`), 'GET /v1/events').data as {
+      events: ApiEvent[];
+      hasMore: boolean;
+    };
     for (const e of data.events) {
       if (known.has(e.id)) return fresh.reverse();
       fresh.push(e);
@@ -100,7 +104,11 @@ export async function startListener(o: ListenOptions): Promise<Listener> {
     for (const e of await newEvents(o, known)) {
       known.add(e.id);
       const body = JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt, data: e.data });
-      const headers = { 'Content-Type': 'application/json', 'User-Agent': 'idpay-ops-listen/1.0', ...webhookHeaders(e.id, body, { current: secret }, Date.now()) };
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': 'idpay-ops-listen/1.0',
+        ...webhookHeaders(e.id, body, { current: secret }, Date.now()),
+      };
       let status = 'error';
       try {
         status = String((await fetch(o.forwardTo, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) })).status);
@@ -140,10 +148,12 @@ const MAGIC_APPROVER = 'approve.once@sandbox.idpay.test';
 
 /** A simulated bank's lookup phrase for the magic customer that approves everything. */
 async function approverPhrase(api: string, key: string): Promise<string> {
-  const banks = must(await call(api, key, 'GET', `/v1/customer/banks?email=${encodeURIComponent(MAGIC_APPROVER)}`), 'GET /v1/customer/banks').data?.banks as
-    | { lookupPhrase: string }[]
-    | undefined;
-  if (!banks?.length) throw new Error('No simulated bank in this sandbox: the operator creates one with {"type": "bank", "simulated": true}');
+  const banks = must(
+    await call(api, key, 'GET', `/v1/customer/banks?email=${encodeURIComponent(MAGIC_APPROVER)}`),
+    'GET /v1/customer/banks',
+  ).data?.banks as { lookupPhrase: string }[] | undefined;
+  if (!banks?.length)
+    throw new Error('No simulated bank in this sandbox: the operator creates one with {"type": "bank", "simulated": true}');
   return banks[0]!.lookupPhrase;
 }
 
@@ -170,7 +180,10 @@ export const TRIGGERS: Record<string, { how: string; run: (api: string, key: str
     how: 'a billing intent to the magic customer approve.once; the simulated bank answers it',
     run: async (api, key) => {
       const lookup = await approverPhrase(api, key);
-      must(await call(api, key, 'POST', '/v1/billing/intent', { lookupPhrases: [lookup], currency: 'NGN', description: 'ops trigger' }), 'POST /v1/billing/intent');
+      must(
+        await call(api, key, 'POST', '/v1/billing/intent', { lookupPhrases: [lookup], currency: 'NGN', description: 'ops trigger' }),
+        'POST /v1/billing/intent',
+      );
       return 'billing intent sent';
     },
   },
@@ -182,7 +195,10 @@ export const TRIGGERS: Record<string, { how: string; run: (api: string, key: str
     how: 'a payment, a refund of NGN 50, and the sandbox helper that completes it',
     run: async (api, key) => {
       const reference = await paid(api, key);
-      const refund = must(await call(api, key, 'POST', '/v1/refunds/initiate', { reference, amount: 50, reason: 'ops trigger' }), 'POST /v1/refunds/initiate');
+      const refund = must(
+        await call(api, key, 'POST', '/v1/refunds/initiate', { reference, amount: 50, reason: 'ops trigger' }),
+        'POST /v1/refunds/initiate',
+      );
       const id = refund.data.refundId as string;
       must(await call(api, key, 'POST', `/v1/sandbox/refunds/${id}/complete`, {}), 'POST /v1/sandbox/refunds/{id}/complete');
       return `refund ${id} completed`;
@@ -208,15 +224,25 @@ export async function trigger(type: string, api: string, key: string): Promise<s
 export const commands = {
   listen: async (args: string[]) => {
     const f = flags(args);
-    if (typeof f['forward-to'] !== 'string' || typeof f.key !== 'string') throw new Error('usage: listen --forward-to <url> --key <key> [--api <url>] [--interval <ms>]');
-    const l = await startListener({ api: apiBase(f.api), key: f.key, forwardTo: f['forward-to'], intervalMs: typeof f.interval === 'string' ? Number(f.interval) : undefined });
+    if (typeof f['forward-to'] !== 'string' || typeof f.key !== 'string')
+      throw new Error('usage: listen --forward-to <url> --key <key> [--api <url>] [--interval <ms>]');
+    const l = await startListener({
+      api: apiBase(f.api),
+      key: f.key,
+      forwardTo: f['forward-to'],
+      intervalMs: typeof f.interval === 'string' ? Number(f.interval) : undefined,
+    });
     await new Promise<void>((resolve) => process.once('SIGINT', () => void l.stop().then(resolve)));
   },
   trigger: async (args: string[]) => {
     const f = flags(args);
     const type = args[0] && !args[0].startsWith('--') ? args[0] : undefined;
     if (!type || typeof f.key !== 'string') {
-      throw new Error(`usage: trigger <event type> --key <sandbox merchant key> [--api <url>]; types:\n${Object.entries(TRIGGERS).map(([k, v]) => `  ${k}: ${v.how}`).join('\n')}`);
+      throw new Error(
+        `usage: trigger <event type> --key <sandbox merchant key> [--api <url>]; types:\n${Object.entries(TRIGGERS)
+          .map(([k, v]) => `  ${k}: ${v.how}`)
+          .join('\n')}`,
+      );
     }
     console.log(await trigger(type, apiBase(f.api), f.key));
   },

@@ -110,7 +110,9 @@ function sleep(ms: number, signal: AbortSignal | null): Promise<void> {
 }
 
 /** The fetch the client uses: adds the Idempotency-Key to POSTs and retries per the policy. */
-export function retryingFetch(opts: Pick<CreateClientOptions, 'retry' | 'idempotencyKey' | 'fetch'>): (input: Request) => Promise<Response> {
+export function retryingFetch(
+  opts: Pick<CreateClientOptions, 'retry' | 'idempotencyKey' | 'fetch'>,
+): (input: Request) => Promise<Response> {
   const send = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
   const policy: Required<RetryOptions> = opts.retry === false ? { ...DEFAULTS, maxRetries: 0 } : { ...DEFAULTS, ...opts.retry };
   const newKey = opts.idempotencyKey ?? (() => globalThis.crypto.randomUUID());

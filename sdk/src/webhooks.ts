@@ -21,9 +21,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { webhooks } from './generated/openapi.js';
 
-type EventOf<K extends keyof webhooks> = NonNullable<webhooks[K]['post']> extends { requestBody: { content: { 'application/json': infer E } } }
-  ? E
-  : never;
+type EventOf<K extends keyof webhooks> =
+  NonNullable<webhooks[K]['post']> extends { requestBody: { content: { 'application/json': infer E } } } ? E : never;
 
 /** Every event a webhook endpoint can receive: a union discriminated by `type`. */
 export type WebhookEvent = { [K in keyof webhooks]: EventOf<K> }[keyof webhooks];
@@ -100,7 +99,8 @@ const matchesAny = (expected: Buffer, candidates: Buffer[]) =>
   candidates.reduce((found, got) => (got.length === expected.length && timingSafeEqual(got, expected)) || found, false);
 
 /** Standard Webhooks' HMAC key: the base64-decoded part of the secret after `whsec_`. */
-const standardKey = (secret: string) => Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+const standardKey = (secret: string) =>
+  Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 
 function standardSignatures(header: string): Buffer[] {
   return header
@@ -144,7 +144,8 @@ export function verifyWebhook(
   if (standard !== undefined) {
     const id = header('webhook-id');
     const timestamp = header('webhook-timestamp');
-    if (id === undefined || timestamp === undefined) throw new WebhookVerificationError('missing_headers', 'Missing webhook-id or webhook-timestamp header');
+    if (id === undefined || timestamp === undefined)
+      throw new WebhookVerificationError('missing_headers', 'Missing webhook-id or webhook-timestamp header');
     checkTimestamp(timestamp, tolerance, nowMs);
     const candidates = standardSignatures(standard);
     const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), body]);
@@ -152,7 +153,10 @@ export function verifyWebhook(
   } else if (legacy !== undefined && options.allowLegacy !== false) {
     checkTimestamp(header('x-webhook-timestamp'), tolerance, nowMs);
     const candidates = legacySignatures(legacy);
-    ok = secrets.reduce((found, s) => matchesAny(createHmac('sha256', Buffer.from(s, 'utf8')).update(body).digest(), candidates) || found, false);
+    ok = secrets.reduce(
+      (found, s) => matchesAny(createHmac('sha256', Buffer.from(s, 'utf8')).update(body).digest(), candidates) || found,
+      false,
+    );
   } else {
     throw new WebhookVerificationError('missing_headers', 'Missing webhook signature headers');
   }

@@ -38,7 +38,12 @@ async function start(dir: string) {
       queuePrefix: `iam-${suffix}-`,
       port: 0,
       tickMs: 0,
-      env: { STAGE: 'sandbox', OPERATOR_API_KEY: operatorKey, APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }), LOG_LEVEL: 'SILENT' },
+      env: {
+        STAGE: 'sandbox',
+        OPERATOR_API_KEY: operatorKey,
+        APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
+        LOG_LEVEL: 'SILENT',
+      },
     },
     { dir },
   );

@@ -38,7 +38,11 @@ beforeAll(() => {
   writeFileSync(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   for (const stage of ['sandbox', 'live'] as const) {
     built[stage] = buildStage(stage);
-    withBuild[stage] = buildStage(stage, { nag: true, dashboardDist: dist, ...(stage === 'live' ? { dashboardDomain: { name: DOMAIN, certificateArn: CERT } } : {}) });
+    withBuild[stage] = buildStage(stage, {
+      nag: true,
+      dashboardDist: dist,
+      ...(stage === 'live' ? { dashboardDomain: { name: DOMAIN, certificateArn: CERT } } : {}),
+    });
   }
 });
 afterAll(() => rmSync(dist, { recursive: true, force: true }));
@@ -59,7 +63,11 @@ const behaviourOf = (b: BuiltStage, pattern: string) => {
 const originOf = (b: BuiltStage, behaviour: Json) => (distributionOf(b).Origins as Json[]).find((o) => o.Id === behaviour.TargetOriginId)!;
 /** A `Fn::Join` with '' as a string, tokens rendered as JSON (to look for literal parts). */
 const joined = (v: unknown): string =>
-  typeof v === 'string' ? v : (v as Json)['Fn::Join'] ? ((v as Json)['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('') : JSON.stringify(v);
+  typeof v === 'string'
+    ? v
+    : (v as Json)['Fn::Join']
+      ? ((v as Json)['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('')
+      : JSON.stringify(v);
 
 /** Runs the viewer-request function as CloudFront would, on one URI. */
 const spa = new Function(`${SPA_FUNCTION_CODE}; return handler;`)() as (e: { request: { uri: string } }) => Json;
@@ -86,15 +94,25 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     expect(v1.FunctionAssociations).toBeUndefined();
     const origin = originOf(b(), v1);
     // The host of the API's own endpoint (https://<id>.execute-api.<region>.amazonaws.com).
-    expect(origin.DomainName).toEqual({ 'Fn::Select': [2, { 'Fn::Split': ['/', { 'Fn::GetAtt': [b().idOf(b().stage.api.api), 'ApiEndpoint'] }] }] });
-    expect(origin.CustomOriginConfig).toEqual({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'], OriginReadTimeout: 30 });
+    expect(origin.DomainName).toEqual({
+      'Fn::Select': [2, { 'Fn::Split': ['/', { 'Fn::GetAtt': [b().idOf(b().stage.api.api), 'ApiEndpoint'] }] }],
+    });
+    expect(origin.CustomOriginConfig).toEqual({
+      OriginProtocolPolicy: 'https-only',
+      OriginSSLProtocols: ['TLSv1.2'],
+      OriginReadTimeout: 30,
+    });
     expect(origin.S3OriginConfig).toBeUndefined();
   });
 
   it('serves /dashboard/* and the root from the private bucket through Origin Access Control, with the SPA function and security headers', () => {
     const config = distributionOf(b());
     const [oacId, oac] = one(b(), 'AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const [fnId, fn] = one(b(), 'AWS::CloudFront::Function');
     expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
     expect(fn.Properties.FunctionCode).toBe(SPA_FUNCTION_CODE);
@@ -104,7 +122,9 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
       expect(behaviour.AllowedMethods).toEqual(['GET', 'HEAD']);
       expect(behaviour.CachePolicyId).toBe(CACHING_OPTIMIZED);
       expect(behaviour.ResponseHeadersPolicyId).toEqual({ Ref: headersId });
-      expect(behaviour.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } }]);
+      expect(behaviour.FunctionAssociations).toEqual([
+        { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [fnId, 'FunctionARN'] } },
+      ]);
       const origin = originOf(b(), behaviour);
       expect(origin.DomainName).toEqual({ 'Fn::GetAtt': [b().idOf(b().stage.site.bucket), 'RegionalDomainName'] });
       expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [oacId, 'Id'] });
@@ -123,7 +143,10 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     expect(config.HttpVersion).toBe('http2and3');
     expect(config.IPV6Enabled).toBe(true);
     expect(config.Enabled).toBe(true);
-    expect(config.Logging).toEqual({ Bucket: { 'Fn::GetAtt': [b().idOf(b().stage.site.logBucket), 'RegionalDomainName'] }, Prefix: 'cloudfront/' });
+    expect(config.Logging).toEqual({
+      Bucket: { 'Fn::GetAtt': [b().idOf(b().stage.site.logBucket), 'RegionalDomainName'] },
+      Prefix: 'cloudfront/',
+    });
     expect(config.Aliases).toBeUndefined();
     expect(config.ViewerCertificate).toBeUndefined();
   });
@@ -143,7 +166,12 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     expect(connect.endsWith('.amazonaws.com')).toBe(true);
     expect(connect).toContain(JSON.stringify({ 'Fn::Select': [0, { 'Fn::Split': ['_', { Ref: b().idOf(b().stage.people.userPool) }] }] }));
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
-    expect(policy.StrictTransportSecurity).toEqual({ AccessControlMaxAgeSec: 63_072_000, IncludeSubdomains: true, Preload: true, Override: true });
+    expect(policy.StrictTransportSecurity).toEqual({
+      AccessControlMaxAgeSec: 63_072_000,
+      IncludeSubdomains: true,
+      Preload: true,
+      Override: true,
+    });
     expect(policy.ContentTypeOptions).toEqual({ Override: true });
     expect(policy.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
     expect(policy.ReferrerPolicy).toEqual({ ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true });
@@ -163,9 +191,18 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     const rules = [...(p.Rules as Json[])].sort((x, y) => x.Priority - y.Priority);
     expect(rules.map((r) => r.Name)).toEqual(['rate-per-ip', 'AWSManagedRulesKnownBadInputsRuleSet', 'AWSManagedRulesCommonRuleSet']);
     const [rate, bad, common] = rules as [Json, Json, Json];
-    expect(rate.Statement.RateBasedStatement).toEqual({ Limit: EDGE_SETTINGS[stage].wafRequestsPer5MinPerIp, AggregateKeyType: 'IP', EvaluationWindowSec: 300 });
+    expect(rate.Statement.RateBasedStatement).toEqual({
+      Limit: EDGE_SETTINGS[stage].wafRequestsPer5MinPerIp,
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 300,
+    });
     expect(rate.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'rate-limited' });
-    expect(JSON.parse(p.CustomResponseBodies['rate-limited'].Content)).toEqual({ statusCode: 429, success: false, message: 'Too many requests', code: 'rate_limited' });
+    expect(JSON.parse(p.CustomResponseBodies['rate-limited'].Content)).toEqual({
+      statusCode: 429,
+      success: false,
+      message: 'Too many requests',
+      code: 'rate_limited',
+    });
     for (const r of [bad, common]) {
       expect(r.Statement.ManagedRuleGroupStatement).toEqual({ VendorName: 'AWS', Name: r.Name });
       expect(r.OverrideAction).toEqual({ None: {} });
@@ -180,22 +217,35 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     const [aclId] = one(b(), 'AWS::WAFv2::WebACL');
     expect(distributionOf(b()).WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
     // In the edge stack's own template: a weak reference naming the firewall stack's region.
-    const own = Object.values<Json>(b().templates[edgeStackNameOf(stage)]!.Resources).find((r) => r.Type === 'AWS::CloudFront::Distribution')!;
-    expect(own.Properties.DistributionConfig.WebACLId).toEqual({ 'Fn::GetStackOutput': { StackName: firewallStackNameOf(stage), OutputName: 'WebAclArn', Region: 'us-east-1' } });
+    const own = Object.values<Json>(b().templates[edgeStackNameOf(stage)]!.Resources).find(
+      (r) => r.Type === 'AWS::CloudFront::Distribution',
+    )!;
+    expect(own.Properties.DistributionConfig.WebACLId).toEqual({
+      'Fn::GetStackOutput': { StackName: firewallStackNameOf(stage), OutputName: 'WebAclArn', Region: 'us-east-1' },
+    });
     expect(b().stage.edge.dependencies).toContain(b().stage.firewallStack);
   });
 
   it('keeps the bucket private: all public access blocked, no website, TLS only, read by this distribution alone', () => {
     const bucketId = b().idOf(b().stage.site.bucket);
     const bucket = b().resources[bucketId]!;
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(bucket.Properties.WebsiteConfiguration).toBeUndefined();
-    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }]);
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+    ]);
     expect(bucket.Properties.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
     expect(bucket.Properties.LoggingConfiguration.DestinationBucketName).toEqual({ Ref: b().idOf(b().stage.site.logBucket) });
     expect(bucket.DeletionPolicy).toBe(stage === 'live' ? 'Retain' : 'Delete');
 
-    const policies = ofType(b(), 'AWS::S3::BucketPolicy').filter(([, p]) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: bucketId }));
+    const policies = ofType(b(), 'AWS::S3::BucketPolicy').filter(
+      ([, p]) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
     expect(policies).toHaveLength(1);
     const statements = policies[0]![1].Properties.PolicyDocument.Statement as Json[];
     expect(statements).toHaveLength(2);
@@ -222,13 +272,17 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [b().idOf(b().stage.site.distribution), 'DomainName'] }, DASHBOARD_PATH]],
     });
     expect(outputs.WebAclArn).toBeUndefined();
-    expect((b().templates[firewallStackNameOf(stage)]!.Outputs as Json).WebAclArn.Value).toEqual({ 'Fn::GetAtt': [one(b(), 'AWS::WAFv2::WebACL')[0], 'Arn'] });
+    expect((b().templates[firewallStackNameOf(stage)]!.Outputs as Json).WebAclArn.Value).toEqual({
+      'Fn::GetAtt': [one(b(), 'AWS::WAFv2::WebACL')[0], 'Arn'],
+    });
   });
 
   it('deploys nothing without a build (the synth succeeds without the deployment)', () => {
     expect(b().stage.site.deployments).toEqual([]);
     expect(ofType(b(), 'Custom::CDKBucketDeployment')).toEqual([]);
-    expect(Object.values<Json>(b().templates[edgeStackNameOf(stage)]!.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toEqual([]);
+    expect(Object.values<Json>(b().templates[edgeStackNameOf(stage)]!.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toEqual(
+      [],
+    );
   });
 
   describe('with a build of the dashboard', () => {
@@ -239,7 +293,10 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
     it('passes cdk-nag AwsSolutions with no unacknowledged finding (the synth would fail otherwise)', () => {
       for (const s of w().stage.stacks.filter((x) => x === w().stage.edge || x === w().stage.firewallStack)) {
         const report = new AwsSolutionsChecks().validateScope(s);
-        expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`), s.stackName).toEqual([]);
+        expect(
+          report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+          s.stackName,
+        ).toEqual([]);
       }
     });
 
@@ -248,7 +305,11 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
       const bucketRef = { Ref: w().idOf(w().stage.site.bucket) };
       const [assetsId, assets] = byPrefix('dashboard/assets/');
       const [, app] = byPrefix('dashboard/');
-      expect(assets.Properties).toMatchObject({ DestinationBucketName: bucketRef, Prune: true, SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' } });
+      expect(assets.Properties).toMatchObject({
+        DestinationBucketName: bucketRef,
+        Prune: true,
+        SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
+      });
       expect(app.Properties).toMatchObject({
         DestinationBucketName: bucketRef,
         Prune: true,
@@ -300,16 +361,25 @@ describe('custom domain (live build above)', () => {
   it('serves the domain with its certificate and TLSv1.2_2021 at least, and outputs its URL', () => {
     const config = distributionOf(withBuild.live);
     expect(config.Aliases).toEqual([DOMAIN]);
-    expect(config.ViewerCertificate).toEqual({ AcmCertificateArn: CERT, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    expect(config.ViewerCertificate).toEqual({
+      AcmCertificateArn: CERT,
+      MinimumProtocolVersion: 'TLSv1.2_2021',
+      SslSupportMethod: 'sni-only',
+    });
     expect(withBuild.live.templates[edgeStackNameOf('live')]!.Outputs.DashboardUrl.Value).toBe(`https://${DOMAIN}/dashboard/`);
   });
 
   it('reads the domain and certificate from context, both or neither', () => {
     const appWith = (context: Record<string, unknown>) => new App({ context });
-    expect(readSettings(appWith({ dashboardDomain: DOMAIN, dashboardCertificateArn: CERT })).dashboardDomain).toEqual({ name: DOMAIN, certificateArn: CERT });
+    expect(readSettings(appWith({ dashboardDomain: DOMAIN, dashboardCertificateArn: CERT })).dashboardDomain).toEqual({
+      name: DOMAIN,
+      certificateArn: CERT,
+    });
     expect(() => readSettings(appWith({ dashboardDomain: DOMAIN }))).toThrow(/go together/);
     expect(() => readSettings(appWith({ dashboardDomain: 'https://x', dashboardCertificateArn: CERT }))).toThrow(/dashboardDomain/);
-    expect(() => readSettings(appWith({ dashboardDomain: DOMAIN, dashboardCertificateArn: CERT.replace('us-east-1', 'eu-west-1') }))).toThrow(/us-east-1/);
+    expect(() =>
+      readSettings(appWith({ dashboardDomain: DOMAIN, dashboardCertificateArn: CERT.replace('us-east-1', 'eu-west-1') })),
+    ).toThrow(/us-east-1/);
     expect(readSettings(appWith({ dashboardDist: '/tmp/x' })).dashboardDist).toBe('/tmp/x');
   });
 });

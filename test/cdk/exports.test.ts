@@ -26,7 +26,11 @@ function s3Statements(b: BuiltStage): { roles: string[]; actions: string[]; reso
     .flatMap((p) =>
       (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
         .filter((s) => arr(s.Action).some((a) => a.startsWith('s3:')))
-        .map((s) => ({ roles: arr(p.Properties.Roles).map((r) => JSON.stringify(r)), actions: arr(s.Action), resource: JSON.stringify(s.Resource) })),
+        .map((s) => ({
+          roles: arr(p.Properties.Roles).map((r) => JSON.stringify(r)),
+          actions: arr(s.Action),
+          resource: JSON.stringify(s.Resource),
+        })),
     );
 }
 
@@ -34,12 +38,19 @@ describe.each(['sandbox', 'live'] as const)('%s: exports bucket', (stage) => {
   it('is one private, encrypted, TLS-only bucket in the data stack; exports expire; incomplete uploads are aborted', () => {
     const b = built[stage];
     // The edge stack has the dashboard's buckets (test/cdk/dashboard.test.ts); the data stack one.
-    const buckets = Object.entries(b.resources).filter(([id, r]) => r.Type === 'AWS::S3::Bucket' && b.stackOfId(id) !== `Idpay-${stage}-edge`);
+    const buckets = Object.entries(b.resources).filter(
+      ([id, r]) => r.Type === 'AWS::S3::Bucket' && b.stackOfId(id) !== `Idpay-${stage}-edge`,
+    );
     expect(buckets).toHaveLength(1);
     const [id, bucket] = buckets[0]!;
     expect(b.stackOfId(id)).toBe(`Idpay-${stage}-data`);
     const p = bucket.Properties;
-    expect(p.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
     expect(p.OwnershipControls.Rules[0].ObjectOwnership).toBe('BucketOwnerEnforced');
     expect(p.LifecycleConfiguration.Rules).toEqual(
@@ -72,7 +83,9 @@ describe.each(['sandbox', 'live'] as const)('%s: exports bucket', (stage) => {
     expect(writer).toMatch(/WorkerJobs/);
     // The read role serves exactly the export read route.
     const exportRead = ROUTES.find((r) => routeKey(r) === 'GET /v1/exports/{id}')!;
-    const fns = Object.values(b.resources).filter((r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties.Role).includes('RouteReadExports'));
+    const fns = Object.values(b.resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties.Role).includes('RouteReadExports'),
+    );
     expect(fns.map((f) => f.Properties.Description)).toEqual([expect.stringContaining(`(functions/${exportRead.handler}.ts)`)]);
   });
 

@@ -55,7 +55,10 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     expect(t.Threshold).toBe(0);
     const metrics = t.Metrics as any[];
     expect(metrics.find((m) => m.Expression)?.Expression).toBe('r + w');
-    for (const [id, name] of [['r', 'ReadThrottleEvents'], ['w', 'WriteThrottleEvents']]) {
+    for (const [id, name] of [
+      ['r', 'ReadThrottleEvents'],
+      ['w', 'WriteThrottleEvents'],
+    ]) {
       expect(metrics.find((m) => m.Id === id)?.MetricStat.Metric).toEqual({
         Namespace: 'AWS/DynamoDB',
         MetricName: name,
@@ -65,9 +68,17 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     const s = alarm('table-system-errors');
     const ops = (s.Metrics as any[]).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
     for (const m of ops) expect(m).toMatchObject({ Namespace: 'AWS/DynamoDB', MetricName: 'SystemErrors' });
-    expect(ops.map((m) => m.Dimensions.find((d: any) => d.Name === 'Operation').Value).sort()).toEqual(
-      ['BatchGetItem', 'BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'TransactGetItems', 'TransactWriteItems', 'UpdateItem'],
-    );
+    expect(ops.map((m) => m.Dimensions.find((d: any) => d.Name === 'Operation').Value).sort()).toEqual([
+      'BatchGetItem',
+      'BatchWriteItem',
+      'DeleteItem',
+      'GetItem',
+      'PutItem',
+      'Query',
+      'TransactGetItems',
+      'TransactWriteItems',
+      'UpdateItem',
+    ]);
     expect((s.Metrics as any[]).find((m) => m.Expression)).toBeDefined();
   });
 
@@ -91,7 +102,10 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
   });
 
   it('alarms on Scheduler target errors and dropped invocations of the tick group', () => {
-    for (const [name, metric] of [['scheduler-target-errors', 'TargetErrorCount'], ['scheduler-dropped', 'InvocationDroppedCount']]) {
+    for (const [name, metric] of [
+      ['scheduler-target-errors', 'TargetErrorCount'],
+      ['scheduler-dropped', 'InvocationDroppedCount'],
+    ]) {
       expect(alarm(name!)).toMatchObject({
         Namespace: 'AWS/Scheduler',
         MetricName: metric,
@@ -125,18 +139,50 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     // The body is a Fn::Join of literal JSON and references: check both.
     const parts = (p.DashboardBody['Fn::Join'][1] as unknown[]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
     const body = parts.join('');
-    for (const title of ['alarms', 'API latency', 'Lambda errors by function', 'Lambda throttles and concurrency', 'Table throttles and system errors', 'age of oldest message', 'DLQ depth', 'Scheduler', 'Tick lag']) {
+    for (const title of [
+      'alarms',
+      'API latency',
+      'Lambda errors by function',
+      'Lambda throttles and concurrency',
+      'Table throttles and system errors',
+      'age of oldest message',
+      'DLQ depth',
+      'Scheduler',
+      'Tick lag',
+    ]) {
       expect(body, title).toContain(title);
     }
-    for (const metric of ['"Latency"', '"5xx"', '"Throttles"', '"ConcurrentExecutions"', '"SystemErrors"', '"ApproximateAgeOfOldestMessage"', '"TargetErrorCount"', '"TickLagSeconds"']) {
+    for (const metric of [
+      '"Latency"',
+      '"5xx"',
+      '"Throttles"',
+      '"ConcurrentExecutions"',
+      '"SystemErrors"',
+      '"ApproximateAgeOfOldestMessage"',
+      '"TargetErrorCount"',
+      '"TickLagSeconds"',
+    ]) {
       expect(body, metric).toContain(metric);
     }
     // The alarm status widget lists every service alarm (the per-function Errors alarms are on the graphs).
     const serviceAlarmIds = b().stage.alarms.serviceAlarms.map((a) => b().idOf(a));
     expect(serviceAlarmIds.length).toBeGreaterThanOrEqual(13);
     for (const id of serviceAlarmIds) expect(body, id).toContain(`{"Fn::GetAtt":["${id}","Arn"]}`);
-    expect(b().stage.alarms.serviceAlarms.map((a) => a.node.id).sort()).toEqual(
-      expect.arrayContaining(['ApiLatencyP99', 'LambdaThrottles', 'LambdaConcurrency', 'TableThrottles', 'TableSystemErrors', 'SchedulerTargetErrors', 'SchedulerDropped', 'TickLag']),
+    expect(
+      b()
+        .stage.alarms.serviceAlarms.map((a) => a.node.id)
+        .sort(),
+    ).toEqual(
+      expect.arrayContaining([
+        'ApiLatencyP99',
+        'LambdaThrottles',
+        'LambdaConcurrency',
+        'TableThrottles',
+        'TableSystemErrors',
+        'SchedulerTargetErrors',
+        'SchedulerDropped',
+        'TickLag',
+      ]),
     );
   });
 });

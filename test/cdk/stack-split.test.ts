@@ -9,12 +9,25 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, routeKey, routesFor } from '../../functions/routes';
 import { ROUTE_STACKS, routeStackOf } from '../../lib/route-stacks';
-import { dataStackNameOf, edgeStackNameOf, firewallStackNameOf, observabilityStackNameOf, routeStackNameOf, stackNameOf } from '../../lib/stack';
+import {
+  dataStackNameOf,
+  edgeStackNameOf,
+  firewallStackNameOf,
+  observabilityStackNameOf,
+  routeStackNameOf,
+  stackNameOf,
+} from '../../lib/stack';
 import type { StageName } from '../../lib/settings';
 import { buildStage, type BuiltStage } from '../support/cdk-stage';
 
 /** Resources one more route adds to its stack: function, log group, route, integration, permission. */
-const PER_ROUTE = ['AWS::Lambda::Function', 'AWS::Logs::LogGroup', 'AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission'];
+const PER_ROUTE = [
+  'AWS::Lambda::Function',
+  'AWS::Logs::LogGroup',
+  'AWS::ApiGatewayV2::Route',
+  'AWS::ApiGatewayV2::Integration',
+  'AWS::Lambda::Permission',
+];
 const STACK_BUDGET = 300;
 const ROOM_FOR_ROUTES = 40;
 
@@ -30,7 +43,11 @@ const producersOf = (t: Record<string, any>) =>
 
 describe('route stacks', () => {
   it('every route of the table maps to a route stack by its path', () => {
-    for (const r of ROUTES) expect(ROUTE_STACKS.map((s) => s.name), routeKey(r)).toContain(routeStackOf(r));
+    for (const r of ROUTES)
+      expect(
+        ROUTE_STACKS.map((s) => s.name),
+        routeKey(r),
+      ).toContain(routeStackOf(r));
   });
 
   it('a path no prefix matches fails loudly, naming the route', () => {
@@ -108,6 +125,18 @@ describe.each(['sandbox', 'live'] as const)('%s stage', (stage) => {
 
   it('keeps the outputs ops tooling reads on the core stack (Idpay-<stage>)', () => {
     const outputs = Object.keys(b().templates[stackNameOf(stage)]!.Outputs ?? {});
-    expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'QueueUrlWebhooks', 'DlqUrlWebhooks', 'QueueUrlWebhooksSlow', 'DlqUrlWebhooksSlow', 'QueueUrlJobs', 'TickScheduleName', 'UserPoolId']));
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'ApiUrl',
+        'TableName',
+        'QueueUrlWebhooks',
+        'DlqUrlWebhooks',
+        'QueueUrlWebhooksSlow',
+        'DlqUrlWebhooksSlow',
+        'QueueUrlJobs',
+        'TickScheduleName',
+        'UserPoolId',
+      ]),
+    );
   });
 });

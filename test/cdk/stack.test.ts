@@ -51,7 +51,9 @@ function functionOf(b: Built, handler: string): [string, Res] {
 
 /** A worker's function (two queue workers may share a handler module: the webhook lanes). */
 function functionOfWorker(b: Built, name: string): [string, Res] {
-  const found = ofType(b, 'AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Description).includes(`: worker ${name} (functions/`));
+  const found = ofType(b, 'AWS::Lambda::Function').filter(([, r]) =>
+    String(r.Properties.Description).includes(`: worker ${name} (functions/`),
+  );
   expect(found, `function of worker ${name}`).toHaveLength(1);
   return found[0]!;
 }
@@ -89,7 +91,7 @@ const TRACING = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const actionsOf = (statements: Statement[]) => new Set(statements.flatMap((s) => arr(s.Action)));
 const withAction = (statements: Statement[], action: string) => statements.filter((s) => arr(s.Action).includes(action));
 const resourceIds = (s: Statement) =>
-  arr(s.Resource as any).map((r: any) => (r?.['Fn::GetAtt'] ? r['Fn::GetAtt'][0] : r?.Ref ?? JSON.stringify(r)));
+  arr(s.Resource as any).map((r: any) => (r?.['Fn::GetAtt'] ? r['Fn::GetAtt'][0] : (r?.Ref ?? JSON.stringify(r))));
 
 function tableId(b: Built) {
   return b.idOf(b.stage.data.table);
@@ -239,7 +241,8 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
     const { work } = queueIds(b());
     const conc = (name: string) => {
       const i = QUEUES.findIndex((q) => q.name === name);
-      return mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i])![1].Properties.ScalingConfig?.MaximumConcurrency;
+      return mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i])![1].Properties.ScalingConfig
+        ?.MaximumConcurrency;
     };
     expect(conc('webhooks')).toBe(20);
     expect(conc('webhooks-slow')).toBe(5);
@@ -267,12 +270,10 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
     const statements = ofType(b(), 'AWS::IAM::Policy')
       .filter(([, p]) => arr(p.Properties.Roles).some((r: any) => roleIdOf(r) === roleId))
       .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
-    expect(statements).toEqual([
-      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [tickId, 'Arn'] } },
-    ]);
+    expect(statements).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [tickId, 'Arn'] } }]);
   });
 
-  it('alarms on every DLQ, on every function\'s errors and on API 5xx', () => {
+  it("alarms on every DLQ, on every function's errors and on API 5xx", () => {
     const alarms = ofType(b(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     const topicId = b().idOf(b().stage.alarms.topic);
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
@@ -351,7 +352,9 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
   it('passes cdk-nag AwsSolutions with no unacknowledged findings, in every stack', () => {
     for (const s of b().stage.stacks) {
       const report = new AwsSolutionsChecks().validateScope(s);
-      const findings = report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+      const findings = report.violations.map(
+        (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      );
       expect(findings, s.stackName).toEqual([]);
       expect(report.success, s.stackName).toBe(true);
     }
@@ -409,7 +412,15 @@ describe('least privilege (sandbox)', () => {
     expect([...actions].filter((a) => a.startsWith('sqs:'))).toEqual([]);
     expect([...actions].filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
     expect(actions).toEqual(
-      new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', ...TRACING]),
+      new Set([
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        ...TRACING,
+      ]),
     );
     const updates = withAction(statements, 'dynamodb:UpdateItem');
     expect(updates).toHaveLength(1);
@@ -459,7 +470,8 @@ describe('least privilege (sandbox)', () => {
     expect(scans).toHaveLength(1);
     expect(scans.flatMap(resourceIds)).toEqual([tableId(b())]);
     expect(arr(scans[0]!.Action)).toEqual(['dynamodb:Scan']);
-    for (const a of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(actionsOf(statements).has(a), a).toBe(false);
+    for (const a of ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(actionsOf(statements).has(a), a).toBe(false);
   });
 
   it('public routes (docs) and $default get no table, queue or secret access', () => {

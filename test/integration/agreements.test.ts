@@ -268,7 +268,10 @@ describe('the agreement loop', () => {
     expect(one.body.data).toEqual({ ...decision, remaining });
 
     // ...filtered by its agreementPhrase, customerId and lookupPhrase.
-    for (const query of [{ agreementPhrase: decision.agreementPhrase }, { customerId: c!.id }, { lookupPhrase: phrase }] as Record<string, string>[]) {
+    for (const query of [{ agreementPhrase: decision.agreementPhrase }, { customerId: c!.id }, { lookupPhrase: phrase }] as Record<
+      string,
+      string
+    >[]) {
       const f = await t.call('GET', '/v1/merchant/customer-decisions', { key: w.merchant.apiKey, query });
       expect(f.status).toBe(200);
       expect(f.body.total).toBe(1);
@@ -321,7 +324,10 @@ describe('the agreement loop', () => {
     expect(list.body.total).toBe(1);
     expect((await getItem<DecisionItem>(decisionKey(first.body.data.id)))?.version).toBe(3);
     // The agreementPhrase still names it (it means the current state).
-    const f = await t.call('GET', '/v1/merchant/customer-decisions', { key: w.merchant.apiKey, query: { agreementPhrase: first.body.data.agreementPhrase } });
+    const f = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: w.merchant.apiKey,
+      query: { agreementPhrase: first.body.data.agreementPhrase },
+    });
     expect(f.body.data).toHaveLength(1);
     expect(f.body.data[0]).toMatchObject({ decision: 'approve_once', blockMerchant: true });
   });
@@ -398,7 +404,10 @@ describe('the agreement loop', () => {
     expect(e2.data).toMatchObject({ customerAction: 'declined', agreementPhrase: null });
 
     // A null period means no limit for it.
-    const putNull = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, { key: w.bank.apiKey, body: { spendingLimits: { single: 10, daily: null } } });
+    const putNull = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, {
+      key: w.bank.apiKey,
+      body: { spendingLimits: { single: 10, daily: null } },
+    });
     expect(putNull.status).toBe(200);
     expect(putNull.body.data.spendingLimits).toEqual({ single: 10 });
 
@@ -414,7 +423,12 @@ describe('the agreement loop', () => {
 
     // The merchant's read shows the current state; the id and phrase never changed.
     const one = await t.call('GET', `/v1/customer-decisions/${id}`, { key: w.merchant.apiKey });
-    expect(one.body.data).toMatchObject({ id, agreementPhrase: created.body.data.agreementPhrase, decision: 'suspended', blockMerchant: false });
+    expect(one.body.data).toMatchObject({
+      id,
+      agreementPhrase: created.body.data.agreementPhrase,
+      decision: 'suspended',
+      blockMerchant: false,
+    });
     expect(one.body.data.spendingLimits).toEqual({});
     expect((await getItem<DecisionItem>(decisionKey(id)))?.version).toBe(5);
   });
@@ -442,7 +456,14 @@ describe('billing intent elements and statuses', () => {
     expect(r.status).toBe(207);
     expect(r.body).toEqual([
       { statusCode: 404, success: false, message: 'Customer not found', lookupPhrase: unknown, entityId: w.merchant.id },
-      { statusCode: 200, success: true, message: 'Billing intent sent', lookupPhrase: w.phrases[0], entityId: w.merchant.id, intentId: expect.stringMatching(/^int_/) },
+      {
+        statusCode: 200,
+        success: true,
+        message: 'Billing intent sent',
+        lookupPhrase: w.phrases[0],
+        entityId: w.merchant.id,
+        intentId: expect.stringMatching(/^int_/),
+      },
     ]);
   });
 
@@ -470,7 +491,9 @@ describe('billing intent elements and statuses', () => {
     const other = await t.participant('merchant');
     const r = await intent(other, [w.phrases[0]]);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual([{ statusCode: 404, success: false, message: 'Customer not found', lookupPhrase: w.phrases[0], entityId: other.id }]);
+    expect(r.body).toEqual([
+      { statusCode: 404, success: false, message: 'Customer not found', lookupPhrase: w.phrases[0], entityId: other.id },
+    ]);
   });
 
   it('a phrase listed twice is one intent; both positions carry it', async () => {
@@ -603,7 +626,9 @@ describe('intent-response refusals (each writes nothing)', () => {
     const intentId = await intentDelivered(w);
     const base = { customerId: c!.id, entityId: w.merchant.id, lookupPhrase: w.phrases[0] };
     const results = await Promise.all(
-      (['approve_once', 'deny', 'suspended', 'approve_once', 'deny'] as const).map((d) => answer(w.bank, { ...base, customerDecision: d, intentId })),
+      (['approve_once', 'deny', 'suspended', 'approve_once', 'deny'] as const).map((d) =>
+        answer(w.bank, { ...base, customerDecision: d, intentId }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409]);
@@ -684,12 +709,19 @@ describe('intent-response refusals (each writes nothing)', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.data.decision).toBe('approve_recurring');
     const ev = await waitEvent(w.merchantHook, 'billing.intent.response', (d) => d.intentId === intentId);
-    expect(ev.data).toMatchObject({ decision: 'approve_recurring', customerAction: 'approved', agreementPhrase: ok.body.data.agreementPhrase });
+    expect(ev.data).toMatchObject({
+      decision: 'approve_recurring',
+      customerAction: 'approved',
+      agreementPhrase: ok.body.data.agreementPhrase,
+    });
 
     // Un-trusted again: the bank can no longer set approve_recurring, by answer or by PUT.
     expect((await trust(w, false)).status).toBe(200);
     const id = ok.body.data.id;
-    const put = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, { key: w.bank.apiKey, body: { customerDecision: 'approve_recurring' } });
+    const put = await t.call('PUT', `/v1/bank/customer-decisions/${id}`, {
+      key: w.bank.apiKey,
+      body: { customerDecision: 'approve_recurring' },
+    });
     expect(put.status).toBe(400);
     expect(put.body.message).toBe('approve_recurring requires a trusted merchant');
     await intentDelivered(w);
@@ -783,14 +815,20 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
     const denied = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey, query: { decision: 'deny' } });
     expect(denied.body.total).toBe(1);
     expect(denied.body.data[0].id).toBe(decisions[3]!.id);
-    const byCustomer = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey, query: { customerId: decisions[1]!.customerId } });
+    const byCustomer = await t.call('GET', '/v1/bank/customer-decisions', {
+      key: w.bank.apiKey,
+      query: { customerId: decisions[1]!.customerId },
+    });
     expect(byCustomer.body.data.map((d: { id: string }) => d.id)).toEqual([decisions[1]!.id]);
     const byPair = await t.call('GET', '/v1/bank/customer-decisions', {
       key: w.bank.apiKey,
       query: { customerId: decisions[1]!.customerId, entityId: w.merchant.id },
     });
     expect(byPair.body).toMatchObject({ total: 1, data: [{ id: decisions[1]!.id }] });
-    const byMerchant = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey, query: { entityId: w.merchant.id, decision: 'approve_once' } });
+    const byMerchant = await t.call('GET', '/v1/bank/customer-decisions', {
+      key: w.bank.apiKey,
+      query: { entityId: w.merchant.id, decision: 'approve_once' },
+    });
     expect(byMerchant.body.total).toBe(3);
   });
 
@@ -828,17 +866,31 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
     expect(otherPhrase).not.toBe(w.phrases[0]);
     const sent = await intent(other, [otherPhrase]);
     expect(sent.status).toBe(200);
-    const theirs = await answer(w.bank, { customerId: w.customers[0]!.id, entityId: other.id, lookupPhrase: otherPhrase, customerDecision: 'approve_once' });
+    const theirs = await answer(w.bank, {
+      customerId: w.customers[0]!.id,
+      entityId: other.id,
+      lookupPhrase: otherPhrase,
+      customerDecision: 'approve_once',
+    });
     expect(theirs.status).toBe(200);
     expect(theirs.body.data.id).not.toBe(decisions[0]!.id);
 
     // Each merchant's phrase means nothing to the other.
-    const mine = await t.call('GET', '/v1/merchant/customer-decisions', { key: w.merchant.apiKey, query: { agreementPhrase: theirs.body.data.agreementPhrase } });
+    const mine = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: w.merchant.apiKey,
+      query: { agreementPhrase: theirs.body.data.agreementPhrase },
+    });
     expect(mine.body).toMatchObject({ data: [], total: 0 });
-    const theirView = await t.call('GET', '/v1/merchant/customer-decisions', { key: other.apiKey, query: { agreementPhrase: decisions[0]!.agreementPhrase } });
+    const theirView = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: other.apiKey,
+      query: { agreementPhrase: decisions[0]!.agreementPhrase },
+    });
     expect(theirView.body).toMatchObject({ data: [], total: 0 });
     // A lookupPhrase of another merchant matches nothing either.
-    const byPhrase = await t.call('GET', '/v1/merchant/customer-decisions', { key: w.merchant.apiKey, query: { lookupPhrase: otherPhrase } });
+    const byPhrase = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: w.merchant.apiKey,
+      query: { lookupPhrase: otherPhrase },
+    });
     expect(byPhrase.body).toMatchObject({ data: [], total: 0 });
     // Lists hold only one's own.
     const otherList = await t.call('GET', '/v1/merchant/customer-decisions', { key: other.apiKey });
@@ -876,7 +928,10 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
     expect(pair.body).toMatchObject({ data: [], total: 0 });
     const before = await getItem<DecisionItem>(decisionKey(decisions[0]!.id));
     const events = await scanCount('EVT#');
-    const put = await t.call('PUT', `/v1/bank/customer-decisions/${decisions[0]!.id}`, { key: otherBank.apiKey, body: { customerDecision: 'deny' } });
+    const put = await t.call('PUT', `/v1/bank/customer-decisions/${decisions[0]!.id}`, {
+      key: otherBank.apiKey,
+      body: { customerDecision: 'deny' },
+    });
     expect(put.status).toBe(404);
     expect(put.body).toMatchObject({ statusCode: 404, success: false, message: 'Customer decision not found' });
     expect(await getItem<DecisionItem>(decisionKey(decisions[0]!.id))).toEqual(before);
@@ -934,7 +989,10 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
     expect(r2.status).toBe(403);
     const r3 = await t.call('GET', `/v1/customer-decisions/${decisions[0]!.id}`, { key: w.bank.apiKey });
     expect(r3.status).toBe(403);
-    const r4 = await t.call('PUT', `/v1/bank/customer-decisions/${decisions[0]!.id}`, { key: w.merchant.apiKey, body: { blockMerchant: true } });
+    const r4 = await t.call('PUT', `/v1/bank/customer-decisions/${decisions[0]!.id}`, {
+      key: w.merchant.apiKey,
+      body: { blockMerchant: true },
+    });
     expect(r4.status).toBe(403);
   });
 
@@ -943,7 +1001,9 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
     const before = (await getItem<DecisionItem>(decisionKey(id)))!.version;
     const limits = [100, 200, 300, 400, 500];
     const results = await Promise.all(
-      limits.map((daily) => t.call('PUT', `/v1/bank/customer-decisions/${id}`, { key: w.bank.apiKey, body: { spendingLimits: { daily } } })),
+      limits.map((daily) =>
+        t.call('PUT', `/v1/bank/customer-decisions/${id}`, { key: w.bank.apiKey, body: { spendingLimits: { daily } } }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     const after = (await getItem<DecisionItem>(decisionKey(id)))!;

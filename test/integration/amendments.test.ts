@@ -51,7 +51,11 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
 
     const r = await amend(a, id, { amount: 7500, description: 'Gym, premium' });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
-    expect(r.body).toMatchObject({ statusCode: 202, success: true, data: { scheduleId: id, amendmentId: expect.stringMatching(/^amd_/), status: 'pending' } });
+    expect(r.body).toMatchObject({
+      statusCode: 202,
+      success: true,
+      data: { scheduleId: id, amendmentId: expect.stringMatching(/^amd_/), status: 'pending' },
+    });
     const amendmentId = r.body.data.amendmentId;
     const intent = await amendmentIntent(a, amendmentId);
     expect(intent).toMatchObject({
@@ -67,7 +71,11 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
       },
     });
     const pending = await t.call('GET', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
-    expect(pending.body.data).toMatchObject({ amount: 5000, description: 'Gym, standard', pendingAmendment: { amendmentId, to: { amount: 7500 } } });
+    expect(pending.body.data).toMatchObject({
+      amount: 5000,
+      description: 'Gym, standard',
+      pendingAmendment: { amendmentId, to: { amount: 7500 } },
+    });
     // One pending at a time.
     const again = await amend(a, id, { amount: 9000 });
     expect(again.status).toBe(409);
@@ -79,9 +87,21 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
 
     expect((await answer(a, intent.intentId, 'approve_recurring', { single: 10_000 })).status).toBe(200);
     const [amended] = await events(rx, a.hooks!.merchant, 'schedule.amended', 1, (e) => e.data.scheduleId === id);
-    expect(amended!.data).toMatchObject({ actor: 'bank', amendmentId, amount: 7500, from: { amount: 5000 }, to: { amount: 7500, description: 'Gym, premium' }, effectiveFrom: '2029-04-05T09:00:00.000Z' });
+    expect(amended!.data).toMatchObject({
+      actor: 'bank',
+      amendmentId,
+      amount: 7500,
+      from: { amount: 5000 },
+      to: { amount: 7500, description: 'Gym, premium' },
+      effectiveFrom: '2029-04-05T09:00:00.000Z',
+    });
     const after = await t.call('GET', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
-    expect(after.body.data).toMatchObject({ amount: 7500, description: 'Gym, premium', frequency: 'monthly', nextBillingDate: '2029-04-05T09:00:00.000Z' });
+    expect(after.body.data).toMatchObject({
+      amount: 7500,
+      description: 'Gym, premium',
+      frequency: 'monthly',
+      nextBillingDate: '2029-04-05T09:00:00.000Z',
+    });
     expect(after.body.data.pendingAmendment).toBeUndefined();
 
     const second = await runAndApprove(a, id, '2029-04-05T09:00:00.000Z', 2);
@@ -98,7 +118,13 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
     const intent = await amendmentIntent(a, r.body.data.amendmentId);
     expect((await answer(a, intent.intentId, 'approve_recurring', { monthly: 2000 })).status).toBe(200);
     const [declined] = await events(rx, a.hooks!.merchant, 'schedule.amendment_declined', 1, (e) => e.data.scheduleId === id);
-    expect(declined!.data).toMatchObject({ actor: 'bank', amendmentId: r.body.data.amendmentId, reason: 'limits', amount: 1000, to: { amount: 3000 } });
+    expect(declined!.data).toMatchObject({
+      actor: 'bank',
+      amendmentId: r.body.data.amendmentId,
+      reason: 'limits',
+      amount: 1000,
+      to: { amount: 3000 },
+    });
     expect(await stored(id)).toMatchObject({ amount: 100_000 });
     expect((await stored(id)).pendingAmendment).toBeUndefined();
     // The old terms still bill.
@@ -110,7 +136,13 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
     expect(r2.status).toBe(202);
     const intent2 = await amendmentIntent(a, r2.body.data.amendmentId);
     expect((await answer(a, intent2.intentId, 'deny')).status).toBe(200);
-    const [declined2] = await events(rx, a.hooks!.merchant, 'schedule.amendment_declined', 1, (e) => e.data.amendmentId === r2.body.data.amendmentId);
+    const [declined2] = await events(
+      rx,
+      a.hooks!.merchant,
+      'schedule.amendment_declined',
+      1,
+      (e) => e.data.amendmentId === r2.body.data.amendmentId,
+    );
     expect(declined2!.data).toMatchObject({ reason: 'customer_declined', frequency: 'monthly' });
     await t.call('DELETE', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
   });
@@ -140,7 +172,17 @@ describe('PATCH /v1/recurring/{id} (DESIGN 8.6)', () => {
     const other = await t.participant('merchant');
     await t.app.settle();
     const before = await snapshotTable();
-    for (const body of [{}, { amount: -1 }, { amount: 0 }, { amount: 1.005 }, { frequency: 'hourly' }, { description: '' }, { amount: 5, currency: 'USD' }, { amount: 100 }, { amount: 100, description: 'Plan' }]) {
+    for (const body of [
+      {},
+      { amount: -1 },
+      { amount: 0 },
+      { amount: 1.005 },
+      { frequency: 'hourly' },
+      { description: '' },
+      { amount: 5, currency: 'USD' },
+      { amount: 100 },
+      { amount: 100, description: 'Plan' },
+    ]) {
       const r = await amend(a, id, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.message).toBe('Invalid request parameters');

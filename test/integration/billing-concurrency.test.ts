@@ -31,9 +31,14 @@ const LIMITS = "Billing exceeds the customer's spending limits";
 describe('parallel bills against limits', () => {
   it('50 parallel bills against a daily limit never reserve more than the limit', async () => {
     const a = await agreement(t, { decision: 'approve_once', limits: { daily: 100 } });
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => bill(t, a.merchant, [a.agreementPhrase], 10, { description: `burst ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => bill(t, a.merchant, [a.agreementPhrase], 10, { description: `burst ${i}` })),
+    );
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 403 || s === 409), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 403 || s === 409),
+      statuses.join(','),
+    ).toBe(true);
     const created = results.filter((r) => r.status === 201);
     for (const r of results.filter((x) => x.status === 403)) expect(r.body[0].message).toBe(LIMITS);
     expect(created.length * 10).toBeLessThanOrEqual(100);
@@ -54,12 +59,21 @@ describe('parallel bills against limits', () => {
     const first = await agreement(t, { decision: 'approve_recurring', limits: { daily: 50, weekly: 70 } });
     const pairs = [first];
     for (let i = 0; i < 3; i++) {
-      pairs.push(await agreement(t, { decision: 'approve_recurring', limits: { daily: 50, weekly: 70 }, merchant: first.merchant, bank: first.bank }));
+      pairs.push(
+        await agreement(t, {
+          decision: 'approve_recurring',
+          limits: { daily: 50, weekly: 70 },
+          merchant: first.merchant,
+          bank: first.bank,
+        }),
+      );
     }
     const amounts = [7, 13, 3.5, 21, 9.99, 1, 17];
     const calls = pairs.flatMap((p) =>
       Array.from({ length: 14 }, (_, i) =>
-        i % 2 === 0 ? bill(t, p.merchant, [p.agreementPhrase], amounts[i % amounts.length]!) : pay(t, p.merchant, [p.lookupPhrase], amounts[i % amounts.length]!),
+        i % 2 === 0
+          ? bill(t, p.merchant, [p.agreementPhrase], amounts[i % amounts.length]!)
+          : pay(t, p.merchant, [p.lookupPhrase], amounts[i % amounts.length]!),
       ),
     );
     const results = await Promise.all(calls);
@@ -76,7 +90,9 @@ describe('parallel bills against limits', () => {
   it('100 phrases in one request: each its own billing, all within limits', async () => {
     const first = await agreement(t, { decision: 'approve_recurring', limits: { single: 100 } });
     const more = await Promise.all(
-      Array.from({ length: 19 }, () => agreement(t, { decision: 'approve_recurring', limits: { single: 100 }, merchant: first.merchant, bank: first.bank })),
+      Array.from({ length: 19 }, () =>
+        agreement(t, { decision: 'approve_recurring', limits: { single: 100 }, merchant: first.merchant, bank: first.bank }),
+      ),
     );
     const phrases = [first, ...more].map((a) => a.agreementPhrase);
     const r = await bill(t, first.merchant, phrases, 100);
@@ -187,8 +203,18 @@ describe('concurrent bank answers', () => {
 
   it('many approvals of one merchant at once (hot balance and settlement items): all succeed, ledger invariant holds', async () => {
     const first = await agreement(t, { decision: 'approve_recurring' });
-    const pairs = [first, ...(await Promise.all(Array.from({ length: 11 }, () => agreement(t, { decision: 'approve_recurring', merchant: first.merchant, bank: first.bank }))))];
-    const r = await bill(t, first.merchant, pairs.map((p) => p.agreementPhrase), 3);
+    const pairs = [
+      first,
+      ...(await Promise.all(
+        Array.from({ length: 11 }, () => agreement(t, { decision: 'approve_recurring', merchant: first.merchant, bank: first.bank })),
+      )),
+    ];
+    const r = await bill(
+      t,
+      first.merchant,
+      pairs.map((p) => p.agreementPhrase),
+      3,
+    );
     expect(r.status).toBe(201);
     const answers = await Promise.all(r.body.map((el: any) => bankResponse(t, first.bank, el.billingRequestId, 'approve_recurring')));
     expect(answers.map((x) => x.status)).toEqual(answers.map(() => 200));

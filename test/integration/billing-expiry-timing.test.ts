@@ -10,10 +10,14 @@ import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
 let rx: Receiver;
-withAppAndReceiver((app, receiver) => {
-  t = app;
-  rx = receiver;
-}, { APPROVAL_WINDOW_SECONDS: '2', LOCAL_TICK_MS: '1000' }, { tickMs: 1000 });
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  { APPROVAL_WINDOW_SECONDS: '2', LOCAL_TICK_MS: '1000' },
+  { tickMs: 1000 },
+);
 
 it("the expired approval's billing.response reaches the merchant within one tick period + 1 s of expiresAt", async () => {
   for (let round = 0; round < 3; round++) {

@@ -15,10 +15,13 @@ import type { Receiver } from '../../local/receiver';
 let t: TestApp;
 let rx: Receiver;
 
-withAppAndReceiver((app, receiver) => {
-  t = app;
-  rx = receiver;
-}, { APPROVAL_WINDOW_SECONDS: '2' });
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  { APPROVAL_WINDOW_SECONDS: '2' },
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -167,7 +170,10 @@ describe('approval expiry through the tick', () => {
 describe('trust at billing time (DESIGN 8.1)', () => {
   it('approve_recurring of a merchant the provider un-trusted: the bill asks the customer (requiresApproval, expiresAt) and expires like approve_once', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', withProvider: true, receiver: rx });
-    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: false } });
+    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: a.provider!.apiKey,
+      body: { entityId: a.merchant.id, trusted: false },
+    });
     expect(lowered.status).toBe(200);
 
     const r = await bill(t, a.merchant, [a.agreementPhrase], 40);
@@ -189,7 +195,10 @@ describe('trust at billing time (DESIGN 8.1)', () => {
     expect((await getBill(el.billingRequestId))!.status).toBe('expired');
 
     // Trusted again: the same decision bills without approval again (no decision was rewritten).
-    expect((await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: true } })).status).toBe(200);
+    expect(
+      (await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: true } }))
+        .status,
+    ).toBe(200);
     const again = await bill(t, a.merchant, [a.agreementPhrase], 40);
     expect(again.status).toBe(201);
     expect(again.body[0].requiresApproval).toBe(false);

@@ -43,7 +43,13 @@ describe('bill: full loop', () => {
     const r = await bill(t, a.merchant, [a.agreementPhrase], 1500.5, { description: 'Gym, November' });
     expect(r.status).toBe(201);
     const el = r.body[0];
-    expect(el).toMatchObject({ statusCode: 201, success: true, phrase: a.agreementPhrase, entityId: a.merchant.id, requiresApproval: false });
+    expect(el).toMatchObject({
+      statusCode: 201,
+      success: true,
+      phrase: a.agreementPhrase,
+      entityId: a.merchant.id,
+      requiresApproval: false,
+    });
     expect(el.reference).toMatch(/^txn_/);
     expect(el.message).toEqual(expect.any(String));
     expect(el.expiresAt).toBeUndefined();
@@ -64,12 +70,22 @@ describe('bill: full loop', () => {
     });
 
     const stored = await getBill(el.billingRequestId);
-    expect(stored).toMatchObject({ status: 'pending', amount: 150050, type: 'agreement', requiresApproval: false, decisionId: a.decisionId });
+    expect(stored).toMatchObject({
+      status: 'pending',
+      amount: 150050,
+      type: 'agreement',
+      requiresApproval: false,
+      decisionId: a.decisionId,
+    });
     expect(stored!.dueSk).toBeUndefined();
 
     const br = await bankResponse(t, a.bank, el.billingRequestId, 'approve_recurring', 'BANK-TX-1');
     expect(br.status).toBe(200);
-    expect(br.body).toMatchObject({ statusCode: 200, success: true, data: { billingRequestId: el.billingRequestId, reference: el.reference, status: 'succeeded' } });
+    expect(br.body).toMatchObject({
+      statusCode: 200,
+      success: true,
+      data: { billingRequestId: el.billingRequestId, reference: el.reference, status: 'succeeded' },
+    });
 
     const expected = {
       billingRequestId: el.billingRequestId,
@@ -142,7 +158,12 @@ describe('bill: full loop', () => {
     expect(second.status).toBe(201);
     expect((await bankResponse(t, a.bank, second.el.billingRequestId, 'suspended', 'BTX-S')).status).toBe(200);
     const [res2] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === second.el.reference);
-    expect(res2!.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'customer_suspended', bankTransactionId: 'BTX-S' });
+    expect(res2!.data).toMatchObject({
+      status: 'declined',
+      customerAction: 'declined',
+      reason: 'customer_suspended',
+      bankTransactionId: 'BTX-S',
+    });
     expect(await counters(a.decisionId)).toMatchObject({ day: 0, week: 0, month: 0 });
     // A declined billing leaves the decision as it was (the action is about this billing).
     const dec = await getItem<DecisionItem>(decisionKey(a.decisionId));
@@ -212,7 +233,14 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
     expect(r.status).toBe(403);
     expect(r.body).toHaveLength(phrases.length);
     r.body.forEach((el: any, n: number) => {
-      expect(el).toEqual({ statusCode: 403, success: false, message: NOT_APPROVED, code: 'billing_not_approved', phrase: phrases[n], entityId: a.merchant.id });
+      expect(el).toEqual({
+        statusCode: 403,
+        success: false,
+        message: NOT_APPROVED,
+        code: 'billing_not_approved',
+        phrase: phrases[n],
+        entityId: a.merchant.id,
+      });
     });
     expect((await billsOf(a.merchant.id)).length).toBe(before);
     expect((await billsOf(other.merchant.id)).length).toBe(0);
@@ -312,7 +340,14 @@ describe('bill: whole-body errors and mixing', () => {
     const denied = await agreement(t, { decision: 'deny', merchant: a.merchant, bank: a.bank });
     const blocked = await agreement(t, { decision: 'approve_once', blockMerchant: true, merchant: a.merchant, bank: a.bank });
     const limited = await agreement(t, { decision: 'approve_once', limits: { single: 5 }, merchant: a.merchant, bank: a.bank });
-    const phrases = [a.agreementPhrase, denied.agreementPhrase, b.agreementPhrase, blocked.agreementPhrase, limited.agreementPhrase, a.agreementPhrase];
+    const phrases = [
+      a.agreementPhrase,
+      denied.agreementPhrase,
+      b.agreementPhrase,
+      blocked.agreementPhrase,
+      limited.agreementPhrase,
+      a.agreementPhrase,
+    ];
     const r = await bill(t, a.merchant, phrases, 10);
     expect(r.status, JSON.stringify(r.body)).toBe(207);
     expect(r.body.map((e: any) => [e.statusCode, e.message === undefined ? undefined : e.success])).toEqual([
@@ -349,7 +384,13 @@ describe('pay (one-time, independent of the agreement flow)', () => {
     const r = await pay(t, p.merchant, [p.lookupPhrase], 99.99, { description: 'Shoes' });
     expect(r.status).toBe(201);
     const el = r.body[0];
-    expect(el).toMatchObject({ statusCode: 201, success: true, lookupPhrase: p.lookupPhrase, entityId: p.merchant.id, requiresApproval: true });
+    expect(el).toMatchObject({
+      statusCode: 201,
+      success: true,
+      lookupPhrase: p.lookupPhrase,
+      entityId: p.merchant.id,
+      requiresApproval: true,
+    });
     expect(el.phrase).toBeUndefined();
     expect(el.reference).toMatch(/^txn_/);
     const [req] = await events(rx, p.hooks!.bank, 'billing.request', 1, (e) => e.data.reference === el.reference);
@@ -377,7 +418,15 @@ describe('pay (one-time, independent of the agreement flow)', () => {
     const blocked = await agreement(t, { decision: 'approve_once', blockMerchant: true, merchant: p.merchant, bank: p.bank });
     const limited = await agreement(t, { decision: 'suspended', limits: { single: 5 }, merchant: p.merchant, bank: p.bank });
     const unknown = `lp_${randomToken(32)}`;
-    const phrases = [p.lookupPhrase, unknown, other.lookupPhrase, denied.lookupPhrase, blocked.lookupPhrase, limited.lookupPhrase, 'garbage'];
+    const phrases = [
+      p.lookupPhrase,
+      unknown,
+      other.lookupPhrase,
+      denied.lookupPhrase,
+      blocked.lookupPhrase,
+      limited.lookupPhrase,
+      'garbage',
+    ];
     const r = await pay(t, p.merchant, phrases, 10);
     expect(r.status).toBe(207);
     const [ok, unk, foreign, den, blk, lim, garbage] = r.body;
@@ -450,7 +499,10 @@ describe('bank-response refusals', () => {
       [a.bank.apiKey, `breq_${randomToken(20)}`],
       [a.bank.apiKey, 'nonsense'],
     ] as const) {
-      const r = await t.call('POST', '/v1/billing/bank-response', { key, body: { billingRequestId: id, action: 'approve_once', bankTransactionId: 'X' } });
+      const r = await t.call('POST', '/v1/billing/bank-response', {
+        key,
+        body: { billingRequestId: id, action: 'approve_once', bankTransactionId: 'X' },
+      });
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ statusCode: 404, success: false, message: 'Billing request not found' });
     }

@@ -25,7 +25,8 @@ const NOT_VALID = 'Customer approval is not valid at this time';
 const NO_PAYMENTS = 'Customer approval has no payments left';
 const LIMITS = "Billing exceeds the customer's spending limits";
 
-const put = (a: Agreement, body: Record<string, unknown>) => t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body });
+const put = (a: Agreement, body: Record<string, unknown>) =>
+  t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body });
 const history = async (a: Agreement) => {
   const r = await t.call('GET', `/v1/customer-decisions/${a.decisionId}/history`, { key: a.merchant.apiKey });
   expect(r.status).toBe(200);
@@ -44,10 +45,20 @@ async function billOnce(a: Agreement, amount: number) {
 describe('consent terms are stored, shown and validated (DESIGN 8.5)', () => {
   it("the bank's PUT sets terms; the decision shows them; bad terms are 400 and write nothing", async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
-    const terms = { validFrom: '2026-01-01T00:00:00.000Z', validTo: '2099-12-31T23:59:59.000Z', maxPayments: 12, channel: 'ussd', customerAcceptedAt: '2026-11-20T08:30:00+01:00' };
+    const terms = {
+      validFrom: '2026-01-01T00:00:00.000Z',
+      validTo: '2099-12-31T23:59:59.000Z',
+      maxPayments: 12,
+      channel: 'ussd',
+      customerAcceptedAt: '2026-11-20T08:30:00+01:00',
+    };
     const r = await put(a, { ...terms, spendingLimits: { monthly: 5000, yearly: 50000 } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ ...terms, customerAcceptedAt: '2026-11-20T07:30:00.000Z', spendingLimits: { monthly: 5000, yearly: 50000 } });
+    expect(r.body.data).toMatchObject({
+      ...terms,
+      customerAcceptedAt: '2026-11-20T07:30:00.000Z',
+      spendingLimits: { monthly: 5000, yearly: 50000 },
+    });
     const d = await readDecision(a);
     expect(d).toMatchObject({ ...terms, customerAcceptedAt: '2026-11-20T07:30:00.000Z', spendingLimits: { monthly: 5000, yearly: 50000 } });
 
@@ -72,7 +83,10 @@ describe('consent terms are stored, shown and validated (DESIGN 8.5)', () => {
       const res = await put(a, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toBe('Invalid request parameters');
-      expect(res.body.errors.map((e: { path: string }) => e.path), JSON.stringify(body)).toContain(path);
+      expect(
+        res.body.errors.map((e: { path: string }) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect(await getDecision(a.decisionId)).toEqual(before);
     expect(await history(a)).toHaveLength(versions);
@@ -224,10 +238,17 @@ describe('remaining on the bank list (DESIGN 8.5)', () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium', limits: { single: 50, weekly: 200 } });
     expect((await put(a, { maxPayments: 5 })).status).toBe(200);
     expect((await billOnce(a, 30)).status).toBe(201);
-    const r = await t.call('GET', '/v1/bank/customer-decisions', { key: a.bank.apiKey, query: { customerId: a.customerId, entityId: a.merchant.id } });
+    const r = await t.call('GET', '/v1/bank/customer-decisions', {
+      key: a.bank.apiKey,
+      query: { customerId: a.customerId, entityId: a.merchant.id },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toHaveLength(1);
-    expect(r.body.data[0]).toMatchObject({ id: a.decisionId, maxPayments: 5, remaining: { single: 50, daily: null, weekly: 170, monthly: null, yearly: null, payments: 4 } });
+    expect(r.body.data[0]).toMatchObject({
+      id: a.decisionId,
+      maxPayments: 5,
+      remaining: { single: 50, daily: null, weekly: 170, monthly: null, yearly: null, payments: 4 },
+    });
   });
 });
 

@@ -171,13 +171,29 @@ describe('the bank acts for its customer (DESIGN 8.5)', () => {
     await tickAt(t, secondsBefore(start, 86_400));
     await events(rx, a.hooks!.bank, 'billing.upcoming', 1, (e) => e.data.scheduleId === id);
 
-    const r = await t.call('POST', `/v1/bank/subscriptions/${id}/skip`, { key: a.bank.apiKey, body: { reason: 'Customer asked to skip September' } });
+    const r = await t.call('POST', `/v1/bank/subscriptions/${id}/skip`, {
+      key: a.bank.apiKey,
+      body: { reason: 'Customer asked to skip September' },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'Recurring run skipped', data: { scheduleId: id, skippedRunAt: start, nextBillingDate: second } });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'Recurring run skipped',
+      data: { scheduleId: id, skippedRunAt: start, nextBillingDate: second },
+    });
 
     const [ev] = await events(rx, a.hooks!.merchant, 'schedule.run_skipped', 1, (e) => e.data.scheduleId === id);
     expect(EVENT_CATALOG['schedule.run_skipped'].data.safeParse(ev!.data).success).toBe(true);
-    expect(ev!.data).toMatchObject({ scheduleId: id, actor: 'bank', reason: 'Customer asked to skip September', skippedRunAt: start, skippedSequence: 1, nextBillingDate: second, status: 'active', totalBillings: 0 });
+    expect(ev!.data).toMatchObject({
+      scheduleId: id,
+      actor: 'bank',
+      reason: 'Customer asked to skip September',
+      skippedRunAt: start,
+      skippedSequence: 1,
+      nextBillingDate: second,
+      status: 'active',
+      totalBillings: 0,
+    });
     await events(rx, a.hooks!.provider!, 'schedule.run_skipped', 1, (e) => e.data.scheduleId === id);
 
     // The skipped date bills nothing.
@@ -238,11 +254,24 @@ describe('the bank acts for its customer (DESIGN 8.5)', () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2029-03-05T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
-    const r = await t.call('POST', `/v1/bank/subscriptions/${id}/cancel`, { key: a.bank.apiKey, body: { reason: 'Customer revoked the mandate in the app' } });
+    const r = await t.call('POST', `/v1/bank/subscriptions/${id}/cancel`, {
+      key: a.bank.apiKey,
+      body: { reason: 'Customer revoked the mandate in the app' },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'Recurring schedule cancelled', data: { scheduleId: id, status: 'cancelled', cancelledAt: expect.any(String) } });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'Recurring schedule cancelled',
+      data: { scheduleId: id, status: 'cancelled', cancelledAt: expect.any(String) },
+    });
     const [ev] = await events(rx, a.hooks!.merchant, 'schedule.cancelled', 1, (e) => e.data.scheduleId === id);
-    expect(ev!.data).toMatchObject({ actor: 'bank', reason: 'Customer revoked the mandate in the app', status: 'cancelled', cancelledAt: r.body.data.cancelledAt, nextBillingDate: null });
+    expect(ev!.data).toMatchObject({
+      actor: 'bank',
+      reason: 'Customer revoked the mandate in the app',
+      status: 'cancelled',
+      cancelledAt: r.body.data.cancelledAt,
+      nextBillingDate: null,
+    });
 
     const again = await t.call('POST', `/v1/bank/subscriptions/${id}/cancel`, { key: a.bank.apiKey, body: {} });
     expect(again.status).toBe(200);
@@ -301,14 +330,20 @@ describe('actor on every schedule.* event (DESIGN 8.5)', () => {
     expect(resumed!.data.actor).toBe('merchant');
 
     // The bank lowers the customer's single limit under the amount: the run is refused by the service.
-    const lower = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { customerDecision: 'approve_recurring', spendingLimits: { single: 10 } } });
+    const lower = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, {
+      key: a.bank.apiKey,
+      body: { customerDecision: 'approve_recurring', spendingLimits: { single: 10 } },
+    });
     expect(lower.status).toBe(200);
     await tickAt(t, start);
     const [failed] = await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id);
     expect(failed!.data).toMatchObject({ actor: 'system', reason: 'spending_limit_exceeded' });
 
     // The bank blocks the merchant: the next run pauses the schedule (system).
-    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { customerDecision: 'deny' } });
+    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, {
+      key: a.bank.apiKey,
+      body: { customerDecision: 'deny' },
+    });
     expect(put.status).toBe(200);
     await tickAt(t, addDays(start, 1));
     const servicePaused = await events(rx, a.hooks!.merchant, 'schedule.paused', 2, (e) => e.data.scheduleId === id);

@@ -33,8 +33,7 @@ function customer(over: Record<string, unknown> = {}) {
   };
 }
 
-const post = (key: string, body: unknown, headers?: Record<string, string>) =>
-  t.call('POST', '/v1/bank/customers', { key, body, headers });
+const post = (key: string, body: unknown, headers?: Record<string, string>) => t.call('POST', '/v1/bank/customers', { key, body, headers });
 
 /** Every item of the test table whose pk starts with one of the prefixes. */
 async function itemsWithPrefix(...prefixes: string[]) {
@@ -97,7 +96,11 @@ describe('POST /v1/bank/customers: per-record outcomes', () => {
     const failures = g.body.data.failures as { index: number; clientRef: string | null; reason: string }[];
     expect(failures.map((f) => f.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
     const byIndex = new Map(failures.map((f) => [f.index, f]));
-    expect(byIndex.get(1)).toEqual({ index: 1, clientRef: a.clientRef, reason: 'Duplicate clientRef: same as the record at index 0 of this batch' });
+    expect(byIndex.get(1)).toEqual({
+      index: 1,
+      clientRef: a.clientRef,
+      reason: 'Duplicate clientRef: same as the record at index 0 of this batch',
+    });
     expect(byIndex.get(2)!.reason).toBe('Duplicate reference: same as the record at index 0 of this batch');
     expect(byIndex.get(3)).toEqual({
       index: 3,
@@ -167,9 +170,7 @@ describe('POST /v1/bank/customers: per-record outcomes', () => {
 
   it('creates a reference once when concurrent batches carry it under different clientRefs', async () => {
     const ref = `SHARED-${Date.now()}`;
-    const results = await Promise.all(
-      Array.from({ length: 3 }, () => post(bank.apiKey, { customers: [customer({ reference: ref })] })),
-    );
+    const results = await Promise.all(Array.from({ length: 3 }, () => post(bank.apiKey, { customers: [customer({ reference: ref })] })));
     expect(results.map((r) => r.body.data.summary.successful).sort()).toEqual([0, 0, 1]);
     const customers = (await itemsWithPrefix('CUS#')).filter((c) => c.reference === ref);
     expect(customers).toHaveLength(1);
@@ -238,7 +239,11 @@ describe('GET /v1/bank/customers/batches/{batchId}', () => {
     expect(r.body.data.summary).toEqual({ total: 450, successful: 0, failed: 450, duplicates: 0, invalidData: 450 });
     const g = await t.call('GET', `/v1/bank/customers/batches/${r.body.data.batchId}`, { key: bank.apiKey });
     expect(g.body.data.failures.map((f: { index: number }) => f.index)).toEqual(records.map((_, i) => i));
-    expect(g.body.data.failures[449]).toEqual({ index: 449, clientRef: records[449]!.clientRef, reason: 'Invalid accountNumber: must be 6 to 20 digits' });
+    expect(g.body.data.failures[449]).toEqual({
+      index: 449,
+      clientRef: records[449]!.clientRef,
+      reason: 'Invalid accountNumber: must be 6 to 20 digits',
+    });
   });
 });
 

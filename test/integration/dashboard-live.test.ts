@@ -36,7 +36,10 @@ describe('dashboard (live): the operator approves an application', () => {
     await applicant.getByLabel('Address').fill('3 Broad Street');
     await applicant.getByLabel('City').fill('Lagos');
     await applicant.getByRole('button', { name: 'Send application' }).click();
-    await applicant.getByTestId('application-status').filter({ hasText: /^pending$/ }).waitFor();
+    await applicant
+      .getByTestId('application-status')
+      .filter({ hasText: /^pending$/ })
+      .waitFor();
 
     // The operator's queue.
     const { page: operator } = await newPage(browser);
@@ -52,14 +55,30 @@ describe('dashboard (live): the operator approves an application', () => {
     await row.getByRole('button', { name: 'Approve' }).click();
     await operator.getByText('No pending applications.').waitFor();
     await operator.getByLabel('Status').selectOption('approved');
-    await operator.getByRole('table', { name: 'Applications (approved)' }).getByRole('row').filter({ hasText: 'Paystack Lagos Live' }).waitFor();
+    await operator
+      .getByRole('table', { name: 'Applications (approved)' })
+      .getByRole('row')
+      .filter({ hasText: 'Paystack Lagos Live' })
+      .waitFor();
 
     // The applicant: approved, and now the provider's owner.
     await applicant.getByRole('button', { name: 'Check again' }).click();
-    await applicant.getByTestId('application-status').filter({ hasText: /^approved$/ }).waitFor();
+    await applicant
+      .getByTestId('application-status')
+      .filter({ hasText: /^approved$/ })
+      .waitFor();
     await applicant.getByRole('button', { name: 'Open the dashboard' }).click();
     await applicant.getByText('Role: owner').waitFor();
-    expect(await applicant.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Merchants', 'Team', 'Audit log']);
+    expect(await applicant.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+      'Home',
+      'API keys',
+      'Webhooks',
+      'Events',
+      'Transactions',
+      'Merchants',
+      'Team',
+      'Audit log',
+    ]);
     await expectAccessible(applicant, 'live home');
 
     // A fresh sign-in lands on the dashboard directly.

@@ -13,7 +13,17 @@ import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
 import { newSchedule } from './recurring-fixtures';
-import { DESKTOP, PHONE, expectAccessible, expectFitsWidth, launch, newPage, openPage, screenshot, signInThroughForm } from '../support/browser';
+import {
+  DESKTOP,
+  PHONE,
+  expectAccessible,
+  expectFitsWidth,
+  launch,
+  newPage,
+  openPage,
+  screenshot,
+  signInThroughForm,
+} from '../support/browser';
 
 let t: TestApp;
 let rx: Receiver;
@@ -40,7 +50,13 @@ beforeEach(() => {
       for (const p of context.pages()) {
         const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
         await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-        writeFileSync(join(dir, `${name}.txt`), `${p.url()}\n${await p.locator('body').innerText().catch(() => '')}`);
+        writeFileSync(
+          join(dir, `${name}.txt`),
+          `${p.url()}\n${await p
+            .locator('body')
+            .innerText()
+            .catch(() => '')}`,
+        );
       }
     }
   });
@@ -50,9 +66,15 @@ afterAll(async () => {
 });
 
 /** A participant created by the operator whose first owner is a signed-up person. */
-async function ownedParticipant(type: 'bank' | 'merchant' | 'provider', extra: Record<string, unknown> = {}): Promise<{ party: Party; owner: SignedIn }> {
+async function ownedParticipant(
+  type: 'bank' | 'merchant' | 'provider',
+  extra: Record<string, unknown> = {},
+): Promise<{ party: Party; owner: SignedIn }> {
   const owner = await signUpAndIn();
-  const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra } });
+  const r = await t.call('POST', '/v1/operator/participants', {
+    key: t.operatorKey,
+    body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra },
+  });
   expect(r.status).toBe(201);
   const accepted = await personCaller(t, owner)('POST', `/v1/team/invitations/${r.body.data.invitation.token}/accept`);
   expect(accepted.status).toBe(200);
@@ -103,7 +125,10 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByLabel('Address').fill('1 Marina');
     await page.getByLabel('City').fill('Lagos');
     await page.getByRole('button', { name: 'Send application' }).click();
-    await page.getByTestId('application-status').filter({ hasText: /^approved$/ }).waitFor();
+    await page
+      .getByTestId('application-status')
+      .filter({ hasText: /^approved$/ })
+      .waitFor();
     await expectAccessible(page, 'application status');
     await screenshot(page, 'application-status-desktop');
     await page.getByRole('button', { name: 'Open the dashboard' }).click();
@@ -191,19 +216,29 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await badRow.getByRole('button', { name: 'Send test event' }).click();
     await badRow.getByRole('button', { name: 'Send test event' }).click();
     await rx.waitFor(bad.path, (reqs) => reqs.filter((r) => r.status === 503).length === 2);
-    await expect.poll(async () => {
-      await t.app.settle();
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'failed' }).count();
-    }, { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          await t.app.settle();
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'failed' }).count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(2);
     rx.respond(bad.path, { status: 200 });
     await page.getByRole('button', { name: 'Replay all failed' }).click();
     await rx.waitFor(bad.path, (reqs) => reqs.filter((r) => r.status === 200).length === 3);
-    await expect.poll(async () => {
-      await t.app.settle();
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return page.getByText('No failed deliveries.').count();
-    }, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await t.app.settle();
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return page.getByText('No failed deliveries.').count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
 
     // Events: the four test events, each delivered in the end, with their JSON.
     await openPage(page, 'Events');
@@ -284,7 +319,12 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await openPage(bp, 'Transactions');
     await bp.getByLabel('Business date').fill(day);
     await bp.getByRole('button', { name: 'Show report' }).click();
-    await bp.getByRole('table', { name: 'By merchant' }).getByRole('row').filter({ hasText: merchant.name }).getByRole('cell', { name: '₦4,200.50' }).waitFor();
+    await bp
+      .getByRole('table', { name: 'By merchant' })
+      .getByRole('row')
+      .filter({ hasText: merchant.name })
+      .getByRole('cell', { name: '₦4,200.50' })
+      .waitFor();
     await expectAccessible(bp, 'bank settlement report');
     await bp.context().close();
   });
@@ -293,14 +333,22 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const provider = await t.participant('provider');
     const { party: merchant, owner } = await ownedParticipant('merchant', { providerId: provider.id });
     // Recurring billing needs premium trust, which the operator lets this provider grant.
-    expect((await t.call('PATCH', `/v1/operator/providers/${provider.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } })).status).toBe(200);
-    const trusted = await t.call('PATCH', '/v1/provider/merchant/trust', { key: provider.apiKey, body: { entityId: merchant.id, trusted: true, trustLevel: 'premium' } });
+    expect(
+      (await t.call('PATCH', `/v1/operator/providers/${provider.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } })).status,
+    ).toBe(200);
+    const trusted = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: provider.apiKey,
+      body: { entityId: merchant.id, trusted: true, trustLevel: 'premium' },
+    });
     expect(trusted.status).toBe(200);
     const a = await agreement(t, { merchant, decision: 'approve_recurring' });
     const scheduleId = await newSchedule(t, a, {});
     const page = await signedIn(owner);
     await openPage(page, 'Schedules');
-    const row = page.getByRole('table', { name: /^Recurring schedules/ }).getByRole('row').filter({ hasText: scheduleId });
+    const row = page
+      .getByRole('table', { name: /^Recurring schedules/ })
+      .getByRole('row')
+      .filter({ hasText: scheduleId });
     await row.getByRole('cell', { name: 'active', exact: true }).waitFor();
     await expectAccessible(page, 'schedules');
     await screenshot(page, 'schedules-desktop');
@@ -319,7 +367,17 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const { party: bank, owner } = await ownedParticipant('bank');
     const a = await agreement(t, { bank });
     const page = await signedIn(owner);
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Customers', 'Decisions', 'Team', 'Audit log']);
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+      'Home',
+      'API keys',
+      'Webhooks',
+      'Events',
+      'Transactions',
+      'Customers',
+      'Decisions',
+      'Team',
+      'Audit log',
+    ]);
     await openPage(page, 'Decisions');
     const row = page.getByRole('table', { name: 'Customer decisions' }).getByRole('row').filter({ hasText: a.customerId });
     await row.getByRole('cell', { name: 'approve once', exact: true }).waitFor();
@@ -341,7 +399,10 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const merchant = await t.participant('merchant', { providerId: provider.id });
     const page = await signedIn(owner);
     await openPage(page, 'Merchants');
-    const row = page.getByRole('table', { name: /^Merchants/ }).getByRole('row').filter({ hasText: merchant.name });
+    const row = page
+      .getByRole('table', { name: /^Merchants/ })
+      .getByRole('row')
+      .filter({ hasText: merchant.name });
     await row.getByRole('cell', { name: 'Not trusted' }).waitFor();
     await expectAccessible(page, 'merchants');
     await row.getByRole('button', { name: 'Trust', exact: true }).click();
@@ -354,7 +415,9 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
   it('a viewer sees no write buttons (and every page works at 375 px)', async () => {
     const { party: merchant, owner } = await ownedParticipant('merchant');
     const viewer = await signUpAndIn();
-    const inv = await personCaller(t, owner, merchant.id)('POST', '/v1/team/invitations', { body: { email: viewer.email, role: 'viewer' } });
+    const inv = await personCaller(t, owner, merchant.id)('POST', '/v1/team/invitations', {
+      body: { email: viewer.email, role: 'viewer' },
+    });
     expect(inv.status).toBe(201);
     expect((await personCaller(t, viewer)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
     // Something to show: an endpoint and a billed, answered transaction.
@@ -367,11 +430,16 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
 
     const page = await signedIn(viewer, PHONE);
     await page.getByText('Role: viewer').waitFor();
-    const WRITE = /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;
+    const WRITE =
+      /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;
     for (const link of ['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log']) {
       await openPage(page, link);
       if (link === 'Transactions') {
-        await page.getByRole('table', { name: /^Transactions/ }).getByRole('button', { name: 'View' }).first().click();
+        await page
+          .getByRole('table', { name: /^Transactions/ })
+          .getByRole('button', { name: 'View' })
+          .first()
+          .click();
         await page.getByRole('heading', { name: /^Transaction txn_/ }).waitFor();
       }
       if (link === 'Webhooks') await page.getByRole('table', { name: 'Webhook endpoints' }).waitFor();

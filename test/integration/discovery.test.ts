@@ -66,7 +66,17 @@ const patchTrust = (body: Record<string, unknown>) => t.call('PATCH', '/v1/provi
 /** Personal data of a record must never appear in a merchant-facing body. */
 function expectNoPersonalData(body: unknown, rec: Record<string, unknown>) {
   const text = JSON.stringify(body);
-  for (const field of ['firstname', 'middlename', 'lastname', 'accountName', 'accountNumber', 'address', 'phone', 'clientRef', 'reference']) {
+  for (const field of [
+    'firstname',
+    'middlename',
+    'lastname',
+    'accountName',
+    'accountNumber',
+    'address',
+    'phone',
+    'clientRef',
+    'reference',
+  ]) {
     expect(text).not.toContain(String(rec[field]));
   }
   expect(text).not.toMatch(/accountNumber|firstname|lastname|phone/);
@@ -211,7 +221,9 @@ describe('POST /v1/customer/device/lookup', () => {
     expect((await deviceLookup(merchant.apiKey, deviceId)).status).toBe(403);
 
     // Trusted enhanced grants it without the flag.
-    expect((await patchTrust({ entityId: merchant.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: false })).status).toBe(200);
+    expect((await patchTrust({ entityId: merchant.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: false })).status).toBe(
+      200,
+    );
     const enhanced = await deviceLookup(merchant.apiKey, deviceId);
     expect(enhanced.status).toBe(200);
     expect(enhanced.body.data.lookupPhrase).toBe(ok.body.data.lookupPhrase);
@@ -343,4 +355,3 @@ describe('GET /v1/customer/banks', () => {
     expect(r.status).toBe(403);
   });
 });
-

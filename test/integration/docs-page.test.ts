@@ -33,7 +33,10 @@ const CHROMIUM_ARGS = [
 const page = JSON.parse(readFileSync(resolve('functions/openapi/docs-page.json'), 'utf8')) as DocsPageAsset;
 
 /** Raw HTTP GET (no automatic decompression, unlike fetch). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((res, rej) => {
     get(url, { headers }, (r) => {
       const chunks: Buffer[] = [];
@@ -138,7 +141,15 @@ describe('GET /docs in Chromium', () => {
     const text = await tab.innerText('body');
 
     expect(text).toContain('idpay API (sandbox)');
-    for (const summary of ['Create a bank, merchant or provider', 'Create customers in a batch', 'Send billing intents', 'Bill customers with agreement phrases', "Set a merchant's trust", 'Add a webhook endpoint', "The simulated bank's magic customers"]) {
+    for (const summary of [
+      'Create a bank, merchant or provider',
+      'Create customers in a batch',
+      'Send billing intents',
+      'Bill customers with agreement phrases',
+      "Set a merchant's trust",
+      'Add a webhook endpoint',
+      "The simulated bank's magic customers",
+    ]) {
       expect(text, summary).toContain(summary);
     }
     for (const path of ['/v1/customer/bill', '/v1/billing/intent', '/v1/webhooks/endpoints', '/v1/recurring/{scheduleId}']) {
@@ -166,6 +177,9 @@ describe('GET /docs in Chromium', () => {
     expect(pageErrors, 'uncaught page errors').toEqual([]);
     // The only thing the CSP may refuse is Redoc's remote "Redocly" logo image.
     const logoRefused = (m: string) => m.includes("'https://cdn.redoc.ly/redoc/logo-mini.svg'") && m.includes('Content Security Policy');
-    expect(consoleErrors.filter((m) => !logoRefused(m)), 'console errors').toEqual([]);
+    expect(
+      consoleErrors.filter((m) => !logoRefused(m)),
+      'console errors',
+    ).toEqual([]);
   });
 });

@@ -82,24 +82,32 @@ describe('GET /v1/events', () => {
     const hook = await webhook(t, rx, merchant, { label: 'events-filters' });
     const sent = await testEvents(merchant.apiKey, hook.endpointId, 3);
     // A second type for the same merchant: its trust changes (merchant.trust.updated).
-    const trust = await t.call('PATCH', '/v1/provider/merchant/trust', { key: provider!.apiKey, body: { entityId: merchant.id, trustLevel: 'enhanced', trusted: true } });
+    const trust = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: provider!.apiKey,
+      body: { entityId: merchant.id, trustLevel: 'enhanced', trusted: true },
+    });
     expect(trust.status).toBe(200);
 
     const all = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { limit: 100 } })).body.data.events as any[];
     const types = new Set(all.map((e) => e.type));
     expect(types.has('webhook.test')).toBe(true);
     expect(types.size).toBeGreaterThan(1);
-    const onlyTests = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', limit: 100 } })).body.data.events as any[];
+    const onlyTests = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', limit: 100 } })).body.data
+      .events as any[];
     expect(onlyTests.map((e) => e.id)).toEqual([...sent].reverse());
 
     const middle = all.find((e) => e.id === sent[1])!;
-    const from = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdFrom: middle.createdAt } })).body.data.events as any[];
+    const from = (
+      await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdFrom: middle.createdAt } })
+    ).body.data.events as any[];
     expect(from.map((e) => e.id)).toEqual([sent[2], sent[1]]);
-    const to = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdTo: middle.createdAt } })).body.data.events as any[];
+    const to = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdTo: middle.createdAt } }))
+      .body.data.events as any[];
     expect(to.map((e) => e.id)).toEqual([sent[1], sent[0]]);
     // An offset is the same instant.
     const local = new Date(Date.parse(middle.createdAt)).toISOString().replace('Z', '+00:00');
-    const fromLocal = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdFrom: local } })).body.data.events as any[];
+    const fromLocal = (await t.call('GET', '/v1/events', { key: merchant.apiKey, query: { type: 'webhook.test', createdFrom: local } }))
+      .body.data.events as any[];
     expect(fromLocal.map((e) => e.id)).toEqual([sent[2], sent[1]]);
   });
 
@@ -112,7 +120,14 @@ describe('GET /v1/events', () => {
     const [failed] = await testEvents(m.apiKey, bad.endpointId, 1);
     const detail = await settled(m.apiKey, failed!, (e) => e.deliveries[0]?.status === 'failed');
     expect(detail.deliveries).toEqual([
-      { id: expect.stringMatching(/^dlv_/), endpointId: bad.endpointId, status: 'failed', attempts: 1, lastAttemptAt: expect.any(String), responseStatus: 500 },
+      {
+        id: expect.stringMatching(/^dlv_/),
+        endpointId: bad.endpointId,
+        status: 'failed',
+        attempts: 1,
+        lastAttemptAt: expect.any(String),
+        responseStatus: 500,
+      },
     ]);
     await settled(m.apiKey, ok!, (e) => e.deliveries[0]?.status === 'delivered');
 
@@ -163,7 +178,11 @@ describe('GET /v1/events', () => {
     const before = rx.received(hook.path).length;
     const replay = await t.call('POST', `/v1/webhooks/deliveries/${deliveries[0].id}/replay`, { key: m.apiKey });
     expect(replay.status).toBe(409);
-    expect(replay.body).toMatchObject({ success: false, message: 'The event of this delivery is older than 30 days and no longer kept', code: 'event_expired' });
+    expect(replay.body).toMatchObject({
+      success: false,
+      message: 'The event of this delivery is older than 30 days and no longer kept',
+      code: 'event_expired',
+    });
     await sleep(500);
     expect(rx.received(hook.path).length).toBe(before);
   });

@@ -16,7 +16,8 @@ withAppAndReceiver((app) => {
 });
 
 const create = (key: string, body: unknown, headers?: Record<string, string>) => t.call('POST', '/v1/exports', { key, body, headers });
-const read = (key: string, id: string, headers?: Record<string, string>) => t.call('GET', `/v1/exports/${encodeURIComponent(id)}`, { key, headers });
+const read = (key: string, id: string, headers?: Record<string, string>) =>
+  t.call('GET', `/v1/exports/${encodeURIComponent(id)}`, { key, headers });
 
 /** Runs the tick until the export is no longer pending; returns its read. */
 async function ready(key: string, id: string) {
@@ -36,12 +37,14 @@ async function setup() {
 }
 
 describe('POST /v1/exports and GET /v1/exports/{id}', () => {
-  it("transactions: the CSV has a header row and every transaction of the range, text escaped, amounts in major units", async () => {
+  it('transactions: the CSV has a header row and every transaction of the range, text escaped, amounts in major units', async () => {
     const s = await setup();
     const descriptions = ['Plain order', 'Comma, and "quotes"', '=HYPERLINK("http://x")', 'Line\nbreak'];
     const made = [];
     for (const [i, d] of descriptions.entries()) {
-      made.push(await fixtureBill({ parties: s.parties, amount: 1_000 + i * 111, description: d, capturedAt: lagos(`2030-10-0${i + 1}T10:00:00`) }));
+      made.push(
+        await fixtureBill({ parties: s.parties, amount: 1_000 + i * 111, description: d, capturedAt: lagos(`2030-10-0${i + 1}T10:00:00`) }),
+      );
     }
     const outside = await fixtureBill({ parties: s.parties, amount: 99_99, capturedAt: lagos('2030-11-01T10:00:00') });
 
@@ -55,13 +58,32 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
     const done = await ready(s.merchant.apiKey, r.body.data.exportId);
     expect(done.status).toBe(200);
     expect(done.body.message).toBe('Export retrieved');
-    expect(done.body.data).toMatchObject({ exportId: r.body.data.exportId, status: 'ready', rowCount: 4, url: expect.stringMatching(/^http/) });
+    expect(done.body.data).toMatchObject({
+      exportId: r.body.data.exportId,
+      status: 'ready',
+      rowCount: 4,
+      url: expect.stringMatching(/^http/),
+    });
     const file = await fetch(done.body.data.url);
     expect(file.status).toBe(200);
     const text = await file.text();
     expect(parseCsv(text)[0]).toEqual([
-      'reference', 'billingRequestId', 'type', 'status', 'amount', 'refundedAmount', 'currency', 'description',
-      'customerId', 'entityId', 'merchantName', 'bankTransactionId', 'scheduleId', 'settlementId', 'createdAt', 'updatedAt',
+      'reference',
+      'billingRequestId',
+      'type',
+      'status',
+      'amount',
+      'refundedAmount',
+      'currency',
+      'description',
+      'customerId',
+      'entityId',
+      'merchantName',
+      'bankTransactionId',
+      'scheduleId',
+      'settlementId',
+      'createdAt',
+      'updatedAt',
     ]);
     const rows = csvRecords(text);
     expect(rows.map((x) => x.reference).sort()).toEqual(made.map((b) => b.reference).sort());
@@ -70,7 +92,14 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
     for (const [i, b] of made.entries()) {
       const row = byRef.get(b.reference)!;
       expect(Number(row.amount)).toBe(b.amount / 100);
-      expect(row).toMatchObject({ status: 'succeeded', currency: 'NGN', settlementId: '', billingRequestId: b.billingRequestId, entityId: s.merchant.id, merchantName: s.merchant.name });
+      expect(row).toMatchObject({
+        status: 'succeeded',
+        currency: 'NGN',
+        settlementId: '',
+        billingRequestId: b.billingRequestId,
+        entityId: s.merchant.id,
+        merchantName: s.merchant.name,
+      });
       expect(row.description).toBe(i === 2 ? `'${descriptions[i]}` : descriptions[i]); // a formula is defused
     }
     // The URL is a pre-signed GET with an expiry.
@@ -128,7 +157,10 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
 
     const mine = await create(s.merchant.apiKey, { kind: 'transactions' });
     expect(mine.status).toBe(202);
-    for (const [key, headers] of [[other.apiKey, undefined], [s.merchant.apiKey, undefined]] as const) {
+    for (const [key, headers] of [
+      [other.apiKey, undefined],
+      [s.merchant.apiKey, undefined],
+    ] as const) {
       const r = await read(key, key === other.apiKey ? mine.body.data.exportId : 'exp_unknown', headers);
       expect(r.status).toBe(404);
       expect(r.body.message).toBe('Export not found');

@@ -13,12 +13,7 @@ import {
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AccessTokenError,
-  TOKEN_MESSAGES,
-  createAccessTokenVerifier,
-  verifyAccessToken,
-} from '../../functions/identity/tokens';
+import { AccessTokenError, TOKEN_MESSAGES, createAccessTokenVerifier, verifyAccessToken } from '../../functions/identity/tokens';
 import { USER_POOL } from '../../functions/identity/pool';
 import { cognitoClient, cognitoEnv, dashboardClientInput, ensureUserPool } from '../../local/cognito';
 import { emulator, newEmail, signUpAndIn, type SignedIn } from '../support/people';
@@ -103,8 +98,15 @@ describe('refused tokens', () => {
     const client = cognitoClient(emulator().endpoint);
     let poolId: string;
     try {
-      poolId = (await client.send(new CreateUserPoolCommand({ PoolName: `other-${newEmail('p')}`, UsernameAttributes: ['email'], AutoVerifiedAttributes: ['email'] })))
-        .UserPool!.Id!;
+      poolId = (
+        await client.send(
+          new CreateUserPoolCommand({
+            PoolName: `other-${newEmail('p')}`,
+            UsernameAttributes: ['email'],
+            AutoVerifiedAttributes: ['email'],
+          }),
+        )
+      ).UserPool!.Id!;
     } finally {
       client.destroy();
     }

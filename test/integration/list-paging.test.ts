@@ -56,9 +56,20 @@ describe('transaction history: startingAfter', () => {
     const parties = { merchant: { id: m.id, name: m.name }, bankId: bank.id };
     for (let i = 0; i < 23; i++) {
       const createdAt = new Date(T0 + i * 60_000);
-      mine.push(await fixtureBill(i % 3 === 1 ? { parties, amount: 100 + i, createdAt, status: 'declined' } : { parties, amount: 100 + i, createdAt, capturedAt: createdAt }));
+      mine.push(
+        await fixtureBill(
+          i % 3 === 1
+            ? { parties, amount: 100 + i, createdAt, status: 'declined' }
+            : { parties, amount: 100 + i, createdAt, capturedAt: createdAt },
+        ),
+      );
     }
-    theirs = await fixtureBill({ parties: { merchant: { id: other.id, name: other.name }, bankId: bank.id }, amount: 999, createdAt: new Date(T0 + 5 * 60_000), capturedAt: new Date(T0 + 5 * 60_000) });
+    theirs = await fixtureBill({
+      parties: { merchant: { id: other.id, name: other.name }, bankId: bank.id },
+      amount: 999,
+      createdAt: new Date(T0 + 5 * 60_000),
+      capturedAt: new Date(T0 + 5 * 60_000),
+    });
   });
 
   const history = (key: string, query: Record<string, string | number>) => t.call('GET', '/v1/transaction-history', { key, query });
@@ -94,7 +105,9 @@ describe('transaction history: startingAfter', () => {
     );
     expect(pages.flatMap((p) => p.data.transactions.map((x: { reference: string }) => x.reference))).toEqual(declined);
     const succeededAfter = await history(m.apiKey, { status: 'succeeded', limit: 100, startingAfter: mine[4]!.billingRequestId });
-    expect(succeededAfter.body.data.transactions.map((x: { reference: string }) => x.reference)).toEqual(refsOf([mine[3]!, mine[2]!, mine[0]!]));
+    expect(succeededAfter.body.data.transactions.map((x: { reference: string }) => x.reference)).toEqual(
+      refsOf([mine[3]!, mine[2]!, mine[0]!]),
+    );
     const from = new Date(T0 + 5 * 60_000).toISOString();
     const to = new Date(T0 + 12 * 60_000).toISOString();
     const ranged = await walk(
@@ -102,7 +115,9 @@ describe('transaction history: startingAfter', () => {
       (b) => b.data.transactions,
       (x) => x.billingRequestId,
     );
-    expect(ranged.flatMap((p) => p.data.transactions.map((x: { reference: string }) => x.reference))).toEqual(refsOf(mine.slice(5, 13).reverse()));
+    expect(ranged.flatMap((p) => p.data.transactions.map((x: { reference: string }) => x.reference))).toEqual(
+      refsOf(mine.slice(5, 13).reverse()),
+    );
     // A cursor newer than `to` starts at the range's beginning; one older than `from` ends it.
     const newer = await history(m.apiKey, { limit: 2, from, to, startingAfter: mine[20]!.billingRequestId });
     expect(newer.body.data.transactions.map((x: { reference: string }) => x.reference)).toEqual(refsOf([mine[12]!, mine[11]!]));
@@ -114,7 +129,12 @@ describe('transaction history: startingAfter', () => {
     for (const cursor of [theirs.billingRequestId, theirs.reference, `breq_${randomToken(20)}`, 'txn_nothing', 'nonsense']) {
       const r = await history(m.apiKey, { startingAfter: cursor });
       expect(r.status, cursor).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid query parameters', errors: [{ path: 'startingAfter', message: expect.any(String) }] });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid query parameters',
+        errors: [{ path: 'startingAfter', message: expect.any(String) }],
+      });
       expect(JSON.stringify(r.body)).not.toContain('999');
     }
     // The other merchant's own cursor works for it, and shows only its own items.
@@ -130,10 +150,19 @@ describe('transaction history: startingAfter', () => {
     const edge = await history(m.apiKey, { skip: 9_990, limit: 10 });
     expect(edge.status).toBe(200);
     expect(edge.body.data).toEqual({ transactions: [], total: 23, hasMore: false });
-    for (const q of [{ skip: 9_991, limit: 10 }, { skip: 10_000, limit: 20 }, { skip: 1_000_000, limit: 100 }] as Record<string, number>[]) {
+    for (const q of [
+      { skip: 9_991, limit: 10 },
+      { skip: 10_000, limit: 20 },
+      { skip: 1_000_000, limit: 100 },
+    ] as Record<string, number>[]) {
       const r = await history(m.apiKey, q);
       expect(r.status, JSON.stringify(q)).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: BEYOND, errors: [{ path: 'skip', message: expect.any(String) }] });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: BEYOND,
+        errors: [{ path: 'skip', message: expect.any(String) }],
+      });
     }
     const both = await history(m.apiKey, { skip: 5, startingAfter: mine[3]!.billingRequestId });
     expect(both.status).toBe(400);
@@ -148,7 +177,8 @@ describe('customer decisions: startingAfter', () => {
   beforeAll(async () => {
     const first = await agreement(t, { decision: 'approve_once' });
     agreements = [first];
-    for (let i = 0; i < 4; i++) agreements.push(await agreement(t, { decision: i % 2 ? 'deny' : 'approve_once', bank: first.bank, merchant: first.merchant }));
+    for (let i = 0; i < 4; i++)
+      agreements.push(await agreement(t, { decision: i % 2 ? 'deny' : 'approve_once', bank: first.bank, merchant: first.merchant }));
     foreign = await agreement(t, { decision: 'approve_once' });
   });
 
@@ -173,9 +203,15 @@ describe('customer decisions: startingAfter', () => {
       for (const p of pages.slice(1)) expect(p).not.toHaveProperty('total');
     }
     // A filter that cannot be a key condition, across pages.
-    const denied = ids.filter((_: string, i: number) => all.body.data[i].customerDecision === 'deny' || all.body.data[i].decision === 'deny');
+    const denied = ids.filter(
+      (_: string, i: number) => all.body.data[i].customerDecision === 'deny' || all.body.data[i].decision === 'deny',
+    );
     const deniedPages = await walk(
-      (after) => t.call('GET', '/v1/bank/customer-decisions', { key: a0.bank.apiKey, query: { limit: 1, decision: 'deny', ...(after ? { startingAfter: after } : {}) } }),
+      (after) =>
+        t.call('GET', '/v1/bank/customer-decisions', {
+          key: a0.bank.apiKey,
+          query: { limit: 1, decision: 'deny', ...(after ? { startingAfter: after } : {}) },
+        }),
       (b) => b.data,
       (x) => x.id,
     );
@@ -212,7 +248,7 @@ describe('POST /v1/billing/bank-responses', () => {
     return out;
   }
 
-  it('mixed answers: approved, denied, unknown, already answered, another bank\'s -> 207, each element as the single route', async () => {
+  it("mixed answers: approved, denied, unknown, already answered, another bank's -> 207, each element as the single route", async () => {
     const a = await agreement(t, { decision: 'approve_once', receiver: rx });
     const b = await agreement(t, { decision: 'approve_once' });
     const [p1, p2, p3] = await pendingBills(a, 3);
@@ -228,7 +264,11 @@ describe('POST /v1/billing/bank-responses', () => {
         { billingRequestId: foreignBill!.billingRequestId, action: 'approve_once', bankTransactionId: 'BTX-f' },
       ],
     };
-    const r = await t.call('POST', '/v1/billing/bank-responses', { key: a.bank.apiKey, body, headers: { 'Idempotency-Key': `batch-${randomToken(8)}` } });
+    const r = await t.call('POST', '/v1/billing/bank-responses', {
+      key: a.bank.apiKey,
+      body,
+      headers: { 'Idempotency-Key': `batch-${randomToken(8)}` },
+    });
     expect(r.status).toBe(207);
     expect(r.body).toEqual([
       { billingRequestId: p1!.billingRequestId, statusCode: 200, success: true, message: 'Billing response recorded' },
@@ -248,11 +288,12 @@ describe('POST /v1/billing/bank-responses', () => {
     await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === p1!.reference);
     await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === p2!.reference);
     await t.app.settle();
-    for (const p of [p1!, p2!, p3!]) expect(receivedEvents(rx, a.hooks!.merchant, 'billing.response').filter((e) => e.data.reference === p.reference)).toHaveLength(1);
+    for (const p of [p1!, p2!, p3!])
+      expect(receivedEvents(rx, a.hooks!.merchant, 'billing.response').filter((e) => e.data.reference === p.reference)).toHaveLength(1);
     expect(await ledgerProblems(a.merchant.id)).toEqual([]);
   });
 
-  it('per-element idempotency: repeating applied answers is each element\'s 409; the same Idempotency-Key replays the first answer', async () => {
+  it("per-element idempotency: repeating applied answers is each element's 409; the same Idempotency-Key replays the first answer", async () => {
     const a = await agreement(t, { decision: 'approve_once' });
     const [p1, p2] = await pendingBills(a, 2);
     const body = {
@@ -271,7 +312,10 @@ describe('POST /v1/billing/bank-responses', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.status).toBe(207);
     expect(replay.body).toEqual(first.body);
-    const again = await t.call('POST', '/v1/billing/bank-responses', { key: a.bank.apiKey, body: { responses: body.responses.slice(0, 2) } });
+    const again = await t.call('POST', '/v1/billing/bank-responses', {
+      key: a.bank.apiKey,
+      body: { responses: body.responses.slice(0, 2) },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual([
       { billingRequestId: p1!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered' },
@@ -283,7 +327,13 @@ describe('POST /v1/billing/bank-responses', () => {
     const [p3, p4] = await pendingBills(a, 2);
     const all = await t.call('POST', '/v1/billing/bank-responses', {
       key: a.bank.apiKey,
-      body: { responses: [p3!, p4!].map((p) => ({ billingRequestId: p.billingRequestId, action: 'approve_once', bankTransactionId: `BTX-${p.billingRequestId}` })) },
+      body: {
+        responses: [p3!, p4!].map((p) => ({
+          billingRequestId: p.billingRequestId,
+          action: 'approve_once',
+          bankTransactionId: `BTX-${p.billingRequestId}`,
+        })),
+      },
     });
     expect(all.status).toBe(200);
     expect(all.body.every((e: { success: boolean }) => e.success)).toBe(true);
@@ -323,7 +373,11 @@ describe('the other lists: startingAfter, hasMore, foreign cursors, the bound', 
       ['/v1/provider/merchants', (b: any) => b.data.merchants, (x: any) => x.id],
       ['/v1/provider/merchant/trust/multiple', (b: any) => b.data, (x: any) => x.entityId],
     ] as const) {
-      const pages = await walk((after) => t.call('GET', path, { key: p.apiKey, query: { limit: 2, ...(after ? { startingAfter: after } : {}) } }), items, idOf);
+      const pages = await walk(
+        (after) => t.call('GET', path, { key: p.apiKey, query: { limit: 2, ...(after ? { startingAfter: after } : {}) } }),
+        items,
+        idOf,
+      );
       expect(pages.flatMap((b) => items(b).map(idOf))).toEqual(ms.map((m) => m.id));
       const foreign = await t.call('GET', path, { key: p.apiKey, query: { startingAfter: theirs.id } });
       expect(foreign.body).toMatchObject({ statusCode: 400, message: 'Invalid query parameters', errors: [{ path: 'startingAfter' }] });
@@ -331,8 +385,14 @@ describe('the other lists: startingAfter, hasMore, foreign cursors, the bound', 
       const beyond = await t.call('GET', path, { key: p.apiKey, query: { offset: 9_950, limit: 51 } });
       expect(beyond.body).toMatchObject({ statusCode: 400, message: BEYOND, errors: [{ path: 'offset' }] });
     }
-    const narrowed = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: ms.map((m) => m.id).join(','), limit: 2, startingAfter: ms[2]!.id } });
-    expect(narrowed.body.data).toEqual({ merchants: [expect.objectContaining({ id: ms[3]!.id }), expect.objectContaining({ id: ms[4]!.id })], hasMore: false });
+    const narrowed = await t.call('GET', '/v1/provider/merchants', {
+      key: p.apiKey,
+      query: { ids: ms.map((m) => m.id).join(','), limit: 2, startingAfter: ms[2]!.id },
+    });
+    expect(narrowed.body.data).toEqual({
+      merchants: [expect.objectContaining({ id: ms[3]!.id }), expect.objectContaining({ id: ms[4]!.id })],
+      hasMore: false,
+    });
   });
 
   it('schedules, subscriptions, webhook endpoints and deliveries refuse a foreign cursor and the 10,000 bound', async () => {
@@ -354,7 +414,11 @@ describe('the other lists: startingAfter, hasMore, foreign cursors, the bound', 
     ] as const) {
       for (const cursor of [other.body.data.id, 'sch_0000000000', 'whd_forged']) {
         const r = await t.call('GET', path, { key, query: { startingAfter: cursor } });
-        expect(r.body, `${path} ${cursor}`).toMatchObject({ statusCode: 400, message: 'Invalid query parameters', errors: [{ path: 'startingAfter' }] });
+        expect(r.body, `${path} ${cursor}`).toMatchObject({
+          statusCode: 400,
+          message: 'Invalid query parameters',
+          errors: [{ path: 'startingAfter' }],
+        });
       }
       const r = await t.call('GET', path, { key, query: { skip: 10_000, limit: 1 } });
       expect(r.body, path).toMatchObject({ statusCode: 400, message: BEYOND });

@@ -51,7 +51,11 @@ export async function fixtureBill(f: FixtureBill): Promise<BillItem> {
   });
   if (f.capturedAt) {
     await putItem(b, 'attribute_not_exists(pk)');
-    const r = await settleBilling(b, { status: 'succeeded', action: 'approve_once', bankTransactionId: `BTX-${randomToken(8)}` }, f.capturedAt);
+    const r = await settleBilling(
+      b,
+      { status: 'succeeded', action: 'approve_once', bankTransactionId: `BTX-${randomToken(8)}` },
+      f.capturedAt,
+    );
     if (!r.ok) throw new Error(`fixture capture failed: ${JSON.stringify(r)}`);
     return (await getItem<BillItem>(billKey(b.billingRequestId)))!;
   }

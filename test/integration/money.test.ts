@@ -18,10 +18,13 @@ import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money
 let t: TestApp;
 let rx: Receiver;
 
-withAppAndReceiver((app, receiver) => {
-  t = app;
-  rx = receiver;
-}, { WITHDRAWAL_MIN: '500', WITHDRAWAL_MAX: '2000000.5' });
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  { WITHDRAWAL_MIN: '500', WITHDRAWAL_MAX: '2000000.5' },
+);
 
 interface Merchant {
   id: string;
@@ -58,9 +61,17 @@ const balance = async (key: string, headers?: Record<string, string>) => {
 const nextBusinessDayIso = () => startOfLagosDay(nextBusinessDay(lagosDate(new Date()))).toISOString();
 
 const entries = (merchantId: string) =>
-  queryAll<LedgerEntry>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true });
+  queryAll<LedgerEntry>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) },
+    ConsistentRead: true,
+  });
 const batches = (merchantId: string) =>
-  queryAll<SettlementBatch>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true });
+  queryAll<SettlementBatch>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
+    ConsistentRead: true,
+  });
 
 async function tick(iso: string) {
   const r = await t.app.tick(new Date(iso));
@@ -91,7 +102,9 @@ describe('GET /v1/balance/details', () => {
   });
 
   it("shows the merchant's registered settlement account and supports withdrawal once it is set", async () => {
-    const m = await t.participant('merchant', { bankAccount: { bankName: 'Zenith Bank', accountNumber: '0123456789', accountName: 'Ada Stores Ltd' } });
+    const m = await t.participant('merchant', {
+      bankAccount: { bankName: 'Zenith Bank', accountNumber: '0123456789', accountName: 'Ada Stores Ltd' },
+    });
     const data = await balance(m.apiKey);
     expect(data.bankAccountInfo).toEqual({ bankName: 'Zenith Bank', accountNumber: '0123456789', accountName: 'Ada Stores Ltd' });
     expect(data.withdrawalInfo).toEqual({ isSupported: true, minimumAmount: 500, maximumAmount: 2000000.5 });
@@ -138,7 +151,13 @@ describe('capture and settlement', () => {
     const caps = await entries(m.id);
     expect(caps).toHaveLength(4);
     for (const e of caps) {
-      expect(e).toMatchObject({ kind: 'capture', debit: `bank:${m.parties.bankId}`, credit: `merchant_unsettled:${m.id}`, currency: 'NGN', settlementDate: '2030-03-11' });
+      expect(e).toMatchObject({
+        kind: 'capture',
+        debit: `bank:${m.parties.bankId}`,
+        credit: `merchant_unsettled:${m.id}`,
+        currency: 'NGN',
+        settlementDate: '2030-03-11',
+      });
     }
     expect(caps.map((e) => e.amount).sort((a, b) => a - b)).toEqual([...amounts].sort((a, b) => a - b));
     await expectLedgerInvariant();
@@ -157,12 +176,21 @@ describe('capture and settlement', () => {
     }
     const settlement = (await entries(m.id)).filter((e) => e.kind === 'settlement');
     expect(settlement).toHaveLength(1);
-    expect(settlement[0]).toMatchObject({ debit: `merchant_unsettled:${m.id}`, credit: `merchant_settled:${m.id}`, amount: total, settlementDate: '2030-03-11' });
+    expect(settlement[0]).toMatchObject({
+      debit: `merchant_unsettled:${m.id}`,
+      credit: `merchant_settled:${m.id}`,
+      amount: total,
+      settlementDate: '2030-03-11',
+    });
 
     // settlement.completed to the merchant and to its provider, once each.
     const expected = { entityId: m.id, settlementDate: '2030-03-11', amount: total / 100, currency: 'NGN', count: 4 };
     const [toMerchant] = await events(rx, m.hooks.merchant, 'settlement.completed', 1);
-    expect(toMerchant!.data).toMatchObject({ ...expected, settlementId: expect.stringMatching(/^stl_/), settledAt: '2030-03-10T23:00:00.000Z' });
+    expect(toMerchant!.data).toMatchObject({
+      ...expected,
+      settlementId: expect.stringMatching(/^stl_/),
+      settledAt: '2030-03-10T23:00:00.000Z',
+    });
     const [toProvider] = await events(rx, m.hooks.provider!, 'settlement.completed', 1);
     expect(toProvider!.data).toEqual(toMerchant!.data);
 
@@ -199,7 +227,10 @@ describe('capture and settlement', () => {
     await fixtureBill({ parties: m.parties, amount: 1_000, capturedAt: lagos('2030-06-03T10:00:00') }); // Mon -> Tue 06-04
     await fixtureBill({ parties: m.parties, amount: 2_000, capturedAt: lagos('2030-06-04T10:00:00') }); // Tue -> Wed 06-05
     await fixtureBill({ parties: m.parties, amount: 4_000, capturedAt: lagos('2030-06-04T11:00:00') });
-    expect(await balance(m.apiKey)).toMatchObject({ unsettledBalance: 70, nextSettlement: { amount: 10, date: '2030-06-03T23:00:00.000Z' } });
+    expect(await balance(m.apiKey)).toMatchObject({
+      unsettledBalance: 70,
+      nextSettlement: { amount: 10, date: '2030-06-03T23:00:00.000Z' },
+    });
     await tick('2030-06-03T23:00:00.000Z');
     expect(await balance(m.apiKey)).toMatchObject({
       unsettledBalance: 60,
@@ -222,7 +253,10 @@ describe('capture and settlement', () => {
     expect(bs.length).toBeGreaterThan(1); // several shards of one day
     expect(bs.reduce((s, b) => s + b.amount, 0)).toBe(total);
     expect(bs.reduce((s, b) => s + b.count, 0)).toBe(n);
-    expect(await balance(m.apiKey)).toMatchObject({ unsettledBalance: total / 100, nextSettlement: { amount: total / 100, date: '2030-07-02T23:00:00.000Z' } });
+    expect(await balance(m.apiKey)).toMatchObject({
+      unsettledBalance: total / 100,
+      nextSettlement: { amount: total / 100, date: '2030-07-02T23:00:00.000Z' },
+    });
     await expectLedgerInvariant();
 
     // Two ticks at once claim the day's shards between them: still one settlement.
@@ -245,7 +279,11 @@ describe('capture and settlement', () => {
     // A bank approval stamped 23:59:59 the day before, committed after the settlement ran (clock skew).
     const late = await fixtureBill({ parties: m.parties, amount: 700, capturedAt: lagos('2030-08-06T23:59:59') });
     expect(late.settlementDate).toBe('2030-08-07');
-    expect(await balance(m.apiKey)).toMatchObject({ settledBalance: 50, unsettledBalance: 7, nextSettlement: { amount: 7, date: '2030-08-06T23:00:00.000Z' } });
+    expect(await balance(m.apiKey)).toMatchObject({
+      settledBalance: 50,
+      unsettledBalance: 7,
+      nextSettlement: { amount: 7, date: '2030-08-06T23:00:00.000Z' },
+    });
     await expectLedgerInvariant();
     await tick('2030-08-06T23:01:00.000Z');
     expect(await balance(m.apiKey)).toMatchObject({ settledBalance: 57, unsettledBalance: 0 });

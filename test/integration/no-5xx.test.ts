@@ -33,7 +33,10 @@ async function merchantSetup(opts: { trustLevel?: 'basic' | 'enhanced' | 'premiu
 
 async function simulatedAgreement(m: { merchant: Party; hook: Hook }, local: string) {
   const lookupPhrase = await lookupPhraseFor(t, m.merchant, email(local), sim.id);
-  const r = await t.call('POST', '/v1/billing/intent', { key: m.merchant.apiKey, body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Races' } });
+  const r = await t.call('POST', '/v1/billing/intent', {
+    key: m.merchant.apiKey,
+    body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: 'Races' },
+  });
   expect(r.status).toBe(200);
   await bankAnswers();
   const [e] = await events(rx, m.hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === lookupPhrase);
@@ -78,7 +81,12 @@ describe('sandbox helpers under 10 parallel calls: only 200 or 409, never 5xx', 
         expect(Date.parse(r.body.data.nextBillingDate)).toBeLessThanOrEqual(Date.now());
       }
       for (const r of conflicts) {
-        expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Sandbox helper lost a race with a concurrent request; retry', code: 'sandbox_conflict' });
+        expect(r.body).toMatchObject({
+          statusCode: 409,
+          success: false,
+          message: 'Sandbox helper lost a race with a concurrent request; retry',
+          code: 'sandbox_conflict',
+        });
       }
       // The schedule is due now and runs once.
       await t.app.tick(new Date());
@@ -97,7 +105,8 @@ describe('sandbox helpers under 10 parallel calls: only 200 or 409, never 5xx', 
     const { ok, conflicts } = await tenAtOnce(`/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, m.merchant.apiKey);
     expect(ok).toHaveLength(1);
     expect(ok[0]!.body.data).toMatchObject({ status: 'expired', reason: 'approval_expired' });
-    for (const r of conflicts) expect(['Billing request is not pending', 'Billing request is being updated concurrently; retry shortly']).toContain(r.body.message);
+    for (const r of conflicts)
+      expect(['Billing request is not pending', 'Billing request is being updated concurrently; retry shortly']).toContain(r.body.message);
     expect(await getBill(el.billingRequestId)).toMatchObject({ status: 'expired' });
     await t.app.settle();
     await events(rx, m.hook, 'billing.response', 1, (e) => e.data.reference === el.reference);

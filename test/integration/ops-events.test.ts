@@ -34,7 +34,8 @@ describe('ops listen + trigger', () => {
     await trigger('billing.intent.response', t.url, merchantKey);
     const deadline = Date.now() + 20_000;
     const answered = async () =>
-      ((await t.call('GET', '/v1/events', { key: merchantKey, query: { type: 'billing.intent.response' } })).body.data.events as unknown[]).length > 0;
+      ((await t.call('GET', '/v1/events', { key: merchantKey, query: { type: 'billing.intent.response' } })).body.data.events as unknown[])
+        .length > 0;
     while (!(await answered())) {
       if (Date.now() > deadline) throw new Error('the simulated bank never answered the intent');
       await new Promise((res) => setTimeout(res, 100));
@@ -73,14 +74,22 @@ describe('ops listen + trigger', () => {
     listeners.push(l);
     await trigger('refund.updated', t.url, merchantKey);
     await trigger('settlement.completed', t.url, merchantKey);
-    await rx.waitFor(hook.path, (reqs) => {
-      const types = reqs.map((x) => JSON.parse(x.body).type);
-      return types.includes('refund.updated') && types.includes('settlement.completed');
-    }, 30_000);
-    await expect(trigger('schedule.created', t.url, merchantKey)).rejects.toThrow(`cannot trigger "schedule.created"; supported: ${Object.keys(TRIGGERS).join(', ')}`);
+    await rx.waitFor(
+      hook.path,
+      (reqs) => {
+        const types = reqs.map((x) => JSON.parse(x.body).type);
+        return types.includes('refund.updated') && types.includes('settlement.completed');
+      },
+      30_000,
+    );
+    await expect(trigger('schedule.created', t.url, merchantKey)).rejects.toThrow(
+      `cannot trigger "schedule.created"; supported: ${Object.keys(TRIGGERS).join(', ')}`,
+    );
     await expect(trigger('billing.response', t.url, 'sk_live_abc')).rejects.toThrow('trigger needs a sandbox merchant key');
     // The CLI's own parsing: `npm run ops -- trigger <type> --key <key> --api <url>`.
-    await expect(commands.trigger(['schedule.created', '--key', merchantKey, '--api', t.url])).rejects.toThrow('cannot trigger "schedule.created"');
+    await expect(commands.trigger(['schedule.created', '--key', merchantKey, '--api', t.url])).rejects.toThrow(
+      'cannot trigger "schedule.created"',
+    );
     await expect(commands.trigger(['--key', merchantKey])).rejects.toThrow(/^usage: trigger <event type>/);
     await expect(commands.listen(['--key', merchantKey])).rejects.toThrow(/^usage: listen --forward-to/);
   });

@@ -15,7 +15,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const op = (method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number> } = {}) => t.call(method, path, { ...opts, key: t.operatorKey });
+const op = (method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number> } = {}) =>
+  t.call(method, path, { ...opts, key: t.operatorKey });
 
 describe('applications wait for the operator in live', () => {
   it('pending -> listed -> approved: the participant exists, the applicant owns it, the key calls the API', async () => {
@@ -32,15 +33,29 @@ describe('applications wait for the operator in live', () => {
     const queue = await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } });
     expect(queue.status).toBe(200);
     expect(queue.body.data.applications.find((a: { applicationId: string }) => a.applicationId === id)).toMatchObject({
-      status: 'pending', type: 'provider', businessName: body.businessName, address: body.address, applicantEmail: who.email,
+      status: 'pending',
+      type: 'provider',
+      businessName: body.businessName,
+      address: body.address,
+      applicantEmail: who.email,
     });
 
     const approved = await op('POST', `/v1/operator/applications/${id}/approve`);
     expect(approved.status).toBe(200);
-    expect(approved.body.data).toMatchObject({ applicationId: id, status: 'approved', decidedBy: 'operator', decidedAt: expect.any(String), participantId: expect.stringMatching(/^prv_/) });
+    expect(approved.body.data).toMatchObject({
+      applicationId: id,
+      status: 'approved',
+      decidedBy: 'operator',
+      decidedAt: expect.any(String),
+      participantId: expect.stringMatching(/^prv_/),
+    });
     const again = await op('POST', `/v1/operator/applications/${id}/approve`);
     expect([again.status, again.body.message]).toEqual([409, 'Application has already been decided']);
-    expect((await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } })).body.data.applications.map((a: { applicationId: string }) => a.applicationId)).not.toContain(id);
+    expect(
+      (await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } })).body.data.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).not.toContain(id);
 
     expect((await as('GET', `/v1/onboarding/applications/${id}`)).body.data.status).toBe('approved');
     const key = await as('POST', '/v1/keys', { body: { name: 'prod' } });
@@ -60,11 +75,18 @@ describe('applications wait for the operator in live', () => {
     expect(bad.status).toBe(400);
     const rejected = await op('POST', `/v1/operator/applications/${id}/reject`, { body: { reason: 'Registration number not found' } });
     expect(rejected.body.data).toMatchObject({ status: 'rejected', reason: 'Registration number not found', participantId: null });
-    expect((await as('GET', `/v1/onboarding/applications/${id}`)).body.data).toMatchObject({ status: 'rejected', reason: 'Registration number not found' });
+    expect((await as('GET', `/v1/onboarding/applications/${id}`)).body.data).toMatchObject({
+      status: 'rejected',
+      reason: 'Registration number not found',
+    });
     expect((await op('POST', `/v1/operator/applications/${id}/approve`)).status).toBe(409);
     const unknown = await op('POST', '/v1/operator/applications/app_unknown/approve');
     expect([unknown.status, unknown.body.message]).toEqual([404, 'Application not found']);
-    expect((await op('GET', '/v1/operator/applications', { query: { status: 'rejected', limit: 100 } })).body.data.applications.map((a: { applicationId: string }) => a.applicationId)).toContain(id);
+    expect(
+      (await op('GET', '/v1/operator/applications', { query: { status: 'rejected', limit: 100 } })).body.data.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).toContain(id);
     // A person cannot use the operator's routes.
     expect((await as('GET', '/v1/operator/applications')).status).toBe(403);
   });
@@ -73,7 +95,9 @@ describe('applications wait for the operator in live', () => {
 describe('banks through the operator; roles in live', () => {
   it("the operator's ownerEmail invites the bank's owner; a developer cannot move live money but manages keys", async () => {
     const bankOwner = await signUpAndIn();
-    const created = await op('POST', '/v1/operator/participants', { body: { type: 'bank', name: 'First Bank', email: newEmail('bank'), ownerEmail: bankOwner.email } });
+    const created = await op('POST', '/v1/operator/participants', {
+      body: { type: 'bank', name: 'First Bank', email: newEmail('bank'), ownerEmail: bankOwner.email },
+    });
     expect(created.status).toBe(201);
     const { token } = created.body.data.invitation;
     expect(token).toMatch(/^idpinv_/);
@@ -92,7 +116,12 @@ describe('banks through the operator; roles in live', () => {
     expect((await asDev('POST', '/v1/keys', { body: { name: 'dev' } })).status).toBe(201);
     expect((await asDev('GET', '/v1/bank/customer-decisions')).status).toBe(200);
     const actions = (await bank('GET', '/v1/audit-log')).body.data.entries.map((e: { action: string }) => e.action);
-    expect(actions.slice(0, 4)).toEqual(['api_key.created', 'member.joined:developer', 'invitation.created:developer', 'member.joined:owner']);
+    expect(actions.slice(0, 4)).toEqual([
+      'api_key.created',
+      'member.joined:developer',
+      'invitation.created:developer',
+      'member.joined:owner',
+    ]);
     // Written in one transaction (the same instant): either order.
     expect(actions.slice(4).sort()).toEqual(['invitation.created:owner', 'participant.created']);
   });
@@ -100,7 +129,10 @@ describe('banks through the operator; roles in live', () => {
   it('trust changes are in the audit log of the participant that made them', async () => {
     const provider = await op('POST', '/v1/operator/participants', { body: { type: 'provider', name: 'PSP', email: newEmail('psp') } });
     const pKey = provider.body.data.apiKey as string;
-    const merchants = await t.call('POST', '/v1/provider/merchants', { key: pKey, body: { merchants: [{ name: 'Shop', email: newEmail('shop') }] } });
+    const merchants = await t.call('POST', '/v1/provider/merchants', {
+      key: pKey,
+      body: { merchants: [{ name: 'Shop', email: newEmail('shop') }] },
+    });
     const merchantId = merchants.body.data.merchants[0].id ?? merchants.body.data.merchants[0].entityId;
     const upd = await t.call('PATCH', '/v1/provider/merchant/trust', { key: pKey, body: { entityId: merchantId, trusted: true } });
     expect(upd.status).toBe(200);

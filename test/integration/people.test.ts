@@ -41,7 +41,13 @@ async function join(inviter: ReturnType<typeof personCaller>, role: string, who?
 async function auditActions(as: ReturnType<typeof personCaller>) {
   const r = await as('GET', '/v1/audit-log', { query: { limit: 100 } });
   expect(r.status).toBe(200);
-  return r.body.data.entries as { action: string; target: string; actor: { type: string; id: string; email?: string }; requestId: string; ip: string }[];
+  return r.body.data.entries as {
+    action: string;
+    target: string;
+    actor: { type: string; id: string; email?: string };
+    requestId: string;
+    ip: string;
+  }[];
 }
 
 describe('application -> owner -> key -> the key calls the API (sandbox)', () => {
@@ -56,7 +62,15 @@ describe('application -> owner -> key -> the key calls the API (sandbox)', () =>
 
     const read = await as('GET', `/v1/onboarding/applications/${applicationId}`);
     expect(read.status).toBe(200);
-    expect(read.body.data).toMatchObject({ applicationId, status: 'approved', businessName: body.businessName, registrationNumber: body.registrationNumber, applicantEmail: who.email, decidedBy: 'sandbox', participantId });
+    expect(read.body.data).toMatchObject({
+      applicationId,
+      status: 'approved',
+      businessName: body.businessName,
+      registrationNumber: body.registrationNumber,
+      applicantEmail: who.email,
+      decidedBy: 'sandbox',
+      participantId,
+    });
 
     const members = await as('GET', '/v1/team/members');
     expect(members.status).toBe(200);
@@ -80,13 +94,24 @@ describe('application -> owner -> key -> the key calls the API (sandbox)', () =>
 
     const actions = await auditActions(as);
     expect(actions.map((e) => e.action)).toEqual(['api_key.created', 'application.approved']);
-    expect(actions[0]).toMatchObject({ target: keyId, actor: { type: 'user', id: who.sub, email: who.email }, requestId: created.headers.get('x-request-id'), ip: expect.any(String) });
+    expect(actions[0]).toMatchObject({
+      target: keyId,
+      actor: { type: 'user', id: who.sub, email: who.email },
+      requestId: created.headers.get('x-request-id'),
+      ip: expect.any(String),
+    });
   });
 
   it('an API key on a (person) route is 403 `This action requires a signed-in user`; a token on a participant route works', async () => {
     const { as, participantId } = await owner();
     const { apiKey } = (await as('POST', '/v1/keys', { body: {} })).body.data;
-    for (const [m, p] of [['GET', '/v1/keys'], ['POST', '/v1/keys'], ['GET', '/v1/team/members'], ['POST', '/v1/team/invitations'], ['POST', '/v1/onboarding/applications']] as const) {
+    for (const [m, p] of [
+      ['GET', '/v1/keys'],
+      ['POST', '/v1/keys'],
+      ['GET', '/v1/team/members'],
+      ['POST', '/v1/team/invitations'],
+      ['POST', '/v1/onboarding/applications'],
+    ] as const) {
       const r = await t.call(m, p, { key: apiKey, body: m === 'POST' ? {} : undefined });
       expect([r.status, r.body.message], `${m} ${p}`).toEqual([403, 'This action requires a signed-in user']);
     }
@@ -111,7 +136,7 @@ describe('application -> owner -> key -> the key calls the API (sandbox)', () =>
 });
 
 describe('roles (route table)', () => {
-  it("a viewer reads but every write is 403 `Insufficient role`; a developer manages keys and webhooks and (sandbox) money writes", async () => {
+  it('a viewer reads but every write is 403 `Insufficient role`; a developer manages keys and webhooks and (sandbox) money writes', async () => {
     const o = await owner();
     const viewer = personCaller(t, await join(o.as, 'viewer'));
     expect((await viewer('GET', '/v1/webhooks/endpoints')).status).toBe(200);
@@ -133,7 +158,10 @@ describe('roles (route table)', () => {
     // Sandbox: a developer's money write passes the role check and meets validation.
     const refund = await dev('POST', '/v1/refunds/initiate', { body: {} });
     expect(refund.status).toBe(400);
-    expect([(await dev('GET', '/v1/team/members')).status, (await dev('POST', '/v1/team/invitations', { body: { email: newEmail(), role: 'viewer' } })).status]).toEqual([403, 403]);
+    expect([
+      (await dev('GET', '/v1/team/members')).status,
+      (await dev('POST', '/v1/team/invitations', { body: { email: newEmail(), role: 'viewer' } })).status,
+    ]).toEqual([403, 403]);
   });
 
   it('a person in several participants names one with X-Participant-Id; without it 400; a foreign one 403', async () => {
@@ -154,7 +182,11 @@ describe('roles (route table)', () => {
     expect([foreign.status, foreign.body.message]).toEqual([403, 'You are not a member of this participant']);
     // B's audit log names A as the actor, with the e-mail A joined with.
     const entries = await auditActions(b.as);
-    expect(entries[0]).toMatchObject({ action: 'webhook_endpoint.created', target: created.body.data.id, actor: { type: 'user', id: a.who.sub, email: a.who.email } });
+    expect(entries[0]).toMatchObject({
+      action: 'webhook_endpoint.created',
+      target: created.body.data.id,
+      actor: { type: 'user', id: a.who.sub, email: a.who.email },
+    });
   });
 });
 
@@ -190,7 +222,10 @@ describe('team and invitations', () => {
     expect((await admin('POST', '/v1/team/invitations', { body: { email: newEmail(), role: 'owner' } })).status).toBe(403);
     expect((await admin('PATCH', `/v1/team/members/${invited.sub}`, { body: { role: 'owner' } })).status).toBe(403);
     // The owner makes the admin an owner; now the first owner may step down, and the second cannot.
-    expect((await o.as('PATCH', `/v1/team/members/${invited.sub}`, { body: { role: 'owner' } })).body.data).toMatchObject({ userId: invited.sub, role: 'owner' });
+    expect((await o.as('PATCH', `/v1/team/members/${invited.sub}`, { body: { role: 'owner' } })).body.data).toMatchObject({
+      userId: invited.sub,
+      role: 'owner',
+    });
     expect((await o.as('PATCH', `/v1/team/members/${o.who.sub}`, { body: { role: 'viewer' } })).status).toBe(200);
     const last = await admin('DELETE', `/v1/team/members/${invited.sub}`);
     expect([last.status, last.body.message]).toEqual([409, 'A participant needs at least one owner']);
@@ -229,14 +264,21 @@ describe('team and invitations', () => {
 });
 
 describe('keys: expiry and revocation', () => {
-  it('an expired key is 401 `API key has expired`; a revoked key is 401 at once; another participant\'s key is 404', async () => {
+  it("an expired key is 401 `API key has expired`; a revoked key is 401 at once; another participant's key is 404", async () => {
     const o = await owner();
     const k = (await o.as('POST', '/v1/keys', { body: { expiresInDays: 1 } })).body.data;
     expect((await t.call('GET', '/v1/balance/details', { key: k.apiKey })).status).toBe(200);
     // A day passes: the key's stored expiry is moved into the past (the clock, not the key, is what the test changes).
     const ref = await getItem<{ hash: string }>(keyIdKey(k.keyId));
     const past = new Date(Date.now() - 1000).toISOString();
-    await db().send(new UpdateCommand({ TableName: table(), Key: apiKeyKey(ref!.hash), UpdateExpression: 'SET keyExpiresAt = :p', ExpressionAttributeValues: { ':p': past } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: apiKeyKey(ref!.hash),
+        UpdateExpression: 'SET keyExpiresAt = :p',
+        ExpressionAttributeValues: { ':p': past },
+      }),
+    );
     const expired = await t.call('GET', '/v1/balance/details', { key: k.apiKey });
     expect([expired.status, expired.body.message]).toEqual([401, 'API key has expired']);
 
@@ -327,7 +369,9 @@ describe('GET /v1/me: who a token is and what they may act for', () => {
     const applied = await as('POST', '/v1/onboarding/applications', { body });
     const merchantId = applied.body.data.participantId as string;
     const after = await as('GET', '/v1/me');
-    expect(after.body.data.memberships).toEqual([{ participantId: merchantId, name: body.businessName, kind: 'merchant', role: 'owner', joinedAt: expect.any(String) }]);
+    expect(after.body.data.memberships).toEqual([
+      { participantId: merchantId, name: body.businessName, kind: 'merchant', role: 'owner', joinedAt: expect.any(String) },
+    ]);
 
     // Invited to another participant as a viewer: both listed, each with its own role.
     const other = await owner('provider');
@@ -335,7 +379,14 @@ describe('GET /v1/me: who a token is and what they may act for', () => {
     expect((await as('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
     const both = await as('GET', '/v1/me');
     expect(both.body.data.email).toBe(who.email);
-    expect(new Map(both.body.data.memberships.map((m: { participantId: string; role: string; kind: string }) => [m.participantId, `${m.kind}:${m.role}`]))).toEqual(
+    expect(
+      new Map(
+        both.body.data.memberships.map((m: { participantId: string; role: string; kind: string }) => [
+          m.participantId,
+          `${m.kind}:${m.role}`,
+        ]),
+      ),
+    ).toEqual(
       new Map([
         [merchantId, 'merchant:owner'],
         [other.participantId, 'provider:viewer'],
@@ -343,7 +394,9 @@ describe('GET /v1/me: who a token is and what they may act for', () => {
     );
 
     // Another person sees only their own.
-    expect((await other.as('GET', '/v1/me')).body.data.memberships.map((m: { participantId: string }) => m.participantId)).toEqual([other.participantId]);
+    expect((await other.as('GET', '/v1/me')).body.data.memberships.map((m: { participantId: string }) => m.participantId)).toEqual([
+      other.participantId,
+    ]);
     const key = await t.participant('merchant');
     const refused = await t.call('GET', '/v1/me', { key: key.apiKey });
     expect(refused.status).toBe(403);

@@ -89,12 +89,15 @@ describe('authorization by participant kind', () => {
 
   it('refuses participant keys on the operator API', async () => {
     const m = await t.participant('merchant');
-    const r = await t.call('POST', '/v1/operator/participants', { key: m.apiKey, body: { type: 'bank', name: 'x', email: 'x@example.com' } });
+    const r = await t.call('POST', '/v1/operator/participants', {
+      key: m.apiKey,
+      body: { type: 'bank', name: 'x', email: 'x@example.com' },
+    });
     expect(r.status).toBe(403);
     expect(r.body.message).toBe('Forbidden for this participant type');
   });
 
-  it('lets a provider act for its own merchant and hides other providers\' merchants', async () => {
+  it("lets a provider act for its own merchant and hides other providers' merchants", async () => {
     const p1 = await t.participant('provider');
     const p2 = await t.participant('provider');
     const own = await t.participant('merchant', { providerId: p1.id });
@@ -175,7 +178,7 @@ describe('request handling', () => {
     }
   });
 
-  it('refuses a page size above 100 (and below 1) with 400 and the endpoint\'s query message', async () => {
+  it("refuses a page size above 100 (and below 1) with 400 and the endpoint's query message", async () => {
     const m = await t.participant('merchant');
     const p = await t.participant('provider');
     for (const limit of ['101', '0', 'ten']) {
@@ -256,7 +259,9 @@ describe('idempotency', () => {
 
   it('refuses the same key with a different body', async () => {
     const headers = { 'idempotency-key': 'create-shop-2' };
-    expect((await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem2@example.com'), headers })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem2@example.com'), headers })).status,
+    ).toBe(201);
     const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('other@example.com'), headers });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Idempotency key reused with a different request' });
@@ -306,7 +311,11 @@ describe('idempotency', () => {
 
   it('rejects an empty or over-long Idempotency-Key', async () => {
     for (const k of ['', 'x'.repeat(256)]) {
-      const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('idem5@example.com'), headers: { 'idempotency-key': k } });
+      const r = await t.call('POST', '/v1/operator/participants', {
+        key: t.operatorKey,
+        body: body('idem5@example.com'),
+        headers: { 'idempotency-key': k },
+      });
       expect(r.status).toBe(400);
       expect(r.body.message).toBe('Invalid Idempotency-Key header');
     }

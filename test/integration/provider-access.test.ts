@@ -19,9 +19,15 @@ beforeAll(async () => {
   a = await t.participant('provider');
   b = await t.participant('provider');
   await t.call('PATCH', `/v1/operator/providers/${b.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } });
-  const ra = await t.call('POST', '/v1/provider/merchants', { key: a.apiKey, body: { merchants: [{ name: 'A shop', email: `a-shop-${Date.now()}@example.com` }] } });
+  const ra = await t.call('POST', '/v1/provider/merchants', {
+    key: a.apiKey,
+    body: { merchants: [{ name: 'A shop', email: `a-shop-${Date.now()}@example.com` }] },
+  });
   mA = ra.body.data.merchants[0];
-  const rb = await t.call('POST', '/v1/provider/merchants', { key: b.apiKey, body: { merchants: [{ name: 'B shop', email: `b-shop-${Date.now()}@example.com` }] } });
+  const rb = await t.call('POST', '/v1/provider/merchants', {
+    key: b.apiKey,
+    body: { merchants: [{ name: 'B shop', email: `b-shop-${Date.now()}@example.com` }] },
+  });
   mB = rb.body.data.merchants[0];
 });
 afterAll(async () => t?.stop());
@@ -49,7 +55,11 @@ describe('participant kinds on provider endpoints', () => {
   it.each(['bank', 'merchant'] as const)('a %s key gets 403 Forbidden for this participant type on every provider route', async (kind) => {
     const who = kind === 'merchant' ? mA : await t.participant('bank');
     for (const r of PROVIDER_ROUTES) {
-      const res = await t.call(r.method, r.path, { key: who.apiKey, query: { entityId: mA.id }, body: r.method === 'GET' ? undefined : { entityId: mA.id } });
+      const res = await t.call(r.method, r.path, {
+        key: who.apiKey,
+        query: { entityId: mA.id },
+        body: r.method === 'GET' ? undefined : { entityId: mA.id },
+      });
       expect(res.status, `${r.method} ${r.path}`).toBe(403);
       expect(res.body).toMatchObject({ statusCode: 403, success: false, message: 'Forbidden for this participant type' });
     }
@@ -71,7 +81,7 @@ describe('participant kinds on provider endpoints', () => {
 });
 
 describe('cross-provider isolation', () => {
-  it("another provider gets 404 Merchant not found on every endpoint taking entityId, and changes nothing", async () => {
+  it('another provider gets 404 Merchant not found on every endpoint taking entityId, and changes nothing', async () => {
     const before = await getItem(participantKey(mA.id));
     for (const [method, path, opts] of entityCalls(mA.id)) {
       const res = await t.call(method, path, { key: b.apiKey, ...opts });
@@ -118,7 +128,10 @@ describe('cross-provider isolation', () => {
   });
 
   it("a provider cannot move another provider's merchant's email guard", async () => {
-    const res = await t.call('PATCH', '/v1/provider/merchant', { key: b.apiKey, body: { entityId: mA.id, email: `stolen-${Date.now()}@example.com` } });
+    const res = await t.call('PATCH', '/v1/provider/merchant', {
+      key: b.apiKey,
+      body: { entityId: mA.id, email: `stolen-${Date.now()}@example.com` },
+    });
     expect(res.status).toBe(404);
     const got = await t.call('GET', '/v1/provider/merchant', { key: a.apiKey, query: { entityId: mA.id } });
     expect(got.body.data.email).toBe(mA.email);
@@ -129,7 +142,7 @@ describe('a provider acting for its merchant (X-Entity-Id)', () => {
   const balance = (key: string, entityId?: string) =>
     t.call('GET', '/v1/balance/details', { key, headers: entityId === undefined ? {} : { 'x-entity-id': entityId } });
 
-  it("gets exactly what the merchant gets on a merchant route", async () => {
+  it('gets exactly what the merchant gets on a merchant route', async () => {
     const asMerchant = await balance(mA.apiKey);
     const asProvider = await balance(a.apiKey, mA.id);
     expect([400, 401, 403, 404]).not.toContain(asProvider.status);
@@ -151,5 +164,4 @@ describe('a provider acting for its merchant (X-Entity-Id)', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('X-Entity-Id header is required when a provider calls a merchant endpoint');
   });
-
 });

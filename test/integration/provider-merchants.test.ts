@@ -17,8 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.stop());
 
-const create = (merchants: unknown[], key = provider.apiKey) =>
-  t.call('POST', '/v1/provider/merchants', { key, body: { merchants } });
+const create = (merchants: unknown[], key = provider.apiKey) => t.call('POST', '/v1/provider/merchants', { key, body: { merchants } });
 
 async function listAll(key = provider.apiKey) {
   const r = await t.call('GET', '/v1/provider/merchants', { key, query: { limit: 100 } });
@@ -29,7 +28,14 @@ async function listAll(key = provider.apiKey) {
 describe('POST /v1/provider/merchants', () => {
   it('creates a batch and returns each merchant with its API key, shown once', async () => {
     const items = [
-      { name: 'Shop One', email: email(), phone: '+2348012345678', address: '1 Marina, Lagos', website: 'https://shop.example.com', description: 'Groceries' },
+      {
+        name: 'Shop One',
+        email: email(),
+        phone: '+2348012345678',
+        address: '1 Marina, Lagos',
+        website: 'https://shop.example.com',
+        description: 'Groceries',
+      },
       { name: 'Shop Two', email: email() },
     ];
     const r = await create(items);
@@ -38,7 +44,13 @@ describe('POST /v1/provider/merchants', () => {
     expect(r.body.data.created).toBe(2);
     expect(r.body.data.merchants).toHaveLength(2);
     r.body.data.merchants.forEach((m: any, i: number) => {
-      expect(m).toEqual({ id: expect.stringMatching(/^mer_/), name: items[i]!.name, email: items[i]!.email, providerId: provider.id, apiKey: expect.stringMatching(/^sk_sandbox_/) });
+      expect(m).toEqual({
+        id: expect.stringMatching(/^mer_/),
+        name: items[i]!.name,
+        email: items[i]!.email,
+        providerId: provider.id,
+        apiKey: expect.stringMatching(/^sk_sandbox_/),
+      });
     });
     // The key is shown once: never in the merchant read.
     const got = await t.call('GET', '/v1/provider/merchant', { key: provider.apiKey, query: { entityId: r.body.data.merchants[0].id } });
@@ -65,7 +77,9 @@ describe('POST /v1/provider/merchants', () => {
   });
 
   it('accepts a bankAccount and never returns its number', async () => {
-    const r = await create([{ name: 'Banked', email: email(), bankAccount: { bankName: 'Test Bank', accountNumber: '0123456789', accountName: 'Banked Ltd' } }]);
+    const r = await create([
+      { name: 'Banked', email: email(), bankAccount: { bankName: 'Test Bank', accountNumber: '0123456789', accountName: 'Banked Ltd' } },
+    ]);
     expect(r.status).toBe(201);
     const id = r.body.data.merchants[0].id;
     const stored = await getItem<any>(participantKey(id));
@@ -83,7 +97,11 @@ describe('POST /v1/provider/merchants', () => {
     ['website not http(s)', { name: 'X', email: 'x@example.com', website: 'javascript:alert(1)' }, 'merchants.0.website'],
     ['phone not a string', { name: 'X', email: 'x@example.com', phone: 8012345678 }, 'merchants.0.phone'],
     ['unknown field', { name: 'X', email: 'x@example.com', colour: 'red' }, 'merchants.0'],
-    ['bank account number not digits', { name: 'X', email: 'x@example.com', bankAccount: { accountNumber: 'abc' } }, 'merchants.0.bankAccount.accountNumber'],
+    [
+      'bank account number not digits',
+      { name: 'X', email: 'x@example.com', bankAccount: { accountNumber: 'abc' } },
+      'merchants.0.bankAccount.accountNumber',
+    ],
   ])('400 Invalid merchant data: %s', async (_, item, path) => {
     const r = await create([item]);
     expect(r.status).toBe(400);
@@ -184,8 +202,14 @@ describe('POST /v1/provider/merchants', () => {
   it('two concurrent batches with the same email: exactly one wins', async () => {
     const shared = email('race');
     const [a, b] = await Promise.all([
-      create([{ name: 'RA', email: shared }, { name: 'RA2', email: email() }]),
-      create([{ name: 'RB', email: shared }, { name: 'RB2', email: email() }]),
+      create([
+        { name: 'RA', email: shared },
+        { name: 'RA2', email: email() },
+      ]),
+      create([
+        { name: 'RB', email: shared },
+        { name: 'RB2', email: email() },
+      ]),
     ]);
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     const all = await listAll();
@@ -207,7 +231,17 @@ describe('POST /v1/provider/merchants', () => {
 describe('GET /v1/provider/merchant', () => {
   it('returns the Merchant with every spec field and no sensitive or internal field', async () => {
     const created = await create([
-      { name: 'Full', email: email(), phone: '+2348000000000', website: 'https://full.example.com', description: 'Everything', country: 'NG', state: 'Lagos', icon: 'https://full.example.com/icon.png', bankAccount: { bankName: 'B', accountNumber: '99887766', accountName: 'Full' } },
+      {
+        name: 'Full',
+        email: email(),
+        phone: '+2348000000000',
+        website: 'https://full.example.com',
+        description: 'Everything',
+        country: 'NG',
+        state: 'Lagos',
+        icon: 'https://full.example.com/icon.png',
+        bankAccount: { bankName: 'B', accountNumber: '99887766', accountName: 'Full' },
+      },
     ]);
     const c = created.body.data.merchants[0];
     const r = await t.call('GET', '/v1/provider/merchant', { key: provider.apiKey, query: { entityId: c.id } });
@@ -305,29 +339,33 @@ describe('GET /v1/provider/merchants', () => {
     expect(no.merchants).toHaveLength(2);
   });
 
-  it('narrows by ids, comma-separated or repeated; other providers\' and unknown ids are left out', async () => {
+  it("narrows by ids, comma-separated or repeated; other providers' and unknown ids are left out", async () => {
     const foreign = (await create([{ name: 'Foreign', email: email() }])).body.data.merchants[0].id;
-    const comma = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: `${ids[5]},${ids[0]},${foreign},mer_unknown` } })).body.data;
+    const comma = (
+      await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: `${ids[5]},${ids[0]},${foreign},mer_unknown` } })
+    ).body.data;
     expect(comma.total).toBe(2);
     expect(comma.merchants.map((m: any) => m.id)).toEqual([ids[0], ids[5]]);
-    const repeated = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: [ids[1]!, ids[2]!, ids[4]!] } })).body.data;
+    const repeated = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: [ids[1]!, ids[2]!, ids[4]!] } })).body
+      .data;
     expect(repeated.merchants.map((m: any) => m.id)).toEqual([ids[1], ids[2], ids[4]]);
-    const both = (await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { ids: [ids[1]!, ids[2]!, ids[4]!], trusted: true, limit: 1, offset: 1 } })).body.data;
+    const both = (
+      await t.call('GET', '/v1/provider/merchants', {
+        key: p.apiKey,
+        query: { ids: [ids[1]!, ids[2]!, ids[4]!], trusted: true, limit: 1, offset: 1 },
+      })
+    ).body.data;
     expect(both).toEqual({ merchants: [expect.objectContaining({ id: ids[4] })], total: 2, hasMore: false });
   });
 
-  it.each([
-    [{ limit: 101 }],
-    [{ limit: 0 }],
-    [{ limit: 'ten' }],
-    [{ offset: -1 }],
-    [{ trusted: 'yes' }],
-    [{ ids: ',' }],
-  ])('400 Invalid query parameters for %o', async (query) => {
-    const r = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: query as any });
-    expect(r.status).toBe(400);
-    expect(r.body.message).toBe('Invalid query parameters');
-  });
+  it.each([[{ limit: 101 }], [{ limit: 0 }], [{ limit: 'ten' }], [{ offset: -1 }], [{ trusted: 'yes' }], [{ ids: ',' }]])(
+    '400 Invalid query parameters for %o',
+    async (query) => {
+      const r = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: query as any });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe('Invalid query parameters');
+    },
+  );
 
   it('limit 100 is accepted', async () => {
     const r = await t.call('GET', '/v1/provider/merchants', { key: p.apiKey, query: { limit: 100 } });
@@ -337,7 +375,8 @@ describe('GET /v1/provider/merchants', () => {
 
 describe('PATCH /v1/provider/merchant', () => {
   it('updates profile fields and returns id, name, email', async () => {
-    const c = (await create([{ name: 'Old', email: email(), phone: '+2340000000', website: 'https://old.example.com' }])).body.data.merchants[0];
+    const c = (await create([{ name: 'Old', email: email(), phone: '+2340000000', website: 'https://old.example.com' }])).body.data
+      .merchants[0];
     const r = await t.call('PATCH', '/v1/provider/merchant', {
       key: provider.apiKey,
       body: { entityId: c.id, name: 'New Name', description: 'Now described', icon: 'https://cdn.example.com/i.png', website: null },
@@ -346,7 +385,13 @@ describe('PATCH /v1/provider/merchant', () => {
     expect(r.body).toMatchObject({ statusCode: 200, success: true, message: expect.any(String) });
     expect(r.body.data).toEqual({ id: c.id, name: 'New Name', email: c.email });
     const m = (await t.call('GET', '/v1/provider/merchant', { key: provider.apiKey, query: { entityId: c.id } })).body.data;
-    expect(m).toMatchObject({ name: 'New Name', description: 'Now described', icon: 'https://cdn.example.com/i.png', website: null, phone: '+2340000000' });
+    expect(m).toMatchObject({
+      name: 'New Name',
+      description: 'Now described',
+      icon: 'https://cdn.example.com/i.png',
+      website: null,
+      phone: '+2340000000',
+    });
   });
 
   it('changes the email: the new one is taken, the old one is free again', async () => {
@@ -376,7 +421,10 @@ describe('PATCH /v1/provider/merchant', () => {
     await create([{ name: 'Holder', email: taken }]);
     const mine = email();
     const c = (await create([{ name: 'Mine', email: mine }])).body.data.merchants[0];
-    const r = await t.call('PATCH', '/v1/provider/merchant', { key: provider.apiKey, body: { entityId: c.id, email: taken.toUpperCase(), name: 'Changed' } });
+    const r = await t.call('PATCH', '/v1/provider/merchant', {
+      key: provider.apiKey,
+      body: { entityId: c.id, email: taken.toUpperCase(), name: 'Changed' },
+    });
     expect(r.status).toBe(409);
     expect(r.body.message).toBe('Merchant with this email already exists');
     const m = (await t.call('GET', '/v1/provider/merchant', { key: provider.apiKey, query: { entityId: c.id } })).body.data;

@@ -78,9 +78,20 @@ describe('PATCH /v1/provider/merchant/trust', () => {
     const r = await patchTrust(p.apiKey, { entityId: m!.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: true });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ statusCode: 200, success: true, message: expect.any(String) });
-    expect(r.body.data).toMatchObject({ trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: true, lastVerified: expect.any(String) });
+    expect(r.body.data).toMatchObject({
+      trusted: true,
+      trustLevel: 'enhanced',
+      deviceLookupEnabled: true,
+      lastVerified: expect.any(String),
+    });
     const g = await getTrust(p.apiKey, m!.id);
-    expect(g.body.data).toEqual({ entityId: m!.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: true, lastVerified: r.body.data.lastVerified });
+    expect(g.body.data).toEqual({
+      entityId: m!.id,
+      trusted: true,
+      trustLevel: 'enhanced',
+      deviceLookupEnabled: true,
+      lastVerified: r.body.data.lastVerified,
+    });
     const merchant = await t.call('GET', '/v1/provider/merchant', { key: p.apiKey, query: { entityId: m!.id } });
     expect(merchant.body.data).toMatchObject({ trusted: true, trustLevel: 'enhanced' });
   });
@@ -243,8 +254,22 @@ describe('GET /v1/provider/merchant/trust/multiple', () => {
     expect(r.body).toMatchObject({ statusCode: 200, success: true, message: expect.any(String), total: 6 });
     expect(Array.isArray(r.body.data)).toBe(true);
     expect(r.body.data.map((d: any) => d.entityId)).toEqual(ms.map((m) => m.id));
-    expect(r.body.data[0]).toEqual({ entityId: ms[0]!.id, entityName: ms[0]!.name, trusted: false, trustLevel: 'basic', deviceLookupEnabled: false, lastVerified: null });
-    expect(r.body.data[3]).toEqual({ entityId: ms[3]!.id, entityName: ms[3]!.name, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true, lastVerified: expect.any(String) });
+    expect(r.body.data[0]).toEqual({
+      entityId: ms[0]!.id,
+      entityName: ms[0]!.name,
+      trusted: false,
+      trustLevel: 'basic',
+      deviceLookupEnabled: false,
+      lastVerified: null,
+    });
+    expect(r.body.data[3]).toEqual({
+      entityId: ms[3]!.id,
+      entityName: ms[3]!.name,
+      trusted: true,
+      trustLevel: 'premium',
+      deviceLookupEnabled: true,
+      lastVerified: expect.any(String),
+    });
   });
 
   it.each([
@@ -272,7 +297,7 @@ describe('GET /v1/provider/merchant/trust/multiple', () => {
     expect((await list({ offset: 50 })).body).toMatchObject({ data: [], total: 6 });
   });
 
-  it('lists only the caller\'s merchants', async () => {
+  it("lists only the caller's merchants", async () => {
     const other = await newProvider();
     const [om] = await newMerchants(other.apiKey);
     const r = await list({}, other.apiKey);
@@ -303,7 +328,8 @@ describe('GET /v1/provider/merchant/trust/device-permission', () => {
     await setMax(p.id, 'premium');
   });
 
-  const permission = (entityId: string) => t.call('GET', '/v1/provider/merchant/trust/device-permission', { key: p.apiKey, query: { entityId } });
+  const permission = (entityId: string) =>
+    t.call('GET', '/v1/provider/merchant/trust/device-permission', { key: p.apiKey, query: { entityId } });
 
   it.each([
     ['a new merchant', null, false],
@@ -322,7 +348,12 @@ describe('GET /v1/provider/merchant/trust/device-permission', () => {
       statusCode: 200,
       allowed,
       reason: expect.stringMatching(/^[A-Z].{10,}/),
-      trustStatus: { trusted: status.trusted, trustLevel: status.trustLevel, deviceLookupEnabled: status.deviceLookupEnabled, lastVerified: status.lastVerified },
+      trustStatus: {
+        trusted: status.trusted,
+        trustLevel: status.trustLevel,
+        deviceLookupEnabled: status.deviceLookupEnabled,
+        lastVerified: status.lastVerified,
+      },
     });
     expect(r.body).not.toHaveProperty('success');
   });
@@ -356,7 +387,11 @@ describe('POST /v1/provider/merchant/trust/validate', () => {
   it('compares basic < enhanced < premium for a trusted merchant', async () => {
     const [m] = await newMerchants(p.apiKey);
     await patchTrust(p.apiKey, { entityId: m!.id, trusted: true, trustLevel: 'enhanced' });
-    for (const [required, valid] of [['basic', true], ['enhanced', true], ['premium', false]] as const) {
+    for (const [required, valid] of [
+      ['basic', true],
+      ['enhanced', true],
+      ['premium', false],
+    ] as const) {
       const r = await validate({ entityId: m!.id, requiredTrustLevel: required });
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ statusCode: 200, success: true, message: expect.any(String) });

@@ -27,7 +27,10 @@ describe('merchant.trust.updated webhook', () => {
   it('is delivered, signed, to the merchant and to its provider; not to another provider', async () => {
     const p = await t.participant('provider');
     const other = await t.participant('provider');
-    const created = await t.call('POST', '/v1/provider/merchants', { key: p.apiKey, body: { merchants: [{ name: 'Hooked', email: `hooked-${Date.now()}@example.com` }] } });
+    const created = await t.call('POST', '/v1/provider/merchants', {
+      key: p.apiKey,
+      body: { merchants: [{ name: 'Hooked', email: `hooked-${Date.now()}@example.com` }] },
+    });
     const m = created.body.data.merchants[0] as { id: string; apiKey: string };
 
     // The provider registers the merchant's endpoint for it (X-Entity-Id) ...
@@ -38,9 +41,18 @@ describe('merchant.trust.updated webhook', () => {
     const providerEp = await endpointFor(p.apiKey);
     const otherEp = await endpointFor(other.apiKey);
 
-    const r = await t.call('PATCH', '/v1/provider/merchant/trust', { key: p.apiKey, body: { entityId: m.id, trusted: true, trustLevel: 'enhanced' } });
+    const r = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: p.apiKey,
+      body: { entityId: m.id, trusted: true, trustLevel: 'enhanced' },
+    });
     expect(r.status).toBe(200);
-    const expectedData = { entityId: m.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: false, lastVerified: r.body.data.lastVerified };
+    const expectedData = {
+      entityId: m.id,
+      trusted: true,
+      trustLevel: 'enhanced',
+      deviceLookupEnabled: false,
+      lastVerified: r.body.data.lastVerified,
+    };
 
     const bodies: any[] = [];
     for (const ep of [merchantEp, providerEp]) {
@@ -48,7 +60,12 @@ describe('merchant.trust.updated webhook', () => {
       expect(req!.method).toBe('POST');
       expect(req!.headers['x-webhook-signature']).toBe(hmac(ep.secret, req!.body));
       const body = JSON.parse(req!.body);
-      expect(body).toEqual({ id: expect.stringMatching(/^evt_/), type: 'merchant.trust.updated', createdAt: expect.any(String), data: expectedData });
+      expect(body).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'merchant.trust.updated',
+        createdAt: expect.any(String),
+        data: expectedData,
+      });
       expect(req!.headers['x-webhook-id']).toBe(body.id);
       bodies.push(body);
     }
@@ -60,10 +77,16 @@ describe('merchant.trust.updated webhook', () => {
 
   it('a rejected trust change (403) sends nothing', async () => {
     const p = await t.participant('provider');
-    const created = await t.call('POST', '/v1/provider/merchants', { key: p.apiKey, body: { merchants: [{ name: 'Quiet', email: `quiet-${Date.now()}@example.com` }] } });
+    const created = await t.call('POST', '/v1/provider/merchants', {
+      key: p.apiKey,
+      body: { merchants: [{ name: 'Quiet', email: `quiet-${Date.now()}@example.com` }] },
+    });
     const m = created.body.data.merchants[0] as { id: string };
     const ep = await endpointFor(p.apiKey);
-    const r = await t.call('PATCH', '/v1/provider/merchant/trust', { key: p.apiKey, body: { entityId: m.id, trusted: true, trustLevel: 'premium' } });
+    const r = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: p.apiKey,
+      body: { entityId: m.id, trusted: true, trustLevel: 'premium' },
+    });
     expect(r.status).toBe(403);
     await t.app.settle();
     expect(rx.received(ep.path)).toHaveLength(0);

@@ -64,7 +64,14 @@ describe('GET /v1/bank/settlement-reports', () => {
     expect(sum(hist.body.data.transactions.map((x: { amount: number }) => x.amount))).toBe(total);
 
     // Nothing on a quiet day; another bank sees only its own.
-    expect((await report(bank.apiKey, '2030-08-07')).body.data).toEqual({ businessDate: '2030-08-07', debits: 0, credits: 0, net: 0, transactionCount: 0, byMerchant: [] });
+    expect((await report(bank.apiKey, '2030-08-07')).body.data).toEqual({
+      businessDate: '2030-08-07',
+      debits: 0,
+      credits: 0,
+      net: 0,
+      transactionCount: 0,
+      byMerchant: [],
+    });
     expect((await report(otherBank.apiKey, day)).body.data).toMatchObject({ debits: 7.77, transactionCount: 1 });
     await expectLedgerInvariant();
   });
@@ -77,17 +84,35 @@ describe('GET /v1/bank/settlement-reports', () => {
     expect((await bankResponse(t, a.bank, no.billingRequestId, 'deny', null)).status).toBe(200);
     const today = lagosDate(new Date());
     const r1 = await report(a.bank.apiKey, today);
-    expect(r1.body.data).toMatchObject({ debits: 45.5, credits: 0, net: 45.5, transactionCount: 1, byMerchant: [{ entityId: a.merchant.id, amount: 45.5, count: 1 }] });
+    expect(r1.body.data).toMatchObject({
+      debits: 45.5,
+      credits: 0,
+      net: 45.5,
+      transactionCount: 1,
+      byMerchant: [{ entityId: a.merchant.id, amount: 45.5, count: 1 }],
+    });
     const refund = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: ok.reference, amount: 5.5 } });
     expect(refund.status).toBe(201);
     await completeRefund(refund.body.data.refundId, new Date());
     const r2 = await report(a.bank.apiKey, lagosDate(new Date()));
-    expect(r2.body.data).toMatchObject({ debits: 45.5, credits: 5.5, net: 40, transactionCount: 1, byMerchant: [{ entityId: a.merchant.id, amount: 40, count: 1 }] });
+    expect(r2.body.data).toMatchObject({
+      debits: 45.5,
+      credits: 5.5,
+      net: 40,
+      transactionCount: 1,
+      byMerchant: [{ entityId: a.merchant.id, amount: 40, count: 1 }],
+    });
   });
 
   it('refuses a missing or impossible date (400, nothing read) and every caller but a bank (403)', async () => {
     const bank = await t.participant('bank');
-    for (const q of [{}, { businessDate: '2030-02-30' }, { businessDate: '2030-8-5' }, { businessDate: '2030-08-05T00:00:00Z' }, { businessDate: '2030-08-05', extra: '1' }]) {
+    for (const q of [
+      {},
+      { businessDate: '2030-02-30' },
+      { businessDate: '2030-8-5' },
+      { businessDate: '2030-08-05T00:00:00Z' },
+      { businessDate: '2030-08-05', extra: '1' },
+    ]) {
       const r = await t.call('GET', '/v1/bank/settlement-reports', { key: bank.apiKey, query: q as Record<string, string> });
       expect(r.status, JSON.stringify(q)).toBe(400);
       expect(r.body.message).toBe('Invalid query parameters');
@@ -105,7 +130,11 @@ describe('GET /v1/operator/ledger/trial-balance', () => {
   it('per account debits and credits from the ledger entries; balanced after captures, refunds and settlements', async () => {
     const bank = await t.participant('bank');
     const m = await t.participant('merchant');
-    const b = await fixtureBill({ parties: { merchant: { id: m.id, name: m.name }, bankId: bank.id }, amount: 200_00, capturedAt: lagos('2030-09-02T10:00:00') });
+    const b = await fixtureBill({
+      parties: { merchant: { id: m.id, name: m.name }, bankId: bank.id },
+      amount: 200_00,
+      capturedAt: lagos('2030-09-02T10:00:00'),
+    });
     const refund = await t.call('POST', '/v1/refunds/initiate', { key: m.apiKey, body: { reference: b.reference, amount: 50 } });
     await completeRefund(refund.body.data.refundId, new Date());
     await t.app.tick(new Date('2030-09-02T23:00:00.000Z'));

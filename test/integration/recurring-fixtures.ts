@@ -42,12 +42,21 @@ export function scheduleBody(a: Pick<Agreement, 'customerId' | 'agreementPhrase'
   };
 }
 
-export function createSchedule(t: TestApp, a: Pick<Agreement, 'merchant' | 'customerId' | 'agreementPhrase'>, over: ScheduleBody = {}, headers?: Record<string, string>) {
+export function createSchedule(
+  t: TestApp,
+  a: Pick<Agreement, 'merchant' | 'customerId' | 'agreementPhrase'>,
+  over: ScheduleBody = {},
+  headers?: Record<string, string>,
+) {
   return t.call('POST', '/v1/billing/recurring/create', { key: a.merchant.apiKey, headers, body: scheduleBody(a, over) });
 }
 
 /** Create and return the scheduleId (asserting 201). */
-export async function newSchedule(t: TestApp, a: Pick<Agreement, 'merchant' | 'customerId' | 'agreementPhrase'>, over: ScheduleBody = {}): Promise<string> {
+export async function newSchedule(
+  t: TestApp,
+  a: Pick<Agreement, 'merchant' | 'customerId' | 'agreementPhrase'>,
+  over: ScheduleBody = {},
+): Promise<string> {
   const r = await createSchedule(t, a, over);
   if (r.status !== 201) throw new Error(`create schedule: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data.scheduleId as string;

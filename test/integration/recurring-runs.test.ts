@@ -69,11 +69,29 @@ describe('a monthly schedule', () => {
       await tickAt(t, date);
       expect(await runBills(id)).toHaveLength(seq);
       const b = await runBill(id, seq);
-      expect(b).toMatchObject({ type: 'recurring', status: 'pending', requiresApproval: false, scheduleId: id, amount: 250000, createdAt: date });
+      expect(b).toMatchObject({
+        type: 'recurring',
+        status: 'pending',
+        requiresApproval: false,
+        scheduleId: id,
+        amount: 250000,
+        createdAt: date,
+      });
       expect((await get(a, id)).status).toBe('processing');
 
       const [req] = await events(rx, a.hooks!.bank, 'billing.request', 1, (e) => e.data.billingRequestId === b.billingRequestId);
-      expect(req!.data).toMatchObject({ type: 'recurring', requiresApproval: false, scheduleId: id, amount: 2500, currency: 'NGN', customerId: a.customerId, clientRef: a.clientRef, entityId: a.merchant.id, merchantName: a.merchant.name, description: 'Gym membership' });
+      expect(req!.data).toMatchObject({
+        type: 'recurring',
+        requiresApproval: false,
+        scheduleId: id,
+        amount: 2500,
+        currency: 'NGN',
+        customerId: a.customerId,
+        clientRef: a.clientRef,
+        entityId: a.merchant.id,
+        merchantName: a.merchant.name,
+        description: 'Gym membership',
+      });
       expect(req!.data.expiresAt).toBeUndefined();
 
       const br = await bankResponse(t, a.bank, b.billingRequestId, 'approve_recurring');
@@ -93,7 +111,13 @@ describe('a monthly schedule', () => {
     const done = await get(a, id);
     expect(done).toMatchObject({ status: 'completed', totalBillings: 3, maxBillings: 3, nextBillingDate: null });
     const [completed] = await events(rx, a.hooks!.merchant, 'schedule.completed', 1, (e) => e.data.scheduleId === id);
-    expect(completed!.data).toMatchObject({ scheduleId: id, status: 'completed', totalBillings: 3, reason: 'max_billings', entityId: a.merchant.id });
+    expect(completed!.data).toMatchObject({
+      scheduleId: id,
+      status: 'completed',
+      totalBillings: 3,
+      reason: 'max_billings',
+      entityId: a.merchant.id,
+    });
     await events(rx, a.hooks!.provider!, 'schedule.completed', 1, (e) => e.data.scheduleId === id);
 
     // Nothing after completion.
@@ -128,7 +152,14 @@ describe('a monthly schedule', () => {
     const start = new Date(Date.now() - 3_600_000).toISOString();
     const r = await t.call('POST', '/v1/billing/recurring/create', {
       key: a.merchant.apiKey,
-      body: { customerId: a.customerId, agreementPhrase: a.agreementPhrase, amount: 10, currency: 'NGN', frequency: 'monthly', startDate: start },
+      body: {
+        customerId: a.customerId,
+        agreementPhrase: a.agreementPhrase,
+        amount: 10,
+        currency: 'NGN',
+        frequency: 'monthly',
+        startDate: start,
+      },
     });
     expect(r.status).toBe(201);
     expect(r.body.data.nextBillingDate).toBe(start);
@@ -161,7 +192,13 @@ describe('concurrency: one run per due date', () => {
     const s = await stored(id);
     const leasedSk = `${addDays(start, 1)}#${RECURRING_RUN_KIND}#${id}`;
     await db().send(
-      new UpdateCommand({ TableName: table(), Key: { pk: s.pk, sk: s.sk }, UpdateExpression: 'SET dueSk = :l', ConditionExpression: 'dueSk = :d', ExpressionAttributeValues: { ':l': leasedSk, ':d': s.dueSk } }),
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: s.pk, sk: s.sk },
+        UpdateExpression: 'SET dueSk = :l',
+        ConditionExpression: 'dueSk = :d',
+        ExpressionAttributeValues: { ':l': leasedSk, ':d': s.dueSk },
+      }),
     );
     const job = { kind: RECURRING_RUN_KIND, id, key: { pk: s.pk, sk: s.sk }, dueAt: start, leasedSk, now: start };
     await Promise.all([runRecurring(job), runRecurring(job), runRecurring(job)]);
@@ -197,7 +234,14 @@ describe('failed runs', () => {
     const first = await runBill(id, 1);
     expect((await bankResponse(t, a.bank, first.billingRequestId, 'deny', null, 'insufficient_funds')).status).toBe(200);
     const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === first.billingRequestId);
-    expect(res!.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'insufficient_funds', scheduleId: id, willRetry: true, nextRetryAt: addDays(start, 1) });
+    expect(res!.data).toMatchObject({
+      status: 'declined',
+      customerAction: 'declined',
+      reason: 'insufficient_funds',
+      scheduleId: id,
+      willRetry: true,
+      nextRetryAt: addDays(start, 1),
+    });
 
     let s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', totalBillings: 0, failedAttempts: 1, nextBillingDate: addDays(start, 1) });
@@ -224,7 +268,9 @@ describe('failed runs', () => {
       const b = await runBill(id, attempt + 1);
       expect((await bankResponse(t, a.bank, b.billingRequestId, 'deny', null, 'bank_declined')).status).toBe(200);
       const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === b.billingRequestId);
-      expect(res!.data, `attempt ${attempt}`).toMatchObject(attempt < 3 ? { willRetry: true, nextRetryAt: addDays(start, attempt + 1) } : { willRetry: false });
+      expect(res!.data, `attempt ${attempt}`).toMatchObject(
+        attempt < 3 ? { willRetry: true, nextRetryAt: addDays(start, attempt + 1) } : { willRetry: false },
+      );
     }
     const s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', totalBillings: 0, failedAttempts: 4, nextBillingDate: '2027-12-08T09:00:00.000Z' });
@@ -258,7 +304,13 @@ describe('failed runs', () => {
     await tickAt(t, addDays(start, 1));
     expect(await getBill(b.billingRequestId)).toMatchObject({ status: 'failed', reason: 'bank_no_answer' });
     const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.billingRequestId === b.billingRequestId);
-    expect(res!.data).toMatchObject({ status: 'failed', reason: 'bank_no_answer', scheduleId: id, willRetry: true, nextRetryAt: addDays(start, 1) });
+    expect(res!.data).toMatchObject({
+      status: 'failed',
+      reason: 'bank_no_answer',
+      scheduleId: id,
+      willRetry: true,
+      nextRetryAt: addDays(start, 1),
+    });
     const s = await stored(id);
     expect(s.failedAttempts).toBe(1);
     // The retry is due at the same instant (one day after the run): the next tick runs it.
@@ -273,14 +325,25 @@ describe('failed runs', () => {
     const a = await recurringAgreement(t, { receiver: rx, limits: { single: 100 } });
     const start = '2028-01-12T09:00:00.000Z';
     const id = await schedule(a, { startDate: start, amount: 80 });
-    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { spendingLimits: { single: 50 } } });
+    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, {
+      key: a.bank.apiKey,
+      body: { spendingLimits: { single: 50 } },
+    });
     expect(put.status).toBe(200);
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     const s = await get(a, id);
     expect(s).toMatchObject({ status: 'active', failedAttempts: 1, totalBillings: 0, nextBillingDate: addDays(start, 1) });
     const [ev] = await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id);
-    expect(ev!.data).toMatchObject({ scheduleId: id, reason: 'spending_limit_exceeded', customerAction: 'declined', runSeq: 1, failedAttempts: 1, willRetry: true, nextRetryAt: addDays(start, 1) });
+    expect(ev!.data).toMatchObject({
+      scheduleId: id,
+      reason: 'spending_limit_exceeded',
+      customerAction: 'declined',
+      runSeq: 1,
+      failedAttempts: 1,
+      willRetry: true,
+      nextRetryAt: addDays(start, 1),
+    });
     expect((await counters(a.decisionId)).month).toBe(0);
   });
 });
@@ -290,13 +353,22 @@ describe('the permission or the trust goes away', () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2028-02-01T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
-    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { customerDecision: 'approve_once' } });
+    const put = await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, {
+      key: a.bank.apiKey,
+      body: { customerDecision: 'approve_once' },
+    });
     expect(put.status).toBe(200);
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     const s = await get(a, id);
     expect(s).toMatchObject({ status: 'paused', failedAttempts: 1, pauseReason: 'permission_revoked' });
-    const [failed] = await events(rx, a.hooks!.merchant, 'schedule.run_failed', 1, (e) => e.data.scheduleId === id && e.data.reason === 'permission_revoked');
+    const [failed] = await events(
+      rx,
+      a.hooks!.merchant,
+      'schedule.run_failed',
+      1,
+      (e) => e.data.scheduleId === id && e.data.reason === 'permission_revoked',
+    );
     expect(failed!.data).toMatchObject({ willRetry: false });
     expect(failed!.data.nextRetryAt).toBeUndefined();
     const [paused] = await events(rx, a.hooks!.merchant, 'schedule.paused', 1, (e) => e.data.scheduleId === id);
@@ -310,7 +382,9 @@ describe('the permission or the trust goes away', () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2028-02-03T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
-    expect((await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { blockMerchant: true } })).status).toBe(200);
+    expect(
+      (await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { blockMerchant: true } })).status,
+    ).toBe(200);
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_blocked', failedAttempts: 1 });
@@ -320,7 +394,10 @@ describe('the permission or the trust goes away', () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2028-02-07T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
-    const down = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: false } });
+    const down = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: a.provider!.apiKey,
+      body: { entityId: a.merchant.id, trusted: false },
+    });
     expect(down.status).toBe(200);
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
@@ -333,13 +410,19 @@ describe('the permission or the trust goes away', () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const start = '2028-02-05T09:00:00.000Z';
     const id = await schedule(a, { startDate: start });
-    const down = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: true, trustLevel: 'enhanced' } });
+    const down = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: a.provider!.apiKey,
+      body: { entityId: a.merchant.id, trusted: true, trustLevel: 'enhanced' },
+    });
     expect(down.status).toBe(200);
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_not_premium' });
 
-    const up = await t.call('PATCH', '/v1/provider/merchant/trust', { key: a.provider!.apiKey, body: { entityId: a.merchant.id, trusted: true, trustLevel: 'premium' } });
+    const up = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: a.provider!.apiKey,
+      body: { entityId: a.merchant.id, trusted: true, trustLevel: 'premium' },
+    });
     expect(up.status).toBe(200);
     const resumed = await t.call('POST', `/v1/recurring/${id}/resume`, { key: a.merchant.apiKey });
     expect(resumed.status).toBe(200);

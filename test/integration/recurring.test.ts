@@ -28,7 +28,8 @@ const NOT_FOUND = 'Recurring schedule not found';
 const NOT_ACTIVE = 'Recurring schedule is not active';
 const NOT_PAUSED = 'Recurring schedule is not paused';
 
-const list = (a: Pick<Agreement, 'merchant'>, query: Record<string, string | number> = {}) => t.call('GET', '/v1/recurring', { key: a.merchant.apiKey, query });
+const list = (a: Pick<Agreement, 'merchant'>, query: Record<string, string | number> = {}) =>
+  t.call('GET', '/v1/recurring', { key: a.merchant.apiKey, query });
 
 async function expectError(r: { status: number; body: any }, status: number, message: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(status);
@@ -42,20 +43,57 @@ describe('create', () => {
   });
 
   it('201 with the spec fields; the first nextBillingDate is startDate; schedule.created to merchant and provider', async () => {
-    const r = await createSchedule(t, a, { amount: 1500.5, frequency: 'monthly', interval: 2, startDate: '2027-03-31T10:00:00+01:00', maxBillings: 12, metadata: { plan: 'gold', seats: 3 } });
+    const r = await createSchedule(t, a, {
+      amount: 1500.5,
+      frequency: 'monthly',
+      interval: 2,
+      startDate: '2027-03-31T10:00:00+01:00',
+      maxBillings: 12,
+      metadata: { plan: 'gold', seats: 3 },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ statusCode: 201, success: true, message: expect.any(String) });
     const d = r.body.data;
-    expect(d).toEqual({ scheduleId: expect.stringMatching(/^sch_/), customerId: a.customerId, amount: 1500.5, frequency: 'monthly', status: 'active', nextBillingDate: '2027-03-31T09:00:00.000Z' });
+    expect(d).toEqual({
+      scheduleId: expect.stringMatching(/^sch_/),
+      customerId: a.customerId,
+      amount: 1500.5,
+      frequency: 'monthly',
+      status: 'active',
+      nextBillingDate: '2027-03-31T09:00:00.000Z',
+    });
 
     const s = await stored(d.scheduleId);
-    expect(s).toMatchObject({ amount: 150050, interval: 2, seq: 1, occurrence: 0, anchor: '2027-03-31T09:00:00.000Z', merchantId: a.merchant.id, bankId: a.bank.id, decisionId: a.decisionId, status: 'active' });
+    expect(s).toMatchObject({
+      amount: 150050,
+      interval: 2,
+      seq: 1,
+      occurrence: 0,
+      anchor: '2027-03-31T09:00:00.000Z',
+      merchantId: a.merchant.id,
+      bankId: a.bank.id,
+      decisionId: a.decisionId,
+      status: 'active',
+    });
     // Due first for the bank's pre-debit notice, 24 h before the first run (DESIGN 8.5).
     expect(s.dueSk).toBe(`2027-03-30T09:00:00.000Z#recurring.run#${d.scheduleId}`);
 
     for (const hook of [a.hooks!.merchant, a.hooks!.provider!]) {
       const [ev] = await events(rx, hook, 'schedule.created', 1, (e) => e.data.scheduleId === d.scheduleId);
-      expect(ev!.data).toMatchObject({ scheduleId: d.scheduleId, entityId: a.merchant.id, customerId: a.customerId, amount: 1500.5, currency: 'NGN', frequency: 'monthly', interval: 2, status: 'active', nextBillingDate: '2027-03-31T09:00:00.000Z', totalBillings: 0, maxBillings: 12, failedAttempts: 0 });
+      expect(ev!.data).toMatchObject({
+        scheduleId: d.scheduleId,
+        entityId: a.merchant.id,
+        customerId: a.customerId,
+        amount: 1500.5,
+        currency: 'NGN',
+        frequency: 'monthly',
+        interval: 2,
+        status: 'active',
+        nextBillingDate: '2027-03-31T09:00:00.000Z',
+        totalBillings: 0,
+        maxBillings: 12,
+        failedAttempts: 0,
+      });
     }
     // The bank is not told about schedules (it sees each run's billing.request).
     expect(receivedEvents(rx, a.hooks!.bank, 'schedule.created')).toHaveLength(0);
@@ -64,7 +102,14 @@ describe('create', () => {
   it('interval defaults to 1; description, endDate, maxBillings and metadata are optional', async () => {
     const r = await t.call('POST', '/v1/billing/recurring/create', {
       key: a.merchant.apiKey,
-      body: { customerId: a.customerId, agreementPhrase: a.agreementPhrase, amount: 1, currency: 'NGN', frequency: 'yearly', startDate: '2028-02-29T00:00:00Z' },
+      body: {
+        customerId: a.customerId,
+        agreementPhrase: a.agreementPhrase,
+        amount: 1,
+        currency: 'NGN',
+        frequency: 'yearly',
+        startDate: '2028-02-29T00:00:00Z',
+      },
     });
     expect(r.status).toBe(201);
     const g = await t.call('GET', `/v1/recurring/${r.body.data.scheduleId}`, { key: a.merchant.apiKey });
@@ -128,7 +173,14 @@ describe('create', () => {
     await expectError(await createSchedule(t, enhanced), 403, TRUST);
     await expectError(await createSchedule(t, enhanced, { agreementPhrase: 'ap_garbage' }), 403, TRUST);
     const basic = await t.participant('merchant');
-    await expectError(await t.call('POST', '/v1/billing/recurring/create', { key: basic.apiKey, body: scheduleBody({ customerId: 'cus_x', agreementPhrase: 'ap_x' }) }), 403, TRUST);
+    await expectError(
+      await t.call('POST', '/v1/billing/recurring/create', {
+        key: basic.apiKey,
+        body: scheduleBody({ customerId: 'cus_x', agreementPhrase: 'ap_x' }),
+      }),
+      403,
+      TRUST,
+    );
     expect((await list(enhanced)).body.data.total).toBe(0);
   });
 
@@ -149,7 +201,11 @@ describe('create', () => {
 
     // Another merchant's phrase (another premium merchant with its own customer).
     const other = await recurringAgreement(t);
-    await expectError(await createSchedule(t, a, { agreementPhrase: other.agreementPhrase, customerId: other.customerId }), 400, PERMISSION);
+    await expectError(
+      await createSchedule(t, a, { agreementPhrase: other.agreementPhrase, customerId: other.customerId }),
+      400,
+      PERMISSION,
+    );
 
     // The merchant's own phrase, but another customer's id.
     await expectError(await createSchedule(t, a, { customerId: other.customerId }), 400, PERMISSION);
@@ -171,7 +227,11 @@ describe('create', () => {
 
   it('a provider creates for its merchant with X-Entity-Id; Idempotency-Key replays the first response', async () => {
     const h = { 'X-Entity-Id': a.merchant.id };
-    const r = await t.call('POST', '/v1/billing/recurring/create', { key: a.provider!.apiKey, headers: h, body: scheduleBody(a, { amount: 7 }) });
+    const r = await t.call('POST', '/v1/billing/recurring/create', {
+      key: a.provider!.apiKey,
+      headers: h,
+      body: scheduleBody(a, { amount: 7 }),
+    });
     expect(r.status).toBe(201);
     const s = await stored(r.body.data.scheduleId);
     expect(s.merchantId).toBe(a.merchant.id);
@@ -204,7 +264,12 @@ describe('pause, resume, cancel', () => {
 
     const r = await t.call('POST', `/v1/recurring/${id}/resume`, { key: a.merchant.apiKey, body: { reason: 'back' } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ scheduleId: id, status: 'active', resumedAt: expect.any(String), nextBillingDate: '2029-01-15T09:00:00.000Z' });
+    expect(r.body.data).toEqual({
+      scheduleId: id,
+      status: 'active',
+      resumedAt: expect.any(String),
+      nextBillingDate: '2029-01-15T09:00:00.000Z',
+    });
     await events(rx, a.hooks!.merchant, 'schedule.resumed', 1, (e) => e.data.scheduleId === id);
     // The next run's pre-debit notice (DESIGN 8.5) is due 24 h before it.
     expect((await stored(id)).dueSk).toBe(`2029-01-14T09:00:00.000Z#recurring.run#${id}`);
@@ -271,7 +336,16 @@ describe('404 for unknown and foreign schedules', () => {
 describe('reads', () => {
   it('GET returns every field of the spec', async () => {
     const a = await recurringAgreement(t);
-    const id = await newSchedule(t, a, { amount: 99.99, frequency: 'weekly', interval: 2, startDate: '2029-05-01T09:00:00Z', endDate: '2030-05-01T09:00:00Z', maxBillings: 10, description: 'Box', metadata: { sku: 'B1' } });
+    const id = await newSchedule(t, a, {
+      amount: 99.99,
+      frequency: 'weekly',
+      interval: 2,
+      startDate: '2029-05-01T09:00:00Z',
+      endDate: '2030-05-01T09:00:00Z',
+      maxBillings: 10,
+      description: 'Box',
+      metadata: { sku: 'B1' },
+    });
     const r = await t.call('GET', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({
@@ -295,7 +369,8 @@ describe('reads', () => {
       entityId: a.merchant.id,
     });
     // No internals.
-    for (const k of ['pk', 'sk', 'gsi2pk', 'duePk', 'dueSk', 'version', 'metadataJson', 'decisionId', 'bankId']) expect(r.body.data).not.toHaveProperty(k);
+    for (const k of ['pk', 'sk', 'gsi2pk', 'duePk', 'dueSk', 'version', 'metadataJson', 'decisionId', 'bankId'])
+      expect(r.body.data).not.toHaveProperty(k);
   });
 
   it('list: newest first, filters (customerId, status), limit/skip, total; bad queries are 400', async () => {
@@ -312,7 +387,9 @@ describe('reads', () => {
     expect(all.status).toBe(200);
     expect(all.body.data.total).toBe(3);
     expect(all.body.data.schedules.map((s: any) => s.scheduleId)).toEqual([...ids].reverse());
-    expect(Object.keys(all.body.data.schedules[0]).sort()).toEqual(['amount', 'createdAt', 'currency', 'customerId', 'frequency', 'nextBillingDate', 'scheduleId', 'status', 'totalBillings'].sort());
+    expect(Object.keys(all.body.data.schedules[0]).sort()).toEqual(
+      ['amount', 'createdAt', 'currency', 'customerId', 'frequency', 'nextBillingDate', 'scheduleId', 'status', 'totalBillings'].sort(),
+    );
 
     const mine = await list(a, { customerId: a.customerId });
     expect(mine.body.data.total).toBe(2);
@@ -324,7 +401,9 @@ describe('reads', () => {
     expect(page.body.data).toMatchObject({ total: 3, schedules: [{ scheduleId: ids[1] }] });
     expect((await list(a, { skip: 5 })).body.data).toEqual({ schedules: [], total: 3, hasMore: false });
 
-    for (const q of [{ limit: 101 }, { limit: 0 }, { skip: -1 }, { status: 'bogus' }, { customerId: '' }, { sort: 'asc' }] as Array<Record<string, string | number>>) {
+    for (const q of [{ limit: 101 }, { limit: 0 }, { skip: -1 }, { status: 'bogus' }, { customerId: '' }, { sort: 'asc' }] as Array<
+      Record<string, string | number>
+    >) {
       await expectError(await list(a, q), 400, 'Invalid query parameters');
     }
     // Another merchant sees none of these.
@@ -348,7 +427,18 @@ describe('bank subscriptions', () => {
     expect(r.body.data.total).toBe(2);
     const subs = r.body.data.subscriptions;
     expect(subs.map((s: any) => s.scheduleId)).toEqual([s2, s1]);
-    expect(subs[0]).toMatchObject({ scheduleId: s2, customerId: sameBankOtherMerchant.customerId, entityId: sameBankOtherMerchant.merchant.id, merchantName: sameBankOtherMerchant.merchant.name, amount: 20, currency: 'NGN', frequency: 'monthly', status: 'active', nextBillingDate: '2029-07-02T09:00:00.000Z', totalBillings: 0 });
+    expect(subs[0]).toMatchObject({
+      scheduleId: s2,
+      customerId: sameBankOtherMerchant.customerId,
+      entityId: sameBankOtherMerchant.merchant.id,
+      merchantName: sameBankOtherMerchant.merchant.name,
+      amount: 20,
+      currency: 'NGN',
+      frequency: 'monthly',
+      status: 'active',
+      nextBillingDate: '2029-07-02T09:00:00.000Z',
+      totalBillings: 0,
+    });
     expect(subs[1]).toMatchObject({ scheduleId: s1, merchantName: a.merchant.name, status: 'cancelled' });
     expect(subs[0]).not.toHaveProperty('agreementPhrase');
     expect(subs[0]).not.toHaveProperty('metadata');
@@ -356,7 +446,10 @@ describe('bank subscriptions', () => {
 
     const filtered = await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { customerId: a.customerId } });
     expect(filtered.body.data).toMatchObject({ total: 1, subscriptions: [{ scheduleId: s1 }] });
-    const active = await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { status: 'active', entityId: sameBankOtherMerchant.merchant.id } });
+    const active = await t.call('GET', '/v1/bank/customer/subscriptions', {
+      key: a.bank.apiKey,
+      query: { status: 'active', entityId: sameBankOtherMerchant.merchant.id },
+    });
     expect(active.body.data).toMatchObject({ total: 1, subscriptions: [{ scheduleId: s2 }] });
     const paged = await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { limit: 1, skip: 1 } });
     expect(paged.body.data).toMatchObject({ total: 2, subscriptions: [{ scheduleId: s1 }] });
@@ -364,8 +457,20 @@ describe('bank subscriptions', () => {
     const other = await t.call('GET', '/v1/bank/customer/subscriptions', { key: otherBank.bank.apiKey });
     expect(other.body.data.subscriptions.map((s: any) => s.scheduleId)).toEqual([s3]);
 
-    await expectError(await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { limit: 500 } }), 400, 'Invalid query parameters');
-    await expectError(await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { status: 'x' } }), 400, 'Invalid query parameters');
-    await expectError(await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.merchant.apiKey }), 403, 'Forbidden for this participant type');
+    await expectError(
+      await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { limit: 500 } }),
+      400,
+      'Invalid query parameters',
+    );
+    await expectError(
+      await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.bank.apiKey, query: { status: 'x' } }),
+      400,
+      'Invalid query parameters',
+    );
+    await expectError(
+      await t.call('GET', '/v1/bank/customer/subscriptions', { key: a.merchant.apiKey }),
+      403,
+      'Forbidden for this participant type',
+    );
   });
 });

@@ -30,11 +30,17 @@ describe('bank refund confirmation (live)', () => {
     expect(init.status).toBe(201);
     const refundId = init.body.data.refundId as string;
 
-    const processing = await t.call('POST', '/v1/billing/refund-response', { key: a.bank.apiKey, body: { refundId, status: 'processing' } });
+    const processing = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.bank.apiKey,
+      body: { refundId, status: 'processing' },
+    });
     expect(processing.status).toBe(200);
     expect(processing.body.data).toMatchObject({ refundId, status: 'processing' });
 
-    const done = await t.call('POST', '/v1/billing/refund-response', { key: a.bank.apiKey, body: { refundId, status: 'completed', bankRefundId: 'BR-1' } });
+    const done = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.bank.apiKey,
+      body: { refundId, status: 'completed', bankRefundId: 'BR-1' },
+    });
     expect(done.status).toBe(200);
     expect(done.body.data).toMatchObject({ refundId, status: 'completed', amount: 40 });
 
@@ -50,7 +56,10 @@ describe('bank refund confirmation (live)', () => {
     const a = await paidTransaction(50);
     const init = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: a.reference } });
     const refundId = init.body.data.refundId as string;
-    const failed = await t.call('POST', '/v1/billing/refund-response', { key: a.bank.apiKey, body: { refundId, status: 'failed', reason: 'Account closed' } });
+    const failed = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.bank.apiKey,
+      body: { refundId, status: 'failed', reason: 'Account closed' },
+    });
     expect(failed.status).toBe(200);
     expect(failed.body.data.status).toBe('failed');
     // the whole amount is refundable again
@@ -63,13 +72,22 @@ describe('bank refund confirmation (live)', () => {
     const a = await paidTransaction(10);
     const init = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: a.reference } });
     const other = await t.participant('bank');
-    const r = await t.call('POST', '/v1/billing/refund-response', { key: other.apiKey, body: { refundId: init.body.data.refundId, status: 'completed' } });
+    const r = await t.call('POST', '/v1/billing/refund-response', {
+      key: other.apiKey,
+      body: { refundId: init.body.data.refundId, status: 'completed' },
+    });
     expect(r.status).toBe(404);
     expect(r.body.message).toBe('Refund not found');
-    const bad = await t.call('POST', '/v1/billing/refund-response', { key: a.bank.apiKey, body: { refundId: init.body.data.refundId, status: 'done' } });
+    const bad = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.bank.apiKey,
+      body: { refundId: init.body.data.refundId, status: 'done' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('Invalid request parameters');
-    const merchant = await t.call('POST', '/v1/billing/refund-response', { key: a.merchant.apiKey, body: { refundId: 'x', status: 'completed' } });
+    const merchant = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.merchant.apiKey,
+      body: { refundId: 'x', status: 'completed' },
+    });
     expect(merchant.status).toBe(403);
   });
 });

@@ -54,19 +54,34 @@ async function setup(): Promise<Setup> {
     provider: await webhook(t, rx, provider, { label: 'p' }),
     bank: await webhook(t, rx, bank, { label: 'b' }),
   };
-  return { merchant, provider, bank, hooks, parties: { merchant: { id: merchant.id, name: merchant.name, providerId: provider.id }, bankId: bank.id } };
+  return {
+    merchant,
+    provider,
+    bank,
+    hooks,
+    parties: { merchant: { id: merchant.id, name: merchant.name, providerId: provider.id }, bankId: bank.id },
+  };
 }
 
-const initiate = (key: string, body: unknown, headers?: Record<string, string>) => t.call('POST', '/v1/refunds/initiate', { key, body, headers });
+const initiate = (key: string, body: unknown, headers?: Record<string, string>) =>
+  t.call('POST', '/v1/refunds/initiate', { key, body, headers });
 const status = (key: string, refundId: string, headers?: Record<string, string>) =>
   t.call('GET', `/v1/refunds/${encodeURIComponent(refundId)}/status`, { key, headers });
 const details = (key: string, reference: string) => t.call('GET', '/v1/transaction-details', { key, query: { reference } });
 const balance = async (key: string) => (await t.call('GET', '/v1/balance/details', { key })).body.data;
 const getBill = (id: string) => getItem<BillItem>(billKey(id));
 const entries = (merchantId: string) =>
-  queryAll<LedgerEntry>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true });
+  queryAll<LedgerEntry>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) },
+    ConsistentRead: true,
+  });
 const batches = (merchantId: string) =>
-  queryAll<SettlementBatch>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true });
+  queryAll<SettlementBatch>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
+    ConsistentRead: true,
+  });
 
 async function tickAt(ms: number) {
   await t.app.tick(new Date(ms));
@@ -141,15 +156,30 @@ describe('initiate, sandbox completion, statuses and events', () => {
     for (const hook of [s.hooks.merchant, s.hooks.provider]) {
       const evs = await events(rx, hook, 'refund.updated', 2, (e) => e.data.refundId === data.refundId);
       expect(evs.map((e) => e.data.status)).toEqual(['processing', 'completed']);
-      expect(evs[1]!.data).toMatchObject({ refundId: data.refundId, reference: b.reference, entityId: s.merchant.id, billingRequestId: b.billingRequestId, amount: 30.5 });
+      expect(evs[1]!.data).toMatchObject({
+        refundId: data.refundId,
+        reference: b.reference,
+        entityId: s.merchant.id,
+        billingRequestId: b.billingRequestId,
+        amount: 30.5,
+      });
     }
 
     // Money: the transaction is partially refunded; the unsettled balance and its batch shrink.
     expect(await getBill(b.billingRequestId)).toMatchObject({ refundReserved: 3050, refundedAmount: 3050 });
-    expect((await details(s.merchant.apiKey, b.reference)).body.data).toMatchObject({ status: 'partially_refunded', refundedAmount: 30.5, amount: 100 });
+    expect((await details(s.merchant.apiKey, b.reference)).body.data).toMatchObject({
+      status: 'partially_refunded',
+      refundedAmount: 30.5,
+      amount: 100,
+    });
     expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 69.5, settledBalance: 0, nextSettlement: { amount: 69.5 } });
     const refundEntry = (await entries(s.merchant.id)).find((e) => e.kind === 'refund')!;
-    expect(refundEntry).toMatchObject({ debit: `merchant_unsettled:${s.merchant.id}`, credit: `bank:${s.bank.id}`, amount: 3050, refundId: data.refundId });
+    expect(refundEntry).toMatchObject({
+      debit: `merchant_unsettled:${s.merchant.id}`,
+      credit: `bank:${s.bank.id}`,
+      amount: 3050,
+      refundId: data.refundId,
+    });
     expect((await batches(s.merchant.id)).reduce((sum, x) => sum + x.amount, 0)).toBe(6950);
     await expectLedgerInvariant();
 
@@ -186,12 +216,16 @@ describe('initiate, sandbox completion, statuses and events', () => {
 
     const late = await initiate(s.merchant.apiKey, { reference: b.reference, amount: 0.5 });
     expect(late.status).toBe(201);
-    for (const id of [early.body.data.refundId, late.body.data.refundId]) expect((await completeRefund(id, new Date()))!.status).toBe('completed');
+    for (const id of [early.body.data.refundId, late.body.data.refundId])
+      expect((await completeRefund(id, new Date()))!.status).toBe('completed');
     expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 0, settledBalance: 399.5, totalBalance: 399.5 });
     const refunds = (await entries(s.merchant.id)).filter((e) => e.kind === 'refund');
     expect(refunds.map((e) => e.debit)).toEqual([`merchant_settled:${s.merchant.id}`, `merchant_settled:${s.merchant.id}`]);
     expect((await getRefund(early.body.data.refundId))!.debitedBalance).toBe('settled');
-    expect((await details(s.merchant.apiKey, b.reference)).body.data).toMatchObject({ status: 'partially_refunded', refundedAmount: 100.5 });
+    expect((await details(s.merchant.apiKey, b.reference)).body.data).toMatchObject({
+      status: 'partially_refunded',
+      refundedAmount: 100.5,
+    });
     await expectLedgerInvariant();
   });
 
@@ -201,7 +235,10 @@ describe('initiate, sandbox completion, statuses and events', () => {
     await fixtureBill({ parties: s.parties, amount: 2_000, capturedAt: lagos('2030-05-20T11:00:00') });
     const r = await initiate(s.merchant.apiKey, { reference: b.reference, amount: 25 });
     await completeRefund(r.body.data.refundId, new Date());
-    expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 75, nextSettlement: { amount: 75, date: '2030-05-20T23:00:00.000Z' } });
+    expect(await balance(s.merchant.apiKey)).toMatchObject({
+      unsettledBalance: 75,
+      nextSettlement: { amount: 75, date: '2030-05-20T23:00:00.000Z' },
+    });
     await settleDue(s.merchant.id, lagos('2030-05-21T00:00:00'));
     expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 0, settledBalance: 75 });
     expect((await entries(s.merchant.id)).find((e) => e.kind === 'settlement')!.amount).toBe(7_500);
@@ -215,7 +252,11 @@ describe('initiate, sandbox completion, statuses and events', () => {
     expect(r.body.data.amount).toBe(30);
     const failed = await failRefund(r.body.data.refundId, 'account_closed', new Date());
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'account_closed' });
-    expect((await status(s.merchant.apiKey, r.body.data.refundId)).body.data).toMatchObject({ status: 'failed', failureReason: 'account_closed', completedAt: null });
+    expect((await status(s.merchant.apiKey, r.body.data.refundId)).body.data).toMatchObject({
+      status: 'failed',
+      failureReason: 'account_closed',
+      completedAt: null,
+    });
     expect(await getBill(b.billingRequestId)).toMatchObject({ refundReserved: 0, refundedAmount: 0 });
     await events(rx, s.hooks.merchant, 'refund.updated', 1, (e) => e.data.refundId === r.body.data.refundId && e.data.status === 'failed');
     // A failed refund never completes (the due item is gone too).
@@ -320,7 +361,7 @@ describe('refusals (exact messages; nothing written)', () => {
 });
 
 describe('GET /v1/refunds/{refundId}/status', () => {
-  it('unknown, or another merchant\'s refund: 404 Refund not found', async () => {
+  it("unknown, or another merchant's refund: 404 Refund not found", async () => {
     const s = await setup();
     const other = await setup();
     const b = await fixtureBill({ parties: s.parties, amount: 5_000, capturedAt: lagos('2030-06-10T10:00:00') });
@@ -435,7 +476,9 @@ describe('end to end through the API', () => {
     const tx = await details(a.merchant.apiKey, el.reference);
     expect(tx.body.data).toMatchObject({ status: 'refunded', amount: 120, refundedAmount: 120 });
     expect(await balance(a.merchant.apiKey)).toMatchObject({ totalBalance: 0, unsettledBalance: 0, settledBalance: 0 });
-    expect(receivedEvents(rx, a.hooks!.merchant, 'refund.updated').filter((e) => e.data.refundId === ref.body.data.refundId)).toHaveLength(2);
+    expect(receivedEvents(rx, a.hooks!.merchant, 'refund.updated').filter((e) => e.data.refundId === ref.body.data.refundId)).toHaveLength(
+      2,
+    );
     await expectLedgerInvariant();
   });
 });

@@ -67,7 +67,11 @@ describe('GET/PUT /v1/merchant/retry-policy', () => {
   it("each merchant has its own (a provider sets its merchant's with X-Entity-Id); banks are refused; a repeated PUT is harmless", async () => {
     const a = await recurringAgreement(t, { withProvider: true });
     const other = await t.participant('merchant');
-    const viaProvider = await t.call('PUT', PATH, { key: a.provider!.apiKey, headers: { 'x-entity-id': a.merchant.id }, body: { retryAfterDays: [5, 10] } });
+    const viaProvider = await t.call('PUT', PATH, {
+      key: a.provider!.apiKey,
+      headers: { 'x-entity-id': a.merchant.id },
+      body: { retryAfterDays: [5, 10] },
+    });
     expect(viaProvider.status).toBe(200);
     expect((await t.call('GET', PATH, { key: a.merchant.apiKey })).body.data.retryAfterDays).toEqual([5, 10]);
     expect((await t.call('GET', PATH, { key: other.apiKey })).body.data).toEqual({ retryAfterDays: [1, 1, 1], isDefault: true });
@@ -152,7 +156,12 @@ describe("the policy drives a declined run's retries (DESIGN 8.6)", () => {
     const [b] = await runBills(id);
     for (const body of [
       { billingRequestId: b!.billingRequestId, action: 'suspended', declineReason: 'insufficient_funds' },
-      { billingRequestId: b!.billingRequestId, action: 'approve_recurring', bankTransactionId: 'BTX-1', declineReason: 'insufficient_funds' },
+      {
+        billingRequestId: b!.billingRequestId,
+        action: 'approve_recurring',
+        bankTransactionId: 'BTX-1',
+        declineReason: 'insufficient_funds',
+      },
       { billingRequestId: b!.billingRequestId, action: 'deny', declineReason: 'no_reason' },
     ]) {
       const r = await t.call('POST', '/v1/billing/bank-response', { key: a.bank.apiKey, body });

@@ -85,7 +85,9 @@ describe('live stage: the sandbox does not exist', () => {
   it('the pipeline refuses a sandbox route at runtime too (each handler invoked directly in live): 404, nothing runs', async () => {
     const merchant = await t.participant('merchant');
     for (const r of SANDBOX_ROUTES) {
-      const mod = (await import(`../../functions/api/sandbox/${r.handler.replace('api/sandbox/', '')}.ts`)) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }> };
+      const mod = (await import(`../../functions/api/sandbox/${r.handler.replace('api/sandbox/', '')}.ts`)) as {
+        handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>;
+      };
       const res = await mod.handler(
         {
           version: '2.0',
@@ -117,7 +119,12 @@ describe('live stage: the simulator is inert', () => {
     // A bank that somehow carries the flag in live (never creatable through the API).
     const bank = await t.participant('bank');
     await db().send(
-      new UpdateCommand({ TableName: table(), Key: participantKey(bank.id), UpdateExpression: 'SET simulated = :t', ExpressionAttributeValues: { ':t': true } }),
+      new UpdateCommand({
+        TableName: table(),
+        Key: participantKey(bank.id),
+        UpdateExpression: 'SET simulated = :t',
+        ExpressionAttributeValues: { ':t': true },
+      }),
     );
     expect((await getParticipant(bank.id))!.simulated).toBe(true);
     // Seeding refuses in live.
@@ -127,7 +134,10 @@ describe('live stage: the simulator is inert', () => {
     const merchant = await t.participant('merchant');
     const c = await onboardCustomer(t, bank, { email: 'approve.once@sandbox.idpay.test' });
     const phrase = await lookupPhraseFor(t, merchant, c.email, bank.id);
-    const r = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' } });
+    const r = await t.call('POST', '/v1/billing/intent', {
+      key: merchant.apiKey,
+      body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' },
+    });
     expect(r.status).toBe(200);
     const intentId: string = r.body[0].intentId;
 
@@ -163,10 +173,20 @@ describe('live stage: the simulator is inert', () => {
     expect(decisions.body.total).toBe(0);
 
     // The worker and the simulator refuse when called directly.
-    const job = { kind: SANDBOX_BANK_KIND, id: evt.id, key: eventKey(evt.id), dueAt: new Date().toISOString(), leasedSk: 'x', now: new Date().toISOString() };
+    const job = {
+      kind: SANDBOX_BANK_KIND,
+      id: evt.id,
+      key: eventKey(evt.id),
+      dueAt: new Date().toISOString(),
+      leasedSk: 'x',
+      now: new Date().toISOString(),
+    };
     expect(await runSandboxBank(job)).toEqual({ acted: false, why: 'live_stage' });
     const stored = (await getItem<{ type: string; to: string; data: Record<string, unknown> }>(eventKey(evt.id)))!;
-    expect(await answerAsSimulatedBank({ type: stored.type, to: stored.to, data: stored.data }, new Date())).toEqual({ acted: false, why: 'live_stage' });
+    expect(await answerAsSimulatedBank({ type: stored.type, to: stored.to, data: stored.data }, new Date())).toEqual({
+      acted: false,
+      why: 'live_stage',
+    });
     expect((await getItem<IntentItem>(intentKey(intentId)))!.status).toBe('open');
   });
 });

@@ -99,7 +99,20 @@ describe('README walkthrough', () => {
     const steps = parseWalkthrough(readFileSync(README, 'utf8'));
     expect(steps.length).toBeGreaterThanOrEqual(12);
     const names = steps.map((s) => s.name).join('\n');
-    for (const must of ['simulated bank', 'merchant', 'webhook', 'magic customers', 'by email', 'billing intent', 'billing.intent.response', 'bill', 'billing.response', 'refund', 'settle', 'balance']) {
+    for (const must of [
+      'simulated bank',
+      'merchant',
+      'webhook',
+      'magic customers',
+      'by email',
+      'billing intent',
+      'billing.intent.response',
+      'bill',
+      'billing.response',
+      'refund',
+      'settle',
+      'balance',
+    ]) {
       expect(names).toContain(must);
     }
     for (const s of steps) expect(s.code).toMatch(/curl /);
@@ -113,7 +126,11 @@ describe('README walkthrough', () => {
     let result: { code: number | null; out: string };
     try {
       writeFileSync(join(dir, 'walkthrough.sh'), script(steps, dir));
-      result = await run(`bash ${join(dir, 'walkthrough.sh')}`, { BASE_URL: t.url, OPERATOR_KEY: t.operatorKey, WEBHOOK_URL: hook.url }, 150_000);
+      result = await run(
+        `bash ${join(dir, 'walkthrough.sh')}`,
+        { BASE_URL: t.url, OPERATOR_KEY: t.operatorKey, WEBHOOK_URL: hook.url },
+        150_000,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -139,7 +156,12 @@ describe('README walkthrough', () => {
       agreementPhrase: vars.AGREEMENT,
     });
     const [billingResponse] = await events(rx, hook, 'billing.response');
-    expect(billingResponse!.data).toMatchObject({ reference: vars.REFERENCE, status: 'succeeded', amount: 1500, customerAction: 'approved' });
+    expect(billingResponse!.data).toMatchObject({
+      reference: vars.REFERENCE,
+      status: 'succeeded',
+      amount: 1500,
+      customerAction: 'approved',
+    });
     const refund = await events(rx, hook, 'refund.updated', 1, (e) => e.data.status === 'completed');
     expect(refund[0]!.data).toMatchObject({ refundId: vars.REFUND_ID, amount: 500 });
     const [settled] = await events(rx, hook, 'settlement.completed');

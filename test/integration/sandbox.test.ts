@@ -57,7 +57,9 @@ interface MerchantSetup {
   providerHook?: Hook;
 }
 
-async function merchantSetup(opts: { trusted?: boolean; trustLevel?: 'basic' | 'enhanced' | 'premium'; provider?: boolean } = {}): Promise<MerchantSetup> {
+async function merchantSetup(
+  opts: { trusted?: boolean; trustLevel?: 'basic' | 'enhanced' | 'premium'; provider?: boolean } = {},
+): Promise<MerchantSetup> {
   const { merchant, provider } = await merchantWithTrust(t, opts);
   const hook = await webhook(t, rx, merchant, { label: 'merchant' });
   const providerHook = provider ? await webhook(t, rx, provider, { label: 'provider' }) : undefined;
@@ -80,7 +82,10 @@ const responseFor = async (m: MerchantSetup, phrase: string): Promise<WebhookEve
   (await events(rx, m.hook, 'billing.intent.response', 1, (e) => e.data.lookupPhrase === phrase))[0]!;
 
 /** An agreementPhrase of the merchant for a magic customer, answered by the simulated bank. */
-async function simulatedAgreement(m: MerchantSetup, local: string): Promise<{ agreementPhrase: string; lookupPhrase: string; customerId: string }> {
+async function simulatedAgreement(
+  m: MerchantSetup,
+  local: string,
+): Promise<{ agreementPhrase: string; lookupPhrase: string; customerId: string }> {
   const phrases = await sendIntents(m, [local]);
   await bankAnswers();
   const e = await responseFor(m, phrases.get(local)!);
@@ -112,19 +117,34 @@ describe('creating a simulated bank seeds its magic customers', () => {
     expect(byOutcome.get('recurring_limits')).toMatchObject({
       email: 'recurring.limits@sandbox.idpay.test',
       deviceId: 'sandbox-device-recurring-limits',
-      intentResponse: { customerDecision: 'approve_recurring', spendingLimits: { single: 50000, daily: 100000, monthly: 1000000 }, blockMerchant: false },
+      intentResponse: {
+        customerDecision: 'approve_recurring',
+        spendingLimits: { single: 50000, daily: 100000, monthly: 1000000 },
+        blockMerchant: false,
+      },
       debitResponse: 'approve',
     });
-    expect(byOutcome.get('approve_once')).toMatchObject({ email: 'approve.once@sandbox.idpay.test', deviceId: 'sandbox-device-approve-once' });
+    expect(byOutcome.get('approve_once')).toMatchObject({
+      email: 'approve.once@sandbox.idpay.test',
+      deviceId: 'sandbox-device-approve-once',
+    });
 
     // The customers are the bank's own, created by a customer batch (same path as POST /v1/bank/customers).
-    const customers = (await scanPrefix<{ bankId: string; email: string; batchId: string; country: string }>('CUS#')).filter((c) => c.bankId === sim.id);
+    const customers = (await scanPrefix<{ bankId: string; email: string; batchId: string; country: string }>('CUS#')).filter(
+      (c) => c.bankId === sim.id,
+    );
     expect(customers.map((c) => c.email).sort()).toEqual(MAGIC_CUSTOMERS.map((c) => email(c.local)).sort());
     const batchIds = new Set(customers.map((c) => c.batchId));
     expect(batchIds.size).toBe(1);
     const batch = await t.call('GET', `/v1/bank/customers/batches/${[...batchIds][0]}`, { key: sim.apiKey });
     expect(batch.status).toBe(200);
-    expect(batch.body.data.summary).toEqual({ total: MAGIC_CUSTOMERS.length, successful: MAGIC_CUSTOMERS.length, failed: 0, duplicates: 0, invalidData: 0 });
+    expect(batch.body.data.summary).toEqual({
+      total: MAGIC_CUSTOMERS.length,
+      successful: MAGIC_CUSTOMERS.length,
+      failed: 0,
+      duplicates: 0,
+      invalidData: 0,
+    });
 
     // Every magic email is discoverable by any merchant.
     for (const c of MAGIC_CUSTOMERS) {
@@ -140,7 +160,10 @@ describe('creating a simulated bank seeds its magic customers', () => {
     const second = await t.participant('bank', { simulated: true });
 
     const viaEmail = await lookupPhraseFor(t, trusted.merchant, email('approve.once'), sim.id);
-    const dev = await t.call('POST', '/v1/customer/device/lookup', { key: trusted.merchant.apiKey, body: { deviceId: 'sandbox-device-approve-once' } });
+    const dev = await t.call('POST', '/v1/customer/device/lookup', {
+      key: trusted.merchant.apiKey,
+      body: { deviceId: 'sandbox-device-approve-once' },
+    });
     expect(dev.status).toBe(200);
     expect(dev.body.data).toEqual({ lookupPhrase: viaEmail });
 
@@ -148,7 +171,10 @@ describe('creating a simulated bank seeds its magic customers', () => {
     const b2 = list.body.data.banks.find((b: { bankId: string }) => b.bankId === second.id);
     expect(b2.deviceIds.approve_once).toBe(`sandbox-device-approve-once.${second.id}`);
     const viaEmail2 = await lookupPhraseFor(t, trusted.merchant, email('approve.once'), second.id);
-    const dev2 = await t.call('POST', '/v1/customer/device/lookup', { key: trusted.merchant.apiKey, body: { deviceId: b2.deviceIds.approve_once } });
+    const dev2 = await t.call('POST', '/v1/customer/device/lookup', {
+      key: trusted.merchant.apiKey,
+      body: { deviceId: b2.deviceIds.approve_once },
+    });
     expect(dev2.status).toBe(200);
     expect(dev2.body.data).toEqual({ lookupPhrase: viaEmail2 });
     expect(viaEmail2).not.toBe(viaEmail);
@@ -156,7 +182,10 @@ describe('creating a simulated bank seeds its magic customers', () => {
     const ids = list.body.data.banks.map((b: { bankId: string }) => b.bankId);
     expect(ids.indexOf(sim.id)).toBeLessThan(ids.indexOf(second.id));
 
-    const refused = await t.call('POST', '/v1/customer/device/lookup', { key: untrusted.merchant.apiKey, body: { deviceId: 'sandbox-device-approve-once' } });
+    const refused = await t.call('POST', '/v1/customer/device/lookup', {
+      key: untrusted.merchant.apiKey,
+      body: { deviceId: 'sandbox-device-approve-once' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('Device lookup not permitted for this merchant');
   });
@@ -180,7 +209,10 @@ describe('creating a simulated bank seeds its magic customers', () => {
 });
 
 describe('intents: every magic customer, end to end through billing.intent.response', () => {
-  const expected: Record<string, { decision: string; spendingLimits: Record<string, number>; blockMerchant: boolean; customerAction: string }> = {
+  const expected: Record<
+    string,
+    { decision: string; spendingLimits: Record<string, number>; blockMerchant: boolean; customerAction: string }
+  > = {
     'approve.recurring': { decision: 'approve_recurring', spendingLimits: {}, blockMerchant: false, customerAction: 'approved' },
     'recurring.limits': {
       decision: 'approve_recurring',
@@ -220,7 +252,11 @@ describe('intents: every magic customer, end to end through billing.intent.respo
       // The decision is readable by the merchant like any decision.
       const d = await t.call('GET', `/v1/customer-decisions/${e.data.decisionId}`, { key: m.merchant.apiKey });
       expect(d.status).toBe(200);
-      expect(d.body.data).toMatchObject({ decision: want.decision, blockMerchant: want.blockMerchant, spendingLimits: want.spendingLimits });
+      expect(d.body.data).toMatchObject({
+        decision: want.decision,
+        blockMerchant: want.blockMerchant,
+        spendingLimits: want.spendingLimits,
+      });
     }
     // Each delivery is signed (a real receiver check happens in webhooks tests; here: the header is there).
     const delivery = rx.received(m.hook.path).find((r) => JSON.parse(r.body).type === 'billing.intent.response')!;
@@ -236,13 +272,20 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     const m = await merchantSetup();
     const phrases = await sendIntents(m, ['approve.recurring', 'recurring.limits', 'debit.declined']);
     await bankAnswers();
-    expect((await responseFor(m, phrases.get('approve.recurring')!)).data).toMatchObject({ decision: 'approve_once', spendingLimits: {}, customerAction: 'approved' });
+    expect((await responseFor(m, phrases.get('approve.recurring')!)).data).toMatchObject({
+      decision: 'approve_once',
+      spendingLimits: {},
+      customerAction: 'approved',
+    });
     expect((await responseFor(m, phrases.get('recurring.limits')!)).data).toMatchObject({
       decision: 'approve_once',
       spendingLimits: { single: 50000, daily: 100000, monthly: 1000000 },
       customerAction: 'approved',
     });
-    expect((await responseFor(m, phrases.get('debit.declined')!)).data).toMatchObject({ decision: 'approve_once', customerAction: 'approved' });
+    expect((await responseFor(m, phrases.get('debit.declined')!)).data).toMatchObject({
+      decision: 'approve_once',
+      customerAction: 'approved',
+    });
   });
 
   it('no.answer never answers: the intent stays open, no decision, no event', async () => {
@@ -255,7 +298,10 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     await new Promise((r) => setTimeout(r, 300));
     expect(receivedEvents(rx, m.hook, 'billing.intent.response')).toHaveLength(0);
     expect((await getItem<IntentItem>(intentKey(intent!.data.intentId)))!.status).toBe('open');
-    const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { lookupPhrase: phrases.get('no.answer')! } });
+    const d = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: m.merchant.apiKey,
+      query: { lookupPhrase: phrases.get('no.answer')! },
+    });
     expect(d.status).toBe(200);
     expect(d.body.total).toBe(0);
     expect((await getItem(eventKey(intent!.id)))?.dueSk).toBeUndefined();
@@ -278,7 +324,10 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     const m = await merchantSetup();
     const c = await onboardCustomer(t, sim);
     const phrase = await lookupPhraseFor(t, m.merchant, c.email, sim.id);
-    const r = await t.call('POST', '/v1/billing/intent', { key: m.merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' } });
+    const r = await t.call('POST', '/v1/billing/intent', {
+      key: m.merchant.apiKey,
+      body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' },
+    });
     expect(r.status).toBe(200);
     await bankAnswers();
     await new Promise((ok) => setTimeout(ok, 300));
@@ -324,7 +373,10 @@ describe('debits: every magic customer, end to end through billing.response', ()
   it('approve.recurring after the provider un-trusted the merchant (DESIGN 8.1): the billing asks for approval and the simulated bank approves it once', async () => {
     const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
     const a = await simulatedAgreement(m, 'approve.recurring');
-    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', { key: m.provider!.apiKey, body: { entityId: m.merchant.id, trusted: false } });
+    const lowered = await t.call('PATCH', '/v1/provider/merchant/trust', {
+      key: m.provider!.apiKey,
+      body: { entityId: m.merchant.id, trusted: false },
+    });
     expect(lowered.status).toBe(200);
     const r = await bill(t, m.merchant, [a.agreementPhrase], 1500);
     expect(r.status).toBe(201);
@@ -355,13 +407,17 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(third.status).toBe(403);
     expect(third.body[0].message).toBe("Billing exceeds the customer's spending limits");
     await bankAnswers();
-    for (const ref of refs) expect((await billingResponse(m, ref)).data).toMatchObject({ status: 'succeeded', amount: 50000, customerAction: 'approved' });
+    for (const ref of refs)
+      expect((await billingResponse(m, ref)).data).toMatchObject({ status: 'succeeded', amount: 50000, customerAction: 'approved' });
   });
 
   it('approve.two.payments: the consent allows 2 payments; the third billing is refused with the exact message', async () => {
     const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
     const a = await simulatedAgreement(m, 'approve.two.payments');
-    const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { agreementPhrase: a.agreementPhrase } });
+    const d = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: m.merchant.apiKey,
+      query: { agreementPhrase: a.agreementPhrase },
+    });
     expect(d.body.data[0]).toMatchObject({ maxPayments: 2, channel: 'app', customerAcceptedAt: expect.any(String) });
     expect('validTo' in d.body.data[0]).toBe(false); // not set: absent
     for (let i = 0; i < 2; i++) expect((await bill(t, m.merchant, [a.agreementPhrase], 100)).status).toBe(201);
@@ -373,7 +429,10 @@ describe('debits: every magic customer, end to end through billing.response', ()
   it('approve.valid.one.minute: the consent is valid for 60 s from the answer (validFrom, validTo on the decision)', async () => {
     const m = await merchantSetup({ trusted: true, trustLevel: 'enhanced' });
     const a = await simulatedAgreement(m, 'approve.valid.one.minute');
-    const d = await t.call('GET', '/v1/merchant/customer-decisions', { key: m.merchant.apiKey, query: { agreementPhrase: a.agreementPhrase } });
+    const d = await t.call('GET', '/v1/merchant/customer-decisions', {
+      key: m.merchant.apiKey,
+      query: { agreementPhrase: a.agreementPhrase },
+    });
     const { validFrom, validTo } = d.body.data[0];
     expect(Date.parse(validTo) - Date.parse(validFrom)).toBe(60_000);
     expect(Math.abs(Date.parse(validFrom) - Date.now())).toBeLessThan(30_000);
@@ -388,7 +447,12 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(r.body[0].requiresApproval).toBe(true);
     await bankAnswers();
     const res = await billingResponse(m, r.body[0].reference);
-    expect(res.data).toMatchObject({ status: 'succeeded', amount: 250.5, customerAction: 'approved', bankTransactionId: `SBX-${r.body[0].billingRequestId}` });
+    expect(res.data).toMatchObject({
+      status: 'succeeded',
+      amount: 250.5,
+      customerAction: 'approved',
+      bankTransactionId: `SBX-${r.body[0].billingRequestId}`,
+    });
     expect(await getBill(r.body[0].billingRequestId)).toMatchObject({ bankAction: 'approve_once' });
   });
 
@@ -400,7 +464,10 @@ describe('debits: every magic customer, end to end through billing.response', ()
     await bankAnswers();
     const res = await billingResponse(m, r.body[0].reference);
     expect(res.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'customer_denied', bankTransactionId: null });
-    const p = await t.call('POST', '/v1/customer/pay', { key: m.merchant.apiKey, body: { lookupPhrases: [a.lookupPhrase], amount: 5, currency: 'NGN', description: 'x' } });
+    const p = await t.call('POST', '/v1/customer/pay', {
+      key: m.merchant.apiKey,
+      body: { lookupPhrases: [a.lookupPhrase], amount: 5, currency: 'NGN', description: 'x' },
+    });
     expect(p.status).toBe(201);
     await bankAnswers();
     expect((await billingResponse(m, p.body[0].reference)).data).toMatchObject({ status: 'declined', reason: 'customer_denied' });
@@ -413,7 +480,12 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect(r.status).toBe(201);
     await bankAnswers();
     const res = await billingResponse(m, r.body[0].reference);
-    expect(res.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'insufficient_funds', bankTransactionId: null });
+    expect(res.data).toMatchObject({
+      status: 'declined',
+      customerAction: 'declined',
+      reason: 'insufficient_funds',
+      bankTransactionId: null,
+    });
     expect(res.data.willRetry).toBeUndefined(); // not a recurring run
     expect(await getBill(r.body[0].billingRequestId)).toMatchObject({ bankAction: 'deny', reason: 'insufficient_funds' });
   });
@@ -442,7 +514,11 @@ describe('debits: every magic customer, end to end through billing.response', ()
     expect((await getBill(el.billingRequestId))!.status).toBe('pending');
     await t.app.tick(new Date(Date.parse(el.expiresAt) + 1000));
     await t.app.settle();
-    expect((await billingResponse(m, el.reference)).data).toMatchObject({ status: 'expired', reason: 'approval_expired', customerAction: 'declined' });
+    expect((await billingResponse(m, el.reference)).data).toMatchObject({
+      status: 'expired',
+      reason: 'approval_expired',
+      customerAction: 'declined',
+    });
   });
 
   it('approve.once: a one-time payment is approved', async () => {
@@ -458,13 +534,20 @@ describe('debits: every magic customer, end to end through billing.response', ()
     const m = await merchantSetup();
     const phrases = await sendIntents(m, ['deny', 'suspended']);
     await bankAnswers();
-    for (const [local, reason] of [['deny', 'customer_denied'], ['suspended', 'customer_suspended']] as const) {
+    for (const [local, reason] of [
+      ['deny', 'customer_denied'],
+      ['suspended', 'customer_suspended'],
+    ] as const) {
       const e = await responseFor(m, phrases.get(local)!);
       expect(e.data.agreementPhrase).toBeNull();
       const r = await pay(t, m.merchant, [phrases.get(local)!], 30);
       expect(r.status).toBe(201);
       await bankAnswers();
-      expect((await billingResponse(m, r.body[0].reference)).data).toMatchObject({ status: 'declined', customerAction: 'declined', reason });
+      expect((await billingResponse(m, r.body[0].reference)).data).toMatchObject({
+        status: 'declined',
+        customerAction: 'declined',
+        reason,
+      });
     }
   });
 
@@ -508,7 +591,12 @@ describe('POST /v1/sandbox/billing-requests/{id}/expire', () => {
 
     const again = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, { key: m.merchant.apiKey });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ statusCode: 409, success: false, message: 'Billing request is not pending', code: 'billing_not_pending' });
+    expect(again.body).toMatchObject({
+      statusCode: 409,
+      success: false,
+      message: 'Billing request is not pending',
+      code: 'billing_not_pending',
+    });
   });
 
   it("another merchant's, unknown or malformed id: 404 Billing request not found; provider with X-Entity-Id: own merchant's only", async () => {
@@ -550,7 +638,10 @@ describe('POST /v1/sandbox/billing-requests/{id}/expire', () => {
     const bank = await t.participant('bank');
     const c = await onboardCustomer(t, bank);
     const phrase = await lookupPhraseFor(t, m.merchant, c.email, bank.id);
-    await t.call('POST', '/v1/billing/intent', { key: m.merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' } });
+    await t.call('POST', '/v1/billing/intent', {
+      key: m.merchant.apiKey,
+      body: { lookupPhrases: [phrase], currency: 'NGN', description: 'x' },
+    });
     const d = await t.call('POST', '/v1/billing/intent-response', {
       key: bank.apiKey,
       body: { customerId: c.customerId, entityId: m.merchant.id, lookupPhrase: phrase, customerDecision: 'approve_recurring' },
@@ -561,9 +652,15 @@ describe('POST /v1/sandbox/billing-requests/{id}/expire', () => {
     const r = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, { key: m.merchant.apiKey });
     expect(r.status).toBe(409);
     expect(r.body.message).toBe("Billing request is not awaiting the customer's approval");
-    const bad = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, { key: m.merchant.apiKey, body: { now: true } });
+    const bad = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, {
+      key: m.merchant.apiKey,
+      body: { now: true },
+    });
     expect(bad.status).toBe(400);
-    const badJson = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, { key: m.merchant.apiKey, rawBody: '{' });
+    const badJson = await t.call('POST', `/v1/sandbox/billing-requests/${el.billingRequestId}/expire`, {
+      key: m.merchant.apiKey,
+      rawBody: '{',
+    });
     expect(badJson.status).toBe(400);
     expect(badJson.body.message).toBe('Invalid JSON body');
     expect((await getBill(el.billingRequestId))!.status).toBe('pending');
@@ -576,7 +673,10 @@ describe('POST /v1/sandbox/settlements/run', () => {
     const other = await merchantSetup();
     const a = await simulatedAgreement(m, 'approve.once');
     const o = await simulatedAgreement(other, 'approve.once');
-    const refs = [(await bill(t, m.merchant, [a.agreementPhrase], 1000)).body[0].reference, (await bill(t, m.merchant, [a.agreementPhrase], 234.56)).body[0].reference];
+    const refs = [
+      (await bill(t, m.merchant, [a.agreementPhrase], 1000)).body[0].reference,
+      (await bill(t, m.merchant, [a.agreementPhrase], 234.56)).body[0].reference,
+    ];
     const otherRef = (await bill(t, other.merchant, [o.agreementPhrase], 500)).body[0].reference;
     await bankAnswers();
     for (const ref of refs) expect((await billingResponse(m, ref)).data.status).toBe('succeeded');
@@ -613,7 +713,10 @@ describe('POST /v1/sandbox/settlements/run', () => {
     await bankAnswers();
     expect((await billingResponse(m, ref)).data.status).toBe('succeeded');
     const stranger = await t.participant('provider');
-    const foreign = await t.call('POST', '/v1/sandbox/settlements/run', { key: stranger.apiKey, headers: { 'X-Entity-Id': m.merchant.id } });
+    const foreign = await t.call('POST', '/v1/sandbox/settlements/run', {
+      key: stranger.apiKey,
+      headers: { 'X-Entity-Id': m.merchant.id },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Merchant not found');
     const noHeader = await t.call('POST', '/v1/sandbox/settlements/run', { key: m.provider!.apiKey });
@@ -638,12 +741,19 @@ describe('POST /v1/sandbox/refunds/{refundId}/complete', () => {
   it('completes a refund now (pending -> processing -> completed, refund.updated each); again: 200 as it is', async () => {
     const m = await merchantSetup({ provider: true });
     const ref = await succeededBill(m, 1000);
-    const init = await t.call('POST', '/v1/refunds/initiate', { key: m.merchant.apiKey, body: { reference: ref, amount: 400, reason: 'Returned' } });
+    const init = await t.call('POST', '/v1/refunds/initiate', {
+      key: m.merchant.apiKey,
+      body: { reference: ref, amount: 400, reason: 'Returned' },
+    });
     expect(init.status).toBe(201);
     const refundId = init.body.data.refundId;
     const r = await t.call('POST', `/v1/sandbox/refunds/${refundId}/complete`, { key: m.merchant.apiKey });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'Refund completed', data: { refundId, reference: ref, amount: 400, status: 'completed' } });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'Refund completed',
+      data: { refundId, reference: ref, amount: 400, status: 'completed' },
+    });
     const updates = await events(rx, m.hook, 'refund.updated', 2, (e) => e.data.refundId === refundId);
     expect(updates.map((e) => e.data.status)).toEqual(['processing', 'completed']);
     await events(rx, m.providerHook!, 'refund.updated', 2, (e) => e.data.refundId === refundId);
@@ -662,24 +772,35 @@ describe('POST /v1/sandbox/refunds/{refundId}/complete', () => {
     const owner = await merchantSetup({ provider: true });
     const other = await merchantSetup({ provider: true });
     const ref = await succeededBill(owner, 900);
-    const refundId = (await t.call('POST', '/v1/refunds/initiate', { key: owner.merchant.apiKey, body: { reference: ref, amount: 100 } })).body.data.refundId;
+    const refundId = (await t.call('POST', '/v1/refunds/initiate', { key: owner.merchant.apiKey, body: { reference: ref, amount: 100 } }))
+      .body.data.refundId;
     for (const id of [refundId, 'rfd_unknown']) {
       const r = await t.call('POST', `/v1/sandbox/refunds/${id}/complete`, { key: other.merchant.apiKey });
       expect(r.status).toBe(404);
       expect(r.body.message).toBe('Refund not found');
     }
-    const viaOther = await t.call('POST', `/v1/sandbox/refunds/${refundId}/complete`, { key: other.provider!.apiKey, headers: { 'X-Entity-Id': other.merchant.id } });
+    const viaOther = await t.call('POST', `/v1/sandbox/refunds/${refundId}/complete`, {
+      key: other.provider!.apiKey,
+      headers: { 'X-Entity-Id': other.merchant.id },
+    });
     expect(viaOther.status).toBe(404);
     expect(viaOther.body.message).toBe('Refund not found');
     const status = await t.call('GET', `/v1/refunds/${refundId}/status`, { key: owner.merchant.apiKey });
     expect(status.body.data.status).toBe('pending');
-    const ok = await t.call('POST', `/v1/sandbox/refunds/${refundId}/complete`, { key: owner.provider!.apiKey, headers: { 'X-Entity-Id': owner.merchant.id } });
+    const ok = await t.call('POST', `/v1/sandbox/refunds/${refundId}/complete`, {
+      key: owner.provider!.apiKey,
+      headers: { 'X-Entity-Id': owner.merchant.id },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.status).toBe('completed');
 
     // A refund the bank failed cannot be completed.
-    const second = (await t.call('POST', '/v1/refunds/initiate', { key: owner.merchant.apiKey, body: { reference: ref, amount: 50 } })).body.data.refundId;
-    const failed = await t.call('POST', '/v1/billing/refund-response', { key: sim.apiKey, body: { refundId: second, status: 'failed', reason: 'Account closed' } });
+    const second = (await t.call('POST', '/v1/refunds/initiate', { key: owner.merchant.apiKey, body: { reference: ref, amount: 50 } })).body
+      .data.refundId;
+    const failed = await t.call('POST', '/v1/billing/refund-response', {
+      key: sim.apiKey,
+      body: { refundId: second, status: 'failed', reason: 'Account closed' },
+    });
     expect(failed.status).toBe(200);
     const r = await t.call('POST', `/v1/sandbox/refunds/${second}/complete`, { key: owner.merchant.apiKey });
     expect(r.status).toBe(409);
@@ -707,7 +828,11 @@ describe('POST /v1/sandbox/recurring/{scheduleId}/run', () => {
     const before = Date.now();
     const r = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, { key: m.merchant.apiKey });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'Recurring run is due now', data: { scheduleId: id, status: 'active', totalBillings: 0 } });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'Recurring run is due now',
+      data: { scheduleId: id, status: 'active', totalBillings: 0 },
+    });
     expect(Date.parse(r.body.data.nextBillingDate)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(r.body.data.nextBillingDate)).toBeLessThanOrEqual(Date.now());
 
@@ -751,19 +876,28 @@ describe('POST /v1/sandbox/recurring/{scheduleId}/run', () => {
       expect(r.status).toBe(404);
       expect(r.body.message).toBe('Recurring schedule not found');
     }
-    const viaOther = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, { key: other.provider!.apiKey, headers: { 'X-Entity-Id': other.merchant.id } });
+    const viaOther = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, {
+      key: other.provider!.apiKey,
+      headers: { 'X-Entity-Id': other.merchant.id },
+    });
     expect(viaOther.status).toBe(404);
     expect(viaOther.body.message).toBe('Recurring schedule not found');
     const unchanged = (await t.call('GET', `/v1/recurring/${id}`, { key: m.merchant.apiKey })).body.data;
 
     const paused = await t.call('POST', `/v1/recurring/${id}/pause`, { key: m.merchant.apiKey, body: { reason: 'holiday' } });
     expect(paused.status).toBe(200);
-    const r = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, { key: m.provider!.apiKey, headers: { 'X-Entity-Id': m.merchant.id } });
+    const r = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, {
+      key: m.provider!.apiKey,
+      headers: { 'X-Entity-Id': m.merchant.id },
+    });
     expect(r.status).toBe(409);
     expect(r.body.message).toBe('Recurring schedule is not active');
     const resumed = await t.call('POST', `/v1/recurring/${id}/resume`, { key: m.merchant.apiKey, body: {} });
     expect(resumed.status).toBe(200);
-    const ok = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, { key: m.provider!.apiKey, headers: { 'X-Entity-Id': m.merchant.id } });
+    const ok = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, {
+      key: m.provider!.apiKey,
+      headers: { 'X-Entity-Id': m.merchant.id },
+    });
     expect(ok.status).toBe(200);
     expect(Date.parse(ok.body.data.nextBillingDate)).toBeLessThan(Date.parse(unchanged.nextBillingDate));
   });

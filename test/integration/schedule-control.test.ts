@@ -31,7 +31,10 @@ describe('merchant skip (DESIGN 8.6)', () => {
 
     const r = await t.call('POST', `/v1/recurring/${id}/skip`, { key: a.merchant.apiKey, body: { reason: 'Gym closed for works' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ message: 'Recurring run skipped', data: { scheduleId: id, skippedRunAt: start, nextBillingDate: '2029-09-10T09:00:00.000Z' } });
+    expect(r.body).toMatchObject({
+      message: 'Recurring run skipped',
+      data: { scheduleId: id, skippedRunAt: start, nextBillingDate: '2029-09-10T09:00:00.000Z' },
+    });
     const [ev] = await events(rx, a.hooks!.merchant, 'schedule.run_skipped', 1, (e) => e.data.scheduleId === id);
     expect(ev!.data).toMatchObject({ actor: 'merchant', reason: 'Gym closed for works', skippedRunAt: start });
     await tickAt(t, start);
@@ -81,7 +84,9 @@ describe('pause with resumesAt (DESIGN 8.6)', () => {
   it('a manual resume before resumesAt cancels the automatic one (no second schedule.resumed)', async () => {
     const a = await recurringAgreement(t, { receiver: rx });
     const id = await newSchedule(t, a, { startDate: '2030-01-07T09:00:00.000Z', frequency: 'weekly' });
-    expect((await t.call('POST', `/v1/recurring/${id}/pause`, { key: a.merchant.apiKey, body: { resumesAt: '2030-01-05T00:00:00Z' } })).status).toBe(200);
+    expect(
+      (await t.call('POST', `/v1/recurring/${id}/pause`, { key: a.merchant.apiKey, body: { resumesAt: '2030-01-05T00:00:00Z' } })).status,
+    ).toBe(200);
     expect((await t.call('POST', `/v1/recurring/${id}/resume`, { key: a.merchant.apiKey, body: {} })).status).toBe(200);
     expect((await stored(id)).resumesAt).toBeNull();
     await tickAt(t, '2030-01-05T00:00:00.000Z');

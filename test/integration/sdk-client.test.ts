@@ -53,7 +53,10 @@ function recorder() {
 }
 
 type Stack = { add: (mw: unknown, opts: Record<string, unknown>) => void; remove: (name: string) => boolean };
-type Mw = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: { input?: Record<string, unknown> }) => Promise<unknown>;
+type Mw = (
+  next: (args: unknown) => Promise<unknown>,
+  context: { commandName?: string },
+) => (args: { input?: Record<string, unknown> }) => Promise<unknown>;
 
 /**
  * An SDK middleware on the app's real DynamoDB client (nothing mocked: it only delays or
@@ -124,8 +127,14 @@ describe('SDK client against the local stack', () => {
     expect(rec.seen.find((s) => s.method === 'GET')!.key).toBeNull();
 
     // its own key: the second call is the first one's replay
-    const a = await m.POST('/v1/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/mine' }, params: { header: { 'Idempotency-Key': 'my-key-1' } } });
-    const b = await m.POST('/v1/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/mine' }, headers: { 'Idempotency-Key': 'my-key-1' } });
+    const a = await m.POST('/v1/webhooks/endpoints', {
+      body: { url: 'http://127.0.0.1:9/mine' },
+      params: { header: { 'Idempotency-Key': 'my-key-1' } },
+    });
+    const b = await m.POST('/v1/webhooks/endpoints', {
+      body: { url: 'http://127.0.0.1:9/mine' },
+      headers: { 'Idempotency-Key': 'my-key-1' },
+    });
     expect(rec.seen.slice(-2).map((s) => [s.key, s.status, s.replayed])).toEqual([
       ['my-key-1', 201, null],
       ['my-key-1', 201, 'true'],
@@ -140,14 +149,20 @@ describe('SDK client against the local stack', () => {
 
   it('entityId: a provider acts for its merchant with X-Entity-Id', async () => {
     const operator = createClient({ baseUrl: t.url, apiKey: t.operatorKey });
-    const provider = (await operator.POST('/v1/operator/participants', { body: participantBody('provider') })).data!.data as { id: string; apiKey: string };
-    const merchant = (await operator.POST('/v1/operator/participants', { body: participantBody('merchant', { providerId: provider.id }) })).data!.data as {
+    const provider = (await operator.POST('/v1/operator/participants', { body: participantBody('provider') })).data!.data as {
+      id: string;
+      apiKey: string;
+    };
+    const merchant = (await operator.POST('/v1/operator/participants', { body: participantBody('merchant', { providerId: provider.id }) }))
+      .data!.data as {
       id: string;
       apiKey: string;
     };
     const rec = recorder();
     const asMerchant = createClient({ baseUrl: t.url, apiKey: provider.apiKey, entityId: merchant.id, fetch: rec.fetch });
-    expect((await asMerchant.POST('/v1/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/for-merchant' } })).response.status).toBe(201);
+    expect((await asMerchant.POST('/v1/webhooks/endpoints', { body: { url: 'http://127.0.0.1:9/for-merchant' } })).response.status).toBe(
+      201,
+    );
     expect(rec.seen.every((s) => s.entity === merchant.id)).toBe(true);
     const merchantOwn = createClient({ baseUrl: t.url, apiKey: merchant.apiKey });
     const own = await merchantOwn.GET('/v1/webhooks/endpoints');

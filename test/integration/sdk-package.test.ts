@@ -53,7 +53,8 @@ describe('the @idpay/sdk tarball', () => {
     const app = join(dir, 'app');
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
+    const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string })
+      .version;
     npm(['install', '--prefer-offline', '--no-save', '--ignore-scripts', tarball, `@types/node@${typesNode}`], app);
     expect(readdirSync(join(app, 'node_modules/@idpay/sdk/dist'))).toContain('index.js');
     expect(readdirSync(join(app, 'node_modules'))).toContain('openapi-fetch');
@@ -62,7 +63,15 @@ describe('the @idpay/sdk tarball', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], outDir: 'out', skipLibCheck: false },
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          outDir: 'out',
+          skipLibCheck: false,
+        },
         files: ['consumer.ts'],
       }),
     );
@@ -81,7 +90,12 @@ describe('the @idpay/sdk tarball', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const out = JSON.parse(run.stdout.trim()) as { status: number; merchantId: string; event: { type: string; data: { participantId: string } }; deliveriesStatus: number };
+    const out = JSON.parse(run.stdout.trim()) as {
+      status: number;
+      merchantId: string;
+      event: { type: string; data: { participantId: string } };
+      deliveriesStatus: number;
+    };
     expect(out.status).toBe(201);
     expect(out.event).toMatchObject({ type: 'webhook.test', data: { participantId: out.merchantId } });
     expect(out.deliveriesStatus).toBe(200);

@@ -61,10 +61,11 @@ function* stringsOf(v: AttributeValue): Generator<string> {
   else if (v.NS) yield* v.NS;
   else if (v.BS) for (const b of v.BS) yield Buffer.from(b).toString('utf8');
   else if (v.L) for (const x of v.L) yield* stringsOf(x);
-  else if (v.M) for (const [k, x] of Object.entries(v.M)) {
-    yield k;
-    yield* stringsOf(x);
-  }
+  else if (v.M)
+    for (const [k, x] of Object.entries(v.M)) {
+      yield k;
+      yield* stringsOf(x);
+    }
 }
 
 /** Scans the WHOLE table, page by page (small pages on purpose); returns items and pages. */
@@ -103,7 +104,11 @@ describe('no secret in clear at rest (DESIGN 8.1)', () => {
 
     // Every issued secret matches the contract's patterns (so the scans would see it).
     expect(issued).toHaveLength(5 + 4 + 3 + 4 * 3);
-    for (const s of issued) expect(SECRET_PATTERNS.some((p) => p.test(s)), s).toBe(true);
+    for (const s of issued)
+      expect(
+        SECRET_PATTERNS.some((p) => p.test(s)),
+        s,
+      ).toBe(true);
 
     const { items, pages } = await scanTable();
     expect(pages).toBeGreaterThan(1);
@@ -135,7 +140,12 @@ describe('no secret in clear at rest (DESIGN 8.1)', () => {
     ];
     for (const [label, extra] of kinds) {
       const r = await withReplay(
-        { method: 'POST', path: '/v1/operator/participants', key: op, body: { ...extra, name: `${label} ${suffix}`, email: `${label}-${suffix}@example.com` } },
+        {
+          method: 'POST',
+          path: '/v1/operator/participants',
+          key: op,
+          body: { ...extra, name: `${label} ${suffix}`, email: `${label}-${suffix}@example.com` },
+        },
         201,
       );
       participants[label] = { id: r.body.data.id, apiKey: r.body.data.apiKey };
@@ -187,7 +197,10 @@ describe('no secret in clear at rest (DESIGN 8.1)', () => {
         expect(rotated.body.data.secret).not.toBe(created.body.data.secret);
         issued.push(rotated.body.data.secret);
       }
-      const sent = await t.call('POST', `/v1/webhooks/endpoints/${id}/test`, { ...caller, headers: { ...caller.headers, 'idempotency-key': randomToken(10) } });
+      const sent = await t.call('POST', `/v1/webhooks/endpoints/${id}/test`, {
+        ...caller,
+        headers: { ...caller.headers, 'idempotency-key': randomToken(10) },
+      });
       expect(sent.status).toBe(202);
       await rx.waitFor(path, (reqs) => reqs.length >= 1);
     }

@@ -39,7 +39,12 @@ async function setup(): Promise<Setup> {
   const merchant = await t.participant('merchant', { providerId: provider.id });
   const bank = await t.participant('bank');
   const hook = await webhook(t, rx, merchant, { label: 'm' });
-  return { merchant, provider, hook, parties: { merchant: { id: merchant.id, name: merchant.name, providerId: provider.id }, bankId: bank.id } };
+  return {
+    merchant,
+    provider,
+    hook,
+    parties: { merchant: { id: merchant.id, name: merchant.name, providerId: provider.id }, bankId: bank.id },
+  };
 }
 
 const tick = async (iso: string) => {
@@ -47,8 +52,10 @@ const tick = async (iso: string) => {
   await t.app.settle();
 };
 const getBill = async (id: string) => (await getItem<BillItem>(billKey(id)))!;
-const list = (key: string, query: Record<string, string> = {}, headers?: Record<string, string>) => t.call('GET', '/v1/settlements', { key, query, headers });
-const detail = (key: string, id: string, headers?: Record<string, string>) => t.call('GET', `/v1/settlements/${encodeURIComponent(id)}`, { key, headers });
+const list = (key: string, query: Record<string, string> = {}, headers?: Record<string, string>) =>
+  t.call('GET', '/v1/settlements', { key, query, headers });
+const detail = (key: string, id: string, headers?: Record<string, string>) =>
+  t.call('GET', `/v1/settlements/${encodeURIComponent(id)}`, { key, headers });
 
 async function refund(key: string, reference: string, amount: number) {
   const r = await t.call('POST', '/v1/refunds/initiate', { key, body: { reference, amount } });
@@ -100,7 +107,12 @@ describe('settlements with lines', () => {
     expect(one.body.data).toMatchObject({ ...first, linesComplete: true });
     const lines = one.body.data.lines as { reference: string; type: string; amount: number }[];
     expect(sum(lines.map((l) => l.amount))).toBe(expected);
-    expect(lines.filter((l) => l.type === 'payment').map((l) => [l.reference, l.amount]).sort()).toEqual(
+    expect(
+      lines
+        .filter((l) => l.type === 'payment')
+        .map((l) => [l.reference, l.amount])
+        .sort(),
+    ).toEqual(
       [
         [a.reference, 100],
         [b.reference, 20],
@@ -108,7 +120,12 @@ describe('settlements with lines', () => {
         [d.reference, 1234.56],
       ].sort(),
     );
-    expect(lines.filter((l) => l.type === 'refund').map((l) => [l.reference, l.amount]).sort()).toEqual(
+    expect(
+      lines
+        .filter((l) => l.type === 'refund')
+        .map((l) => [l.reference, l.amount])
+        .sort(),
+    ).toEqual(
       [
         [a.reference, -30.5],
         [b.reference, -20],
@@ -132,20 +149,30 @@ describe('settlements with lines', () => {
     expect(late.settlementDate).toBe('2030-04-23');
     await tick('2030-04-22T23:10:00.000Z');
     const both = await list(s.merchant.apiKey);
-    expect(both.body.data.settlements.map((x: { businessDate: string; amount: number; transactionCount: number }) => [x.businessDate, x.amount, x.transactionCount])).toEqual([
+    expect(
+      both.body.data.settlements.map((x: { businessDate: string; amount: number; transactionCount: number }) => [
+        x.businessDate,
+        x.amount,
+        x.transactionCount,
+      ]),
+    ).toEqual([
       ['2030-04-23', 3, 1],
       ['2030-04-23', expected, 4],
     ]);
     const second = both.body.data.settlements[0];
     expect(second.settlementId).not.toBe(first.settlementId);
-    expect((await detail(s.merchant.apiKey, second.settlementId)).body.data.lines).toEqual([{ reference: late.reference, type: 'payment', amount: 3 }]);
+    expect((await detail(s.merchant.apiKey, second.settlementId)).body.data.lines).toEqual([
+      { reference: late.reference, type: 'payment', amount: 3 },
+    ]);
     expect((await getBill(late.billingRequestId)).settlementId).toBe(second.settlementId);
     // The first settlement's lines did not change.
     expect((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines).toHaveLength(6);
 
     // A refund of settled funds belongs to no settlement.
     await refund(s.merchant.apiKey, c.reference, 7.77);
-    expect(sum((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines.map((l: { amount: number }) => l.amount))).toBe(expected);
+    expect(sum((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines.map((l: { amount: number }) => l.amount))).toBe(
+      expected,
+    );
     await expectLedgerInvariant();
   });
 
@@ -252,7 +279,12 @@ describe('settlements with lines', () => {
     }
     const due = dueAttributes(SETTLEMENT_LINES_KIND, stl.settlementId, '2030-12-09T23:05:00.000Z');
     await db().send(
-      new UpdateCommand({ TableName: table(), Key: settlementKey(stl.settlementId), UpdateExpression: 'SET duePk = :p, dueSk = :s', ExpressionAttributeValues: { ':p': due.duePk, ':s': due.dueSk } }),
+      new UpdateCommand({
+        TableName: table(),
+        Key: settlementKey(stl.settlementId),
+        UpdateExpression: 'SET duePk = :p, dueSk = :s',
+        ExpressionAttributeValues: { ':p': due.duePk, ':s': due.dueSk },
+      }),
     );
     await tick('2030-12-09T23:04:59.000Z'); // not yet due
     expect((await getBill(a.billingRequestId)).settlementId).toBeUndefined();

@@ -76,11 +76,13 @@ describe('Standard Webhooks headers', () => {
     // another secret, a tampered body, or a changed id / timestamp are refused
     const other = await endpoint(m);
     expect(() => verify(other.secret, req!)).toThrow(WebhookVerificationError);
-    expect(() => verify(ep.secret, { ...req!, body: req!.body.replace('webhook.test', 'webhook.tesT') })).toThrow('No matching signature found');
-    expect(() => verify(ep.secret, { ...req!, headers: { ...h, 'webhook-id': 'evt_other' } })).toThrow('No matching signature found');
-    expect(() => verify(ep.secret, { ...req!, headers: { ...h, 'webhook-timestamp': String(Number(h['webhook-timestamp']) - 1) } })).toThrow(
+    expect(() => verify(ep.secret, { ...req!, body: req!.body.replace('webhook.test', 'webhook.tesT') })).toThrow(
       'No matching signature found',
     );
+    expect(() => verify(ep.secret, { ...req!, headers: { ...h, 'webhook-id': 'evt_other' } })).toThrow('No matching signature found');
+    expect(() =>
+      verify(ep.secret, { ...req!, headers: { ...h, 'webhook-timestamp': String(Number(h['webhook-timestamp']) - 1) } }),
+    ).toThrow('No matching signature found');
   });
 
   it('every attempt of a retried delivery is signed for its own timestamp and verifies', async () => {
@@ -94,9 +96,9 @@ describe('Standard Webhooks headers', () => {
     for (const r of reqs) expect(verify(ep.secret, r)).toMatchObject({ type: 'webhook.test' });
     // the backoff is >= 1 s, so the attempts have different timestamps: each signature covers its own
     expect(reqs[2]!.headers['webhook-timestamp']).not.toBe(reqs[0]!.headers['webhook-timestamp']);
-    expect(() => verify(ep.secret, { ...reqs[2]!, headers: { ...reqs[2]!.headers, 'webhook-signature': reqs[0]!.headers['webhook-signature']! } })).toThrow(
-      'No matching signature found',
-    );
+    expect(() =>
+      verify(ep.secret, { ...reqs[2]!, headers: { ...reqs[2]!.headers, 'webhook-signature': reqs[0]!.headers['webhook-signature']! } }),
+    ).toThrow('No matching signature found');
   });
 
   it('during a rotation overlap: one value per valid secret, and both the old and the new secret verify', async () => {
@@ -109,8 +111,12 @@ describe('Standard Webhooks headers', () => {
     const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
     const values = req!.headers['webhook-signature']!.split(' ');
     expect(values).toHaveLength(2);
-    expect(values[0]).toBe(new Webhook(newSecret).sign(req!.headers['webhook-id']!, new Date(Number(req!.headers['webhook-timestamp']) * 1000), req!.body));
-    expect(values[1]).toBe(new Webhook(ep.secret).sign(req!.headers['webhook-id']!, new Date(Number(req!.headers['webhook-timestamp']) * 1000), req!.body));
+    expect(values[0]).toBe(
+      new Webhook(newSecret).sign(req!.headers['webhook-id']!, new Date(Number(req!.headers['webhook-timestamp']) * 1000), req!.body),
+    );
+    expect(values[1]).toBe(
+      new Webhook(ep.secret).sign(req!.headers['webhook-id']!, new Date(Number(req!.headers['webhook-timestamp']) * 1000), req!.body),
+    );
     expect(verify(newSecret, req!)).toMatchObject({ type: 'webhook.test' });
     expect(verify(ep.secret, req!)).toMatchObject({ type: 'webhook.test' });
     // the SDK's verifyWebhook too, under each scheme alone
@@ -159,7 +165,19 @@ describe('Standard Webhooks headers', () => {
     const ep = await endpoint(bank);
     const batch = await t.call('POST', '/v1/bank/customers', {
       key: bank.apiKey,
-      body: { customers: [{ clientRef: 'C-1', firstname: 'Ada', lastname: 'Obi', email: `ada-${ep.id}@example.com`, country: 'NG', accountNumber: '1000000001', reference: 'R-1' }] },
+      body: {
+        customers: [
+          {
+            clientRef: 'C-1',
+            firstname: 'Ada',
+            lastname: 'Obi',
+            email: `ada-${ep.id}@example.com`,
+            country: 'NG',
+            accountNumber: '1000000001',
+            reference: 'R-1',
+          },
+        ],
+      },
     });
     expect(batch.status, JSON.stringify(batch.body)).toBe(201);
     const banks = await t.call('GET', '/v1/customer/banks', { key: merchant.apiKey, query: { email: `ada-${ep.id}@example.com` } });

@@ -30,7 +30,15 @@ describe('test clocks over a year (DESIGN 8.7)', () => {
     const created = await t.call('POST', '/v1/billing/recurring/create', {
       key: w.merchant.apiKey,
       headers: { 'x-test-clock': clockId },
-      body: { customerId: w.customerId, agreementPhrase: w.agreementPhrase, amount: 10, currency: 'NGN', frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z', endDate: '2027-12-31T08:00:00.000Z' },
+      body: {
+        customerId: w.customerId,
+        agreementPhrase: w.agreementPhrase,
+        amount: 10,
+        currency: 'NGN',
+        frequency: 'daily',
+        startDate: '2027-01-01T08:00:00.000Z',
+        endDate: '2027-12-31T08:00:00.000Z',
+      },
     });
     expect(created.status).toBe(201);
     const id = created.body.data.scheduleId;

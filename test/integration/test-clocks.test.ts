@@ -29,7 +29,10 @@ describe('test clocks (DESIGN 8.7)', () => {
     const other = await clockWorld(t, rx, sim);
     const id = await newClock(w, '2027-01-01T00:00:00+01:00');
     const got = await clockCall(w, 'GET', `/${id}`);
-    expect(got.body).toMatchObject({ statusCode: 200, data: { clockId: id, frozenTime: '2026-12-31T23:00:00.000Z', status: 'ready', name: 'Monthly plan test' } });
+    expect(got.body).toMatchObject({
+      statusCode: 200,
+      data: { clockId: id, frozenTime: '2026-12-31T23:00:00.000Z', status: 'ready', name: 'Monthly plan test' },
+    });
     expect((await clockCall(other, 'GET', `/${id}`)).status).toBe(404);
     for (const [body, why] of [
       [{ frozenTime: '2026-12-31T23:00:00.000Z' }, 'not forward'],
@@ -45,7 +48,14 @@ describe('test clocks (DESIGN 8.7)', () => {
     const foreign = await t.call('POST', '/v1/billing/recurring/create', {
       key: other.merchant.apiKey,
       headers: { 'x-test-clock': id },
-      body: { customerId: other.customerId, agreementPhrase: other.agreementPhrase, amount: 10, currency: 'NGN', frequency: 'monthly', startDate: '2027-01-31T09:00:00.000Z' },
+      body: {
+        customerId: other.customerId,
+        agreementPhrase: other.agreementPhrase,
+        amount: 10,
+        currency: 'NGN',
+        frequency: 'monthly',
+        startDate: '2027-01-31T09:00:00.000Z',
+      },
     });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Test clock not found');
@@ -59,7 +69,15 @@ describe('test clocks (DESIGN 8.7)', () => {
     const created = await t.call('POST', '/v1/billing/recurring/create', {
       key: w.merchant.apiKey,
       headers: { 'x-test-clock': clockId },
-      body: { customerId: w.customerId, agreementPhrase: w.agreementPhrase, amount: 1500, currency: 'NGN', frequency: 'monthly', startDate: '2027-01-31T09:00:00.000Z', maxBillings: 3 },
+      body: {
+        customerId: w.customerId,
+        agreementPhrase: w.agreementPhrase,
+        amount: 1500,
+        currency: 'NGN',
+        frequency: 'monthly',
+        startDate: '2027-01-31T09:00:00.000Z',
+        maxBillings: 3,
+      },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.data.scheduleId;
@@ -77,7 +95,13 @@ describe('test clocks (DESIGN 8.7)', () => {
     expect(done!.data).toMatchObject({ testClock: clockId, reason: 'max_billings' });
     expect(done!.createdAt).toBe('2027-03-31T09:00:01.000Z');
     // The pre-debit notice followed the clock: 24 h before the run, in clock time.
-    const [notice] = await events(rx, simHook, 'billing.upcoming', 1, (e) => e.data.scheduleId === id && e.data.runAt === '2027-02-28T09:00:00.000Z');
+    const [notice] = await events(
+      rx,
+      simHook,
+      'billing.upcoming',
+      1,
+      (e) => e.data.scheduleId === id && e.data.runAt === '2027-02-28T09:00:00.000Z',
+    );
     expect(notice!.createdAt).toBe('2027-02-27T09:00:00.000Z');
     expect(notice!.data.testClock).toBe(clockId);
     const [paid] = await events(rx, w.hook, 'billing.response', 1, (e) => e.data.billingRequestId === bills[0]!.billingRequestId);

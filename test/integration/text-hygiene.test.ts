@@ -51,16 +51,28 @@ describe('text hygiene (DESIGN 8.1)', () => {
     const before = await getItem(participantKey(merchant.id));
     for (const ch of UNSAFE) {
       const email = `m-${tag()}@example.com`;
-      const created = await t.call('POST', '/v1/provider/merchants', { key: provider!.apiKey, body: { merchants: [{ name: `Paypal${ch}`, email }] } });
+      const created = await t.call('POST', '/v1/provider/merchants', {
+        key: provider!.apiKey,
+        body: { merchants: [{ name: `Paypal${ch}`, email }] },
+      });
       expect(created.status).toBe(400);
       expect(created.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid merchant data' });
       expect(JSON.stringify(created.body.errors)).toContain('name');
-      const ok = await t.call('POST', '/v1/provider/merchants', { key: provider!.apiKey, body: { merchants: [{ name: 'Paypal', email }] } });
+      const ok = await t.call('POST', '/v1/provider/merchants', {
+        key: provider!.apiKey,
+        body: { merchants: [{ name: 'Paypal', email }] },
+      });
       expect(ok.status).toBe(201);
 
-      const patched = await t.call('PATCH', '/v1/provider/merchant', { key: provider!.apiKey, body: { entityId: merchant.id, name: `Bank${ch}Alert` } });
+      const patched = await t.call('PATCH', '/v1/provider/merchant', {
+        key: provider!.apiKey,
+        body: { entityId: merchant.id, name: `Bank${ch}Alert` },
+      });
       expectRefused(patched, 'Invalid merchant data', 'name');
-      const desc = await t.call('PATCH', '/v1/provider/merchant', { key: provider!.apiKey, body: { entityId: merchant.id, description: `ok${ch}` } });
+      const desc = await t.call('PATCH', '/v1/provider/merchant', {
+        key: provider!.apiKey,
+        body: { entityId: merchant.id, description: `ok${ch}` },
+      });
       expectRefused(desc, 'Invalid merchant data', 'description');
     }
     expect(await getItem(participantKey(merchant.id))).toEqual(before);
@@ -70,7 +82,16 @@ describe('text hygiene (DESIGN 8.1)', () => {
     const bank = await t.participant('bank');
     const rec = (over: Record<string, unknown> = {}) => {
       const x = tag();
-      return { clientRef: `CR-${x}`, firstname: 'Ada', lastname: 'Obi', email: `ada.${x}@example.com`, country: 'NG', accountNumber: '0123456789', reference: `REF-${x}`, ...over };
+      return {
+        clientRef: `CR-${x}`,
+        firstname: 'Ada',
+        lastname: 'Obi',
+        email: `ada.${x}@example.com`,
+        country: 'NG',
+        accountNumber: '0123456789',
+        reference: `REF-${x}`,
+        ...over,
+      };
     };
     const records = [rec({ firstname: 'A\u202eda' }), rec({ clientRef: `CR\u0085${tag()}` }), rec({ lastname: 'O\u2066bi' }), rec()];
     const r = await t.call('POST', '/v1/bank/customers', { key: bank.apiKey, body: { customers: records } });
@@ -111,7 +132,10 @@ describe('text hygiene (DESIGN 8.1)', () => {
 
   it('refunds and recurring pause: reason refused', async () => {
     const m = await t.participant('merchant');
-    const refund = await t.call('POST', '/v1/refunds/initiate', { key: m.apiKey, body: { reference: 'REF-none', amount: 1, reason: 'oops\u2067' } });
+    const refund = await t.call('POST', '/v1/refunds/initiate', {
+      key: m.apiKey,
+      body: { reference: 'REF-none', amount: 1, reason: 'oops\u2067' },
+    });
     expectRefused(refund, 'Invalid request parameters', 'reason');
     const pause = await t.call('POST', '/v1/recurring/rec_none/pause', { key: m.apiKey, body: { reason: 'x\u0085' } });
     expectRefused(pause, 'Invalid request parameters', 'reason');
@@ -121,7 +145,10 @@ describe('text hygiene (DESIGN 8.1)', () => {
     const m = await t.participant('merchant');
     const key = m.apiKey;
     const secret = `whsec_${'A1b2C3d4'.repeat(4)}`;
-    const named = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'merchant', name: `Shop ${key}`, email: `s-${tag()}@example.com` } });
+    const named = await t.call('POST', '/v1/operator/participants', {
+      key: t.operatorKey,
+      body: { type: 'merchant', name: `Shop ${key}`, email: `s-${tag()}@example.com` },
+    });
     expectRefused(named, 'Invalid request parameters', 'name');
     expect(named.body.errors).toContainEqual({ path: 'name', message: 'must not contain an API key or webhook secret' });
 
@@ -137,18 +164,41 @@ describe('text hygiene (DESIGN 8.1)', () => {
     const x = tag();
     const r = await t.call('POST', '/v1/bank/customers', {
       key: bank.apiKey,
-      body: { customers: [{ clientRef: `CR-${x}`, firstname: 'Ada', lastname: secret, email: `ada.${x}@example.com`, country: 'NG', accountNumber: '0123456789', reference: `REF-${x}` }] },
+      body: {
+        customers: [
+          {
+            clientRef: `CR-${x}`,
+            firstname: 'Ada',
+            lastname: secret,
+            email: `ada.${x}@example.com`,
+            country: 'NG',
+            accountNumber: '0123456789',
+            reference: `REF-${x}`,
+          },
+        ],
+      },
     });
     expect(r.body.data.summary).toMatchObject({ total: 1, successful: 0, invalidData: 1 });
 
     const rec = await t.call('POST', '/v1/billing/recurring/create', {
       key: a.merchant.apiKey,
-      body: { customerId: a.customerId, agreementPhrase: a.agreementPhrase, amount: 5, currency: 'NGN', frequency: 'monthly', startDate: new Date(Date.now() + 86_400_000).toISOString(), metadata: { note: `key ${key}` } },
+      body: {
+        customerId: a.customerId,
+        agreementPhrase: a.agreementPhrase,
+        amount: 5,
+        currency: 'NGN',
+        frequency: 'monthly',
+        startDate: new Date(Date.now() + 86_400_000).toISOString(),
+        metadata: { note: `key ${key}` },
+      },
     });
     expectRefused(rec, 'Invalid request parameters', 'metadata');
 
     // A short or prose mention is fine: only credential-shaped text is refused.
-    const ok = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'merchant', name: 'sk_live_ shop', email: `s-${tag()}@example.com` } });
+    const ok = await t.call('POST', '/v1/operator/participants', {
+      key: t.operatorKey,
+      body: { type: 'merchant', name: 'sk_live_ shop', email: `s-${tag()}@example.com` },
+    });
     expect(ok.status).toBe(201);
   });
 });

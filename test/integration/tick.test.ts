@@ -28,9 +28,7 @@ afterAll(async () => t?.stop());
 
 async function seed(n: number, dueAt: string, prefix: string) {
   await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      putItem({ pk: `EX#${prefix}${i}`, sk: 'EX', ...dueAttributes('example', `${prefix}${i}`, dueAt) }),
-    ),
+    Array.from({ length: n }, (_, i) => putItem({ pk: `EX#${prefix}${i}`, sk: 'EX', ...dueAttributes('example', `${prefix}${i}`, dueAt) })),
   );
 }
 
@@ -73,7 +71,14 @@ describe('scheduler tick', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db } = await import('../../functions/platform/clients');
     const leased = dueSk.replace('2032-01-01T00:00:00.000Z', '2032-01-01T00:05:00.000Z');
-    await db().send(new UpdateCommand({ TableName: table(), Key: { pk: 'EX#crash', sk: 'EX' }, UpdateExpression: 'SET dueSk = :l', ExpressionAttributeValues: { ':l': leased } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: 'EX#crash', sk: 'EX' },
+        UpdateExpression: 'SET dueSk = :l',
+        ExpressionAttributeValues: { ':l': leased },
+      }),
+    );
     expect((await t.app.tick(at)).claimed).toBe(0);
     expect((await t.app.tick(new Date('2032-01-01T00:05:00.000Z'))).claimed).toBe(1);
     await t.app.settle();

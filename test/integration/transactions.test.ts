@@ -56,8 +56,18 @@ beforeAll(async () => {
     if (!r.ok) throw new Error(r.reason);
     await completeRefund(r.refund.refundId, new Date());
   }
-  tx8 = await fixtureBill({ parties: { merchant: { id: m2.id, name: m2.name, providerId: provider.id }, bankId: bank2.id }, amount: 800, createdAt: at(7), capturedAt: at(7) });
-  tx9 = await fixtureBill({ parties: { merchant: { id: m3.id, name: m3.name }, bankId: bank1.id }, amount: 900, createdAt: at(8), capturedAt: at(8) });
+  tx8 = await fixtureBill({
+    parties: { merchant: { id: m2.id, name: m2.name, providerId: provider.id }, bankId: bank2.id },
+    amount: 800,
+    createdAt: at(7),
+    capturedAt: at(7),
+  });
+  tx9 = await fixtureBill({
+    parties: { merchant: { id: m3.id, name: m3.name }, bankId: bank1.id },
+    amount: 900,
+    createdAt: at(8),
+    capturedAt: at(8),
+  });
 });
 afterAll(async () => t?.stop());
 
@@ -96,7 +106,12 @@ describe('GET /v1/transaction-history', () => {
       createdAt: at(1).toISOString(),
       updatedAt: b.updatedAt,
     });
-    const statuses = Object.fromEntries(r.body.data.transactions.map((x: { reference: string; status: string; refundedAmount: number }) => [x.reference, [x.status, x.refundedAmount]]));
+    const statuses = Object.fromEntries(
+      r.body.data.transactions.map((x: { reference: string; status: string; refundedAmount: number }) => [
+        x.reference,
+        [x.status, x.refundedAmount],
+      ]),
+    );
     expect(statuses[tx.refunded!.reference]).toEqual(['refunded', 60]);
     expect(statuses[tx.partially_refunded!.reference]).toEqual(['partially_refunded', 12.34]);
     expect(statuses[tx.pending!.reference]).toEqual(['pending', 0]);
@@ -119,7 +134,10 @@ describe('GET /v1/transaction-history', () => {
     const lagos = await history(m1.apiKey, { from: '2030-02-01T13:00:00+01:00', to: '2030-02-01T15:00:00+01:00' });
     expect(refs(lagos)).toEqual(byLabel('failed', 'expired', 'declined'));
     // One millisecond inside or outside the bounds.
-    const tight = await history(m1.apiKey, { from: new Date(at(2).getTime() + 1).toISOString(), to: new Date(at(4).getTime() - 1).toISOString() });
+    const tight = await history(m1.apiKey, {
+      from: new Date(at(2).getTime() + 1).toISOString(),
+      to: new Date(at(4).getTime() - 1).toISOString(),
+    });
     expect(refs(tight)).toEqual(byLabel('expired'));
     expect(refs(await history(m1.apiKey, { from: at(5).toISOString() }))).toEqual(byLabel('partially_refunded', 'refunded'));
     expect(refs(await history(m1.apiKey, { to: at(1).toISOString() }))).toEqual(byLabel('succeeded', 'pending'));
@@ -162,7 +180,7 @@ describe('GET /v1/transaction-history', () => {
     }
   });
 
-  it('visibility: merchants their own, providers their merchants\' (or one with X-Entity-Id), banks their customers\'', async () => {
+  it("visibility: merchants their own, providers their merchants' (or one with X-Entity-Id), banks their customers'", async () => {
     expect(refs(await history(m2.apiKey))).toEqual([tx8.reference]);
     expect(refs(await history(m3.apiKey))).toEqual([tx9.reference]);
     const all = await history(provider.apiKey);
@@ -192,9 +210,33 @@ describe('GET /v1/transaction-details', () => {
       const r = await details(key, b.reference, headers);
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ statusCode: 200, success: true, message: 'Transaction retrieved' });
-      expect(r.body.data).toMatchObject({ reference: b.reference, billingRequestId: b.billingRequestId, status: 'partially_refunded', amount: 70, refundedAmount: 12.34, entityId: m1.id });
+      expect(r.body.data).toMatchObject({
+        reference: b.reference,
+        billingRequestId: b.billingRequestId,
+        status: 'partially_refunded',
+        amount: 70,
+        refundedAmount: 12.34,
+        entityId: m1.id,
+      });
       expect(Object.keys(r.body.data).sort()).toEqual(
-        ['reference', 'billingRequestId', 'type', 'status', 'amount', 'refundedAmount', 'currency', 'description', 'customerId', 'entityId', 'merchantName', 'bankTransactionId', 'scheduleId', 'settlementId', 'createdAt', 'updatedAt'].sort(),
+        [
+          'reference',
+          'billingRequestId',
+          'type',
+          'status',
+          'amount',
+          'refundedAmount',
+          'currency',
+          'description',
+          'customerId',
+          'entityId',
+          'merchantName',
+          'bankTransactionId',
+          'scheduleId',
+          'settlementId',
+          'createdAt',
+          'updatedAt',
+        ].sort(),
       );
     }
   });
@@ -227,7 +269,14 @@ describe('end to end through the API', () => {
     const el = r.body[0];
     const pending = await history(a.merchant.apiKey);
     expect(pending.body.data.total).toBe(1);
-    expect(pending.body.data.transactions[0]).toMatchObject({ reference: el.reference, status: 'pending', amount: 45.5, description: 'Lunch', bankTransactionId: null, customerId: a.customerId });
+    expect(pending.body.data.transactions[0]).toMatchObject({
+      reference: el.reference,
+      status: 'pending',
+      amount: 45.5,
+      description: 'Lunch',
+      bankTransactionId: null,
+      customerId: a.customerId,
+    });
     expect((await bankResponse(t, a.bank, el.billingRequestId, 'approve_once', 'BANK-77')).status).toBe(200);
     const d = await details(a.merchant.apiKey, el.reference);
     expect(d.body.data).toMatchObject({ status: 'succeeded', bankTransactionId: 'BANK-77', billingRequestId: el.billingRequestId });

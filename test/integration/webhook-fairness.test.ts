@@ -35,7 +35,9 @@ async function endpointFor(who: { apiKey: string }, label: string) {
 }
 
 describe('fair delivery', () => {
-  it("one endpoint hanging for the attempt timeout with 20 queued deliveries does not delay another participant's 50 test events past 1 s", { timeout: 90_000 }, async () => {
+  it("one endpoint hanging for the attempt timeout with 20 queued deliveries does not delay another participant's 50 test events past 1 s", {
+    timeout: 90_000,
+  }, async () => {
     const a = await t.participant('merchant');
     const b = await t.participant('merchant');
     const epA = await endpointFor(a, 'hangs');
@@ -82,7 +84,8 @@ describe('fair delivery', () => {
         `From the commit: p50 ${pct(sortedCommit, 50)} ms, p99 ${pct(sortedCommit, 99)} ms, max ${sortedCommit[sortedCommit.length - 1]} ms. A requests so far: ${rx.received(epA.path).length}`,
     );
     expect(sortedCommit[sortedCommit.length - 1], `from commit: ${fromCommit.join(',')}`).toBeLessThan(1000);
-    if (process.env.FAIRNESS_FROM_REQUEST !== '0') expect(sorted[sorted.length - 1], `from request: ${latencies.join(',')}`).toBeLessThan(1000);
+    if (process.env.FAIRNESS_FROM_REQUEST !== '0')
+      expect(sorted[sorted.length - 1], `from request: ${latencies.join(',')}`).toBeLessThan(1000);
 
     // A still gets its attempts (slow lane), each counted attempt a real one, and its endpoint is marked slow.
     const ep = await getItem<EndpointItem>(endpointKey(a.id, epA.id));

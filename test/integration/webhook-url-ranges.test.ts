@@ -40,7 +40,16 @@ describe('sandbox webhook URLs (DESIGN 8.1)', () => {
   });
 
   it('still accepts http, loopback, and the ranges only live refuses', async () => {
-    for (const url of ['http://127.0.0.1:4000/hook', 'http://[::1]:4000/hook', 'http://localhost:4000/hook', 'http://[fd00:ec2::253]/', 'http://[64:ff9b::808:808]/', 'http://[2002:808:808::1]/', 'http://[2001:0:4136:e378::1]/', 'http://169.255.0.1/']) {
+    for (const url of [
+      'http://127.0.0.1:4000/hook',
+      'http://[::1]:4000/hook',
+      'http://localhost:4000/hook',
+      'http://[fd00:ec2::253]/',
+      'http://[64:ff9b::808:808]/',
+      'http://[2002:808:808::1]/',
+      'http://[2001:0:4136:e378::1]/',
+      'http://169.255.0.1/',
+    ]) {
       const r = await create(url);
       expect(r.status, url).toBe(201);
       expect((await t.call('DELETE', `/v1/webhooks/endpoints/${r.body.data.id}`, { key: m.apiKey })).status).toBe(200);

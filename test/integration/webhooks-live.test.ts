@@ -100,7 +100,10 @@ describe('live webhook URLs', () => {
   });
 
   it('accepts a public https URL', async () => {
-    const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url: 'https://hooks.example.com/idpay', events: ['billing.response'] } });
+    const r = await t.call('POST', '/v1/webhooks/endpoints', {
+      key: m.apiKey,
+      body: { url: 'https://hooks.example.com/idpay', events: ['billing.response'] },
+    });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ url: 'https://hooks.example.com/idpay', events: ['billing.response'] });
     const del = await t.call('DELETE', `/v1/webhooks/endpoints/${r.body.data.id}`, { key: m.apiKey });

@@ -274,12 +274,22 @@ describe('delivery', () => {
 
     const failed = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { status: 'failed' } });
     expect(failed.body.data.total).toBe(1);
-    expect(failed.body.data.deliveries[0]).toMatchObject({ id: sent.deliveryId, status: 'failed', attempts: 3, lastStatusCode: 503, nextAttemptAt: null });
+    expect(failed.body.data.deliveries[0]).toMatchObject({
+      id: sent.deliveryId,
+      status: 'failed',
+      attempts: 3,
+      lastStatusCode: 503,
+      nextAttemptAt: null,
+    });
 
     rx.respond(ep.path, { status: 200 });
     const replay = await t.call('POST', `/v1/webhooks/deliveries/${sent.deliveryId}/replay`, { key: m.apiKey });
     expect(replay.status).toBe(202);
-    expect(replay.body).toMatchObject({ success: true, message: 'Delivery replay queued', data: { id: sent.deliveryId, eventId: sent.eventId, status: 'pending' } });
+    expect(replay.body).toMatchObject({
+      success: true,
+      message: 'Delivery replay queued',
+      data: { id: sent.deliveryId, eventId: sent.eventId, status: 'pending' },
+    });
     const done = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(done.attempts).toBe(4);
     const reqs = rx.received(ep.path);
@@ -296,17 +306,27 @@ describe('delivery', () => {
     await expect.poll(dlqMessages, { timeout: 5000 }).toBeGreaterThanOrEqual(1);
     rx.respond(ep.path, { status: 200 });
     await opsCommands['dlq:replay']!([
-      '--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!,
-      '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!,
-      '--endpoint-url', t.app.env.AWS_ENDPOINT_URL_SQS!,
-      '--region', t.app.env.AWS_REGION!,
+      '--queue-url',
+      t.app.env.QUEUE_URL_WEBHOOKS!,
+      '--dlq-url',
+      t.app.env.QUEUE_URL_WEBHOOKS_DLQ!,
+      '--endpoint-url',
+      t.app.env.AWS_ENDPOINT_URL_SQS!,
+      '--region',
+      t.app.env.AWS_REGION!,
     ]);
     const done = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(done.attempts).toBe(4);
     expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 500, 500, 200]);
     await expect.poll(dlqMessages, { timeout: 5000 }).toBe(0);
     // nothing left to replay: a second run moves nothing
-    const again = await dlqReplay(['--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!, '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!, '--quiet']);
+    const again = await dlqReplay([
+      '--queue-url',
+      t.app.env.QUEUE_URL_WEBHOOKS!,
+      '--dlq-url',
+      t.app.env.QUEUE_URL_WEBHOOKS_DLQ!,
+      '--quiet',
+    ]);
     expect(again).toEqual({ queue: 'webhooks', moved: 0, failed: 0, remaining: 0 });
   });
 
@@ -319,10 +339,18 @@ describe('delivery', () => {
     const rows = await deliveriesList(['--status', 'failed', '--table', t.app.env.TABLE_NAME!, '--limit', '100', '--quiet']);
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.every((r) => r.status === 'failed')).toBe(true);
-    expect(rows.find((r) => r.id === sent.deliveryId)).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 500, ownerId: m.id, endpointId: ep.id });
+    expect(rows.find((r) => r.id === sent.deliveryId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastStatusCode: 500,
+      ownerId: m.id,
+      endpointId: ep.id,
+    });
     const own = await deliveriesList(['--owner', m.id, '--table', t.app.env.TABLE_NAME!, '--quiet']);
     expect(own.map((r) => r.id)).toEqual([sent.deliveryId]);
-    await expect(deliveriesList(['--status', 'lost', '--table', 'x'])).rejects.toThrow('--status must be one of pending, delivered, failed');
+    await expect(deliveriesList(['--status', 'lost', '--table', 'x'])).rejects.toThrow(
+      '--status must be one of pending, delivered, failed',
+    );
 
     // dlq:replay against a receiver that still fails: one more attempt, back to the DLQ, and
     // the command ends (it moves only what was there when it started).
@@ -484,7 +512,12 @@ describe('outbox', () => {
     expect((await t.call('GET', '/v1/webhooks/deliveries', { key: p.apiKey })).body.data.total).toBe(1);
     expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey })).body.data.total).toBe(2);
     const stored = await getItem<{ body: string }>(eventKey(ev!.id));
-    expect(JSON.parse(stored!.body)).toEqual({ id: ev!.id, type: 'billing.response', createdAt: ev!.createdAt, data: { reference: 'REF-1', status: 'succeeded' } });
+    expect(JSON.parse(stored!.body)).toEqual({
+      id: ev!.id,
+      type: 'billing.response',
+      createdAt: ev!.createdAt,
+      data: { reference: 'REF-1', status: 'succeeded' },
+    });
   });
 
   it('commits nothing when the caller’s item fails its condition', async () => {
@@ -493,7 +526,9 @@ describe('outbox', () => {
     const guard = { pk: `TEST#${m.id}`, sk: 'GUARD' };
     const put = { Put: { TableName: table(), Item: { ...guard, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
     await commit([put], []);
-    await expect(commit([put], [{ type: 'billing.response', to: m.id, data: {} }])).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    await expect(commit([put], [{ type: 'billing.response', to: m.id, data: {} }])).rejects.toMatchObject({
+      name: 'TransactionCanceledException',
+    });
     await t.app.settle();
     expect(rx.received(ep.path)).toHaveLength(0);
     expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey })).body.data.total).toBe(0);

@@ -20,7 +20,9 @@ describe('a bill condition-checks its decision instead of rewriting it', () => {
     const first = await bill(t, a.merchant, [a.agreementPhrase], 10);
     expect(first.status).toBe(201);
     const after1 = await getDecision(a.decisionId);
-    expect(after1!.lastUsed).toBe((await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey })).body.data.lastUsed);
+    expect(after1!.lastUsed).toBe(
+      (await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey })).body.data.lastUsed,
+    );
     expect(after1!.lastUsed).not.toBeNull();
     for (let i = 0; i < 3; i++) expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).status).toBe(201);
     // No consent term: nothing counted; no stamp within the hour: the item is unchanged.
@@ -29,10 +31,15 @@ describe('a bill condition-checks its decision instead of rewriting it', () => {
 
   it('with maxPayments set, every bill counts (and the limit holds)', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
-    expect((await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { maxPayments: 2 } })).status).toBe(200);
+    expect(
+      (await t.call('PUT', `/v1/bank/customer-decisions/${a.decisionId}`, { key: a.bank.apiKey, body: { maxPayments: 2 } })).status,
+    ).toBe(200);
     for (let i = 0; i < 2; i++) expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).status).toBe(201);
     expect((await getDecision(a.decisionId))!.paymentsUsed).toBe(2);
-    expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).body[0]).toMatchObject({ statusCode: 403, message: 'Customer approval has no payments left' });
+    expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).body[0]).toMatchObject({
+      statusCode: 403,
+      message: 'Customer approval has no payments left',
+    });
   });
 });
 

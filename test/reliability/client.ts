@@ -60,7 +60,12 @@ export class RetryingClient {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, { method: c.method, headers, body: c.body === undefined ? undefined : JSON.stringify(c.body), signal: AbortSignal.timeout(this.opts.requestTimeoutMs ?? 45_000) });
+      res = await fetch(url, {
+        method: c.method,
+        headers,
+        body: c.body === undefined ? undefined : JSON.stringify(c.body),
+        signal: AbortSignal.timeout(this.opts.requestTimeoutMs ?? 45_000),
+      });
       text = await res.text();
     } catch (e) {
       this.problems.push(`${label}: no answer (${(e as Error).name}: ${(e as Error).message})`);
@@ -76,8 +81,10 @@ export class RetryingClient {
     this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
     // The served OpenAPI document describes this answer (test/support/contract.ts).
     const stage = (this.t.app.env.STAGE ?? 'sandbox') as 'sandbox' | 'live';
-    for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type'))) this.problems.push(`${label}: ${p}`);
-    if (!res.headers.get('x-request-id')) this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);
+    for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type')))
+      this.problems.push(`${label}: ${p}`);
+    if (!res.headers.get('x-request-id'))
+      this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);
     if (res.status < 500) {
       const problem = envelopeProblem({ status: res.status, body }, { multiStatus: MULTI_STATUS.test(c.path) });
       if (problem) this.problems.push(`${label}: ${problem}`);
@@ -85,8 +92,14 @@ export class RetryingClient {
       const b = body as Record<string, unknown>;
       // Bill, pay and intent answer per element: a failed element echoes only the caller's own phrase and entityId.
       const element = (e: Record<string, unknown>) =>
-        e.statusCode === res.status && e.success === false && e.message === 'Internal server error' && Object.keys(e).every((k) => ELEMENT_5XX_KEYS.has(k));
-      const clean = Array.isArray(body) && MULTI_STATUS.test(c.path) ? body.length > 0 && body.every(element) : b && b.statusCode === res.status && b.success === false && b.message === 'Internal server error';
+        e.statusCode === res.status &&
+        e.success === false &&
+        e.message === 'Internal server error' &&
+        Object.keys(e).every((k) => ELEMENT_5XX_KEYS.has(k));
+      const clean =
+        Array.isArray(body) && MULTI_STATUS.test(c.path)
+          ? body.length > 0 && body.every(element)
+          : b && b.statusCode === res.status && b.success === false && b.message === 'Internal server error';
       if (!clean) {
         this.problems.push(`${label}: a 5xx that is not the bare internal error envelope: ${res.status} ${text.slice(0, 300)}`);
       }
@@ -117,6 +130,9 @@ export class RetryingClient {
   }
 
   summary(): string {
-    return [...this.statuses].sort().map(([k, v]) => `${k}: ${v}`).join('\n');
+    return [...this.statuses]
+      .sort()
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n');
   }
 }

@@ -24,12 +24,16 @@ import { premiumMerchant } from './world';
 let t: TestApp;
 let rx: Receiver;
 
-withAppAndReceiver((app, receiver) => {
-  t = app;
-  rx = receiver;
-}, { RATE_LIMIT_PER_MINUTE: '1000000', REFUND_AUTO_COMPLETE_SECONDS: '1' });
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  { RATE_LIMIT_PER_MINUTE: '1000000', REFUND_AUTO_COMPLETE_SECONDS: '1' },
+);
 
-const billsOf = async (merchantId: string) => (await scanAll()).filter((i) => String(i.pk).startsWith('BILL#') && i.merchantId === merchantId) as unknown as BillItem[];
+const billsOf = async (merchantId: string) =>
+  (await scanAll()).filter((i) => String(i.pk).startsWith('BILL#') && i.merchantId === merchantId) as unknown as BillItem[];
 
 async function expectClean(): Promise<void> {
   await t.app.settle(30_000);
@@ -42,7 +46,10 @@ describe('interleaved on one merchant', () => {
     const { provider, merchant } = await premiumMerchant(t);
     const bank = await t.participant('bank');
     const pairs: Agreement[] = [];
-    for (let i = 0; i < 3; i++) pairs.push(await agreement(t, { decision: 'approve_recurring', limits: { daily: 100, single: 60 }, merchant, provider, bank, receiver: rx }));
+    for (let i = 0; i < 3; i++)
+      pairs.push(
+        await agreement(t, { decision: 'approve_recurring', limits: { daily: 100, single: 60 }, merchant, provider, bank, receiver: rx }),
+      );
     // Two captured billings of 40 per customer to refund (80 of each daily 100 used).
     const captured: { id: string; reference: string }[] = [];
     for (const p of pairs) {
@@ -71,11 +78,18 @@ describe('interleaved on one merchant', () => {
         ),
       ),
       ...captured.flatMap((c) =>
-        Array.from({ length: 6 }, () => t.call('POST', '/v1/refunds/initiate', { key: merchant.apiKey, body: { reference: c.reference, amount: 15 } }).then((r) => statuses.push(r.status))),
+        Array.from({ length: 6 }, () =>
+          t
+            .call('POST', '/v1/refunds/initiate', { key: merchant.apiKey, body: { reference: c.reference, amount: 15 } })
+            .then((r) => statuses.push(r.status)),
+        ),
       ),
     ]);
     await Promise.all(answers);
-    expect(statuses.every((s) => [200, 201, 400, 403, 409].includes(s)), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => [200, 201, 400, 403, 409].includes(s)),
+      statuses.join(','),
+    ).toBe(true);
 
     const bills = await billsOf(merchant.id);
     for (const p of pairs) {
@@ -123,7 +137,10 @@ describe('ticks racing bank answers', () => {
       expect(['succeeded', 'expired']).toContain(b.status);
       expect(b.status === 'succeeded', `${id}: answer ${answered.get(id)}, status ${b.status}`).toBe(answered.get(id) === 200);
       const responses = receivedEvents(rx, p.hooks!.merchant, 'billing.response').filter((e) => e.data.billingRequestId === id);
-      expect(responses.map((e) => e.data.status), id).toEqual([b.status]);
+      expect(
+        responses.map((e) => e.data.status),
+        id,
+      ).toEqual([b.status]);
     }
     await expectClean();
   });
@@ -140,7 +157,10 @@ describe('concurrent ticks over mixed due kinds', () => {
     for (const p of pairs) {
       const r = await bill(t, merchant, [p.agreementPhrase], 50);
       expect((await bankResponse(t, bank, r.body[0].billingRequestId, 'approve_recurring')).status).toBe(200);
-      const rf = await t.call('POST', '/v1/refunds/initiate', { key: merchant.apiKey, body: { reference: r.body[0].reference, amount: 10 } });
+      const rf = await t.call('POST', '/v1/refunds/initiate', {
+        key: merchant.apiKey,
+        body: { reference: r.body[0].reference, amount: 10 },
+      });
       expect(rf.status).toBe(201);
       refunds.push(rf.body.data.refundId);
       const py = await pay(t, merchant, [p.lookupPhrase], 4);
@@ -164,7 +184,10 @@ describe('concurrent ticks over mixed due kinds', () => {
     }
     for (const id of pending) {
       const outcomes = byType('billing.response').filter((d) => d.billingRequestId === id);
-      expect(outcomes.map((d) => d.status), id).toEqual(['expired']);
+      expect(
+        outcomes.map((d) => d.status),
+        id,
+      ).toEqual(['expired']);
     }
     const settlements = byType('settlement.completed').filter((d) => d.merchantId === merchant.id || d.entityId === merchant.id);
     expect(settlements.length).toBeGreaterThanOrEqual(1);
@@ -192,13 +215,16 @@ describe('the same Idempotency-Key 20 times in parallel', () => {
         route: '/v1/refunds/initiate',
         key: merchant.apiKey,
         body: { reference: b.body[0].reference, amount: 1 },
-        count: async () => (await scanAll()).filter((i) => String(i.pk).startsWith('REFUND#') && i.billingRequestId === billingRequestId).length,
+        count: async () =>
+          (await scanAll()).filter((i) => String(i.pk).startsWith('REFUND#') && i.billingRequestId === billingRequestId).length,
       },
       {
         route: '/v1/billing/bank-response',
         key: bank.apiKey,
         body: { billingRequestId: pendingPay.body[0].billingRequestId, action: 'approve_once', bankTransactionId: `BTX-${run}` },
-        count: async () => (await scanAll()).filter((i) => String(i.pk).startsWith('LEDGER#') && i.billingRequestId === pendingPay.body[0].billingRequestId).length,
+        count: async () =>
+          (await scanAll()).filter((i) => String(i.pk).startsWith('LEDGER#') && i.billingRequestId === pendingPay.body[0].billingRequestId)
+            .length,
       },
       {
         route: '/v1/customer/pay',
@@ -216,12 +242,21 @@ describe('the same Idempotency-Key 20 times in parallel', () => {
         route: '/v1/webhooks/endpoints',
         key: merchant.apiKey,
         body: { url: `${rx.url}/idem-${run}` },
-        count: async () => (await scanAll()).filter((i) => String(i.pk) === `WHEP#${merchant.id}` && String(i.url ?? '').endsWith(`/idem-${run}`)).length,
+        count: async () =>
+          (await scanAll()).filter((i) => String(i.pk) === `WHEP#${merchant.id}` && String(i.url ?? '').endsWith(`/idem-${run}`)).length,
       },
       {
         route: '/v1/billing/recurring/create',
         key: merchant.apiKey,
-        body: { customerId: a.customerId, agreementPhrase: a.agreementPhrase, amount: 3, currency: 'NGN', frequency: 'monthly', startDate: '2031-06-01T09:00:00.000Z', description: `sched ${run}` },
+        body: {
+          customerId: a.customerId,
+          agreementPhrase: a.agreementPhrase,
+          amount: 3,
+          currency: 'NGN',
+          frequency: 'monthly',
+          startDate: '2031-06-01T09:00:00.000Z',
+          description: `sched ${run}`,
+        },
         count: async () => (await scanAll()).filter((i) => String(i.pk).startsWith('SCHED#') && i.description === `sched ${run}`).length,
       },
       {

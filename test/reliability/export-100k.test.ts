@@ -73,7 +73,9 @@ async function seed(merchant: { id: string; name: string }, bankId: string, n: n
 }
 
 describe('a 100,000-row export', () => {
-  it('completes through the jobs worker with bounded memory; the CSV parses back to the same rows and total', { timeout: 600_000 }, async () => {
+  it('completes through the jobs worker with bounded memory; the CSV parses back to the same rows and total', {
+    timeout: 600_000,
+  }, async () => {
     const merchant = await t.participant('merchant');
     const bank = await t.participant('bank');
     const seedStarted = Date.now();

@@ -114,14 +114,26 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
         const created: { id: string; reference: string; approve: boolean }[] = [];
         // Bills over the daily limit (20 + 30 + 45 = 95 of 100; the 4th is refused), and a one-time pay.
         for (const [j, amount] of [20, 30, 45, 25].entries()) {
-          const r = await post(`bill ${i}.${j}`, merchant.apiKey, '/v1/customer/bill', { agreementPhrases: [a.agreementPhrase], amount, currency: 'NGN', description: `fault ${i}.${j}` }, `bill-${i}-${j}`);
+          const r = await post(
+            `bill ${i}.${j}`,
+            merchant.apiKey,
+            '/v1/customer/bill',
+            { agreementPhrases: [a.agreementPhrase], amount, currency: 'NGN', description: `fault ${i}.${j}` },
+            `bill-${i}-${j}`,
+          );
           note(`bill ${i}.${j}`, r);
           if (r.status === 201) {
             seen.bills.add(r.body[0].billingRequestId);
             created.push({ id: r.body[0].billingRequestId, reference: r.body[0].reference, approve: j !== 1 });
           }
         }
-        const p = await post(`pay ${i}`, merchant.apiKey, '/v1/customer/pay', { lookupPhrases: [a.lookupPhrase], amount: 3, currency: 'NGN', description: `fault pay ${i}` }, `pay-${i}`);
+        const p = await post(
+          `pay ${i}`,
+          merchant.apiKey,
+          '/v1/customer/pay',
+          { lookupPhrases: [a.lookupPhrase], amount: 3, currency: 'NGN', description: `fault pay ${i}` },
+          `pay-${i}`,
+        );
         note(`pay ${i}`, p);
         if (p.status === 201) {
           seen.bills.add(p.body[0].billingRequestId);
@@ -130,30 +142,61 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
         // The bank answers each one (approve, or deny one of them).
         const paid: typeof created = [];
         for (const c of created) {
-          const r = await post(`answer ${c.id}`, bank.apiKey, '/v1/billing/bank-response', { billingRequestId: c.id, action: c.approve ? 'approve_once' : 'deny', bankTransactionId: `BTX-${c.id}` }, `answer-${c.id}`);
+          const r = await post(
+            `answer ${c.id}`,
+            bank.apiKey,
+            '/v1/billing/bank-response',
+            { billingRequestId: c.id, action: c.approve ? 'approve_once' : 'deny', bankTransactionId: `BTX-${c.id}` },
+            `answer-${c.id}`,
+          );
           note(`answer ${c.id}`, r);
           if (r.status === 200 && r.body.data?.status === 'succeeded') paid.push(c);
         }
         // Refunds: a partial one on each captured billing, then the rest of the first.
         for (const [k, c] of paid.entries()) {
-          const r = await post(`refund ${c.id}`, merchant.apiKey, '/v1/refunds/initiate', { reference: c.reference, amount: 5, reason: 'fault test' }, `refund-${c.id}`);
+          const r = await post(
+            `refund ${c.id}`,
+            merchant.apiKey,
+            '/v1/refunds/initiate',
+            { reference: c.reference, amount: 5, reason: 'fault test' },
+            `refund-${c.id}`,
+          );
           note(`refund ${c.id}`, r);
           if (r.status === 201) seen.refunds.add(r.body.data.refundId);
           if (k === 0) {
-            const rest = await post(`refund rest ${c.id}`, merchant.apiKey, '/v1/refunds/initiate', { reference: c.reference }, `refund-rest-${c.id}`);
+            const rest = await post(
+              `refund rest ${c.id}`,
+              merchant.apiKey,
+              '/v1/refunds/initiate',
+              { reference: c.reference },
+              `refund-rest-${c.id}`,
+            );
             note(`refund rest ${c.id}`, rest);
             if (rest.status === 201) seen.refunds.add(rest.body.data.refundId);
           }
         }
         // A decision update and an intent on the way (the limits stay).
-        const intent = await post(`intent ${i}`, merchant.apiKey, '/v1/billing/intent', { lookupPhrases: [a.lookupPhrase], currency: 'NGN', description: 'again' }, `intent-${i}`);
+        const intent = await post(
+          `intent ${i}`,
+          merchant.apiKey,
+          '/v1/billing/intent',
+          { lookupPhrases: [a.lookupPhrase], currency: 'NGN', description: 'again' },
+          `intent-${i}`,
+        );
         note(`intent ${i}`, intent);
         if (intent.status === 200) {
           const r = await post(
             `intent-response ${i}`,
             bank.apiKey,
             '/v1/billing/intent-response',
-            { customerId: a.customerId, entityId: merchant.id, lookupPhrase: a.lookupPhrase, customerDecision: 'approve_recurring', spendingLimits: { daily: 100 }, intentId: intent.body[0].intentId },
+            {
+              customerId: a.customerId,
+              entityId: merchant.id,
+              lookupPhrase: a.lookupPhrase,
+              customerDecision: 'approve_recurring',
+              spendingLimits: { daily: 100 },
+              intentId: intent.body[0].intentId,
+            },
             `intent-response-${i}`,
           );
           note(`intent-response ${i}`, r);
@@ -165,8 +208,14 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
         const ep = await post('endpoint', merchant.apiKey, '/v1/webhooks/endpoints', { url }, 'endpoint');
         note('endpoint', ep);
         if (ep.status === 201) {
-          note('test event', await post('test event', merchant.apiKey, `/v1/webhooks/endpoints/${ep.body.data.id}/test`, undefined, 'test'));
-          note('rotate', await post('rotate', merchant.apiKey, `/v1/webhooks/endpoints/${ep.body.data.id}/rotate-secret`, undefined, 'rotate'));
+          note(
+            'test event',
+            await post('test event', merchant.apiKey, `/v1/webhooks/endpoints/${ep.body.data.id}/test`, undefined, 'test'),
+          );
+          note(
+            'rotate',
+            await post('rotate', merchant.apiKey, `/v1/webhooks/endpoints/${ep.body.data.id}/rotate-secret`, undefined, 'rotate'),
+          );
         }
       })(),
     ]);
@@ -181,8 +230,12 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
 
   // No billing or refund the client does not know of (a "failed" answer that in fact created one).
   const items = await scanAll();
-  const phantomBills = items.filter((i) => String(i.pk).startsWith('BILL#') && i.merchantId === merchant.id && !seen.bills.has(String(i.billingRequestId)));
-  const phantomRefunds = items.filter((i) => String(i.pk).startsWith('REFUND#') && i.merchantId === merchant.id && !seen.refunds.has(String(i.refundId)));
+  const phantomBills = items.filter(
+    (i) => String(i.pk).startsWith('BILL#') && i.merchantId === merchant.id && !seen.bills.has(String(i.billingRequestId)),
+  );
+  const phantomRefunds = items.filter(
+    (i) => String(i.pk).startsWith('REFUND#') && i.merchantId === merchant.id && !seen.refunds.has(String(i.refundId)),
+  );
 
   const summary = [
     `${label}: ${faults.describe()}`,
@@ -200,8 +253,14 @@ async function scenario(cfg: FaultConfig, customers: number, label: string) {
     ...client.problems.map((p) => `answer not clean: ${p}`),
     ...report.problems.map((p) => `partial state after recovery: ${p}`),
     // Only an operation whose outcome the client never learned may have left a resource it does not know of.
-    ...(phantomBills.length > unknownBills ? [`billings the client was told had failed: ${phantomBills.map((b) => `${String(b.billingRequestId)} ${String(b.status)}`).join(', ')}`] : []),
-    ...(phantomRefunds.length > unknownRefunds ? [`refunds the client was told had failed: ${phantomRefunds.map((b) => String(b.refundId)).join(', ')}`] : []),
+    ...(phantomBills.length > unknownBills
+      ? [
+          `billings the client was told had failed: ${phantomBills.map((b) => `${String(b.billingRequestId)} ${String(b.status)}`).join(', ')}`,
+        ]
+      : []),
+    ...(phantomRefunds.length > unknownRefunds
+      ? [`refunds the client was told had failed: ${phantomRefunds.map((b) => String(b.refundId)).join(', ')}`]
+      : []),
     ...(report.counts.succeeded! > 0 ? [] : ['no billing succeeded']),
     ...(report.counts.completedRefunds! > 0 ? [] : ['no refund completed']),
   ];
@@ -258,13 +317,18 @@ describe('fault injection: DynamoDB and SQS faults at random, then recovery', ()
 });
 
 describe('storing the idempotent answer fails (DynamoDB down for that one write)', () => {
-  const idemWrites = (command: string, input: unknown) => /^(UpdateItem|DeleteItem)$/.test(command) && JSON.stringify(input ?? '').includes('IDEM#');
+  const idemWrites = (command: string, input: unknown) =>
+    /^(UpdateItem|DeleteItem)$/.test(command) && JSON.stringify(input ?? '').includes('IDEM#');
 
   it('a refused request still answers its own envelope (with X-Request-Id), not a failed invocation', async () => {
     const m = await t.participant('merchant');
     const f = injectFaults({ seed: 11, dynamo: [{ layer: 'call', rate: 1 }], match: idemWrites });
     f.enable();
-    const r = await t.call('POST', '/v1/refunds/initiate', { key: m.apiKey, body: { reference: 'txn_unknown' }, headers: { 'idempotency-key': `idem-fail-${Date.now()}` } });
+    const r = await t.call('POST', '/v1/refunds/initiate', {
+      key: m.apiKey,
+      body: { reference: 'txn_unknown' },
+      headers: { 'idempotency-key': `idem-fail-${Date.now()}` },
+    });
     f.remove();
     expect(f.stats.injected).toBeGreaterThan(0);
     expect(r.headers.get('x-request-id'), JSON.stringify(r.body)).toBeTruthy();
@@ -277,7 +341,11 @@ describe('storing the idempotent answer fails (DynamoDB down for that one write)
     const { url } = rx.endpointUrl('idem-store-fails');
     const f = injectFaults({ seed: 12, dynamo: [{ layer: 'call', rate: 1 }], match: idemWrites });
     f.enable();
-    const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url }, headers: { 'idempotency-key': `idem-commit-${Date.now()}` } });
+    const r = await t.call('POST', '/v1/webhooks/endpoints', {
+      key: m.apiKey,
+      body: { url },
+      headers: { 'idempotency-key': `idem-commit-${Date.now()}` },
+    });
     f.remove();
     expect(f.stats.injected).toBeGreaterThan(0);
     expect(r.headers.get('x-request-id')).toBeTruthy();
@@ -293,7 +361,11 @@ describe('"retry shortly" and the Idempotency-Key', () => {
     const headers = { 'idempotency-key': `busy-${Date.now()}` };
     const body = { agreementPhrases: [a.agreementPhrase], amount: 12, currency: 'NGN', description: 'busy then retried' };
     // Every billing transaction conflicts: the bounded retries give up with the contention refusal.
-    const f = injectFaults({ seed: 21, dynamo: [{ layer: 'call', rate: 1, only: 'transaction-conflict' }], commands: /^TransactWriteItems$/ });
+    const f = injectFaults({
+      seed: 21,
+      dynamo: [{ layer: 'call', rate: 1, only: 'transaction-conflict' }],
+      commands: /^TransactWriteItems$/,
+    });
     f.enable();
     const busy = await t.call('POST', '/v1/customer/bill', { key: a.merchant.apiKey, body, headers });
     f.remove();
@@ -309,18 +381,31 @@ describe('"retry shortly" and the Idempotency-Key', () => {
 describe('a due job that loses a transaction race', () => {
   it('a sandbox refund whose completion is cancelled (TransactionConflict) completes at a later tick, never stays pending', async () => {
     const a = await agreement(t, { decision: 'approve_recurring' });
-    const b = await t.call('POST', '/v1/customer/bill', { key: a.merchant.apiKey, body: { agreementPhrases: [a.agreementPhrase], amount: 20, currency: 'NGN', description: 'refund race' } });
+    const b = await t.call('POST', '/v1/customer/bill', {
+      key: a.merchant.apiKey,
+      body: { agreementPhrases: [a.agreementPhrase], amount: 20, currency: 'NGN', description: 'refund race' },
+    });
     expect(b.status).toBe(201);
-    const answer = await t.call('POST', '/v1/billing/bank-response', { key: a.bank.apiKey, body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${Date.now()}` } });
+    const answer = await t.call('POST', '/v1/billing/bank-response', {
+      key: a.bank.apiKey,
+      body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${Date.now()}` },
+    });
     expect(answer.status).toBe(200);
-    const rf = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: b.body[0].reference, amount: 5 } });
+    const rf = await t.call('POST', '/v1/refunds/initiate', {
+      key: a.merchant.apiKey,
+      body: { reference: b.body[0].reference, amount: 5 },
+    });
     expect(rf.status).toBe(201);
     const refundId: string = rf.body.data.refundId;
     await t.app.settle();
 
     // The tick runs the completion while every transaction is cancelled by a conflict.
     const at = new Date(Date.now() + 60_000);
-    const f = injectFaults({ seed: 31, dynamo: [{ layer: 'call', rate: 1, only: 'transaction-conflict' }], commands: /^TransactWriteItems$/ });
+    const f = injectFaults({
+      seed: 31,
+      dynamo: [{ layer: 'call', rate: 1, only: 'transaction-conflict' }],
+      commands: /^TransactWriteItems$/,
+    });
     f.enable();
     await t.app.tick(at);
     await t.app.settle(30_000);

@@ -66,7 +66,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (tally.size && (LONG || process.env.FUZZ_REPORT)) {
-    const lines = [...tally].map(([k, v]) => `${k.padEnd(72)} ${Object.entries(v).map(([s, c]) => `${s}:${c}`).join(' ')}`);
+    const lines = [...tally].map(
+      ([k, v]) =>
+        `${k.padEnd(72)} ${Object.entries(v)
+          .map(([s, c]) => `${s}:${c}`)
+          .join(' ')}`,
+    );
     console.log(`fuzz status tally (runs per property ${RUNS}, seed ${SEED}):\n${lines.join('\n')}`);
   }
   await rx?.close();
@@ -91,7 +96,8 @@ function callersFor(route: Route): Caller[] {
   }
   // Bank and provider callers on routes that also allow merchants would not own group A's path ids; they still reach validation.
   if (route.kinds.includes('bank')) out.push({ label: 'bank', key: g.bank.apiKey, headers: {} });
-  if (route.kinds.includes('provider') && !route.kinds.includes('merchant')) out.push({ label: 'provider', key: g.provider.apiKey, headers: {} });
+  if (route.kinds.includes('provider') && !route.kinds.includes('merchant'))
+    out.push({ label: 'provider', key: g.provider.apiKey, headers: {} });
   return out;
 }
 
@@ -101,10 +107,17 @@ function schemaKeys(schema: unknown): string[] {
 }
 
 /** Idempotency-Key values: none, empty, ordinary, or over the 255-character limit. */
-const idemKey = fc.option(fc.oneof(fc.constant(''), fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'k')), fc.constant('k'.repeat(256))), {
-  nil: undefined,
-  freq: 3,
-});
+const idemKey = fc.option(
+  fc.oneof(
+    fc.constant(''),
+    fc.string({ minLength: 1, maxLength: 40 }).map((s) => s.replace(/[^\x21-\x7e]/g, 'k')),
+    fc.constant('k'.repeat(256)),
+  ),
+  {
+    nil: undefined,
+    freq: 3,
+  },
+);
 
 interface Sent {
   method: string;
@@ -116,7 +129,8 @@ interface Sent {
 }
 
 async function send(route: Route, req: Sent): Promise<void> {
-  if (process.env.FUZZ_TRACE) console.log(`fuzz> ${req.method} ${req.path.slice(0, 120)} ${req.rawBody?.length ?? 0}B ${req.rawBody?.slice(0, 120)}`);
+  if (process.env.FUZZ_TRACE)
+    console.log(`fuzz> ${req.method} ${req.path.slice(0, 120)} ${req.rawBody?.length ?? 0}B ${req.rawBody?.slice(0, 120)}`);
   const r = await t.call(req.method, req.path, { key: req.caller.key, headers: req.headers, rawBody: req.rawBody, query: req.query });
   const k = `${routeKey(route)}`;
   const counts = tally.get(k) ?? {};
@@ -127,7 +141,8 @@ async function send(route: Route, req: Sent): Promise<void> {
   const problem = envelopeProblem(r, { multiStatus: MULTI_STATUS.has(k), publicRoute: route.kinds.length === 0 });
   if (problem) throw new Error(`${problem}\n  request: ${what()}`);
   if (r.status === 429) throw new Error(`rate limited during fuzzing: ${what()}`);
-  if (!r.headers.get('x-request-id')) throw new Error(`${r.status} without X-Request-Id (the handler itself failed?)\n  request: ${what()}`);
+  if (!r.headers.get('x-request-id'))
+    throw new Error(`${r.status} without X-Request-Id (the handler itself failed?)\n  request: ${what()}`);
   if (r.status >= 400) {
     const after = await snapshotTable();
     const diff = diffSnapshots(snap, after);
@@ -135,7 +150,9 @@ async function send(route: Route, req: Sent): Promise<void> {
       // Let its after-effects (deliveries) finish, so the failure does not leak into the next property.
       await t.app.settle().catch(() => undefined);
       snap = await snapshotTable();
-      throw new Error(`rejected request (${r.status} ${JSON.stringify(r.body).slice(0, 200)}) changed the table:\n  ${diff.join('\n  ')}\n  request: ${what()}`);
+      throw new Error(
+        `rejected request (${r.status} ${JSON.stringify(r.body).slice(0, 200)}) changed the table:\n  ${diff.join('\n  ')}\n  request: ${what()}`,
+      );
     }
   } else {
     // A valid input: its writes (and deliveries) are legitimate; take a new baseline.
@@ -157,10 +174,14 @@ describe('fuzzed queries (every route with a query schema, and every GET)', () =
       const example = exampleFor(route, g, rx.url);
       const callers = callersFor(route);
       await fc.assert(
-        fc.asyncProperty(shown(queryArbitrary(schemaKeys(spec.query), example.query)), fc.constantFrom(...callers.map((c) => c.label)), async (query, label) => {
-          const caller = callers.find((c) => c.label === label)!;
-          await send(route, { method: route.method, path: pathFor(route, g), caller, headers: caller.headers, query: query.value });
-        }),
+        fc.asyncProperty(
+          shown(queryArbitrary(schemaKeys(spec.query), example.query)),
+          fc.constantFrom(...callers.map((c) => c.label)),
+          async (query, label) => {
+            const caller = callers.find((c) => c.label === label)!;
+            await send(route, { method: route.method, path: pathFor(route, g), caller, headers: caller.headers, query: query.value });
+          },
+        ),
         { numRuns: RUNS, seed: seedFor(route, 2), endOnFailure: !process.env.FUZZ_SHRINK },
       );
     });
@@ -180,25 +201,32 @@ describe('fuzzed path parameters (every route with one)', () => {
       const example = exampleFor(route, g, rx.url);
       const callers = callersFor(route);
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...names), shown(pathParamArbitrary), fc.constantFrom(...callers.map((c) => c.label)), async (name, value, label) => {
-          const caller = callers.find((c) => c.label === label)!;
-          await send(route, {
-            method: route.method,
-            path: pathFor(route, g, {}, { [name]: value.value }),
-            caller,
-            headers: caller.headers,
-            rawBody: example.body === undefined ? undefined : jsonText(example.body),
-            query: example.query,
-          });
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...names),
+          shown(pathParamArbitrary),
+          fc.constantFrom(...callers.map((c) => c.label)),
+          async (name, value, label) => {
+            const caller = callers.find((c) => c.label === label)!;
+            await send(route, {
+              method: route.method,
+              path: pathFor(route, g, {}, { [name]: value.value }),
+              caller,
+              headers: caller.headers,
+              rawBody: example.body === undefined ? undefined : jsonText(example.body),
+              query: example.query,
+            });
+          },
+        ),
         { numRuns: RUNS, seed: seedFor(route, 3), endOnFailure: !process.env.FUZZ_SHRINK },
       );
     });
   }
 });
 
-describe('nesting past DynamoDB\'s 32 levels inside otherwise valid bodies', () => {
-  it('every field of every route\'s valid example set to a 40-deep object or array: never 5xx, no write when rejected', { timeout }, async () => {
+describe("nesting past DynamoDB's 32 levels inside otherwise valid bodies", () => {
+  it("every field of every route's valid example set to a 40-deep object or array: never 5xx, no write when rejected", {
+    timeout,
+  }, async () => {
     const deepObject = new Raw(`${'{"k":'.repeat(40)}1${'}'.repeat(40)}`);
     const deepArray = new Raw(`${'['.repeat(40)}1${']'.repeat(40)}`);
     for (const route of ROUTES.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH')) {
@@ -208,7 +236,14 @@ describe('nesting past DynamoDB\'s 32 levels inside otherwise valid bodies', () 
       for (const path of pathsOf(example.body).filter((p) => p.length > 0)) {
         for (const value of [deepObject, deepArray]) {
           const body = mutate(exampleFor(route, g, rx.url).body, [{ op: 'set', path, value }]);
-          await send(route, { method: route.method, path: pathFor(route, g), caller, headers: caller.headers, rawBody: jsonText(body), query: example.query });
+          await send(route, {
+            method: route.method,
+            path: pathFor(route, g),
+            caller,
+            headers: caller.headers,
+            rawBody: jsonText(body),
+            query: example.query,
+          });
         }
       }
     }
@@ -222,11 +257,23 @@ describe('fuzzed bodies (every POST/PUT/PATCH route)', () => {
       const example = exampleFor(route, g, rx.url);
       const callers = callersFor(route);
       await fc.assert(
-        fc.asyncProperty(shown(bodyArbitrary(schemaKeys(spec.body), example.body)), fc.constantFrom(...callers.map((c) => c.label)), idemKey, async (body, label, idem) => {
-          const caller = callers.find((c) => c.label === label)!;
-          const headers = { ...caller.headers, ...(idem !== undefined ? { 'idempotency-key': idem } : {}) };
-          await send(route, { method: route.method, path: pathFor(route, g), caller, headers, rawBody: body.value.text, query: example.query });
-        }),
+        fc.asyncProperty(
+          shown(bodyArbitrary(schemaKeys(spec.body), example.body)),
+          fc.constantFrom(...callers.map((c) => c.label)),
+          idemKey,
+          async (body, label, idem) => {
+            const caller = callers.find((c) => c.label === label)!;
+            const headers = { ...caller.headers, ...(idem !== undefined ? { 'idempotency-key': idem } : {}) };
+            await send(route, {
+              method: route.method,
+              path: pathFor(route, g),
+              caller,
+              headers,
+              rawBody: body.value.text,
+              query: example.query,
+            });
+          },
+        ),
         { numRuns: RUNS, seed: seedFor(route, 1), endOnFailure: !process.env.FUZZ_SHRINK },
       );
     });

@@ -122,14 +122,19 @@ export async function checkInvariants(
   for (const b of bills) {
     const captures = byEntry.get(`capture:${b.billingRequestId}`) ?? [];
     if (b.status === 'succeeded') {
-      if (captures.length !== 1 || captures[0]!.amount !== b.amount) problems.push(`bill ${b.billingRequestId} succeeded with ${captures.length} capture entries (${captures.map((c) => c.amount)}) for ${b.amount}`);
+      if (captures.length !== 1 || captures[0]!.amount !== b.amount)
+        problems.push(
+          `bill ${b.billingRequestId} succeeded with ${captures.length} capture entries (${captures.map((c) => c.amount)}) for ${b.amount}`,
+        );
     } else if (captures.length) problems.push(`bill ${b.billingRequestId} is ${b.status} but has a capture entry`);
     const rs = refundsOf.get(b.billingRequestId) ?? [];
     // refundReserved counts every refund that is not failed (completed ones stay reserved: refunds/store.ts).
     const completed = rs.filter((r) => r.status === 'completed').reduce((s, r) => s + r.amount, 0);
     const reserved = rs.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0);
-    if ((b.refundedAmount ?? 0) !== completed) problems.push(`bill ${b.billingRequestId}: refundedAmount ${b.refundedAmount} != completed refunds ${completed}`);
-    if ((b.refundReserved ?? 0) !== reserved) problems.push(`bill ${b.billingRequestId}: refundReserved ${b.refundReserved} != refunds not failed ${reserved}`);
+    if ((b.refundedAmount ?? 0) !== completed)
+      problems.push(`bill ${b.billingRequestId}: refundedAmount ${b.refundedAmount} != completed refunds ${completed}`);
+    if ((b.refundReserved ?? 0) !== reserved)
+      problems.push(`bill ${b.billingRequestId}: refundReserved ${b.refundReserved} != refunds not failed ${reserved}`);
     if (reserved > b.amount) problems.push(`bill ${b.billingRequestId}: refunds ${reserved} exceed amount ${b.amount}`);
     if (rs.length && b.status !== 'succeeded') problems.push(`bill ${b.billingRequestId} is ${b.status} but has refunds`);
   }
@@ -140,7 +145,8 @@ export async function checkInvariants(
     }
     const es = byEntry.get(`refund:${r.refundId}`) ?? [];
     if (r.status === 'completed') {
-      if (es.length !== 1 || es[0]!.amount !== r.amount) problems.push(`refund ${r.refundId} completed with ${es.length} ledger entries for ${r.amount}`);
+      if (es.length !== 1 || es[0]!.amount !== r.amount)
+        problems.push(`refund ${r.refundId} completed with ${es.length} ledger entries for ${r.amount}`);
     } else if (es.length) problems.push(`refund ${r.refundId} is ${r.status} but has a ledger entry`);
   }
 
@@ -151,30 +157,39 @@ export async function checkInvariants(
   const refundRequested = eventsFor('refund.requested', 'refundId');
   for (const b of bills) {
     if (!requests.has(b.billingRequestId)) problems.push(`bill ${b.billingRequestId}: no billing.request event`);
-    if (b.status !== 'pending' && !responses.has(b.billingRequestId)) problems.push(`bill ${b.billingRequestId} (${b.status}): no billing.response event`);
+    if (b.status !== 'pending' && !responses.has(b.billingRequestId))
+      problems.push(`bill ${b.billingRequestId} (${b.status}): no billing.response event`);
   }
   for (const r of refunds) if (!refundRequested.has(r.refundId)) problems.push(`refund ${r.refundId}: no refund.requested event`);
 
   // Deliveries: every one exists and was delivered (and the receiver has it).
   const deliveryById = new Map(deliveries.map((d) => [d.id, d]));
-  for (const e of events) for (const id of e.deliveryIds ?? []) if (!deliveryById.has(id)) problems.push(`event ${e.id} (${e.type}): delivery ${id} missing`);
+  for (const e of events)
+    for (const id of e.deliveryIds ?? []) if (!deliveryById.has(id)) problems.push(`event ${e.id} (${e.type}): delivery ${id} missing`);
   const received = new Map<string, Set<string>>();
   for (const req of opts.receiver?.requests ?? []) {
     if (req.status < 200 || req.status >= 300) continue;
     const id = req.headers['x-webhook-id'];
     if (id) received.set(id, (received.get(id) ?? new Set()).add(req.path));
   }
-  const endpoints = new Map(prefixed<{ sk: string; url: string }>(items, 'WHEP#').filter((e) => e.sk.startsWith('EP#')).map((e) => [e.sk.slice(3), e.url]));
+  const endpoints = new Map(
+    prefixed<{ sk: string; url: string }>(items, 'WHEP#')
+      .filter((e) => e.sk.startsWith('EP#'))
+      .map((e) => [e.sk.slice(3), e.url]),
+  );
   for (const d of deliveries) {
     const final = opts.deliveries === 'final' ? d.status !== 'pending' : d.status === 'delivered';
     if (!final) {
       const { attemptLog: _log, pk: _pk, sk: _sk, gsi2pk: _g, gsi2sk: _g2, ...rest } = d;
-      problems.push(`delivery ${d.id} (${d.eventType}) is ${d.status} after ${d.attempts} attempts: ${JSON.stringify(rest)} log ${JSON.stringify(d.attemptLog)}`);
+      problems.push(
+        `delivery ${d.id} (${d.eventType}) is ${d.status} after ${d.attempts} attempts: ${JSON.stringify(rest)} log ${JSON.stringify(d.attemptLog)}`,
+      );
     }
     if (opts.receiver && d.status === 'delivered') {
       const url = endpoints.get(d.endpointId);
       const path = url ? new URL(url).pathname : undefined;
-      if (path && !received.get(d.eventId)?.has(path)) problems.push(`delivery ${d.id} is delivered but ${path} never got event ${d.eventId}`);
+      if (path && !received.get(d.eventId)?.has(path))
+        problems.push(`delivery ${d.id} is delivered but ${path} never got event ${d.eventId}`);
     }
   }
 
@@ -188,14 +203,17 @@ export async function checkInvariants(
     const total = ls.reduce((s, l) => s + signedLineAmount(l), 0);
     if (r.linesComplete && total !== r.amount) problems.push(`settlement ${id}: lines sum to ${total}, amount ${r.amount}`);
     const payments = ls.filter((l) => l.type === 'payment').length;
-    if (payments !== r.transactionCount || ls.length - payments !== r.refundCount) problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
+    if (payments !== r.transactionCount || ls.length - payments !== r.refundCount)
+      problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
     if (r.dueSk !== undefined) problems.push(`settlement ${id}: its transactions were never stamped (still due ${r.dueSk})`);
   }
   for (const id of linesOf.keys()) if (!settlements.has(id)) problems.push(`lines stamped for settlement ${id}, which never committed`);
   const paidBy = new Map<string, string>();
-  for (const l of lines) if (l.type === 'payment' && l.settlementId && settlements.has(l.settlementId)) paidBy.set(l.billingRequestId, l.settlementId);
+  for (const l of lines)
+    if (l.type === 'payment' && l.settlementId && settlements.has(l.settlementId)) paidBy.set(l.billingRequestId, l.settlementId);
   for (const b of bills) {
-    if ((b.settlementId ?? undefined) !== paidBy.get(b.billingRequestId)) problems.push(`bill ${b.billingRequestId}: settlementId ${b.settlementId} but paid by ${paidBy.get(b.billingRequestId)}`);
+    if ((b.settlementId ?? undefined) !== paidBy.get(b.billingRequestId))
+      problems.push(`bill ${b.billingRequestId}: settlementId ${b.settlementId} but paid by ${paidBy.get(b.billingRequestId)}`);
   }
   const tb = await trialBalance();
   if (!tb.balanced) problems.push(`trial balance not balanced: debit ${tb.totalDebit}, credit ${tb.totalCredit}`);

@@ -77,7 +77,12 @@ const ROLES: Role[] = [
   'operator',
 ];
 
-function credentials(role: Role): { key: string; headers: Record<string, string>; kind: 'merchant' | 'bank' | 'provider' | 'operator'; entity?: { id: string; providerId: string } } {
+function credentials(role: Role): {
+  key: string;
+  headers: Record<string, string>;
+  kind: 'merchant' | 'bank' | 'provider' | 'operator';
+  entity?: { id: string; providerId: string };
+} {
   const [who, entity] = role.split(':') as [string, string | undefined];
   const groups: Record<string, Group> = { A, B };
   const groupOf = (name: string) => groups[name.slice(-1)]!;
@@ -88,7 +93,12 @@ function credentials(role: Role): { key: string; headers: Record<string, string>
   const provider = groupOf(who).provider;
   if (!entity) return { key: provider.apiKey, headers: {}, kind: 'provider' };
   const merchant = groupOf(entity).merchant;
-  return { key: provider.apiKey, headers: { 'x-entity-id': merchant.id }, kind: 'provider', entity: { id: merchant.id, providerId: groupOf(entity).provider.id } };
+  return {
+    key: provider.apiKey,
+    headers: { 'x-entity-id': merchant.id },
+    kind: 'provider',
+    entity: { id: merchant.id, providerId: groupOf(entity).provider.id },
+  };
 }
 
 type Outcome = 'forbidden' | 'entity_required' | 'merchant_not_found' | 'resource';
@@ -100,7 +110,8 @@ type Outcome = 'forbidden' | 'entity_required' | 'merchant_not_found' | 'resourc
  */
 function principalOf(route: Route, role: Role): string {
   const [who, entity] = role.split(':') as [string, string | undefined];
-  if (who.startsWith('provider') && entity && route.kinds.includes('merchant')) return who.slice(-1) === entity.slice(-1) ? entity : `${who}->${entity}`;
+  if (who.startsWith('provider') && entity && route.kinds.includes('merchant'))
+    return who.slice(-1) === entity.slice(-1) ? entity : `${who}->${entity}`;
   return who;
 }
 
@@ -155,20 +166,34 @@ async function freshPending(): Promise<string> {
   return r.body[0].billingRequestId;
 }
 async function freshRefund(): Promise<string> {
-  const r = await t.call('POST', '/v1/refunds/initiate', { key: A.merchant.apiKey, body: { reference: A.paid.reference, amount: 0.05, reason: `${A.secret} isolation` } });
+  const r = await t.call('POST', '/v1/refunds/initiate', {
+    key: A.merchant.apiKey,
+    body: { reference: A.paid.reference, amount: 0.05, reason: `${A.secret} isolation` },
+  });
   expectOk(r, 201, 'refund');
   return r.body.data.refundId;
 }
 async function freshSchedule(): Promise<string> {
   const r = await t.call('POST', '/v1/billing/recurring/create', {
     key: A.merchant.apiKey,
-    body: { customerId: A.customerId, agreementPhrase: A.agreementPhrase, amount: 2, currency: 'NGN', frequency: 'monthly', startDate: '2031-03-01T09:00:00.000Z', description: `${A.secret} iso` },
+    body: {
+      customerId: A.customerId,
+      agreementPhrase: A.agreementPhrase,
+      amount: 2,
+      currency: 'NGN',
+      frequency: 'monthly',
+      startDate: '2031-03-01T09:00:00.000Z',
+      description: `${A.secret} iso`,
+    },
   });
   expectOk(r, 201, 'schedule');
   return r.body.data.scheduleId;
 }
 async function freshClock(): Promise<string> {
-  const r = await t.call('POST', '/v1/sandbox/test-clocks', { key: A.merchant.apiKey, body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${A.secret} clock` } });
+  const r = await t.call('POST', '/v1/sandbox/test-clocks', {
+    key: A.merchant.apiKey,
+    body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${A.secret} clock` },
+  });
   expectOk(r, 201, 'test clock');
   return r.body.data.clockId;
 }
@@ -191,7 +216,15 @@ const FIXTURES: Record<string, Fixture> = {
   // Operator API: only the operator.
   'POST /v1/operator/participants': {
     owners: O_OWNERS,
-    prepare: async () => ({ path: '/v1/operator/participants', body: { type: 'merchant', name: 'Iso', email: `iso-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, providerId: A.provider.id } }),
+    prepare: async () => ({
+      path: '/v1/operator/participants',
+      body: {
+        type: 'merchant',
+        name: 'Iso',
+        email: `iso-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+        providerId: A.provider.id,
+      },
+    }),
   },
   'POST /v1/operator/participants/{id}/keys': { owners: O_OWNERS, prepare: async (r) => ({ path: path(r) }) },
   'DELETE /v1/operator/keys/{keyId}': {
@@ -204,8 +237,16 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'PATCH /v1/operator/providers/{id}': { owners: O_OWNERS, prepare: async (r) => ({ path: path(r), body: { maxTrustLevel: 'premium' } }) },
   // Applications: the sandbox approves at once, so the operator's control decision is 409 (already decided).
-  'POST /v1/operator/applications/{id}/approve': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }) }) },
-  'POST /v1/operator/applications/{id}/reject': { owners: O_OWNERS, control: [409], prepare: async (r) => ({ path: path(r, { id: P.applicationId }), body: { reason: 'isolation' } }) },
+  'POST /v1/operator/applications/{id}/approve': {
+    owners: O_OWNERS,
+    control: [409],
+    prepare: async (r) => ({ path: path(r, { id: P.applicationId }) }),
+  },
+  'POST /v1/operator/applications/{id}/reject': {
+    owners: O_OWNERS,
+    control: [409],
+    prepare: async (r) => ({ path: path(r, { id: P.applicationId }), body: { reason: 'isolation' } }),
+  },
   'GET /v1/operator/ledger/trial-balance': { owners: O_OWNERS, prepare: async () => ({ path: '/v1/operator/ledger/trial-balance' }) },
 
   // Bank resources.
@@ -213,7 +254,10 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/bank/customer/device/link': {
     owners: B_OWNERS,
     notFound: MSG.customerNotFound,
-    prepare: async () => ({ path: '/v1/bank/customer/device/link', body: { customerId: A.customerId, phrase: 'p', deviceId: `iso-dev-${Date.now()}` } }),
+    prepare: async () => ({
+      path: '/v1/bank/customer/device/link',
+      body: { customerId: A.customerId, phrase: 'p', deviceId: `iso-dev-${Date.now()}` },
+    }),
   },
   'GET /v1/bank/customer-decisions': {
     owners: B_OWNERS,
@@ -223,7 +267,10 @@ const FIXTURES: Record<string, Fixture> = {
   'PUT /v1/bank/customer-decisions/{id}': {
     owners: B_OWNERS,
     notFound: MSG.decisionNotFound,
-    prepare: async (r) => ({ path: path(r), body: { customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 } } }),
+    prepare: async (r) => ({
+      path: path(r),
+      body: { customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 } },
+    }),
   },
   'GET /v1/bank/settlement-reports': {
     // Each bank reads its own customers' day: another bank gets 200 with none of group A's.
@@ -251,24 +298,40 @@ const FIXTURES: Record<string, Fixture> = {
     owners: B_OWNERS,
     notFound: MSG.customerNotFound,
     prepare: async () => {
-      const i = await t.call('POST', '/v1/billing/intent', { key: A.merchant.apiKey, body: { lookupPhrases: [A.lookupPhrase], currency: 'NGN', description: `${A.secret} iso intent` } });
+      const i = await t.call('POST', '/v1/billing/intent', {
+        key: A.merchant.apiKey,
+        body: { lookupPhrases: [A.lookupPhrase], currency: 'NGN', description: `${A.secret} iso intent` },
+      });
       expectOk(i, 200, 'intent');
       return {
         path: '/v1/billing/intent-response',
-        body: { customerId: A.customerId, entityId: A.merchant.id, lookupPhrase: A.lookupPhrase, customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 }, intentId: i.body[0].intentId },
+        body: {
+          customerId: A.customerId,
+          entityId: A.merchant.id,
+          lookupPhrase: A.lookupPhrase,
+          customerDecision: 'approve_recurring',
+          spendingLimits: { single: 1_000, daily: 5_000 },
+          intentId: i.body[0].intentId,
+        },
       };
     },
   },
   'POST /v1/billing/bank-response': {
     owners: B_OWNERS,
     notFound: 'Billing request not found',
-    prepare: async () => ({ path: '/v1/billing/bank-response', body: { billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` } }),
+    prepare: async () => ({
+      path: '/v1/billing/bank-response',
+      body: { billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` },
+    }),
   },
   // Batch answers: another bank's element is that element's 404 (the array's common status when it is the only one).
   'POST /v1/billing/bank-responses': {
     owners: B_OWNERS,
     notFound: 'Billing request not found',
-    prepare: async () => ({ path: '/v1/billing/bank-responses', body: { responses: [{ billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` }] } }),
+    prepare: async () => ({
+      path: '/v1/billing/bank-responses',
+      body: { responses: [{ billingRequestId: await freshPending(), action: 'approve_once', bankTransactionId: `BTX-iso-${Date.now()}` }] },
+    }),
   },
   'POST /v1/billing/refund-response': {
     owners: B_OWNERS,
@@ -278,8 +341,16 @@ const FIXTURES: Record<string, Fixture> = {
 
   // Merchant resources.
   'GET /v1/customer-decisions/{id}': { owners: M_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
-  'GET /v1/customer-decisions/{id}/history': { owners: M_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
-  'GET /v1/bank/customer-decisions/{id}/history': { owners: B_OWNERS, notFound: MSG.decisionNotFound, prepare: async (r) => ({ path: path(r) }) },
+  'GET /v1/customer-decisions/{id}/history': {
+    owners: M_OWNERS,
+    notFound: MSG.decisionNotFound,
+    prepare: async (r) => ({ path: path(r) }),
+  },
+  'GET /v1/bank/customer-decisions/{id}/history': {
+    owners: B_OWNERS,
+    notFound: MSG.decisionNotFound,
+    prepare: async (r) => ({ path: path(r) }),
+  },
   'GET /v1/merchant/customer-decisions': {
     owners: M_OWNERS,
     list: true,
@@ -293,10 +364,22 @@ const FIXTURES: Record<string, Fixture> = {
     ],
     prepare: async () => ({
       path: '/v1/billing/recurring/create',
-      body: { customerId: A.customerId, agreementPhrase: A.agreementPhrase, amount: 2, currency: 'NGN', frequency: 'monthly', startDate: '2031-04-01T09:00:00.000Z', description: 'iso create' },
+      body: {
+        customerId: A.customerId,
+        agreementPhrase: A.agreementPhrase,
+        amount: 2,
+        currency: 'NGN',
+        frequency: 'monthly',
+        startDate: '2031-04-01T09:00:00.000Z',
+        description: 'iso create',
+      },
     }),
   },
-  'POST /v1/recurring/{scheduleId}/pause': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: {} }) },
+  'POST /v1/recurring/{scheduleId}/pause': {
+    owners: M_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: {} }),
+  },
   'POST /v1/recurring/{scheduleId}/resume': {
     owners: M_OWNERS,
     notFound: MSG.recurringNotFound,
@@ -306,10 +389,22 @@ const FIXTURES: Record<string, Fixture> = {
       return { path: path(r, { scheduleId: id }), body: {} };
     },
   },
-  'POST /v1/recurring/{scheduleId}/skip': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: {} }) },
-  'GET /v1/recurring': { owners: M_OWNERS, list: true, prepare: async () => ({ path: '/v1/recurring', query: { customerId: A.customerId } }) },
+  'POST /v1/recurring/{scheduleId}/skip': {
+    owners: M_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }), body: {} }),
+  },
+  'GET /v1/recurring': {
+    owners: M_OWNERS,
+    list: true,
+    prepare: async () => ({ path: '/v1/recurring', query: { customerId: A.customerId } }),
+  },
   'GET /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r) }) },
-  'DELETE /v1/recurring/{scheduleId}': { owners: M_OWNERS, notFound: MSG.recurringNotFound, prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }) }) },
+  'DELETE /v1/recurring/{scheduleId}': {
+    owners: M_OWNERS,
+    notFound: MSG.recurringNotFound,
+    prepare: async (r) => ({ path: path(r, { scheduleId: await freshSchedule() }) }),
+  },
   'PATCH /v1/recurring/{scheduleId}': {
     owners: M_OWNERS,
     notFound: MSG.recurringNotFound,
@@ -327,7 +422,10 @@ const FIXTURES: Record<string, Fixture> = {
     prepare: async () => ({ path: '/v1/refunds/initiate', body: { reference: A.paid.reference, amount: 0.01, reason: 'iso' } }),
   },
   'GET /v1/refunds/{refundId}/status': { owners: M_OWNERS, notFound: 'Refund not found', prepare: async (r) => ({ path: path(r) }) },
-  'GET /v1/settlements': { owners: M_OWNERS, list: true, prepare: async () => {
+  'GET /v1/settlements': {
+    owners: M_OWNERS,
+    list: true,
+    prepare: async () => {
       await settlementOfA();
       return { path: '/v1/settlements' };
     },
@@ -341,16 +439,31 @@ const FIXTURES: Record<string, Fixture> = {
     owners: M_OWNERS,
     notFound: 'Export not found',
     prepare: async (r) => {
-      const e = await t.call('POST', '/v1/exports', { key: A.merchant.apiKey, body: { kind: 'settlement', settlementId: await settlementOfA() } });
+      const e = await t.call('POST', '/v1/exports', {
+        key: A.merchant.apiKey,
+        body: { kind: 'settlement', settlementId: await settlementOfA() },
+      });
       expectOk(e, 202, 'export');
       return { path: path(r, { id: e.body.data.exportId }) };
     },
   },
-  'GET /v1/settlements/{id}': { owners: M_OWNERS, notFound: 'Settlement not found', prepare: async (r) => ({ path: path(r, { id: await settlementOfA() }) }) },
+  'GET /v1/settlements/{id}': {
+    owners: M_OWNERS,
+    notFound: 'Settlement not found',
+    prepare: async (r) => ({ path: path(r, { id: await settlementOfA() }) }),
+  },
 
   // Provider resources (entityId of its merchant).
-  'GET /v1/provider/merchants': { owners: P_OWNERS, list: true, prepare: async () => ({ path: '/v1/provider/merchants', query: { ids: A.merchant.id } }) },
-  'GET /v1/provider/merchant': { owners: P_OWNERS, notFound: MSG.merchantNotFound, prepare: async () => ({ path: '/v1/provider/merchant', query: { entityId: A.merchant.id } }) },
+  'GET /v1/provider/merchants': {
+    owners: P_OWNERS,
+    list: true,
+    prepare: async () => ({ path: '/v1/provider/merchants', query: { ids: A.merchant.id } }),
+  },
+  'GET /v1/provider/merchant': {
+    owners: P_OWNERS,
+    notFound: MSG.merchantNotFound,
+    prepare: async () => ({ path: '/v1/provider/merchant', query: { entityId: A.merchant.id } }),
+  },
   'PATCH /v1/provider/merchant': {
     owners: P_OWNERS,
     notFound: MSG.merchantNotFound,
@@ -359,9 +472,16 @@ const FIXTURES: Record<string, Fixture> = {
   'PATCH /v1/provider/merchant/trust': {
     owners: P_OWNERS,
     notFound: MSG.merchantNotFound,
-    prepare: async () => ({ path: '/v1/provider/merchant/trust', body: { entityId: A.merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true } }),
+    prepare: async () => ({
+      path: '/v1/provider/merchant/trust',
+      body: { entityId: A.merchant.id, trusted: true, trustLevel: 'premium', deviceLookupEnabled: true },
+    }),
   },
-  'GET /v1/provider/merchant/trust': { owners: P_OWNERS, notFound: MSG.merchantNotFound, prepare: async () => ({ path: '/v1/provider/merchant/trust', query: { entityId: A.merchant.id } }) },
+  'GET /v1/provider/merchant/trust': {
+    owners: P_OWNERS,
+    notFound: MSG.merchantNotFound,
+    prepare: async () => ({ path: '/v1/provider/merchant/trust', query: { entityId: A.merchant.id } }),
+  },
   'GET /v1/provider/merchant/trust/device-permission': {
     owners: P_OWNERS,
     notFound: MSG.merchantNotFound,
@@ -374,14 +494,26 @@ const FIXTURES: Record<string, Fixture> = {
   },
 
   // Webhooks (any kind; a provider manages its merchant's with X-Entity-Id).
-  'DELETE /v1/webhooks/endpoints/{id}': { owners: M_OWNERS, notFound: MSG.webhookEndpointNotFound, prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }) },
+  'DELETE /v1/webhooks/endpoints/{id}': {
+    owners: M_OWNERS,
+    notFound: MSG.webhookEndpointNotFound,
+    prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }),
+  },
   'POST /v1/webhooks/endpoints/{id}/rotate-secret': {
     owners: M_OWNERS,
     notFound: MSG.webhookEndpointNotFound,
     prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }),
   },
-  'POST /v1/webhooks/endpoints/{id}/test': { owners: M_OWNERS, notFound: MSG.webhookEndpointNotFound, prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }) },
-  'POST /v1/webhooks/deliveries/{id}/replay': { owners: M_OWNERS, notFound: MSG.deliveryNotFound, prepare: async (r) => ({ path: path(r) }) },
+  'POST /v1/webhooks/endpoints/{id}/test': {
+    owners: M_OWNERS,
+    notFound: MSG.webhookEndpointNotFound,
+    prepare: async (r) => ({ path: path(r, { id: await freshEndpoint() }) }),
+  },
+  'POST /v1/webhooks/deliveries/{id}/replay': {
+    owners: M_OWNERS,
+    notFound: MSG.deliveryNotFound,
+    prepare: async (r) => ({ path: path(r) }),
+  },
 
   // Events: the addressee, and the provider of a merchant addressee (DESIGN 8.2).
   'GET /v1/events/{id}': { owners: ['merchantA', 'providerA'], notFound: MSG.eventNotFound, prepare: async (r) => ({ path: path(r) }) },
@@ -397,13 +529,21 @@ const FIXTURES: Record<string, Fixture> = {
     notFound: 'Billing request not found',
     prepare: async (r) => ({ path: path(r, { id: await freshPending() }), body: {} }),
   },
-  'GET /v1/sandbox/test-clocks/{clockId}': { owners: M_OWNERS, notFound: 'Test clock not found', prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }) },
+  'GET /v1/sandbox/test-clocks/{clockId}': {
+    owners: M_OWNERS,
+    notFound: 'Test clock not found',
+    prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }),
+  },
   'POST /v1/sandbox/test-clocks/{clockId}/advance': {
     owners: M_OWNERS,
     notFound: 'Test clock not found',
     prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }), body: { frozenTime: '2031-02-01T00:00:00.000Z' } }),
   },
-  'DELETE /v1/sandbox/test-clocks/{clockId}': { owners: M_OWNERS, notFound: 'Test clock not found', prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }) },
+  'DELETE /v1/sandbox/test-clocks/{clockId}': {
+    owners: M_OWNERS,
+    notFound: 'Test clock not found',
+    prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }),
+  },
   'POST /v1/sandbox/refunds/{refundId}/complete': {
     owners: M_OWNERS,
     notFound: 'Refund not found',
@@ -430,9 +570,13 @@ describe('isolation matrix', () => {
     const missing: string[] = [];
     for (const route of ROUTES) {
       const ids = await idFields(route);
-      if (ids.length && !FIXTURES[routeKey(route)] && !PERSON_FIXTURES[routeKey(route)]) missing.push(`${routeKey(route)} (takes ${ids.join(', ')})`);
+      if (ids.length && !FIXTURES[routeKey(route)] && !PERSON_FIXTURES[routeKey(route)])
+        missing.push(`${routeKey(route)} (takes ${ids.join(', ')})`);
     }
-    expect(missing, `id-taking routes without an isolation fixture: add them to FIXTURES in test/reliability/isolation.test.ts:\n${missing.join('\n')}`).toEqual([]);
+    expect(
+      missing,
+      `id-taking routes without an isolation fixture: add them to FIXTURES in test/reliability/isolation.test.ts:\n${missing.join('\n')}`,
+    ).toEqual([]);
     const known = new Set(ROUTES.map(routeKey));
     expect(Object.keys(FIXTURES).filter((k) => !known.has(k))).toEqual([]);
   });
@@ -468,7 +612,10 @@ describe('isolation matrix', () => {
             ((fixture.notFound !== undefined && r.status === 404 && msg === fixture.notFound) ||
               (fixture.list === true && r.status === 200) ||
               (fixture.refusals ?? []).some((x) => x.status === r.status && x.message === msg)));
-        if (!okResult) problems.push(`${role}: expected ${outcome === 'resource' ? (fixture.list ? '200 (empty list)' : `404 ${fixture.notFound ?? JSON.stringify(fixture.refusals)}`) : outcome}, got ${r.status} ${text.slice(0, 300)}`);
+        if (!okResult)
+          problems.push(
+            `${role}: expected ${outcome === 'resource' ? (fixture.list ? '200 (empty list)' : `404 ${fixture.notFound ?? JSON.stringify(fixture.refusals)}`) : outcome}, got ${r.status} ${text.slice(0, 300)}`,
+          );
         if (r.status >= 500) problems.push(`${role}: 5xx`);
       }
       await t.app.settle();
@@ -491,7 +638,10 @@ describe('isolation matrix', () => {
       }
       if (fixture.list) {
         const text = JSON.stringify(r.body);
-        expect(secrets.some((s) => text.includes(s)) || text.includes(A.merchant.id) || text.includes(A.customerId), 'the owner list shows the resource').toBe(true);
+        expect(
+          secrets.some((s) => text.includes(s)) || text.includes(A.merchant.id) || text.includes(A.customerId),
+          'the owner list shows the resource',
+        ).toBe(true);
       }
     });
   }
@@ -587,9 +737,14 @@ describe("isolation matrix: people's routes", () => {
         const person = who === 'personA' ? P.a : who === 'personB' ? P.b : who === 'personC' ? P.c : undefined;
         const r = person
           ? await personCaller(t, person)(route.method, req.path, { body: req.body, query: req.query })
-          : await t.call(route.method, req.path, { key: who === 'operator key' ? t.operatorKey : A.merchant.apiKey, body: req.body, query: req.query });
+          : await t.call(route.method, req.path, {
+              key: who === 'operator key' ? t.operatorKey : A.merchant.apiKey,
+              body: req.body,
+              query: req.query,
+            });
         const want = person ? (who === 'personC' && fixture.personC) || fixture.others : { status: 403, message: MSG.personRequired };
-        if (r.status !== want.status || r.body?.message !== want.message) problems.push(`${who}: expected ${want.status} ${want.message}, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        if (r.status !== want.status || r.body?.message !== want.message)
+          problems.push(`${who}: expected ${want.status} ${want.message}, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
       }
       await t.app.settle();
       const diff = diffSnapshots(before, await snapshotTable());
@@ -602,7 +757,7 @@ describe("isolation matrix: people's routes", () => {
 });
 
 describe('answers to the ids of one flow', () => {
-  it('a bank answering another bank\'s billing request changes nothing; the right bank\'s answer still works', async () => {
+  it("a bank answering another bank's billing request changes nothing; the right bank's answer still works", async () => {
     const id = await freshPending();
     const wrong = await bankResponse(t, B.bank, id, 'approve_once');
     expect(wrong.status).toBe(404);

@@ -65,9 +65,17 @@ export async function withPeople(t: TestApp): Promise<People> {
   expectOk(app, 201, 'application');
   const key = await as('POST', '/v1/keys', { body: { name: 'world' } });
   expectOk(key, 201, 'person key');
-  const inv = await as('POST', '/v1/team/invitations', { body: { email: `invitee-${randomToken(8).toLowerCase()}@example.com`, role: 'viewer' } });
+  const inv = await as('POST', '/v1/team/invitations', {
+    body: { email: `invitee-${randomToken(8).toLowerCase()}@example.com`, role: 'viewer' },
+  });
   expectOk(inv, 201, 'invitation');
-  return { person, participantId: app.body.data.participantId, applicationId: app.body.data.applicationId, personKeyId: key.body.data.keyId, invitationToken: inv.body.data.token };
+  return {
+    person,
+    participantId: app.body.data.participantId,
+    applicationId: app.body.data.applicationId,
+    personKeyId: key.body.data.keyId,
+    invitationToken: inv.body.data.token,
+  };
 }
 
 export function expectOk(r: { status: number; body: unknown }, status: number | number[], what: string): void {
@@ -78,7 +86,11 @@ export function expectOk(r: { status: number; body: unknown }, status: number | 
 /** A premium merchant of a new provider (device lookup on), as the flows do it. */
 export async function premiumMerchant(t: TestApp): Promise<{ provider: Party; merchant: Party }> {
   const provider = await t.participant('provider');
-  expectOk(await t.call('PATCH', `/v1/operator/providers/${provider.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } }), 200, 'provider premium');
+  expectOk(
+    await t.call('PATCH', `/v1/operator/providers/${provider.id}`, { key: t.operatorKey, body: { maxTrustLevel: 'premium' } }),
+    200,
+    'provider premium',
+  );
   const merchant = await t.participant('merchant', { providerId: provider.id });
   expectOk(
     await t.call('PATCH', '/v1/provider/merchant/trust', {
@@ -109,16 +121,37 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
   const batch = await t.call('POST', '/v1/bank/customers', {
     key: bank.apiKey,
     body: {
-      customers: [{ clientRef, firstname: 'Ngozi', lastname: `Eze${i}`, email, country: 'NG', accountNumber: `0987${String(i).padStart(6, '0')}`, reference: `RREF-${label}-${run}` }],
+      customers: [
+        {
+          clientRef,
+          firstname: 'Ngozi',
+          lastname: `Eze${i}`,
+          email,
+          country: 'NG',
+          accountNumber: `0987${String(i).padStart(6, '0')}`,
+          reference: `RREF-${label}-${run}`,
+        },
+      ],
     },
   });
   expectOk(batch, 201, 'onboard');
   const batchId: string = batch.body.data.batchId;
   const customerId: string = batch.body.data.data.customerIds[0];
   const lookupPhrase = await lookupPhraseFor(t, merchant, email, bank.id);
-  const d = await decide(t, { bank, merchant, customerId, lookupPhrase, decision: 'approve_recurring', limits: { single: 1_000, daily: 5_000 } });
+  const d = await decide(t, {
+    bank,
+    merchant,
+    customerId,
+    lookupPhrase,
+    decision: 'approve_recurring',
+    limits: { single: 1_000, daily: 5_000 },
+  });
   const deviceId = `dev-${label}-${run}`;
-  expectOk(await t.call('POST', '/v1/bank/customer/device/link', { key: bank.apiKey, body: { customerId, phrase: 'device phrase', deviceId } }), 200, 'device link');
+  expectOk(
+    await t.call('POST', '/v1/bank/customer/device/link', { key: bank.apiKey, body: { customerId, phrase: 'device phrase', deviceId } }),
+    200,
+    'device link',
+  );
 
   const b = await bill(t, merchant, [d.agreementPhrase], 25, { description: `${secret} bill` });
   expectOk(b, 201, 'bill');
@@ -127,19 +160,36 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
   const p = await pay(t, merchant, [lookupPhrase], 10, { description: `${secret} pay` });
   expectOk(p, 201, 'pay');
   const pending = { billingRequestId: p.body[0].billingRequestId as string, reference: p.body[0].reference as string };
-  const refund = await t.call('POST', '/v1/refunds/initiate', { key: merchant.apiKey, body: { reference: paid.reference, amount: 1, reason: `${secret} refund` } });
+  const refund = await t.call('POST', '/v1/refunds/initiate', {
+    key: merchant.apiKey,
+    body: { reference: paid.reference, amount: 1, reason: `${secret} refund` },
+  });
   expectOk(refund, 201, 'refund');
   const schedule = await t.call('POST', '/v1/billing/recurring/create', {
     key: merchant.apiKey,
-    body: { customerId, agreementPhrase: d.agreementPhrase, amount: 5, currency: 'NGN', frequency: 'monthly', startDate: '2031-01-15T09:00:00.000Z', description: `${secret} schedule` },
+    body: {
+      customerId,
+      agreementPhrase: d.agreementPhrase,
+      amount: 5,
+      currency: 'NGN',
+      frequency: 'monthly',
+      startDate: '2031-01-15T09:00:00.000Z',
+      description: `${secret} schedule`,
+    },
   });
   expectOk(schedule, 201, 'schedule');
-  const intent = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: `${secret} intent` } });
+  const intent = await t.call('POST', '/v1/billing/intent', {
+    key: merchant.apiKey,
+    body: { lookupPhrases: [lookupPhrase], currency: 'NGN', description: `${secret} intent` },
+  });
   expectOk(intent, 200, 'intent');
   const key = await t.call('POST', `/v1/operator/participants/${merchant.id}/keys`, { key: t.operatorKey });
   expectOk(key, 201, 'second key');
   // Sandbox only (a live world has none: the route is 404 there).
-  const clock = await t.call('POST', '/v1/sandbox/test-clocks', { key: merchant.apiKey, body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${secret} clock` } });
+  const clock = await t.call('POST', '/v1/sandbox/test-clocks', {
+    key: merchant.apiKey,
+    body: { frozenTime: '2031-01-01T00:00:00.000Z', name: `${secret} clock` },
+  });
   await t.app.settle();
   const deliveries = await t.call('GET', '/v1/webhooks/deliveries', { key: merchant.apiKey });
   expectOk(deliveries, 200, 'deliveries');
@@ -245,7 +295,10 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
       override[name] ??
       values[`${route.method} ${route.path}#${name}`] ??
       (name === 'scheduleId' ? g.scheduleId : name === 'refundId' ? g.refundId : undefined);
-    if (v === undefined) throw new Error(`no value for path parameter ${name} of ${route.method} ${route.path}: add it to pathFor in test/reliability/world.ts`);
+    if (v === undefined)
+      throw new Error(
+        `no value for path parameter ${name} of ${route.method} ${route.path}: add it to pathFor in test/reliability/world.ts`,
+      );
     return encodeURIComponent(v);
   });
 }
@@ -261,7 +314,19 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { maxTrustLevel: 'premium' } };
     case 'POST /v1/bank/customers':
       return {
-        body: { customers: [{ clientRef: `F-${uniq}`, firstname: 'Fuzz', lastname: 'Case', email: `f-${uniq}@example.com`, country: 'NG', accountNumber: '0123456789', reference: `FR-${uniq}` }] },
+        body: {
+          customers: [
+            {
+              clientRef: `F-${uniq}`,
+              firstname: 'Fuzz',
+              lastname: 'Case',
+              email: `f-${uniq}@example.com`,
+              country: 'NG',
+              accountNumber: '0123456789',
+              reference: `FR-${uniq}`,
+            },
+          ],
+        },
       };
     case 'POST /v1/bank/customer/device/link':
       return { body: { customerId: g.customerId, phrase: 'p', deviceId: g.deviceId } };
@@ -272,7 +337,17 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'GET /v1/bank/customer/subscriptions':
       return { query: { customerId: g.customerId, entityId: g.merchant.id, status: 'active', limit: '10', skip: '0' } };
     case 'POST /v1/billing/intent-response':
-      return { body: { customerId: g.customerId, entityId: g.merchant.id, lookupPhrase: g.lookupPhrase, customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 }, blockMerchant: false, intentId: g.intentId } };
+      return {
+        body: {
+          customerId: g.customerId,
+          entityId: g.merchant.id,
+          lookupPhrase: g.lookupPhrase,
+          customerDecision: 'approve_recurring',
+          spendingLimits: { single: 1_000, daily: 5_000 },
+          blockMerchant: false,
+          intentId: g.intentId,
+        },
+      };
     case 'POST /v1/billing/bank-response':
       return { body: { billingRequestId: g.pending.billingRequestId, action: 'deny', bankTransactionId: `BTX-${uniq}` } };
     case 'POST /v1/billing/bank-responses':
@@ -293,7 +368,19 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { query: { customerId: g.customerId, agreementPhrase: g.agreementPhrase, limit: '10', skip: '0' } };
     case 'POST /v1/billing/recurring/create':
       return {
-        body: { customerId: g.customerId, agreementPhrase: g.agreementPhrase, amount: 5, currency: 'NGN', frequency: 'monthly', interval: 1, startDate: '2031-02-01T09:00:00.000Z', endDate: null, maxBillings: 3, description: 'Fuzz schedule', metadata: { plan: 'gold' } },
+        body: {
+          customerId: g.customerId,
+          agreementPhrase: g.agreementPhrase,
+          amount: 5,
+          currency: 'NGN',
+          frequency: 'monthly',
+          interval: 1,
+          startDate: '2031-02-01T09:00:00.000Z',
+          endDate: null,
+          maxBillings: 3,
+          description: 'Fuzz schedule',
+          metadata: { plan: 'gold' },
+        },
       };
     case 'POST /v1/recurring/{scheduleId}/pause':
     case 'POST /v1/recurring/{scheduleId}/resume':
@@ -318,7 +405,19 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'POST /v1/refunds/initiate':
       return { body: { reference: g.paid.reference, amount: 0.01, reason: 'fuzz' } };
     case 'POST /v1/provider/merchants':
-      return { body: { merchants: [{ name: 'Fuzz Shop', email: `shop-${uniq}@example.com`, phone: '+2348000000000', website: 'https://shop.example.com', country: 'NG' }] } };
+      return {
+        body: {
+          merchants: [
+            {
+              name: 'Fuzz Shop',
+              email: `shop-${uniq}@example.com`,
+              phone: '+2348000000000',
+              website: 'https://shop.example.com',
+              country: 'NG',
+            },
+          ],
+        },
+      };
     case 'GET /v1/provider/merchants':
       return { query: { ids: g.merchant.id, trusted: 'true', limit: '10', offset: '0' } };
     case 'GET /v1/provider/merchant':
@@ -344,7 +443,15 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'GET /v1/bank/settlement-reports':
       return { query: { businessDate: lagosDate(new Date()) } };
     case 'GET /v1/events':
-      return { query: { type: 'billing.response', deliverySuccess: 'true', createdFrom: '2020-01-01T00:00:00.000Z', createdTo: '2100-01-01T00:00:00.000Z', limit: '10' } };
+      return {
+        query: {
+          type: 'billing.response',
+          deliverySuccess: 'true',
+          createdFrom: '2020-01-01T00:00:00.000Z',
+          createdTo: '2100-01-01T00:00:00.000Z',
+          limit: '10',
+        },
+      };
     case 'POST /v1/onboarding/applications':
       return { body: applicationBody() };
     case 'POST /v1/keys':

@@ -32,7 +32,10 @@ export interface TestApp {
   operatorKey: string;
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<ApiResult<T>>;
   /** Operator creates a participant; returns its id and API key. */
-  participant(type: 'bank' | 'merchant' | 'provider', extra?: Record<string, unknown>): Promise<{ id: string; apiKey: string; name: string; email: string }>;
+  participant(
+    type: 'bank' | 'merchant' | 'provider',
+    extra?: Record<string, unknown>,
+  ): Promise<{ id: string; apiKey: string; name: string; email: string }>;
   stop(): Promise<void>;
 }
 

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 375, height: 740 };
@@ -39,7 +48,13 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   const r = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
   const bad = r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`),
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(' | ')}`,
+    ),
     `axe on ${label}`,
   ).toEqual([]);
 }
@@ -47,7 +62,8 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
 /** Page content fits 375 px: nothing wider than the viewport but the tables' own scroll regions. */
 export async function expectFitsWidth(page: Page, label: string): Promise<void> {
   const overflow = await page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
+      .documentElement;
     return root.scrollWidth - root.clientWidth;
   });
   expect(overflow, `horizontal overflow on ${label}`).toBeLessThanOrEqual(0);
@@ -72,5 +88,10 @@ export async function signInThroughForm(page: Page, baseUrl: string, email: stri
 export async function openPage(page: Page, link: string): Promise<void> {
   await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: link === 'Home' ? 'Home' : link }).waitFor();
-  await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' }).catch(() => undefined);
+  await page
+    .getByRole('status')
+    .filter({ hasText: 'Loading' })
+    .first()
+    .waitFor({ state: 'detached' })
+    .catch(() => undefined);
 }

@@ -49,7 +49,14 @@ const deref = (d: Json, v: Json): Json => {
 };
 
 /** The problems of one answer against the document ([] when it conforms or nothing documents the request). */
-export function contractProblems(stage: Stage, method: string, url: string, status: number, body: unknown, contentType: string | null): string[] {
+export function contractProblems(
+  stage: Stage,
+  method: string,
+  url: string,
+  status: number,
+  body: unknown,
+  contentType: string | null,
+): string[] {
   const d = doc(stage);
   const pathname = new URL(url, 'http://x').pathname;
   const ops = Object.entries<Json>(d.paths).flatMap(([path, item]) =>
@@ -77,11 +84,16 @@ export function contractProblems(stage: Stage, method: string, url: string, stat
   }
   if (!validate) return [`${where}: no schema at the documented response`];
   if (validate(body)) return [];
-  return (validate.errors ?? []).map((e) => `${where}: body${e.instancePath} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) => `${where}: body${e.instancePath} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+  );
 }
 
 /** Throws when an answer does not conform (the integration client calls this on every answer). */
 export function assertConforms(stage: Stage, method: string, url: string, status: number, body: unknown, contentType: string | null): void {
   const problems = contractProblems(stage, method, url, status, body, contentType);
-  if (problems.length) throw new Error(`The answer does not match the served OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`);
+  if (problems.length)
+    throw new Error(
+      `The answer does not match the served OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,
+    );
 }

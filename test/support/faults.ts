@@ -72,10 +72,18 @@ export function prng(seed: number): () => number {
   };
 }
 
-const meta = (httpStatusCode: number) => ({ httpStatusCode, requestId: `fault-${Math.random().toString(36).slice(2, 10)}`, attempts: 1, totalRetryDelay: 0 });
+const meta = (httpStatusCode: number) => ({
+  httpStatusCode,
+  requestId: `fault-${Math.random().toString(36).slice(2, 10)}`,
+  attempts: 1,
+  totalRetryDelay: 0,
+});
 
 function networkError(code: 'ECONNRESET' | 'ETIMEDOUT' | 'EPIPE' | 'ECONNREFUSED'): Error {
-  const e = new Error(code === 'ECONNRESET' ? 'socket hang up' : `connect ${code} 127.0.0.1`) as Error & { code: string; $metadata: object };
+  const e = new Error(code === 'ECONNRESET' ? 'socket hang up' : `connect ${code} 127.0.0.1`) as Error & {
+    code: string;
+    $metadata: object;
+  };
   e.code = code;
   e.$metadata = {};
   return e;
@@ -104,10 +112,18 @@ function dynamoError(command: string, timing: FaultTiming, pick: () => number, o
     });
   }
   if (r < 0.55) {
-    return new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: meta(400) });
+    return new ProvisionedThroughputExceededException({
+      message: 'The level of configured provisioned throughput for the table was exceeded.',
+      $metadata: meta(400),
+    });
   }
-  if (r < 0.7) return new ThrottlingException({ message: 'Throughput exceeds the current capacity for one or more global secondary indexes.', $metadata: meta(400) });
-  if (r < 0.78) return new RequestLimitExceeded({ message: 'Throughput exceeds the current throughput limit for your account.', $metadata: meta(400) });
+  if (r < 0.7)
+    return new ThrottlingException({
+      message: 'Throughput exceeds the current capacity for one or more global secondary indexes.',
+      $metadata: meta(400),
+    });
+  if (r < 0.78)
+    return new RequestLimitExceeded({ message: 'Throughput exceeds the current throughput limit for your account.', $metadata: meta(400) });
   if (r < 0.86) return new InternalServerError({ message: 'Internal server error', $metadata: meta(500) });
   if (r < 0.93) return timeoutError();
   return networkError(pick() < 0.5 ? 'ECONNRESET' : 'EPIPE');
@@ -121,7 +137,11 @@ function sqsError(timing: FaultTiming, pick: () => number): Error {
   return networkError('ECONNREFUSED');
 }
 
-type Stack = { add: (mw: unknown, opts: Record<string, unknown>) => void; addRelativeTo: (mw: unknown, opts: Record<string, unknown>) => void; remove: (name: string) => boolean };
+type Stack = {
+  add: (mw: unknown, opts: Record<string, unknown>) => void;
+  addRelativeTo: (mw: unknown, opts: Record<string, unknown>) => void;
+  remove: (name: string) => boolean;
+};
 
 export interface Faults {
   readonly stats: FaultStats;

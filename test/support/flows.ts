@@ -119,7 +119,11 @@ export async function merchantWithTrust(
 }
 
 /** The bank onboards one customer (batch of one). */
-export async function onboardCustomer(t: TestApp, bank: Pick<Party, 'apiKey'>, overrides: Record<string, unknown> = {}): Promise<OnboardedCustomer> {
+export async function onboardCustomer(
+  t: TestApp,
+  bank: Pick<Party, 'apiKey'>,
+  overrides: Record<string, unknown> = {},
+): Promise<OnboardedCustomer> {
   const i = ++seq;
   const record = {
     clientRef: `CR-${run}-${i}`,
@@ -135,7 +139,12 @@ export async function onboardCustomer(t: TestApp, bank: Pick<Party, 'apiKey'>, o
   expectStatus(r, 201, 'onboard customer');
   const ids: string[] = r.body.data.data.customerIds;
   if (ids.length !== 1) throw new Error(`onboard customer: not created ${JSON.stringify(r.body)}`);
-  return { customerId: ids[0]!, email: record.email as string, clientRef: record.clientRef as string, reference: record.reference as string };
+  return {
+    customerId: ids[0]!,
+    email: record.email as string,
+    clientRef: record.clientRef as string,
+    reference: record.reference as string,
+  };
 }
 
 /** The merchant's lookupPhrase for the customer at `bank` (email lookup). */
@@ -291,7 +300,14 @@ export async function agreement(t: TestApp, opts: AgreementOptions = {}): Promis
 export async function payee(
   t: TestApp,
   opts: { bank?: Party; merchant?: Party; receiver?: Receiver } = {},
-): Promise<{ bank: Party; merchant: Party; customerId: string; clientRef: string; lookupPhrase: string; hooks?: { bank: Hook; merchant: Hook } }> {
+): Promise<{
+  bank: Party;
+  merchant: Party;
+  customerId: string;
+  clientRef: string;
+  lookupPhrase: string;
+  hooks?: { bank: Hook; merchant: Hook };
+}> {
   const bank = opts.bank ?? (await t.participant('bank'));
   const merchant = opts.merchant ?? (await t.participant('merchant'));
   const hooks = opts.receiver
@@ -345,6 +361,11 @@ export function bankResponse(
 ) {
   return t.call('POST', '/v1/billing/bank-response', {
     key: bank.apiKey,
-    body: { billingRequestId, action, ...(bankTransactionId !== null ? { bankTransactionId } : {}), ...(declineReason ? { declineReason } : {}) },
+    body: {
+      billingRequestId,
+      action,
+      ...(bankTransactionId !== null ? { bankTransactionId } : {}),
+      ...(declineReason ? { declineReason } : {}),
+    },
   });
 }

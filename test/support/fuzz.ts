@@ -198,7 +198,27 @@ const DEEP_VALUES: unknown[] = [
 ];
 
 /** C0, DEL, C1 and the bidi controls text fields refuse (DESIGN 8.1). */
-const CONTROL_CHARS = ['\u0000', '\u0001', '\t', '\n', '\u001b', '\u001f', '\u007f', '\u0080', '\u0085', '\u009f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+const CONTROL_CHARS = [
+  '\u0000',
+  '\u0001',
+  '\t',
+  '\n',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  '\u0085',
+  '\u009f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+];
 /** Ordinary text with control and bidi characters mixed in (a spoofed "Bank\u202eAlert"). */
 const controlString: fc.Arbitrary<string> = fc
   .array(fc.oneof(fc.string({ minLength: 1, maxLength: 6 }), fc.constantFrom(...CONTROL_CHARS)), { minLength: 1, maxLength: 8 })
@@ -214,7 +234,22 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string({ minLength: 90, maxLength: 600 }), weight: 1 },
 );
 
-const RAW_NUMBERS = ['1e309', '-1e309', '-0', '0.0', '1e-400', '1E2', '100.0000000000000000001', '9007199254740993', '-9007199254740993', '1.005', '0.015', '12345678901234567890.12', '1e21', '0.1e1'];
+const RAW_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '-0',
+  '0.0',
+  '1e-400',
+  '1E2',
+  '100.0000000000000000001',
+  '9007199254740993',
+  '-9007199254740993',
+  '1.005',
+  '0.015',
+  '12345678901234567890.12',
+  '1e21',
+  '0.1e1',
+];
 
 export const hostileNumber: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
@@ -238,7 +273,9 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((ti
     { arbitrary: hostileScalar, weight: 6 },
     { arbitrary: fc.array(tie('v'), { maxLength: 5 }), weight: 2 },
     {
-      arbitrary: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 12 })), tie('v')), { maxLength: 5 }).map(ownObject),
+      arbitrary: fc
+        .array(fc.tuple(fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 12 })), tie('v')), { maxLength: 5 })
+        .map(ownObject),
       weight: 2,
     },
     { arbitrary: fc.constantFrom(...BIG_ARRAYS, ...DEEP_VALUES), weight: 1 },
@@ -256,9 +293,15 @@ const libraryValues: fc.Arbitrary<unknown> = fc.oneof(
 /** An object whose keys are the schema's own (so values get checked) mixed with hostile keys. */
 export function hostileObject(keys: string[]): fc.Arbitrary<Record<string, unknown>> {
   const key = keys.length
-    ? fc.oneof({ arbitrary: fc.constantFrom(...keys), weight: 4 }, { arbitrary: fc.constantFrom(...POLLUTION_KEYS), weight: 1 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 })
+    ? fc.oneof(
+        { arbitrary: fc.constantFrom(...keys), weight: 4 },
+        { arbitrary: fc.constantFrom(...POLLUTION_KEYS), weight: 1 },
+        { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
+      )
     : fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 12 }));
-  return fc.array(fc.tuple(key, fc.oneof({ arbitrary: hostileValue, weight: 3 }, { arbitrary: libraryValues, weight: 1 })), { maxLength: 8 }).map(ownObject);
+  return fc
+    .array(fc.tuple(key, fc.oneof({ arbitrary: hostileValue, weight: 3 }, { arbitrary: libraryValues, weight: 1 })), { maxLength: 8 })
+    .map(ownObject);
 }
 
 export type Mutation =
@@ -271,7 +314,8 @@ export type Mutation =
 export function pathsOf(v: unknown, prefix: string[] = []): string[][] {
   const out: string[][] = [prefix];
   if (Array.isArray(v)) v.forEach((x, i) => out.push(...pathsOf(x, [...prefix, String(i)])));
-  else if (v && typeof v === 'object') for (const k of Object.keys(v)) out.push(...pathsOf((v as Record<string, unknown>)[k], [...prefix, k]));
+  else if (v && typeof v === 'object')
+    for (const k of Object.keys(v)) out.push(...pathsOf((v as Record<string, unknown>)[k], [...prefix, k]));
   return out;
 }
 
@@ -289,7 +333,8 @@ export function mutate(example: unknown, mutations: Mutation[]): unknown {
     if (m.path.length === 0) {
       if (m.op === 'set') root = m.value;
       else if (m.op === 'wrap') root = [root];
-      else if (m.op === 'add' && root && typeof root === 'object' && !Array.isArray(root)) (root as Record<string, unknown>)[m.key] = m.value;
+      else if (m.op === 'add' && root && typeof root === 'object' && !Array.isArray(root))
+        (root as Record<string, unknown>)[m.key] = m.value;
       continue;
     }
     let parent: unknown = root;
@@ -319,10 +364,14 @@ export function almostValid(example: unknown): fc.Arbitrary<unknown> {
   const inner = paths.filter((p) => p.length > 0);
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     // (never fc.filter with a predicate that may never hold: generation would spin forever)
-    inner.length ? fc.constantFrom(...inner).map((p): Mutation => ({ op: 'delete', path: p })) : fc.constant<Mutation>({ op: 'wrap', path: [] }),
+    inner.length
+      ? fc.constantFrom(...inner).map((p): Mutation => ({ op: 'delete', path: p }))
+      : fc.constant<Mutation>({ op: 'wrap', path: [] }),
     fc.tuple(path, hostileValue).map(([p, value]): Mutation => ({ op: 'set', path: p, value })),
     fc.tuple(path, hostileScalar).map(([p, value]): Mutation => ({ op: 'set', path: p, value })),
-    fc.tuple(path, fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 10 })), hostileValue).map(([p, key, value]): Mutation => ({ op: 'add', path: p, key, value })),
+    fc
+      .tuple(path, fc.oneof(fc.constantFrom(...POLLUTION_KEYS), fc.string({ maxLength: 10 })), hostileValue)
+      .map(([p, key, value]): Mutation => ({ op: 'add', path: p, key, value })),
     path.map((p): Mutation => ({ op: 'wrap', path: p })),
   );
   return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) => mutate(example, ms));
@@ -332,7 +381,25 @@ export function almostValid(example: unknown): fc.Arbitrary<unknown> {
 export function oddText(example: unknown): fc.Arbitrary<string> {
   const valid = jsonText(example);
   return fc.oneof(
-    fc.constantFrom('', ' ', '{', '}', '[', 'null', 'true', '0', '"x"', '[]', '{}', 'NaN', '{"a":1,}', "{'a':1}", '\ufeff{}', '{"a":1}{"b":2}', '\u0000'),
+    fc.constantFrom(
+      '',
+      ' ',
+      '{',
+      '}',
+      '[',
+      'null',
+      'true',
+      '0',
+      '"x"',
+      '[]',
+      '{}',
+      'NaN',
+      '{"a":1,}',
+      "{'a':1}",
+      '\ufeff{}',
+      '{"a":1}{"b":2}',
+      '\u0000',
+    ),
     fc.nat({ max: Math.max(0, valid.length - 1) }).map((n) => valid.slice(0, n)),
     fc.constant(valid.replace(/^\{/, '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},')),
     fc.constant(valid.length > 2 ? `${valid.slice(0, -1)},${valid.slice(1)}` : valid), // every key twice
@@ -366,7 +433,10 @@ const urlSafe = (s: string, max = 1_500) => {
 };
 
 /** A query: the schema's keys (and others) with hostile string values, sometimes repeated. */
-export function queryArbitrary(keys: string[], example: Record<string, string> | undefined): fc.Arbitrary<Record<string, string | string[]>> {
+export function queryArbitrary(
+  keys: string[],
+  example: Record<string, string> | undefined,
+): fc.Arbitrary<Record<string, string | string[]>> {
   const key = fc.oneof(
     { arbitrary: keys.length ? fc.constantFrom(...keys) : fc.constant('q'), weight: 4 },
     { arbitrary: fc.constantFrom(...POLLUTION_KEYS), weight: 1 },
@@ -374,19 +444,42 @@ export function queryArbitrary(keys: string[], example: Record<string, string> |
   );
   const value = fc.oneof(
     { arbitrary: hostileString.map((v) => urlSafe(v)), weight: 5 },
-    { arbitrary: fc.constantFrom('0', '-1', '101', '100', '1', '1.5', '1e2', '00020', '９', '20 ', 'true', 'True', '2026-01-01', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00+25:00'), weight: 3 },
-    { arbitrary: fc.array(hostileString.map((v) => urlSafe(v, 300)), { minLength: 2, maxLength: 4 }), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(
+        '0',
+        '-1',
+        '101',
+        '100',
+        '1',
+        '1.5',
+        '1e2',
+        '00020',
+        '９',
+        '20 ',
+        'true',
+        'True',
+        '2026-01-01',
+        '2026-13-01T00:00:00Z',
+        '2026-01-01T00:00:00+25:00',
+      ),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.array(
+        hostileString.map((v) => urlSafe(v, 300)),
+        { minLength: 2, maxLength: 4 },
+      ),
+      weight: 1,
+    },
   );
   const random = fc.array(fc.tuple(key, value), { maxLength: 6 }).map((e) => ownObject(e) as Record<string, string | string[]>);
   if (!example) return random;
-  const near = fc
-    .tuple(fc.constantFrom(...Object.keys(example)), value, fc.boolean())
-    .map(([k, v, drop]) => {
-      const q: Record<string, string | string[]> = { ...example };
-      if (drop) delete q[k];
-      else q[k] = v;
-      return q;
-    });
+  const near = fc.tuple(fc.constantFrom(...Object.keys(example)), value, fc.boolean()).map(([k, v, drop]) => {
+    const q: Record<string, string | string[]> = { ...example };
+    if (drop) delete q[k];
+    else q[k] = v;
+    return q;
+  });
   return fc.oneof({ arbitrary: random, weight: 3 }, { arbitrary: near, weight: 2 });
 }
 
@@ -395,7 +488,22 @@ export function queryArbitrary(keys: string[], example: Record<string, string> |
  * 5xx): truncated and invalid escapes, overlong and surrogate UTF-8, lone `%`, mixed in with
  * well-encoded text.
  */
-const MALFORMED_ESCAPES = ['%', '%%', '%2', '%0G', '%ZZ', '%u0041', '%E0%A4%A', '%C3%28', '%C0%AF', '%ED%A0%80', '%F4%90%80%80', '%FF', '%80', '%E2%82'];
+const MALFORMED_ESCAPES = [
+  '%',
+  '%%',
+  '%2',
+  '%0G',
+  '%ZZ',
+  '%u0041',
+  '%E0%A4%A',
+  '%C3%28',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%F4%90%80%80',
+  '%FF',
+  '%80',
+  '%E2%82',
+];
 export const malformedPercentSegment: fc.Arbitrary<string> = fc
   .tuple(
     fc.constantFrom('', 'sch_', 'rfd_x', 'whe_', 'dlv_', 'abc'),
@@ -406,8 +514,38 @@ export const malformedPercentSegment: fc.Arbitrary<string> = fc
 
 /** Path parameter values as sent on the wire (already percent-encoded, or malformed on purpose). */
 export const pathParamArbitrary: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: hostileString.map((s) => urlSafe(s)).filter((s) => s.length > 0 && isWellFormed(s)).map(encodeURIComponent), weight: 5 },
-  { arbitrary: fc.constantFrom('.', '..', '%', '%2F', '~', 'a b', 'a/b', '*', 'null', '0', '-1', 'whe_0000000000000000000000', 'dlv_0', 'breq_k0', 'sch_x', 'rfd_x', 'dec_x', 'x'.repeat(2_000)).map(encodeURIComponent), weight: 2 },
+  {
+    arbitrary: hostileString
+      .map((s) => urlSafe(s))
+      .filter((s) => s.length > 0 && isWellFormed(s))
+      .map(encodeURIComponent),
+    weight: 5,
+  },
+  {
+    arbitrary: fc
+      .constantFrom(
+        '.',
+        '..',
+        '%',
+        '%2F',
+        '~',
+        'a b',
+        'a/b',
+        '*',
+        'null',
+        '0',
+        '-1',
+        'whe_0000000000000000000000',
+        'dlv_0',
+        'breq_k0',
+        'sch_x',
+        'rfd_x',
+        'dec_x',
+        'x'.repeat(2_000),
+      )
+      .map(encodeURIComponent),
+    weight: 2,
+  },
   { arbitrary: malformedPercentSegment, weight: 3 },
 );
 
@@ -428,7 +566,11 @@ export class Shown<T> {
     return text.length > 300 ? `${JSON.stringify(text.slice(0, 300))}… (${text.length} chars)` : JSON.stringify(text);
   }
 }
-export const shown = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<Shown<T>> => arb.map((v) => new Shown(v), (s) => (s as Shown<T>).value);
+export const shown = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<Shown<T>> =>
+  arb.map(
+    (v) => new Shown(v),
+    (s) => (s as Shown<T>).value,
+  );
 
 // ---------------------------------------------------------------------------------------
 // Response checks
@@ -456,7 +598,9 @@ export function isElementArray(body: unknown, success?: boolean): boolean {
         typeof e === 'object' &&
         typeof (e as Record<string, unknown>).statusCode === 'number' &&
         typeof (e as Record<string, unknown>).message === 'string' &&
-        (success === undefined ? typeof (e as Record<string, unknown>).success === 'boolean' : (e as Record<string, unknown>).success === success),
+        (success === undefined
+          ? typeof (e as Record<string, unknown>).success === 'boolean'
+          : (e as Record<string, unknown>).success === success),
     )
   );
 }
@@ -472,7 +616,8 @@ export function envelopeProblem(r: FuzzResponse, opts: { multiStatus?: boolean; 
   if (typeof r.body === 'string' || r.body === undefined) return `not JSON: ${r.status} ${String(r.body).slice(0, 200)}`;
   if (r.status >= 400) {
     if (isErrorEnvelope(r.body, r.status)) return undefined;
-    if (opts.multiStatus && isElementArray(r.body, false) && (r.body as { statusCode: number }[]).every((e) => e.statusCode === r.status)) return undefined;
+    if (opts.multiStatus && isElementArray(r.body, false) && (r.body as { statusCode: number }[]).every((e) => e.statusCode === r.status))
+      return undefined;
     return `not the error envelope: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
   }
   if (r.status >= 200 && r.status < 300) {

@@ -4,11 +4,7 @@
  * stored with the user (and printed on its console). The emulator implements USER_PASSWORD_AUTH only
  * (no SRP), so that is the flow used here.
  */
-import {
-  ConfirmSignUpCommand,
-  InitiateAuthCommand,
-  SignUpCommand,
-} from '@aws-sdk/client-cognito-identity-provider';
+import { ConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { inject } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { cognitoClient, confirmationCode } from '../../local/cognito';
@@ -52,7 +48,11 @@ export async function signIn(email: string, password: string, clientId = emulato
   const client = cognitoClient(emulator().endpoint);
   try {
     const out = await client.send(
-      new InitiateAuthCommand({ ClientId: clientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: email, PASSWORD: password } }),
+      new InitiateAuthCommand({
+        ClientId: clientId,
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        AuthParameters: { USERNAME: email, PASSWORD: password },
+      }),
     );
     return { accessToken: out.AuthenticationResult!.AccessToken!, idToken: out.AuthenticationResult!.IdToken! };
   } finally {
@@ -61,8 +61,16 @@ export async function signIn(email: string, password: string, clientId = emulato
 }
 
 /** A signed-in person's calls: their access token, and the participant they act for when given. */
-export function personCaller(t: { call: <_T = any>(m: string, p: string, o?: any) => Promise<any> }, who: SignedIn, participantId?: string) {
-  return <T = any>(method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number>; headers?: Record<string, string> } = {}) =>
+export function personCaller(
+  t: { call: <_T = any>(m: string, p: string, o?: any) => Promise<any> },
+  who: SignedIn,
+  participantId?: string,
+) {
+  return <T = any>(
+    method: string,
+    path: string,
+    opts: { body?: unknown; query?: Record<string, string | number>; headers?: Record<string, string> } = {},
+  ) =>
     t.call<T>(method, path, {
       ...opts,
       key: who.accessToken,

@@ -22,7 +22,10 @@ export async function clockWorld(t: TestApp, rx: Receiver, sim: Party): Promise<
   const { merchant } = await merchantWithTrust(t, { trusted: true, trustLevel: 'premium' });
   const hook = await webhook(t, rx, merchant, { label: 'merchant' });
   const phrase = await lookupPhraseFor(t, merchant, magicEmail('approve.recurring'), sim.id);
-  const r = await t.call('POST', '/v1/billing/intent', { key: merchant.apiKey, body: { lookupPhrases: [phrase], currency: 'NGN', description: 'Clocked plan' } });
+  const r = await t.call('POST', '/v1/billing/intent', {
+    key: merchant.apiKey,
+    body: { lookupPhrases: [phrase], currency: 'NGN', description: 'Clocked plan' },
+  });
   expect(r.status).toBe(200);
   await letSimulatedBankAnswer(t);
   const [e] = await events(rx, hook, 'billing.intent.response', 1, (x) => x.data.lookupPhrase === phrase);

@@ -24,7 +24,20 @@ export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'event path', members: ['events/', 'webhooks/'] },
   {
     name: 'features',
-    members: ['customers/', 'merchants/', 'decisions/', 'billing/', 'ledger/', 'transactions/', 'refunds/', 'recurring/', 'exports/', 'sandbox/', 'people/', 'openapi/'],
+    members: [
+      'customers/',
+      'merchants/',
+      'decisions/',
+      'billing/',
+      'ledger/',
+      'transactions/',
+      'refunds/',
+      'recurring/',
+      'exports/',
+      'sandbox/',
+      'people/',
+      'openapi/',
+    ],
   },
   { name: 'entry points', members: ['api/', 'workers/'] },
 ];
@@ -110,13 +123,23 @@ describe('architecture of functions/', () => {
     const a = join(FUNCTIONS, 'platform/a.ts');
     const b = join(FUNCTIONS, 'api/b.ts');
     expect(layerOf(b)).toBeGreaterThan(layerOf(a));
-    expect(cyclesOf(new Map([[a, [b]], [b, [a]]]))).toEqual([[a, b, a]]);
+    expect(
+      cyclesOf(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([[a, b, a]]);
   });
 });
 
 /** DynamoDB writes in a module's code (comments left out). */
 const WRITES = /\b(UpdateCommand|PutCommand|DeleteCommand|TransactWriteCommand|BatchWriteCommand)\b|\b(transact|putItem)\(/;
-const code = (file: string) => readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+const code = (file: string) =>
+  readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '');
 const writers = (files: string[]) => files.filter((f) => WRITES.test(code(f))).map(rel);
 
 describe('persistence boundary', () => {
@@ -127,7 +150,9 @@ describe('persistence boundary', () => {
 
   it('handlers under api/ write no DynamoDB expression (queries and conditions live in the feature)', () => {
     const handlers = fns.filter((f) => rel(f).startsWith('functions/api/'));
-    expect(handlers.filter((f) => /\b(KeyConditionExpression|UpdateExpression|ConditionExpression|FilterExpression)\b/.test(code(f))).map(rel)).toEqual([]);
+    expect(
+      handlers.filter((f) => /\b(KeyConditionExpression|UpdateExpression|ConditionExpression|FilterExpression)\b/.test(code(f))).map(rel),
+    ).toEqual([]);
   });
 
   it("only a feature's store modules write (store.ts, or <thing>-store.ts beside it); the few shared writers are named", () => {
@@ -156,9 +181,11 @@ describe('persistence boundary', () => {
 describe('test code stays out of shipped and measured code', () => {
   it('functions/, lib/, local/ and bench/ import nothing under test/', () => {
     const dirs = ['functions', 'lib', 'local', 'bench'].map((d) => join(ROOT, d));
-    const offenders = dirs
-      .flatMap(tsFiles)
-      .flatMap((f) => importsOf(f).filter((t) => t.startsWith(`${join(ROOT, 'test')}/`)).map((t) => `${rel(f)} -> ${rel(t)}`));
+    const offenders = dirs.flatMap(tsFiles).flatMap((f) =>
+      importsOf(f)
+        .filter((t) => t.startsWith(`${join(ROOT, 'test')}/`))
+        .map((t) => `${rel(f)} -> ${rel(t)}`),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -50,7 +50,12 @@ describe('DynamoDB calls -> IAM authorizations', () => {
     ]);
     const q = dynamoAuthorizations(
       'Query',
-      { TableName: 't1', KeyConditionExpression: '#p = :p AND begins_with(sk, :s)', ExpressionAttributeNames: { '#p': 'pk' }, ExpressionAttributeValues: { ':p': { S: 'WHEP#1' }, ':s': { S: 'EP#' } } },
+      {
+        TableName: 't1',
+        KeyConditionExpression: '#p = :p AND begins_with(sk, :s)',
+        ExpressionAttributeNames: { '#p': 'pk' },
+        ExpressionAttributeValues: { ':p': { S: 'WHEP#1' }, ':s': { S: 'EP#' } },
+      },
       table,
       'us-east-1',
     );
@@ -64,7 +69,9 @@ describe('DynamoDB calls -> IAM authorizations', () => {
   });
 
   it('an unknown table is refused before any policy is read', () => {
-    expect(() => dynamoAuthorizations('GetItem', { TableName: 'other', Key: key('A') }, table, 'us-east-1')).toThrow('Requested resource not found');
+    expect(() => dynamoAuthorizations('GetItem', { TableName: 'other', Key: key('A') }, table, 'us-east-1')).toThrow(
+      'Requested resource not found',
+    );
   });
 });
 
@@ -80,7 +87,9 @@ describe('SQS and Secrets Manager calls -> IAM authorizations', () => {
 
   it('Secrets Manager: the operation on the secret ARN (a name resolved to it)', () => {
     const arn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:S-AbCdEf';
-    expect(secretsAuthorizations('GetSecretValue', { SecretId: 'S' }, () => arn)).toEqual([{ action: 'secretsmanager:GetSecretValue', resource: arn }]);
+    expect(secretsAuthorizations('GetSecretValue', { SecretId: 'S' }, () => arn)).toEqual([
+      { action: 'secretsmanager:GetSecretValue', resource: arn },
+    ]);
   });
 });
 
@@ -92,7 +101,12 @@ describe('IamPrincipal', () => {
         Version: '2012-10-17',
         Statement: [
           { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: [ARN, `${ARN}/index/*`] },
-          { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: ARN, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } } },
+          {
+            Effect: 'Allow',
+            Action: 'dynamodb:UpdateItem',
+            Resource: ARN,
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } },
+          },
           { Effect: 'Deny', Action: 'dynamodb:Query', Resource: `${ARN}/index/secret` },
         ],
       },
@@ -102,7 +116,9 @@ describe('IamPrincipal', () => {
   it('allows what a statement allows, within its conditions', async () => {
     expect(await principal.check([{ action: 'dynamodb:GetItem', resource: ARN }])).toEqual({ allowed: true });
     expect(await principal.check([{ action: 'dynamodb:Query', resource: `${ARN}/index/gsi1` }])).toEqual({ allowed: true });
-    expect(await principal.check([{ action: 'dynamodb:UpdateItem', resource: ARN, context: { 'dynamodb:LeadingKeys': ['APIKEY#x'] } }])).toEqual({ allowed: true });
+    expect(
+      await principal.check([{ action: 'dynamodb:UpdateItem', resource: ARN, context: { 'dynamodb:LeadingKeys': ['APIKEY#x'] } }]),
+    ).toEqual({ allowed: true });
   });
 
   it('refuses the rest, naming the first refused authorization and whether a Deny matched', async () => {
@@ -113,6 +129,9 @@ describe('IamPrincipal', () => {
       ]),
     ).toEqual({ allowed: false, explicit: false, action: 'dynamodb:UpdateItem', resource: ARN });
     expect(await principal.check([{ action: 'dynamodb:PutItem', resource: ARN }])).toMatchObject({ allowed: false, explicit: false });
-    expect(await principal.check([{ action: 'dynamodb:Query', resource: `${ARN}/index/secret` }])).toMatchObject({ allowed: false, explicit: true });
+    expect(await principal.check([{ action: 'dynamodb:Query', resource: `${ARN}/index/secret` }])).toMatchObject({
+      allowed: false,
+      explicit: true,
+    });
   });
 });

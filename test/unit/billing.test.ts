@@ -19,7 +19,8 @@ import { billingRefusalFor as refusalFor, billingRequiresApproval } from '../../
 import { NEW_MERCHANT_TRUST, type TrustState } from '../../functions/domain/trust';
 
 const TRUSTED: TrustState = { trusted: true, trustLevel: 'premium', deviceLookupEnabled: false };
-const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Parameters<typeof billingRequiresApproval>[1]) => billingRequiresApproval(type, d, TRUSTED);
+const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Parameters<typeof billingRequiresApproval>[1]) =>
+  billingRequiresApproval(type, d, TRUSTED);
 import { isPastExpiry } from '../../functions/billing/settle-billing';
 import { billingOutcomeReason as reasonOf } from '../../functions/billing/bill-item';
 import { periodKeys } from '../../functions/domain/lagos-time';
@@ -118,7 +119,8 @@ describe('billing request ids', () => {
   });
 
   it('anything else is not an id', () => {
-    for (const v of ['', 'breq_', 'txn_abc', 'breq_a-b', `breq_${'a'.repeat(80)}`, 42, null]) expect(isBillingRequestIdShaped(v)).toBe(false);
+    for (const v of ['', 'breq_', 'txn_abc', 'breq_a-b', `breq_${'a'.repeat(80)}`, 42, null])
+      expect(isBillingRequestIdShaped(v)).toBe(false);
   });
 });
 
@@ -188,7 +190,11 @@ describe('event payloads (DESIGN 6.7)', () => {
       requiresApproval: false,
     });
     const once = buildBillItem({ ...base, type: 'one_time', requiresApproval: true, expiresAt: '2026-11-22T12:10:00.000Z' });
-    expect(billingRequestEvent(once, 'CR-1')).toMatchObject({ type: 'one_time', requiresApproval: true, expiresAt: '2026-11-22T12:10:00.000Z' });
+    expect(billingRequestEvent(once, 'CR-1')).toMatchObject({
+      type: 'one_time',
+      requiresApproval: true,
+      expiresAt: '2026-11-22T12:10:00.000Z',
+    });
     const run = buildBillItem({ ...base, type: 'recurring', scheduleId: 'sch_1', runSeq: 3 });
     expect(billingRequestEvent(run, 'CR-1')).toMatchObject({ type: 'recurring', scheduleId: 'sch_1' });
   });
@@ -207,7 +213,12 @@ describe('event payloads (DESIGN 6.7)', () => {
       bankTransactionId: 'TX',
     });
     for (const status of ['declined', 'expired', 'failed'] as const) {
-      expect(billingResponseEvent(b, status, { reason: 'r' })).toMatchObject({ status, customerAction: 'declined', reason: 'r', bankTransactionId: null });
+      expect(billingResponseEvent(b, status, { reason: 'r' })).toMatchObject({
+        status,
+        customerAction: 'declined',
+        reason: 'r',
+        bankTransactionId: null,
+      });
     }
   });
 

@@ -12,16 +12,38 @@ const ok = (data: unknown) => ({ statusCode: 200, success: true, message: 'Event
 describe('contract check against the served OpenAPI document', () => {
   it('accepts a conforming answer', () => {
     expect(contractProblems('sandbox', 'GET', '/v1/events?limit=2', 200, ok({ events: [], hasMore: false }), json)).toEqual([]);
-    expect(contractProblems('sandbox', 'GET', '/v1/events/evt_1', 404, { statusCode: 404, success: false, message: 'Event not found', code: 'not_found' }, json)).toEqual([]);
+    expect(
+      contractProblems(
+        'sandbox',
+        'GET',
+        '/v1/events/evt_1',
+        404,
+        { statusCode: 404, success: false, message: 'Event not found', code: 'not_found' },
+        json,
+      ),
+    ).toEqual([]);
   });
 
   it('reports an undocumented status', () => {
-    expect(contractProblems('sandbox', 'GET', '/v1/events', 202, ok({}), json)).toEqual([expect.stringMatching(/^GET \/v1\/events -> 202: status not documented/)]);
+    expect(contractProblems('sandbox', 'GET', '/v1/events', 202, ok({}), json)).toEqual([
+      expect.stringMatching(/^GET \/v1\/events -> 202: status not documented/),
+    ]);
   });
 
   it('reports a typed data field of the wrong type, and a missing envelope field', () => {
-    expect(contractProblems('sandbox', 'GET', '/v1/events', 200, ok({ events: [], hasMore: 'no' }), json).join('\n')).toContain('/data/hasMore must be boolean');
-    expect(contractProblems('sandbox', 'GET', '/v1/events', 200, { statusCode: 200, success: true, data: { events: [], hasMore: false } }, json).join('\n')).toContain("must have required property 'message'");
+    expect(contractProblems('sandbox', 'GET', '/v1/events', 200, ok({ events: [], hasMore: 'no' }), json).join('\n')).toContain(
+      '/data/hasMore must be boolean',
+    );
+    expect(
+      contractProblems(
+        'sandbox',
+        'GET',
+        '/v1/events',
+        200,
+        { statusCode: 200, success: true, data: { events: [], hasMore: false } },
+        json,
+      ).join('\n'),
+    ).toContain("must have required property 'message'");
   });
 
   it('leaves requests to no documented operation alone (router 404/405)', () => {

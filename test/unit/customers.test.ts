@@ -46,7 +46,30 @@ describe('ISO 3166-1 alpha-2 country list', () => {
   });
 
   it('refuses reserved, withdrawn, user-assigned and malformed codes', () => {
-    for (const c of ['UK', 'EU', 'UN', 'AN', 'YU', 'CS', 'SU', 'TP', 'ZR', 'XK', 'XX', 'ZZ', 'AA', 'QM', 'AC', 'IC', 'EA', 'CQ', 'ng', 'NGA', 'N', '']) {
+    for (const c of [
+      'UK',
+      'EU',
+      'UN',
+      'AN',
+      'YU',
+      'CS',
+      'SU',
+      'TP',
+      'ZR',
+      'XK',
+      'XX',
+      'ZZ',
+      'AA',
+      'QM',
+      'AC',
+      'IC',
+      'EA',
+      'CQ',
+      'ng',
+      'NGA',
+      'N',
+      '',
+    ]) {
       expect(isAssignedCountryCode(c)).toBe(false);
     }
   });
@@ -59,7 +82,14 @@ describe('customer item validation', () => {
   });
 
   it('accepts every optional field, and treats blank or null optionals as absent', () => {
-    const full = { ...valid, middlename: 'N', accountName: 'Ada N Obi', address: '1 Marina', gender: 'female', phone: '+234 (803) 123-4567' };
+    const full = {
+      ...valid,
+      middlename: 'N',
+      accountName: 'Ada N Obi',
+      address: '1 Marina',
+      gender: 'female',
+      phone: '+234 (803) 123-4567',
+    };
     expect(checkCustomerItem(full).ok).toBe(true);
     const blank = checkCustomerItem({ ...valid, middlename: '', accountName: null, address: '   ', gender: '', phone: '' });
     expect(blank.ok).toBe(true);
@@ -76,9 +106,7 @@ describe('customer item validation', () => {
   });
 
   it('names several missing fields in one sentence', () => {
-    expect(reasonOf({ clientRef: 'x' })).toBe(
-      'Missing required fields: firstname, lastname, email, country, accountNumber, reference',
-    );
+    expect(reasonOf({ clientRef: 'x' })).toBe('Missing required fields: firstname, lastname, email, country, accountNumber, reference');
   });
 
   it('requires a valid email address', () => {

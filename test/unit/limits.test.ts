@@ -85,8 +85,7 @@ describe('limitConditions (the reservation update)', () => {
         month: {
           Key: { pk: `LIM#${DEC}`, sk: 'M#2026-11' },
           UpdateExpression: 'ADD #total :amt, #day :amt SET #exp = :exp',
-          ConditionExpression:
-            '(attribute_not_exists(#total) OR #total <= :monthMax) AND (attribute_not_exists(#day) OR #day <= :dayMax)',
+          ConditionExpression: '(attribute_not_exists(#total) OR #total <= :monthMax) AND (attribute_not_exists(#day) OR #day <= :dayMax)',
           ExpressionAttributeNames: { '#total': 'total', '#day': 'd22', '#exp': 'expiresAt' },
           ExpressionAttributeValues: {
             ':amt': 40_000,

@@ -44,7 +44,13 @@ describe('structured logs', () => {
     await Promise.all([serve('req-a'), serve('req-b'), serve('req-c')]);
     const entries = out.mock.calls.map((c) => JSON.parse(c[0] as string));
     expect(entries).toHaveLength(6);
-    for (const id of ['req-a', 'req-b', 'req-c']) expect(entries.filter((e) => e.requestId === id).map((e) => e.step).sort()).toEqual([1, 2]);
+    for (const id of ['req-a', 'req-b', 'req-c'])
+      expect(
+        entries
+          .filter((e) => e.requestId === id)
+          .map((e) => e.step)
+          .sort(),
+      ).toEqual([1, 2]);
     logger.info('outside');
     expect(JSON.parse(out.mock.calls.at(-1)![0] as string).requestId).toBeUndefined();
   });

@@ -17,12 +17,16 @@ interface LintReport {
 
 describe.each(['sandbox', 'live'])('the %s document', (stage) => {
   it("passes Redocly's recommended rules with 0 errors", () => {
-    const out = spawnSync(resolve(ROOT, 'node_modules/.bin/redocly'), ['lint', docPath(stage), '--extends', 'recommended', '--format', 'json'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      timeout: 60_000,
-    });
+    const out = spawnSync(
+      resolve(ROOT, 'node_modules/.bin/redocly'),
+      ['lint', docPath(stage), '--extends', 'recommended', '--format', 'json'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        timeout: 60_000,
+      },
+    );
     const report = JSON.parse(out.stdout) as LintReport;
     const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     expect(errors).toEqual([]);
@@ -37,7 +41,10 @@ describe.each(['sandbox', 'live'])('the %s document', (stage) => {
     expect(Object.keys(doc.webhooks).length).toBeGreaterThan(0);
     for (const [type, hook] of Object.entries(doc.webhooks)) {
       expect(hook.post.security, type).toEqual([]);
-      expect(hook.post.parameters.map((p) => p.$ref.split('/').pop()), type).toEqual(names);
+      expect(
+        hook.post.parameters.map((p) => p.$ref.split('/').pop()),
+        type,
+      ).toEqual(names);
     }
   });
 });

@@ -20,7 +20,11 @@ import { RESPONSE_FACTS } from '../../functions/openapi/overlay';
 import { ROUTES, rolesFor, routeKey, routesFor, type Route } from '../../functions/routes';
 import { gunzipSync } from 'node:zlib';
 
-type Doc = Json & { paths: Record<string, Record<string, Json>>; components: Record<string, Record<string, Json>>; webhooks: Record<string, Json> };
+type Doc = Json & {
+  paths: Record<string, Record<string, Json>>;
+  components: Record<string, Record<string, Json>>;
+  webhooks: Record<string, Json>;
+};
 
 const committed = (stage: Stage) => JSON.parse(readExisting(documentPath(stage)) ?? 'null') as Doc;
 const docs: Record<Stage, Doc> = { sandbox: committed('sandbox'), live: committed('live') };
@@ -37,7 +41,8 @@ function deref(doc: Doc, x: Json): Json {
 }
 
 const operationOf = (doc: Doc, r: Pick<Route, 'method' | 'path'>) => doc.paths[r.path]?.[r.method.toLowerCase()];
-const paramNames = (doc: Doc, op: Json) => ((op.parameters as Json[] | undefined) ?? []).map((p) => `${deref(doc, p).in}:${deref(doc, p).name}`);
+const paramNames = (doc: Doc, op: Json) =>
+  ((op.parameters as Json[] | undefined) ?? []).map((p) => `${deref(doc, p).in}:${deref(doc, p).name}`);
 const successCodes = (op: Json) => Object.keys(op.responses as Json).filter((c) => c.startsWith('2'));
 
 let artifacts: Artifact[];
@@ -47,9 +52,11 @@ beforeAll(async () => {
 
 describe('generated files', () => {
   it('are up to date with the route table, the handlers, the event schemas and the renderer (else: npm run openapi)', () => {
-    expect(artifacts.map((a) => a.path).sort()).toEqual(
-      ['functions/openapi/docs-page.json', 'functions/openapi/openapi.live.json', 'functions/openapi/openapi.sandbox.json'],
-    );
+    expect(artifacts.map((a) => a.path).sort()).toEqual([
+      'functions/openapi/docs-page.json',
+      'functions/openapi/openapi.live.json',
+      'functions/openapi/openapi.sandbox.json',
+    ]);
     for (const a of artifacts) {
       expect(a.isFresh(readExisting(a.path)), `${a.path} is stale: run \`npm run openapi\` and commit it`).toBe(true);
     }
@@ -132,7 +139,8 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const r of posts) {
       const op = operationOf(doc, r)!;
       expect(paramNames(doc, op), routeKey(r)).toContain('header:Idempotency-Key');
-      for (const code of successCodes(op)) expect(Object.keys((op.responses as Record<string, Json>)[code]!.headers as Json)).toContain('Idempotent-Replayed');
+      for (const code of successCodes(op))
+        expect(Object.keys((op.responses as Record<string, Json>)[code]!.headers as Json)).toContain('Idempotent-Replayed');
     }
     const idem = doc.components.parameters!['Idempotency-Key'] as Json;
     expect(idem.schema).toEqual({ type: 'string', minLength: 1, maxLength: 255 });
@@ -147,10 +155,12 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       for (const code of successCodes(op)) {
         const headers = Object.keys(responses[code]!.headers as Json);
         expect(headers, `${routeKey(r)} ${code}`).toContain('X-Request-Id');
-        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect(headers.includes(h), `${routeKey(r)} ${h}`).toBe(participant);
+        for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+          expect(headers.includes(h), `${routeKey(r)} ${h}`).toBe(participant);
       }
       if (participant) expect(responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
-      for (const [code, res] of Object.entries(responses)) expect(Object.keys(deref(doc, res).headers as Json), `${routeKey(r)} ${code}`).toContain('X-Request-Id');
+      for (const [code, res] of Object.entries(responses))
+        expect(Object.keys(deref(doc, res).headers as Json), `${routeKey(r)} ${code}`).toContain('X-Request-Id');
       if (RESPONSE_FACTS[routeKey(r)]?.shape === 'array') {
         // Per-element answers: all elements failed -> 500 with the elements, else the envelope.
         const schema = ((responses['500']!.content as Json)['application/json'] as Json).schema as Json;
@@ -164,7 +174,8 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
 
   it('has the shared error envelopes: 400 with errors[], 401, 403, 404, 409, 429 with Retry-After, 500', () => {
     const responses = doc.components.responses!;
-    for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError']) expect(responses[name], name).toBeDefined();
+    for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'])
+      expect(responses[name], name).toBeDefined();
     const bad = deref(doc, ((responses.BadRequest!.content as Json)['application/json'] as Json).schema as Json);
     expect(bad.required).toEqual(['statusCode', 'success', 'message']);
     expect(Object.keys(bad.properties as Json)).toEqual(['statusCode', 'success', 'message', 'code', 'errors']);
@@ -173,14 +184,19 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     expect((error.properties as Json).success).toEqual({ type: 'boolean', const: false });
   });
 
-  it('request bodies and query parameters come from the handlers\' zod schemas', () => {
+  it("request bodies and query parameters come from the handlers' zod schemas", () => {
     const bill = operationOf(doc, { method: 'POST', path: '/v1/customer/bill' })!;
     const body = ((bill.requestBody as Json).content as Json)['application/json'] as { schema: Json };
     expect(body.schema.required).toEqual(['agreementPhrases', 'amount', 'currency', 'description']);
     expect(body.schema.additionalProperties).toBe(false);
     const history = operationOf(doc, { method: 'GET', path: '/v1/transaction-history' })!;
     const limit = (history.parameters as Json[]).find((p) => p.name === 'limit')!;
-    expect(limit).toEqual({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+    expect(limit).toEqual({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
     const banks = operationOf(doc, { method: 'GET', path: '/v1/customer/banks' })!;
     expect((banks.parameters as Json[]).find((p) => p.name === 'email')).toMatchObject({ in: 'query', required: true });
     const batch = operationOf(doc, { method: 'POST', path: '/v1/bank/customers' })!;
@@ -193,7 +209,14 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const type of EVENT_TYPES) {
       const post = (doc.webhooks[type] as Json).post as Json;
       expect(post.summary).toBe(type);
-      expect(paramNames(doc, post)).toEqual(['header:X-Webhook-Id', 'header:X-Webhook-Timestamp', 'header:X-Webhook-Signature', 'header:webhook-id', 'header:webhook-timestamp', 'header:webhook-signature']);
+      expect(paramNames(doc, post)).toEqual([
+        'header:X-Webhook-Id',
+        'header:X-Webhook-Timestamp',
+        'header:X-Webhook-Signature',
+        'header:webhook-id',
+        'header:webhook-timestamp',
+        'header:webhook-signature',
+      ]);
       const schema = deref(doc, (((post.requestBody as Json).content as Json)['application/json'] as Json).schema as Json);
       expect(schema).toBe(doc.components.schemas![eventSchemaName(type)]);
       expect(schema.required).toEqual(['id', 'type', 'createdAt', 'data']);
@@ -216,9 +239,11 @@ describe('typed responses (DESIGN 8.2: every operation types its 2xx data)', () 
       }
       const schema = json.schema as Json;
       if (schema.$ref === '#/components/schemas/SuccessEnvelope') return `${code}: generic envelope, data untyped`;
-      if (schema.type === 'array' && (schema.items as Json)?.$ref === '#/components/schemas/ArrayElement') return `${code}: generic elements`;
+      if (schema.type === 'array' && (schema.items as Json)?.$ref === '#/components/schemas/ArrayElement')
+        return `${code}: generic elements`;
       if (schema.description === 'This OpenAPI 3.1 document') continue;
-      if (schema.type === 'object' && !(schema.properties as Json)?.data && !(schema.properties as Json)?.statusCode) return `${code}: no data property`;
+      if (schema.type === 'object' && !(schema.properties as Json)?.data && !(schema.properties as Json)?.statusCode)
+        return `${code}: no data property`;
       if (schema.type === 'object' && Object.keys((schema.properties as Json) ?? {}).length <= 1) return `${code}: body untyped`;
     }
     return undefined;
@@ -228,7 +253,10 @@ describe('typed responses (DESIGN 8.2: every operation types its 2xx data)', () 
     const routes = routesFor(stage);
     const missing = routes.map((r) => [routeKey(r), untyped(docs[stage], r)] as const).filter(([, why]) => why !== undefined);
     const typed = routes.length - missing.length;
-    expect(missing.map(([k, why]) => `${k} (${why})`), `${typed} of ${routes.length} operations type their 2xx answer`).toEqual([]);
+    expect(
+      missing.map(([k, why]) => `${k} (${why})`),
+      `${typed} of ${routes.length} operations type their 2xx answer`,
+    ).toEqual([]);
     expect(typed).toBe(routes.length);
   });
 });
@@ -284,7 +312,10 @@ describe('event schemas match what the service emits', () => {
   it('billing.request and billing.response (functions/billing/bill-item.ts)', async () => {
     const { billingRequestEvent, billingResponseEvent } = await import('../../functions/billing/bill-item');
     conforms('billing.request', billingRequestEvent(bill, 'CR-1'));
-    conforms('billing.request', billingRequestEvent({ ...bill, requiresApproval: false, expiresAt: undefined, type: 'recurring', scheduleId: 'sch_1' }, 'CR-1'));
+    conforms(
+      'billing.request',
+      billingRequestEvent({ ...bill, requiresApproval: false, expiresAt: undefined, type: 'recurring', scheduleId: 'sch_1' }, 'CR-1'),
+    );
     conforms('billing.response', billingResponseEvent(bill, 'succeeded', { bankTransactionId: 'bt_1' }));
     conforms('billing.response', billingResponseEvent({ ...bill, scheduleId: 'sch_1' }, 'declined', { reason: 'customer_denied' }));
   });
@@ -345,20 +376,47 @@ describe('event schemas match what the service emits', () => {
       maxBillings: null,
       failedAttempts: 1,
     } as unknown as Parameters<typeof scheduleEventData>[0];
-    conforms('schedule.paused', scheduleEventData(s, { actor: 'system', pausedAt: '2026-11-22T10:00:00.000Z', reason: 'permission_revoked', pausedBy: 'service' }));
-    conforms('schedule.completed', scheduleEventData({ ...s, status: 'completed', nextBillingDate: null }, { actor: 'system', completedAt: '2026-11-22T10:00:00.000Z', reason: 'max_billings' }));
+    conforms(
+      'schedule.paused',
+      scheduleEventData(s, { actor: 'system', pausedAt: '2026-11-22T10:00:00.000Z', reason: 'permission_revoked', pausedBy: 'service' }),
+    );
+    conforms(
+      'schedule.completed',
+      scheduleEventData(
+        { ...s, status: 'completed', nextBillingDate: null },
+        { actor: 'system', completedAt: '2026-11-22T10:00:00.000Z', reason: 'max_billings' },
+      ),
+    );
     conforms(
       'schedule.run_failed',
-      scheduleEventData(s, { actor: 'system', runSeq: 3, reason: 'spending_limit_exceeded', customerAction: 'declined', scheduledFor: '2026-11-22T10:00:00.000Z', willRetry: true, nextRetryAt: '2026-11-23T10:00:00.000Z' }),
+      scheduleEventData(s, {
+        actor: 'system',
+        runSeq: 3,
+        reason: 'spending_limit_exceeded',
+        customerAction: 'declined',
+        scheduledFor: '2026-11-22T10:00:00.000Z',
+        willRetry: true,
+        nextRetryAt: '2026-11-23T10:00:00.000Z',
+      }),
     );
     const terms = { amount: 1000, frequency: 'monthly', description: null };
     const amendment = { amendmentId: 'amd_1', from: terms, to: { ...terms, amount: 1500 }, requestedAt: '2026-11-22T10:00:00.000Z' };
     conforms('schedule.amended', scheduleEventData(s, { actor: 'bank', ...amendment, effectiveFrom: '2026-12-22T10:00:00.000Z' }));
     conforms('schedule.amendment_declined', scheduleEventData(s, { actor: 'bank', ...amendment, reason: 'limits' }));
-    conforms('schedule.cancelled', scheduleEventData({ ...s, status: 'cancelled', nextBillingDate: null }, { actor: 'bank', cancelledAt: '2026-11-22T10:00:00.000Z', reason: 'Customer asked' }));
+    conforms(
+      'schedule.cancelled',
+      scheduleEventData(
+        { ...s, status: 'cancelled', nextBillingDate: null },
+        { actor: 'bank', cancelledAt: '2026-11-22T10:00:00.000Z', reason: 'Customer asked' },
+      ),
+    );
     conforms('schedule.run_skipped', scheduleEventData(s, { actor: 'bank', skippedRunAt: '2026-11-22T10:00:00.000Z', skippedSequence: 2 }));
     // Every schedule.* event names who made the change (DESIGN 8.5): without actor it does not conform.
-    expect(EVENT_CATALOG['schedule.paused'].data.safeParse(scheduleEventData(s, { pausedAt: '2026-11-22T10:00:00.000Z', reason: null, pausedBy: 'merchant' })).success).toBe(false);
+    expect(
+      EVENT_CATALOG['schedule.paused'].data.safeParse(
+        scheduleEventData(s, { pausedAt: '2026-11-22T10:00:00.000Z', reason: null, pausedBy: 'merchant' }),
+      ).success,
+    ).toBe(false);
   });
 
   it('the catalog covers exactly the event list', () => {
@@ -368,7 +426,12 @@ describe('event schemas match what the service emits', () => {
 
 describe('documentation handlers (no stack: they never touch DynamoDB)', () => {
   const event = (routeKey: string, headers: Record<string, string> = {}) =>
-    ({ routeKey, rawPath: routeKey.split(' ')[1], headers, requestContext: { requestId: 'req-1', http: { method: 'GET' } } }) as unknown as HttpEvent;
+    ({
+      routeKey,
+      rawPath: routeKey.split(' ')[1],
+      headers,
+      requestContext: { requestId: 'req-1', http: { method: 'GET' } },
+    }) as unknown as HttpEvent;
 
   it("GET /v1/openapi.json serves the deployment's stage, gzip on request", async () => {
     const { handler } = await import('../../functions/api/docs/openapi');
@@ -401,7 +464,7 @@ describe('documentation handlers (no stack: they never touch DynamoDB)', () => {
     expect(pkg.devDependencies.redoc).toBe(installed.version); // exact pin
     const html = assetHtml(asset);
     expect(html).toContain(renderer.source);
-    expect(html).toContain("Redoc.init(specUrl");
+    expect(html).toContain('Redoc.init(specUrl');
     expect(html).toContain("'v1/openapi.json'");
     expect(html.replace(renderer.source, '')).not.toMatch(/https?:\/\//);
     const { handler } = await import('../../functions/api/docs/page');

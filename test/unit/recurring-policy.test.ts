@@ -17,7 +17,12 @@ import {
 
 const d = (iso: string) => new Date(iso);
 const iso = (x: Date | undefined) => x?.toISOString();
-const monthly = (anchor: string, over: Partial<ScheduleDates> = {}): ScheduleDates => ({ anchor: d(anchor), frequency: 'monthly', interval: 1, ...over });
+const monthly = (anchor: string, over: Partial<ScheduleDates> = {}): ScheduleDates => ({
+  anchor: d(anchor),
+  frequency: 'monthly',
+  interval: 1,
+  ...over,
+});
 
 describe('advance: the next period after a run', () => {
   it('on time: k + 1, from the anchor (month ends clamp and come back)', () => {
@@ -54,15 +59,24 @@ describe('advance: the next period after a run', () => {
 
 describe('the retry policy (DESIGN 8.6): nextRetryAt and afterFailure', () => {
   const s = monthly('2027-01-10T09:00:00Z');
-  const retry = (k: number, attempt: number, ranAt: string, policy?: number[], dates = s) => iso(nextRetryAt(dates, k, attempt, d(ranAt), policy) ?? undefined) ?? null;
+  const retry = (k: number, attempt: number, ranAt: string, policy?: number[], dates = s) =>
+    iso(nextRetryAt(dates, k, attempt, d(ranAt), policy) ?? undefined) ?? null;
 
   it('the default [1, 1, 1]: one day after each attempt, three retries, then the next period', () => {
     expect(DEFAULT_RETRY_AFTER_DAYS).toEqual([1, 1, 1]);
     expect(retry(0, 0, '2027-01-11T09:00:00Z')).toBe('2027-01-12T09:00:00.000Z');
     expect(retry(0, 2, '2027-01-13T09:00:00Z')).toBe('2027-01-14T09:00:00.000Z');
     expect(retry(0, 3, '2027-01-14T09:00:00Z')).toBeNull();
-    expect(afterFailure(s, 0, 3, d('2027-01-14T09:00:00Z'), null)).toEqual({ occurrence: 1, attempt: 0, nextBillingDate: d('2027-02-10T09:00:00Z') });
-    expect(afterFailure(s, 0, 0, d('2027-01-11T09:00:00Z'), d('2027-01-12T09:00:00Z'))).toEqual({ occurrence: 0, attempt: 1, nextBillingDate: d('2027-01-12T09:00:00Z') });
+    expect(afterFailure(s, 0, 3, d('2027-01-14T09:00:00Z'), null)).toEqual({
+      occurrence: 1,
+      attempt: 0,
+      nextBillingDate: d('2027-02-10T09:00:00Z'),
+    });
+    expect(afterFailure(s, 0, 0, d('2027-01-11T09:00:00Z'), d('2027-01-12T09:00:00Z'))).toEqual({
+      occurrence: 0,
+      attempt: 1,
+      nextBillingDate: d('2027-01-12T09:00:00Z'),
+    });
   });
 
   it("a merchant's policy: retry i is retryAfterDays[i] days after the attempt before it; the last attempt has none", () => {
@@ -109,7 +123,11 @@ describe('the retry policy (DESIGN 8.6): nextRetryAt and afterFailure', () => {
 describe('resumeCursor: missed periods are skipped, never in the past, never re-billed', () => {
   const s = monthly('2027-01-31T09:00:00Z');
   it('the first occurrence strictly after now', () => {
-    expect(resumeCursor(s, 0, d('2027-04-15T00:00:00Z'))).toEqual({ occurrence: 3, attempt: 0, nextBillingDate: d('2027-04-30T09:00:00Z') });
+    expect(resumeCursor(s, 0, d('2027-04-15T00:00:00Z'))).toEqual({
+      occurrence: 3,
+      attempt: 0,
+      nextBillingDate: d('2027-04-30T09:00:00Z'),
+    });
   });
   it('not before the cursor (periods already handled)', () => {
     expect(resumeCursor(s, 5, d('2027-01-01T00:00:00Z'))).toMatchObject({ occurrence: 5, nextBillingDate: d('2027-06-30T09:00:00Z') });

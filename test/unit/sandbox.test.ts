@@ -107,9 +107,13 @@ describe('README magic customers table', () => {
       if (m.intent?.blockMerchant) expect(intent).toContain('blockMerchant: true');
       if (m.intent?.terms?.maxPayments !== undefined) expect(intent).toContain(`maxPayments: ${m.intent.terms.maxPayments}`);
       if (m.intent?.terms?.validForSeconds !== undefined) expect(intent).toContain(`validTo\` ${m.intent.terms.validForSeconds} s later`);
-      for (const [period, v] of Object.entries(m.intent?.spendingLimits ?? {})) expect(intent).toContain(`${period} ${v.toLocaleString('en-US')}`);
+      for (const [period, v] of Object.entries(m.intent?.spendingLimits ?? {}))
+        expect(intent).toContain(`${period} ${v.toLocaleString('en-US')}`);
       if (m.debit === null) expect(debit).toMatch(/never answered/);
-      else expect(debit).toMatch({ approve: /approved/, deny: /denied/, suspended: /suspended/, insufficient_funds: /declineReason: insufficient_funds/ }[m.debit]);
+      else
+        expect(debit).toMatch(
+          { approve: /approved/, deny: /denied/, suspended: /suspended/, insufficient_funds: /declineReason: insufficient_funds/ }[m.debit],
+        );
     });
   });
 });
@@ -119,11 +123,19 @@ describe('debit answers', () => {
   it('approve pays with approve_once when the billing needs approval, approve_recurring otherwise; deny/suspended decline; null never answers', () => {
     const approve = magicForOutcome('approve_once')!;
     expect(debitOutcome(approve, bill(true))).toEqual({ status: 'succeeded', action: 'approve_once', bankTransactionId: 'SBX-breq_abc' });
-    expect(debitOutcome(approve, bill(false))).toEqual({ status: 'succeeded', action: 'approve_recurring', bankTransactionId: 'SBX-breq_abc' });
+    expect(debitOutcome(approve, bill(false))).toEqual({
+      status: 'succeeded',
+      action: 'approve_recurring',
+      bankTransactionId: 'SBX-breq_abc',
+    });
     expect(debitOutcome(magicForOutcome('debit_declined')!, bill(false))).toEqual({ status: 'declined', action: 'deny' });
     expect(debitOutcome(magicForOutcome('suspended')!, bill(true))).toEqual({ status: 'declined', action: 'suspended' });
     // The bank (not the customer) declines: a recurring run is retried (DESIGN 8.6).
-    expect(debitOutcome(magicForOutcome('insufficient_funds')!, bill(false))).toEqual({ status: 'declined', action: 'deny', declineReason: 'insufficient_funds' });
+    expect(debitOutcome(magicForOutcome('insufficient_funds')!, bill(false))).toEqual({
+      status: 'declined',
+      action: 'deny',
+      declineReason: 'insufficient_funds',
+    });
     expect(debitOutcome(magicForOutcome('no_answer')!, bill(true))).toBeUndefined();
     expect(debitOutcome(magicForOutcome('debit_no_answer')!, bill(true))).toBeUndefined();
     expect(simulatedBankTransactionId('breq_x')).toBe('SBX-breq_x');

@@ -162,9 +162,9 @@ describe('input validation', () => {
         maxBillings: 0,
       }).map((p) => p.path),
     ).toEqual(['frequency', 'interval', 'startDate', 'endDate', 'maxBillings']);
-    expect(
-      scheduleProblems({ frequency: 'daily', startDate: at('2026-12-02T00:00:00Z'), endDate: at('2026-12-01T00:00:00Z') }),
-    ).toEqual([{ path: 'endDate', message: 'must not be before startDate' }]);
+    expect(scheduleProblems({ frequency: 'daily', startDate: at('2026-12-02T00:00:00Z'), endDate: at('2026-12-01T00:00:00Z') })).toEqual([
+      { path: 'endDate', message: 'must not be before startDate' },
+    ]);
     expect(scheduleProblems({ frequency: 'daily', startDate: at('2026-12-02T00:00:00Z'), maxBillings: 2.5 })).toEqual([
       { path: 'maxBillings', message: 'must be a whole number of at least 1' },
     ]);

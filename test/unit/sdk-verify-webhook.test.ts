@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { newSecret, webhookHeaders } from '../../functions/webhooks/signing';
 import { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookVerificationErrorCode } from '../../sdk/src/index';
 
-const event = { id: 'evt_1', type: 'webhook.test', createdAt: '2026-11-02T10:00:00.000Z', data: { endpointId: 'whe_1', participantId: 'mer_1', message: 'héllo' } };
+const event = {
+  id: 'evt_1',
+  type: 'webhook.test',
+  createdAt: '2026-11-02T10:00:00.000Z',
+  data: { endpointId: 'whe_1', participantId: 'mer_1', message: 'héllo' },
+};
 const body = JSON.stringify(event);
 const now = Date.parse('2026-11-02T10:00:00.400Z');
 const secret = newSecret();
@@ -47,7 +52,11 @@ describe('verifyWebhook', () => {
 
   it('agrees with the standardwebhooks library: what it signs verifies, and vice versa', () => {
     const wh = new Webhook(secret);
-    const signed = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(now / 1000)), 'webhook-signature': wh.sign('evt_1', new Date(now), body) };
+    const signed = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(Math.floor(now / 1000)),
+      'webhook-signature': wh.sign('evt_1', new Date(now), body),
+    };
     expect(verifyWebhook(body, signed, secret, { now })).toEqual(event);
     expect(signed['webhook-signature']).toBe(headers['webhook-signature']);
   });
@@ -73,7 +82,9 @@ describe('verifyWebhook', () => {
       expect(refusal(() => verifyWebhook(body, h, secret, { now: now + 61_000, toleranceSeconds: 60 }))).toBe('timestamp_too_old');
       expect(refusal(() => verifyWebhook(body, h, secret))).toBe('timestamp_too_old'); // the clock: 2026-11-02 is long gone
     }
-    expect(refusal(() => verifyWebhook(body, { ...only(headers, STANDARD), 'webhook-timestamp': 'soon' }, secret, { now }))).toBe('invalid_timestamp');
+    expect(refusal(() => verifyWebhook(body, { ...only(headers, STANDARD), 'webhook-timestamp': 'soon' }, secret, { now }))).toBe(
+      'invalid_timestamp',
+    );
   });
 
   it('refuses a tampered body, id or timestamp, and a wrong secret', () => {
@@ -84,9 +95,9 @@ describe('verifyWebhook', () => {
     }
     const std = only(headers, STANDARD);
     expect(refusal(() => verifyWebhook(body, { ...std, 'webhook-id': 'evt_2' }, secret, { now }))).toBe('invalid_signature');
-    expect(refusal(() => verifyWebhook(body, { ...std, 'webhook-timestamp': String(Number(std['webhook-timestamp']) + 1) }, secret, { now }))).toBe(
-      'invalid_signature',
-    );
+    expect(
+      refusal(() => verifyWebhook(body, { ...std, 'webhook-timestamp': String(Number(std['webhook-timestamp']) + 1) }, secret, { now })),
+    ).toBe('invalid_signature');
     expect(refusal(() => verifyWebhook(body, { ...std, 'webhook-signature': 'v2,abc' }, secret, { now }))).toBe('invalid_signature');
   });
 
@@ -102,7 +113,9 @@ describe('verifyWebhook', () => {
 
   it('missing headers, a parsed body, an empty secret and a signed non-event are refused with their codes', () => {
     expect(refusal(() => verifyWebhook(body, {}, secret, { now }))).toBe('missing_headers');
-    expect(refusal(() => verifyWebhook(body, { 'webhook-signature': headers['webhook-signature'] }, secret, { now }))).toBe('missing_headers');
+    expect(refusal(() => verifyWebhook(body, { 'webhook-signature': headers['webhook-signature'] }, secret, { now }))).toBe(
+      'missing_headers',
+    );
     expect(refusal(() => verifyWebhook(body, only(headers, ['X-Webhook-Signature']), secret, { now }))).toBe('missing_headers');
     expect(refusal(() => verifyWebhook(JSON.parse(body), headers, secret, { now }))).toBe('invalid_body');
     expect(refusal(() => verifyWebhook(body, headers, '', { now }))).toBe('invalid_secret');

@@ -75,12 +75,13 @@ describe('toTransaction', () => {
   });
   it('keeps internal attributes out', () => {
     const shown = toTransaction(bill({ gsi2pk: 'MTXN#mer_1', duePk: 'DUE#1' } as Partial<BillItem>)) as unknown as Record<string, unknown>;
-    for (const k of ['pk', 'gsi2pk', 'duePk', 'decisionId', 'periods', 'refundReserved', 'bankId', 'providerId']) expect(shown[k]).toBeUndefined();
+    for (const k of ['pk', 'gsi2pk', 'duePk', 'decisionId', 'periods', 'refundReserved', 'bankId', 'providerId'])
+      expect(shown[k]).toBeUndefined();
   });
 });
 
 describe('visibility', () => {
-  it('merchant, its provider and the customer\'s bank; nobody else', () => {
+  it("merchant, its provider and the customer's bank; nobody else", () => {
     const b = bill();
     expect(canSee({ kind: 'merchant', id: 'mer_1' }, b)).toBe(true);
     expect(canSee({ kind: 'merchant', id: 'mer_2' }, b)).toBe(false);

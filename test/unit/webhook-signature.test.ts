@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
-import { newSecret, sign, signatureHeader, signStandard, standardKey, verifySignature, webhookHeaders } from '../../functions/webhooks/signing';
+import {
+  newSecret,
+  sign,
+  signatureHeader,
+  signStandard,
+  standardKey,
+  verifySignature,
+  webhookHeaders,
+} from '../../functions/webhooks/signing';
 
 const body = JSON.stringify({ id: 'evt_1', type: 'webhook.test', createdAt: '2026-11-02T10:00:00.000Z', data: { a: 'é' } });
 
@@ -12,7 +20,9 @@ describe('webhook signatures', () => {
     expect(sign(secret, body)).toBe(expected);
     expect(sign(secret, body)).toMatch(/^[0-9a-f]{64}$/);
     // a known vector (RFC 4231-style check that the key is the secret's UTF-8 bytes)
-    expect(sign('key', 'The quick brown fox jumps over the lazy dog')).toBe('f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8');
+    expect(sign('key', 'The quick brown fox jumps over the lazy dog')).toBe(
+      'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+    );
   });
 
   it('outside a rotation overlap the header is exactly one hex signature', () => {
@@ -79,7 +89,12 @@ describe('Standard Webhooks headers (DESIGN 8.2)', () => {
       'webhook-signature': signStandard('whsec_new', 'evt_1', ts, body),
     });
     // an expired previous secret signs under neither scheme
-    const expired = webhookHeaders('evt_1', body, { current: 'whsec_new', previous: 'whsec_old', previousExpiresAt: '2026-11-02T09:59:59Z' }, now);
+    const expired = webhookHeaders(
+      'evt_1',
+      body,
+      { current: 'whsec_new', previous: 'whsec_old', previousExpiresAt: '2026-11-02T09:59:59Z' },
+      now,
+    );
     expect(expired['webhook-signature']).toBe(signStandard('whsec_new', 'evt_1', ts, body));
   });
 

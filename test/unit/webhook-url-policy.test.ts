@@ -8,7 +8,14 @@ const reason = (url: string, stage: 'sandbox' | 'live') => {
 
 describe('webhook URL policy (DESIGN 6.9)', () => {
   it('accepts only http and https anywhere', () => {
-    for (const url of ['ftp://example.com/x', 'file:///etc/passwd', 'gopher://example.com', 'javascript:alert(1)', 'ws://example.com', 'data:text/plain,hi']) {
+    for (const url of [
+      'ftp://example.com/x',
+      'file:///etc/passwd',
+      'gopher://example.com',
+      'javascript:alert(1)',
+      'ws://example.com',
+      'data:text/plain,hi',
+    ]) {
       expect(reason(url, 'sandbox'), url).toBe(URL_REASONS.scheme);
       expect(reason(url, 'live'), url).toBe(URL_REASONS.scheme);
     }
@@ -18,13 +25,28 @@ describe('webhook URL policy (DESIGN 6.9)', () => {
   });
 
   it('sandbox: http and loopback are fine (local receivers), private too', () => {
-    for (const url of ['http://127.0.0.1:4000/hook', 'http://localhost:3000/hook', 'http://[::1]:8080/', 'http://10.1.2.3/h', 'http://192.168.1.10/h', 'https://example.com/hook', 'http://example.com/hook']) {
+    for (const url of [
+      'http://127.0.0.1:4000/hook',
+      'http://localhost:3000/hook',
+      'http://[::1]:8080/',
+      'http://10.1.2.3/h',
+      'http://192.168.1.10/h',
+      'https://example.com/hook',
+      'http://example.com/hook',
+    ]) {
       expect(reason(url, 'sandbox'), url).toBe('ok');
     }
   });
 
   it('sandbox still refuses link-local (metadata), unspecified, multicast and credentials', () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/', 'http://0.0.0.0:8080/', 'http://[::]/', 'http://224.0.0.1/', 'http://255.255.255.255/']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fe80::1]/',
+      'http://0.0.0.0:8080/',
+      'http://[::]/',
+      'http://224.0.0.1/',
+      'http://255.255.255.255/',
+    ]) {
       expect(reason(url, 'sandbox'), url).toBe(URL_REASONS.address);
     }
     expect(reason('http://user:pw@127.0.0.1/', 'sandbox')).toBe(URL_REASONS.credentials);
@@ -65,7 +87,13 @@ describe('webhook URL policy (DESIGN 6.9)', () => {
     ];
     for (const url of refused) expect(reason(url, 'live'), url).toBe(URL_REASONS.address);
     // neighbours of the private ranges are public
-    for (const url of ['https://172.32.0.1/', 'https://172.15.255.255/', 'https://11.0.0.1/', 'https://192.169.0.1/', 'https://100.128.0.1/']) {
+    for (const url of [
+      'https://172.32.0.1/',
+      'https://172.15.255.255/',
+      'https://11.0.0.1/',
+      'https://192.169.0.1/',
+      'https://100.128.0.1/',
+    ]) {
       expect(reason(url, 'live'), url).toBe('ok');
     }
   });
@@ -125,10 +153,28 @@ describe('release 2 ranges (DESIGN 8.1), boundaries', () => {
     expect(both('fe80::')).toEqual([false, false]);
     expect(both('febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff')).toEqual([false, false]);
     // just outside each range: public
-    for (const a of ['64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff', '64:ff9b::1:0:0', '64:ff9b:0:ffff:ffff:ffff:ffff:ffff', '64:ff9b:2::', '2001:1::', '2001:db7:ffff::1', '2003::', '2001:4860:4860::8888', 'fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'fe00::', 'fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff']) {
+    for (const a of [
+      '64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff',
+      '64:ff9b::1:0:0',
+      '64:ff9b:0:ffff:ffff:ffff:ffff:ffff',
+      '64:ff9b:2::',
+      '2001:1::',
+      '2001:db7:ffff::1',
+      '2003::',
+      '2001:4860:4860::8888',
+      'fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+      'fe00::',
+      'fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    ]) {
       expect(both(a), a).toEqual([true, true]);
     }
-    for (const url of ['https://[64:ff9b::a00:1]/h', 'https://[64:ff9b:1::1]/h', 'https://[2002:c0a8:101::1]/h', 'https://[2001:0:4136:e378::1]/h', 'https://[fd00::1]/h']) {
+    for (const url of [
+      'https://[64:ff9b::a00:1]/h',
+      'https://[64:ff9b:1::1]/h',
+      'https://[2002:c0a8:101::1]/h',
+      'https://[2001:0:4136:e378::1]/h',
+      'https://[fd00::1]/h',
+    ]) {
       expect(reason(url, 'live'), url).toBe(URL_REASONS.address);
       expect(reason(url.replace('https:', 'http:'), 'sandbox'), url).toBe('ok');
     }
@@ -143,12 +189,26 @@ describe('release 2 ranges (DESIGN 8.1), boundaries', () => {
     expect(both('169.254.255.255')).toEqual([false, false]);
     expect(both('169.253.255.255')).toEqual([true, true]);
     expect(both('169.255.0.0')).toEqual([true, true]);
-    for (const a of ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:169.254.0.1', '::ffff:169.254.0.0', '::ffff:169.254.255.255', '::169.254.169.254', '64:ff9b::169.254.169.254', '2002:a9fe:a9fe::1']) {
+    for (const a of [
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      '0:0:0:0:0:ffff:169.254.0.1',
+      '::ffff:169.254.0.0',
+      '::ffff:169.254.255.255',
+      '::169.254.169.254',
+      '64:ff9b::169.254.169.254',
+      '2002:a9fe:a9fe::1',
+    ]) {
       expect(both(a), a).toEqual([false, false]);
     }
     expect(both('::ffff:169.253.255.255')).toEqual([true, true]);
     expect(both('::ffff:169.255.0.0')).toEqual([true, true]);
-    for (const url of ['http://[fd00:ec2::254]/latest/meta-data', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://169.254.0.1/']) {
+    for (const url of [
+      'http://[fd00:ec2::254]/latest/meta-data',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://169.254.0.1/',
+    ]) {
       expect(reason(url, 'sandbox'), url).toBe(URL_REASONS.address);
       expect(reason(url.replace('http:', 'https:'), 'live'), url).toBe(URL_REASONS.address);
     }
@@ -159,11 +219,18 @@ describe('release 2 ranges (DESIGN 8.1), boundaries', () => {
 
   it('a name that resolves to 169.254/16 or fd00:ec2::254 is refused at connect time in both stages', async () => {
     const { guardedLookup } = await import('../../functions/webhooks/transport');
-    const resolveTo = (...addresses: string[]) => (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) =>
-      cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    const resolveTo =
+      (...addresses: string[]) =>
+      (_h: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+        cb(
+          null,
+          addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        );
     const look = (stage: 'sandbox' | 'live', ...addresses: string[]) =>
       new Promise<string>((ok) =>
-        guardedLookup(stage, resolveTo(...addresses) as never)('hooks.example.com', {}, (err, address) => ok(err ? (err as { code?: string }).code ?? 'error' : String(address))),
+        guardedLookup(stage, resolveTo(...addresses) as never)('hooks.example.com', {}, (err, address) =>
+          ok(err ? ((err as { code?: string }).code ?? 'error') : String(address)),
+        ),
       );
     for (const stage of ['sandbox', 'live'] as const) {
       expect(await look(stage, '169.254.169.254')).toBe('EADDRNOTALLOWED');

@@ -17,7 +17,8 @@ export function ApplicationPage() {
   const email = s.stored.type === 'person' ? s.stored.email : '';
   const [applicationId, setApplicationId] = useState<string | undefined>(() => saved()[email]);
   const status = useLoad(
-    async () => (applicationId ? unwrap(s.client.GET('/v1/onboarding/applications/{id}', { params: { path: { id: applicationId } } })) : undefined),
+    async () =>
+      applicationId ? unwrap(s.client.GET('/v1/onboarding/applications/{id}', { params: { path: { id: applicationId } } })) : undefined,
     [applicationId],
   );
 
@@ -67,7 +68,10 @@ export function ApplicationPage() {
   return (
     <main className="signin">
       <Page title="Apply to idpay" actions={signOut}>
-        <p>Tell us about your business. {s.config.stage === 'sandbox' ? 'Sandbox applications are approved at once.' : 'Our team reviews live applications.'}</p>
+        <p>
+          Tell us about your business.{' '}
+          {s.config.stage === 'sandbox' ? 'Sandbox applications are approved at once.' : 'Our team reviews live applications.'}
+        </p>
         <Form
           label="Application"
           submit="Send application"
@@ -90,7 +94,14 @@ export function ApplicationPage() {
             setApplicationId(created.applicationId);
           }}
         >
-          <Select label="Business type" name="type" options={[['merchant', 'Merchant'], ['provider', 'Payment provider']]} />
+          <Select
+            label="Business type"
+            name="type"
+            options={[
+              ['merchant', 'Merchant'],
+              ['provider', 'Payment provider'],
+            ]}
+          />
           <Field label="Business name" name="businessName" required />
           <Field label="Business email" name="email" type="email" required defaultValue={email} />
           <Field label="Registration number" name="registrationNumber" required />

@@ -10,11 +10,20 @@ type Status = 'pending' | 'approved' | 'rejected';
 export function ApplicationsPage() {
   const s = useSession();
   const [status, setStatus] = useState<Status>('pending');
-  const list = useLoad(() => unwrap(s.client.GET('/v1/operator/applications', { params: { query: { status, limit: 50 } } })), [s.client, status]);
+  const list = useLoad(
+    () => unwrap(s.client.GET('/v1/operator/applications', { params: { query: { status, limit: 50 } } })),
+    [s.client, status],
+  );
   return (
     <Page title="Applications">
       <div className="row filters">
-        <Select label="Status" name="status" options={['pending', 'approved', 'rejected']} defaultValue="pending" onChange={(v) => setStatus(v as Status)} />
+        <Select
+          label="Status"
+          name="status"
+          options={['pending', 'approved', 'rejected']}
+          defaultValue="pending"
+          onChange={(v) => setStatus(v as Status)}
+        />
       </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
@@ -36,7 +45,13 @@ export function ApplicationsPage() {
               cell: (a) =>
                 a.status === 'pending' ? (
                   <span className="row">
-                    <ActionButton label="Approve" action={() => unwrap(s.client.POST('/v1/operator/applications/{id}/approve', { params: { path: { id: a.applicationId } } }))} onDone={list.reload} />
+                    <ActionButton
+                      label="Approve"
+                      action={() =>
+                        unwrap(s.client.POST('/v1/operator/applications/{id}/approve', { params: { path: { id: a.applicationId } } }))
+                      }
+                      onDone={list.reload}
+                    />
                     <Reject id={a.applicationId} onDone={list.reload} />
                   </span>
                 ) : (
@@ -64,7 +79,10 @@ function Reject({ id, onDone }: { id: string; onDone(): void }) {
         type="button"
         className="danger"
         onClick={() =>
-          unwrap(s.client.POST('/v1/operator/applications/{id}/reject', { params: { path: { id } }, body: { reason } })).then(onDone, (e: Error) => setError(e))
+          unwrap(s.client.POST('/v1/operator/applications/{id}/reject', { params: { path: { id } }, body: { reason } })).then(
+            onDone,
+            (e: Error) => setError(e),
+          )
         }
       >
         Reject

@@ -20,13 +20,27 @@ export function CustomersPage() {
               s.client.POST('/v1/bank/customers', {
                 body: {
                   customers: [
-                    { clientRef: v('clientRef'), firstname: v('firstname'), lastname: v('lastname'), email: v('email'), country: v('country'), accountNumber: v('accountNumber'), reference: v('reference') },
+                    {
+                      clientRef: v('clientRef'),
+                      firstname: v('firstname'),
+                      lastname: v('lastname'),
+                      email: v('email'),
+                      country: v('country'),
+                      accountNumber: v('accountNumber'),
+                      reference: v('reference'),
+                    },
                   ],
                 },
               }),
             );
             const sum = (r as { summary: { successful: number; duplicates: number; invalidData: number } }).summary;
-            setOutcome(sum.successful === 1 ? 'Customer added.' : sum.duplicates ? 'That customer already exists.' : 'The customer was not added: check the details.');
+            setOutcome(
+              sum.successful === 1
+                ? 'Customer added.'
+                : sum.duplicates
+                  ? 'That customer already exists.'
+                  : 'The customer was not added: check the details.',
+            );
           }}
         >
           <Field label="Your customer reference" name="clientRef" required />

@@ -73,7 +73,13 @@ function Change({ id, current, onDone }: { id: string; current: Value; onDone():
           ))}
         </select>
       </label>
-      <ActionButton label="Save decision" action={() => unwrap(s.client.PUT('/v1/bank/customer-decisions/{id}', { params: { path: { id } }, body: { customerDecision: value } }))} onDone={onDone} />
+      <ActionButton
+        label="Save decision"
+        action={() =>
+          unwrap(s.client.PUT('/v1/bank/customer-decisions/{id}', { params: { path: { id } }, body: { customerDecision: value } }))
+        }
+        onDone={onDone}
+      />
     </span>
   );
 }

@@ -13,14 +13,35 @@ export function EventsPage() {
   const [success, setSuccess] = useState<'' | 'true' | 'false'>('');
   const [open, setOpen] = useState<string>();
   const list = useLoad(
-    () => unwrap(s.client.GET('/v1/events', { params: { query: { limit: 50, ...(type ? { type } : {}), ...(success ? { deliverySuccess: success } : {}) } } })),
+    () =>
+      unwrap(
+        s.client.GET('/v1/events', {
+          params: { query: { limit: 50, ...(type ? { type } : {}), ...(success ? { deliverySuccess: success } : {}) } },
+        }),
+      ),
     [s.client, type, success],
   );
   return (
     <Page title="Events">
       <div className="row filters">
-        <Select label="Event type" name="type" options={[['', 'All types'], ...EVENT_TYPES]} defaultValue="" onChange={(v) => setType(v as EventType | '')} />
-        <Select label="Deliveries" name="deliverySuccess" options={[['', 'Any'], ['true', 'All delivered'], ['false', 'Some failed']]} defaultValue="" onChange={(v) => setSuccess(v as '' | 'true' | 'false')} />
+        <Select
+          label="Event type"
+          name="type"
+          options={[['', 'All types'], ...EVENT_TYPES]}
+          defaultValue=""
+          onChange={(v) => setType(v as EventType | '')}
+        />
+        <Select
+          label="Deliveries"
+          name="deliverySuccess"
+          options={[
+            ['', 'Any'],
+            ['true', 'All delivered'],
+            ['false', 'Some failed'],
+          ]}
+          defaultValue=""
+          onChange={(v) => setSuccess(v as '' | 'true' | 'false')}
+        />
       </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
@@ -33,7 +54,11 @@ export function EventsPage() {
           columns={[
             { header: 'Type', cell: (e) => e.type },
             { header: 'Created', cell: (e) => when(e.createdAt) },
-            { header: 'Deliveries', cell: (e) => `${e.deliveries.succeeded}/${e.deliveries.total} delivered${e.deliveries.failed ? `, ${e.deliveries.failed} failed` : ''}` },
+            {
+              header: 'Deliveries',
+              cell: (e) =>
+                `${e.deliveries.succeeded}/${e.deliveries.total} delivered${e.deliveries.failed ? `, ${e.deliveries.failed} failed` : ''}`,
+            },
             {
               header: 'Detail',
               cell: (e) => <DetailToggle id={e.id} open={open} onToggle={setOpen} />,

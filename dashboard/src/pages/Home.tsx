@@ -34,7 +34,9 @@ function Balance() {
           <dt>Settled</dt>
           <dd>{money(b.data.settledBalance)}</dd>
           <dt>Next settlement</dt>
-          <dd>{b.data.nextSettlement ? `${money(b.data.nextSettlement.amount)} on ${settlementWhen(b.data.nextSettlement.date)}` : 'None due'}</dd>
+          <dd>
+            {b.data.nextSettlement ? `${money(b.data.nextSettlement.amount)} on ${settlementWhen(b.data.nextSettlement.date)}` : 'None due'}
+          </dd>
         </dl>
       )}
     </section>
@@ -49,7 +51,15 @@ function Recent() {
       <h2 id="recent-h">Recent transactions</h2>
       {t.loading && <Loading />}
       <ErrorMessage error={t.error} />
-      {t.data && <Table caption="Recent transactions" columns={transactionColumns} rows={t.data.transactions} rowKey={(r) => r.reference} empty="No transactions yet." />}
+      {t.data && (
+        <Table
+          caption="Recent transactions"
+          columns={transactionColumns}
+          rows={t.data.transactions}
+          rowKey={(r) => r.reference}
+          empty="No transactions yet."
+        />
+      )}
       <p>
         <Link to="transactions">All transactions</Link>
       </p>
@@ -105,7 +115,8 @@ function OperatorHome() {
         {tb.data && (
           <>
             <p>
-              {tb.data.balanced ? 'The ledger balances.' : 'The ledger does NOT balance.'} Debits {money(tb.data.totalDebit)}, credits {money(tb.data.totalCredit)}.
+              {tb.data.balanced ? 'The ledger balances.' : 'The ledger does NOT balance.'} Debits {money(tb.data.totalDebit)}, credits{' '}
+              {money(tb.data.totalCredit)}.
             </p>
             <Table
               caption="Ledger accounts"

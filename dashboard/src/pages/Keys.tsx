@@ -47,7 +47,12 @@ export function KeysPage() {
                 k.revokedAt ? (
                   `Revoked ${when(k.revokedAt)}`
                 ) : canRevoke ? (
-                  <ActionButton label="Revoke" danger action={() => unwrap(s.client.DELETE('/v1/keys/{keyId}', { params: { path: { keyId: k.keyId } } }))} onDone={keys.reload} />
+                  <ActionButton
+                    label="Revoke"
+                    danger
+                    action={() => unwrap(s.client.DELETE('/v1/keys/{keyId}', { params: { path: { keyId: k.keyId } } }))}
+                    onDone={keys.reload}
+                  />
                 ) : (
                   'Active'
                 ),

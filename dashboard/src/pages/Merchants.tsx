@@ -38,7 +38,9 @@ export function MerchantsPage() {
                     ) : (
                       <ActionButton label="Trust" action={() => setTrust(m.id, true)} onDone={list.reload} />
                     )}
-                    {m.trustLevel !== 'enhanced' && <ActionButton label="Set enhanced" action={() => setTrust(m.id, m.trusted, 'enhanced')} onDone={list.reload} />}
+                    {m.trustLevel !== 'enhanced' && (
+                      <ActionButton label="Set enhanced" action={() => setTrust(m.id, m.trusted, 'enhanced')} onDone={list.reload} />
+                    )}
                   </span>
                 ) : (
                   '—'

@@ -17,13 +17,26 @@ export function ParticipantsPage() {
           const ownerEmail = v('ownerEmail');
           const r = await unwrap(
             s.client.POST('/v1/operator/participants', {
-              body: { type: v('type') as 'bank' | 'merchant' | 'provider', name: v('name'), email: v('email'), ...(ownerEmail ? { ownerEmail } : {}) },
+              body: {
+                type: v('type') as 'bank' | 'merchant' | 'provider',
+                name: v('name'),
+                email: v('email'),
+                ...(ownerEmail ? { ownerEmail } : {}),
+              },
             }),
           );
           setCreated({ id: r.id, name: r.name, apiKey: r.apiKey, token: r.invitation?.token });
         }}
       >
-        <Select label="Participant type" name="type" options={[['bank', 'Bank'], ['merchant', 'Merchant'], ['provider', 'Payment provider']]} />
+        <Select
+          label="Participant type"
+          name="type"
+          options={[
+            ['bank', 'Bank'],
+            ['merchant', 'Merchant'],
+            ['provider', 'Payment provider'],
+          ]}
+        />
         <Field label="Name" name="name" required />
         <Field label="Contact email" name="email" type="email" required />
         <Field label="Owner email" name="ownerEmail" type="email" hint="The person invited as its first owner." />

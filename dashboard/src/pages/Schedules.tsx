@@ -32,16 +32,33 @@ export function SchedulesPage() {
               cell: (r) => (
                 <span className="row">
                   {r.status === 'active' && can('POST', '/v1/recurring/{scheduleId}/pause') && (
-                    <ActionButton label="Pause" action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/pause', { ...path(r.scheduleId), body: {} }))} onDone={list.reload} />
+                    <ActionButton
+                      label="Pause"
+                      action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/pause', { ...path(r.scheduleId), body: {} }))}
+                      onDone={list.reload}
+                    />
                   )}
                   {r.status === 'paused' && can('POST', '/v1/recurring/{scheduleId}/resume') && (
-                    <ActionButton label="Resume" action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/resume', path(r.scheduleId)))} onDone={list.reload} />
+                    <ActionButton
+                      label="Resume"
+                      action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/resume', path(r.scheduleId)))}
+                      onDone={list.reload}
+                    />
                   )}
                   {r.status === 'active' && can('POST', '/v1/recurring/{scheduleId}/skip') && (
-                    <ActionButton label="Skip next run" action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/skip', { ...path(r.scheduleId), body: {} }))} onDone={list.reload} />
+                    <ActionButton
+                      label="Skip next run"
+                      action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/skip', { ...path(r.scheduleId), body: {} }))}
+                      onDone={list.reload}
+                    />
                   )}
                   {(r.status === 'active' || r.status === 'paused') && can('DELETE', '/v1/recurring/{scheduleId}') && (
-                    <ActionButton label="Cancel" danger action={() => unwrap(s.client.DELETE('/v1/recurring/{scheduleId}', path(r.scheduleId)))} onDone={list.reload} />
+                    <ActionButton
+                      label="Cancel"
+                      danger
+                      action={() => unwrap(s.client.DELETE('/v1/recurring/{scheduleId}', path(r.scheduleId)))}
+                      onDone={list.reload}
+                    />
                   )}
                 </span>
               ),

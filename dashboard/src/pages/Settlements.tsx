@@ -111,7 +111,10 @@ function Export({ label, body }: { label: string; body: { kind: 'transactions' }
 export function BankSettlementReport() {
   const s = useSession();
   const [day, setDay] = useState<string>();
-  const r = useLoad(async () => (day ? unwrap(s.client.GET('/v1/bank/settlement-reports', { params: { query: { businessDate: day } } })) : undefined), [s.client, day]);
+  const r = useLoad(
+    async () => (day ? unwrap(s.client.GET('/v1/bank/settlement-reports', { params: { query: { businessDate: day } } })) : undefined),
+    [s.client, day],
+  );
   return (
     <section aria-labelledby="report-h">
       <h2 id="report-h">Settlement report</h2>
@@ -123,7 +126,8 @@ export function BankSettlementReport() {
       {r.data && (
         <>
           <p>
-            {lagosDate(r.data.businessDate)}: debits {money(r.data.debits)}, credits {money(r.data.credits)}, net {money(r.data.net)} over {r.data.transactionCount} payments.
+            {lagosDate(r.data.businessDate)}: debits {money(r.data.debits)}, credits {money(r.data.credits)}, net {money(r.data.net)} over{' '}
+            {r.data.transactionCount} payments.
           </p>
           <Table
             caption="By merchant"

@@ -66,7 +66,14 @@ export function SignInPage({ config, onSignedIn }: { config: DashboardConfig; on
       ) : (
         <form aria-label="Sign in" onSubmit={submit} className="form">
           <Field label="Email" name="email" type="email" required autoComplete="username" />
-          <Field label="Password" name="password" type="password" required autoComplete="current-password" hint="At least 12 characters with upper and lower case, a digit and a symbol." />
+          <Field
+            label="Password"
+            name="password"
+            type="password"
+            required
+            autoComplete="current-password"
+            hint="At least 12 characters with upper and lower case, a digit and a symbol."
+          />
           <div className="row">
             <button type="submit" value="signin" disabled={busy}>
               Sign in

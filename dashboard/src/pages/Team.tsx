@@ -20,7 +20,11 @@ export function TeamPage() {
           label="Invite a person"
           submit="Send invitation"
           onSubmit={async (f) => {
-            const r = await unwrap(s.client.POST('/v1/team/invitations', { body: { email: String(f.get('email') ?? '').trim(), role: String(f.get('role')) as Role } }));
+            const r = await unwrap(
+              s.client.POST('/v1/team/invitations', {
+                body: { email: String(f.get('email') ?? '').trim(), role: String(f.get('role')) as Role },
+              }),
+            );
             setToken(r.token);
           }}
         >
@@ -47,7 +51,12 @@ export function TeamPage() {
                 canChange ? (
                   <span className="row">
                     <RoleChange userId={m.userId} role={m.role} onDone={list.reload} />
-                    <ActionButton label="Remove" danger action={() => unwrap(s.client.DELETE('/v1/team/members/{userId}', { params: { path: { userId: m.userId } } }))} onDone={list.reload} />
+                    <ActionButton
+                      label="Remove"
+                      danger
+                      action={() => unwrap(s.client.DELETE('/v1/team/members/{userId}', { params: { path: { userId: m.userId } } }))}
+                      onDone={list.reload}
+                    />
                   </span>
                 ) : (
                   '—'
@@ -74,7 +83,15 @@ function RoleChange({ userId, role, onDone }: { userId: string; role: Role; onDo
           ))}
         </select>
       </label>
-      <button type="button" onClick={() => unwrap(s.client.PATCH('/v1/team/members/{userId}', { params: { path: { userId } }, body: { role: value } })).then(onDone, (e: Error) => setError(e))}>
+      <button
+        type="button"
+        onClick={() =>
+          unwrap(s.client.PATCH('/v1/team/members/{userId}', { params: { path: { userId } }, body: { role: value } })).then(
+            onDone,
+            (e: Error) => setError(e),
+          )
+        }
+      >
         Save role
       </button>
       <ErrorMessage error={error} />

@@ -7,7 +7,15 @@ import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, MerchantSettlements } from './Settlements';
 
 type Transaction = Schemas['Transaction'];
-const STATUSES = ['pending', 'succeeded', 'declined', 'expired', 'failed', 'refunded', 'partially_refunded'] as const satisfies readonly Transaction['status'][];
+const STATUSES = [
+  'pending',
+  'succeeded',
+  'declined',
+  'expired',
+  'failed',
+  'refunded',
+  'partially_refunded',
+] as const satisfies readonly Transaction['status'][];
 
 export const transactionColumns: Column<Transaction>[] = [
   { header: 'Reference', cell: (t) => <code>{t.reference}</code> },
@@ -26,7 +34,14 @@ export function TransactionsPage() {
     () =>
       unwrap(
         s.client.GET('/v1/transaction-history', {
-          params: { query: { limit: 50, ...(filter.status ? { status: filter.status } : {}), ...(filter.from ? { from: filter.from } : {}), ...(filter.to ? { to: filter.to } : {}) } },
+          params: {
+            query: {
+              limit: 50,
+              ...(filter.status ? { status: filter.status } : {}),
+              ...(filter.from ? { from: filter.from } : {}),
+              ...(filter.to ? { to: filter.to } : {}),
+            },
+          },
         }),
       ),
     [s.client, filter],
@@ -37,9 +52,14 @@ export function TransactionsPage() {
         label="Filter transactions"
         submit="Apply filters"
         onSubmit={async (f) => {
-          const day = (v: FormDataEntryValue | null, end: boolean) => (v ? new Date(`${String(v)}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString() : undefined);
+          const day = (v: FormDataEntryValue | null, end: boolean) =>
+            v ? new Date(`${String(v)}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString() : undefined;
           const status = String(f.get('status') ?? '');
-          setFilter({ status: status ? (status as Transaction['status']) : undefined, from: day(f.get('from'), false), to: day(f.get('to'), true) });
+          setFilter({
+            status: status ? (status as Transaction['status']) : undefined,
+            from: day(f.get('from'), false),
+            to: day(f.get('to'), true),
+          });
         }}
       >
         <div className="row filters">
@@ -76,7 +96,8 @@ function Detail({ reference, onChanged }: { reference: string; onChanged(): void
   const s = useSession();
   const t = useLoad(() => unwrap(s.client.GET('/v1/transaction-details', { params: { query: { reference } } })), [s.client, reference]);
   const [refunded, setRefunded] = useState<string>();
-  const refundable = t.data && (t.data.status === 'succeeded' || t.data.status === 'partially_refunded') && s.can('POST', '/v1/refunds/initiate');
+  const refundable =
+    t.data && (t.data.status === 'succeeded' || t.data.status === 'partially_refunded') && s.can('POST', '/v1/refunds/initiate');
   return (
     <section aria-labelledby="txn-h" className="detail">
       <h2 id="txn-h">Transaction {reference}</h2>
@@ -90,7 +111,11 @@ function Detail({ reference, onChanged }: { reference: string; onChanged(): void
           onSubmit={async (f) => {
             const amount = String(f.get('amount') ?? '').trim();
             const reason = String(f.get('reason') ?? '').trim();
-            const r = await unwrap(s.client.POST('/v1/refunds/initiate', { body: { reference, ...(amount ? { amount: Number(amount) } : {}), ...(reason ? { reason } : {}) } }));
+            const r = await unwrap(
+              s.client.POST('/v1/refunds/initiate', {
+                body: { reference, ...(amount ? { amount: Number(amount) } : {}), ...(reason ? { reason } : {}) },
+              }),
+            );
             setRefunded(`Refund ${r.refundId} of ${money(r.amount)} is ${r.status}.`);
             t.reload();
             onChanged();

@@ -46,7 +46,10 @@ export function WebhooksPage() {
           columns={[
             { header: 'URL', cell: (e) => e.url },
             { header: 'Events', cell: (e) => e.events.join(', ') },
-            { header: 'Status', cell: (e) => (e.status === 'disabled' ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ''}` : 'enabled') },
+            {
+              header: 'Status',
+              cell: (e) => (e.status === 'disabled' ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ''}` : 'enabled'),
+            },
             { header: 'Created', cell: (e) => when(e.createdAt) },
             {
               header: 'Actions',
@@ -64,11 +67,21 @@ export function WebhooksPage() {
                     <ActionButton
                       label="Rotate secret"
                       action={async () => {
-                        const r = await unwrap(s.client.POST('/v1/webhooks/endpoints/{id}/rotate-secret', { params: { path: { id: e.id } } }));
-                        setSecret({ label: `New signing secret of ${e.url} (the old one works until ${when(r.previousSecretExpiresAt)})`, value: r.secret });
+                        const r = await unwrap(
+                          s.client.POST('/v1/webhooks/endpoints/{id}/rotate-secret', { params: { path: { id: e.id } } }),
+                        );
+                        setSecret({
+                          label: `New signing secret of ${e.url} (the old one works until ${when(r.previousSecretExpiresAt)})`,
+                          value: r.secret,
+                        });
                       }}
                     />
-                    <ActionButton label="Delete" danger action={() => unwrap(s.client.DELETE('/v1/webhooks/endpoints/{id}', { params: { path: { id: e.id } } }))} onDone={endpoints.reload} />
+                    <ActionButton
+                      label="Delete"
+                      danger
+                      action={() => unwrap(s.client.DELETE('/v1/webhooks/endpoints/{id}', { params: { path: { id: e.id } } }))}
+                      onDone={endpoints.reload}
+                    />
                   </span>
                 ) : (
                   '—'
@@ -97,7 +110,13 @@ function Deliveries({ version }: { version: number }) {
     <section aria-labelledby="deliveries-h">
       <h2 id="deliveries-h">Deliveries</h2>
       <div className="row filters">
-        <Select label="Status" name="status" options={[['', 'All'], 'pending', 'delivered', 'failed']} defaultValue="" onChange={(v) => setStatus(v as Status | '')} />
+        <Select
+          label="Status"
+          name="status"
+          options={[['', 'All'], 'pending', 'delivered', 'failed']}
+          defaultValue=""
+          onChange={(v) => setStatus(v as Status | '')}
+        />
         <button type="button" className="secondary" onClick={() => setN((x) => x + 1)}>
           Refresh
         </button>
@@ -123,12 +142,13 @@ function Deliveries({ version }: { version: number }) {
             { header: 'Event', cell: (d) => d.eventType },
             { header: 'Status', cell: (d) => <span className={`badge ${d.status}`}>{d.status}</span> },
             { header: 'Attempts', cell: (d) => d.attempts },
-            { header: 'Last response', cell: (d) => (d.lastStatusCode ?? d.lastError ?? '—') },
+            { header: 'Last response', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },
             { header: 'Last attempt', cell: (d) => when(d.lastAttemptAt) },
             { header: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
             {
               header: 'Replay',
-              cell: (d) => (canReplay ? <ActionButton label="Replay" action={() => replay(d.id)} onDone={() => setN((x) => x + 1)} /> : '—'),
+              cell: (d) =>
+                canReplay ? <ActionButton label="Replay" action={() => replay(d.id)} onDone={() => setN((x) => x + 1)} /> : '—',
             },
           ]}
         />

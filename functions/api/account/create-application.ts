@@ -10,10 +10,17 @@ import { applicationSchema } from './schemas';
  * waits for the operator.
  */
 export const handler = endpoint(
-  { body: applicationSchema, description: 'Apply to join as a merchant or provider. Sandbox approves at once; live waits for the operator.' },
+  {
+    body: applicationSchema,
+    description: 'Apply to join as a merchant or provider. Sandbox approves at once; live waits for the operator.',
+  },
   async ({ body, person, accessToken, audit }) => {
     const email = await personEmail(accessToken!);
     const app = await createApplication(person!, email, body, config.stage() === 'sandbox', audit);
-    return ok(201, 'Application submitted', { applicationId: app.applicationId, status: app.status, participantId: app.participantId ?? null });
+    return ok(201, 'Application submitted', {
+      applicationId: app.applicationId,
+      status: app.status,
+      participantId: app.participantId ?? null,
+    });
   },
 );

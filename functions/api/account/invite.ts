@@ -8,7 +8,10 @@ import { inviteSchema } from './schemas';
  * person with that e-mail address join with `role`. Only an owner may invite an owner.
  */
 export const handler = endpoint(
-  { body: inviteSchema, description: 'Invite a person (by e-mail) to the team. The token is shown only in this response; it is valid for 7 days.' },
+  {
+    body: inviteSchema,
+    description: 'Invite a person (by e-mail) to the team. The token is shown only in this response; it is valid for 7 days.',
+  },
   async ({ body, principal, audit }) => {
     if (body.role === 'owner' && principal.role !== 'owner') throw forbidden(MSG.ownerOnly, 'owner_only');
     const p = principal.kind as 'bank' | 'merchant' | 'provider';

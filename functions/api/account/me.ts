@@ -11,10 +11,26 @@ export const MAX_MEMBERSHIPS = 50;
  * the participants they may act for with their role — what a dashboard needs to choose an
  * `X-Participant-Id` and show the pages of that participant's kind.
  */
-export const handler = endpoint({ description: 'The signed-in person and the participants they belong to, with their role in each.' }, async ({ person }) => {
-  const mine = await membershipsOf(person!.sub, MAX_MEMBERSHIPS);
-  // One BatchGetItem for the names (not a GetItem per membership), names only.
-  const names = await batchGetByKey<{ pk: string; sk: string; name?: string }>(mine.map((m) => participantKey(m.participantId)), ['name']);
-  const memberships = mine.map((m) => ({ participantId: m.participantId, name: names.get(itemKeyOf(participantKey(m.participantId)))?.name ?? null, kind: m.participantKind, role: m.role, joinedAt: m.joinedAt }));
-  return ok(200, 'Profile retrieved', { userId: person!.sub, email: mine.find((m) => m.email)?.email ?? person!.email ?? null, memberships });
-});
+export const handler = endpoint(
+  { description: 'The signed-in person and the participants they belong to, with their role in each.' },
+  async ({ person }) => {
+    const mine = await membershipsOf(person!.sub, MAX_MEMBERSHIPS);
+    // One BatchGetItem for the names (not a GetItem per membership), names only.
+    const names = await batchGetByKey<{ pk: string; sk: string; name?: string }>(
+      mine.map((m) => participantKey(m.participantId)),
+      ['name'],
+    );
+    const memberships = mine.map((m) => ({
+      participantId: m.participantId,
+      name: names.get(itemKeyOf(participantKey(m.participantId)))?.name ?? null,
+      kind: m.participantKind,
+      role: m.role,
+      joinedAt: m.joinedAt,
+    }));
+    return ok(200, 'Profile retrieved', {
+      userId: person!.sub,
+      email: mine.find((m) => m.email)?.email ?? person!.email ?? null,
+      memberships,
+    });
+  },
+);

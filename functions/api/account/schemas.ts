@@ -11,7 +11,10 @@ export const applicationSchema = z.strictObject({
   email: z.email().max(254),
   country,
   registrationNumber: safeText(64),
-  website: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  website: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   address: z.strictObject({ line1: safeText(200), city: safeText(100), country }),
 });
 

@@ -18,21 +18,24 @@ const CONCURRENCY = 8;
  * (DESIGN 6.5). An element repeating an answer already applied is that element's 409, as the
  * single route's repeat. An invalid element refuses the whole request (400, nothing written).
  */
-export const handler = endpoint({ body: bodySchema, description: 'Answer up to 100 billing requests in one request; one element per answer.' }, async ({ body, principal }) => {
-  const elements: ArrayElement[] = new Array(body.responses.length);
-  const groups = new Map<string, number[]>();
-  body.responses.forEach((r, i) => {
-    groups.set(r.billingRequestId, [...(groups.get(r.billingRequestId) ?? []), i]);
-  });
-  const queue = [...groups.values()];
-  const work = async () => {
-    for (let group = queue.shift(); group; group = queue.shift()) {
-      for (const i of group) elements[i] = await element(principal.id, body.responses[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, work));
-  return arrayReply(elements);
-});
+export const handler = endpoint(
+  { body: bodySchema, description: 'Answer up to 100 billing requests in one request; one element per answer.' },
+  async ({ body, principal }) => {
+    const elements: ArrayElement[] = new Array(body.responses.length);
+    const groups = new Map<string, number[]>();
+    body.responses.forEach((r, i) => {
+      groups.set(r.billingRequestId, [...(groups.get(r.billingRequestId) ?? []), i]);
+    });
+    const queue = [...groups.values()];
+    const work = async () => {
+      for (let group = queue.shift(); group; group = queue.shift()) {
+        for (const i of group) elements[i] = await element(principal.id, body.responses[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, work));
+    return arrayReply(elements);
+  },
+);
 
 async function element(bankId: string, response: z.output<typeof bankResponseSchema>): Promise<ArrayElement> {
   const { billingRequestId } = response;

@@ -16,5 +16,9 @@ const bodySchema = z.strictObject({ reason: safeText(500, 0).nullable().optional
 export const handler = endpoint({ body: bodySchema, description: "Cancel a customer's schedule" }, async ({ body, params, principal }) => {
   const r = await cancelSchedule({ party: { bankId: principal.id }, reason: body.reason || null }, params.scheduleId ?? '', nowIso());
   if (!r.ok) throw notFound(MSG.recurringNotFound);
-  return ok(200, 'Recurring schedule cancelled', { scheduleId: r.schedule.scheduleId, status: 'cancelled', cancelledAt: r.schedule.cancelledAt });
+  return ok(200, 'Recurring schedule cancelled', {
+    scheduleId: r.schedule.scheduleId,
+    status: 'cancelled',
+    cancelledAt: r.schedule.cancelledAt,
+  });
 });

@@ -7,15 +7,18 @@ import { getBankBatch } from '../../customers/store';
  * `failures: [{index, clientRef, reason}]` (index = position in the request's `customers`,
  * from 0). Unknown or another bank's: 404 `Batch not found`.
  */
-export const handler = endpoint({ description: 'Reads a customer batch result and its failure entries.' }, async ({ params, principal }) => {
-  const batchId = params.batchId ?? '';
-  const batch = batchId.length <= 100 ? await getBankBatch(principal.id, batchId) : undefined;
-  if (!batch) throw notFound(MSG.batchNotFound);
-  return ok(200, 'Batch retrieved', {
-    batchId: batch.batchId,
-    status: batch.status,
-    summary: batch.summary,
-    data: batch.data,
-    failures: batch.failures,
-  });
-});
+export const handler = endpoint(
+  { description: 'Reads a customer batch result and its failure entries.' },
+  async ({ params, principal }) => {
+    const batchId = params.batchId ?? '';
+    const batch = batchId.length <= 100 ? await getBankBatch(principal.id, batchId) : undefined;
+    if (!batch) throw notFound(MSG.batchNotFound);
+    return ok(200, 'Batch retrieved', {
+      batchId: batch.batchId,
+      status: batch.status,
+      summary: batch.summary,
+      data: batch.data,
+      failures: batch.failures,
+    });
+  },
+);

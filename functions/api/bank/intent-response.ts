@@ -101,7 +101,9 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
         intentId: body.intentId,
       });
       if ('refused' in lookup) {
-        throw lookup.refused === 'answered' ? conflict(MSG.billingIntentAnswered, 'intent_already_answered') : notFound(MSG.billingIntentNotFound);
+        throw lookup.refused === 'answered'
+          ? conflict(MSG.billingIntentAnswered, 'intent_already_answered')
+          : notFound(MSG.billingIntentNotFound);
       }
       return lookup.found;
     },

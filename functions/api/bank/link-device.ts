@@ -7,7 +7,11 @@ import { deviceIdSchema } from '../merchant/device-lookup';
 const body = z.strictObject({
   customerId: z.string().trim().min(1).max(100),
   /** The bank's verification phrase for this device (stored as a keyed hash, never returned). */
-  phrase: z.string().min(1).max(500).refine((s) => s.trim() !== '', 'must not be blank'),
+  phrase: z
+    .string()
+    .min(1)
+    .max(500)
+    .refine((s) => s.trim() !== '', 'must not be blank'),
   deviceId: deviceIdSchema,
 });
 

@@ -39,5 +39,10 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
   }
   // Each decision's `remaining` for the current periods (DESIGN 8.5): one BatchGetItem for the page.
   const remaining = await remainingFor(page.items, clockNow());
-  return ok(200, 'Customer decisions retrieved', page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })), pageFields(page));
+  return ok(
+    200,
+    'Customer decisions retrieved',
+    page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })),
+    pageFields(page),
+  );
 });

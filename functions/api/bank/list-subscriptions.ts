@@ -21,11 +21,22 @@ const querySchema = z.strictObject({
  * name: `data {subscriptions[], total, hasMore}` (`total` on skip pages). The bank's view
  * omits the merchant's agreement phrase and metadata.
  */
-export const handler = endpoint({ query: querySchema, description: "List the bank's customers' recurring schedules" }, async ({ query, principal }) => {
-  const range = scheduleRange({ bankId: principal.id }, { customerId: query.customerId, status: query.status, merchantId: query.entityId });
-  const page = await listPage<Item>(range, pagingOf(query), scheduleItemNamed, "one of your customers' schedules");
-  const schedules = page.items.map((it) => parseSchedule(it)!);
-  const merchants = schedules.length ? await batchGet<Item>([...new Set(schedules.map((s) => s.merchantId))].map(participantKey), ['name']) : new Map<string, Item>();
-  const nameOf = (merchantId: string) => (merchants.get(participantKey(merchantId).pk)?.name as string | undefined) ?? null;
-  return ok(200, 'Subscriptions retrieved', { subscriptions: schedules.map((s) => subscriptionView(s, nameOf(s.merchantId))), ...pageFields(page) });
-});
+export const handler = endpoint(
+  { query: querySchema, description: "List the bank's customers' recurring schedules" },
+  async ({ query, principal }) => {
+    const range = scheduleRange(
+      { bankId: principal.id },
+      { customerId: query.customerId, status: query.status, merchantId: query.entityId },
+    );
+    const page = await listPage<Item>(range, pagingOf(query), scheduleItemNamed, "one of your customers' schedules");
+    const schedules = page.items.map((it) => parseSchedule(it)!);
+    const merchants = schedules.length
+      ? await batchGet<Item>([...new Set(schedules.map((s) => s.merchantId))].map(participantKey), ['name'])
+      : new Map<string, Item>();
+    const nameOf = (merchantId: string) => (merchants.get(participantKey(merchantId).pk)?.name as string | undefined) ?? null;
+    return ok(200, 'Subscriptions retrieved', {
+      subscriptions: schedules.map((s) => subscriptionView(s, nameOf(s.merchantId))),
+      ...pageFields(page),
+    });
+  },
+);

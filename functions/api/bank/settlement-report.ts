@@ -14,6 +14,9 @@ const query = z.strictObject({
  * and what came back to them (refunds completed that day: `credits`), per merchant
  * (`amount` = payments − refunds). Bad or missing date: 400 `Invalid query parameters`.
  */
-export const handler = endpoint({ query, description: "The bank's settlement report for one business day." }, async ({ query, principal }) => {
-  return ok(200, MONEY_MSG.settlementReportRetrieved, await bankSettlementReport(principal.id, query.businessDate));
-});
+export const handler = endpoint(
+  { query, description: "The bank's settlement report for one business day." },
+  async ({ query, principal }) => {
+    return ok(200, MONEY_MSG.settlementReportRetrieved, await bankSettlementReport(principal.id, query.businessDate));
+  },
+);

@@ -14,7 +14,8 @@ const bodySchema = z
     ...consentTermsShape,
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
-    message: 'give at least one of customerDecision, spendingLimits, blockMerchant, validFrom, validTo, maxPayments, channel, customerAcceptedAt',
+    message:
+      'give at least one of customerDecision, spendingLimits, blockMerchant, validFrom, validTo, maxPayments, channel, customerAcceptedAt',
   });
 
 /**

@@ -4,22 +4,25 @@ import { MSG, notFound } from '../../http/errors';
 import { eventResponse } from './schemas';
 
 /** GET /v1/events/{id} (DESIGN 8.2): one event of the caller's, with its deliveries to the caller's endpoints. */
-export const handler = endpoint({ response: eventResponse, description: 'Read one event and its deliveries.' }, async ({ params, principal }) => {
-  const event = await getVisibleEvent(principal.id, params.id ?? '');
-  if (!event) throw notFound(MSG.eventNotFound);
-  const deliveries = (await deliveriesOf(principal.id, [event])).get(event.id) ?? [];
-  return ok(200, 'Event retrieved', {
-    id: event.id,
-    type: event.type,
-    createdAt: event.createdAt,
-    data: event.data,
-    deliveries: deliveries.map((d) => ({
-      id: d.id,
-      endpointId: d.endpointId,
-      status: d.status,
-      attempts: d.attempts,
-      lastAttemptAt: d.lastAttemptAt ?? null,
-      responseStatus: d.lastStatusCode ?? null,
-    })),
-  });
-});
+export const handler = endpoint(
+  { response: eventResponse, description: 'Read one event and its deliveries.' },
+  async ({ params, principal }) => {
+    const event = await getVisibleEvent(principal.id, params.id ?? '');
+    if (!event) throw notFound(MSG.eventNotFound);
+    const deliveries = (await deliveriesOf(principal.id, [event])).get(event.id) ?? [];
+    return ok(200, 'Event retrieved', {
+      id: event.id,
+      type: event.type,
+      createdAt: event.createdAt,
+      data: event.data,
+      deliveries: deliveries.map((d) => ({
+        id: d.id,
+        endpointId: d.endpointId,
+        status: d.status,
+        attempts: d.attempts,
+        lastAttemptAt: d.lastAttemptAt ?? null,
+        responseStatus: d.lastStatusCode ?? null,
+      })),
+    });
+  },
+);

@@ -8,7 +8,11 @@ import { eventListResponse, listEventsQuery } from './schemas';
  * merchants' too), newest first, with counts of the caller's deliveries of each.
  */
 export const handler = endpoint(
-  { query: listEventsQuery, response: eventListResponse, description: 'List the events sent to the caller in the last 30 days, newest first.' },
+  {
+    query: listEventsQuery,
+    response: eventListResponse,
+    description: 'List the events sent to the caller in the last 30 days, newest first.',
+  },
   async ({ query, principal }) => {
     const after = query.startingAfter ? await getVisibleEvent(principal.id, query.startingAfter) : undefined;
     if (query.startingAfter && !after) {

@@ -9,12 +9,18 @@ const instant = isoDateTime.transform((v) => new Date(v).toISOString());
 export const listEventsQuery = z
   .strictObject({
     type: z.enum(EVENT_TYPES, { error: 'must be a known event type' }).optional(),
-    deliverySuccess: z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
+    deliverySuccess: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((v) => v === 'true')
+      .optional(),
     createdFrom: instant.optional(),
     createdTo: instant.optional(),
     ...cursorPaging,
   })
-  .refine((q) => !q.createdFrom || !q.createdTo || q.createdFrom <= q.createdTo, { message: 'must not be after createdTo', path: ['createdFrom'] });
+  .refine((q) => !q.createdFrom || !q.createdTo || q.createdFrom <= q.createdTo, {
+    message: 'must not be after createdTo',
+    path: ['createdFrom'],
+  });
 
 const counts = z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), pending: z.number().int() });
 

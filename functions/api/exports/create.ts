@@ -21,9 +21,11 @@ const body = z
   .superRefine((b, ctx) => {
     if (b.kind === 'settlement') {
       if (!b.settlementId) ctx.addIssue({ code: 'custom', path: ['settlementId'], message: 'is required for a settlement export' });
-      for (const f of ['from', 'to'] as const) if (b[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'applies to transactions exports only' });
+      for (const f of ['from', 'to'] as const)
+        if (b[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'applies to transactions exports only' });
     } else {
-      if (b.settlementId !== undefined) ctx.addIssue({ code: 'custom', path: ['settlementId'], message: 'applies to settlement exports only' });
+      if (b.settlementId !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['settlementId'], message: 'applies to settlement exports only' });
       if (b.from && b.to && b.from > b.to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
     }
   });
@@ -38,8 +40,12 @@ const body = z
 export const handler = endpoint(
   { body, description: "Export the merchant's transactions or a settlement's lines as CSV (asynchronous)." },
   async ({ body, principal }) => {
-    if (body.kind === 'settlement' && !(await getMerchantSettlement(principal.id, body.settlementId!))) throw notFound(MONEY_MSG.settlementNotFound);
-    const e = await createExport({ merchantId: principal.id, kind: body.kind, from: body.from, to: body.to, settlementId: body.settlementId }, new Date());
+    if (body.kind === 'settlement' && !(await getMerchantSettlement(principal.id, body.settlementId!)))
+      throw notFound(MONEY_MSG.settlementNotFound);
+    const e = await createExport(
+      { merchantId: principal.id, kind: body.kind, from: body.from, to: body.to, settlementId: body.settlementId },
+      new Date(),
+    );
     return ok(202, MONEY_MSG.exportAccepted, { exportId: e.exportId, status: e.status });
   },
 );

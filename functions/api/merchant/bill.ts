@@ -1,12 +1,5 @@
 import { readAgreementPhrase } from '../../domain/agreement-phrase';
-import {
-  assertSupportedCurrency,
-  billBodySchema,
-  idSeedFor,
-  perPhrase,
-  refusalElement,
-  resultElement,
-} from '../../billing/bill-request';
+import { assertSupportedCurrency, billBodySchema, idSeedFor, perPhrase, refusalElement, resultElement } from '../../billing/bill-request';
 import { createBilling } from '../../billing/create-billing';
 import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';

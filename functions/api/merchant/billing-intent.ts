@@ -35,7 +35,11 @@ const bodySchema = z.strictObject({
  */
 export const handler = endpoint({ body: bodySchema }, async ({ body, principal }) => {
   if (!isSupportedCurrency(body.currency)) {
-    throw badRequest(MSG.unsupportedCurrency, [{ path: 'currency', message: `${body.currency} is not supported; supported: NGN` }], 'unsupported_currency');
+    throw badRequest(
+      MSG.unsupportedCurrency,
+      [{ path: 'currency', message: `${body.currency} is not supported; supported: NGN` }],
+      'unsupported_currency',
+    );
   }
   const merchant = await getParticipant(principal.id);
   if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
@@ -51,7 +55,14 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     const { customer } = found;
     const now = nowIso();
     const intent = newIntentItem(
-      { customerId: customer.id, bankId: customer.bankId, merchantId: entityId, lookupPhrase, currency: body.currency, description: body.description },
+      {
+        customerId: customer.id,
+        bankId: customer.bankId,
+        merchantId: entityId,
+        lookupPhrase,
+        currency: body.currency,
+        description: body.description,
+      },
       now,
     );
     try {

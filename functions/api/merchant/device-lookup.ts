@@ -26,7 +26,9 @@ export const handler = endpoint(
   { body, description: 'Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust.' },
   async ({ body, principal }) => {
     const merchant = await getParticipant(principal.id);
-    const trust = merchant && trustOf({ trusted: merchant.trusted, trustLevel: merchant.trustLevel, deviceLookupEnabled: merchant.deviceLookupEnabled });
+    const trust =
+      merchant &&
+      trustOf({ trusted: merchant.trusted, trustLevel: merchant.trustLevel, deviceLookupEnabled: merchant.deviceLookupEnabled });
     if (!trust || !deviceLookupPermission(trust).allowed) {
       throw forbidden(MSG.deviceLookupForbidden, 'device_lookup_not_permitted');
     }

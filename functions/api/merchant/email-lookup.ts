@@ -18,7 +18,9 @@ export const handler = endpoint(
     const customers = await customersByEmail(query.email);
     if (customers.length === 0) throw notFound(MSG.customerNotFound);
     const bankIds = [...new Set(customers.map((c) => c.bankId))];
-    const banks = new Map((await Promise.all(bankIds.map((id) => getParticipant(id)))).filter((b) => b !== undefined).map((b) => [b.id, b]));
+    const banks = new Map(
+      (await Promise.all(bankIds.map((id) => getParticipant(id)))).filter((b) => b !== undefined).map((b) => [b.id, b]),
+    );
     const phrases = await issueLookupPhrases(principal.id, customers);
     return ok(200, 'Customer banks found', {
       banks: customers.map((c) => ({ bankId: c.bankId, bankName: banks.get(c.bankId)?.name ?? null, lookupPhrase: phrases.get(c.id)! })),

@@ -3,7 +3,15 @@ import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../customers/phrase-store';
-import { decisionByAgreementPhrase, decisionId, decisionRange, decisionSummary, getDecision, matching, type DecisionItem } from '../../decisions/store';
+import {
+  decisionByAgreementPhrase,
+  decisionId,
+  decisionRange,
+  decisionSummary,
+  getDecision,
+  matching,
+  type DecisionItem,
+} from '../../decisions/store';
 
 const filterValue = z.string().min(1).max(1000);
 
@@ -43,7 +51,9 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
     // tampered phrase names nothing; another merchant's names a decision that is not ours.
     const d = query.agreementPhrase !== undefined ? await decisionByAgreementPhrase(query.agreementPhrase) : undefined;
     const byCustomer = query.customerId !== undefined ? await getDecision(decisionId(merchantId, query.customerId)) : undefined;
-    let candidates = (query.agreementPhrase !== undefined ? [d] : [byCustomer]).filter((x): x is DecisionItem => x !== undefined && x.merchantId === merchantId);
+    let candidates = (query.agreementPhrase !== undefined ? [d] : [byCustomer]).filter(
+      (x): x is DecisionItem => x !== undefined && x.merchantId === merchantId,
+    );
     candidates = matching(candidates, { merchantId, customerId: query.customerId });
     if (phrase) candidates = candidates.filter((c) => c.customerId === phrase.customerId || c.lookupPhrase === phrase.lookupPhrase);
     page = await pageOfFew(range, paging, candidates, cursor, OF_YOURS);

@@ -19,7 +19,10 @@ const bodySchema = z.strictObject({
  * to runs that start after it; a run already at the bank keeps the retry it was started with
  * (what its `billing.response` announces). Audited.
  */
-export const handler = endpoint({ body: bodySchema, description: 'Set the retry policy of failed recurring runs' }, async ({ body, principal, audit }) => {
-  await setRetryPolicy(principal.id, body.retryAfterDays, audit);
-  return ok(200, 'Retry policy updated', { retryAfterDays: body.retryAfterDays, isDefault: false });
-});
+export const handler = endpoint(
+  { body: bodySchema, description: 'Set the retry policy of failed recurring runs' },
+  async ({ body, principal, audit }) => {
+    await setRetryPolicy(principal.id, body.retryAfterDays, audit);
+    return ok(200, 'Retry policy updated', { retryAfterDays: body.retryAfterDays, isDefault: false });
+  },
+);

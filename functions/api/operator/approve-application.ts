@@ -2,6 +2,9 @@ import { endpoint, ok } from '../../http/endpoint';
 import { decide } from '../../people/applications';
 
 /** POST /v1/operator/applications/{id}/approve: creates the participant; the applicant becomes its owner. */
-export const handler = endpoint({ description: 'Approve a pending application: the participant is created and the applicant is its owner.' }, async ({ params, audit }) => {
-  return ok(200, 'Application approved', await decide(params.id!, { approve: true }, audit));
-});
+export const handler = endpoint(
+  { description: 'Approve a pending application: the participant is created and the applicant is its owner.' },
+  async ({ params, audit }) => {
+    return ok(200, 'Application approved', await decide(params.id!, { approve: true }, audit));
+  },
+);

@@ -10,9 +10,7 @@ import { createInvitation } from '../../people/store';
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
 export const handler = endpoint({ body: createParticipantSchema }, async ({ body, audit }) => {
   if (body.simulated && (body.type !== 'bank' || config.stage() !== 'sandbox')) {
-    throw badRequest(MSG.invalidRequest, [
-      { path: 'simulated', message: 'Only a bank in the sandbox stage can be simulated' },
-    ]);
+    throw badRequest(MSG.invalidRequest, [{ path: 'simulated', message: 'Only a bank in the sandbox stage can be simulated' }]);
   }
   if (body.providerId !== undefined) {
     if (body.type !== 'merchant') {

@@ -5,14 +5,23 @@ import { cursorPaging } from '../../http/schemas';
 import { getApplication, listApplications } from '../../people/store';
 import { toApiApplication } from '../../people/views';
 
-const query = z.strictObject({ status: z.enum(['pending', 'approved', 'rejected']).optional().transform((s) => s ?? 'pending'), ...cursorPaging });
+const query = z.strictObject({
+  status: z
+    .enum(['pending', 'approved', 'rejected'])
+    .optional()
+    .transform((s) => s ?? 'pending'),
+  ...cursorPaging,
+});
 
 /** GET /v1/operator/applications?status= (default pending): a queue, oldest first. */
-export const handler = endpoint({ query, description: 'List applications in one status (default `pending`), oldest first.' }, async ({ query }) => {
-  const after = query.startingAfter ? await getApplication(query.startingAfter) : undefined;
-  if (query.startingAfter && after?.status !== query.status) {
-    throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of an application in this list' }]);
-  }
-  const page = await listApplications(query.status, query.limit, after);
-  return ok(200, 'Applications retrieved', { applications: page.applications.map(toApiApplication), hasMore: page.hasMore });
-});
+export const handler = endpoint(
+  { query, description: 'List applications in one status (default `pending`), oldest first.' },
+  async ({ query }) => {
+    const after = query.startingAfter ? await getApplication(query.startingAfter) : undefined;
+    if (query.startingAfter && after?.status !== query.status) {
+      throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of an application in this list' }]);
+    }
+    const page = await listApplications(query.status, query.limit, after);
+    return ok(200, 'Applications retrieved', { applications: page.applications.map(toApiApplication), hasMore: page.hasMore });
+  },
+);

@@ -6,6 +6,9 @@ import { decide } from '../../people/applications';
 const body = z.strictObject({ reason: safeText(500) });
 
 /** POST /v1/operator/applications/{id}/reject {reason}: the applicant reads the reason. */
-export const handler = endpoint({ body, description: 'Reject a pending application with a reason the applicant reads.' }, async ({ params, body, audit }) => {
-  return ok(200, 'Application rejected', await decide(params.id!, { approve: false, reason: body.reason }, audit));
-});
+export const handler = endpoint(
+  { body, description: 'Reject a pending application with a reason the applicant reads.' },
+  async ({ params, body, audit }) => {
+    return ok(200, 'Application rejected', await decide(params.id!, { approve: false, reason: body.reason }, audit));
+  },
+);

@@ -4,7 +4,10 @@ import { TRUST_LEVELS } from '../../participants/store';
 
 export const bankAccountSchema = z.strictObject({
   bankName: safeText(200).optional(),
-  accountNumber: z.string().regex(/^\d{6,20}$/, 'must be 6 to 20 digits').optional(),
+  accountNumber: z
+    .string()
+    .regex(/^\d{6,20}$/, 'must be 6 to 20 digits')
+    .optional(),
   accountName: safeText(200).optional(),
 });
 
@@ -13,7 +16,10 @@ export const createParticipantSchema = z.strictObject({
   name: safeText(200),
   email: z.email().max(254),
   phone: safeText(32, 3).optional(),
-  country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
+    .optional(),
   providerId: z.string().min(1).max(64).optional(),
   bankAccount: bankAccountSchema.optional(),
   simulated: z.boolean().optional(),

@@ -13,7 +13,12 @@ export const handler = endpoint(
   { query: listTrustQuery, queryMessage: trustLevelMessage('trustLevel', MSG.invalidQuery) },
   async ({ query, principal }) => {
     const { limit: _l, offset: _o, startingAfter: _s, ...filter } = query;
-    const page = await listPage<MerchantSummary>(providerMerchantRange(principal.id, filter), pagingOf(query), merchantNamed, 'one of your merchants');
+    const page = await listPage<MerchantSummary>(
+      providerMerchantRange(principal.id, filter),
+      pagingOf(query),
+      merchantNamed,
+      'one of your merchants',
+    );
     const data = page.items.map((m) => {
       const { entityId, ...rest } = trustStatus(m);
       return { entityId, entityName: m.name, ...rest };

@@ -73,7 +73,12 @@ export const entityQuery = z.object({ entityId });
 
 const idsParam = z
   .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().max(100)).min(1, 'must name at least one id').max(100, 'at most 100 ids'));
 
 export const listMerchantsQuery = z.object({ ids: idsParam.optional(), trusted: boolString.optional(), ...offsetPaging });
@@ -138,7 +143,13 @@ export function merchantListItem(m: MerchantSummary) {
 }
 
 /** The spec's Trust status (lastVerified null until the first trust change). */
-export function trustStatus(m: { id: string; trusted?: unknown; trustLevel?: unknown; deviceLookupEnabled?: unknown; lastVerified?: string }) {
+export function trustStatus(m: {
+  id: string;
+  trusted?: unknown;
+  trustLevel?: unknown;
+  deviceLookupEnabled?: unknown;
+  lastVerified?: string;
+}) {
   const t = trustOf(m);
   return {
     entityId: m.id,

@@ -42,7 +42,11 @@ export const handler = endpoint(
         );
       } catch (e) {
         // Another trust change won the race (index 0 = our update): apply ours on its result.
-        if (isTransactionCancelled(e) && attempt < MAX_ATTEMPTS && ['ConditionalCheckFailed', 'TransactionConflict'].includes(cancellationCodes(e)[0] ?? '')) {
+        if (
+          isTransactionCancelled(e) &&
+          attempt < MAX_ATTEMPTS &&
+          ['ConditionalCheckFailed', 'TransactionConflict'].includes(cancellationCodes(e)[0] ?? '')
+        ) {
           continue;
         }
         throw e;

@@ -13,7 +13,10 @@ const bodySchema = z
     frequency: z.enum(FREQUENCIES).optional(),
     description: nonEmpty(500).nullable().optional(),
   })
-  .refine((b) => b.amount !== undefined || b.frequency !== undefined || b.description !== undefined, 'give amount, frequency or description');
+  .refine(
+    (b) => b.amount !== undefined || b.frequency !== undefined || b.description !== undefined,
+    'give amount, frequency or description',
+  );
 
 /**
  * PATCH /v1/recurring/{scheduleId} {amount?, frequency?, description?} (merchant, DESIGN 8.6):
@@ -23,15 +26,22 @@ const bodySchema = z
  * (`schedule.amendment_declined`). 404 another merchant's or unknown; 409 cancelled/completed
  * or an amendment already pending; 400 nothing would change.
  */
-export const handler = endpoint({ body: bodySchema, description: "Amend a schedule's amount, frequency or description" }, async ({ body, params, principal }) => {
-  // amountSchema gives minor units already.
-  const r = await requestAmendment(principal.id, params.scheduleId ?? '', body, nowIso());
-  if (!r.ok) {
-    if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-    if (r.reason === 'pending') throw conflict(MSG.recurringAmendmentPending, 'amendment_pending');
-    if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
-    if (r.reason === 'no_permission') throw forbidden(MSG.recurringPermissionRequired, 'permission_required');
-    throw badRequest(MSG.invalidRequest, [{ path: 'body', message: 'the amendment changes nothing' }]);
-  }
-  return ok(202, "Amendment sent to the customer's bank", { scheduleId: r.schedule.scheduleId, amendmentId: r.amendmentId, status: 'pending' });
-});
+export const handler = endpoint(
+  { body: bodySchema, description: "Amend a schedule's amount, frequency or description" },
+  async ({ body, params, principal }) => {
+    // amountSchema gives minor units already.
+    const r = await requestAmendment(principal.id, params.scheduleId ?? '', body, nowIso());
+    if (!r.ok) {
+      if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
+      if (r.reason === 'pending') throw conflict(MSG.recurringAmendmentPending, 'amendment_pending');
+      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+      if (r.reason === 'no_permission') throw forbidden(MSG.recurringPermissionRequired, 'permission_required');
+      throw badRequest(MSG.invalidRequest, [{ path: 'body', message: 'the amendment changes nothing' }]);
+    }
+    return ok(202, "Amendment sent to the customer's bank", {
+      scheduleId: r.schedule.scheduleId,
+      amendmentId: r.amendmentId,
+      status: 'pending',
+    });
+  },
+);

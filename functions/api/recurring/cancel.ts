@@ -11,5 +11,9 @@ import { nowIso } from '../../platform/table';
 export const handler = endpoint({ description: 'Cancel a schedule' }, async ({ params, principal }) => {
   const r = await cancelSchedule({ party: { merchantId: principal.id } }, params.scheduleId ?? '', nowIso());
   if (!r.ok) throw notFound(MSG.recurringNotFound);
-  return ok(200, 'Recurring schedule cancelled', { scheduleId: r.schedule.scheduleId, status: 'cancelled', cancelledAt: r.schedule.cancelledAt });
+  return ok(200, 'Recurring schedule cancelled', {
+    scheduleId: r.schedule.scheduleId,
+    status: 'cancelled',
+    cancelledAt: r.schedule.cancelledAt,
+  });
 });

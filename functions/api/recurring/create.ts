@@ -53,7 +53,13 @@ const bodySchema = z
   .superRefine((b, ctx) => {
     const start = new Date(b.startDate);
     const end = b.endDate ? new Date(b.endDate) : null;
-    const problems = scheduleProblems({ frequency: b.frequency, interval: b.interval, startDate: start, endDate: end, maxBillings: b.maxBillings ?? undefined });
+    const problems = scheduleProblems({
+      frequency: b.frequency,
+      interval: b.interval,
+      startDate: start,
+      endDate: end,
+      maxBillings: b.maxBillings ?? undefined,
+    });
     for (const p of problems) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
     if (end && !problems.some((p) => p.path === 'endDate' || p.path === 'startDate')) {
       if (end.getTime() <= start.getTime()) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must be after startDate' });
@@ -85,59 +91,62 @@ const MAX_ATTEMPTS = 5;
  * when that is not in the future) and `schedule.created`, conditioned on the decision and the
  * merchant's trust being what was checked.
  */
-export const handler = endpoint({ body: bodySchema, response: responseSchema, description: 'Create a recurring schedule' }, async ({ body, principal }) => {
-  assertSupportedCurrency(body.currency);
-  const merchantId = principal.id;
+export const handler = endpoint(
+  { body: bodySchema, response: responseSchema, description: 'Create a recurring schedule' },
+  async ({ body, principal }) => {
+    assertSupportedCurrency(body.currency);
+    const merchantId = principal.id;
 
-  for (let attempt = 1; ; attempt++) {
-    const merchant = await getParticipant(merchantId);
-    if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
-    if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+    for (let attempt = 1; ; attempt++) {
+      const merchant = await getParticipant(merchantId);
+      if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
+      if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
 
-    const id = await readAgreementPhrase(body.agreementPhrase, merchantId);
-    const found = id ? await getDecision(id) : undefined;
-    const decision: DecisionItem | undefined = found && found.merchantId === merchantId ? found : undefined;
-    if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked, 'merchant_blocked');
-    if (!decision || decision.customerId !== body.customerId || decision.decision !== 'approve_recurring') throw permissionRequired();
-    if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded, 'spending_limit_exceeded');
-    const customer = (await getBillingCustomers([decision.customerId])).get(decision.customerId);
-    if (!customer) throw permissionRequired();
+      const id = await readAgreementPhrase(body.agreementPhrase, merchantId);
+      const found = id ? await getDecision(id) : undefined;
+      const decision: DecisionItem | undefined = found && found.merchantId === merchantId ? found : undefined;
+      if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked, 'merchant_blocked');
+      if (!decision || decision.customerId !== body.customerId || decision.decision !== 'approve_recurring') throw permissionRequired();
+      if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded, 'spending_limit_exceeded');
+      const customer = (await getBillingCustomers([decision.customerId])).get(decision.customerId);
+      if (!customer) throw permissionRequired();
 
-    const item = buildSchedule(
-      {
-        merchantId,
-        ...(merchant.providerId ? { providerId: merchant.providerId } : {}),
-        bankId: decision.bankId,
-        customerId: decision.customerId,
-        clientRef: customer.clientRef,
-        decisionId: decision.id,
-        agreementPhrase: decision.agreementPhrase,
-        amount: body.amount,
-        currency: body.currency,
-        frequency: body.frequency,
-        interval: body.interval ?? DEFAULT_INTERVAL,
-        startDate: new Date(body.startDate).toISOString(),
-        endDate: body.endDate ? new Date(body.endDate).toISOString() : null,
-        maxBillings: body.maxBillings ?? null,
-        description: body.description ?? null,
-        metadata: body.metadata ?? null,
-      },
-      nowIso(),
-    );
-    const r = await saveNewSchedule(item, decision);
-    if (r.ok) {
-      const s = r.schedule;
-      return ok(201, 'Recurring schedule created', {
-        scheduleId: s.scheduleId,
-        customerId: s.customerId,
-        amount: toMajor(s.amount),
-        frequency: s.frequency,
-        status: 'active',
-        nextBillingDate: s.nextBillingDate,
-      });
+      const item = buildSchedule(
+        {
+          merchantId,
+          ...(merchant.providerId ? { providerId: merchant.providerId } : {}),
+          bankId: decision.bankId,
+          customerId: decision.customerId,
+          clientRef: customer.clientRef,
+          decisionId: decision.id,
+          agreementPhrase: decision.agreementPhrase,
+          amount: body.amount,
+          currency: body.currency,
+          frequency: body.frequency,
+          interval: body.interval ?? DEFAULT_INTERVAL,
+          startDate: new Date(body.startDate).toISOString(),
+          endDate: body.endDate ? new Date(body.endDate).toISOString() : null,
+          maxBillings: body.maxBillings ?? null,
+          description: body.description ?? null,
+          metadata: body.metadata ?? null,
+        },
+        nowIso(),
+      );
+      const r = await saveNewSchedule(item, decision);
+      if (r.ok) {
+        const s = r.schedule;
+        return ok(201, 'Recurring schedule created', {
+          scheduleId: s.scheduleId,
+          customerId: s.customerId,
+          amount: toMajor(s.amount),
+          frequency: s.frequency,
+          status: 'active',
+          nextBillingDate: s.nextBillingDate,
+        });
+      }
+      if (r.reason === 'untrusted') throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+      // The decision changed since it was checked: check again on a fresh read.
+      if (attempt >= MAX_ATTEMPTS) throw new AppError(409, 'Customer decision is changing; retry shortly', 'decision_contention');
     }
-    if (r.reason === 'untrusted') throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
-    // The decision changed since it was checked: check again on a fresh read.
-    if (attempt >= MAX_ATTEMPTS) throw new AppError(409, 'Customer decision is changing; retry shortly', 'decision_contention');
-  }
-});
+  },
+);

@@ -21,5 +21,8 @@ const querySchema = z.strictObject({
 export const handler = endpoint({ query: querySchema, description: 'List schedules' }, async ({ query, principal }) => {
   const range = scheduleRange({ merchantId: principal.id }, { customerId: query.customerId, status: query.status });
   const page = await listPage<Item>(range, pagingOf(query), scheduleItemNamed, 'one of your schedules');
-  return ok(200, 'Recurring schedules retrieved', { schedules: page.items.map((it) => scheduleSummary(parseSchedule(it)!)), ...pageFields(page) });
+  return ok(200, 'Recurring schedules retrieved', {
+    schedules: page.items.map((it) => scheduleSummary(parseSchedule(it)!)),
+    ...pageFields(page),
+  });
 });

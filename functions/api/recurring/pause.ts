@@ -8,7 +8,11 @@ import { nowIso } from '../../platform/table';
 const bodySchema = z.strictObject({
   reason: safeText(500, 0).nullable().optional(),
   /** DESIGN 8.6: the schedule resumes by itself at this time (in the future). */
-  resumesAt: z.iso.datetime({ offset: true }).transform((v) => new Date(v).toISOString()).nullable().optional(),
+  resumesAt: z.iso
+    .datetime({ offset: true })
+    .transform((v) => new Date(v).toISOString())
+    .nullable()
+    .optional(),
 });
 
 /**
@@ -29,5 +33,10 @@ export const handler = endpoint({ body: bodySchema, description: 'Pause a schedu
     if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
     throw conflict(MSG.recurringNotActive, 'schedule_not_active');
   }
-  return ok(200, 'Recurring schedule paused', { scheduleId: r.schedule.scheduleId, status: r.schedule.status, pausedAt: r.schedule.pausedAt, ...(r.schedule.resumesAt ? { resumesAt: r.schedule.resumesAt } : {}) });
+  return ok(200, 'Recurring schedule paused', {
+    scheduleId: r.schedule.scheduleId,
+    status: r.schedule.status,
+    pausedAt: r.schedule.pausedAt,
+    ...(r.schedule.resumesAt ? { resumesAt: r.schedule.resumesAt } : {}),
+  });
 });

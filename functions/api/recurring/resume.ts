@@ -21,5 +21,10 @@ export const handler = endpoint({ body: bodySchema, description: 'Resume a sched
     throw conflict(MSG.recurringNotPaused, 'schedule_not_paused');
   }
   const s = r.schedule;
-  return ok(200, 'Recurring schedule resumed', { scheduleId: s.scheduleId, status: s.status, resumedAt: s.resumedAt, nextBillingDate: s.nextBillingDate });
+  return ok(200, 'Recurring schedule resumed', {
+    scheduleId: s.scheduleId,
+    status: s.status,
+    resumedAt: s.resumedAt,
+    nextBillingDate: s.nextBillingDate,
+  });
 });

@@ -23,7 +23,11 @@ export const skipEndpoint = (partyOf: (principalId: string) => ScheduleParty) =>
       if (r.reason === 'run_in_progress') throw conflict(MSG.recurringRunInProgress, 'schedule_run_in_progress');
       throw conflict(MSG.recurringNotActive, 'schedule_not_active');
     }
-    return ok(200, 'Recurring run skipped', { scheduleId: r.schedule.scheduleId, skippedRunAt: r.skippedRunAt, nextBillingDate: r.schedule.nextBillingDate });
+    return ok(200, 'Recurring run skipped', {
+      scheduleId: r.schedule.scheduleId,
+      skippedRunAt: r.skippedRunAt,
+      nextBillingDate: r.schedule.nextBillingDate,
+    });
   });
 
 export const handler = skipEndpoint((merchantId) => ({ merchantId }));

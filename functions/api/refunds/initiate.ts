@@ -24,7 +24,13 @@ const body = z.strictObject({
 export const handler = endpoint(
   { body, description: 'Start a full or partial refund of a succeeded transaction. Honours Idempotency-Key.' },
   async ({ body, principal, requestKey }) => {
-    const r = await initiateRefund({ merchantId: principal.id, reference: body.reference, amount: body.amount, reason: body.reason, requestKey });
+    const r = await initiateRefund({
+      merchantId: principal.id,
+      reference: body.reference,
+      amount: body.amount,
+      reason: body.reason,
+      requestKey,
+    });
     if (!r.ok) {
       switch (r.reason) {
         case 'not_found':

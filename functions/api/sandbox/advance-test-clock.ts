@@ -15,9 +15,12 @@ const bodySchema = z.strictObject({ frozenTime: clockTime });
 export const handler = endpoint({ body: bodySchema, description: 'Advance a test clock' }, async ({ body, params, principal }) => {
   const c = await getTestClock(principal.id, params.clockId ?? '');
   if (!c) throw notFound(SANDBOX_MSG.testClockNotFound);
-  if (body.frozenTime <= c.frozenTime) throw badRequest(MSG.invalidRequest, [{ path: 'frozenTime', message: "must be after the clock's time (forward only)" }]);
+  if (body.frozenTime <= c.frozenTime)
+    throw badRequest(MSG.invalidRequest, [{ path: 'frozenTime', message: "must be after the clock's time (forward only)" }]);
   if (body.frozenTime > advanceLimit(new Date(c.frozenTime)).toISOString()) {
-    throw badRequest(MSG.invalidRequest, [{ path: 'frozenTime', message: `at most ${MAX_ADVANCE_YEARS} years ahead of the clock's time in one call` }]);
+    throw badRequest(MSG.invalidRequest, [
+      { path: 'frozenTime', message: `at most ${MAX_ADVANCE_YEARS} years ahead of the clock's time in one call` },
+    ]);
   }
   const advancing = await startAdvance(c, body.frozenTime);
   if (!advancing) throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');

@@ -15,9 +15,7 @@ const response = z.object({
       email: z.string(),
       deviceId: z.string(),
       description: z.string(),
-      intentResponse: z
-        .object({ customerDecision: z.string(), spendingLimits: limits, blockMerchant: z.boolean() })
-        .nullable(),
+      intentResponse: z.object({ customerDecision: z.string(), spendingLimits: limits, blockMerchant: z.boolean() }).nullable(),
       debitResponse: z.enum(['approve', 'deny', 'suspended']).nullable(),
     }),
   ),

@@ -12,7 +12,9 @@ import { getItem } from '../../platform/table';
 const MAX_ROUNDS = 4;
 
 const notPending = (status: string) =>
-  new AppError(409, SANDBOX_MSG.billingNotPending, 'billing_not_pending', [{ path: 'status', message: `the billing request is ${status}` }]);
+  new AppError(409, SANDBOX_MSG.billingNotPending, 'billing_not_pending', [
+    { path: 'status', message: `the billing request is ${status}` },
+  ]);
 
 /**
  * POST /v1/sandbox/billing-requests/{id}/expire (merchant or provider with X-Entity-Id;
@@ -25,7 +27,7 @@ const notPending = (status: string) =>
 export const handler = endpoint(
   {
     body: z.strictObject({}),
-    description: "Expire one of your pending approvals now (the same path as the end of its approval window).",
+    description: 'Expire one of your pending approvals now (the same path as the end of its approval window).',
   },
   async ({ params, principal }) => {
     const id = params.id ?? '';

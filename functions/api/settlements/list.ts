@@ -14,7 +14,8 @@ const query = z.strictObject(cursorPaging);
  */
 export const handler = endpoint({ query, description: "The merchant's settlements, newest first." }, async ({ query, principal }) => {
   const after = query.startingAfter ? await getMerchantSettlement(principal.id, query.startingAfter) : undefined;
-  if (query.startingAfter && !after) throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of one of your settlements' }]);
+  if (query.startingAfter && !after)
+    throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of one of your settlements' }]);
   const page = await listSettlements(principal.id, query.limit, after);
   return ok(200, MONEY_MSG.settlementsRetrieved, { settlements: page.settlements.map(toApiSettlement), hasMore: page.hasMore });
 });

@@ -11,7 +11,12 @@ import { listDeliveriesQuery } from './schemas';
 export const handler = endpoint(
   { query: listDeliveriesQuery, description: "List the caller's webhook deliveries, newest first." },
   async ({ query, principal }) => {
-    const page = await listPage<DeliveryItem>(deliveryRange(principal.id, { status: query.status, type: query.type }), pagingOf(query), deliveryNamed, 'one of your deliveries');
+    const page = await listPage<DeliveryItem>(
+      deliveryRange(principal.id, { status: query.status, type: query.type }),
+      pagingOf(query),
+      deliveryNamed,
+      'one of your deliveries',
+    );
     return ok(200, 'Webhook deliveries retrieved', { deliveries: page.items.map(toApiDelivery), ...pageFields(page) });
   },
 );

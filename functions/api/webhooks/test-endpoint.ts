@@ -25,5 +25,10 @@ export const handler = endpoint({ description: 'Send a webhook.test event to thi
       },
     ],
   );
-  return ok(202, 'Test event queued', { eventId: event!.id, deliveryId: event!.deliveryIds[0] ?? null, endpointId: id, type: 'webhook.test' });
+  return ok(202, 'Test event queued', {
+    eventId: event!.id,
+    deliveryId: event!.deliveryIds[0] ?? null,
+    endpointId: id,
+    type: 'webhook.test',
+  });
 });
