@@ -18,6 +18,14 @@ export interface Answer {
   body: any;
 }
 
+/** An event as the events API lists it. */
+export interface ApiEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, any>;
+}
+
 export const apiBase = (api: string | true | undefined) =>
   (typeof api === 'string' ? api : (localStack()?.url ?? 'http://127.0.0.1:3000')).replace(/\/$/, '');
 

@@ -15,18 +15,11 @@
  */
 import { isEventType } from '../functions/events/types';
 import { MSG } from '../functions/http/errors';
-import { call, must, sleep, type Target } from './api';
+import { call, must, sleep, type ApiEvent, type Target } from './api';
 
 /** How long a trigger waits for the step it needs (an answer of the simulated bank, a run). */
 const WAIT_MS = 60_000;
 const POLL_MS = 250;
-
-interface ApiEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, any>;
-}
 
 export interface Trigger {
   /** What the trigger does. */
@@ -52,15 +45,25 @@ async function magic(t: Target, local: string): Promise<{ bankId: string; lookup
   return banks[0]!;
 }
 
-/** Polls the caller's events of `type` (newest first) until one matches. */
-async function waitForEvent(t: Target, type: string, match: (e: ApiEvent) => boolean, what: string): Promise<ApiEvent> {
+/** The caller's newest events of `type`. */
+async function latest(t: Target, type: string): Promise<ApiEvent[]> {
+  return must(await call(t, 'GET', `/v1/events?type=${encodeURIComponent(type)}&limit=100`), 'GET /v1/events').data.events as ApiEvent[];
+}
+
+/** Polls the caller's events of `type` until one matches; `meanwhile` runs between polls. */
+async function waitForEvent(
+  t: Target,
+  type: string,
+  match: (e: ApiEvent) => boolean,
+  what: string,
+  meanwhile?: () => Promise<void>,
+): Promise<ApiEvent> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const page = must(await call(t, 'GET', `/v1/events?type=${encodeURIComponent(type)}&limit=100`), 'GET /v1/events').data
-      .events as ApiEvent[];
-    const found = page.find(match);
+    const found = (await latest(t, type)).find(match);
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`${what}: no ${type} within ${WAIT_MS / 1000} s (is the scheduler tick running?)`);
+    await meanwhile?.();
     await sleep(POLL_MS);
   }
 }
@@ -159,17 +162,28 @@ const post = async (t: Target, path: string, body: unknown = {}) => void must(aw
 
 /** Makes a schedule's runs due one after the other until `type` arrives for it. */
 async function runUntil(t: Target, id: string, type: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const page = must(await call(t, 'GET', `/v1/events?type=${encodeURIComponent(type)}&limit=100`), 'GET /v1/events').data
-      .events as ApiEvent[];
-    if (page.some(forSchedule(id))) return;
-    if (Date.now() > deadline) throw new Error(`schedule ${id}: no ${type} within ${WAIT_MS / 1000} s (is the scheduler tick running?)`);
+  await waitForEvent(t, type, forSchedule(id), `schedule ${id}`, async () => {
     const s = must(await call(t, 'GET', `/v1/recurring/${id}`), 'GET /v1/recurring/{id}').data;
     // the next run due now (a run at the bank, or one already due: 409 / no change; asked again)
     if (s.status === 'active') await call(t, 'POST', `/v1/sandbox/recurring/${id}/run`, {});
-    await sleep(POLL_MS);
-  }
+  });
+}
+
+/** A schedule of one billing due now, through to its completion (its notice and its run done). */
+async function oneBilling(t: Target, type: string): Promise<string> {
+  const id = await schedule(t, type, { startInDays: 0, maxBillings: 1 });
+  await waitForEvent(t, 'schedule.completed', forSchedule(id), `schedule ${id}`);
+  return id;
+}
+
+/** A payment and a refund of NGN 50 of it. */
+async function refunded(t: Target): Promise<{ reference: string; refundId: string }> {
+  const reference = await paid(t);
+  const refund = must(
+    await call(t, 'POST', '/v1/refunds/initiate', { reference, amount: 50, reason: 'ops trigger' }),
+    'POST /v1/refunds/initiate',
+  );
+  return { reference, refundId: refund.data.refundId as string };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -211,8 +225,7 @@ export const TRIGGERS: Record<string, Trigger> = {
     to: 'bank',
     needs: 'premium',
     run: async (t) => {
-      const id = await schedule(t, 'billing.upcoming', { startInDays: 0, maxBillings: 1 });
-      await waitForEvent(t, 'schedule.completed', forSchedule(id), `schedule ${id}`);
+      const id = await oneBilling(t, 'billing.upcoming');
       return `billing.upcoming: schedule ${id}'s notice sent to the simulated bank before its run (listen with its key to receive it; none when PRE_DEBIT_NOTICE_SECONDS is 0)`;
     },
   },
@@ -269,11 +282,7 @@ export const TRIGGERS: Record<string, Trigger> = {
     how: 'a schedule of one NGN 100 billing due now; the simulated bank approves it',
     to: 'merchant',
     needs: 'premium',
-    run: async (t) => {
-      const id = await schedule(t, 'schedule.completed', { startInDays: 0, maxBillings: 1 });
-      await waitForEvent(t, 'schedule.completed', forSchedule(id), `schedule ${id}`);
-      return `schedule.completed: schedule ${id}`;
-    },
+    run: async (t) => `schedule.completed: schedule ${await oneBilling(t, 'schedule.completed')}`,
   },
   'schedule.run_failed': {
     how: 'a daily schedule for approve.two.payments (a consent for 2 payments), its runs made due until one is refused (it is then paused)',
@@ -289,26 +298,17 @@ export const TRIGGERS: Record<string, Trigger> = {
     how: 'a payment, then a refund of NGN 50 (to the simulated bank; it stays pending)',
     to: 'bank',
     run: async (t) => {
-      const reference = await paid(t);
-      const refund = must(
-        await call(t, 'POST', '/v1/refunds/initiate', { reference, amount: 50, reason: 'ops trigger' }),
-        'POST /v1/refunds/initiate',
-      );
-      return `refund.requested: refund ${refund.data.refundId} of ${reference} sent to the customer's bank (listen with its key to receive it)`;
+      const { reference, refundId } = await refunded(t);
+      return `refund.requested: refund ${refundId} of ${reference} sent to the customer's bank (listen with its key to receive it)`;
     },
   },
   'refund.updated': {
     how: 'a payment, a refund of NGN 50, and the sandbox helper that completes it',
     to: 'merchant',
     run: async (t) => {
-      const reference = await paid(t);
-      const refund = must(
-        await call(t, 'POST', '/v1/refunds/initiate', { reference, amount: 50, reason: 'ops trigger' }),
-        'POST /v1/refunds/initiate',
-      );
-      const id = refund.data.refundId as string;
-      await post(t, `/v1/sandbox/refunds/${id}/complete`);
-      return `refund.updated: refund ${id} completed`;
+      const { refundId } = await refunded(t);
+      await post(t, `/v1/sandbox/refunds/${refundId}/complete`);
+      return `refund.updated: refund ${refundId} completed`;
     },
   },
   'settlement.completed': {

@@ -20,18 +20,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { newSecret, webhookHeaders } from '../../functions/webhooks/signing';
 import { localPaths } from '../../local/paths';
-import { apiBase, call, must, type Target } from '../api';
+import { apiBase, call, must, type ApiEvent, type Target } from '../api';
 import { flags } from '../common';
 import { TRIGGERS, trigger } from '../triggers';
 
 export { TRIGGERS, trigger };
-
-interface ApiEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
 
 // ---------------------------------------------------------------------------------------
 // listen
