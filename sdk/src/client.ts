@@ -7,8 +7,10 @@
  *   same key on every retry of that call, so a retried POST is never executed twice;
  * - retries with bounded exponential backoff and jitter on 429 (honouring `Retry-After`),
  *   5xx (except 501), network errors, and the 409s that mean "retry the same request
- *   shortly": `Request with this idempotency key is in progress` and the contention codes
- *   (nothing was written).
+ *   shortly" (nothing was written): those whose `code` is one of RETRY_SHORTLY_CODES (the
+ *   idempotency key's first request still in progress, or contention), or, from a server
+ *   that sends no `code`, whose message is IN_PROGRESS_MESSAGE. Any other 409 (a key reused
+ *   with another body, a closed resource) is returned at once.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths } from './generated/openapi.js';
@@ -43,9 +45,18 @@ export interface CreateClientOptions {
   fetch?: (input: Request) => Promise<Response>;
 }
 
+/** The message of the 409 answered while the first request with the same Idempotency-Key is still running. */
 export const IN_PROGRESS_MESSAGE = 'Request with this idempotency key is in progress';
+/** The `code` of that 409. */
+export const IN_PROGRESS_CODE = 'idempotency_in_progress';
 /** 409 codes that mean "nothing was written, retry the same request shortly". */
-const RETRY_SHORTLY_CODES = new Set(['idempotency_in_progress', 'billing_contention', 'refund_contention', 'decision_contention', 'busy']);
+export const RETRY_SHORTLY_CODES: ReadonlySet<string> = new Set([
+  IN_PROGRESS_CODE,
+  'billing_contention',
+  'refund_contention',
+  'decision_contention',
+  'busy',
+]);
 
 const DEFAULTS: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };
 
@@ -64,18 +75,26 @@ export function backoffMs(retry: number, policy: Required<RetryOptions>, random 
   return Math.round(step / 2 + (random() * step) / 2);
 }
 
-/** Does this 409 body say "retry the same request shortly"? (a bill/pay answer: every element). */
+/**
+ * Does this 409 error body say "retry the same request shortly"? Decided by `code` when the
+ * body has one, by the exact in-progress message otherwise; a bill or pay answer (an array)
+ * only when every element says so.
+ */
+export function isRetryShortly(body: unknown): boolean {
+  const items = Array.isArray(body) ? body : [body];
+  return (
+    items.length > 0 &&
+    items.every((e) => {
+      const x = e as { code?: unknown; message?: unknown } | null;
+      if (typeof x?.code === 'string') return RETRY_SHORTLY_CODES.has(x.code);
+      return x?.message === IN_PROGRESS_MESSAGE;
+    })
+  );
+}
+
 async function isRetryShortly409(response: Response): Promise<boolean> {
   try {
-    const body = (await response.clone().json()) as unknown;
-    const items = Array.isArray(body) ? body : [body];
-    return (
-      items.length > 0 &&
-      items.every((e) => {
-        const x = e as { code?: unknown; message?: unknown } | null;
-        return x?.message === IN_PROGRESS_MESSAGE || (typeof x?.code === 'string' && RETRY_SHORTLY_CODES.has(x.code));
-      })
-    );
+    return isRetryShortly(await response.clone().json());
   } catch {
     return false;
   }
@@ -155,3 +174,5 @@ export function createClient(options: CreateClientOptions): IdpayClient {
     fetch: retryingFetch(options),
   });
 }
+
+export { IdpayError, isIdpayError, unwrap } from './errors.js';

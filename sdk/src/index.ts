@@ -1,14 +1,26 @@
 /**
  * @idpay/sdk: a typed client for the idpay API and a webhook verifier.
  *
- *   import { createClient, verifyWebhook } from '@idpay/sdk';
+ *   import { createClient, unwrap, verifyWebhook } from '@idpay/sdk';
  *   const idpay = createClient({ baseUrl, apiKey });
  *   const { data, error } = await idpay.POST('/v1/billing/intent', { body: { ... } });
+ *   const balance = await unwrap(idpay.GET('/v1/balance/details')); // data, or throws IdpayError
  *
- * Types come from the OpenAPI document (`paths`, `components`, `webhooks`, `operations`).
+ * Types come from the API's OpenAPI document (`paths`, `components`, `webhooks`, `operations`).
  */
-export { createClient, retryingFetch, parseRetryAfter, backoffMs, IN_PROGRESS_MESSAGE } from './client.js';
+export {
+  createClient,
+  retryingFetch,
+  parseRetryAfter,
+  backoffMs,
+  isRetryShortly,
+  IN_PROGRESS_MESSAGE,
+  IN_PROGRESS_CODE,
+  RETRY_SHORTLY_CODES,
+} from './client.js';
 export type { CreateClientOptions, IdpayClient, RetryOptions } from './client.js';
+export { IdpayError, isIdpayError, unwrap, errorTypeForStatus, ERROR_TYPES } from './errors.js';
+export type { CallResult, IdpayErrorBody, IdpayErrorType, IdpayFieldError } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export type {
   VerifyWebhookOptions,

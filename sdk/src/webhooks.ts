@@ -1,19 +1,19 @@
 /**
- * verifyWebhook: checks a delivery the way docs/webhooks.md describes, under either scheme,
- * and returns the event typed from the `webhooks` section of the OpenAPI document.
+ * verifyWebhook: checks a delivery under either of the two signature schemes every delivery
+ * carries, and returns the event typed from the `webhooks` section of the OpenAPI document.
  *
  * - Standard Webhooks (preferred whenever `webhook-signature` is present): `webhook-signature`
  *   holds space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw
  *   body>")>` values, key = the base64-decoded part of the secret after `whsec_`. The
  *   timestamp is signed.
- * - idpay's original scheme (DESIGN 6.6): `X-Webhook-Signature` holds comma-separated
- *   lowercase hex HMAC-SHA256(secret as UTF-8, raw body) values; `X-Webhook-Timestamp` is
- *   checked against the tolerance but is not covered by the signature.
+ * - idpay's original scheme: `X-Webhook-Signature` holds comma-separated lowercase hex
+ *   HMAC-SHA256(secret as UTF-8, raw body) values; `X-Webhook-Timestamp` is checked against
+ *   the tolerance but is not covered by the signature; `X-Webhook-Id` is the event id.
  *
  * When `webhook-signature` is present it decides: a delivery whose Standard Webhooks
- * signature fails is refused even if its 6.6 signature matches (otherwise a replayed old
- * body with a rewritten timestamp would pass). `allowLegacy: false` refuses deliveries that
- * carry only the 6.6 headers.
+ * signature fails is refused even if its `X-Webhook-Signature` matches (otherwise a replayed
+ * old body with a rewritten timestamp would pass). `allowLegacy: false` refuses deliveries
+ * that carry only the `X-Webhook-*` headers.
  *
  * Comparisons are constant time. A rotation overlap sends one value per valid secret; the
  * delivery is accepted when any value matches any secret given.
@@ -58,7 +58,7 @@ export type WebhookHeaders = Headers | Record<string, string | readonly string[]
 export interface VerifyWebhookOptions {
   /** Largest accepted distance between the delivery's timestamp and now, either way. Default 300. */
   toleranceSeconds?: number;
-  /** Accept deliveries that carry only 6.6's `X-Webhook-Signature`. Default true. */
+  /** Accept deliveries that carry only the original scheme's `X-Webhook-Signature`. Default true. */
   allowLegacy?: boolean;
   /** "Now" for the timestamp check (tests). Default: the clock. */
   now?: Date | number;

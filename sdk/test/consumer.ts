@@ -1,13 +1,22 @@
 /**
- * An integrator's program, compiled under `tsc --strict` against the packed @idpay/sdk
- * installed from its tarball in an empty folder (test/integration/sdk-package.test.ts); it is
- * outside the repository's typecheck, as it compiles only against the installed package. It
- * creates a merchant as the operator, registers a webhook endpoint on its own HTTP server,
- * asks for a test event, and verifies the delivery with verifyWebhook. Prints one JSON line.
+ * An integrator's ESM program ("type": "module"), compiled under `tsc --strict` against the
+ * packed @idpay/sdk installed from its tarball in an empty folder
+ * (test/integration/sdk-package.test.ts); it is outside the repository's typecheck, as it
+ * compiles only against the installed package. It creates a merchant as the operator,
+ * registers a webhook endpoint on its own HTTP server, asks for a test event, verifies the
+ * delivery with verifyWebhook, and meets a typed IdpayError. Prints one JSON line.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventOf } from '@idpay/sdk';
+import {
+  createClient,
+  IdpayError,
+  unwrap,
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+  type WebhookEventOf,
+} from '@idpay/sdk';
 
 const baseUrl = process.env.IDPAY_URL!;
 const operator = createClient({ baseUrl, apiKey: process.env.IDPAY_OPERATOR_KEY! });
@@ -61,7 +70,12 @@ async function main() {
   if (event.type !== 'webhook.test') throw new Error(`unexpected ${event.type}`);
   const test: WebhookEventOf<'webhook.test'> = event;
   const list = await idpay.GET('/v1/webhooks/deliveries', { params: { query: { type: 'webhook.test', limit: 10 } } });
-  console.log(JSON.stringify({ status, merchantId: merchant.id, event: test, deliveriesStatus: list.response.status }));
+  // unwrap: the data, or an IdpayError with the answer's status, code, type and requestId
+  const refused = await unwrap(idpay.POST('/v1/webhooks/endpoints', { body: { url: 'not a url' } })).then(
+    () => undefined,
+    (e: unknown) => (e instanceof IdpayError ? { status: e.status, type: e.type, message: e.message, fields: e.errors.length } : e),
+  );
+  console.log(JSON.stringify({ status, merchantId: merchant.id, event: test, deliveriesStatus: list.response.status, refused }));
 }
 
 main().catch((e: unknown) => {
