@@ -14,6 +14,17 @@ export default defineConfig({
       },
       {
         test: {
+          // The OpenAPI documents, the docs page and the SDK's generated types: each check
+          // imports every handler or runs the document tools (tens of seconds), so they stay
+          // out of `unit`, which runs in seconds. `npm test` runs every project.
+          name: 'docs',
+          include: ['test/docs/**/*.test.ts'],
+          environment: 'node',
+          env: { LOG_LEVEL: 'SILENT' },
+        },
+      },
+      {
+        test: {
           name: 'cdk',
           include: ['test/cdk/**/*.test.ts'],
           environment: 'node',

@@ -2,7 +2,7 @@
  * `npm run openapi`: regenerates the OpenAPI documents (sandbox, live) and the /docs page
  * from the route table, the handlers' zod schemas, the event schemas and the installed
  * renderer (functions/openapi/artifacts.ts). Commit the result: the Lambdas bundle these
- * files, and test/unit/openapi.test.ts fails when they are stale.
+ * files, and test/docs/openapi.test.ts fails when they are stale.
  *
  * `npm run openapi -- --check`: writes nothing; exits 1 when a file is stale.
  */

@@ -1,6 +1,6 @@
 /**
  * The generated files of the documentation (build time): what `npm run openapi` writes and
- * what test/unit/openapi.test.ts checks are up to date.
+ * what test/docs/openapi.test.ts checks are up to date.
  *
  * - functions/openapi/openapi.sandbox.json, openapi.live.json: the OpenAPI documents
  *   (bundled by the GET /v1/openapi.json Lambda, which serves its stage's).

@@ -7,7 +7,7 @@
  *
  * Build-time only: scripts/build-openapi.ts writes the result to openapi.<stage>.json, which
  * the GET /v1/openapi.json Lambda bundles (importing every handler into one Lambda would be
- * far too big). test/unit/openapi.test.ts fails when those files are stale.
+ * far too big). test/docs/openapi.test.ts fails when those files are stale.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -4,7 +4,7 @@
  * `{statusCode, success, message, data}` envelope). Keyed by route key (`METHOD /path`).
  * No request schema lives here: those come from the handlers' `.spec` only.
  *
- * test/unit/openapi.test.ts checks that every key is a route of the table and that the
+ * test/docs/openapi.test.ts checks that every key is a route of the table and that the
  * `ok(<status>, ...)` calls in each handler's source are among the statuses documented.
  */
 export type SuccessShape =

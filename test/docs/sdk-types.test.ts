@@ -1,6 +1,6 @@
 /**
  * The SDK's generated types (sdk/src/generated/openapi.ts) are up to date with the sandbox
- * OpenAPI document, like test/unit/openapi.test.ts checks the document itself; and the
+ * OpenAPI document, like test/docs/openapi.test.ts checks the document itself; and the
  * package depends on the openapi-fetch this repository builds and tests it with.
  */
 import { readFileSync } from 'node:fs';
