@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/billing/types';
@@ -13,10 +13,10 @@ import type { DecisionItem } from '../../functions/decisions/store';
 import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES } from '../../functions/events/types';
 import type { HttpEvent, HttpResponse } from '../../functions/http/types';
-import { buildArtifacts, documentPath, readExisting, type Artifact } from '../../functions/openapi/artifacts';
-import { assetHtml, loadRenderer, type DocsPageAsset } from '../../functions/openapi/docs-page';
-import { eventSchemaName, generateOpenApi, operationIdOf, type Json, type Stage } from '../../functions/openapi/generate';
-import { RESPONSE_FACTS } from '../../functions/openapi/overlay';
+import { buildArtifacts, documentPath, readExisting, type Artifact } from '../../scripts/openapi/artifacts';
+import { assetHtml, loadRenderer, type DocsPageAsset } from '../../scripts/openapi/docs-page';
+import { eventSchemaName, generateOpenApi, operationIdOf, responsesOf, type Json, type Stage } from '../../scripts/openapi/generate';
+import { RESPONSE_FACTS } from '../../scripts/openapi/overlay';
 import { ROUTES, rolesFor, routeKey, routesFor, type Route } from '../../functions/routes';
 import { gunzipSync } from 'node:zlib';
 
@@ -74,7 +74,7 @@ describe('generated files', () => {
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (/^(AWS_|TABLE_NAME|QUEUE_URL_)/.test(k)) delete env[k];
     const started = Date.now();
-    const run = spawnSync(process.execPath, [resolve('node_modules/tsx/dist/cli.mjs'), 'scripts/build-openapi.ts', '--check'], {
+    const run = spawnSync(process.execPath, [resolve('node_modules/tsx/dist/cli.mjs'), 'scripts/openapi/build.ts', '--check'], {
       env: { ...env, LOG_LEVEL: 'INFO' },
       encoding: 'utf8',
       timeout: 90_000,
@@ -258,6 +258,17 @@ describe('typed responses (DESIGN 8.2: every operation types its 2xx data)', () 
       `${typed} of ${routes.length} operations type their 2xx answer`,
     ).toEqual([]);
     expect(typed).toBe(routes.length);
+  });
+});
+
+describe("areas' response modules (functions/api/<area>/responses.ts)", () => {
+  it('key only handler files of routes in their area', async () => {
+    const handlers = new Set(ROUTES.map((r) => r.handler));
+    const areas = [...new Set(ROUTES.map((r) => dirname(r.handler)))];
+    const strays: string[] = [];
+    for (const area of areas)
+      for (const name of Object.keys(await responsesOf(area))) if (!handlers.has(`${area}/${name}`)) strays.push(`${area}/${name}`);
+    expect(strays).toEqual([]);
   });
 });
 
