@@ -11,7 +11,7 @@ import { MSG, badRequest } from '../http/errors';
 import { logger } from '../platform/log';
 import type { ArrayElement } from '../http/multi-status';
 import { nonEmpty } from '../http/schemas';
-import type { BillItem } from './types';
+import type { BillItem } from '../bills/types';
 import type { BillingRefusal, CreateBillingResult } from './create-billing';
 import { BILLING_MSG } from './messages';
 

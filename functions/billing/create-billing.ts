@@ -25,28 +25,16 @@ import { periodKeys } from '../domain/lagos-time';
 import { consentRefusal, countsConsent, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
 import { config } from '../config';
 import { commit } from '../events/outbox';
-import { sandboxBankDue } from '../sandbox/hook';
+import { sandboxBankDue } from '../events/sandbox-bank';
 import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
-import type { BillItem, BillingType } from './types';
-import { billKey } from './types';
+import type { BillItem, BillingType } from '../bills/types';
+import { billKey } from '../bills/types';
 import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
 import { conflictBackoff } from '../platform/retry';
-
-export interface BillingMerchant {
-  id: string;
-  name: string;
-  providerId?: string;
-}
-
-export interface BillingCustomer {
-  id: string;
-  bankId: string;
-  /** The bank's own customer identifier (sent in `billing.request`). */
-  clientRef: string;
-}
+import type { BillingCustomer, BillingMerchant } from '../bills/reads';
 
 export type BillingRefusal = 'merchant_blocked' | 'not_approved' | 'limits' | 'not_valid' | 'no_payments_left' | 'busy';
 

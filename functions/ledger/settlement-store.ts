@@ -19,7 +19,7 @@
  * the stamping again (it is idempotent).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billKey } from '../billing/types';
+import { billKey } from '../bills/types';
 import { db } from '../platform/clients';
 import { dueAttributes, releaseClaim, type DueJob } from '../platform/due';
 import { logger } from '../platform/log';

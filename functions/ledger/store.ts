@@ -30,7 +30,7 @@ import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
 import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
-import type { BillItem } from '../billing/types';
+import type { BillItem } from '../bills/types';
 import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 

@@ -16,7 +16,7 @@
  *    0 of the new frequency): the period not yet billed (or in flight, or being retried)
  *    keeps its date, the following ones follow the new frequency.
  */
-import { getBillingCustomers } from '../billing/reads';
+import { getBillingCustomers } from '../bills/reads';
 import { allowedDecisions, limitsAllowAmount } from '../domain/decisions';
 import { newId } from '../domain/ids';
 import { nextBillingDate, type Frequency } from '../domain/schedule-dates';
@@ -26,7 +26,7 @@ import { intentEventData, newIntentItem, putNewIntent, type AmendmentTerms, type
 import type { EventSpec } from '../events/outbox';
 import { getParticipant } from '../participants/store';
 import type { TransactItem } from '../platform/table';
-import { sandboxBankDue } from '../sandbox/hook';
+import { sandboxBankDue } from '../events/sandbox-bank';
 import { applied, DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem, type Change } from './store';
 import { amendmentView, getMerchantSchedule, getSchedule, type ScheduleItem } from './views';
 

@@ -10,9 +10,9 @@
  *    `schedule.completed`). If this step is lost, the tick finishes the run (the schedule
  *    was made due in the outcome's transaction).
  */
-import type { BillingOutcomeHandler } from '../billing/outcome-hooks';
+import type { BillingOutcomeHandler } from '../bills/outcome';
 import { logger } from '../platform/log';
-import type { BillItem } from '../billing/types';
+import type { BillItem } from '../bills/types';
 import { finishRun, recordOutcomeItem } from './store';
 
 const isRunBilling = (bill: BillItem): boolean =>

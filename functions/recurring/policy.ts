@@ -26,7 +26,7 @@ import { isBusinessDay, nextBusinessDay } from '../domain/business-days';
 import { DAY_MS, dayNumber, lagosDate } from '../domain/lagos-time';
 import { isComplete, nextBillingDate, occurrenceAfter, type Frequency } from '../domain/schedule-dates';
 
-/** Due kind of a schedule (functions/recurring/run.ts). */
+/** Due kind of a schedule (functions/billing/recurring-run.ts). */
 export const RECURRING_RUN_KIND = 'recurring.run';
 
 /** The retry policy of a merchant that has not set one (DESIGN 8.6): three retries, a day apart. */

@@ -17,7 +17,7 @@
  * counters, SET the outcome of the run in flight), as the billing hooks require.
  */
 import { commit, type CommitOptions, type EventSpec } from '../events/outbox';
-import type { BillingOutcome } from '../billing/outcome-hooks';
+import { billingOutcomeReason, isCustomerRefusal, type BillingOutcome } from '../bills/outcome';
 import {
   advance,
   afterFailure,
@@ -32,8 +32,7 @@ import {
 import { config } from '../config';
 import { toMajor } from '../domain/money';
 import { dueAttributes } from '../platform/due';
-import type { BillItem } from '../billing/types';
-import { billingOutcomeReason, isCustomerRefusal } from '../billing/bill-item';
+import type { BillItem } from '../bills/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey } from '../participants/store';
 import { db } from '../platform/clients';

@@ -199,15 +199,6 @@ export const simulatedBankTransactionId = (billingRequestId: string) => `SBX-${b
 /** The phrase the simulated bank stores with its device links (see docs/decisions.md "Customers"). */
 export const SIMULATED_DEVICE_PHRASE = 'sandbox-simulated-device';
 
-/** `SANDBOX_BANK_DELAY_SECONDS` (default 2): how long the simulated bank takes to answer. */
-export function sandboxBankDelaySeconds(): number {
-  const raw = process.env.SANDBOX_BANK_DELAY_SECONDS;
-  if (raw === undefined || raw === '') return 2;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error('Configuration SANDBOX_BANK_DELAY_SECONDS must be a number >= 0');
-  return n;
-}
-
 /** The public view of a magic customer (`GET /v1/sandbox/customers`). */
 export function magicView(m: MagicCustomer) {
   return {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import type { DecisionItem } from '../../functions/decisions/store';
 import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES } from '../../functions/events/types';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBilling } from '../../functions/billing/create-billing';
-import { getBillingCustomers, getBillingMerchant } from '../../functions/billing/reads';
+import { getBillingCustomers, getBillingMerchant } from '../../functions/bills/reads';
 import { getDecision } from '../../functions/decisions/store';
 import { startTestApp, type TestApp } from '../support/app';
 import { billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';

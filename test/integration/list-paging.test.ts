@@ -6,7 +6,7 @@
  * Real local stack.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { randomToken } from '../../functions/domain/ids';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { getBill, ledgerProblems } from '../support/billing-table';

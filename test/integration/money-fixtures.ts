@@ -9,7 +9,7 @@ import { buildBillItem } from '../../functions/billing/bill-item';
 import { settleBilling } from '../../functions/billing/settle-billing';
 import { newId, randomToken } from '../../functions/domain/ids';
 import { periodKeys } from '../../functions/domain/lagos-time';
-import { billKey, type BillItem, type BillingStatus } from '../../functions/billing/types';
+import { billKey, type BillItem, type BillingStatus } from '../../functions/bills/types';
 import { checkLedger } from '../../functions/ledger/store';
 import { getItem, putItem } from '../../functions/platform/table';
 import { scanPrefix } from '../support/billing-table';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';

@@ -3,7 +3,7 @@
  * agreement through the real flow, schedule creation, and direct reads of the schedule and
  * its run billings (the app runs in this process, so the store talks to the test's table).
  */
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { getSchedule, type ScheduleItem } from '../../functions/recurring/views';
 import type { TestApp } from '../support/app';
 import { bills } from '../support/billing-table';

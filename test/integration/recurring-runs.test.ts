@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { table } from '../../functions/platform/table';
 import { RECURRING_RUN_KIND } from '../../functions/recurring/policy';
-import { runRecurring } from '../../functions/recurring/run';
+import { runRecurring } from '../../functions/billing/recurring-run';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundExpectedBy } from '../../functions/domain/business-days';
-import { billKey, type BillItem } from '../../functions/billing/types';
+import { billKey, type BillItem } from '../../functions/bills/types';
 import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { failRefund, initiateRefund } from '../../functions/refunds/store';
 import { getRefund, refundKey, type RefundItem } from '../../functions/refunds/views';

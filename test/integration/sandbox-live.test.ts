@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventKey } from '../../functions/webhooks/delivery-store';
 import { ROUTES } from '../../functions/routes';
 import { seedSimulatedBank } from '../../functions/sandbox/bank-store';
-import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';
+import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/events/sandbox-bank';
 import { answerAsSimulatedBank } from '../../functions/sandbox/simulator';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getParticipant, participantKey } from '../../functions/participants/store';

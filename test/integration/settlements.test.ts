@@ -5,7 +5,7 @@
  * billing flow's own code (money-fixtures), refunds through the API and the refund store.
  */
 import { describe, expect, it } from 'vitest';
-import { billKey, type BillItem } from '../../functions/billing/types';
+import { billKey, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
 import { dueAttributes } from '../../functions/platform/due';
 import { getItem, table } from '../../functions/platform/table';

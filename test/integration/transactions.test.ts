@@ -4,7 +4,7 @@
  * provider (with and without X-Entity-Id) and bank. Real local stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { initiateRefund } from '../../functions/refunds/store';
 import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';

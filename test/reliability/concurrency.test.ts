@@ -13,7 +13,7 @@
  * key, and the whole-table invariants (test/reliability/invariants.ts) after each.
  */
 import { describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters } from '../support/billing-table';
 import { agreement, bankResponse, bill, pay, payee, receivedEvents, type Agreement } from '../support/flows';

@@ -20,7 +20,7 @@
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import { trialBalance } from '../../functions/ledger/reports';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { batchGet } from '../../billing/reads';
+import { batchGet } from '../../bills/reads';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';

@@ -4,7 +4,7 @@ import { isSupportedCurrency } from '../../domain/money';
 import { currencySchema } from '../../http/money-schemas';
 import { trustOf } from '../../domain/trust';
 import { commit } from '../../events/outbox';
-import { sandboxBankDue } from '../../sandbox/hook';
+import { sandboxBankDue } from '../../events/sandbox-bank';
 import { endpoint } from '../../http/endpoint';
 import { MSG, badRequest, notFound } from '../../http/errors';
 import { logger } from '../../platform/log';

@@ -10,7 +10,7 @@ import {
 import { createBilling } from '../../billing/create-billing';
 import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingMerchant, getDecisions } from '../../billing/reads';
+import { getBillingMerchant, getDecisions } from '../../bills/reads';
 import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../http/errors';

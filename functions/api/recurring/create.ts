@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { assertSupportedCurrency } from '../../billing/bill-request';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingCustomers } from '../../billing/reads';
+import { getBillingCustomers } from '../../bills/reads';
 import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import { withinSingleLimit } from '../../domain/decisions';
 import { toMajor } from '../../domain/money';

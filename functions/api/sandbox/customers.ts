@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { SANDBOX_MSG } from '../../http/errors';
 import { listSimulatedBanks } from '../../sandbox/bank-store';
-import { MAGIC_CUSTOMERS, magicView, sandboxBankDelaySeconds, SANDBOX_EMAIL_DOMAIN } from '../../sandbox/magic';
+import { sandboxBankDelaySeconds } from '../../events/sandbox-bank';
+import { MAGIC_CUSTOMERS, magicView, SANDBOX_EMAIL_DOMAIN } from '../../sandbox/magic';
 
 const limits = z.object({ single: z.number(), daily: z.number(), weekly: z.number(), monthly: z.number() }).partial();
 

@@ -1,4 +1,8 @@
 /**
+ * Where a recurring schedule's run is billed. It lives with billing, not in recurring/:
+ * billing imports the recurring feature (its outcome handler, the run state machine), so
+ * recurring/ never imports billing/.
+ *
  * Due kind `recurring.run` (DESIGN 2 time path, 6.8, 6.9 Recurring; docs/decisions.md
  * "Recurring schedules"). The tick claims a schedule's due entry (a lease); this worker then
  * acts on the schedule's state, so a repeated or late job changes nothing:
@@ -28,14 +32,14 @@
  *
  * "Now" is the tick's time (`job.now`), never the clock.
  */
-import { billingRequestIdFor } from '../billing/bill-item';
-import { createBilling, type BillingRefusal } from '../billing/create-billing';
+import { billingRequestIdFor } from './bill-item';
+import { createBilling, type BillingRefusal } from './create-billing';
 import { billingRefusalFor } from '../domain/decisions';
-import { batchGet, getBillingCustomers } from '../billing/reads';
-import { settleBilling } from '../billing/settle-billing';
+import { batchGet, getBillingCustomers } from '../bills/reads';
+import { settleBilling } from './settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
 import { logger } from '../platform/log';
-import { billKey, type BillItem } from '../billing/types';
+import { billKey, type BillItem } from '../bills/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { participantKey, type Participant } from '../participants/store';
 import {
@@ -49,14 +53,12 @@ import {
   resumeDueSchedule,
   retryAtOf,
   sendRunNotice,
-} from './store';
-import { noticeAt, noticeDue } from './policy';
+} from '../recurring/store';
+import { noticeAt, noticeDue } from '../recurring/policy';
 import { config } from '../config';
-import { getSchedule, type RunRefusal, type ScheduleItem } from './views';
+import { getSchedule, type RunRefusal, type ScheduleItem } from '../recurring/views';
 import { cancellationCodes, getItem, isTransactionCancelled, type Item } from '../platform/table';
 import type { DueJob } from '../platform/due';
-
-export { DEFAULT_RUN_DESCRIPTION } from './store';
 
 /** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
 export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;

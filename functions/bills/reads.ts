@@ -9,9 +9,21 @@ import { decisionKey, type DecisionItem } from '../decisions/store';
 import { trustOf, type TrustState } from '../domain/trust';
 import { getParticipant, participantKey } from '../participants/store';
 import { batchGet, type Item } from '../platform/table';
-import type { BillingCustomer, BillingMerchant } from './create-billing';
 
 export { batchGet } from '../platform/table';
+
+export interface BillingMerchant {
+  id: string;
+  name: string;
+  providerId?: string;
+}
+
+export interface BillingCustomer {
+  id: string;
+  bankId: string;
+  /** The bank's own customer identifier (sent in `billing.request`). */
+  clientRef: string;
+}
 
 /** Decisions by id (missing ids are absent from the map). */
 export async function getDecisions(ids: readonly string[]): Promise<Map<string, DecisionItem>> {

@@ -1,6 +1,7 @@
 /**
- * The contract between billing and the features that react to a billing's outcome (types
- * only; the list of handlers is functions/billing/outcomes.ts).
+ * The contract between billing and the features that react to a billing's outcome (the list
+ * of handlers is functions/billing/outcomes.ts). It lives in bills/, below both: billing
+ * imports the handlers, and a feature with a handler imports this contract, never billing.
  *
  * `items`: transaction items committed in the SAME transaction as the outcome (the recurring
  * feature: a run's billing succeeded -> `totalBillings` + 1; declined, expired or failed ->
@@ -39,3 +40,20 @@ export interface BillingOutcomeHandler {
   items(bill: BillItem, outcome: BillingOutcome, at: Date): TransactItem[] | Promise<TransactItem[]>;
   after?(bill: BillItem, outcome: BillingOutcome, at: Date): Promise<void>;
 }
+
+/** `reason` of `billing.response` for each refusal. */
+export function billingOutcomeReason(outcome: BillingOutcome): string | undefined {
+  switch (outcome.status) {
+    case 'succeeded':
+      return undefined;
+    case 'declined':
+      return outcome.declineReason ?? (outcome.action === 'deny' ? 'customer_denied' : 'customer_suspended');
+    case 'expired':
+      return 'approval_expired';
+    case 'failed':
+      return outcome.reason;
+  }
+}
+
+/** The billing's refusals by the customer: a recurring run refused so is never retried (DESIGN 8.6). */
+export const isCustomerRefusal = (reason: string | undefined): boolean => reason === 'customer_denied' || reason === 'customer_suspended';

@@ -8,7 +8,6 @@
  */
 import { config } from '../config';
 import { dueAttributes } from '../platform/due';
-import { sandboxBankDelaySeconds } from './magic';
 
 export const SANDBOX_BANK_KIND = 'sandbox.bank';
 
@@ -27,4 +26,13 @@ export function sandboxBankDue(
 ): { duePk?: string; dueSk?: string } {
   if (receiver?.simulated !== true || !SIMULATED_BANK_EVENTS.has(type) || config.stage() !== 'sandbox') return {};
   return dueAttributes(SANDBOX_BANK_KIND, eventId, new Date(createdMs + sandboxBankDelaySeconds() * 1000));
+}
+
+/** `SANDBOX_BANK_DELAY_SECONDS` (default 2): how long the simulated bank takes to answer. */
+export function sandboxBankDelaySeconds(): number {
+  const raw = process.env.SANDBOX_BANK_DELAY_SECONDS;
+  if (raw === undefined || raw === '') return 2;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error('Configuration SANDBOX_BANK_DELAY_SECONDS must be a number >= 0');
+  return n;
 }
