@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { safeText } from '../http/schemas';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../platform/errors';
 import { isBillingRequestIdShaped } from './bill-item';
 import { BILLING_MSG } from './messages';
 import { BANK_DECLINE_REASONS, type BillingOutcome } from '../bills/outcome';

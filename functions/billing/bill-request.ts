@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { isSupportedCurrency } from '../domain/money';
 import { amountSchema, currencySchema } from '../http/money-schemas';
 import { toMajor } from '../domain/money';
-import { MSG, badRequest } from '../http/errors';
+import { MSG, badRequest } from '../platform/errors';
 import { logger } from '../platform/log';
 import type { ArrayElement } from '../http/multi-status';
 import { nonEmpty } from '../http/schemas';

@@ -41,7 +41,7 @@ import { canCreateRecurring, trustOf } from '../domain/trust';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
-import { participantKey, type Participant } from '../participants/store';
+import { participantKey, type Participant } from '../identity/participant-store';
 import {
   CLAIM_ITEM_INDEX,
   claimRunItem,

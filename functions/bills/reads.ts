@@ -7,7 +7,7 @@
 import { customerKey } from '../customers/views';
 import { decisionKey, type DecisionItem } from '../decisions/store';
 import { trustOf, type TrustState } from '../domain/trust';
-import { getParticipant, participantKey } from '../participants/store';
+import { getParticipant, participantKey } from '../identity/participant-store';
 import { batchGet, type Item } from '../platform/table';
 
 export { batchGet } from '../platform/table';

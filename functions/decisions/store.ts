@@ -36,7 +36,7 @@ import { periodKeys } from '../domain/lagos-time';
 import { sha256Hex } from '../domain/ids';
 import { commit, type EventSpec } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
-import { participantKey } from '../participants/store';
+import { participantKey } from '../identity/participant-store';
 import {
   batchGetByKey,
   cancellationCodes,

@@ -20,7 +20,7 @@
  */
 import { config } from '../config';
 import { newId } from '../domain/ids';
-import { getParticipant } from '../participants/store';
+import { getParticipant } from '../identity/participant-store';
 import { nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
 import { currentTestClock } from '../platform/clock';
 import {

@@ -24,7 +24,7 @@ import { trustOf } from '../domain/trust';
 import { getDecision, type DecisionItem } from '../decisions/store';
 import { intentEventData, newIntentItem, putNewIntent, type AmendmentTerms, type IntentItem } from '../decisions/intents';
 import type { EventSpec } from '../events/outbox';
-import { getParticipant } from '../participants/store';
+import { getParticipant } from '../identity/participant-store';
 import type { TransactItem } from '../platform/table';
 import { sandboxBankDue } from '../events/sandbox-bank';
 import { applied, DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem, type Change } from './store';

@@ -34,7 +34,7 @@ import { toMajor } from '../domain/money';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { decisionKey, type DecisionItem } from '../decisions/store';
-import { participantKey } from '../participants/store';
+import { participantKey } from '../identity/participant-store';
 import { db } from '../platform/clients';
 import { cancellationCodes, isConditionFailure, isTransactionCancelled, table, UpdateCommand, type TransactItem } from '../platform/table';
 import { backoff } from '../platform/retry';

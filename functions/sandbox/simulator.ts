@@ -27,7 +27,7 @@ import { decisionId, saveDecision } from '../decisions/store';
 import { findIntentToAnswer } from '../decisions/intents';
 import { amendmentAnswerItems } from '../recurring/amendments';
 import { isTrustedMerchant } from '../merchants/store';
-import { getParticipant, type Participant } from '../participants/store';
+import { getParticipant, type Participant } from '../identity/participant-store';
 import { getItem } from '../platform/table';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicIntentAnswer, type MagicLimits } from './magic';
 

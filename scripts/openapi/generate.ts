@@ -16,7 +16,8 @@ import * as z from 'zod';
 import { EVENT_CATALOG, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES, type EventType } from '../../functions/events/types';
 import type { Responses } from '../../functions/api/shapes';
-import { routeKey, routesFor, rolesFor, permissionOf, type Route } from '../../functions/routes';
+import { permissionOf, rolesFor } from '../../functions/identity/roles';
+import { routeKey, routesFor, type Route } from '../../functions/routes';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
 
 export type Stage = 'sandbox' | 'live';

@@ -17,7 +17,8 @@ import { buildArtifacts, documentPath, readExisting, type Artifact } from '../..
 import { assetHtml, loadRenderer, type DocsPageAsset } from '../../scripts/openapi/docs-page';
 import { eventSchemaName, generateOpenApi, operationIdOf, responsesOf, type Json, type Stage } from '../../scripts/openapi/generate';
 import { RESPONSE_FACTS } from '../../scripts/openapi/overlay';
-import { ROUTES, rolesFor, routeKey, routesFor, type Route } from '../../functions/routes';
+import { rolesFor } from '../../functions/identity/roles';
+import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { gunzipSync } from 'node:zlib';
 
 type Doc = Json & {
@@ -123,7 +124,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       else if (r.caller) expect(security, routeKey(r)).toEqual([{ personToken: [] }]);
       else expect(security, routeKey(r)).toEqual([{ apiKey: [] }, { personToken: [] }]);
       expect(paramNames(doc, op).includes('header:X-Entity-Id'), routeKey(r)).toBe(r.kinds.includes('merchant'));
-      // DESIGN 8.3: a person's roles come from the route table (rolesFor), the same list the pipeline enforces.
+      // DESIGN 8.3: a person's roles come from the route's permission (identity/roles.ts rolesFor), the same list the pipeline enforces.
       const personActs = r.kinds.some((k) => k !== 'operator') && r.caller !== 'applicant';
       expect(op['x-roles'], routeKey(r)).toEqual(personActs ? [...rolesFor(r, stage)] : undefined);
       expect(paramNames(doc, op).includes('header:X-Participant-Id'), routeKey(r)).toBe(personActs);

@@ -5,7 +5,7 @@
  * revocation; the audit log written with each change; isolation between participants.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyKey, keyIdKey } from '../../functions/participants/store';
+import { apiKeyKey, keyIdKey } from '../../functions/identity/participant-store';
 import { db } from '../../functions/platform/clients';
 import { getItem, table, UpdateCommand } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';

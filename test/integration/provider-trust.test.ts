@@ -3,7 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { getItem, table } from '../../functions/platform/table';
-import { participantKey } from '../../functions/participants/store';
+import { participantKey } from '../../functions/identity/participant-store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

@@ -12,7 +12,7 @@ import { seedSimulatedBank } from '../../functions/sandbox/bank-store';
 import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/events/sandbox-bank';
 import { answerAsSimulatedBank } from '../../functions/sandbox/simulator';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
-import { getParticipant, participantKey } from '../../functions/participants/store';
+import { getParticipant, participantKey } from '../../functions/identity/participant-store';
 import { db } from '../../functions/platform/clients';
 import { getItem, table, UpdateCommand } from '../../functions/platform/table';
 import { dueAttributes } from '../../functions/platform/due';

@@ -16,7 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHandler } from '../../local/lambda';
-import { MSG } from '../../functions/http/errors';
+import { MSG } from '../../functions/platform/errors';
 import { lagosDate } from '../../functions/domain/lagos-time';
 import { ROUTES, routeKey, type Route } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';

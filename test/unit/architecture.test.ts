@@ -20,7 +20,7 @@ const FUNCTIONS = join(ROOT, 'functions');
 export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'ground floor', members: ['platform/', 'config.ts', 'routes.ts'] },
   { name: 'domain rules', members: ['domain/'] },
-  { name: 'identity', members: ['participants/', 'identity/'] },
+  { name: 'identity', members: ['identity/'] },
   { name: 'http pipeline', members: ['http/'] },
   { name: 'event path', members: ['events/', 'webhooks/'] },
   {
@@ -37,7 +37,6 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'recurring/',
       'exports/',
       'sandbox/',
-      'people/',
       'openapi/',
     ],
   },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { cancelSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 import { getBankCustomer, linkDevice } from '../../customers/store';
 import { deviceIdSchema } from '../merchant/device-lookup';
 

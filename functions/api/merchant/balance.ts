@@ -5,7 +5,7 @@ import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
 import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../ledger/store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { MONEY_MSG } from '../../transactions/messages';
 
 /**

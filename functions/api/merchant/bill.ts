@@ -5,7 +5,7 @@ import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
 import { getBillingCustomers, getBillingMerchant, getDecisionsAndTrust } from '../../bills/reads';
 import { endpoint } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { arrayReply } from '../../http/multi-status';
 
 /**

@@ -1,7 +1,7 @@
 import { clockNow } from '../../platform/clock';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { decisionRecord, getDecision, remainingFor } from '../../decisions/store';
 
 /**

@@ -1,6 +1,6 @@
 /** Request schemas and reply shapes shared by the provider endpoints (merchants and trust). */
 import * as z from 'zod';
-import { MSG } from '../../http/errors';
+import { MSG } from '../../platform/errors';
 import { boolString, offsetPaging, safeText } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
 import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';

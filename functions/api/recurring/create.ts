@@ -10,10 +10,10 @@ import { amountSchema, currencySchema } from '../../http/money-schemas';
 import { DEFAULT_INTERVAL, FREQUENCIES, MAX_INTERVAL, scheduleProblems } from '../../domain/schedule-dates';
 import { canCreateRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, badRequest, forbidden, notFound } from '../../http/errors';
+import { AppError, MSG, badRequest, forbidden, notFound } from '../../platform/errors';
 import { isoDateTime, nonEmpty } from '../../http/schemas';
 import { getDecision, type DecisionItem } from '../../decisions/store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { buildSchedule, saveNewSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 import { resumeSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { SANDBOX_MSG } from '../../http/errors';
+import { SANDBOX_MSG } from '../../platform/errors';
 import { listSimulatedBanks } from '../../sandbox/bank-store';
 import { sandboxBankDelaySeconds } from '../../events/sandbox-bank';
 import { MAGIC_CUSTOMERS, magicView, SANDBOX_EMAIL_DOMAIN } from '../../sandbox/magic';

@@ -1,7 +1,7 @@
 import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, MSG, notFound, SANDBOX_MSG } from '../../http/errors';
+import { conflict, MSG, notFound, SANDBOX_MSG } from '../../platform/errors';
 import { makeNextRunDueNow } from '../../recurring/store';
 import { scheduleRecord } from '../../recurring/views';
 

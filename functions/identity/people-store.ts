@@ -13,11 +13,11 @@
  *   never leave a participant without an owner.
  */
 import { newId, randomToken, sha256Hex } from '../domain/ids';
-import { auditPut, type AuditContext } from '../identity/audit';
-import { membershipKey, teamPk, teamSk, type Membership } from '../identity/members';
-import type { Person } from '../identity/tokens';
-import { buildParticipant, participantKey, putParticipantItem, type Participant } from '../participants/store';
-import type { Role } from '../routes';
+import { auditPut, type AuditContext } from './audit';
+import { membershipKey, teamPk, teamSk, type Membership } from './members';
+import type { Person } from './tokens';
+import { buildParticipant, participantKey, putParticipantItem, type Participant } from './participant-store';
+import type { Role } from './roles';
 import {
   cancellationCodes,
   getItem,

@@ -1,6 +1,6 @@
-/** API shapes of the people slice (DESIGN 8.3). */
-import type { Membership } from '../identity/members';
-import type { ApplicationItem } from './store';
+/** API shapes of people: applications and team members (DESIGN 8.3). */
+import type { Membership } from './members';
+import type { ApplicationItem } from './people-store';
 
 export const toApiMember = (m: Membership) => ({ userId: m.userId, email: m.email ?? null, role: m.role, joinedAt: m.joinedAt });
 

@@ -4,7 +4,7 @@ import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
 import { batchGet, cancellationCodes, getItem, nowIso, queryPage, transact, type TransactItem, table } from '../platform/table';
-import { auditPut, type AuditContext } from '../identity/audit';
+import { auditPut, type AuditContext } from './audit';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
 export type { TrustLevel } from '../domain/trust';

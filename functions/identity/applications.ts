@@ -1,7 +1,7 @@
 /** The operator's decision on an application (DESIGN 8.3), with the refusals' messages. */
-import { MSG, conflict, notFound } from '../http/errors';
-import type { AuditContext } from '../identity/audit';
-import { decideApplication } from './store';
+import { MSG, conflict, notFound } from '../platform/errors';
+import type { AuditContext } from './audit';
+import { decideApplication } from './people-store';
 import { toApiApplication } from './views';
 
 export async function decide(id: string, decision: { approve: true } | { approve: false; reason: string }, audit: AuditContext) {

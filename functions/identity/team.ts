@@ -3,11 +3,11 @@
  * may grant, change or remove the owner role (403); the last owner cannot stop being one
  * (409 `A participant needs at least one owner`, enforced in the store's transaction).
  */
-import { AppError, MSG, conflict, forbidden, notFound } from '../http/errors';
-import type { AuditContext } from '../identity/audit';
-import { getMembership } from '../identity/members';
-import type { Role } from '../routes';
-import { changeMember } from './store';
+import { AppError, MSG, conflict, forbidden, notFound } from '../platform/errors';
+import type { AuditContext } from './audit';
+import { getMembership } from './members';
+import type { Role } from './roles';
+import { changeMember } from './people-store';
 import { conflictBackoff } from '../platform/retry';
 
 const MAX_ATTEMPTS = 5;
