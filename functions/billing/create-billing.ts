@@ -30,7 +30,7 @@ import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import type { BillItem, BillingType } from '../bills/types';
 import { billKey } from '../bills/types';
-import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/store';
+import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/views';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
 import { conflictBackoff } from '../platform/retry';
@@ -74,7 +74,7 @@ export interface CreateBillingInput {
   idSeedWindowMs?: number;
   /**
    * Items committed in the SAME transaction, after the billing's own four (indexes 4, 5, ...
-   * of `cancellationCodes`), e.g. the recurring run claim (recurring/store.ts). When one of
+   * of `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts). When one of
    * their conditions fails, createBilling throws the TransactionCanceledException for the
    * caller to read (nothing was written); a TransactionConflict on them is retried like any.
    */

@@ -16,14 +16,14 @@
  *    twice. A run refused before billing (merchant no longer trusted premium, decision no
  *    longer approve_recurring, merchant blocked, spending limits) creates no billing: a
  *    failed attempt, `schedule.run_failed`, and the retry policy or a pause
- *    (recurring/store.ts `failRunAtCreation`).
+ *    (recurring/run-store.ts `failRunAtCreation`).
  *  - run in flight, its outcome recorded (bank answer): FINISH it (next date or retry,
  *    active or completed). Normally done right after the bank's answer; this is the net.
  *  - run in flight, the bank has not answered by the deadline: the billing FAILS
  *    (`reason: bank_no_answer`, released, `billing.response`), which counts a failed attempt.
  *  - active, the bank's pre-debit notice of the next period not sent yet (DESIGN 8.5): at
  *    runAt - PRE_DEBIT_NOTICE_SECONDS (or at once when that is past) SEND it
- *    (`billing.upcoming`, recurring/store.ts `sendRunNotice`), then wait for runAt (or go on
+ *    (`billing.upcoming`, recurring/run-store.ts `sendRunNotice`), then wait for runAt (or go on
  *    to the run now when it is due already).
  *  - paused with `resumesAt` (DESIGN 8.6) reached: RESUME it (`schedule.resumed`, actor
  *    system); the resumed schedule is due again for its next run.
@@ -40,20 +40,20 @@ import { settleBilling } from './settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
-import { decisionKey, type DecisionItem } from '../decisions/store';
+import { decisionKey, type DecisionItem } from '../decisions/views';
 import { participantKey, type Participant } from '../identity/participant-store';
 import {
   CLAIM_ITEM_INDEX,
   claimRunItem,
   clearRunClaim,
-  DEFAULT_RUN_DESCRIPTION,
   failRunAtCreation,
   finishRun,
   rescheduleRunClaim,
-  resumeDueSchedule,
   retryAtOf,
   sendRunNotice,
-} from '../recurring/store';
+} from '../recurring/run-store';
+import { DEFAULT_RUN_DESCRIPTION } from '../recurring/store';
+import { resumeDueSchedule } from '../recurring/lifecycle-store';
 import { noticeAt, noticeDue } from '../recurring/policy';
 import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from '../recurring/views';

@@ -5,7 +5,7 @@
  * never change), the merchant once per request (cached briefly per process).
  */
 import { customerKey } from '../customers/views';
-import { decisionKey, type DecisionItem } from '../decisions/store';
+import { decisionKey, type DecisionItem } from '../decisions/views';
 import { trustOf, type TrustState } from '../domain/trust';
 import { getParticipant, participantKey } from '../identity/participant-store';
 import { batchGet, type Item } from '../platform/table';

@@ -13,7 +13,7 @@
 import type { BillingOutcomeHandler } from '../bills/outcome';
 import { logger } from '../platform/log';
 import type { BillItem } from '../bills/types';
-import { finishRun, recordOutcomeItem } from './store';
+import { finishRun, recordOutcomeItem } from './run-store';
 
 const isRunBilling = (bill: BillItem): boolean =>
   bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';

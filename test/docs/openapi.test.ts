@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
-import type { DecisionItem } from '../../functions/decisions/store';
+import type { DecisionItem } from '../../functions/decisions/views';
 import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES } from '../../functions/events/types';
 import type { HttpEvent, HttpResponse } from '../../functions/http/types';
@@ -332,8 +332,8 @@ describe('event schemas match what the service emits', () => {
     conforms('billing.response', billingResponseEvent({ ...bill, scheduleId: 'sch_1' }, 'declined', { reason: 'customer_denied' }));
   });
 
-  it('billing.intent.response (functions/decisions/store.ts)', async () => {
-    const { intentResponseEvent } = await import('../../functions/decisions/store');
+  it('billing.intent.response (functions/decisions/views.ts)', async () => {
+    const { intentResponseEvent } = await import('../../functions/decisions/views');
     const d = {
       id: 'dec_1',
       customerId: 'cus_1',

@@ -13,7 +13,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { db } from '../../functions/platform/clients';
-import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem, table } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';

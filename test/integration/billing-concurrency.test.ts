@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBilling } from '../../functions/billing/create-billing';
 import { getBillingCustomers, getBillingMerchant } from '../../functions/bills/reads';
-import { getDecision } from '../../functions/decisions/store';
+import { getDecision } from '../../functions/decisions/views';
 import { startTestApp, type TestApp } from '../support/app';
 import { billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee } from '../support/flows';

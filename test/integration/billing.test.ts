@@ -10,7 +10,7 @@ import { issueAgreementPhrase } from '../../functions/domain/agreement-phrase';
 import { decisionId } from '../../functions/domain/decisions';
 import { randomToken } from '../../functions/domain/ids';
 import { captureEntryKey } from '../../functions/ledger/store';
-import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
 import { getItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, type Agreement } from '../support/flows';
-import { getDecision } from '../../functions/decisions/store';
+import { getDecision } from '../../functions/decisions/views';
 import { ledgerProblems } from '../support/billing-table';
 import type { Receiver } from '../../local/receiver';
 import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bill } from '../support/flows';
-import { getDecision } from '../../functions/decisions/store';
+import { getDecision } from '../../functions/decisions/views';
 
 let t: TestApp;
 withAppAndReceiver((app) => {

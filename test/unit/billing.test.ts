@@ -25,7 +25,7 @@ import { isPastExpiry } from '../../functions/billing/settle-billing';
 import { billingOutcomeReason as reasonOf } from '../../functions/bills/outcome';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
-import type { DecisionItem } from '../../functions/decisions/store';
+import type { DecisionItem } from '../../functions/decisions/views';
 
 beforeAll(() => {
   process.env.TABLE_NAME ??= 'unit-test-table';

@@ -12,7 +12,7 @@ import { canCreateRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
 import { AppError, MSG, badRequest, forbidden, notFound } from '../../platform/errors';
 import { isoDateTime, nonEmpty } from '../../http/schemas';
-import { getDecision, type DecisionItem } from '../../decisions/store';
+import { getDecision, type DecisionItem } from '../../decisions/views';
 import { getParticipant } from '../../identity/participant-store';
 import { buildSchedule, saveNewSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';

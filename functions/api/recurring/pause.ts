@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../platform/errors';
-import { pauseSchedule } from '../../recurring/store';
+import { pauseSchedule } from '../../recurring/lifecycle-store';
 import { nowIso } from '../../platform/table';
 
 const bodySchema = z.strictObject({
