@@ -18,6 +18,7 @@ import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem, table } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { ReceivedRequest, Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -121,8 +122,6 @@ async function scanCount(prefix: string): Promise<number> {
   } while (start);
   return n;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A world: a provider with an (untrusted) merchant, a bank, hooks for all three, onboarded customers. */
 async function world(customers = 1) {

@@ -10,7 +10,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, type Agreement } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

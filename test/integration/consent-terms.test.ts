@@ -12,7 +12,7 @@ import { agreement, bankResponse, bill, type Agreement } from '../support/flows'
 import { getDecision } from '../../functions/decisions/views';
 import { ledgerProblems } from '../support/billing-table';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

@@ -12,7 +12,7 @@ import type { Receiver } from '../../local/receiver';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
-import { newSchedule } from './recurring-fixtures';
+import { newSchedule } from '../support/recurring-fixtures';
 import {
   DESKTOP,
   PHONE,

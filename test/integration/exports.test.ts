@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { csvRecords, parseCsv } from '../support/csv';
-import { fixtureBill, lagos, until } from './money-fixtures';
+import { fixtureBill, lagos, until } from '../support/money-fixtures';
 
 let t: TestApp;
 

@@ -11,7 +11,7 @@ import { randomToken } from '../../functions/domain/ids';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, receivedEvents, type Agreement } from '../support/flows';
-import { fixtureBill } from './money-fixtures';
+import { fixtureBill } from '../support/money-fixtures';
 import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;

@@ -10,6 +10,7 @@ import { commands, startListener, trigger, TRIGGERS, type Listener } from '../..
 import { verifyWebhook } from '../../sdk/src/index';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { startTestApp, type TestApp } from '../support/app';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -38,7 +39,7 @@ describe('ops listen + trigger', () => {
         .length > 0;
     while (!(await answered())) {
       if (Date.now() > deadline) throw new Error('the simulated bank never answered the intent');
-      await new Promise((res) => setTimeout(res, 100));
+      await sleep(100);
     }
     const hook = rx.endpointUrl('listen');
     const printed: string[] = [];
@@ -64,7 +65,7 @@ describe('ops listen + trigger', () => {
     const types = rx.received(hook.path).map((x) => JSON.parse(x.body).type);
     expect(types).not.toContain('billing.intent.response');
     // Nothing twice after more polls.
-    await new Promise((res) => setTimeout(res, 600));
+    await sleep(600);
     expect(l.forwarded.filter((id) => id === event.id)).toHaveLength(1);
   });
 

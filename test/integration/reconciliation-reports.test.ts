@@ -7,7 +7,7 @@ import { lagosDate } from '../../functions/domain/lagos-time';
 import { completeRefund } from '../../functions/refunds/complete';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill } from '../support/flows';
-import { expectLedgerInvariant, fixtureBill, lagos } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos } from '../support/money-fixtures';
 
 let t: TestApp;
 

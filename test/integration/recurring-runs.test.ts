@@ -16,7 +16,8 @@ import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -402,7 +403,7 @@ describe('the permission or the trust goes away', () => {
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_not_premium', failedAttempts: 1 });
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, a.hooks!.bank, 'billing.request').filter((e) => e.data.scheduleId === id)).toHaveLength(0);
   });
 

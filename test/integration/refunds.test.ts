@@ -20,7 +20,7 @@ import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from '../support/money-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

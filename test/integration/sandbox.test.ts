@@ -30,7 +30,8 @@ import {
   type WebhookEvent,
 } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { scheduleBody } from './recurring-fixtures';
+import { scheduleBody } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -295,7 +296,7 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     await bankAnswers();
     await t.app.tick(new Date(Date.now() + 3_600_000));
     await t.app.settle();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hook, 'billing.intent.response')).toHaveLength(0);
     expect((await getItem<IntentItem>(intentKey(intent!.data.intentId)))!.status).toBe('open');
     const d = await t.call('GET', '/v1/merchant/customer-decisions', {
@@ -330,7 +331,7 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     });
     expect(r.status).toBe(200);
     await bankAnswers();
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hook, 'billing.intent.response')).toHaveLength(0);
     const answered = await t.call('POST', '/v1/billing/intent-response', {
       key: sim.apiKey,

@@ -17,7 +17,7 @@ import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { events, webhook, type Hook } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from '../support/money-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

@@ -11,7 +11,7 @@ import type { Party } from '../support/flows';
 import { startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
 import { getBill, ledgerProblems } from '../support/billing-table';
-import { runBills, stored } from './recurring-fixtures';
+import { runBills, stored } from '../support/recurring-fixtures';
 import { isBusinessDay, settlementDate } from '../../functions/domain/business-days';
 
 let t: TestApp;

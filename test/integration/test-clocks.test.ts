@@ -11,7 +11,7 @@ import { events, lookupPhraseFor, type Hook, type Party } from '../support/flows
 import { magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
 import { getBill, ledgerProblems } from '../support/billing-table';
-import { runBills, stored } from './recurring-fixtures';
+import { runBills, stored } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

@@ -9,7 +9,7 @@ import { initiateRefund } from '../../functions/refunds/store';
 import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill } from '../support/flows';
-import { expectLedgerInvariant, fixtureBill } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill } from '../support/money-fixtures';
 
 let t: TestApp;
 type Party = { id: string; apiKey: string; name: string };

@@ -26,9 +26,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { injectFaults, type FaultConfig, type Faults } from '../support/faults';
 import { agreement, type Agreement } from '../support/flows';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { RetryingClient, messageOf } from './client';
-import { checkInvariants, dueCount, scanAll } from './invariants';
-import { premiumMerchant } from './world';
+import { RetryingClient, messageOf } from '../support/careful-client';
+import { checkInvariants, dueCount, scanAll } from '../support/invariants';
+import { premiumMerchant } from '../support/reliability-world';
+import { sleep } from '../../functions/platform/retry';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const SEED = Number(process.env.FAULT_SEED || 4242);
@@ -50,8 +51,6 @@ afterAll(async () => {
   await rx?.close();
   await t?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Faults off: tick (into the settlement day, past every lease and grace) until nothing is due or pending. */
 async function recover(rounds = 8): Promise<string[]> {

@@ -35,7 +35,7 @@ import {
   type Snapshot,
 } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { buildGroup, exampleFor, pathFor, withPeople, type Group } from './world';
+import { buildGroup, exampleFor, pathFor, withPeople, type Group } from '../support/reliability-world';
 import type { SignedIn } from '../support/people';
 
 const LONG = process.env.RELIABILITY_LONG === '1';

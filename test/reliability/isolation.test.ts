@@ -23,7 +23,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { bankResponse, pay, webhook } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { buildGroup, expectOk, pathFor, secretsOf, type Group } from './world';
+import { buildGroup, expectOk, pathFor, secretsOf, type Group } from '../support/reliability-world';
 import { applicationBody, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 
 let t: TestApp;

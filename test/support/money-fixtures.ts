@@ -12,7 +12,8 @@ import { periodKeys } from '../../functions/domain/lagos-time';
 import { billKey, type BillItem, type BillingStatus } from '../../functions/bills/types';
 import { checkLedger } from '../../functions/ledger/store';
 import { getItem, putItem } from '../../functions/platform/table';
-import { scanPrefix } from '../support/billing-table';
+import { scanPrefix } from './billing-table';
+import { sleep } from '../../functions/platform/retry';
 
 export interface Parties {
   merchant: { id: string; name: string; providerId?: string };
@@ -81,7 +82,7 @@ export async function until<T>(fn: () => Promise<T | undefined | false>, timeout
     const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

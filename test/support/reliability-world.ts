@@ -11,10 +11,10 @@
 import { randomToken } from '../../functions/domain/ids';
 import { lagosDate } from '../../functions/domain/lagos-time';
 import type { Route } from '../../functions/routes';
-import type { TestApp } from '../support/app';
-import { bankResponse, bill, decide, lookupPhraseFor, pay, webhook, type Hook, type Party } from '../support/flows';
+import type { TestApp } from './app';
+import { bankResponse, bill, decide, lookupPhraseFor, pay, webhook, type Hook, type Party } from './flows';
 import type { Receiver } from '../../local/receiver';
-import { applicationBody, personCaller, signUpAndIn, type SignedIn } from '../support/people';
+import { applicationBody, personCaller, signUpAndIn, type SignedIn } from './people';
 
 export interface Group {
   label: string;
@@ -297,7 +297,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
       (name === 'scheduleId' ? g.scheduleId : name === 'refundId' ? g.refundId : undefined);
     if (v === undefined)
       throw new Error(
-        `no value for path parameter ${name} of ${route.method} ${route.path}: add it to pathFor in test/reliability/world.ts`,
+        `no value for path parameter ${name} of ${route.method} ${route.path}: add it to pathFor in test/support/reliability-world.ts`,
       );
     return encodeURIComponent(v);
   });

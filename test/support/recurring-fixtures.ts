@@ -5,9 +5,9 @@
  */
 import type { BillItem } from '../../functions/bills/types';
 import { getSchedule, type ScheduleItem } from '../../functions/recurring/views';
-import type { TestApp } from '../support/app';
-import { bills } from '../support/billing-table';
-import { agreement, type Agreement, type AgreementOptions } from '../support/flows';
+import type { TestApp } from './app';
+import { bills } from './billing-table';
+import { agreement, type Agreement, type AgreementOptions } from './flows';
 
 /** A merchant trusted premium (under a provider) with an approve_recurring decision. */
 export function recurringAgreement(t: TestApp, opts: AgreementOptions = {}): Promise<Agreement> {

@@ -5,9 +5,10 @@
  * checks every single answer it gets: JSON, the envelope (or the bill/pay/intent element
  * array), a 5xx that leaks nothing, and no request that hangs.
  */
-import { contractProblems } from '../support/contract';
-import type { TestApp } from '../support/app';
-import { envelopeProblem } from '../support/fuzz';
+import { contractProblems } from './contract';
+import type { TestApp } from './app';
+import { envelopeProblem } from './fuzz';
+import { sleep } from '../../functions/platform/retry';
 
 export interface ClientCall {
   method: string;
@@ -31,7 +32,6 @@ export interface ClientResult<T = any> {
 
 const MULTI_STATUS = /^\/v1\/(customer\/bill|customer\/pay|billing\/intent)$/;
 const ELEMENT_5XX_KEYS = new Set(['statusCode', 'success', 'message', 'code', 'phrase', 'lookupPhrase', 'agreementPhrase', 'entityId']);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function messageOf(body: unknown): string {
   if (Array.isArray(body)) return String((body[0] as { message?: string } | undefined)?.message ?? '');
