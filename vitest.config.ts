@@ -48,7 +48,7 @@ export default defineConfig({
       },
       {
         test: {
-          // The integration flows again in artifacts mode (issue 15): each function from its
+          // The integration flows again in artifacts mode: each function from its
           // built bundle, in its own worker threads, under the template's environment and IAM
           // policies (local/artifacts/). Plus the tests of artifacts mode itself.
           name: 'integration-artifacts',
@@ -103,7 +103,7 @@ export default defineConfig({
       },
       {
         test: {
-          // Reliability suite (issue 10): fuzzing, isolation matrix, fault injection, concurrency.
+          // Reliability suite: fuzzing, isolation matrix, fault injection, concurrency.
           // The long form: RELIABILITY_LONG=1 (npm run test:reliability).
           name: 'reliability',
           include: ['test/reliability/**/*.test.ts'],

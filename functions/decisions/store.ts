@@ -256,7 +256,7 @@ const MAX_SAVE_ATTEMPTS = 10;
  */
 /**
  * A yearly limit set on a decision whose billings were not counting (no yearly limit and no
- * maxPayments: issue 19, `countsConsent`) starts from the Lagos year's spending so far, summed
+ * maxPayments: `countsConsent`) starts from the Lagos year's spending so far, summed
  * from the month counters every billing keeps, so a yearly limit set in November still counts
  * January's billings, as a monthly limit set mid-month counts the month's. (maxPayments set
  * later counts the payments made under it: the counters keep amounts, not counts.)

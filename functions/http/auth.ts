@@ -28,7 +28,7 @@ function isOperatorKey(token: string): boolean {
 }
 
 /**
- * Rate counting without a write per request (issue 19). Every request still reads the
+ * Rate counting without a write per request. Every request still reads the
  * caller's item STRONGLY CONSISTENTLY (a revoked or expired key fails at once, DESIGN 6.1),
  * but the count of its window lives in two places:
  *

@@ -1,5 +1,5 @@
 /**
- * Reconciliation reports (issue 22, DESIGN 8.8), read-only:
+ * Reconciliation reports (DESIGN 8.8), read-only:
  *
  * - the bank settlement report: what a bank's customers paid each merchant on one Lagos day
  *   (the day the billing succeeded) and what came back to them (refunds completed that day),

@@ -1,5 +1,5 @@
 /**
- * Settlement records and their lines (issue 22, DESIGN 8.8): the writes. Reads and API
+ * Settlement records and their lines (DESIGN 8.8): the writes. Reads and API
  * shapes are in ledger/settlement-views.ts.
  *
  * How a settlement knows exactly which captures and refunds it paid (docs/decisions.md

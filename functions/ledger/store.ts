@@ -1,5 +1,5 @@
 /**
- * Money (docs/billing-design.md, issue 7): double-entry ledger entries, sharded balance
+ * Money (docs/billing-design.md): double-entry ledger entries, sharded balance
  * counters and settlement batches. Amounts are integer minor units (kobo).
  *
  * Accounts: `bank:<bankId>` (what a customer's bank owes us / we pay back),
@@ -258,7 +258,7 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
 }
 
 // ---------------------------------------------------------------------------------------
-// Settlement lines (issue 22, DESIGN 8.8): which captures and refunds a settlement paid.
+// Settlement lines (DESIGN 8.8): which captures and refunds a settlement paid.
 
 export function linePut(l: SettlementLineFields & { ts: string }): TransactItem {
   const { ts, ...rest } = l;

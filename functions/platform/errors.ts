@@ -70,12 +70,12 @@ export const MSG = {
   batchNotFound: 'Batch not found',
   deviceLookupForbidden: 'Device lookup not permitted for this merchant',
   deviceLinkedElsewhere: 'Device is already linked to another customer',
-  // Agreements (issue 6; DESIGN 6.5, 6.9)
+  // Agreements (DESIGN 6.5, 6.9)
   billingIntentNotFound: 'Billing intent not found',
   billingIntentAnswered: 'Billing intent has already been answered',
   approveRecurringUntrusted: 'approve_recurring requires a trusted merchant',
   decisionNotFound: 'Customer decision not found',
-  // Recurring schedules (issue 8; spec Errors, DESIGN 6.5 and 6.9)
+  // Recurring schedules (spec Errors, DESIGN 6.5 and 6.9)
   recurringNotFound: 'Recurring schedule not found',
   recurringPermissionRequired: 'Customer must have approve_recurring permission',
   recurringTrustRequired: 'Merchant trust level does not allow recurring billing',
@@ -85,7 +85,7 @@ export const MSG = {
   recurringAmendmentPending: 'Recurring schedule already has a pending amendment',
 } as const;
 
-/** Sandbox test helpers (issue 9): refusals of `POST /v1/sandbox/...`. */
+/** Sandbox test helpers: refusals of `POST /v1/sandbox/...`. */
 export const SANDBOX_MSG = {
   customersListed: 'Sandbox customers',
   billingNotPending: 'Billing request is not pending',

@@ -1,5 +1,5 @@
 /**
- * The simulated bank's magic customers (issue 9): THE single source. The seeding of a
+ * The simulated bank's magic customers: THE single source. The seeding of a
  * simulated bank (functions/sandbox/seed.ts), the simulator that answers in the bank's place
  * (functions/sandbox/simulator.ts) and `GET /v1/sandbox/customers` all read this table, and
  * the README's "Test your integration in the sandbox" section documents it.

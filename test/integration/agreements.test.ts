@@ -1,5 +1,5 @@
 /**
- * Agreements end to end (issue 6): billing intents, the bank's answer, agreement phrases,
+ * Agreements end to end: billing intents, the bank's answer, agreement phrases,
  * customer decisions — against the real local stack, with REAL webhook receivers for the
  * bank, the merchant and the merchant's provider.
  *

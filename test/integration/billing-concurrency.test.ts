@@ -1,5 +1,5 @@
 /**
- * Billing under concurrency and retries (issue 7 "Done when"): parallel bills against a
+ * Billing under concurrency and retries: parallel bills against a
  * daily limit never reserve more than the limit; a retried bill with the same
  * Idempotency-Key creates one transaction; concurrent bank answers have one winner; the
  * ledger invariant holds after each.

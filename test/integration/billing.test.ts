@@ -1,5 +1,5 @@
 /**
- * Billing flow end to end (issue 7, billing half): bill -> bank receives `billing.request`
+ * Billing flow end to end (billing half): bill -> bank receives `billing.request`
  * -> bank-response -> merchant (and provider) receive `billing.response`; one-time pay;
  * every refusal with its exact message; whole-body 400s that write nothing; 207 mixing;
  * bank-response refusals. Real local stack, real webhook receivers, decisions made through

@@ -1,5 +1,5 @@
 /**
- * Customer protection, the recurring half (issue 20, DESIGN 8.5): the bank's pre-debit notice
+ * Customer protection, the recurring half (DESIGN 8.5): the bank's pre-debit notice
  * `billing.upcoming` (at runAt - PRE_DEBIT_NOTICE_SECONDS, exactly once per period, also
  * across retries and a pause/resume), the bank skipping or cancelling its customer's schedule
  * (`schedule.run_skipped` / `schedule.cancelled` with `actor: "bank"` and the reason; another

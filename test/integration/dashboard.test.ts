@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 18, DESIGN 8.4): Debian's Chromium against the local
+ * The dashboard in a real browser (DESIGN 8.4): Debian's Chromium against the local
  * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
  * (no serious or critical violation), at desktop width and at 375 px.
  */

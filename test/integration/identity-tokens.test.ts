@@ -1,5 +1,5 @@
 /**
- * People's access tokens (issue 17, DESIGN 8.3) against the real Cognito emulator: a person
+ * People's access tokens (DESIGN 8.3) against the real Cognito emulator: a person
  * signs up, confirms with the e-mailed code and signs in; the verifier accepts their access
  * token and refuses everything else with the exact messages. Tokens are forged only to test
  * their refusal.

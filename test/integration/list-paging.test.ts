@@ -1,5 +1,5 @@
 /**
- * Lists at scale and batch bank answers (issue 19, DESIGN 8.9): `startingAfter` walks every
+ * Lists at scale and batch bank answers (DESIGN 8.9): `startingAfter` walks every
  * item exactly once in order with `hasMore` false at the end; a forged or foreign cursor is
  * 400 and shows nothing of anyone else; `skip + limit` above 10,000 is refused; and
  * `POST /v1/billing/bank-responses` answers each element as the single route would.

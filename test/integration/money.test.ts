@@ -1,5 +1,5 @@
 /**
- * Money (issue 7): captures post to the ledger and the unsettled balance; the tick settles
+ * Money: captures post to the ledger and the unsettled balance; the tick settles
  * them at 00:00 Lagos of the next Nigerian business day (across weekends and holidays);
  * `GET /v1/balance/details`; the ledger invariant after every scenario. Real local stack.
  */

@@ -1,5 +1,5 @@
 /**
- * Powertools Metrics and Logger (issue 15): real flows on the local stack emit the EMF
+ * Powertools Metrics and Logger: real flows on the local stack emit the EMF
  * metrics operations alarm and graph on (namespace `idpay`, dimensions service + stage, a
  * refusal code or billing type where it says), and every log line of an API request
  * carries that request's X-Request-Id, also under concurrency.

@@ -1,5 +1,5 @@
 /**
- * People (issue 17, DESIGN 8.3) on the sandbox stage, with real people signed up and in
+ * People (DESIGN 8.3) on the sandbox stage, with real people signed up and in
  * through the Cognito emulator: application (approved at once) -> owner -> key -> the key calls
  * the API; roles from the route table; invitations and the last-owner rule; key expiry and
  * revocation; the audit log written with each change; isolation between participants.

@@ -1,5 +1,5 @@
 /**
- * Reconciliation reports (issue 22, DESIGN 8.8): the bank settlement report per business
+ * Reconciliation reports (DESIGN 8.8): the bank settlement report per business
  * day and the operator's trial balance. Real local stack.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Recurring runs driven by the scheduler tick (issue 8): each due date bills exactly once,
+ * Recurring runs driven by the scheduler tick: each due date bills exactly once,
  * the bank's answer moves the schedule on (totalBillings / failedAttempts, next date,
  * completion after maxBillings or endDate), pause skips due dates, resume recomputes,
  * concurrent ticks and repeated jobs never double-bill, refusals at run time (permission,

@@ -1,5 +1,5 @@
 /**
- * Recurring schedules API (issue 8): create (every refusal in DESIGN 6.9's precedence with
+ * Recurring schedules API: create (every refusal in DESIGN 6.9's precedence with
  * its exact message; nothing written), pause / resume / cancel (states, 409s, events in the
  * same transaction), reads (every spec field, filters, paging, total), 404 for unknown and
  * foreign ids, providers acting for a merchant, idempotent create, and the bank's

@@ -1,5 +1,5 @@
 /**
- * Refunds (issue 7): POST /v1/refunds/initiate and GET /v1/refunds/{refundId}/status.
+ * Refunds: POST /v1/refunds/initiate and GET /v1/refunds/{refundId}/status.
  * Partial and full refunds, the refundable remainder under 20 concurrent requests, refusals
  * with exact messages that write nothing, sandbox auto-completion through the tick,
  * `refund.requested` to the bank and `refund.updated` to merchant and provider at each

@@ -1,5 +1,5 @@
 /**
- * Dunning (issue 21; DESIGN 8.6): the merchant's retry policy for failed recurring runs.
+ * Dunning (DESIGN 8.6): the merchant's retry policy for failed recurring runs.
  * GET/PUT /v1/merchant/retry-policy (validation, isolation, a repeatable PUT, audit); the policy
  * drives the retries of a run the bank declines (`declineReason`), each on a Lagos business
  * day, announced on `billing.response` as willRetry / nextRetryAt (false on the last attempt);

@@ -1,5 +1,5 @@
 /**
- * Live safety of the sandbox (issue 9), on a live-stage stack (`STAGE=live`): a simulated
+ * Live safety of the sandbox, on a live-stage stack (`STAGE=live`): a simulated
  * bank cannot be created; every sandbox route is 404 `Route not found`; and even a bank item
  * flagged `simulated` (as if one existed, e.g. restored from a sandbox backup) is never
  * answered for: the outbox hook does not put its events on the due index, and the

@@ -1,5 +1,5 @@
 /**
- * The sandbox's simulated bank (issue 9), end to end on the real local stack: the operator
+ * The sandbox's simulated bank, end to end on the real local stack: the operator
  * creates a bank with `simulated: true`, which onboards the magic customers of
  * functions/sandbox/magic.ts; merchants find them by email or device; the simulated bank
  * answers `billing.intent` and `billing.request` by itself, through the due kind

@@ -1,5 +1,5 @@
 /**
- * Schedule control (issue 21, part A; DESIGN 8.6): the merchant skips the next run
+ * Schedule control (DESIGN 8.6): the merchant skips the next run
  * (`schedule.run_skipped`, actor merchant), and a pause with `resumesAt` resumes by itself at
  * that time through the due index (`schedule.resumed`, actor system), exactly once; a manual
  * resume first cancels it. Real local stack; time driven with the tick.

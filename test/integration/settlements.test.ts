@@ -1,5 +1,5 @@
 /**
- * Reconciliation (issue 22, DESIGN 8.8): settlement records with their lines, `settlementId`
+ * Reconciliation (DESIGN 8.8): settlement records with their lines, `settlementId`
  * on transactions and on `settlement.completed`, `GET /v1/settlements` and
  * `GET /v1/settlements/{id}`. Real local stack; captures at chosen times through the
  * billing flow's own code (money-fixtures), refunds through the API and the refund store.

@@ -1,5 +1,5 @@
 /**
- * Transactions (issue 7): GET /v1/transaction-history (status, from/to inclusive, paging,
+ * Transactions: GET /v1/transaction-history (status, from/to inclusive, paging,
  * total, newest first) and GET /v1/transaction-details, with visibility per merchant,
  * provider (with and without X-Entity-Id) and bank. Real local stack.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end (issue 3): endpoints API, the outbox, the delivery worker against a
+ * Webhooks end to end: endpoints API, the outbox, the delivery worker against a
  * real HTTP receiver on 127.0.0.1, backoff, DLQ, replay (API and ops), recovery by the tick.
  * Backoff is shrunk (base 1 s, 3 attempts) so the whole file runs in seconds.
  */

@@ -1,5 +1,5 @@
 /**
- * What issue 19 changed to cut write units, as users see it (docs/decisions.md "Write
+ * What keeps write units down, as users see it (docs/decisions.md "Write
  * cost"): a bill does not rewrite its decision (lastUsed moves at most once an hour,
  * consent counters only while a term needs them), and a key's requests are counted without
  * a write each — yet a revoked key fails at once and the remaining count is exact.

@@ -1,5 +1,5 @@
 /**
- * Concurrency (issue 10, reliability suite 4): the COMBINATIONS the feature tests do not
+ * Concurrency (reliability suite 4): the COMBINATIONS the feature tests do not
  * cover one by one (test/integration/billing-concurrency, refunds, tick, recurring-runs
  * cover each race alone):
  *

@@ -1,5 +1,5 @@
 /**
- * Fault injection (issue 10, reliability suite 3). Faults go INTO the real SDK clients
+ * Fault injection (reliability suite 3). Faults go INTO the real SDK clients
  * (test/support/faults.ts): throttling, TransactionConflict cancellations, timeouts and
  * reset connections on DynamoDB, RequestThrottled / timeouts on SQS, per attempt (the SDK
  * retries) and per call (the application sees them), before the request and after it was

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the whole HTTP surface (issue 10, reliability suite 1), generated
+ * Property-based fuzzing of the whole HTTP surface (reliability suite 1), generated
  * from THE route table: every POST/PUT/PATCH body, every query and every path parameter of
  * every route, sent by the right participant (a provider with X-Entity-Id on merchant
  * routes too) against the real local stack. Properties, for every generated request:

@@ -1,5 +1,5 @@
 /**
- * Isolation matrix (issue 10, reliability suite 2; DESIGN 6.2), generated from THE route
+ * Isolation matrix (reliability suite 2; DESIGN 6.2), generated from THE route
  * table: every route that takes an id (a path parameter, or an id-like field of its body or
  * query schema) has a fixture that creates the resource for group A through the real
  * flows; then EVERY other participant calls it: group B's merchant, bank and provider, a

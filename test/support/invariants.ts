@@ -13,7 +13,7 @@
  * - outbox: every billing has its `billing.request` event, every answered billing its
  *   `billing.response`, every refund its `refund.requested`; every event's deliveries exist;
  * - deliveries: every delivery is `delivered`, and the receiver got its event id;
- * - settlements (issue 22): every settlement's lines sum to its amount and count its
+ * - settlements: every settlement's lines sum to its amount and count its
  *   transactions and refunds; a transaction names a settlement exactly when one of that
  *   settlement's payment lines is its capture; no line names a settlement that does not exist
  *   (nothing pending: the system is settled); the trial balance is balanced.

@@ -1,5 +1,5 @@
 /**
- * Sandbox pure rules (issue 9): the magic table (functions/sandbox/magic.ts) is consistent and
+ * Sandbox pure rules: the magic table (functions/sandbox/magic.ts) is consistent and
  * seedable, emails select outcomes, debit answers map to bank-response outcomes, and the
  * outbox hook fires only for simulated banks, only for the events they answer, only in the
  * sandbox stage, SANDBOX_BANK_DELAY_SECONDS after the event.
