@@ -98,7 +98,7 @@ const ITEM_MONTH = 1;
 const ITEM_WEEK = 2;
 const ITEM_BILL = 3;
 
-/** `lastUsed` on the decision moves at most once per this interval (docs/decisions.md). */
+/** `lastUsed` on the decision moves at most once per this interval (docs/decisions/billing.md). */
 export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
 
 /** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */

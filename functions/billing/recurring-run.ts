@@ -3,8 +3,8 @@
  * billing imports the recurring feature (its outcome handler, the run state machine), so
  * recurring/ never imports billing/.
  *
- * Due kind `recurring.run` (DESIGN 2 time path, 6.8, 6.9 Recurring; docs/decisions.md
- * "Recurring schedules"). The tick claims a schedule's due entry (a lease); this worker then
+ * Due kind `recurring.run` (DESIGN 2 time path, 6.8, 6.9 Recurring; docs/decisions/
+ * recurring-schedules.md). The tick claims a schedule's due entry (a lease); this worker then
  * acts on the schedule's state, so a repeated or late job changes nothing:
  *
  *  - active, nextBillingDate reached, no run in flight: START a run. The run id is

@@ -35,7 +35,7 @@ export function pagingOf(q: { limit: number; skip?: number; offset?: number; sta
 export interface ListPage<T> {
   items: T[];
   hasMore: boolean;
-  /** Skip/offset pages only (a startingAfter page does not count the list; docs/decisions.md). */
+  /** Skip/offset pages only (a startingAfter page does not count the list; docs/decisions/list-paging.md). */
   total?: number;
 }
 

@@ -64,7 +64,7 @@ export interface TrialBalance {
 
 /**
  * The trial balance over every ledger entry (a Scan of the entries' attributes: an operator
- * report, not a hot path; docs/decisions.md "Reconciliation" says how it scales).
+ * report, not a hot path; docs/decisions/reconciliation-reports.md says how it scales).
  */
 export async function trialBalance(): Promise<TrialBalance> {
   const sums = new Map<string, { debit: number; credit: number }>();

@@ -2,8 +2,7 @@
  * Settlement records and their lines (DESIGN 8.8): the writes. Reads and API
  * shapes are in ledger/settlement-views.ts.
  *
- * How a settlement knows exactly which captures and refunds it paid (docs/decisions.md
- * "Reconciliation"): every capture, and every refund taken from a pending batch, puts a
+ * How a settlement knows exactly which captures and refunds it paid (docs/decisions/settlement.md): every capture, and every refund taken from a pending batch, puts a
  * line (`SLINE#<m>#<day>` / `<ts>#<entryId>`) in the SAME transaction as its batch shard ADD.
  * Before the settlement of round R commits, `assignLines` stamps every unassigned line of
  * the day with R's id — each stamping transaction carries a ConditionCheck that R's record

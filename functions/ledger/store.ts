@@ -18,7 +18,7 @@
  * (`checkMerchantLedger` recomputes them). Settlement batches (`SETTLE#<m>` /
  * `<date>#<shard>`) hold the unsettled amount per settlement day; a capture adds to the
  * batch shard of the balance shard it picked, so one hot merchant spreads its writes over
- * N items instead of one (docs/decisions.md "Money").
+ * N items instead of one (docs/decisions/ledger.md).
  *
  * Entry keys are deterministic per (source, kind): `<ts>#<kind>:<sourceId>` where `ts` is
  * the source's creation time (bill.createdAt, refund.createdAt, the settlement day), and

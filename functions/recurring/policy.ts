@@ -1,5 +1,5 @@
 /**
- * Recurring schedules: the run policy (pure; docs/decisions.md "Recurring schedules").
+ * Recurring schedules: the run policy (pure; docs/decisions/recurring-schedules.md).
  * All date math comes from domain/schedule-dates.ts (occurrences from the anchor).
  *
  * A schedule's cursor is (occurrence, attempt, nextBillingDate): the period it bills next

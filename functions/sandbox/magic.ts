@@ -196,7 +196,7 @@ export function seedRecords(): Record<string, unknown>[] {
 /** Bank transaction id the simulated bank gives an approved debit (deterministic per billing). */
 export const simulatedBankTransactionId = (billingRequestId: string) => `SBX-${billingRequestId}`;
 
-/** The phrase the simulated bank stores with its device links (see docs/decisions.md "Customers"). */
+/** The phrase the simulated bank stores with its device links (see docs/decisions/customer-discovery.md). */
 export const SIMULATED_DEVICE_PHRASE = 'sandbox-simulated-device';
 
 /** The public view of a magic customer (`GET /v1/sandbox/customers`). */

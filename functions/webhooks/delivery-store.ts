@@ -2,7 +2,7 @@
  * Webhook delivery records: one per (event, endpoint), the source of truth of a delivery.
  * SQS messages only carry the ids; the worker reads and conditionally updates this item.
  *
- * Concurrency (see docs/decisions.md, Webhooks):
+ * Concurrency (see docs/decisions/webhook-delivery.md):
  * - `seq` names the live message chain. Every (re-)enqueue that starts a new chain (replay,
  *   recovery) increments it; a message whose `seq` is older is superseded and dropped.
  * - An attempt is claimed with a conditional write (`attempts` unchanged, no live lease), so

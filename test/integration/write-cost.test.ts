@@ -1,8 +1,8 @@
 /**
- * What keeps write units down, as users see it (docs/decisions.md "Write
- * cost"): a bill does not rewrite its decision (lastUsed moves at most once an hour,
- * consent counters only while a term needs them), and a key's requests are counted without
- * a write each — yet a revoked key fails at once and the remaining count is exact.
+ * What keeps write units down, as users see it (docs/decisions/write-cost.md): a bill does
+ * not rewrite its decision (lastUsed moves at most once an hour, consent counters only while
+ * a term needs them), and a key's requests are counted without a write each — yet a revoked
+ * key fails at once and the remaining count is exact.
  */
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';

@@ -28,7 +28,7 @@ const profile = {
 /**
  * One item of POST /v1/provider/merchants. `industry` (seen in migration samples) is
  * accepted and stored as a profile field; any other unknown field is rejected
- * (docs/decisions.md).
+ * (docs/decisions/merchant-management.md).
  */
 export const newMerchantSchema = z.strictObject({
   name: text(200),
