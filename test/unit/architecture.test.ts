@@ -2,8 +2,8 @@
  * The architecture, checked (docs/architecture.md): the layers of functions/ may only import
  * downwards (or sideways within their layer), no module may take part in an import cycle
  * (type-only imports count: they still tie modules together), no slice (a top-level folder
- * of functions/) takes part in a cycle of slices either, and bench/ and the runtime code
- * import no test code.
+ * of functions/) takes part in a cycle of slices either, and bench/, scripts/ and the
+ * runtime code import no test code.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -226,8 +226,8 @@ describe('persistence boundary', () => {
 });
 
 describe('test code stays out of shipped and measured code', () => {
-  it('functions/, lib/, local/ and bench/ import nothing under test/', () => {
-    const dirs = ['functions', 'lib', 'local', 'bench'].map((d) => join(ROOT, d));
+  it('functions/, lib/, local/, bench/ and scripts/ import nothing under test/', () => {
+    const dirs = ['functions', 'lib', 'local', 'bench', 'scripts'].map((d) => join(ROOT, d));
     const offenders = dirs.flatMap(tsFiles).flatMap((f) =>
       importsOf(f)
         .filter((t) => t.startsWith(`${join(ROOT, 'test')}/`))
