@@ -14,6 +14,17 @@ export default defineConfig({
       },
       {
         test: {
+          // The OpenAPI documents, the docs page and the SDK's generated types: each check
+          // imports every handler or runs the document tools (tens of seconds), so they stay
+          // out of `unit`, which runs in seconds. `npm test` runs every project.
+          name: 'docs',
+          include: ['test/docs/**/*.test.ts'],
+          environment: 'node',
+          env: { LOG_LEVEL: 'SILENT' },
+        },
+      },
+      {
+        test: {
           name: 'cdk',
           include: ['test/cdk/**/*.test.ts'],
           environment: 'node',
@@ -37,7 +48,7 @@ export default defineConfig({
       },
       {
         test: {
-          // The integration flows again in artifacts mode (issue 15): each function from its
+          // The integration flows again in artifacts mode: each function from its
           // built bundle, in its own worker threads, under the template's environment and IAM
           // policies (local/artifacts/). Plus the tests of artifacts mode itself.
           name: 'integration-artifacts',
@@ -92,7 +103,7 @@ export default defineConfig({
       },
       {
         test: {
-          // Reliability suite (issue 10): fuzzing, isolation matrix, fault injection, concurrency.
+          // Reliability suite: fuzzing, isolation matrix, fault injection, concurrency.
           // The long form: RELIABILITY_LONG=1 (npm run test:reliability).
           name: 'reliability',
           include: ['test/reliability/**/*.test.ts'],

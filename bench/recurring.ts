@@ -22,7 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import { db, queue } from '../functions/platform/clients';
 import type { ScheduleItem } from '../functions/recurring/views';
 import { table } from '../functions/platform/table';
-import type { BillItem } from '../functions/billing/types';
+import type { BillItem } from '../functions/bills/types';
 import { outPath, writeJson } from './lib/results';
 import { seedSchedules } from './lib/seed-recurring';
 import { startBenchStack, type BenchStack } from './lib/stack';

@@ -49,7 +49,7 @@ export const config = {
   operatorKey: () => process.env.OPERATOR_API_KEY || undefined,
   operatorKeyHash: () => process.env.OPERATOR_API_KEY_HASH || undefined,
   logLevel: () => process.env.LOG_LEVEL ?? 'INFO',
-  /** Money (issue 7): counters per merchant for balances and settlement batches (hot-item spreading). */
+  /** Money: counters per merchant for balances and settlement batches (hot-item spreading). */
   balanceShards: () => Math.max(1, Math.floor(num('BALANCE_SHARDS', 4))),
   /** Withdrawal bounds shown with the balance, in major units (NGN). */
   withdrawalMin: () => num('WITHDRAWAL_MIN', 100),

@@ -23,8 +23,8 @@ export interface Route {
   /** Rate-limit class (limits per participant and class are configuration). */
   rateClass?: string;
   /**
-   * What a signed-in person's role must allow (DESIGN 8.3; `rolesFor`). Default: GET `read`,
-   * any other method `money`.
+   * What a signed-in person's role must allow (DESIGN 8.3; identity/roles.ts `rolesFor`).
+   * Default: GET `read`, any other method `money`.
    */
   permission?: Permission;
   /**
@@ -36,33 +36,11 @@ export interface Route {
   summary: string;
 }
 
-/** A person's role in a participant (DESIGN 8.3). */
-export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
-export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
-
 /**
- * Classes of action, each allowed to a fixed set of roles (`rolesFor`):
- * - `read`: every role (viewer: GET only)
- * - `config`: keys, webhooks, events and other non-money writes: owner, admin, developer
- * - `money`: writes that move money or change customers' data: owner, admin; developer in sandbox only
- * - `team`: team, invitations, audit log: owner, admin
+ * A class of action a signed-in person's role must allow (DESIGN 8.3): `read`, `config`,
+ * `money`, `team`. Which roles each allows: functions/identity/roles.ts (`rolesFor`).
  */
 export type Permission = 'read' | 'config' | 'money' | 'team';
-
-const PERMISSION_ROLES: Record<Permission, { sandbox: readonly Role[]; live: readonly Role[] }> = {
-  read: { sandbox: ROLES, live: ROLES },
-  config: { sandbox: ['owner', 'admin', 'developer'], live: ['owner', 'admin', 'developer'] },
-  money: { sandbox: ['owner', 'admin', 'developer'], live: ['owner', 'admin'] },
-  team: { sandbox: ['owner', 'admin'], live: ['owner', 'admin'] },
-};
-
-export const permissionOf = (r: Pick<Route, 'method' | 'permission'>): Permission =>
-  r.permission ?? (r.method === 'GET' ? 'read' : 'money');
-
-/** The roles that may call `route` in `stage` (one place: the pipeline, the OpenAPI document and the tests). */
-export function rolesFor(route: Pick<Route, 'method' | 'permission'>, stage: 'sandbox' | 'live'): readonly Role[] {
-  return PERMISSION_ROLES[permissionOf(route)][stage];
-}
 
 const M: ParticipantKind[] = ['merchant'];
 const B: ParticipantKind[] = ['bank'];

@@ -7,7 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { Route } from '../functions/routes';
 import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
-import { apiKeyKey } from '../functions/participants/store';
+import { apiKeyKey } from '../functions/identity/participant-store';
 import { membershipKey } from '../functions/identity/members';
 import { EXPORTS_PREFIX, type WorkQueues } from './data';
 import { pascal } from './settings';
@@ -44,7 +44,7 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method' | 'p
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
 
-/** Partition-key prefix of API-key items (functions/participants/store.ts). */
+/** Partition-key prefix of API-key items (functions/identity/participant-store.ts). */
 export const API_KEY_PK_PREFIX = apiKeyKey('').pk;
 /** A person's membership items: the pipeline counts a signed-in person's rate-limit window there. */
 export const MEMBERSHIP_PK_PREFIX = membershipKey('', '').pk;

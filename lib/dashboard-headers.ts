@@ -1,5 +1,5 @@
 /**
- * The dashboard's security headers (DESIGN 8.4, issue 18): one definition for CloudFront's
+ * The dashboard's security headers (DESIGN 8.4): one definition for CloudFront's
  * response headers policy (lib/) and the local server (local/dashboard.ts).
  */
 export const HSTS_SECONDS = 2 * 365 * 24 * 3600;

@@ -110,7 +110,7 @@ export const EXPORTS_PREFIX = 'exports/';
 export const EXPORT_RETENTION_DAYS = 7;
 
 /**
- * The exports bucket of a stage (issue 22, DESIGN 8.8): private (all public access blocked,
+ * The exports bucket of a stage (DESIGN 8.8): private (all public access blocked,
  * ACLs disabled), encrypted at rest (S3-managed keys), TLS only, files expire after
  * EXPORT_RETENTION_DAYS and incomplete multipart uploads are aborted after a day. Reached
  * only through pre-signed GETs made by the export read function's role.

@@ -55,7 +55,7 @@ export class People extends Construct {
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG2',
       reason:
-        'MFA is optional by design (issue 17, DESIGN 8.3): people may enrol an authenticator app (TOTP); threat protection (Plus plan) asks risky sign-ins for more in live. Requiring MFA is a product decision left open.',
+        'MFA is optional by design (DESIGN 8.3): people may enrol an authenticator app (TOTP); threat protection (Plus plan) asks risky sign-ins for more in live. Requiring MFA is a product decision left open.',
     });
 
     this.dashboardClient = this.userPool.addClient('DashboardClient', {

@@ -99,8 +99,8 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     // LOG_LEVEL itself.
     loggingFormat: LoggingFormat.JSON,
     // Active X-Ray tracing from the Lambda service (init, invocation and overhead segments,
-    // the trace id on every log line), without an X-Ray SDK in the bundle (docs/decisions.md,
-    // "Observability": the SDK would take the handlers over the 400 KB budget).
+    // the trace id on every log line), without an X-Ray SDK in the bundle (the SDK would take
+    // the handlers over the 400 KB budget: docs/decisions/observability.md).
     tracing: Tracing.ACTIVE,
     applicationLogLevelV2: ApplicationLogLevel.INFO,
     systemLogLevelV2: SystemLogLevel.INFO,

@@ -16,7 +16,7 @@ import { EDGE_REGION, RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, t
 
 /**
  * A stage (sandbox or live) is several CloudFormation stacks, so that none nears the
- * 500-resource limit as routes are added (docs/decisions.md, Architecture):
+ * 500-resource limit as routes are added (docs/decisions/stack-split.md):
  *
  *   Idpay-<stage>-data            table, work queues + DLQs, app secret, Cognito user pool, and
  *                                 the functions' IAM roles (one per access profile or worker)
@@ -34,7 +34,7 @@ import { EDGE_REGION, RUNTIME_DEFAULTS, pascal, queueUrlEnv, type AppSettings, t
  * waf <- edge), as weak references (`Fn::GetStackOutput`, cdk.json); `cdk deploy --all`
  * deploys them in that order. The edge reads the web ACL's ARN across regions: the waf
  * stack's region is fixed, so the reference can name it while every other stack stays
- * environment-agnostic (docs/decisions.md, "The dashboard's edge").
+ * environment-agnostic (docs/decisions/dashboard-edge.md).
  */
 export const stackNameOf = (stage: StageName) => `Idpay-${stage}`;
 export const dataStackNameOf = (stage: StageName) => `Idpay-${stage}-data`;

@@ -54,4 +54,4 @@ export function must(r: Answer, what: string): any {
   return r.body;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../functions/platform/retry';

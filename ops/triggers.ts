@@ -14,7 +14,7 @@
  * active, its first run 30 days away): it is the sandbox.
  */
 import { isEventType } from '../functions/events/types';
-import { MSG } from '../functions/http/errors';
+import { MSG } from '../functions/platform/errors';
 import { call, must, sleep, type ApiEvent, type Target } from './api';
 
 /** How long a trigger waits for the step it needs (an answer of the simulated bank, a run). */

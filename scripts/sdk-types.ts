@@ -2,7 +2,7 @@
  * `npm run sdk:generate`: regenerates the SDK's types (sdk/src/generated/openapi.ts) from the
  * sandbox OpenAPI document (functions/openapi/openapi.sandbox.json, itself built by
  * `npm run openapi`) with openapi-typescript. Run it after `npm run openapi` whenever the
- * document changes, and commit the result: test/unit/sdk-types.test.ts fails when it is
+ * document changes, and commit the result: test/docs/sdk-types.test.ts fails when it is
  * stale. The SDK's client and verifyWebhook take every type from this file, so typing an
  * operation's `data` in the document types it in the SDK.
  *

@@ -4,7 +4,8 @@
  * and errors carrying the envelope's own message and details.
  */
 import { createClient, type IdpayClient } from '@idpay/sdk';
-import { findRoute, rolesFor, type HttpMethod, type ParticipantKind, type Role } from '../../functions/routes';
+import { rolesFor, type Role } from '../../functions/identity/roles';
+import { findRoute, type HttpMethod, type ParticipantKind } from '../../functions/routes';
 
 export type { IdpayClient };
 
@@ -45,9 +46,10 @@ export interface Acting {
 }
 
 /**
- * May the viewer make this call? The route table's own rule (functions/routes.ts): the
- * participant kind, and a person's role for the route's permission in this stage. Pages hide
- * the buttons of calls that would be refused (a viewer sees no write buttons).
+ * May the viewer make this call? The route table's own rule (functions/routes.ts; the roles
+ * in functions/identity/roles.ts): the participant kind, and a person's role for the route's
+ * permission in this stage. Pages hide the buttons of calls that would be refused (a viewer
+ * sees no write buttons).
  */
 export function can(acting: Acting, method: HttpMethod, path: string): boolean {
   const route = findRoute(`${method} ${path}`);

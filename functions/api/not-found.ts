@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { config } from '../config';
 import { allowedMethods, routesFor } from '../routes';
 import type { HttpEvent, HttpResponse } from '../http/types';
-import { MSG } from '../http/errors';
+import { MSG } from '../platform/errors';
 
 /**
  * API Gateway `$default`: any request that matches no route. A path the table serves with

@@ -1,7 +1,7 @@
 /**
  * Response shapes several operations share (DESIGN 8.2: every operation types its 2xx
- * `data`). Each handler's `<handler>.response.ts` beside it uses these; the OpenAPI
- * generator reads those files (handlers never import them: zod stays out of read bundles).
+ * `data`). Each area's `responses.ts` (one entry per handler file) uses these; the OpenAPI
+ * generator reads those modules (handlers never import them: zod stays out of read bundles).
  * Registered with an id, each is one component of the document.
  */
 import * as z from 'zod';
@@ -13,6 +13,14 @@ import { EVENT_TYPES } from '../events/types';
 import { SCHEDULE_STATUSES } from '../recurring/views';
 import { TRANSACTION_STATUSES } from '../transactions/store';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-store';
+
+/**
+ * An area's response schemas (`functions/api/<area>/responses.ts` exports `RESPONSES`), keyed
+ * by handler file name: `data` (the envelope's `data` of the 2xx answer), `elements` (one
+ * element of a per-phrase array answer) or `body` (the whole 2xx body, for answers without
+ * the envelope).
+ */
+export type Responses = Record<string, { data?: z.ZodType; elements?: z.ZodType; body?: z.ZodType }>;
 
 export const iso = z.string().describe('ISO 8601 date-time, UTC');
 export const money = z.number().describe('Amount in major units (NGN 1500.5)');

@@ -9,12 +9,12 @@
  */
 import * as z from 'zod';
 import { safeText } from '../http/schemas';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../platform/errors';
 import { isBillingRequestIdShaped } from './bill-item';
 import { BILLING_MSG } from './messages';
-import { BANK_DECLINE_REASONS, type BillingOutcome } from './outcome-hooks';
+import { BANK_DECLINE_REASONS, type BillingOutcome } from '../bills/outcome';
 import { expireBilling, isPastExpiry, settleBilling } from './settle-billing';
-import { billKey, type BillItem } from './types';
+import { billKey, type BillItem } from '../bills/types';
 import { getItem } from '../platform/table';
 import { clockNow, withTestClock } from '../platform/clock';
 import { clockContextOf } from '../platform/test-clock-item';

@@ -1,15 +1,15 @@
 /**
- * The billing request item (= the transaction, `functions/billing/types.ts`): how it is
+ * The billing request item (= the transaction, `functions/bills/types.ts`): how it is
  * built, indexed and shown in the two billing events (DESIGN 6.7).
  */
 import { createHash } from 'node:crypto';
 import { newId } from '../domain/ids';
 import type { PeriodKeys } from '../domain/lagos-time';
 import { toMajor } from '../domain/money';
-import { billKey, type BillItem, type BillingStatus, type BillingType } from './types';
+import { billKey, type BillItem, type BillingStatus, type BillingType } from '../bills/types';
 import { dueAttributes } from '../platform/due';
 import { currentTestClock } from '../platform/clock';
-import type { BillingOutcome } from './outcome-hooks';
+import { isCustomerRefusal } from '../bills/outcome';
 
 /** Due kind of an approval that expires (functions/billing/expiry.ts). */
 export const EXPIRY_KIND = 'billing.expiry';
@@ -169,23 +169,6 @@ function testClockOf(): { testClock?: string } {
   const testClock = currentTestClock();
   return testClock ? { testClock } : {};
 }
-
-/** `reason` of `billing.response` for each refusal. */
-export function billingOutcomeReason(outcome: BillingOutcome): string | undefined {
-  switch (outcome.status) {
-    case 'succeeded':
-      return undefined;
-    case 'declined':
-      return outcome.declineReason ?? (outcome.action === 'deny' ? 'customer_denied' : 'customer_suspended');
-    case 'expired':
-      return 'approval_expired';
-    case 'failed':
-      return outcome.reason;
-  }
-}
-
-/** The billing's refusals by the customer: a recurring run refused so is never retried (DESIGN 8.6). */
-export const isCustomerRefusal = (reason: string | undefined): boolean => reason === 'customer_denied' || reason === 'customer_suspended';
 
 /**
  * `willRetry` and, when true, `nextRetryAt` of a recurring run's `billing.response` (DESIGN

@@ -7,11 +7,11 @@ import * as z from 'zod';
 import { isSupportedCurrency } from '../domain/money';
 import { amountSchema, currencySchema } from '../http/money-schemas';
 import { toMajor } from '../domain/money';
-import { MSG, badRequest } from '../http/errors';
+import { MSG, badRequest } from '../platform/errors';
 import { logger } from '../platform/log';
 import type { ArrayElement } from '../http/multi-status';
 import { nonEmpty } from '../http/schemas';
-import type { BillItem } from './types';
+import type { BillItem } from '../bills/types';
 import type { BillingRefusal, CreateBillingResult } from './create-billing';
 import { BILLING_MSG } from './messages';
 

@@ -25,28 +25,16 @@ import { periodKeys } from '../domain/lagos-time';
 import { consentRefusal, countsConsent, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
 import { config } from '../config';
 import { commit } from '../events/outbox';
-import { sandboxBankDue } from '../sandbox/hook';
+import { sandboxBankDue } from '../events/sandbox-bank';
 import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
-import type { BillItem, BillingType } from './types';
-import { billKey } from './types';
-import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/store';
+import type { BillItem, BillingType } from '../bills/types';
+import { billKey } from '../bills/types';
+import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/views';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
 import { conflictBackoff } from '../platform/retry';
-
-export interface BillingMerchant {
-  id: string;
-  name: string;
-  providerId?: string;
-}
-
-export interface BillingCustomer {
-  id: string;
-  bankId: string;
-  /** The bank's own customer identifier (sent in `billing.request`). */
-  clientRef: string;
-}
+import type { BillingCustomer, BillingMerchant } from '../bills/reads';
 
 export type BillingRefusal = 'merchant_blocked' | 'not_approved' | 'limits' | 'not_valid' | 'no_payments_left' | 'busy';
 
@@ -86,7 +74,7 @@ export interface CreateBillingInput {
   idSeedWindowMs?: number;
   /**
    * Items committed in the SAME transaction, after the billing's own four (indexes 4, 5, ...
-   * of `cancellationCodes`), e.g. the recurring run claim (recurring/store.ts). When one of
+   * of `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts). When one of
    * their conditions fails, createBilling throws the TransactionCanceledException for the
    * caller to read (nothing was written); a TransactionConflict on them is retried like any.
    */
@@ -110,7 +98,7 @@ const ITEM_MONTH = 1;
 const ITEM_WEEK = 2;
 const ITEM_BILL = 3;
 
-/** `lastUsed` on the decision moves at most once per this interval (docs/decisions.md, issue 19). */
+/** `lastUsed` on the decision moves at most once per this interval (docs/decisions/billing.md). */
 export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
 
 /** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */

@@ -16,7 +16,7 @@
 import { EXPIRY_KIND, EXPIRY_LEAD_MS } from './bill-item';
 import { expireBilling } from './settle-billing';
 import { logger } from '../platform/log';
-import type { BillItem } from './types';
+import type { BillItem } from '../bills/types';
 import { getItem } from '../platform/table';
 import { releaseClaim, rescheduleClaim, type DueJob } from '../platform/due';
 import { sleep } from '../platform/retry';

@@ -1,12 +1,12 @@
 /**
- * THE list of features that react to a billing's outcome (contract: outcome-hooks.ts),
+ * THE list of features that react to a billing's outcome (contract: functions/bills/outcome.ts),
  * dispatched by settleBilling. A new feature adds one entry here; nothing registers itself
  * at load.
  */
 import { logger } from '../platform/log';
 import { recurringBillingOutcome } from '../recurring/outcome';
-import type { BillingOutcome, BillingOutcomeHandler } from './outcome-hooks';
-import type { BillItem } from './types';
+import type { BillingOutcome, BillingOutcomeHandler } from '../bills/outcome';
+import type { BillItem } from '../bills/types';
 import type { TransactItem } from '../platform/table';
 
 export const BILLING_OUTCOME_HANDLERS: readonly BillingOutcomeHandler[] = [recurringBillingOutcome];

@@ -17,12 +17,12 @@ import { settlementDate } from '../domain/business-days';
 import { limitRelease } from '../domain/limits';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
-import { billKey, type BillItem } from './types';
+import { billKey, type BillItem } from '../bills/types';
 import { captureItems } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
-import { billingOutcomeReason, billingResponseEvent, type FinalStatus } from './bill-item';
+import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, counterItem } from './create-billing';
-import type { BillingOutcome } from './outcome-hooks';
+import { billingOutcomeReason, type BillingOutcome } from '../bills/outcome';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
 import { conflictBackoff } from '../platform/retry';
 

@@ -6,7 +6,8 @@
  */
 import { releaseClaim, rescheduleClaim, type DueJob } from '../platform/due';
 import { logger } from '../platform/log';
-import { decisionKey, getDecision, recordValidityExpired, VALIDITY_KIND } from './store';
+import { decisionKey, getDecision } from './views';
+import { recordValidityExpired, VALIDITY_KIND } from './store';
 
 export async function expireValidity(job: DueJob): Promise<void> {
   const d = await getDecision(job.id);

@@ -4,7 +4,7 @@
  * the checks, the counters' attribute names and the `remaining` view. The store keeps the
  * terms on the decision item and the year and payment counters ON THE DECISION ITEM too
  * (`paymentsUsed`, `usedY<yyyy>`), counted by an agreement or recurring billing in its
- * transaction while the decision HAS such a term (`maxPayments` or a yearly limit; issue 19:
+ * transaction while the decision HAS such a term (`maxPayments` or a yearly limit;
  * a decision without them is only condition-checked, not rewritten with its GSI copies), so
  * the item's condition makes the count atomic with the billing (no overspend, no extra
  * payment under concurrency). A term counts the billings made while it is set. A declined,
@@ -35,7 +35,7 @@ export const yearAttribute = (year: string) => `usedY${year}`;
 
 /**
  * Whether billings under a decision count themselves in its consent counters: only while it
- * has a term they enforce (`maxPayments` or a yearly limit; issue 19: otherwise the decision
+ * has a term they enforce (`maxPayments` or a yearly limit; otherwise the decision
  * is only condition-checked by a billing, not rewritten).
  */
 export const countsConsent = (d: { maxPayments?: number | null; spendingLimits: { yearly?: number | null } }): boolean =>

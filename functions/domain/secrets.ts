@@ -72,7 +72,7 @@ export function open(key: Buffer, sealed: string, aad?: string): Buffer | undefi
 /**
  * What a secret this service issues looks like: an API key (`sk_sandbox_...`, `sk_live_...`,
  * domain/api-keys.ts), a webhook signing secret (`whsec_...`, events/signing.ts) or a team
- * invitation token (`idpinv_...`, people/store.ts). Broader
+ * invitation token (`idpinv_...`, identity/people-store.ts). Broader
  * than DESIGN 8.1's patterns on purpose (any length): whatever matches is sealed before it is
  * stored (functions/http/idempotency.ts). A new kind of secret adds its prefix HERE.
  */

@@ -83,6 +83,6 @@ export const canCreateRecurring = (t: TrustState): boolean => t.trusted && t.tru
 /**
  * `POST /v1/provider/merchant/trust/validate`: the merchant meets `required` when it is
  * trusted AND its level is at least `required`. An untrusted merchant meets no level
- * (its level grants nothing while it is not trusted; see docs/decisions.md).
+ * (its level grants nothing while it is not trusted; see docs/decisions/merchant-trust.md).
  */
 export const meetsTrustLevel = (t: TrustState, required: TrustLevel): boolean => t.trusted && levelAtLeast(t.trustLevel, required);

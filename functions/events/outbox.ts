@@ -15,12 +15,12 @@
  * i-th item when the transaction is cancelled.
  *
  * Sandbox only: an event a simulated bank must answer also puts its event item on the due
- * index (kind `sandbox.bank`): the caller passes `sandboxBankDue` (sandbox/hook.ts) as the
+ * index (kind `sandbox.bank`): the caller passes `sandboxBankDue` (events/sandbox-bank.ts) as the
  * `eventDue` hook; the outbox imports nothing of the sandbox.
  */
 import { config } from '../config';
 import { newId } from '../domain/ids';
-import { getParticipant } from '../participants/store';
+import { getParticipant } from '../identity/participant-store';
 import { nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
 import { currentTestClock } from '../platform/clock';
 import {
@@ -62,7 +62,7 @@ export interface CommittedEvent {
 
 /**
  * Due attributes for an event item (spread into it; `{}` for none), given what the outbox
- * knows of the receiver. The sandbox's simulated banks use it (sandbox/hook.ts).
+ * knows of the receiver. The sandbox's simulated banks use it (events/sandbox-bank.ts).
  */
 export type EventDueHook = (
   receiver: { simulated?: unknown } | undefined,
@@ -201,7 +201,7 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
           gsi3sk: eventsSk(createdAt, id),
           ...(infos[i]?.provider ? { gsi4pk: eventsOwnerPk(infos[i]!.provider!), gsi4sk: eventsSk(createdAt, id) } : {}),
           expiresAt: Math.floor(sentMs / 1000) + EVENT_RETENTION_SECONDS,
-          // Sandbox only: an event a simulated bank must answer is due for the simulator (sandbox/hook.ts).
+          // Sandbox only: an event a simulated bank must answer is due for the simulator (events/sandbox-bank.ts).
           ...options.eventDue?.(infos[i], e.type, id, createdMs),
         },
         ConditionExpression: 'attribute_not_exists(pk)',

@@ -1,5 +1,5 @@
 /**
- * Due kind `export.run` (issue 22, DESIGN 8.8): writes an export's CSV to S3.
+ * Due kind `export.run` (DESIGN 8.8): writes an export's CSV to S3.
  *
  * Rows come one DynamoDB page (1,000 items) at a time — transactions: the merchant's index
  * between `from` and `to`; settlement: the settlement's lines — and are appended to a buffer

@@ -1,5 +1,5 @@
 /**
- * Export writes (issue 22): creation (on the due index at once: the tick hands it to the
+ * Export writes: creation (on the due index at once: the tick hands it to the
  * jobs worker), and the job's conditional finish. See exports/views.ts for the item.
  */
 import { newId } from '../domain/ids';

@@ -1,5 +1,5 @@
 /**
- * Exports (issue 22, DESIGN 8.8): the export item, its reads and its API shape. Writes in
+ * Exports (DESIGN 8.8): the export item, its reads and its API shape. Writes in
  * exports/store.ts, the job in exports/run.ts.
  *
  * | item | pk | sk | notes |

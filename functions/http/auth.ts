@@ -3,13 +3,13 @@ import { config } from '../config';
 import { isWellFormedApiKey } from '../domain/api-keys';
 import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
-import { apiKeyKey, getParticipant, type ApiKeyItem } from '../participants/store';
+import { apiKeyKey, getParticipant, type ApiKeyItem } from '../identity/participant-store';
 import { membershipKey, membershipsOf, type Membership } from '../identity/members';
 import { AccessTokenError, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
-import { rolesFor } from '../routes';
+import { rolesFor } from '../identity/roles';
 import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
-import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from './errors';
+import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
 
 const WINDOW_SECONDS = 60;
@@ -28,7 +28,7 @@ function isOperatorKey(token: string): boolean {
 }
 
 /**
- * Rate counting without a write per request (issue 19). Every request still reads the
+ * Rate counting without a write per request. Every request still reads the
  * caller's item STRONGLY CONSISTENTLY (a revoked or expired key fails at once, DESIGN 6.1),
  * but the count of its window lives in two places:
  *

@@ -4,7 +4,7 @@ import type * as z from 'zod';
 import { config } from '../config';
 import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
-import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from './errors';
+import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from '../platform/errors';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
 import { claimIdempotency, settleIdempotency } from './idempotency';

@@ -5,7 +5,7 @@ import { db } from '../platform/clients';
 import { isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
-import { MSG, badRequest, conflict } from './errors';
+import { MSG, badRequest, conflict } from '../platform/errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
 
 const TTL_SECONDS = 24 * 3600;

@@ -7,7 +7,7 @@
  * read past that check. `skip + limit` above 10,000 is 400 `Use startingAfter to page
  * beyond 10,000 items`.
  */
-import { badRequest, MSG } from './errors';
+import { badRequest, MSG } from '../platform/errors';
 import { inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, type ListRange } from '../platform/list-page';
 import type { Item } from '../platform/table';
 
@@ -35,7 +35,7 @@ export function pagingOf(q: { limit: number; skip?: number; offset?: number; sta
 export interface ListPage<T> {
   items: T[];
   hasMore: boolean;
-  /** Skip/offset pages only (a startingAfter page does not count the list; docs/decisions.md). */
+  /** Skip/offset pages only (a startingAfter page does not count the list; docs/decisions/list-paging.md). */
   total?: number;
 }
 

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ParticipantKind, Role, Route } from '../routes';
+import type { Role } from '../identity/roles';
+import type { ParticipantKind, Route } from '../routes';
 import type { Actor } from '../identity/audit';
 import type { Person } from '../identity/tokens';
 

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { MSG, badRequest, type FieldError } from './errors';
+import { MSG, badRequest, type FieldError } from '../platform/errors';
 import type { HttpEvent, RequestState } from './types';
 
 export interface ValidationSpec {

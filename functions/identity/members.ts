@@ -1,7 +1,7 @@
 /**
  * Memberships (DESIGN 8.3): a person (Cognito `sub`) belongs to participants, each with a
  * role. Read here (the pipeline resolves a token's person to a participant and role); written
- * only by functions/people/store.ts.
+ * only by functions/identity/people-store.ts.
  *
  * Item: pk `USER#<sub>`, sk `MEMBER#<participantId>`: one GetItem answers "may this person act
  * for this participant, and as what"; a person's memberships are one Query on their own
@@ -9,7 +9,8 @@
  * The pipeline also keeps the person's rate-limit window on this item (functions/http/auth.ts),
  * as it does on an API key's.
  */
-import type { ParticipantKind, Role } from '../routes';
+import type { ParticipantKind } from '../routes';
+import type { Role } from './roles';
 import { getItem, queryPage, type Item } from '../platform/table';
 
 export interface Membership extends Item {

@@ -22,7 +22,7 @@ import type { Fetcher } from 'aws-jwt-verify/https';
  * aws-jwt-verify is loaded on the first token a Lambda instance sees, not at init: the
  * machine traffic (API keys) never pays for it, and it is not in the handlers' bundles
  * (lib/lambda.ts ships the package beside each API bundle, marked external; ~18 KB that would
- * take the largest handlers over the 400 KB budget; docs/decisions.md, "People").
+ * take the largest handlers over the 400 KB budget; docs/decisions/person-authentication.md).
  */
 const loadJwtVerify = () =>
   Promise.all([
@@ -34,7 +34,7 @@ const loadJwtVerify = () =>
 type JwtVerify = Awaited<ReturnType<typeof loadJwtVerify>>;
 let jwtVerify: Promise<JwtVerify> | undefined;
 
-/** The exact messages of a refused token (docs/decisions.md, "People and identity"). */
+/** The exact messages of a refused token (docs/decisions/person-authentication.md). */
 export const TOKEN_MESSAGES = {
   invalid: 'Invalid access token',
   expired: 'Access token has expired',

@@ -1,5 +1,5 @@
 /**
- * Reconciliation reports (issue 22, DESIGN 8.8), read-only:
+ * Reconciliation reports (DESIGN 8.8), read-only:
  *
  * - the bank settlement report: what a bank's customers paid each merchant on one Lagos day
  *   (the day the billing succeeded) and what came back to them (refunds completed that day),
@@ -64,7 +64,7 @@ export interface TrialBalance {
 
 /**
  * The trial balance over every ledger entry (a Scan of the entries' attributes: an operator
- * report, not a hot path; docs/decisions.md "Reconciliation" says how it scales).
+ * report, not a hot path; docs/decisions/reconciliation-reports.md says how it scales).
  */
 export async function trialBalance(): Promise<TrialBalance> {
   const sums = new Map<string, { debit: number; credit: number }>();

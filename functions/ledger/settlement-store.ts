@@ -1,9 +1,8 @@
 /**
- * Settlement records and their lines (issue 22, DESIGN 8.8): the writes. Reads and API
+ * Settlement records and their lines (DESIGN 8.8): the writes. Reads and API
  * shapes are in ledger/settlement-views.ts.
  *
- * How a settlement knows exactly which captures and refunds it paid (docs/decisions.md
- * "Reconciliation"): every capture, and every refund taken from a pending batch, puts a
+ * How a settlement knows exactly which captures and refunds it paid (docs/decisions/settlement.md): every capture, and every refund taken from a pending batch, puts a
  * line (`SLINE#<m>#<day>` / `<ts>#<entryId>`) in the SAME transaction as its batch shard ADD.
  * Before the settlement of round R commits, `assignLines` stamps every unassigned line of
  * the day with R's id — each stamping transaction carries a ConditionCheck that R's record
@@ -19,7 +18,7 @@
  * the stamping again (it is idempotent).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billKey } from '../billing/types';
+import { billKey } from '../bills/types';
 import { db } from '../platform/clients';
 import { dueAttributes, releaseClaim, type DueJob } from '../platform/due';
 import { logger } from '../platform/log';

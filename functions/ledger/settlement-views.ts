@@ -1,5 +1,5 @@
 /**
- * Settlement reads and API shapes (issue 22, DESIGN 8.8). Writes: ledger/settlement-store.ts.
+ * Settlement reads and API shapes (DESIGN 8.8). Writes: ledger/settlement-store.ts.
  *
  * | item | pk | sk | notes |
  * | settlement | `STL#<settlementId>` | `STL` | gsi2 `MSTL#<merchantId>` / `<settledAt>#<id>` (merchant's list, newest first); due `settlement.lines` until its transactions are stamped |

@@ -1,5 +1,5 @@
 /**
- * Money (docs/billing-design.md, issue 7): double-entry ledger entries, sharded balance
+ * Money (docs/billing-design.md): double-entry ledger entries, sharded balance
  * counters and settlement batches. Amounts are integer minor units (kobo).
  *
  * Accounts: `bank:<bankId>` (what a customer's bank owes us / we pay back),
@@ -18,7 +18,7 @@
  * (`checkMerchantLedger` recomputes them). Settlement batches (`SETTLE#<m>` /
  * `<date>#<shard>`) hold the unsettled amount per settlement day; a capture adds to the
  * batch shard of the balance shard it picked, so one hot merchant spreads its writes over
- * N items instead of one (docs/decisions.md "Money").
+ * N items instead of one (docs/decisions/ledger.md).
  *
  * Entry keys are deterministic per (source, kind): `<ts>#<kind>:<sourceId>` where `ts` is
  * the source's creation time (bill.createdAt, refund.createdAt, the settlement day), and
@@ -30,7 +30,7 @@ import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
 import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
-import type { BillItem } from '../billing/types';
+import type { BillItem } from '../bills/types';
 import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
@@ -258,7 +258,7 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
 }
 
 // ---------------------------------------------------------------------------------------
-// Settlement lines (issue 22, DESIGN 8.8): which captures and refunds a settlement paid.
+// Settlement lines (DESIGN 8.8): which captures and refunds a settlement paid.
 
 export function linePut(l: SettlementLineFields & { ts: string }): TransactItem {
   const { ts, ...rest } = l;

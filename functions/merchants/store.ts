@@ -18,7 +18,7 @@ import {
   putParticipantItem,
   type BankAccount,
   type Participant,
-} from '../participants/store';
+} from '../identity/participant-store';
 import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { backoff } from '../platform/retry';

@@ -143,7 +143,7 @@ export async function pageAfter<T>(range: ListRange, limit: number, after: Item)
   if (pastRange) return { items: [], hasMore: false };
   // The cursor's sort key becomes the range's (exclusive) near end: a key condition, so the
   // Query starts at the cursor through the index itself (DynamoDB Local, unlike DynamoDB,
-  // walks to an ExclusiveStartKey: measured in bench/lists.ts, docs/decisions.md).
+  // walks to an ExclusiveStartKey: measured in bench/lists.ts, docs/decisions/list-paging.md).
   const from: ListRange = beforeRange
     ? range
     : range.ascending

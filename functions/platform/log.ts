@@ -11,7 +11,7 @@
  *
  * These few lines instead of @aws-lambda-powertools/logger: the same fields for what we log,
  * and 16 KB less in every bundle, which the 400 KB budget has no room for beside Powertools
- * Metrics (measured: docs/decisions.md, "Observability").
+ * Metrics (measured: docs/decisions/observability.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { config } from '../config';

@@ -2,8 +2,8 @@
  * The little of S3 the exports need — a multipart upload and a pre-signed GET — signed with
  * Signature V4 (`@smithy/signature-v4`, ~14 KB) over `fetch`, instead of
  * `@aws-sdk/client-s3` + `@aws-sdk/lib-storage` (~440 KB minified together: the jobs worker
- * and the export read would both pass the 400 KB bundle budget). docs/decisions.md
- * "Reconciliation" has the measurements.
+ * and the export read would both pass the 400 KB bundle budget). docs/decisions/exports.md
+ * has the measurements.
  *
  * Endpoint: `AWS_ENDPOINT_URL_S3` (path-style, the local emulator: fauxqs), else the
  * regional virtual-hosted endpoint. Credentials: the function's own (the standard

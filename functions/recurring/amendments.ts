@@ -16,18 +16,19 @@
  *    0 of the new frequency): the period not yet billed (or in flight, or being retried)
  *    keeps its date, the following ones follow the new frequency.
  */
-import { getBillingCustomers } from '../billing/reads';
+import { getBillingCustomers } from '../bills/reads';
 import { allowedDecisions, limitsAllowAmount } from '../domain/decisions';
 import { newId } from '../domain/ids';
 import { nextBillingDate, type Frequency } from '../domain/schedule-dates';
 import { trustOf } from '../domain/trust';
-import { getDecision, type DecisionItem } from '../decisions/store';
+import { getDecision, type DecisionItem } from '../decisions/views';
 import { intentEventData, newIntentItem, putNewIntent, type AmendmentTerms, type IntentItem } from '../decisions/intents';
 import type { EventSpec } from '../events/outbox';
-import { getParticipant } from '../participants/store';
+import { getParticipant } from '../identity/participant-store';
 import type { TransactItem } from '../platform/table';
-import { sandboxBankDue } from '../sandbox/hook';
-import { applied, DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem, type Change } from './store';
+import { sandboxBankDue } from '../events/sandbox-bank';
+import { applied, DEFAULT_RUN_DESCRIPTION, event, mutate, updateItem } from './store';
+import type { Change } from '../platform/update';
 import { amendmentView, getMerchantSchedule, getSchedule, type ScheduleItem } from './views';
 
 export type AmendmentRequest = Partial<AmendmentTerms>;

@@ -10,10 +10,10 @@
  *    `schedule.completed`). If this step is lost, the tick finishes the run (the schedule
  *    was made due in the outcome's transaction).
  */
-import type { BillingOutcomeHandler } from '../billing/outcome-hooks';
+import type { BillingOutcomeHandler } from '../bills/outcome';
 import { logger } from '../platform/log';
-import type { BillItem } from '../billing/types';
-import { finishRun, recordOutcomeItem } from './store';
+import type { BillItem } from '../bills/types';
+import { finishRun, recordOutcomeItem } from './run-store';
 
 const isRunBilling = (bill: BillItem): boolean =>
   bill.type === 'recurring' && typeof bill.scheduleId === 'string' && typeof bill.runSeq === 'number';

@@ -1,5 +1,5 @@
 /**
- * Recurring schedules: the run policy (pure; docs/decisions.md "Recurring schedules").
+ * Recurring schedules: the run policy (pure; docs/decisions/recurring-schedules.md).
  * All date math comes from domain/schedule-dates.ts (occurrences from the anchor).
  *
  * A schedule's cursor is (occurrence, attempt, nextBillingDate): the period it bills next
@@ -26,7 +26,7 @@ import { isBusinessDay, nextBusinessDay } from '../domain/business-days';
 import { DAY_MS, dayNumber, lagosDate } from '../domain/lagos-time';
 import { isComplete, nextBillingDate, occurrenceAfter, type Frequency } from '../domain/schedule-dates';
 
-/** Due kind of a schedule (functions/recurring/run.ts). */
+/** Due kind of a schedule (functions/billing/recurring-run.ts). */
 export const RECURRING_RUN_KIND = 'recurring.run';
 
 /** The retry policy of a merchant that has not set one (DESIGN 8.6): three retries, a day apart. */

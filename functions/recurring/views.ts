@@ -14,7 +14,7 @@ import { toMajor } from '../domain/money';
 import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
 import type { CompletionReason, ScheduleDates } from './policy';
-import type { BillItem } from '../billing/types';
+import type { BillItem } from '../bills/types';
 import { getItem } from '../platform/table';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';

@@ -2,7 +2,7 @@
  * Due kind `refund.complete` (sandbox only): the simulated bank executes a refund
  * REFUND_AUTO_COMPLETE_SECONDS after it was initiated: pending → processing → completed,
  * each with `refund.updated` (refunds/store.ts). Live refunds carry no due attributes: the
- * customer's bank confirms them (docs/decisions.md "Money").
+ * customer's bank confirms them (docs/decisions/refunds.md).
  */
 import { completeRefund as complete } from './store';
 import { refundKey, type RefundItem } from './views';

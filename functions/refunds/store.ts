@@ -32,7 +32,7 @@ import { toMajor } from '../domain/money';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { dueAttributes } from '../platform/due';
-import { billKey, type BillItem } from '../billing/types';
+import { billKey, type BillItem } from '../bills/types';
 import {
   accounts,
   balanceAdd,

@@ -47,7 +47,7 @@ export const REFUND_COMPLETE_KIND = 'refund.complete';
 export const REFUND_UPDATED = 'refund.updated';
 export const REFUND_REQUESTED = 'refund.requested';
 
-/** Smallest refund: NGN 0.01 (a partial refund of a few kobo is legitimate; docs/decisions.md). */
+/** Smallest refund: NGN 0.01 (a partial refund of a few kobo is legitimate; docs/decisions/refunds.md). */
 export const MIN_REFUND_MINOR = 1;
 
 export const refundKey = (refundId: string) => ({ pk: `REFUND#${refundId}`, sk: 'REFUND' as const });

@@ -13,7 +13,7 @@
 import { config } from '../config';
 import { logger } from '../platform/log';
 import { clientRefGuardKey, createCustomerBatch, linkDevice } from '../customers/store';
-import type { Participant } from '../participants/store';
+import type { Participant } from '../identity/participant-store';
 import { getItem, nowIso, putItem, queryAll } from '../platform/table';
 import { bankScopedDeviceId, MAGIC_CUSTOMERS, magicDeviceId, seedRecords, SIMULATED_DEVICE_PHRASE } from './magic';
 

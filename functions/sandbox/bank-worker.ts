@@ -1,7 +1,7 @@
 /**
  * Due kind `sandbox.bank` (sandbox only): an event addressed to a simulated bank
  * (`billing.intent`, `billing.request`) sits on the due index SANDBOX_BANK_DELAY_SECONDS after
- * it was committed (the outbox's sandbox hook, functions/sandbox/hook.ts). When the tick
+ * it was committed (the outbox's sandbox hook, functions/events/sandbox-bank.ts). When the tick
  * claims it, the simulated bank answers through the bank's own code paths
  * (functions/sandbox/simulator.ts), then the event leaves the index (only while our claim
  * holds). Answers are idempotent, so a repeated job changes nothing.

@@ -1,5 +1,5 @@
 /**
- * The simulated bank's magic customers (issue 9): THE single source. The seeding of a
+ * The simulated bank's magic customers: THE single source. The seeding of a
  * simulated bank (functions/sandbox/seed.ts), the simulator that answers in the bank's place
  * (functions/sandbox/simulator.ts) and `GET /v1/sandbox/customers` all read this table, and
  * the README's "Test your integration in the sandbox" section documents it.
@@ -196,17 +196,8 @@ export function seedRecords(): Record<string, unknown>[] {
 /** Bank transaction id the simulated bank gives an approved debit (deterministic per billing). */
 export const simulatedBankTransactionId = (billingRequestId: string) => `SBX-${billingRequestId}`;
 
-/** The phrase the simulated bank stores with its device links (see docs/decisions.md "Customers"). */
+/** The phrase the simulated bank stores with its device links (see docs/decisions/customer-discovery.md). */
 export const SIMULATED_DEVICE_PHRASE = 'sandbox-simulated-device';
-
-/** `SANDBOX_BANK_DELAY_SECONDS` (default 2): how long the simulated bank takes to answer. */
-export function sandboxBankDelaySeconds(): number {
-  const raw = process.env.SANDBOX_BANK_DELAY_SECONDS;
-  if (raw === undefined || raw === '') return 2;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error('Configuration SANDBOX_BANK_DELAY_SECONDS must be a number >= 0');
-  return n;
-}
 
 /** The public view of a magic customer (`GET /v1/sandbox/customers`). */
 export function magicView(m: MagicCustomer) {

@@ -15,19 +15,20 @@
  */
 import { clockNow } from '../platform/clock';
 import { isBillingRequestIdShaped } from '../billing/bill-item';
-import type { BillingOutcome } from '../billing/outcome-hooks';
+import type { BillingOutcome } from '../bills/outcome';
 import { isPastExpiry, settleBilling } from '../billing/settle-billing';
 import { config } from '../config';
 import type { DecisionValue, SpendingLimits } from '../domain/decisions';
 import { NO_TERMS, type ConsentTerms } from '../domain/consent';
 import { toMinor } from '../domain/money';
-import { billKey, type BillItem } from '../billing/types';
+import { billKey, type BillItem } from '../bills/types';
 import { getBankCustomer } from '../customers/views';
-import { decisionId, saveDecision } from '../decisions/store';
+import { decisionId } from '../decisions/views';
+import { saveDecision } from '../decisions/store';
 import { findIntentToAnswer } from '../decisions/intents';
 import { amendmentAnswerItems } from '../recurring/amendments';
 import { isTrustedMerchant } from '../merchants/store';
-import { getParticipant, type Participant } from '../participants/store';
+import { getParticipant, type Participant } from '../identity/participant-store';
 import { getItem } from '../platform/table';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicIntentAnswer, type MagicLimits } from './magic';
 

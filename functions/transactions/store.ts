@@ -1,13 +1,13 @@
 /**
  * Transaction reads (DESIGN 6.9 "Transactions"): a transaction is the billing request item
- * (`BILL#<id>`, billing/types.ts) seen through `toTransaction`. Lists come from the
+ * (`BILL#<id>`, bills/types.ts) seen through `toTransaction`. Lists come from the
  * owner indexes the billing flow writes: gsi2 `MTXN#<merchantId>`, gsi3 `BTXN#<bankId>`,
  * gsi4 `PTXN#<providerId>`, all sorted by `<createdAt>#<billingRequestId>`; a reference is
  * found through gsi1 `REF#<reference>` / `BILL`.
  */
 import type { ParticipantKind } from '../routes';
 import { toMajor } from '../domain/money';
-import { billKey, type BillItem, type TransactionStatus } from '../billing/types';
+import { billKey, type BillItem, type TransactionStatus } from '../bills/types';
 import { isBillingRequestIdShaped } from '../billing/bill-item';
 import { getItem, queryAll, queryPage } from '../platform/table';
 import { indexRange, type ListRange } from '../platform/list-page';

@@ -2,7 +2,7 @@
  * Webhook delivery records: one per (event, endpoint), the source of truth of a delivery.
  * SQS messages only carry the ids; the worker reads and conditionally updates this item.
  *
- * Concurrency (see docs/decisions.md, Webhooks):
+ * Concurrency (see docs/decisions/webhook-delivery.md):
  * - `seq` names the live message chain. Every (re-)enqueue that starts a new chain (replay,
  *   recovery) increments it; a message whose `seq` is older is superseded and dropped.
  * - An attempt is claimed with a conditional write (`attempts` unchanged, no live lease), so
@@ -85,7 +85,7 @@ export interface DeliveryMessage {
   /**
    * Epoch ms at which the chain's first message put the delivery on the due index (the outbox
    * sets it; recovery and replays do not). While an attempt's lease ends well before it, the
-   * claim leaves the due entry where it is (no due-index write; issue 19).
+   * claim leaves the due entry where it is (no due-index write).
    */
   recoveryAt?: number;
 }
@@ -323,7 +323,7 @@ const KEEP_DUE_MARGIN_MS = 30_000;
  * says where the chain's due entry is (`recoveryAt`, first messages from the outbox) and
  * that is well after the lease: within one chain the entry only ever moves later, so it
  * cannot fall due while this attempt holds the delivery, and the claim writes no due-index
- * change (2 of the 4 write units of a claim; issue 19).
+ * change (2 of the 4 write units of a claim).
  */
 export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
   const leaseUntil = nowMs + LEASE_SECONDS * 1000;

@@ -1,5 +1,5 @@
 /**
- * Fair delivery (DESIGN 8.1; docs/decisions.md, Webhooks "Fair delivery"): two lanes and a
+ * Fair delivery (DESIGN 8.1; docs/decisions/webhook-fair-delivery.md): two lanes and a
  * per-endpoint cap, so a slow or failing endpoint only slows itself.
  *
  * - Fast lane (`webhooks` queue): every delivery starts here. An attempt that has not been

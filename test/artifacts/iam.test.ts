@@ -1,5 +1,5 @@
 /**
- * The IAM check of artifacts mode bites (issue 15): the same flow passes under the intact
+ * The IAM check of artifacts mode bites: the same flow passes under the intact
  * synthesized template and fails with AccessDenied once one permission is removed from the
  * policy of the function that serves it. Also: the refusal has AWS's shape (the function's
  * SDK raises AccessDeniedException with AWS's message) and fine-grained conditions

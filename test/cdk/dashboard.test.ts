@@ -1,5 +1,5 @@
 /**
- * The dashboard on AWS (issue 18, DESIGN 8.4): the CloudFront distribution and its behaviours
+ * The dashboard on AWS (DESIGN 8.4): the CloudFront distribution and its behaviours
  * (`/v1/*` to the HTTP API, uncached, every method; `/dashboard/*` from the private bucket
  * through Origin Access Control; HTTPS only), the security headers, the WAF web ACL (in
  * us-east-1) and its association, the bucket and its policy (no public access), the build's

@@ -1,5 +1,5 @@
 /**
- * The exports bucket and who may use it (issue 22, DESIGN 8.8), in the synthesized
+ * The exports bucket and who may use it (DESIGN 8.8), in the synthesized
  * templates: one private, encrypted, TLS-only bucket per stage in the data stack, with the
  * files expiring; only the export read route's role may GetObject, only the jobs worker may
  * write (PutObject, AbortMultipartUpload), both on `exports/*` only; the functions know the

@@ -1,5 +1,5 @@
 /**
- * The people's user pool per stage (issue 17, DESIGN 8.3): pool and dashboard client
+ * The people's user pool per stage (DESIGN 8.3): pool and dashboard client
  * settings, retention in live, threat protection per stage, cdk-nag, and the variables the
  * token verifier reads on every API function.
  */

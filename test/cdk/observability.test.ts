@@ -1,5 +1,5 @@
 /**
- * Alarms and the dashboard of each stage (issue 15): every service-level alarm exists with its
+ * Alarms and the dashboard of each stage: every service-level alarm exists with its
  * metric, threshold and action, and the stage's dashboard shows them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

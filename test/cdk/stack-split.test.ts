@@ -1,5 +1,5 @@
 /**
- * Stack capacity (issue 14): a stage is several stacks (lib/stack.ts), none near
+ * Stack capacity: a stage is several stacks (lib/stack.ts), none near
  * CloudFormation's 500-resource limit, each route stack with room for 40 more routes under
  * 300 resources; every route of the table lands in exactly one route stack, derived from
  * its path (lib/route-stacks.ts); references between stacks only point down

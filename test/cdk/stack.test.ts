@@ -136,7 +136,7 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       expect(fn.Properties.Handler, id).toBe('index.handler');
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
       expect(fn.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
-      // JSON log format (issue 15): the runtime's lines as JSON, app lines are JSON already.
+      // JSON log format: the runtime's lines as JSON, app lines are JSON already.
       expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Agreements end to end (issue 6): billing intents, the bank's answer, agreement phrases,
+ * Agreements end to end: billing intents, the bank's answer, agreement phrases,
  * customer decisions — against the real local stack, with REAL webhook receivers for the
  * bank, the merchant and the merchant's provider.
  *
@@ -13,11 +13,12 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { db } from '../../functions/platform/clients';
-import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
 import { getItem, table } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { ReceivedRequest, Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -121,8 +122,6 @@ async function scanCount(prefix: string): Promise<number> {
   } while (start);
   return n;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A world: a provider with an (untrusted) merchant, a bank, hooks for all three, onboarded customers. */
 async function world(customers = 1) {

@@ -1,5 +1,5 @@
 /**
- * Amendments (issue 21; DESIGN 8.6): PATCH /v1/recurring/{id} asks the customer's bank for a
+ * Amendments (DESIGN 8.6): PATCH /v1/recurring/{id} asks the customer's bank for a
  * fresh decision (`billing.intent` with `amendment`); the old terms hold until the bank
  * approves (`schedule.amended`, from the next run; a run in between bills the old amount) and
  * after a refusal (`schedule.amendment_declined`); a new frequency re-anchors the dates at the
@@ -10,7 +10,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, type Agreement } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

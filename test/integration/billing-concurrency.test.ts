@@ -1,13 +1,13 @@
 /**
- * Billing under concurrency and retries (issue 7 "Done when"): parallel bills against a
+ * Billing under concurrency and retries: parallel bills against a
  * daily limit never reserve more than the limit; a retried bill with the same
  * Idempotency-Key creates one transaction; concurrent bank answers have one winner; the
  * ledger invariant holds after each.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBilling } from '../../functions/billing/create-billing';
-import { getBillingCustomers, getBillingMerchant } from '../../functions/billing/reads';
-import { getDecision } from '../../functions/decisions/store';
+import { getBillingCustomers, getBillingMerchant } from '../../functions/bills/reads';
+import { getDecision } from '../../functions/decisions/views';
 import { startTestApp, type TestApp } from '../support/app';
 import { billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee } from '../support/flows';

@@ -11,6 +11,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, pay, payee, receivedEvents } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -22,8 +23,6 @@ withAppAndReceiver(
   },
   { APPROVAL_WINDOW_SECONDS: '2' },
 );
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('approval expiry through the tick', () => {
   it('approve_once billing: not expired before its time; expired by the tick after; reservation released; merchant and provider notified; late answer 409', async () => {

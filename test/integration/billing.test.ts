@@ -1,5 +1,5 @@
 /**
- * Billing flow end to end (issue 7, billing half): bill -> bank receives `billing.request`
+ * Billing flow end to end (billing half): bill -> bank receives `billing.request`
  * -> bank-response -> merchant (and provider) receive `billing.response`; one-time pay;
  * every refusal with its exact message; whole-body 400s that write nothing; 207 mixing;
  * bank-response refusals. Real local stack, real webhook receivers, decisions made through
@@ -10,7 +10,7 @@ import { issueAgreementPhrase } from '../../functions/domain/agreement-phrase';
 import { decisionId } from '../../functions/domain/decisions';
 import { randomToken } from '../../functions/domain/ids';
 import { captureEntryKey } from '../../functions/ledger/store';
-import { decisionKey, type DecisionItem } from '../../functions/decisions/store';
+import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
 import { getItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';

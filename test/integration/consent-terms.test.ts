@@ -1,5 +1,5 @@
 /**
- * Customer protection, the decisions half (issue 20, DESIGN 8.5): consent terms on a decision
+ * Customer protection, the decisions half (DESIGN 8.5): consent terms on a decision
  * (validFrom, validTo, spendingLimits.yearly in the Lagos calendar year, maxPayments, channel,
  * customerAcceptedAt), enforced atomically with the billing (no extra payment under
  * concurrency), given back by a refusal; `remaining` on decision reads; the decision's
@@ -9,10 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, type Agreement } from '../support/flows';
-import { getDecision } from '../../functions/decisions/store';
+import { getDecision } from '../../functions/decisions/views';
 import { ledgerProblems } from '../support/billing-table';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;
@@ -221,7 +221,7 @@ describe('the yearly limit (Lagos calendar year)', () => {
 describe('a yearly limit set later counts the year so far', () => {
   it("billings made before the limit count against it, as a monthly limit set mid-month counts the month's", async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
-    // No consent term yet: billings are not counted on the decision (issue 19), only in the period counters.
+    // No consent term yet: billings are not counted on the decision, only in the period counters.
     expect((await billOnce(a, 60)).status).toBe(201);
     expect((await billOnce(a, 15.5)).status).toBe(201);
     expect((await getDecision(a.decisionId))!.paymentsUsed).toBeUndefined();

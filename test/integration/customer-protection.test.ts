@@ -1,5 +1,5 @@
 /**
- * Customer protection, the recurring half (issue 20, DESIGN 8.5): the bank's pre-debit notice
+ * Customer protection, the recurring half (DESIGN 8.5): the bank's pre-debit notice
  * `billing.upcoming` (at runAt - PRE_DEBIT_NOTICE_SECONDS, exactly once per period, also
  * across retries and a pause/resume), the bank skipping or cancelling its customer's schedule
  * (`schedule.run_skipped` / `schedule.cancelled` with `actor: "bank"` and the reason; another
@@ -12,7 +12,8 @@ import { bankResponse, events, receivedEvents, type Agreement } from '../support
 import { ledgerProblems } from '../support/billing-table';
 import type { Receiver } from '../../local/receiver';
 import { EVENT_CATALOG } from '../../functions/events/schemas';
-import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -39,7 +40,7 @@ async function schedule(a: Agreement, over: Record<string, unknown>): Promise<st
 const secondsBefore = (iso: string, s: number) => new Date(Date.parse(iso) - s * 1000).toISOString();
 const notices = (a: Agreement, id: string) => receivedEvents(rx, a.hooks!.bank, 'billing.upcoming').filter((e) => e.data.scheduleId === id);
 /** Webhooks are delivered after the tick's jobs: give the receiver a moment to have them all. */
-const quiet = () => new Promise((r) => setTimeout(r, 400));
+const quiet = () => sleep(400);
 
 describe('pre-debit notice: billing.upcoming to the bank (DESIGN 8.5)', () => {
   it('arrives at runAt - 24 h (not a second earlier), exactly once, with the run it announces; the run bills at runAt', async () => {

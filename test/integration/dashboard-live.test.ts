@@ -1,5 +1,5 @@
 /**
- * The dashboard on the live stage (issue 18): an application sent from the dashboard waits;
+ * The dashboard on the live stage: an application sent from the dashboard waits;
  * the operator, signed in with the operator key, approves it on the Applications page; the
  * applicant's dashboard then opens as the new participant's owner.
  */

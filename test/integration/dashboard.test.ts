@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real browser (issue 18, DESIGN 8.4): Debian's Chromium against the local
+ * The dashboard in a real browser (DESIGN 8.4): Debian's Chromium against the local
  * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
  * (no serious or critical violation), at desktop width and at 375 px.
  */
@@ -12,7 +12,7 @@ import type { Receiver } from '../../local/receiver';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
-import { newSchedule } from './recurring-fixtures';
+import { newSchedule } from '../support/recurring-fixtures';
 import {
   DESKTOP,
   PHONE,

@@ -5,6 +5,7 @@ import { deviceKey } from '../../functions/customers/store';
 import { resolveLookupPhrase, resolveLookupPhrase as resolveViaCustomers } from '../../functions/customers/phrase-store';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
+import { sleep } from '../../functions/platform/retry';
 
 type Party = { id: string; apiKey: string; name: string; email: string };
 
@@ -327,7 +328,7 @@ describe('GET /v1/customer/banks', () => {
     expect(post.body.data.status).toBe('COMPLETED');
     let r = await emailLookup(plainMerchant.apiKey, email);
     while (r.status === 404 && Date.now() - answeredAt < 5000) {
-      await new Promise((res) => setTimeout(res, 100));
+      await sleep(100);
       r = await emailLookup(plainMerchant.apiKey, email);
     }
     expect(r.status).toBe(200);

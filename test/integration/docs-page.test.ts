@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assetHtml, type DocsPageAsset } from '../../functions/openapi/docs-page';
+import { assetHtml, type DocsPageAsset } from '../../scripts/openapi/docs-page';
 import { routesFor } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
 

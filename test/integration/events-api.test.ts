@@ -9,6 +9,7 @@ import { getItem, putItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { merchantWithTrust, webhook } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -20,8 +21,6 @@ withAppAndReceiver(
   },
   { WEBHOOK_MAX_ATTEMPTS: '1' },
 );
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends `n` webhook.test events to the endpoint, a few ms apart (distinct createdAt). */
 async function testEvents(key: string, endpointId: string, n: number): Promise<string[]> {

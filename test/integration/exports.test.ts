@@ -1,5 +1,5 @@
 /**
- * Exports (issue 22, DESIGN 8.8): POST /v1/exports -> 202; the jobs worker writes the CSV to
+ * Exports (DESIGN 8.8): POST /v1/exports -> 202; the jobs worker writes the CSV to
  * S3 (fauxqs locally) through a multipart upload; GET /v1/exports/{id} -> ready, rowCount and
  * a pre-signed URL whose CSV (header row first) parses back to the same rows and totals.
  * (The 100,000-row export with its memory is test/reliability/export-100k.test.ts.)
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { csvRecords, parseCsv } from '../support/csv';
-import { fixtureBill, lagos, until } from './money-fixtures';
+import { fixtureBill, lagos, until } from '../support/money-fixtures';
 
 let t: TestApp;
 

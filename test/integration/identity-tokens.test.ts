@@ -1,5 +1,5 @@
 /**
- * People's access tokens (issue 17, DESIGN 8.3) against the real Cognito emulator: a person
+ * People's access tokens (DESIGN 8.3) against the real Cognito emulator: a person
  * signs up, confirms with the e-mailed code and signs in; the verifier accepts their access
  * token and refuses everything else with the exact messages. Tokens are forged only to test
  * their refusal.
@@ -17,6 +17,7 @@ import { AccessTokenError, TOKEN_MESSAGES, createAccessTokenVerifier, verifyAcce
 import { USER_POOL } from '../../functions/identity/pool';
 import { cognitoClient, cognitoEnv, dashboardClientInput, ensureUserPool } from '../../local/cognito';
 import { emulator, newEmail, signUpAndIn, type SignedIn } from '../support/people';
+import { sleep } from '../../functions/platform/retry';
 
 /* ---------- helpers ---------- */
 
@@ -155,7 +156,7 @@ describe('refused tokens', () => {
     const { payload } = decode(p.accessToken);
     expect(payload.exp - payload.iat).toBe(2);
     expect((await verify(p.accessToken)).sub).toBe(p.sub);
-    await new Promise((r) => setTimeout(r, Math.max(0, payload.exp * 1000 - Date.now()) + 1100));
+    await sleep(Math.max(0, payload.exp * 1000 - Date.now()) + 1100);
     expect(await refusal(verify(p.accessToken))).toMatchObject(expired);
   });
 });

@@ -1,17 +1,17 @@
 /**
- * Lists at scale and batch bank answers (issue 19, DESIGN 8.9): `startingAfter` walks every
+ * Lists at scale and batch bank answers (DESIGN 8.9): `startingAfter` walks every
  * item exactly once in order with `hasMore` false at the end; a forged or foreign cursor is
  * 400 and shows nothing of anyone else; `skip + limit` above 10,000 is refused; and
  * `POST /v1/billing/bank-responses` answers each element as the single route would.
  * Real local stack.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { randomToken } from '../../functions/domain/ids';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, events, receivedEvents, type Agreement } from '../support/flows';
-import { fixtureBill } from './money-fixtures';
+import { fixtureBill } from '../support/money-fixtures';
 import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;

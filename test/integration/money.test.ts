@@ -1,19 +1,20 @@
 /**
- * Money (issue 7): captures post to the ledger and the unsettled balance; the tick settles
+ * Money: captures post to the ledger and the unsettled balance; the tick settles
  * them at 00:00 Lagos of the next Nigerian business day (across weekends and holidays);
  * `GET /v1/balance/details`; the ledger invariant after every scenario. Real local stack.
  */
 import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from '../support/money-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -266,7 +267,7 @@ describe('capture and settlement', () => {
     expect((await entries(m.id)).filter((e) => e.kind === 'settlement')).toHaveLength(1);
     const [e] = await events(rx, m.hooks.merchant, 'settlement.completed', 1);
     expect(e!.data).toMatchObject({ amount: total / 100, count: n, settlementDate: '2030-07-03' });
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hooks.merchant, 'settlement.completed')).toHaveLength(1);
     await expectLedgerInvariant();
   });

@@ -10,8 +10,9 @@ import { letSimulatedBankAnswer, magicEmail, startSandboxWorld, stopSandboxWorld
 import { getBill, ledgerProblems } from '../support/billing-table';
 import { bill, events, lookupPhraseFor, merchantWithTrust, receivedEvents, webhook, type Hook, type Party } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { scheduleBody } from './recurring-fixtures';
+import { scheduleBody } from '../support/recurring-fixtures';
 import { applicationBody, personCaller, signUpAndIn } from '../support/people';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -110,7 +111,7 @@ describe('sandbox helpers under 10 parallel calls: only 200 or 409, never 5xx', 
     expect(await getBill(el.billingRequestId)).toMatchObject({ status: 'expired' });
     await t.app.settle();
     await events(rx, m.hook, 'billing.response', 1, (e) => e.data.reference === el.reference);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hook, 'billing.response').filter((e) => e.data.reference === el.reference)).toHaveLength(1);
     expect(await ledgerProblems(m.merchant.id)).toEqual([]);
   });

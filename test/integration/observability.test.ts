@@ -1,5 +1,5 @@
 /**
- * Powertools Metrics and Logger (issue 15): real flows on the local stack emit the EMF
+ * Powertools Metrics and Logger: real flows on the local stack emit the EMF
  * metrics operations alarm and graph on (namespace `idpay`, dimensions service + stage, a
  * refusal code or billing type where it says), and every log line of an API request
  * carries that request's X-Request-Id, also under concurrency.
@@ -9,6 +9,7 @@ import { logger } from '../../functions/platform/log';
 import { onMetricsLine } from '../../functions/platform/metrics';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bill, payee } from '../support/flows';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 const lines: string[] = [];
@@ -110,7 +111,7 @@ describe('metrics (EMF)', () => {
     const test = await t.call('POST', `/v1/webhooks/endpoints/${ep.body.data.id}/test`, { key: m.apiKey });
     expect(test.status).toBe(202);
     const deadline = Date.now() + 20_000;
-    while (named('WebhookAttempts', from).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (named('WebhookAttempts', from).length === 0 && Date.now() < deadline) await sleep(200);
     expect(named('WebhookAttempts', from).length).toBeGreaterThanOrEqual(1);
     expect(named('WebhookFailures', from).length).toBeGreaterThanOrEqual(1);
     const latency = named('WebhookLatency', from);

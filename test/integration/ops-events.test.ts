@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../functions/events/types';
+import { sleep } from '../../functions/platform/retry';
 import { commands, listenSecret, startListener, trigger, TRIGGERS, type Listener } from '../../ops/commands/events';
 import type { Target } from '../../ops/api';
 import { verifyWebhook } from '../../sdk/src/index';
@@ -80,7 +81,7 @@ describe('ops trigger', () => {
       let fresh: string[] = [];
       while ((fresh = (await eventIds(observer, type)).filter((id) => !before.has(id))).length === 0) {
         if (Date.now() > deadline) throw new Error(`no new ${type} for ${tr.to}`);
-        await new Promise((res) => setTimeout(res, 200));
+        await sleep(200);
       }
       expect(fresh.length).toBeGreaterThanOrEqual(1);
     },
@@ -157,7 +158,7 @@ describe('ops listen', () => {
     const types = rx.received(hook.path).map((x) => JSON.parse(x.body).type);
     expect(types).not.toContain('billing.intent.response');
     // Nothing twice after more polls.
-    await new Promise((res) => setTimeout(res, 600));
+    await sleep(600);
     expect(l.forwarded.filter((id) => id === event.id)).toHaveLength(1);
   }, 60_000);
 

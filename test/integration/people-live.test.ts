@@ -1,5 +1,5 @@
 /**
- * People on the live stage (issue 17, DESIGN 8.3): an application waits for the operator, who
+ * People on the live stage (DESIGN 8.3): an application waits for the operator, who
  * approves or rejects it (recorded with who and when); banks come in through the operator's
  * `ownerEmail` invitation; a developer may not move live money; trust changes are audited.
  */

@@ -1,11 +1,11 @@
 /**
- * People (issue 17, DESIGN 8.3) on the sandbox stage, with real people signed up and in
+ * People (DESIGN 8.3) on the sandbox stage, with real people signed up and in
  * through the Cognito emulator: application (approved at once) -> owner -> key -> the key calls
  * the API; roles from the route table; invitations and the last-owner rule; key expiry and
  * revocation; the audit log written with each change; isolation between participants.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyKey, keyIdKey } from '../../functions/participants/store';
+import { apiKeyKey, keyIdKey } from '../../functions/identity/participant-store';
 import { db } from '../../functions/platform/clients';
 import { getItem, table, UpdateCommand } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';

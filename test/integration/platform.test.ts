@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { getItem, putItem } from '../../functions/platform/table';
 import { withChecksum } from '../../functions/domain/api-keys';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
-import { participantKey } from '../../functions/participants/store';
+import { participantKey } from '../../functions/identity/participant-store';
 
 let t: TestApp;
 beforeAll(async () => {

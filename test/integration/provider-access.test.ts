@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../functions/routes';
 import { getItem } from '../../functions/platform/table';
-import { participantKey } from '../../functions/participants/store';
+import { participantKey } from '../../functions/identity/participant-store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

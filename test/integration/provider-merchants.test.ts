@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { getItem } from '../../functions/platform/table';
-import { merchantEmailKey, participantKey } from '../../functions/participants/store';
+import { merchantEmailKey, participantKey } from '../../functions/identity/participant-store';
 import { startTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

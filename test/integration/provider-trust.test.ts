@@ -3,8 +3,9 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { getItem, table } from '../../functions/platform/table';
-import { participantKey } from '../../functions/participants/store';
+import { participantKey } from '../../functions/identity/participant-store';
 import { startTestApp, type TestApp } from '../support/app';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let n = 0;
@@ -28,7 +29,6 @@ const patchTrust = (key: string, body: Record<string, unknown>) => t.call('PATCH
 const getTrust = (key: string, entityId: string) => t.call('GET', '/v1/provider/merchant/trust', { key, query: { entityId } });
 const setMax = (providerId: string, maxTrustLevel: string) =>
   t.call('PATCH', `/v1/operator/providers/${providerId}`, { key: t.operatorKey, body: { maxTrustLevel } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The committed `merchant.trust.updated` event items for a merchant, oldest first. */
 async function trustEvents(merchantId: string) {

@@ -1,5 +1,5 @@
 /**
- * Reconciliation reports (issue 22, DESIGN 8.8): the bank settlement report per business
+ * Reconciliation reports (DESIGN 8.8): the bank settlement report per business
  * day and the operator's trial balance. Real local stack.
  */
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { lagosDate } from '../../functions/domain/lagos-time';
 import { completeRefund } from '../../functions/refunds/complete';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill } from '../support/flows';
-import { expectLedgerInvariant, fixtureBill, lagos } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos } from '../support/money-fixtures';
 
 let t: TestApp;
 

@@ -1,5 +1,5 @@
 /**
- * Recurring runs driven by the scheduler tick (issue 8): each due date bills exactly once,
+ * Recurring runs driven by the scheduler tick: each due date bills exactly once,
  * the bank's answer moves the schedule on (totalBillings / failedAttempts, next date,
  * completion after maxBillings or endDate), pause skips due dates, resume recomputes,
  * concurrent ticks and repeated jobs never double-bill, refusals at run time (permission,
@@ -11,12 +11,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
 import { table } from '../../functions/platform/table';
 import { RECURRING_RUN_KIND } from '../../functions/recurring/policy';
-import { runRecurring } from '../../functions/recurring/run';
+import { runRecurring } from '../../functions/billing/recurring-run';
 import { counters, getBill, ledgerProblems } from '../support/billing-table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events, receivedEvents, type Agreement } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { addDays, newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -402,7 +403,7 @@ describe('the permission or the trust goes away', () => {
     await tickAt(t, start);
     expect(await runBills(id)).toHaveLength(0);
     expect(await get(a, id)).toMatchObject({ status: 'paused', pauseReason: 'merchant_not_premium', failedAttempts: 1 });
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, a.hooks!.bank, 'billing.request').filter((e) => e.data.scheduleId === id)).toHaveLength(0);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Recurring schedules API (issue 8): create (every refusal in DESIGN 6.9's precedence with
+ * Recurring schedules API: create (every refusal in DESIGN 6.9's precedence with
  * its exact message; nothing written), pause / resume / cancel (states, 409s, events in the
  * same transaction), reads (every spec field, filters, paging, total), 404 for unknown and
  * foreign ids, providers acting for a merchant, idempotent create, and the bank's
@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, events, receivedEvents, type Agreement } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { createSchedule, newSchedule, recurringAgreement, scheduleBody, stored } from './recurring-fixtures';
+import { createSchedule, newSchedule, recurringAgreement, scheduleBody, stored } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -289,7 +290,7 @@ describe('pause, resume, cancel', () => {
     const g = await t.call('GET', `/v1/recurring/${id}`, { key: a.merchant.apiKey });
     expect(g.body.data).toMatchObject({ status: 'cancelled', cancelledAt: c.body.data.cancelledAt, nextBillingDate: null });
     // One cancellation event only.
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, a.hooks!.merchant, 'schedule.cancelled').filter((e) => e.data.scheduleId === id)).toHaveLength(1);
   });
 
@@ -310,7 +311,7 @@ describe('pause, resume, cancel', () => {
     const rs = await Promise.all(Array.from({ length: 5 }, () => t.call('POST', `/v1/recurring/${id}/pause`, { key: a.merchant.apiKey })));
     expect(rs.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
     await events(rx, a.hooks!.merchant, 'schedule.paused', 1, (e) => e.data.scheduleId === id);
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, a.hooks!.merchant, 'schedule.paused').filter((e) => e.data.scheduleId === id)).toHaveLength(1);
   });
 });

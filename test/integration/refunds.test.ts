@@ -1,5 +1,5 @@
 /**
- * Refunds (issue 7): POST /v1/refunds/initiate and GET /v1/refunds/{refundId}/status.
+ * Refunds: POST /v1/refunds/initiate and GET /v1/refunds/{refundId}/status.
  * Partial and full refunds, the refundable remainder under 20 concurrent requests, refusals
  * with exact messages that write nothing, sandbox auto-completion through the tick,
  * `refund.requested` to the bank and `refund.updated` to merchant and provider at each
@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundExpectedBy } from '../../functions/domain/business-days';
-import { billKey, type BillItem } from '../../functions/billing/types';
+import { billKey, type BillItem } from '../../functions/bills/types';
 import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { failRefund, initiateRefund } from '../../functions/refunds/store';
 import { getRefund, refundKey, type RefundItem } from '../../functions/refunds/views';
@@ -20,7 +20,7 @@ import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from '../support/money-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

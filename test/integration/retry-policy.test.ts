@@ -1,5 +1,5 @@
 /**
- * Dunning (issue 21; DESIGN 8.6): the merchant's retry policy for failed recurring runs.
+ * Dunning (DESIGN 8.6): the merchant's retry policy for failed recurring runs.
  * GET/PUT /v1/merchant/retry-policy (validation, isolation, a repeatable PUT, audit); the policy
  * drives the retries of a run the bank declines (`declineReason`), each on a Lagos business
  * day, announced on `billing.response` as willRetry / nextRetryAt (false on the last attempt);
@@ -10,7 +10,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bankResponse, events } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

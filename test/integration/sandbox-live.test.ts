@@ -1,5 +1,5 @@
 /**
- * Live safety of the sandbox (issue 9), on a live-stage stack (`STAGE=live`): a simulated
+ * Live safety of the sandbox, on a live-stage stack (`STAGE=live`): a simulated
  * bank cannot be created; every sandbox route is 404 `Route not found`; and even a bank item
  * flagged `simulated` (as if one existed, e.g. restored from a sandbox backup) is never
  * answered for: the outbox hook does not put its events on the due index, and the
@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventKey } from '../../functions/webhooks/delivery-store';
 import { ROUTES } from '../../functions/routes';
 import { seedSimulatedBank } from '../../functions/sandbox/bank-store';
-import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';
+import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/events/sandbox-bank';
 import { answerAsSimulatedBank } from '../../functions/sandbox/simulator';
 import { intentKey, type IntentItem } from '../../functions/decisions/intents';
-import { getParticipant, participantKey } from '../../functions/participants/store';
+import { getParticipant, participantKey } from '../../functions/identity/participant-store';
 import { db } from '../../functions/platform/clients';
 import { getItem, table, UpdateCommand } from '../../functions/platform/table';
 import { dueAttributes } from '../../functions/platform/due';

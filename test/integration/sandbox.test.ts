@@ -1,5 +1,5 @@
 /**
- * The sandbox's simulated bank (issue 9), end to end on the real local stack: the operator
+ * The sandbox's simulated bank, end to end on the real local stack: the operator
  * creates a bank with `simulated: true`, which onboards the magic customers of
  * functions/sandbox/magic.ts; merchants find them by email or device; the simulated bank
  * answers `billing.intent` and `billing.request` by itself, through the due kind
@@ -30,7 +30,8 @@ import {
   type WebhookEvent,
 } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { scheduleBody } from './recurring-fixtures';
+import { scheduleBody } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -295,7 +296,7 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     await bankAnswers();
     await t.app.tick(new Date(Date.now() + 3_600_000));
     await t.app.settle();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hook, 'billing.intent.response')).toHaveLength(0);
     expect((await getItem<IntentItem>(intentKey(intent!.data.intentId)))!.status).toBe('open');
     const d = await t.call('GET', '/v1/merchant/customer-decisions', {
@@ -330,7 +331,7 @@ describe('intents: every magic customer, end to end through billing.intent.respo
     });
     expect(r.status).toBe(200);
     await bankAnswers();
-    await new Promise((ok) => setTimeout(ok, 300));
+    await sleep(300);
     expect(receivedEvents(rx, m.hook, 'billing.intent.response')).toHaveLength(0);
     const answered = await t.call('POST', '/v1/billing/intent-response', {
       key: sim.apiKey,

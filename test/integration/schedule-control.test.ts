@@ -1,5 +1,5 @@
 /**
- * Schedule control (issue 21, part A; DESIGN 8.6): the merchant skips the next run
+ * Schedule control (DESIGN 8.6): the merchant skips the next run
  * (`schedule.run_skipped`, actor merchant), and a pause with `resumesAt` resumes by itself at
  * that time through the due index (`schedule.resumed`, actor system), exactly once; a manual
  * resume first cancels it. Real local stack; time driven with the tick.
@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { events, receivedEvents } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { newSchedule, recurringAgreement, runBills, stored, tickAt } from './recurring-fixtures';
+import { newSchedule, recurringAgreement, runBills, stored, tickAt } from '../support/recurring-fixtures';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -17,7 +18,7 @@ withAppAndReceiver((app, receiver) => {
   rx = receiver;
 });
 
-const quiet = () => new Promise((r) => setTimeout(r, 400));
+const quiet = () => sleep(400);
 
 describe('merchant skip (DESIGN 8.6)', () => {
   it('the next run is not billed; schedule.run_skipped with actor merchant and the reason; 404 for another merchant', async () => {

@@ -10,6 +10,7 @@ import { db } from '../../functions/platform/clients';
 import { createClient, IN_PROGRESS_MESSAGE } from '../../sdk/src/index';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let server: Receiver;
@@ -184,7 +185,7 @@ describe('SDK client against the local stack', () => {
       const deadline = Date.now() + 10_000;
       while (!rec.seen.some((s) => s.status === 409)) {
         if (Date.now() > deadline) throw new Error('no 409 seen');
-        await new Promise((ok) => setTimeout(ok, 10));
+        await sleep(10);
       }
       release();
       const [a, b] = await within(Promise.all([first, second]), 20_000, 'the calls did not finish');

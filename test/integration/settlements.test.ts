@@ -1,11 +1,11 @@
 /**
- * Reconciliation (issue 22, DESIGN 8.8): settlement records with their lines, `settlementId`
+ * Reconciliation (DESIGN 8.8): settlement records with their lines, `settlementId`
  * on transactions and on `settlement.completed`, `GET /v1/settlements` and
  * `GET /v1/settlements/{id}`. Real local stack; captures at chosen times through the
  * billing flow's own code (money-fixtures), refunds through the API and the refund store.
  */
 import { describe, expect, it } from 'vitest';
-import { billKey, type BillItem } from '../../functions/billing/types';
+import { billKey, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
 import { dueAttributes } from '../../functions/platform/due';
 import { getItem, table } from '../../functions/platform/table';
@@ -17,7 +17,7 @@ import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { events, webhook, type Hook } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill, lagos, type Parties } from '../support/money-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

@@ -1,5 +1,5 @@
 /**
- * Sandbox test clocks over a year (issue 21; DESIGN 8.7): a daily schedule advanced a year
+ * Sandbox test clocks over a year (DESIGN 8.7): a daily schedule advanced a year
  * gives 365 runs, each on its day, answered by the simulated bank, each settled on a Lagos
  * business day, the ledger balanced; the advance goes in bounded steps. ~3 minutes: it runs
  * in the `integration` project only (vitest.config.ts).
@@ -11,7 +11,7 @@ import type { Party } from '../support/flows';
 import { startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
 import { getBill, ledgerProblems } from '../support/billing-table';
-import { runBills, stored } from './recurring-fixtures';
+import { runBills, stored } from '../support/recurring-fixtures';
 import { isBusinessDay, settlementDate } from '../../functions/domain/business-days';
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 /**
- * Sandbox test clocks (issue 21; DESIGN 8.7): create/read/advance/delete; a merchant request
+ * Sandbox test clocks (DESIGN 8.7): create/read/advance/delete; a merchant request
  * with X-Test-Clock ties what it creates to the clock; advancing runs what falls due through
  * the normal workers in due order, in bounded steps (`advancing` until done), with the
  * simulated bank answering each run; events carry testClock. Real local stack.
@@ -11,7 +11,7 @@ import { events, lookupPhraseFor, type Hook, type Party } from '../support/flows
 import { magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
 import { getBill, ledgerProblems } from '../support/billing-table';
-import { runBills, stored } from './recurring-fixtures';
+import { runBills, stored } from '../support/recurring-fixtures';
 
 let t: TestApp;
 let rx: Receiver;

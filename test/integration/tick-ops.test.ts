@@ -7,6 +7,7 @@ import { dueAttributes, registerDueKind, clearDueUpdate } from '../../functions/
 import { getItem, putItem, transact } from '../../functions/platform/table';
 import { readLocalTickState } from '../../local/paths';
 import { commands } from '../../ops/commands/tick';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 const ran: string[] = [];
@@ -28,14 +29,14 @@ describe('npm run ops -- tick:pause | tick:resume (local stack)', () => {
     expect(readLocalTickState()).toBe('DISABLED');
     const past = new Date(Date.now() - 1000).toISOString();
     await putItem({ pk: 'EXO#1', sk: 'EX', ...dueAttributes('example-ops', 'o1', past) });
-    await new Promise((r) => setTimeout(r, 600));
+    await sleep(600);
     expect(ran).toEqual([]);
     expect((await getItem({ pk: 'EXO#1', sk: 'EX' }))?.dueSk).toBeDefined();
 
     await commands['tick:resume']([]);
     expect(readLocalTickState()).toBe('ENABLED');
     const deadline = Date.now() + 5000;
-    while (!ran.includes('o1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!ran.includes('o1') && Date.now() < deadline) await sleep(50);
     expect(ran).toEqual(['o1']);
   });
 });

@@ -1,15 +1,15 @@
 /**
- * Transactions (issue 7): GET /v1/transaction-history (status, from/to inclusive, paging,
+ * Transactions: GET /v1/transaction-history (status, from/to inclusive, paging,
  * total, newest first) and GET /v1/transaction-details, with visibility per merchant,
  * provider (with and without X-Entity-Id) and bank. Real local stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { initiateRefund } from '../../functions/refunds/store';
 import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill } from '../support/flows';
-import { expectLedgerInvariant, fixtureBill } from './money-fixtures';
+import { expectLedgerInvariant, fixtureBill } from '../support/money-fixtures';
 
 let t: TestApp;
 type Party = { id: string; apiKey: string; name: string };

@@ -12,6 +12,7 @@ import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoin
 import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -96,7 +97,7 @@ describe('fair delivery', () => {
       ds = await Promise.all(aDeliveries.map((id) => getItem<DeliveryItem>(deliveryKey(id))));
       if (ds.every((d) => d?.status === 'failed')) break;
       if (Date.now() > deadline) throw new Error(`A's deliveries not finished: ${ds.map((d) => `${d?.status}/${d?.attempts}`).join(' ')}`);
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
     }
     for (const d of ds) {
       expect(d).toMatchObject({ status: 'failed', attempts: 2, lastError: 'timeout', lastStatusCode: null });

@@ -11,6 +11,7 @@ import { isAddressAllowed } from '../../functions/webhooks/url-policy';
 import { getItem } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -132,7 +133,7 @@ describe('live webhook URLs', () => {
     while (Date.now() < deadline) {
       d = await getItem<DeliveryItem>(deliveryKey(deliveryId));
       if (d?.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     expect(d).toMatchObject({ status: 'failed', attempts: 2, lastStatusCode: null, lastError: 'address_not_allowed' });
     expect(rx.connections()).toBe(0);

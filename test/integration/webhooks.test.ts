@@ -1,5 +1,5 @@
 /**
- * Webhooks end to end (issue 3): endpoints API, the outbox, the delivery worker against a
+ * Webhooks end to end: endpoints API, the outbox, the delivery worker against a
  * real HTTP receiver on 127.0.0.1, backoff, DLQ, replay (API and ops), recovery by the tick.
  * Backoff is shrunk (base 1 s, 3 attempts) so the whole file runs in seconds.
  */
@@ -13,6 +13,7 @@ import { sign, verifySignature } from '../../functions/webhooks/signing';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -61,7 +62,7 @@ async function waitForDelivery(id: string, pred: (d: DeliveryItem) => boolean, t
     const d = await delivery(id);
     if (d && pred(d)) return d;
     if (Date.now() > deadline) throw new Error(`delivery ${id} not in the expected state: ${JSON.stringify(d)}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -231,7 +232,7 @@ describe('delivery', () => {
     const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(d.attempts).toBe(3);
     expect(d.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     expect(rx.received(ep.path)).toHaveLength(3); // nothing after success
   });
 
@@ -373,7 +374,7 @@ describe('delivery', () => {
     expect(d).toMatchObject({ attempts: 1, lastStatusCode: 410, lastError: 'endpoint_gone' });
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
     expect(list.body.data.endpoints[0]).toMatchObject({ id: ep.id, status: 'disabled', disabledReason: 'gone' });
-    await new Promise((r) => setTimeout(r, 2500));
+    await sleep(2500);
     expect(rx.received(ep.path)).toHaveLength(1); // no retry
     const none = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'x' } }]);
     expect(none[0]!.deliveryIds).toEqual([]); // disabled endpoints get no new deliveries
@@ -563,7 +564,7 @@ describe('outbox', () => {
     } finally {
       await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     expect(rx.received(ep.path)).toHaveLength(0);
     const pending = await delivery(sent.deliveryId);
     expect(pending).toMatchObject({ status: 'pending', attempts: 0, seq: 1 });
@@ -590,7 +591,7 @@ describe('outbox', () => {
     expect(d1.status).toBe('pending');
     // The message sleeps (invisible) until its retry; purging the queue loses it.
     await sqs.send(new PurgeQueueCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS }));
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(d1.nextAttemptAt!) - Date.now()) + 1500));
+    await sleep(Math.max(0, Date.parse(d1.nextAttemptAt!) - Date.now()) + 1500);
     expect(rx.received(ep.path)).toHaveLength(1);
     expect((await delivery(sent.deliveryId))!.status).toBe('pending');
     // overdue = next attempt + grace (300 s)
@@ -619,7 +620,7 @@ describe('concurrency', () => {
     );
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     await t.app.settle();
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(rx.received(ep.path)).toHaveLength(1);
     expect((await delivery(sent.deliveryId))!.attempts).toBe(1);
   });
@@ -649,7 +650,7 @@ describe('concurrency', () => {
     await expect.poll(inQueue, { timeout: 2500, interval: 100 }).toBe(1);
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     await t.app.settle();
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     expect(rx.received(ep.path).map((r) => r.status)).toEqual([429, 200]);
     expect((await delivery(sent.deliveryId))!.attempts).toBe(2);
   });

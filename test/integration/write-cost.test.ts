@@ -1,13 +1,13 @@
 /**
- * What issue 19 changed to cut write units, as users see it (docs/decisions.md "Write
- * cost"): a bill does not rewrite its decision (lastUsed moves at most once an hour,
- * consent counters only while a term needs them), and a key's requests are counted without
- * a write each — yet a revoked key fails at once and the remaining count is exact.
+ * What keeps write units down, as users see it (docs/decisions/write-cost.md): a bill does
+ * not rewrite its decision (lastUsed moves at most once an hour, consent counters only while
+ * a term needs them), and a key's requests are counted without a write each — yet a revoked
+ * key fails at once and the remaining count is exact.
  */
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bill } from '../support/flows';
-import { getDecision } from '../../functions/decisions/store';
+import { getDecision } from '../../functions/decisions/views';
 
 let t: TestApp;
 withAppAndReceiver((app) => {

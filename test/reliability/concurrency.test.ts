@@ -1,5 +1,5 @@
 /**
- * Concurrency (issue 10, reliability suite 4): the COMBINATIONS the feature tests do not
+ * Concurrency (reliability suite 4): the COMBINATIONS the feature tests do not
  * cover one by one (test/integration/billing-concurrency, refunds, tick, recurring-runs
  * cover each race alone):
  *
@@ -10,16 +10,17 @@
  *
  * Totals must be exact: succeeded + pending within the limits and equal to the counters,
  * refunds within the amount, one outcome (and one event) per billing, one resource per
- * key, and the whole-table invariants (test/reliability/invariants.ts) after each.
+ * key, and the whole-table invariants (test/support/invariants.ts) after each.
  */
 import { describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { counters } from '../support/billing-table';
 import { agreement, bankResponse, bill, pay, payee, receivedEvents, type Agreement } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
-import { checkInvariants, dueCount, scanAll } from './invariants';
-import { premiumMerchant } from './world';
+import { checkInvariants, dueCount, scanAll } from '../support/invariants';
+import { premiumMerchant } from '../support/reliability-world';
+import { sleep } from '../../functions/platform/retry';
 
 let t: TestApp;
 let rx: Receiver;
@@ -124,7 +125,7 @@ describe('ticks racing bank answers', () => {
       t.app.tick(at),
       t.app.tick(at),
       ...ids.map(async (id, i) => {
-        await new Promise((r) => setTimeout(r, (i % 5) * 40));
+        await sleep((i % 5) * 40);
         const r = await bankResponse(t, p.bank, id, 'approve_once');
         answered.set(id, r.status);
         expect([200, 409], JSON.stringify(r.body)).toContain(r.status);

@@ -1,5 +1,5 @@
 /**
- * A 100,000-row export (issue 22, DESIGN 8.8 "100,000 rows export without the function
+ * A 100,000-row export (DESIGN 8.8 "100,000 rows export without the function
  * exceeding its memory"). 100,000 succeeded transactions of one merchant are written
  * straight into the test's table (BatchWriteItem, the billing flow's own item builder), then
  * `POST /v1/exports` runs through the tick and the jobs worker as in production. The job

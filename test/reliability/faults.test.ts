@@ -1,5 +1,5 @@
 /**
- * Fault injection (issue 10, reliability suite 3). Faults go INTO the real SDK clients
+ * Fault injection (reliability suite 3). Faults go INTO the real SDK clients
  * (test/support/faults.ts): throttling, TransactionConflict cancellations, timeouts and
  * reset connections on DynamoDB, RequestThrottled / timeouts on SQS, per attempt (the SDK
  * retries) and per call (the application sees them), before the request and after it was
@@ -26,9 +26,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { injectFaults, type FaultConfig, type Faults } from '../support/faults';
 import { agreement, type Agreement } from '../support/flows';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { RetryingClient, messageOf } from './client';
-import { checkInvariants, dueCount, scanAll } from './invariants';
-import { premiumMerchant } from './world';
+import { RetryingClient, messageOf } from '../support/careful-client';
+import { checkInvariants, dueCount, scanAll } from '../support/invariants';
+import { premiumMerchant } from '../support/reliability-world';
+import { sleep } from '../../functions/platform/retry';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const SEED = Number(process.env.FAULT_SEED || 4242);
@@ -50,8 +51,6 @@ afterAll(async () => {
   await rx?.close();
   await t?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Faults off: tick (into the settlement day, past every lease and grace) until nothing is due or pending. */
 async function recover(rounds = 8): Promise<string[]> {

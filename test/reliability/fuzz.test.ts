@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the whole HTTP surface (issue 10, reliability suite 1), generated
+ * Property-based fuzzing of the whole HTTP surface (reliability suite 1), generated
  * from THE route table: every POST/PUT/PATCH body, every query and every path parameter of
  * every route, sent by the right participant (a provider with X-Entity-Id on merchant
  * routes too) against the real local stack. Properties, for every generated request:
@@ -35,7 +35,7 @@ import {
   type Snapshot,
 } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { buildGroup, exampleFor, pathFor, withPeople, type Group } from './world';
+import { buildGroup, exampleFor, pathFor, withPeople, type Group } from '../support/reliability-world';
 import type { SignedIn } from '../support/people';
 
 const LONG = process.env.RELIABILITY_LONG === '1';

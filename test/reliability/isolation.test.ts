@@ -1,5 +1,5 @@
 /**
- * Isolation matrix (issue 10, reliability suite 2; DESIGN 6.2), generated from THE route
+ * Isolation matrix (reliability suite 2; DESIGN 6.2), generated from THE route
  * table: every route that takes an id (a path parameter, or an id-like field of its body or
  * query schema) has a fixture that creates the resource for group A through the real
  * flows; then EVERY other participant calls it: group B's merchant, bank and provider, a
@@ -16,14 +16,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHandler } from '../../local/lambda';
-import { MSG } from '../../functions/http/errors';
+import { MSG } from '../../functions/platform/errors';
 import { lagosDate } from '../../functions/domain/lagos-time';
 import { ROUTES, routeKey, type Route } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
 import { bankResponse, pay, webhook } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
-import { buildGroup, expectOk, pathFor, secretsOf, type Group } from './world';
+import { buildGroup, expectOk, pathFor, secretsOf, type Group } from '../support/reliability-world';
 import { applicationBody, personCaller, signUpAndIn, type SignedIn } from '../support/people';
 
 let t: TestApp;

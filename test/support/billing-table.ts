@@ -3,7 +3,7 @@
  * store modules talk to the test's own table).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { billKey, type BillItem } from '../../functions/billing/types';
+import { billKey, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
 import { checkMerchantLedger } from '../../functions/ledger/store';
 import { getItem, table } from '../../functions/platform/table';

@@ -1,5 +1,5 @@
 /**
- * The dashboard's browser tests (issue 18): Debian's Chromium driven by playwright-core,
+ * The dashboard's browser tests: Debian's Chromium driven by playwright-core,
  * against the local stack's server (which serves the built app at /dashboard/), with an
  * axe-core check of every page visited. Chromium runs headless with the flags this machine's
  * closed network needs (no background connections to Google's hosts).

@@ -2,7 +2,7 @@
  * Every answer the integration and reliability flows receive is checked against the
  * OpenAPI document the service serves (`GET /v1/openapi.json`, generated from the route
  * table and the handlers' schemas: functions/openapi/openapi.<stage>.json), so that the
- * document cannot drift from behaviour (issue 16, DESIGN 8.2):
+ * document cannot drift from behaviour (DESIGN 8.2):
  *
  * - the status must be one the operation documents;
  * - a JSON body must match that status's schema (the envelope, and `data` where typed).

@@ -13,6 +13,7 @@
 import { randomToken } from '../../functions/domain/ids';
 import type { TestApp } from './app';
 import type { Receiver } from '../../local/receiver';
+import { sleep } from '../../functions/platform/retry';
 
 export interface Party {
   id: string;
@@ -162,7 +163,7 @@ export async function lookupPhraseFor(
     if (entry) return entry.lookupPhrase as string;
     // Discovery is "shortly" (within 5 s locally).
     if (Date.now() > deadline) throw new Error(`email lookup: ${r.status} ${JSON.stringify(r.body)}`);
-    await new Promise((ok) => setTimeout(ok, 100));
+    await sleep(100);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { beforeEach } from 'vitest';
 import { DAY_MS, LAGOS_OFFSET_MS } from '../../functions/domain/lagos-time';
+import { sleep } from '../../functions/platform/retry';
 
 export const DAY_EDGE_MARGIN_MS = 30_000;
 
@@ -17,5 +18,5 @@ export function msToLagosMidnight(now = Date.now()): number {
 
 beforeEach(async () => {
   const left = msToLagosMidnight();
-  if (left <= DAY_EDGE_MARGIN_MS) await new Promise((r) => setTimeout(r, left + 1_000));
+  if (left <= DAY_EDGE_MARGIN_MS) await sleep(left + 1_000);
 });

@@ -1,8 +1,9 @@
 /**
  * The architecture, checked (docs/architecture.md): the layers of functions/ may only import
  * downwards (or sideways within their layer), no module may take part in an import cycle
- * (type-only imports count: they still tie modules together), and bench/ and the runtime
- * code import no test code.
+ * (type-only imports count: they still tie modules together), no slice (a top-level folder
+ * of functions/) takes part in a cycle of slices either, and bench/, scripts/ and the
+ * runtime code import no test code.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,7 +20,7 @@ const FUNCTIONS = join(ROOT, 'functions');
 export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'ground floor', members: ['platform/', 'config.ts', 'routes.ts'] },
   { name: 'domain rules', members: ['domain/'] },
-  { name: 'identity', members: ['participants/', 'identity/'] },
+  { name: 'identity', members: ['identity/'] },
   { name: 'http pipeline', members: ['http/'] },
   { name: 'event path', members: ['events/', 'webhooks/'] },
   {
@@ -28,6 +29,7 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'customers/',
       'merchants/',
       'decisions/',
+      'bills/',
       'billing/',
       'ledger/',
       'transactions/',
@@ -35,7 +37,6 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'recurring/',
       'exports/',
       'sandbox/',
-      'people/',
       'openapi/',
     ],
   },
@@ -75,6 +76,28 @@ function graph(files: string[]): Map<string, string[]> {
   return new Map(files.map((f) => [f, importsOf(f)]));
 }
 
+/** The slice of a module: its top-level folder under functions/ (`billing/`), or the file itself (`routes.ts`). */
+export function sliceOf(file: string): string {
+  const rel = relative(FUNCTIONS, file);
+  const slash = rel.indexOf('/');
+  return slash < 0 ? rel : rel.slice(0, slash + 1);
+}
+
+/** The graph of slices: an edge where a module of one slice imports a module of another. */
+export function sliceGraph(edges: Map<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const [from, tos] of edges) {
+    const a = sliceOf(from);
+    if (!out.has(a)) out.set(a, new Set());
+    for (const to of tos) if (sliceOf(to) !== a) out.get(a)!.add(sliceOf(to));
+  }
+  return new Map([...out].map(([k, v]) => [k, [...v].sort()]));
+}
+
+/** Which module imports make the slice edge `from -> to` (for a readable failure). */
+const edgeWitness = (edges: Map<string, string[]>, from: string, to: string): string[] =>
+  [...edges].flatMap(([f, tos]) => (sliceOf(f) === from ? tos.filter((t) => sliceOf(t) === to).map((t) => `${rel(f)} -> ${rel(t)}`) : []));
+
 /** Every cycle found by a depth-first search (each back edge closes one). */
 export function cyclesOf(edges: Map<string, string[]>): string[][] {
   const state = new Map<string, 1 | 2>();
@@ -96,7 +119,9 @@ export function cyclesOf(edges: Map<string, string[]>): string[][] {
 
 const fns = tsFiles(FUNCTIONS);
 const edges = graph(fns);
-const rel = (p: string) => relative(ROOT, p);
+function rel(p: string): string {
+  return relative(ROOT, p);
+}
 
 describe('architecture of functions/', () => {
   it('puts every module in a layer', () => {
@@ -119,6 +144,14 @@ describe('architecture of functions/', () => {
     expect(cyclesOf(edges).map((c) => c.map(rel).join(' -> '))).toEqual([]);
   });
 
+  it('has no cycle of slices: a slice never imports, directly or through others, a slice that imports it', () => {
+    const cycles = cyclesOf(sliceGraph(edges));
+    const explained = cycles.map((c) =>
+      [c.join(' -> '), ...c.slice(1).flatMap((to, i) => edgeWitness(edges, c[i]!, to).map((w) => `  ${w}`))].join('\n'),
+    );
+    expect(explained).toEqual([]);
+  });
+
   it('the checks can fail: an upward import and a cycle are found', () => {
     const a = join(FUNCTIONS, 'platform/a.ts');
     const b = join(FUNCTIONS, 'api/b.ts');
@@ -131,6 +164,20 @@ describe('architecture of functions/', () => {
         ]),
       ),
     ).toEqual([[a, b, a]]);
+  });
+
+  it('the checks can fail: a cycle of slices made of modules that form no file cycle is found', () => {
+    const bill = join(FUNCTIONS, 'billing/create.ts');
+    const run = join(FUNCTIONS, 'recurring/run.ts');
+    const store = join(FUNCTIONS, 'recurring/store.ts');
+    const settle = join(FUNCTIONS, 'billing/settle.ts');
+    const files = new Map([
+      [run, [bill]],
+      [settle, [store]],
+    ]);
+    expect(cyclesOf(files)).toEqual([]);
+    expect(cyclesOf(sliceGraph(files))).toEqual([['recurring/', 'billing/', 'recurring/']]);
+    expect(sliceOf(join(FUNCTIONS, 'routes.ts'))).toBe('routes.ts');
   });
 });
 
@@ -179,8 +226,8 @@ describe('persistence boundary', () => {
 });
 
 describe('test code stays out of shipped and measured code', () => {
-  it('functions/, lib/, local/ and bench/ import nothing under test/', () => {
-    const dirs = ['functions', 'lib', 'local', 'bench'].map((d) => join(ROOT, d));
+  it('functions/, lib/, local/, bench/ and scripts/ import nothing under test/', () => {
+    const dirs = ['functions', 'lib', 'local', 'bench', 'scripts'].map((d) => join(ROOT, d));
     const offenders = dirs.flatMap(tsFiles).flatMap((f) =>
       importsOf(f)
         .filter((t) => t.startsWith(`${join(ROOT, 'test')}/`))

@@ -22,10 +22,10 @@ const TRUSTED: TrustState = { trusted: true, trustLevel: 'premium', deviceLookup
 const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Parameters<typeof billingRequiresApproval>[1]) =>
   billingRequiresApproval(type, d, TRUSTED);
 import { isPastExpiry } from '../../functions/billing/settle-billing';
-import { billingOutcomeReason as reasonOf } from '../../functions/billing/bill-item';
+import { billingOutcomeReason as reasonOf } from '../../functions/bills/outcome';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
-import type { DecisionItem } from '../../functions/decisions/store';
+import type { DecisionItem } from '../../functions/decisions/views';
 
 beforeAll(() => {
   process.env.TABLE_NAME ??= 'unit-test-table';

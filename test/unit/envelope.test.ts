@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorResponse, ok, toResponse } from '../../functions/http/endpoint';
-import { AppError, badRequest, tooManyRequests } from '../../functions/http/errors';
+import { AppError, badRequest, tooManyRequests } from '../../functions/platform/errors';
 import { matchRoute, ROUTES, routeKey, routesFor } from '../../functions/routes';
 
 describe('envelopes', () => {

@@ -1,6 +1,6 @@
 /** The capture items (pure builders): keys, amounts, conditions, settlement day and due time. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { captureEntryKey, captureItems, entryPut, balanceAdd, type LedgerEntry } from '../../functions/ledger/store';
 
 beforeAll(() => {

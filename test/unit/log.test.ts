@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { logger, setLogRequestId, withLogContext } from '../../functions/platform/log';
+import { sleep } from '../../functions/platform/retry';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -36,9 +37,9 @@ describe('structured logs', () => {
     const serve = (id: string) =>
       withLogContext(async () => {
         setLogRequestId(id);
-        await new Promise((r) => setTimeout(r, 5));
+        await sleep(5);
         logger.info('inside', { step: 1 });
-        await new Promise((r) => setTimeout(r, 1));
+        await sleep(1);
         logger.info('inside', { step: 2 });
       });
     await Promise.all([serve('req-a'), serve('req-b'), serve('req-c')]);

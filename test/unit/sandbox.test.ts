@@ -1,5 +1,5 @@
 /**
- * Sandbox pure rules (issue 9): the magic table (functions/sandbox/magic.ts) is consistent and
+ * Sandbox pure rules: the magic table (functions/sandbox/magic.ts) is consistent and
  * seedable, emails select outcomes, debit answers map to bank-response outcomes, and the
  * outbox hook fires only for simulated banks, only for the events they answer, only in the
  * sandbox stage, SANDBOX_BANK_DELAY_SECONDS after the event.
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planBatch } from '../../functions/domain/customers';
-import { SANDBOX_BANK_KIND, sandboxBankDue } from '../../functions/sandbox/hook';
+import { SANDBOX_BANK_KIND, sandboxBankDelaySeconds, sandboxBankDue } from '../../functions/events/sandbox-bank';
 import {
   bankScopedDeviceId,
   MAGIC_CUSTOMERS,
@@ -17,7 +17,6 @@ import {
   magicForEmail,
   magicForOutcome,
   magicView,
-  sandboxBankDelaySeconds,
   seedRecords,
   simulatedBankTransactionId,
 } from '../../functions/sandbox/magic';

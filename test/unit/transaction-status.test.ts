@@ -1,6 +1,6 @@
 /** The transaction view (pure): status mapping, shape, visibility. */
 import { describe, expect, it } from 'vitest';
-import type { BillItem } from '../../functions/billing/types';
+import type { BillItem } from '../../functions/bills/types';
 import { canSee, toTransaction, transactionStatus, transactionScope } from '../../functions/transactions/store';
 
 const bill = (over: Partial<BillItem> = {}): BillItem => ({

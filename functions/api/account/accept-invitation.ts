@@ -1,8 +1,8 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, forbidden, notFound } from '../../http/errors';
+import { MSG, conflict, forbidden, notFound } from '../../platform/errors';
 import { personEmail } from '../../identity/tokens';
-import { acceptInvitation, getInvitation } from '../../people/store';
-import { toApiMember } from '../../people/views';
+import { acceptInvitation, getInvitation } from '../../identity/people-store';
+import { toApiMember } from '../../identity/views';
 
 /**
  * POST /v1/team/invitations/{token}/accept (person): the signed-in person whose e-mail the

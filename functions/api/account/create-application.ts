@@ -1,7 +1,7 @@
 import { config } from '../../config';
 import { endpoint, ok } from '../../http/endpoint';
 import { personEmail } from '../../identity/tokens';
-import { createApplication } from '../../people/store';
+import { createApplication } from '../../identity/people-store';
 import { applicationSchema } from './schemas';
 
 /**

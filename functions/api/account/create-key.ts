@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { createKeyFor } from '../../participants/store';
+import { createKeyFor } from '../../identity/participant-store';
 import { createKeySchema } from './schemas';
 
 /** POST /v1/keys (person; owner, admin, developer): a new key, shown only in this response. */

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { getApplication } from '../../people/store';
-import { toApiApplication } from '../../people/views';
+import { MSG, notFound } from '../../platform/errors';
+import { getApplication } from '../../identity/people-store';
+import { toApiApplication } from '../../identity/views';
 
 /** GET /v1/onboarding/applications/{id} (person): the applicant's own application; anyone else's is 404. */
 export const handler = endpoint(

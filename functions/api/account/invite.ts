@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, forbidden } from '../../http/errors';
-import { invite } from '../../people/store';
+import { MSG, forbidden } from '../../platform/errors';
+import { invite } from '../../identity/people-store';
 import { inviteSchema } from './schemas';
 
 /**

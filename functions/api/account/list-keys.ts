@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest } from '../../http/errors';
-import { getKeyRef, listKeys } from '../../participants/store';
+import { MSG, badRequest } from '../../platform/errors';
+import { getKeyRef, listKeys } from '../../identity/participant-store';
 import { pageQuery } from './schemas';
 
 /** GET /v1/keys (person; owner, admin, developer): the participant's keys, newest first, never the keys themselves. */

@@ -1,7 +1,7 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest } from '../../http/errors';
+import { MSG, badRequest } from '../../platform/errors';
 import { getMembership, listTeam } from '../../identity/members';
-import { toApiMember } from '../../people/views';
+import { toApiMember } from '../../identity/views';
 import { pageQuery } from './schemas';
 
 /** GET /v1/team/members (person; owner, admin): the team, in the order people joined. */

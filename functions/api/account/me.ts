@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
 import { membershipsOf } from '../../identity/members';
-import { participantKey } from '../../participants/store';
+import { participantKey } from '../../identity/participant-store';
 import { batchGetByKey, itemKeyOf } from '../../platform/table';
 
 /** The most memberships a person's own read lists (a person belongs to a handful of participants). */

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { changeTeamMember } from '../../people/team';
+import { changeTeamMember } from '../../identity/team';
 
 /** DELETE /v1/team/members/{userId} (person; owner, admin): remove a member (the last owner stays). */
 export const handler = endpoint(

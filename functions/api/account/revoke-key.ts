@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { revokeKey } from '../../participants/store';
+import { MSG, notFound } from '../../platform/errors';
+import { revokeKey } from '../../identity/participant-store';
 
 /** DELETE /v1/keys/{keyId} (person; owner, admin, developer): revoked at once; another participant's key is 404. */
 export const handler = endpoint({ description: 'Revoke an API key at once.' }, async ({ params, principal, audit }) => {

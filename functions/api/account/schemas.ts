@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ROLES } from '../../routes';
+import { ROLES } from '../../identity/roles';
 import { cursorPaging, safeText } from '../../http/schemas';
 
 const country = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code');

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { changeTeamMember } from '../../people/team';
-import { toApiMember } from '../../people/views';
+import { changeTeamMember } from '../../identity/team';
+import { toApiMember } from '../../identity/views';
 import { updateMemberSchema } from './schemas';
 
 /** PATCH /v1/team/members/{userId} (person; owner, admin): change a member's role. */

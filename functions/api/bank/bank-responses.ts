@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { answerBilling, bankResponseSchema } from '../../billing/bank-answer';
 import { BILLING_MSG } from '../../billing/messages';
 import { endpoint } from '../../http/endpoint';
-import { AppError } from '../../http/errors';
+import { AppError } from '../../platform/errors';
 import { arrayReply, type ArrayElement } from '../../http/multi-status';
 
 const bodySchema = z.strictObject({ responses: z.array(bankResponseSchema).min(1).max(100) });

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { historyFor } from '../../decisions/store';
+import { MSG, notFound } from '../../platform/errors';
+import { historyFor } from '../../decisions/views';
 
 /**
  * GET /v1/bank/customer-decisions/{id}/history (bank, its customers' decisions; DESIGN 8.5):

@@ -4,12 +4,13 @@ import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domai
 import { CONSENT_CHANNELS, NO_TERMS, type ConsentTerms } from '../../domain/consent';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest, conflict, notFound } from '../../http/errors';
+import { MSG, badRequest, conflict, notFound } from '../../platform/errors';
 import { getBankCustomer } from '../../customers/store';
-import { decisionId, decisionRecord, saveDecision } from '../../decisions/store';
+import { decisionId, decisionRecord } from '../../decisions/views';
+import { saveDecision } from '../../decisions/store';
 import { findIntentToAnswer } from '../../decisions/intents';
 import { isTrustedMerchant } from '../../merchants/store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 
 /** A limit: a positive JSON number in major units with at most 2 decimals (stored in minor units). */
 const limit = majorAmount({ minMinor: 1 }).nullable().optional();

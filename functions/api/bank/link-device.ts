@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 import { getBankCustomer, linkDevice } from '../../customers/store';
 import { deviceIdSchema } from '../merchant/device-lookup';
 
@@ -19,7 +19,7 @@ const body = z.strictObject({
  * POST /v1/bank/customer/device/link: links a device to one of the bank's customers, so
  * device lookup finds that customer. Another bank's or an unknown customer: 404. A device
  * linked to a customer of another bank: 409; of the same bank: moved; of this customer:
- * idempotent (see customers/store.ts linkDevice and docs/decisions.md).
+ * idempotent (see customers/store.ts linkDevice and docs/decisions/customer-discovery.md).
  */
 export const handler = endpoint(
   { body, description: "Links a customer's device. The phrase is the bank's verification phrase for the device, stored hashed." },

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
-import { decisionId, decisionRange, decisionSummary, getDecision, matching, remainingFor, type DecisionItem } from '../../decisions/store';
+import { decisionId, decisionRange, decisionSummary, getDecision, matching, remainingFor, type DecisionItem } from '../../decisions/views';
 import { decisionValueSchema } from './intent-response';
 
 const filterValue = z.string().min(1).max(100);

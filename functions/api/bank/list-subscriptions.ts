@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { batchGet } from '../../billing/reads';
+import { batchGet } from '../../bills/reads';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
-import { participantKey } from '../../participants/store';
+import { participantKey } from '../../identity/participant-store';
 import { parseSchedule, SCHEDULE_STATUSES, scheduleItemNamed, scheduleRange, subscriptionView } from '../../recurring/views';
 import type { Item } from '../../platform/table';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, notFound } from '../../http/errors';
+import { conflict, notFound } from '../../platform/errors';
 import { completeRefund, failRefund, markRefundProcessing } from '../../refunds/store';
 import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { decisionRecord, saveDecision, termsOf } from '../../decisions/store';
+import { MSG, notFound } from '../../platform/errors';
+import { decisionRecord, termsOf } from '../../decisions/views';
+import { saveDecision } from '../../decisions/store';
 import { isTrustedMerchant } from '../../merchants/store';
 import { consentTermsShape, decisionValueSchema, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
 

@@ -1,6 +1,6 @@
 import { deliveriesOf, getVisibleEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { eventResponse } from './schemas';
 
 /** GET /v1/events/{id} (DESIGN 8.2): one event of the caller's, with its deliveries to the caller's endpoints. */

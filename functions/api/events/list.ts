@@ -1,6 +1,6 @@
 import { countDeliveries, getVisibleEvent, listEvents } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
-import { badRequest, MSG } from '../../http/errors';
+import { badRequest, MSG } from '../../platform/errors';
 import { eventListResponse, listEventsQuery } from './schemas';
 
 /**

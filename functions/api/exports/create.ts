@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../platform/errors';
 import { isoDateTime } from '../../http/schemas';
 import { createExport } from '../../exports/store';
 import { EXPORT_KINDS } from '../../exports/views';

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../platform/errors';
 import { getMerchantExport, toApiExport } from '../../exports/views';
 import { MONEY_MSG } from '../../transactions/messages';
 

@@ -5,7 +5,7 @@ import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
 import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../ledger/store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { MONEY_MSG } from '../../transactions/messages';
 
 /**
@@ -15,7 +15,7 @@ import { MONEY_MSG } from '../../transactions/messages';
  * - nextSettlement: the earliest pending settlement day with funds, at 00:00 Lagos of that
  *   day; with nothing pending, amount 0 and the start of the next business day (DESIGN 6.9).
  * - bankAccountInfo: the merchant's settlement account as registered, unmasked (it is the
- *   caller's own account and the contract says it is shown; docs/decisions.md); nulls when unset.
+ *   caller's own account and the contract says it is shown; docs/decisions/ledger.md); nulls when unset.
  * - withdrawalInfo: WITHDRAWAL_MIN / WITHDRAWAL_MAX; supported once a bank account is set.
  */
 export const handler = endpoint(

@@ -3,9 +3,9 @@ import { assertSupportedCurrency, billBodySchema, idSeedFor, perPhrase, refusalE
 import { createBilling } from '../../billing/create-billing';
 import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingCustomers, getBillingMerchant, getDecisionsAndTrust } from '../../billing/reads';
+import { getBillingCustomers, getBillingMerchant, getDecisionsAndTrust } from '../../bills/reads';
 import { endpoint } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { arrayReply } from '../../http/multi-status';
 
 /**

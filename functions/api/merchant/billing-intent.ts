@@ -4,15 +4,15 @@ import { isSupportedCurrency } from '../../domain/money';
 import { currencySchema } from '../../http/money-schemas';
 import { trustOf } from '../../domain/trust';
 import { commit } from '../../events/outbox';
-import { sandboxBankDue } from '../../sandbox/hook';
+import { sandboxBankDue } from '../../events/sandbox-bank';
 import { endpoint } from '../../http/endpoint';
-import { MSG, badRequest, notFound } from '../../http/errors';
+import { MSG, badRequest, notFound } from '../../platform/errors';
 import { logger } from '../../platform/log';
 import { arrayReply, type ArrayElement } from '../../http/multi-status';
 import { nonEmpty } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../customers/phrase-store';
 import { intentEventData, newIntentItem, putNewIntent } from '../../decisions/intents';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { nowIso } from '../../platform/table';
 
 /** Most phrases in one request. */

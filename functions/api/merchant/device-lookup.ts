@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { deviceLookupPermission, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, forbidden, notFound } from '../../http/errors';
+import { MSG, forbidden, notFound } from '../../platform/errors';
 import { getDeviceLink } from '../../customers/store';
 import { issueLookupPhrase } from '../../customers/phrase-store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 
 /** A device identifier: 1 to 200 characters, no control characters, compared exactly. */
 export const deviceIdSchema = z

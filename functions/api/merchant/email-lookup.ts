@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { customersByEmail } from '../../customers/store';
 import { issueLookupPhrases } from '../../customers/phrase-store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 
 const query = z.object({ email: z.string().trim().max(254).pipe(z.email()) });
 

@@ -1,8 +1,8 @@
 import { clockNow } from '../../platform/clock';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { decisionRecord, getDecision, remainingFor } from '../../decisions/store';
+import { MSG, notFound } from '../../platform/errors';
+import { decisionRecord, getDecision, remainingFor } from '../../decisions/views';
 
 /**
  * GET /v1/customer-decisions/{id} (merchant, its own decisions): the full Customer decision,

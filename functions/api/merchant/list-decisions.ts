@@ -11,7 +11,7 @@ import {
   getDecision,
   matching,
   type DecisionItem,
-} from '../../decisions/store';
+} from '../../decisions/views';
 
 const filterValue = z.string().min(1).max(1000);
 

@@ -10,10 +10,10 @@ import {
 import { createBilling } from '../../billing/create-billing';
 import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingMerchant, getDecisions } from '../../billing/reads';
+import { getBillingMerchant, getDecisions } from '../../bills/reads';
 import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { arrayReply } from '../../http/multi-status';
 import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../customers/phrase-store';
 import { mapLimit } from '../../platform/retry';

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { DEFAULT_RETRY_AFTER_DAYS } from '../../recurring/policy';
 
 /**

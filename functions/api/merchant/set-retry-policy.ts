@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { setRetryPolicy } from '../../participants/store';
+import { setRetryPolicy } from '../../identity/participant-store';
 import { RETRY_POLICY_BOUNDS } from '../../recurring/policy';
 
 const { maxRetries, minDays, maxDays } = RETRY_POLICY_BOUNDS;

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { decide } from '../../people/applications';
+import { decide } from '../../identity/applications';
 
 /** POST /v1/operator/applications/{id}/approve: creates the participant; the applicant becomes its owner. */
 export const handler = endpoint(

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { createKeyFor, getParticipant } from '../../participants/store';
+import { MSG, notFound } from '../../platform/errors';
+import { createKeyFor, getParticipant } from '../../identity/participant-store';
 
 /** POST /v1/operator/participants/{id}/keys: a new key (the old ones stay valid until revoked). */
 export const handler = endpoint({}, async ({ params, audit }) => {

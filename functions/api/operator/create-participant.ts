@@ -1,11 +1,11 @@
 import { config } from '../../config';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest, conflict, notFound } from '../../http/errors';
-import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '../../participants/store';
+import { MSG, badRequest, conflict, notFound } from '../../platform/errors';
+import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '../../identity/participant-store';
 import { createParticipantSchema } from './schemas';
 import { seedSimulatedBank } from '../../sandbox/bank-store';
 import { auditPut } from '../../identity/audit';
-import { createInvitation } from '../../people/store';
+import { createInvitation } from '../../identity/people-store';
 
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
 export const handler = endpoint({ body: createParticipantSchema }, async ({ body, audit }) => {

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest } from '../../http/errors';
+import { MSG, badRequest } from '../../platform/errors';
 import { cursorPaging } from '../../http/schemas';
-import { getApplication, listApplications } from '../../people/store';
-import { toApiApplication } from '../../people/views';
+import { getApplication, listApplications } from '../../identity/people-store';
+import { toApiApplication } from '../../identity/views';
 
 const query = z.strictObject({
   status: z

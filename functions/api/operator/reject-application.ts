@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { safeText } from '../../http/schemas';
-import { decide } from '../../people/applications';
+import { decide } from '../../identity/applications';
 
 const body = z.strictObject({ reason: safeText(500) });
 

@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { notFound } from '../../http/errors';
-import { revokeKey } from '../../participants/store';
+import { notFound } from '../../platform/errors';
+import { revokeKey } from '../../identity/participant-store';
 
 /** DELETE /v1/operator/keys/{keyId}: revoked at once (the next request with it is 401). */
 export const handler = endpoint({}, async ({ params, audit }) => {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
-import { TRUST_LEVELS } from '../../participants/store';
+import { TRUST_LEVELS } from '../../identity/participant-store';
 
 export const bankAccountSchema = z.strictObject({
   bankName: safeText(200).optional(),

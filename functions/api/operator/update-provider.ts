@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { getParticipant, setMaxTrustLevel } from '../../participants/store';
+import { MSG, notFound } from '../../platform/errors';
+import { getParticipant, setMaxTrustLevel } from '../../identity/participant-store';
 import { trustLevelSchema } from './schemas';
 
 const body = z.strictObject({ maxTrustLevel: trustLevelSchema });

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, type FieldError } from '../../http/errors';
+import { AppError, MSG, type FieldError } from '../../platform/errors';
 import { createMerchants } from '../../merchants/store';
 import { createMerchantsSchema } from './schemas';
 

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { getProviderMerchant } from '../../merchants/store';
 import { entityQuery, merchantView } from './schemas';
 

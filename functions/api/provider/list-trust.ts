@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG } from '../../http/errors';
+import { MSG } from '../../platform/errors';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { merchantNamed, providerMerchantRange, type MerchantSummary } from '../../merchants/store';
 import { listTrustQuery, trustLevelMessage, trustStatus } from './schemas';

@@ -1,6 +1,6 @@
 /** Request schemas and reply shapes shared by the provider endpoints (merchants and trust). */
 import * as z from 'zod';
-import { MSG } from '../../http/errors';
+import { MSG } from '../../platform/errors';
 import { boolString, offsetPaging, safeText } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
 import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';
@@ -28,7 +28,7 @@ const profile = {
 /**
  * One item of POST /v1/provider/merchants. `industry` (seen in migration samples) is
  * accepted and stored as a profile field; any other unknown field is rejected
- * (docs/decisions.md).
+ * (docs/decisions/merchant-management.md).
  */
 export const newMerchantSchema = z.strictObject({
   name: text(200),

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, notFound } from '../../http/errors';
+import { AppError, MSG, notFound } from '../../platform/errors';
 import { updateMerchantProfile } from '../../merchants/store';
 import { updateMerchantSchema } from './schemas';
 

@@ -2,9 +2,9 @@ import { canGrantTrustLevel, trustOf, type TrustState } from '../../domain/trust
 import { commit } from '../../events/outbox';
 import { auditPut } from '../../identity/audit';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, forbidden, notFound } from '../../http/errors';
+import { MSG, forbidden, notFound } from '../../platform/errors';
 import { getProviderMerchant, trustUpdateItem } from '../../merchants/store';
-import { getParticipant } from '../../participants/store';
+import { getParticipant } from '../../identity/participant-store';
 import { cancellationCodes, isTransactionCancelled, nowIso } from '../../platform/table';
 import { trustLevelMessage, updateTrustSchema } from './schemas';
 

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 import { meetsTrustLevel, trustOf } from '../../domain/trust';
 import { getProviderMerchant } from '../../merchants/store';
 import { trustLevelMessage, validateTrustSchema } from './schemas';

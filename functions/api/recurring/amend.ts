@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { FREQUENCIES } from '../../domain/schedule-dates';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest, conflict, forbidden, notFound } from '../../http/errors';
+import { MSG, badRequest, conflict, forbidden, notFound } from '../../platform/errors';
 import { amountSchema } from '../../http/money-schemas';
 import { nonEmpty } from '../../http/schemas';
 import { nowIso } from '../../platform/table';

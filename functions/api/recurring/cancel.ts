@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
-import { cancelSchedule } from '../../recurring/store';
+import { MSG, notFound } from '../../platform/errors';
+import { cancelSchedule } from '../../recurring/lifecycle-store';
 import { nowIso } from '../../platform/table';
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { assertSupportedCurrency } from '../../billing/bill-request';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingCustomers } from '../../billing/reads';
+import { getBillingCustomers } from '../../bills/reads';
 import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import { withinSingleLimit } from '../../domain/decisions';
 import { toMajor } from '../../domain/money';
@@ -10,10 +10,10 @@ import { amountSchema, currencySchema } from '../../http/money-schemas';
 import { DEFAULT_INTERVAL, FREQUENCIES, MAX_INTERVAL, scheduleProblems } from '../../domain/schedule-dates';
 import { canCreateRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, badRequest, forbidden, notFound } from '../../http/errors';
+import { AppError, MSG, badRequest, forbidden, notFound } from '../../platform/errors';
 import { isoDateTime, nonEmpty } from '../../http/schemas';
-import { getDecision, type DecisionItem } from '../../decisions/store';
-import { getParticipant } from '../../participants/store';
+import { getDecision, type DecisionItem } from '../../decisions/views';
+import { getParticipant } from '../../identity/participant-store';
 import { buildSchedule, saveNewSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
 

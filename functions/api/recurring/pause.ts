@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, badRequest, conflict, notFound } from '../../http/errors';
-import { pauseSchedule } from '../../recurring/store';
+import { MSG, badRequest, conflict, notFound } from '../../platform/errors';
+import { pauseSchedule } from '../../recurring/lifecycle-store';
 import { nowIso } from '../../platform/table';
 
 const bodySchema = z.strictObject({

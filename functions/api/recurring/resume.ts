@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
-import { resumeSchedule } from '../../recurring/store';
+import { MSG, conflict, notFound } from '../../platform/errors';
+import { resumeSchedule } from '../../recurring/lifecycle-store';
 import { nowIso } from '../../platform/table';
 
 const bodySchema = z.strictObject({ reason: safeText(500, 0).nullable().optional() });

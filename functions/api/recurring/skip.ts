@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
-import { skipNextRun } from '../../recurring/store';
+import { MSG, conflict, notFound } from '../../platform/errors';
+import { skipNextRun } from '../../recurring/lifecycle-store';
 import type { ScheduleParty } from '../../recurring/views';
 import { nowIso } from '../../platform/table';
 

@@ -3,7 +3,7 @@ import { safeText } from '../../http/schemas';
 import { toMajor } from '../../domain/money';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors';
+import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
 import { initiateRefund } from '../../refunds/store';
 import { MIN_REFUND_MINOR } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../../http/errors';
+import { MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../../platform/errors';
 import { advanceLimit, getTestClock, MAX_ADVANCE_YEARS, startAdvance, testClockView } from '../../sandbox/test-clock-store';
 import { clockTime } from './create-test-clock';
 

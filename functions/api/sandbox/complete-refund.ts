@@ -1,7 +1,7 @@
 import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, notFound, SANDBOX_MSG } from '../../http/errors';
+import { conflict, notFound, SANDBOX_MSG } from '../../platform/errors';
 import { completeRefund } from '../../refunds/store';
 import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';

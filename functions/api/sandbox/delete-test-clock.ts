@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { SANDBOX_MSG, notFound } from '../../http/errors';
+import { SANDBOX_MSG, notFound } from '../../platform/errors';
 import { deleteTestClock } from '../../sandbox/test-clock-store';
 
 /**

@@ -4,8 +4,8 @@ import { isBillingRequestIdShaped } from '../../billing/bill-item';
 import { BILLING_MSG } from '../../billing/messages';
 import { expireBilling } from '../../billing/settle-billing';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, conflict, notFound, SANDBOX_MSG } from '../../http/errors';
-import { billKey, type BillItem } from '../../billing/types';
+import { AppError, conflict, notFound, SANDBOX_MSG } from '../../platform/errors';
+import { billKey, type BillItem } from '../../bills/types';
 import { getItem } from '../../platform/table';
 
 /** Bounded: each round means another writer changed the billing; the next read decides. */

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { SANDBOX_MSG, notFound } from '../../http/errors';
+import { SANDBOX_MSG, notFound } from '../../platform/errors';
 import { getTestClock, testClockView } from '../../sandbox/test-clock-store';
 
 /** GET /v1/sandbox/test-clocks/{clockId} (merchant, sandbox only): the clock; `advancing` until an advance is done. */

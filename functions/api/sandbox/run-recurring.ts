@@ -1,13 +1,13 @@
 import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, MSG, notFound, SANDBOX_MSG } from '../../http/errors';
-import { makeNextRunDueNow } from '../../recurring/store';
+import { conflict, MSG, notFound, SANDBOX_MSG } from '../../platform/errors';
+import { makeNextRunDueNow } from '../../recurring/lifecycle-store';
 import { scheduleRecord } from '../../recurring/views';
 
 /**
  * POST /v1/sandbox/recurring/{scheduleId}/run (merchant or provider with X-Entity-Id; sandbox
- * only): the schedule's next run is due now (functions/recurring/store.ts); the tick starts
+ * only): the schedule's next run is due now (functions/recurring/lifecycle-store.ts); the tick starts
  * it (every second locally) like any run. Not the caller's (or unknown): 404 `Recurring
  * schedule not found`; paused, cancelled or completed: 409 `Recurring schedule is not
  * active`; a run already at the bank: 409. Parallel calls: each 200 (already due is done),

@@ -2,7 +2,7 @@ import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
-import { SANDBOX_MSG } from '../../http/errors';
+import { SANDBOX_MSG } from '../../platform/errors';
 import { LEDGER_CURRENCY } from '../../ledger/store';
 import { settleDue } from '../../ledger/settlement';
 

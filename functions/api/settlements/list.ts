@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { badRequest, MSG } from '../../http/errors';
+import { badRequest, MSG } from '../../platform/errors';
 import { getMerchantSettlement, listSettlements, toApiSettlement } from '../../ledger/settlement-views';
 import { MONEY_MSG } from '../../transactions/messages';
 import { cursorPaging } from '../../http/schemas';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../platform/errors';
 import { canSee, findBillByReference, toTransaction } from '../../transactions/store';
 import { MONEY_MSG } from '../../transactions/messages';
 

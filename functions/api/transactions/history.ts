@@ -3,7 +3,7 @@ import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { isoDateTime, skipPaging } from '../../http/schemas';
 import { billNamed, toTransaction, TRANSACTION_STATUSES, transactionRange, transactionScope } from '../../transactions/store';
-import type { BillItem } from '../../billing/types';
+import type { BillItem } from '../../bills/types';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z

@@ -2,7 +2,7 @@ import { newId } from '../../domain/ids';
 import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoint-store';
 import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG } from '../../http/errors';
+import { AppError, MSG } from '../../platform/errors';
 import { nowIso } from '../../platform/table';
 import { createEndpointSchema, normaliseEvents } from './schemas';
 

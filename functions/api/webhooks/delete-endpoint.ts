@@ -1,6 +1,6 @@
 import { deleteEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 
 /**
  * DELETE /v1/webhooks/endpoints/{id}: removed at once. Its pending deliveries stop (they

@@ -2,7 +2,7 @@ import { enqueueDeliveries, getDelivery, messageFor, rearmForReplay, toApiDelive
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { getLiveEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 
 /**
  * POST /v1/webhooks/deliveries/{id}/replay (DESIGN 6.6, 6.9): re-send now on the same

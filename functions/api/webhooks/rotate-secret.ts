@@ -1,7 +1,7 @@
 import { getEndpoint, isIdShaped, replaceSecret, sealSecret, secretOverlapSeconds } from '../../webhooks/endpoint-store';
 import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, conflict, notFound } from '../../http/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 
 /**
  * POST /v1/webhooks/endpoints/{id}/rotate-secret: a new secret, shown only here. The

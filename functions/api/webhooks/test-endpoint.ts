@@ -1,7 +1,7 @@
 import { commit } from '../../events/outbox';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { endpoint, ok } from '../../http/endpoint';
-import { MSG, notFound } from '../../http/errors';
+import { MSG, notFound } from '../../platform/errors';
 
 /**
  * POST /v1/webhooks/endpoints/{id}/test: a `webhook.test` event for this endpoint only,

@@ -1,1 +1,0 @@
-export { member as data } from '../shapes';

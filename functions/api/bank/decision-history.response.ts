@@ -1,1 +1,0 @@
-export { data } from '../merchant/decision-history.response';

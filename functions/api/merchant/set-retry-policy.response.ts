@@ -1,1 +1,0 @@
-export { data } from './retry-policy.response';

@@ -1,1 +1,0 @@
-export { application as data } from '../shapes';

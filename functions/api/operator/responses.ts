@@ -1,0 +1,61 @@
+/**
+ * The 2xx answers of the operator/ handlers, one entry per handler file: `data` (the envelope's
+ * `data`), `elements` (one element of a per-phrase array answer) or `body` (the whole body of an
+ * answer without the envelope). Read by the OpenAPI generator (scripts/openapi/generate.ts), never by
+ * the handlers: zod stays out of their bundles.
+ */
+import * as z from 'zod';
+import { TRUST_LEVELS } from '../../domain/trust';
+import { application, iso, money } from '../shapes';
+import type { Responses } from '../shapes';
+
+export const RESPONSES = {
+  'approve-application': {
+    data: application,
+  },
+  'create-key': {
+    data: z.object({ keyId: z.string(), participantId: z.string(), apiKey: z.string().describe('Shown only here') }),
+  },
+  'create-participant': {
+    data: z.object({
+      id: z.string(),
+      type: z.enum(['bank', 'merchant', 'provider']),
+      name: z.string(),
+      email: z.string(),
+      providerId: z.string().optional(),
+      simulated: z.literal(true).optional(),
+      apiKey: z.string().describe('Shown only here'),
+      invitation: z
+        .object({ invitationId: z.string(), token: z.string().describe('Shown only here: the owner accepts with it') })
+        .optional()
+        .describe('With `ownerEmail`'),
+    }),
+  },
+  'list-applications': {
+    data: z.object({ applications: z.array(application), hasMore: z.boolean() }),
+  },
+  'reject-application': {
+    data: application,
+  },
+  'revoke-key': {
+    data: z.object({ keyId: z.string(), participantId: z.string(), revokedAt: iso }),
+  },
+  'trial-balance': {
+    /** DESIGN 8.8 */
+    data: z.object({
+      accounts: z.array(
+        z.object({
+          account: z.string().describe('bank:<bankId>, merchant_unsettled:<merchantId> or merchant_settled:<merchantId>'),
+          debit: money,
+          credit: money,
+        }),
+      ),
+      totalDebit: money,
+      totalCredit: money,
+      balanced: z.boolean(),
+    }),
+  },
+  'update-provider': {
+    data: z.object({ id: z.string(), maxTrustLevel: z.enum(TRUST_LEVELS) }),
+  },
+} satisfies Responses;

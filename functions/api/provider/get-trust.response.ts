@@ -1,4 +1,0 @@
-import { merchantTrust } from '../shapes';
-
-/** provider/get-trust: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
-export const data = merchantTrust;

@@ -1,4 +1,0 @@
-import * as z from 'zod';
-
-/** provider/update-merchant: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
-export const data = z.object({ id: z.string(), name: z.string(), email: z.string() });

@@ -1,1 +1,0 @@
-export { data } from './test-clock.response';

@@ -1,4 +1,0 @@
-import { refund } from '../shapes';
-
-/** sandbox/complete-refund: `data` of the 2xx answer (DESIGN 8.2; read by the OpenAPI generator, not by the handler). */
-export const data = refund;

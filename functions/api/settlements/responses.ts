@@ -1,0 +1,45 @@
+/**
+ * The 2xx answers of the settlements/ handlers, one entry per handler file: `data` (the envelope's
+ * `data`), `elements` (one element of a per-phrase array answer) or `body` (the whole body of an
+ * answer without the envelope). Read by the OpenAPI generator (scripts/openapi/generate.ts), never by
+ * the handlers: zod stays out of their bundles.
+ */
+import * as z from 'zod';
+import { SETTLEMENT_STATUSES } from '../../ledger/settlement-views';
+import { count, currency, iso, money } from '../shapes';
+import type { Responses } from '../shapes';
+
+const settlement = z
+  .object({
+    settlementId: z.string(),
+    businessDate: z.string().describe('The Nigerian business day settled (yyyy-mm-dd, Lagos)'),
+    amount: money.describe('Moved to the settled balance: payments minus refunds (major units)'),
+    currency,
+    transactionCount: count.describe('Payment lines'),
+    refundCount: count.describe('Refund lines'),
+    status: z.enum(SETTLEMENT_STATUSES),
+    settledAt: iso,
+  })
+  .meta({ id: 'Settlement' });
+
+const settlementLine = z
+  .object({
+    reference: z.string().describe("The transaction's reference"),
+    type: z.enum(['payment', 'refund']),
+    amount: money.describe('Signed: a refund is negative'),
+  })
+  .meta({ id: 'SettlementLine' });
+
+export const RESPONSES = {
+  get: {
+    /** DESIGN 8.8 */
+    data: settlement.extend({
+      lines: z.array(settlementLine).describe('Payments and refunds this settlement paid; they sum to amount'),
+      linesComplete: z.boolean().describe('False when the settlement has more than 10,000 lines (export it for all of them)'),
+    }),
+  },
+  list: {
+    /** DESIGN 8.8 */
+    data: z.object({ settlements: z.array(settlement), hasMore: z.boolean() }),
+  },
+} satisfies Responses;

@@ -1,0 +1,12 @@
+/** The operator's decision on an application (DESIGN 8.3), with the refusals' messages. */
+import { MSG, conflict, notFound } from '../platform/errors';
+import type { AuditContext } from './audit';
+import { decideApplication } from './people-store';
+import { toApiApplication } from './views';
+
+export async function decide(id: string, decision: { approve: true } | { approve: false; reason: string }, audit: AuditContext) {
+  const done = await decideApplication(id, decision, audit);
+  if (!done.ok)
+    throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided, 'application_decided');
+  return toApiApplication(done.app);
+}

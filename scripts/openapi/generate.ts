@@ -1,0 +1,742 @@
+/**
+ * Builds the OpenAPI 3.1 document from THE route table (functions/routes.ts) and the zod
+ * schemas each handler carries on `handler.spec` (functions/http/endpoint.ts), plus the
+ * webhook event schemas (functions/events/schemas.ts). Nothing here restates a request
+ * schema: query parameters and bodies are converted from the handlers' zod schemas with
+ * zod 4's JSON Schema output (draft 2020-12, the dialect of OpenAPI 3.1).
+ *
+ * Build-time only: scripts/openapi/build.ts writes the result to openapi.<stage>.json, which
+ * the GET /v1/openapi.json Lambda bundles (importing every handler into one Lambda would be
+ * far too big). test/docs/openapi.test.ts fails when those files are stale.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as z from 'zod';
+import { EVENT_CATALOG, eventBodySchema } from '../../functions/events/schemas';
+import { EVENT_TYPES, type EventType } from '../../functions/events/types';
+import type { Responses } from '../../functions/api/shapes';
+import { permissionOf, rolesFor } from '../../functions/identity/roles';
+import { routeKey, routesFor, type Route } from '../../functions/routes';
+import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
+
+export type Stage = 'sandbox' | 'live';
+export type Json = Record<string, unknown>;
+
+/** What the generator reads from a handler module's `handler.spec` (see EndpointSpec). */
+export interface HandlerSpec {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  response?: z.ZodType;
+  /** One element of a per-phrase array answer (intent, bill, pay). */
+  elements?: z.ZodType;
+  /** The whole 2xx body, for answers without the envelope (device permission, the document). */
+  responseBody?: z.ZodType;
+  description?: string;
+  bodyMessage?: unknown;
+  queryMessage?: unknown;
+}
+
+export type SpecLoader = (route: Route) => Promise<HandlerSpec>;
+
+const FUNCTIONS_DIR = resolve(fileURLToPath(import.meta.url), '../../../functions');
+
+/** The `RESPONSES` of `functions/<dir>/responses.ts`; none when the area has no such module. */
+export async function responsesOf(dir: string): Promise<Responses> {
+  const file = resolve(FUNCTIONS_DIR, dir, 'responses.ts');
+  if (!existsSync(file)) return {};
+  const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { RESPONSES?: Responses };
+  if (!mod.RESPONSES) throw new Error(`functions/${dir}/responses.ts exports no RESPONSES`);
+  return mod.RESPONSES;
+}
+
+/**
+ * Imports `functions/<handler>.ts` (module init only: no handler runs) and returns its
+ * `.spec`, with its response schemas from the area's `responses.ts` beside it (`RESPONSES`,
+ * keyed by the handler's file name; see functions/api/shapes.ts `Responses`): `data` (the
+ * envelope's `data` of the 2xx answer), `elements` (one element of a per-phrase array answer)
+ * or `body` (the whole 2xx body). A module per area keeps zod out of the handlers' bundles.
+ */
+export const loadHandlerSpec: SpecLoader = async (route) => {
+  const file = resolve(FUNCTIONS_DIR, `${route.handler}.ts`);
+  const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { handler?: unknown };
+  if (typeof mod.handler !== 'function') throw new Error(`functions/${route.handler}.ts exports no handler`);
+  const spec = { ...((mod.handler as { spec?: HandlerSpec }).spec ?? {}) };
+  const r = (await responsesOf(dirname(route.handler)))[basename(route.handler)];
+  if (r?.data) spec.response = r.data;
+  if (r?.elements) spec.elements = r.elements;
+  if (r?.body) spec.responseBody = r.body;
+  return spec;
+};
+
+// ---------------------------------------------------------------------------------------
+// zod -> JSON Schema (draft 2020-12)
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Schemas with no JSON Schema equivalent (z.custom, z.date ...) seen while generating. */
+export interface Warning {
+  where: string;
+  message: string;
+}
+
+class SchemaConverter {
+  readonly warnings: Warning[] = [];
+  /** Named schemas hoisted out of `$defs` (schemas registered with a zod `id`). */
+  readonly hoisted: Record<string, Json> = {};
+
+  /**
+   * `query`: the schema parses query strings, so a string piped into a number
+   * (`z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(100))`) is
+   * documented as that number, the way OpenAPI describes a serialized query parameter.
+   */
+  convert(schema: z.ZodType, io: 'input' | 'output', where: string, opts: { query?: boolean } = {}): Json {
+    const js = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      reused: 'inline',
+      unrepresentable: (ctx) => {
+        this.warnings.push({ where: `${where} ${ctx.path.join('.')}`.trim(), message: ctx.message });
+        return 'any';
+      },
+      override: opts.query ? numericQueryString : undefined,
+    }) as Json;
+    delete js.$schema;
+    const defs = js.$defs as Record<string, Json> | undefined;
+    delete js.$defs;
+    for (const [name, def] of Object.entries(defs ?? {})) {
+      const existing = this.hoisted[name];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(tidy(def))) {
+        throw new Error(`Two different schemas are registered with the zod id "${name}" (${where})`);
+      }
+      this.hoisted[name] = tidy(def);
+    }
+    return tidy(js);
+  }
+}
+
+function numericQueryString(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; out?: z.ZodType } } })._zod.def;
+  if (def.type !== 'pipe' || !def.out || ctx.jsonSchema.type !== 'string') return;
+  let out: Json;
+  try {
+    out = z.toJSONSchema(def.out, { target: 'draft-2020-12', io: 'output' }) as Json;
+  } catch {
+    return; // a transform: keep the string
+  }
+  if (out.type !== 'integer' && out.type !== 'number') return;
+  delete out.$schema;
+  const description = ctx.jsonSchema.description;
+  for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
+  Object.assign(ctx.jsonSchema, out, description === undefined ? {} : { description });
+}
+
+/**
+ * Readability without changing meaning for a client: zod's full regex next to a `format`
+ * (date-time, email ...) and the ±2^53-1 bounds of `.int()` are implementation detail.
+ * `$ref`s to `$defs` point at components (hoisted there).
+ */
+function tidy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(tidy) as T;
+  if (!value || typeof value !== 'object') return value;
+  const out: Json = {};
+  const v = value as Json;
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'pattern' && typeof v.format === 'string') continue;
+    if ((k === 'minimum' && x === -MAX_SAFE) || (k === 'maximum' && x === MAX_SAFE)) continue;
+    if (k === '$ref' && typeof x === 'string') {
+      if (x === '#') throw new Error('Recursive zod schemas are not supported by the OpenAPI generator');
+      out[k] = x.replace(/^#\/\$defs\//, '#/components/schemas/');
+      continue;
+    }
+    out[k] = tidy(x);
+  }
+  return out as T;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared components
+
+const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const TAGS: Record<string, { name: string; description: string }> = {
+  operator: { name: 'Operator', description: 'The platform operator: participants and their API keys (operator key).' },
+  bank: {
+    name: 'Bank',
+    description:
+      "A bank onboards customers, links devices, answers intents, billing requests and refunds, and manages its customers' decisions.",
+  },
+  merchant: {
+    name: 'Merchant',
+    description:
+      'Discovery, billing intents, bills, one-time payments, decisions and balance. A provider may call these for one of its merchants with `X-Entity-Id`.',
+  },
+  recurring: {
+    name: 'Recurring schedules',
+    description: 'Recurring billing under an approve_recurring agreement (trusted premium merchants).',
+  },
+  transactions: {
+    name: 'Transactions',
+    description: 'Transaction history and details, visible to the merchant, its provider and the bank.',
+  },
+  refunds: { name: 'Refunds', description: 'Full or partial refunds of succeeded transactions.' },
+  provider: { name: 'Provider', description: 'A provider onboards merchants and manages their trust.' },
+  webhooks: {
+    name: 'Webhook endpoints',
+    description: 'Where events are delivered, and the deliveries made. See the Webhooks section for each event.',
+  },
+  sandbox: { name: 'Sandbox', description: 'Test helpers of the sandbox stage only (404 `Route not found` in live).' },
+  docs: { name: 'Documentation', description: 'This document and its reference page (public).' },
+};
+
+function tagOf(route: Route): string {
+  const area = route.handler.split('/')[1] ?? 'other';
+  return TAGS[area]?.name ?? area.charAt(0).toUpperCase() + area.slice(1);
+}
+
+/** `api/bank/create-customers` -> `bankCreateCustomers` (handler modules are unique per route). */
+export function operationIdOf(route: Route): string {
+  const words = route.handler
+    .replace(/^api\//, '')
+    .split(/[/-]/)
+    .filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+}
+
+const pascal = (type: string) =>
+  type
+    .split(/[._-]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+export const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
+export const eventDataSchemaName = (type: EventType) => `${pascal(type)}Data`;
+
+const integer = { type: 'integer' };
+const stringSchema = { type: 'string' };
+
+function header(description: string, schema: Json = stringSchema, required?: boolean): Json {
+  return { description, ...(required !== undefined ? { required } : {}), schema };
+}
+
+function components(stage: Stage): Json {
+  const keyPrefix = `sk_${stage}_`;
+  const errorEnvelope = (status?: number) => ({
+    type: 'object',
+    required: ['statusCode', 'success', 'message'],
+    properties: {
+      statusCode: status ? { type: 'integer', const: status } : integer,
+      success: { type: 'boolean', const: false },
+      message: { type: 'string', description: 'Human-readable; the exact messages are part of the contract' },
+      code: { type: 'string', description: 'Stable machine-readable code, e.g. `validation_error`, `not_found`, `rate_limited`' },
+    },
+  });
+  const requestId = ref('headers', 'X-Request-Id');
+  const errorResponse = (description: string, schema: Json, example: Json, headers: Json = {}) => ({
+    description,
+    headers: { 'X-Request-Id': requestId, ...headers },
+    content: { 'application/json': { schema, example } },
+  });
+  return {
+    securitySchemes: {
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: `${keyPrefix}<40 random><6 check>`,
+        description:
+          `The participant's API key: \`Authorization: Bearer ${keyPrefix}…\`. This ${stage} deployment accepts only ${stage} keys ` +
+          `(another stage's key: 401 \`API key is not valid for the ${stage} environment\`). Keys are issued by the operator ` +
+          '(and, for merchants a provider creates, in that response); each is shown once and stored only as a hash. ' +
+          'Its last 6 characters are a checksum (CRC32 of the rest, base62): a key that fails it is 401 `Invalid API key`.',
+      },
+      operatorKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: "The platform operator's key (`OPERATOR_API_KEY`). Not rate limited.",
+      },
+      personToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          "A signed-in person's Amazon Cognito access token (DESIGN 8.3): `Authorization: Bearer <access token>`. The person acts for a participant " +
+          'they are a member of (`X-Participant-Id` chooses when there are several) with their role (`x-roles`); a role the operation does not allow: ' +
+          '403 `Insufficient role`. A forged, tampered or wrong-client token: 401 `Invalid access token`; an expired one: 401 `Access token has expired`.',
+      },
+    },
+    parameters: {
+      'Idempotency-Key': {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h ' +
+          'replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 ' +
+          '`Idempotency key reused with a different request`; while the first is still running: 409 ' +
+          '`Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+      'X-Entity-Id': {
+        name: 'X-Entity-Id',
+        in: 'header',
+        required: false,
+        description:
+          "A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; " +
+          'a provider calling a merchant endpoint without it: 400. Ignored for other callers.',
+        schema: { type: 'string' },
+      },
+      'X-Participant-Id': {
+        name: 'X-Participant-Id',
+        in: 'header',
+        required: false,
+        description:
+          'A signed-in person who belongs to several participants names the one they act for (without it: 400). ' +
+          'A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys.',
+        schema: { type: 'string' },
+      },
+    },
+    headers: {
+      'X-Request-Id': header('Id of this request (echoes a well-formed incoming `X-Request-Id`); quote it when reporting a problem'),
+      'X-RateLimit-Limit': header('Requests allowed per window (one minute) for this key and endpoint class', integer),
+      'X-RateLimit-Remaining': header('Requests left in the current window', integer),
+      'X-RateLimit-Reset': header('When the window resets (unix seconds)', integer),
+      'Idempotent-Replayed': header('`true` when this is the stored response of an earlier request with the same Idempotency-Key', {
+        type: 'string',
+        enum: ['true'],
+      }),
+      'Retry-After': header('Seconds to wait before retrying', integer),
+    },
+    schemas: {
+      SuccessEnvelope: {
+        type: 'object',
+        required: ['statusCode', 'success', 'message'],
+        properties: {
+          statusCode: integer,
+          success: { type: 'boolean', const: true },
+          message: { type: 'string' },
+          data: { description: "The operation's result" },
+        },
+        description: 'Some lists add top-level fields next to `data` (e.g. `total`).',
+      },
+      ArrayElement: {
+        type: 'object',
+        required: ['statusCode', 'success', 'message'],
+        properties: { statusCode: integer, success: { type: 'boolean' }, message: { type: 'string' } },
+        description: 'One element per input phrase, with its own status and the phrase it answers.',
+      },
+      Error: errorEnvelope(),
+      FieldError: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: {
+          path: { type: 'string', description: 'Dotted path of the field (`(root)` for the whole body)' },
+          message: { type: 'string' },
+        },
+      },
+      ValidationError: {
+        ...errorEnvelope(400),
+        properties: {
+          ...errorEnvelope(400).properties,
+          errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'What was wrong, field by field (at most 50)' },
+        },
+      },
+    },
+    responses: {
+      BadRequest: errorResponse(
+        'Invalid input: nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...).',
+        ref('schemas', 'ValidationError'),
+        {
+          statusCode: 400,
+          success: false,
+          message: 'Invalid request parameters',
+          code: 'validation_error',
+          errors: [{ path: 'amount', message: 'Too small: expected number to be >=1' }],
+        },
+      ),
+      Unauthorized: errorResponse('Missing, invalid or revoked API key, or a key of the other stage.', ref('schemas', 'Error'), {
+        statusCode: 401,
+        success: false,
+        message: 'Invalid API key',
+        code: 'unauthorized',
+      }),
+      Forbidden: errorResponse('The caller may not do this (participant kind, trust level, permission).', ref('schemas', 'Error'), {
+        statusCode: 403,
+        success: false,
+        message: 'Forbidden for this participant type',
+        code: 'forbidden',
+      }),
+      NotFound: errorResponse("Not found, or another participant's resource (never visible).", ref('schemas', 'Error'), {
+        statusCode: 404,
+        success: false,
+        message: 'Route not found',
+        code: 'not_found',
+      }),
+      Conflict: errorResponse(
+        'Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress.',
+        ref('schemas', 'Error'),
+        { statusCode: 409, success: false, message: 'Idempotency key reused with a different request', code: 'conflict' },
+      ),
+      TooManyRequests: errorResponse(
+        'Rate limit reached for this key and endpoint class.',
+        ref('schemas', 'Error'),
+        { statusCode: 429, success: false, message: 'Too many requests', code: 'rate_limited' },
+        {
+          'Retry-After': ref('headers', 'Retry-After'),
+          'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+          'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+          'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+        },
+      ),
+      InternalError: errorResponse(
+        'Unexpected failure; never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST).',
+        ref('schemas', 'Error'),
+        { statusCode: 500, success: false, message: 'Internal server error', code: 'internal_error' },
+      ),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Operations
+
+const KIND_NAMES: Record<string, string> = { bank: 'a bank', merchant: 'a merchant', provider: 'a provider', operator: 'the operator' };
+
+function whoMayCall(route: Route, stage: Stage): string {
+  if (route.kinds.length === 0) return 'Public: no API key.';
+  const names = route.kinds.map((k) => KIND_NAMES[k] ?? k);
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  let s = `**Who may call:** ${list}.`;
+  if (route.kinds.includes('merchant')) s += ' A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`.';
+  s += ' Anyone else: 403 `Forbidden for this participant type`.';
+  if (route.caller === 'applicant')
+    return `**Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 \`This action requires a signed-in user\`.`;
+  if (route.caller === 'person') s += ' **Signed-in people only:** API keys get 403 `This action requires a signed-in user`.';
+  if (!route.kinds.every((k) => k === 'operator')) {
+    s += ` People's roles: ${rolesFor(route, stage).join(', ')}${permissionOf(route) === 'money' && stage === 'sandbox' ? ' (developer: sandbox only)' : ''} (else 403 \`Insufficient role\`).`;
+  }
+  return s;
+}
+
+const isParticipantRoute = (r: Route) => r.kinds.some((k) => k !== 'operator') && r.caller !== 'applicant';
+/** A person's token is accepted, acting for a participant with a role (not on applicant routes). */
+const acceptsPerson = (r: Route) => isParticipantRoute(r);
+
+function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, status: number, conv: SchemaConverter): Json {
+  const shape = facts.shape ?? 'envelope';
+  const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  if (isParticipantRoute(route)) {
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = ref('headers', h);
+  }
+  if (route.method === 'POST') headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+
+  let content: Json;
+  if (shape === 'html') content = { 'text/html': { schema: { type: 'string' } } };
+  else if (shape === 'openapi' || (shape === 'object' && spec.responseBody)) {
+    const schema = spec.responseBody
+      ? conv.convert(spec.responseBody, 'output', `${routeKey(route)} body`)
+      : { type: 'object', description: 'This OpenAPI 3.1 document' };
+    content = { 'application/json': { schema } };
+  } else if (shape === 'array') {
+    const items = spec.elements ? conv.convert(spec.elements, 'output', `${routeKey(route)} element`) : ref('schemas', 'ArrayElement');
+    content = { 'application/json': { schema: { type: 'array', items } } };
+  } else if (shape === 'object')
+    content = { 'application/json': { schema: { type: 'object', required: ['statusCode'], properties: { statusCode: integer } } } };
+  else if (spec.response) {
+    const data = conv.convert(spec.response, 'output', `${routeKey(route)} response`);
+    content = {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['statusCode', 'success', 'message', 'data'],
+          properties: {
+            statusCode: { type: 'integer', const: status },
+            success: { type: 'boolean', const: true },
+            message: { type: 'string' },
+            data,
+          },
+        },
+      },
+    };
+  } else content = { 'application/json': { schema: ref('schemas', 'SuccessEnvelope') } };
+
+  const description = facts.note ?? (shape === 'html' ? 'The page' : shape === 'openapi' ? 'The document' : 'Success');
+  return { description, headers, content };
+}
+
+/**
+ * One parameter per property of the query object. A default applied by a transform
+ * (`.optional().transform((v) => v ?? 20)`) is not in the JSON Schema: it is found by
+ * parsing an absent value.
+ */
+function queryParameters(zodQuery: z.ZodType, schema: Json, where: string): Json[] {
+  const props = schema.properties as Record<string, Json> | undefined;
+  if (schema.type !== 'object' || !props) throw new Error(`${where}: the query schema must be a zod object`);
+  const shape = (zodQuery as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(props).map(([name, s]) => {
+    const { description, ...rest } = s;
+    if (rest.default === undefined && shape[name]) {
+      const absent = shape[name].safeParse(undefined);
+      if (absent.success && absent.data !== undefined && (typeof absent.data !== 'object' || absent.data === null))
+        rest.default = absent.data;
+    }
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage: Stage): Json {
+  const key = routeKey(route);
+  const facts = RESPONSE_FACTS[key] ?? {};
+  const statuses = facts.status ?? [200];
+  const isPublic = route.kinds.length === 0;
+
+  const parameters: Json[] = [];
+  for (const m of route.path.matchAll(/\{([^}]+)\}/g)) {
+    parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+  }
+  if (spec.query) parameters.push(...queryParameters(spec.query, conv.convert(spec.query, 'input', `${key} query`, { query: true }), key));
+  if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'));
+  if (route.kinds.includes('merchant')) parameters.push(ref('parameters', 'X-Entity-Id'));
+  if (acceptsPerson(route)) parameters.push(ref('parameters', 'X-Participant-Id'));
+
+  const notes: string[] = [];
+  if (spec.description) notes.push(spec.description);
+  notes.push(whoMayCall(route, stage));
+  if (route.sandboxOnly) notes.push('**Sandbox only:** 404 `Route not found` in live.');
+  if (typeof spec.bodyMessage === 'string') notes.push(`An invalid body is 400 \`${spec.bodyMessage}\`.`);
+  if (typeof spec.queryMessage === 'string') notes.push(`An invalid query is 400 \`${spec.queryMessage}\`.`);
+
+  const op: Json = {
+    operationId: operationIdOf(route),
+    summary: route.summary,
+    description: notes.join('\n\n'),
+    tags: [tagOf(route)],
+    security: isPublic
+      ? []
+      : route.kinds.every((k) => k === 'operator')
+        ? [{ operatorKey: [] }]
+        : route.caller
+          ? [{ personToken: [] }]
+          : [{ apiKey: [] }, { personToken: [] }],
+    'x-participant-kinds': route.kinds,
+  };
+  if (acceptsPerson(route)) op['x-roles'] = [...rolesFor(route, stage)];
+  if (route.caller) op['x-caller'] = route.caller;
+  if (route.rateClass) op['x-rate-class'] = route.rateClass;
+  if (route.sandboxOnly) op['x-sandbox-only'] = true;
+  if (parameters.length) op.parameters = parameters;
+
+  if (spec.body) {
+    const body = conv.convert(spec.body, 'input', `${key} body`);
+    const required = Array.isArray(body.required) && body.required.length > 0;
+    op.requestBody = { required, content: { 'application/json': { schema: body } } };
+  }
+
+  const responses: Json = {};
+  for (const status of statuses) responses[String(status)] = successResponse(route, spec, facts, status, conv);
+  const mayBeBad = !isPublic && (spec.body || spec.query || route.method === 'POST' || route.kinds.includes('merchant'));
+  if (mayBeBad) responses['400'] = ref('responses', 'BadRequest');
+  if (!isPublic) {
+    responses['401'] = ref('responses', 'Unauthorized');
+    responses['403'] = ref('responses', 'Forbidden');
+    responses['404'] = ref('responses', 'NotFound');
+    if (route.access === 'write') responses['409'] = ref('responses', 'Conflict');
+    if (isParticipantRoute(route)) responses['429'] = ref('responses', 'TooManyRequests');
+  }
+  responses['500'] = ref('responses', 'InternalError');
+  if (facts.shape === 'array') {
+    // Per-element answers: when every element has the same status, it is the HTTP status
+    // (all refused: 403 with the array). Whole-request errors keep the error envelope.
+    for (const status of ['403', '404', '409', '500']) {
+      if (!responses[status]) continue;
+      responses[status] = {
+        description: `The elements, when all share this status; or the error envelope when the whole request is refused.`,
+        headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+        content: {
+          'application/json': { schema: { oneOf: [ref('schemas', 'Error'), { type: 'array', items: ref('schemas', 'ArrayElement') }] } },
+        },
+      };
+    }
+  }
+  op.responses = responses;
+  return op;
+}
+
+// ---------------------------------------------------------------------------------------
+// Webhooks
+
+function webhookParameters(): Json {
+  return {
+    'X-Webhook-Id': {
+      name: 'X-Webhook-Id',
+      in: 'header',
+      required: true,
+      description: 'The event id (= body `id`), the same on every retry and replay: deduplicate on it.',
+      schema: { type: 'string' },
+    },
+    'X-Webhook-Timestamp': {
+      name: 'X-Webhook-Timestamp',
+      in: 'header',
+      required: true,
+      description:
+        'Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`).',
+      schema: { type: 'string', pattern: '^\\d+$' },
+    },
+    'X-Webhook-Signature': {
+      name: 'X-Webhook-Signature',
+      in: 'header',
+      required: true,
+      description:
+        'Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation ' +
+        "(24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time.",
+      schema: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})?$' },
+    },
+    'webhook-id': {
+      name: 'webhook-id',
+      in: 'header',
+      required: true,
+      description: 'Standard Webhooks: the same value as `X-Webhook-Id`.',
+      schema: { type: 'string' },
+    },
+    'webhook-timestamp': {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      description:
+        'Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes).',
+      schema: { type: 'string', pattern: '^\\d+$' },
+    },
+    'webhook-signature': {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      description:
+        'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 ' +
+        'decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` ' +
+        'libraries and `verifyWebhook` of `@idpay/sdk` check it.',
+      schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+    },
+  };
+}
+
+/** Every delivery carries both header sets (DESIGN 6.6 and 8.2). */
+const WEBHOOK_HEADERS = [
+  'X-Webhook-Id',
+  'X-Webhook-Timestamp',
+  'X-Webhook-Signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+];
+
+function webhooks(conv: SchemaConverter, schemas: Json): Json {
+  const out: Json = {};
+  for (const type of EVENT_TYPES) {
+    const doc = EVENT_CATALOG[type];
+    const body = conv.convert(eventBodySchema(type), 'input', `event ${type}`);
+    schemas[eventDataSchemaName(type)] = conv.convert(doc.data, 'input', `event ${type} data`);
+    (body.properties as Json).data = ref('schemas', eventDataSchemaName(type));
+    schemas[eventSchemaName(type)] = body;
+    out[type] = {
+      post: {
+        operationId: `event${pascal(type)}`,
+        summary: type,
+        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
+        tags: ['Webhook events'],
+        'x-receiver': doc.receiver,
+        // The receiver authenticates the sender by signature, not by a security scheme.
+        security: [],
+        parameters: WEBHOOK_HEADERS.map((n) => ref('parameters', n)),
+        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', eventSchemaName(type)) } } },
+        responses: {
+          '2XX': { description: 'Delivered. Answer within 10 seconds and do the work afterwards.' },
+          '410': { description: 'Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx).' },
+          default: {
+            description:
+              'Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential ' +
+              'backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured.',
+          },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The document
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(resolve(FUNCTIONS_DIR, '../package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+function introduction(stage: Stage): string {
+  return [
+    `Identity-based payments: banks onboard customers, merchants find them by device or email, ask for billing permission, bill, run recurring schedules and refund; providers onboard and manage merchants. This document describes the **${stage}** stage${stage === 'sandbox' ? ' (simulated data and test helpers)' : ' (real money)'}.`,
+    '## Authentication',
+    `Every call except the documentation sends \`Authorization: Bearer <API key>\` (\`sk_${stage}_…\`). Each operation lists who may call it (\`x-participant-kinds\`). A provider calls a merchant endpoint for one of its merchants with \`X-Entity-Id: <merchant id>\`.`,
+    '## Envelopes',
+    'Success: `{statusCode, success: true, message, data}` (lists may add `total` beside `data`). Error: `{statusCode, success: false, message, code}`, plus `errors: [{path, message}]` on 400s. Invalid input writes nothing. Every response carries `X-Request-Id`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
+    '## Conventions',
+    'Amounts are JSON numbers in major units (NGN 1500.5), at most 2 decimals, minimum NGN 1.00; currency `NGN` only today. Lists page with `limit` (default 20, at most 100) and `skip` or `offset`. Every POST accepts `Idempotency-Key`.',
+    '## Webhooks',
+    'Events are POSTed to the endpoints you register (Webhook endpoints), signed twice: `webhook-signature` (Standard Webhooks: HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<raw body>`, so a replayed old delivery can be refused) and `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret). The Webhooks section lists every event and its `data`.',
+  ].join('\n\n');
+}
+
+export interface GeneratedDocument {
+  document: Json;
+  warnings: Warning[];
+}
+
+/** The OpenAPI 3.1 document of one stage (sandbox-only routes only in the sandbox document). */
+export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadHandlerSpec): Promise<GeneratedDocument> {
+  const conv = new SchemaConverter();
+  const base = components(stage);
+  const schemas = base.schemas as Json;
+  const paths: Record<string, Json> = {};
+  const usedTags: string[] = [];
+  for (const route of routesFor(stage)) {
+    const spec = await loadSpec(route);
+    const item = (paths[route.path] ??= {});
+    const method = route.method.toLowerCase();
+    if (item[method]) throw new Error(`Duplicate route ${routeKey(route)}`);
+    item[method] = operation(route, spec, conv, stage);
+    const tag = tagOf(route);
+    if (!usedTags.includes(tag)) usedTags.push(tag);
+  }
+  const hooks = webhooks(conv, schemas);
+  for (const [name, def] of Object.entries(conv.hoisted)) {
+    if (schemas[name]) throw new Error(`Schema name ${name} is used twice`);
+    schemas[name] = def;
+  }
+  const tagDocs = Object.values(TAGS);
+  const document: Json = {
+    openapi: '3.1.1',
+    info: {
+      title: `idpay API (${stage})`,
+      version: packageVersion(),
+      summary: 'Identity-based payment network',
+      description: introduction(stage),
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: '/', description: `The ${stage} deployment serving this document` }],
+    tags: [
+      ...usedTags.map((name) => tagDocs.find((t) => t.name === name) ?? { name }),
+      { name: 'Webhook events', description: 'What the service POSTs to your webhook endpoints.' },
+    ],
+    paths,
+    webhooks: hooks,
+    components: { ...base, parameters: { ...(base.parameters as Json), ...webhookParameters() } },
+  };
+  return { document, warnings: conv.warnings };
+}
+
+/** The committed form: stable key order as generated, 2-space indent, trailing newline. */
+export const serialize = (doc: Json): string => `${JSON.stringify(doc, null, 2)}\n`;

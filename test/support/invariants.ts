@@ -1,0 +1,236 @@
+/**
+ * Whole-table invariants the reliability suite checks after a scenario (faults off, the
+ * system settled): no partial state anywhere.
+ *
+ * - ledger: `checkLedger()` (entries = balance shards = pending settlement batches, double
+ *   entry, no negative balance);
+ * - limits: every decision's counters equal the sum of its succeeded + pending billings,
+ *   per period (month total, day attribute, ISO week total);
+ * - transactions vs ledger: a succeeded billing has exactly one capture entry of its
+ *   amount, any other status none; refundedAmount = its completed refunds, refundReserved =
+ *   its refunds not failed, at most the amount; (sandbox, optional) no refund left pending; a
+ *   completed refund has exactly one refund entry, others none;
+ * - outbox: every billing has its `billing.request` event, every answered billing its
+ *   `billing.response`, every refund its `refund.requested`; every event's deliveries exist;
+ * - deliveries: every delivery is `delivered`, and the receiver got its event id;
+ * - settlements: every settlement's lines sum to its amount and count its
+ *   transactions and refunds; a transaction names a settlement exactly when one of that
+ *   settlement's payment lines is its capture; no line names a settlement that does not exist
+ *   (nothing pending: the system is settled); the trial balance is balanced.
+ */
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../functions/config';
+import type { BillItem } from '../../functions/bills/types';
+import { db } from '../../functions/platform/clients';
+import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
+import { trialBalance } from '../../functions/ledger/reports';
+import { signedLineAmount, type SettlementLine, type SettlementRecord } from '../../functions/ledger/settlement-views';
+import type { RefundItem } from '../../functions/refunds/views';
+import { table } from '../../functions/platform/table';
+import type { DeliveryItem } from '../../functions/webhooks/delivery-store';
+import type { Receiver } from '../../local/receiver';
+
+export async function scanAll(): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await db().send(new ScanCommand({ TableName: table(), ExclusiveStartKey: start, ConsistentRead: true }));
+    out.push(...((r.Items ?? []) as Record<string, unknown>[]));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Items on the due index at or before `at` (every shard). */
+export async function dueCount(at: Date): Promise<number> {
+  let n = 0;
+  for (let s = 0; s < config.dueShards(); s++) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: 'due',
+          KeyConditionExpression: 'duePk = :p AND dueSk <= :t',
+          ExpressionAttributeValues: { ':p': `DUE#${s}`, ':t': `${at.toISOString()}#~` },
+          Select: 'COUNT',
+          ExclusiveStartKey: start,
+        }),
+      );
+      n += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+  return n;
+}
+
+const prefixed = <T>(items: Record<string, unknown>[], prefix: string) => items.filter((i) => String(i.pk).startsWith(prefix)) as T[];
+
+export interface Report {
+  problems: string[];
+  counts: Record<string, number>;
+}
+
+export async function checkInvariants(
+  opts: {
+    receiver?: Receiver;
+    deliveries?: 'delivered' | 'final';
+    /** Sandbox, after recovery: every refund has reached completed or failed (auto-completion is due), none is stuck. */
+    refundsFinal?: boolean;
+  } = {},
+): Promise<Report> {
+  const items = await scanAll();
+  const problems: string[] = [];
+  const bills = prefixed<BillItem>(items, 'BILL#');
+  const refunds = prefixed<RefundItem>(items, 'REFUND#');
+  const entries = prefixed<LedgerEntry>(items, 'LEDGER#');
+  const events = prefixed<{ id: string; type: string; data: Record<string, unknown>; deliveryIds: string[] }>(items, 'EVT#');
+  const deliveries = prefixed<DeliveryItem>(items, 'WHDL#').filter((d) => d.sk === 'WHDL');
+  const counters = prefixed<Record<string, unknown>>(items, 'LIM#');
+
+  // Ledger.
+  const ledger = await checkLedger();
+  problems.push(...ledger.problems.map((p) => `ledger: ${p}`));
+  if (ledger.imbalance !== 0) problems.push(`ledger: imbalance ${ledger.imbalance}`);
+
+  // Limits: counters = succeeded + pending, per decision and period.
+  const expected = new Map<string, number>();
+  const add = (k: string, v: number) => expected.set(k, (expected.get(k) ?? 0) + v);
+  for (const b of bills) {
+    if (b.status !== 'succeeded' && b.status !== 'pending') continue;
+    add(`LIM#${b.decisionId}|M#${b.periods.month}|total`, b.amount);
+    add(`LIM#${b.decisionId}|M#${b.periods.month}|d${b.periods.day.slice(8, 10)}`, b.amount);
+    add(`LIM#${b.decisionId}|W#${b.periods.week}|total`, b.amount);
+  }
+  const actual = new Map<string, number>();
+  for (const c of counters) {
+    for (const [k, v] of Object.entries(c)) {
+      if (k === 'total' || /^d\d\d$/.test(k)) actual.set(`${String(c.pk)}|${String(c.sk)}|${k}`, Number(v));
+    }
+  }
+  for (const k of new Set([...expected.keys(), ...actual.keys()])) {
+    const e = expected.get(k) ?? 0;
+    const a = actual.get(k) ?? 0;
+    if (e !== a) problems.push(`limits: ${k} counter ${a} != succeeded + pending ${e}`);
+  }
+
+  // Transactions vs ledger entries.
+  const byEntry = new Map<string, LedgerEntry[]>();
+  for (const e of entries) byEntry.set(e.entryId, [...(byEntry.get(e.entryId) ?? []), e]);
+  const refundsOf = new Map<string, RefundItem[]>();
+  for (const r of refunds) refundsOf.set(r.billingRequestId, [...(refundsOf.get(r.billingRequestId) ?? []), r]);
+  for (const b of bills) {
+    const captures = byEntry.get(`capture:${b.billingRequestId}`) ?? [];
+    if (b.status === 'succeeded') {
+      if (captures.length !== 1 || captures[0]!.amount !== b.amount)
+        problems.push(
+          `bill ${b.billingRequestId} succeeded with ${captures.length} capture entries (${captures.map((c) => c.amount)}) for ${b.amount}`,
+        );
+    } else if (captures.length) problems.push(`bill ${b.billingRequestId} is ${b.status} but has a capture entry`);
+    const rs = refundsOf.get(b.billingRequestId) ?? [];
+    // refundReserved counts every refund that is not failed (completed ones stay reserved: refunds/store.ts).
+    const completed = rs.filter((r) => r.status === 'completed').reduce((s, r) => s + r.amount, 0);
+    const reserved = rs.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0);
+    if ((b.refundedAmount ?? 0) !== completed)
+      problems.push(`bill ${b.billingRequestId}: refundedAmount ${b.refundedAmount} != completed refunds ${completed}`);
+    if ((b.refundReserved ?? 0) !== reserved)
+      problems.push(`bill ${b.billingRequestId}: refundReserved ${b.refundReserved} != refunds not failed ${reserved}`);
+    if (reserved > b.amount) problems.push(`bill ${b.billingRequestId}: refunds ${reserved} exceed amount ${b.amount}`);
+    if (rs.length && b.status !== 'succeeded') problems.push(`bill ${b.billingRequestId} is ${b.status} but has refunds`);
+  }
+  for (const r of refunds) {
+    if (opts.refundsFinal && r.status !== 'completed' && r.status !== 'failed') {
+      const { pk: _pk, sk: _sk, gsi2pk: _g, gsi2sk: _g2, ...rest } = r;
+      problems.push(`refund ${r.refundId} is still ${r.status}: ${JSON.stringify(rest)}`);
+    }
+    const es = byEntry.get(`refund:${r.refundId}`) ?? [];
+    if (r.status === 'completed') {
+      if (es.length !== 1 || es[0]!.amount !== r.amount)
+        problems.push(`refund ${r.refundId} completed with ${es.length} ledger entries for ${r.amount}`);
+    } else if (es.length) problems.push(`refund ${r.refundId} is ${r.status} but has a ledger entry`);
+  }
+
+  // Outbox: every state change has its event.
+  const eventsFor = (type: string, key: string) => new Set(events.filter((e) => e.type === type).map((e) => String(e.data?.[key])));
+  const requests = eventsFor('billing.request', 'billingRequestId');
+  const responses = eventsFor('billing.response', 'billingRequestId');
+  const refundRequested = eventsFor('refund.requested', 'refundId');
+  for (const b of bills) {
+    if (!requests.has(b.billingRequestId)) problems.push(`bill ${b.billingRequestId}: no billing.request event`);
+    if (b.status !== 'pending' && !responses.has(b.billingRequestId))
+      problems.push(`bill ${b.billingRequestId} (${b.status}): no billing.response event`);
+  }
+  for (const r of refunds) if (!refundRequested.has(r.refundId)) problems.push(`refund ${r.refundId}: no refund.requested event`);
+
+  // Deliveries: every one exists and was delivered (and the receiver has it).
+  const deliveryById = new Map(deliveries.map((d) => [d.id, d]));
+  for (const e of events)
+    for (const id of e.deliveryIds ?? []) if (!deliveryById.has(id)) problems.push(`event ${e.id} (${e.type}): delivery ${id} missing`);
+  const received = new Map<string, Set<string>>();
+  for (const req of opts.receiver?.requests ?? []) {
+    if (req.status < 200 || req.status >= 300) continue;
+    const id = req.headers['x-webhook-id'];
+    if (id) received.set(id, (received.get(id) ?? new Set()).add(req.path));
+  }
+  const endpoints = new Map(
+    prefixed<{ sk: string; url: string }>(items, 'WHEP#')
+      .filter((e) => e.sk.startsWith('EP#'))
+      .map((e) => [e.sk.slice(3), e.url]),
+  );
+  for (const d of deliveries) {
+    const final = opts.deliveries === 'final' ? d.status !== 'pending' : d.status === 'delivered';
+    if (!final) {
+      const { attemptLog: _log, pk: _pk, sk: _sk, gsi2pk: _g, gsi2sk: _g2, ...rest } = d;
+      problems.push(
+        `delivery ${d.id} (${d.eventType}) is ${d.status} after ${d.attempts} attempts: ${JSON.stringify(rest)} log ${JSON.stringify(d.attemptLog)}`,
+      );
+    }
+    if (opts.receiver && d.status === 'delivered') {
+      const url = endpoints.get(d.endpointId);
+      const path = url ? new URL(url).pathname : undefined;
+      if (path && !received.get(d.eventId)?.has(path))
+        problems.push(`delivery ${d.id} is delivered but ${path} never got event ${d.eventId}`);
+    }
+  }
+
+  // Settlements and their lines.
+  const settlements = new Map(prefixed<SettlementRecord>(items, 'STL#').map((r) => [r.settlementId, r]));
+  const lines = prefixed<SettlementLine>(items, 'SLINE#');
+  const linesOf = new Map<string, SettlementLine[]>();
+  for (const l of lines) if (l.settlementId) linesOf.set(l.settlementId, [...(linesOf.get(l.settlementId) ?? []), l]);
+  for (const [id, r] of settlements) {
+    const ls = linesOf.get(id) ?? [];
+    const total = ls.reduce((s, l) => s + signedLineAmount(l), 0);
+    if (r.linesComplete && total !== r.amount) problems.push(`settlement ${id}: lines sum to ${total}, amount ${r.amount}`);
+    const payments = ls.filter((l) => l.type === 'payment').length;
+    if (payments !== r.transactionCount || ls.length - payments !== r.refundCount)
+      problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
+    if (r.dueSk !== undefined) problems.push(`settlement ${id}: its transactions were never stamped (still due ${r.dueSk})`);
+  }
+  for (const id of linesOf.keys()) if (!settlements.has(id)) problems.push(`lines stamped for settlement ${id}, which never committed`);
+  const paidBy = new Map<string, string>();
+  for (const l of lines)
+    if (l.type === 'payment' && l.settlementId && settlements.has(l.settlementId)) paidBy.set(l.billingRequestId, l.settlementId);
+  for (const b of bills) {
+    if ((b.settlementId ?? undefined) !== paidBy.get(b.billingRequestId))
+      problems.push(`bill ${b.billingRequestId}: settlementId ${b.settlementId} but paid by ${paidBy.get(b.billingRequestId)}`);
+  }
+  const tb = await trialBalance();
+  if (!tb.balanced) problems.push(`trial balance not balanced: debit ${tb.totalDebit}, credit ${tb.totalCredit}`);
+
+  return {
+    problems,
+    counts: {
+      settlements: settlements.size,
+      settlementLines: lines.length,
+      bills: bills.length,
+      succeeded: bills.filter((b) => b.status === 'succeeded').length,
+      refunds: refunds.length,
+      completedRefunds: refunds.filter((r) => r.status === 'completed').length,
+      ledgerEntries: entries.length,
+      events: events.length,
+      deliveries: deliveries.length,
+      delivered: deliveries.filter((d) => d.status === 'delivered').length,
+    },
+  };
+}
