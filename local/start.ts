@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
+import { runtimeSettingsFrom } from '../lib/settings';
 import { startApp } from './app';
 import { startDynamo, startSqs } from './services';
 import { cognitoEnv, ensureUserPool, startCognito } from './cognito';
@@ -40,7 +41,8 @@ async function main() {
 
   // The dashboard (served at /dashboard/): built now when missing or older than its sources.
   ensureDashboardBuilt((line) => console.log(line));
-  const dynamo = await startDynamo(inMemory ? {} : { dataDir: paths.dynamo });
+  const say = (line: string) => console.log(line);
+  const dynamo = await startDynamo({ ...(inMemory ? {} : { dataDir: paths.dynamo }), say });
   const sqs = await startSqs(inMemory ? {} : { dataDir: paths.sqs });
   const cognito = await startCognito({
     ...(inMemory ? {} : { dataDir: paths.cognito }),
@@ -78,6 +80,9 @@ async function main() {
       tickMs: Number(process.env.LOCAL_TICK_MS ?? 1000),
       tickPaused: () => readLocalTickState() === 'DISABLED',
       env: {
+        // Deploy-time settings given to npm start (APPROVAL_WINDOW_SECONDS=5 npm start ...): the
+        // handlers read them in-process; artifacts mode synthesizes the template with them.
+        ...runtimeSettingsFrom((name) => process.env[name]),
         STAGE: process.env.STAGE ?? 'sandbox',
         OPERATOR_API_KEY: operatorKey,
         APP_SECRETS: appSecrets,
