@@ -344,6 +344,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       for (const p of pools.values()) p.updateEnvironment(vars);
     },
     settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    mailDir: overridesIn.MAIL_DIR ?? '',
     stop: () =>
       stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }, async () => {
         await Promise.allSettled([...pools.values()].map((p) => p.stop()));
