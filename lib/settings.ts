@@ -30,6 +30,80 @@ export const RUNTIME_DEFAULTS = {
   LOG_LEVEL: 'INFO',
 } as const;
 
+type SettingRule = 'seconds' | 'count' | 'logLevel' | 'json' | 'amount';
+
+/**
+ * The runtime settings an operator may set at deploy time, as context with the variable's own
+ * name (`cdk deploy -c APPROVAL_WINDOW_SECONDS=300 -c WEBHOOK_MAX_ATTEMPTS=10`): each becomes
+ * that environment variable of every function, over RUNTIME_DEFAULTS. The shard counts
+ * (DUE_SHARDS, BALANCE_SHARDS) are not here: they decide where items live, and changing them
+ * on a running stage would hide what the old count wrote.
+ */
+export const RUNTIME_SETTINGS: Record<string, SettingRule> = {
+  APPROVAL_WINDOW_SECONDS: 'seconds',
+  WEBHOOK_MAX_ATTEMPTS: 'count',
+  WEBHOOK_BACKOFF_BASE_SECONDS: 'seconds',
+  WEBHOOK_SLOW_LANE_SECONDS: 'seconds',
+  WEBHOOK_SECRET_OVERLAP_SECONDS: 'seconds',
+  WEBHOOK_RECOVERY_GRACE_SECONDS: 'seconds',
+  RATE_LIMIT_PER_MINUTE: 'count',
+  RATE_LIMITS: 'json',
+  LOG_LEVEL: 'logLevel',
+  PRE_DEBIT_NOTICE_SECONDS: 'seconds',
+  DISPUTE_RESPONSE_SECONDS: 'seconds',
+  REFUND_AUTO_COMPLETE_SECONDS: 'seconds',
+  SANDBOX_BANK_DELAY_SECONDS: 'seconds',
+  TEST_CLOCK_BANK_WAIT_SECONDS: 'seconds',
+  EXPORT_URL_SECONDS: 'seconds',
+  EXPORT_RUN_SECONDS: 'seconds',
+  WITHDRAWAL_MIN: 'amount',
+  WITHDRAWAL_MAX: 'amount',
+};
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+
+/** Why `value` is not a valid value of the setting `name` (undefined when it is). */
+export function settingProblem(name: string, value: string): string | undefined {
+  const rule = RUNTIME_SETTINGS[name];
+  if (!rule) return `is not a runtime setting (known: ${Object.keys(RUNTIME_SETTINGS).join(', ')})`;
+  switch (rule) {
+    case 'seconds':
+      return /^\d{1,9}$/.test(value) ? undefined : 'must be a whole number of seconds';
+    case 'count':
+      return /^[1-9]\d{0,8}$/.test(value) ? undefined : 'must be a whole number above 0';
+    case 'amount':
+      return /^\d{1,12}(\.\d{1,2})?$/.test(value) ? undefined : 'must be an amount in major units';
+    case 'logLevel':
+      return LOG_LEVELS.includes(value.toUpperCase()) ? undefined : `must be one of ${LOG_LEVELS.join(', ')}`;
+    case 'json':
+      try {
+        const v = JSON.parse(value) as unknown;
+        const ok =
+          v !== null &&
+          typeof v === 'object' &&
+          !Array.isArray(v) &&
+          Object.values(v).every((n) => Number.isInteger(n) && (n as number) > 0);
+        return ok ? undefined : 'must be a JSON object of positive whole numbers, e.g. {"billing":300}';
+      } catch {
+        return 'must be JSON, e.g. {"billing":300}';
+      }
+  }
+}
+
+/** The runtime settings found in `source` (context values or an environment), validated. */
+export function runtimeSettingsFrom(source: (name: string) => unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(RUNTIME_SETTINGS)) {
+    const raw = source(name);
+    if (raw === undefined || raw === '') continue;
+    const value = String(raw);
+    const problem = settingProblem(name, value);
+    if (problem) throw new Error(`Setting ${name} ${problem} (got ${JSON.stringify(value)})`);
+    out[name] = value;
+  }
+  return out;
+}
+
 export interface AppSettings {
   stage: StageName;
   /** SHA-256 hex of the operator key, or '' (operator API unusable). */
@@ -47,6 +121,8 @@ export interface AppSettings {
    * it holds index.html. Unset: nothing deployed (bin/app.ts sets `dashboard/dist` by default).
    */
   dashboardDist?: string;
+  /** Runtime settings given at deploy time (`-c NAME=value`, RUNTIME_SETTINGS), over RUNTIME_DEFAULTS. */
+  runtime?: Record<string, string>;
 }
 
 /**
@@ -108,5 +184,6 @@ export function readSettings(scope: Construct): AppSettings {
     alarmEmail: rawEmail,
     dashboardDomain: rawDomain === undefined ? undefined : { name: rawDomain as string, certificateArn: rawCert as string },
     dashboardDist: rawDist,
+    runtime: runtimeSettingsFrom((name) => scope.node.tryGetContext(name)),
   };
 }

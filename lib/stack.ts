@@ -113,6 +113,7 @@ export class CoreStack extends Stack {
         ]),
       ),
       ...RUNTIME_DEFAULTS,
+      ...props.runtime,
       // Only the hash of the operator key is deployed; '' means no operator key is accepted.
       OPERATOR_API_KEY_HASH: props.operatorKeyHash,
       APP_SECRETS_ARN: secrets.secret.secretArn,

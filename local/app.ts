@@ -6,6 +6,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureBucket, ensureQueues, ensureTable, localBucketName } from './resources';
@@ -33,6 +35,8 @@ export interface AppOptions {
    * environment and IAM policies instead of the sources. Default: LOCAL_ARTIFACTS=1.
    */
   artifacts?: boolean;
+  /** The local outbox of e-mail (MAIL_DIR; local/mail.ts): default a folder of the OS temp dir per queue prefix. */
+  mailDir?: string;
 }
 
 export interface LocalApp {
@@ -48,6 +52,8 @@ export interface LocalApp {
   updateEnvironment(vars: Record<string, string>): Promise<void>;
   /** Wait until the queues hold no visible message and no worker is running. */
   settle(timeoutMs?: number): Promise<void>;
+  /** The folder the functions write e-mail into (MAIL_DIR; read with local/mail.ts). */
+  mailDir: string;
   stop(): Promise<void>;
 }
 
@@ -105,7 +111,20 @@ export function startTickTimer(tick: () => Promise<unknown>, opts: Pick<AppOptio
   }, opts.tickMs);
 }
 
-export async function startApp(opts: AppOptions): Promise<LocalApp> {
+/**
+ * The local stack. E-mail goes to a local outbox (MAIL_DIR) and its links name this server
+ * (DASHBOARD_URL), unless the caller sets them.
+ */
+export async function startApp(options: AppOptions): Promise<LocalApp> {
+  const mailDir =
+    options.mailDir ?? options.env?.MAIL_DIR ?? join(tmpdir(), `idpay-mail-${options.queuePrefix.replace(/[^A-Za-z0-9-]/g, '')}`);
+  const opts = { ...options, env: { ...options.env, MAIL_DIR: mailDir } as Record<string, string> };
+  const app = await startRuntime(opts);
+  if (!opts.env.DASHBOARD_URL) await app.updateEnvironment({ DASHBOARD_URL: app.url });
+  return app;
+}
+
+async function startRuntime(opts: AppOptions & { env: Record<string, string> }): Promise<LocalApp> {
   // Queue URLs of the emulator name sqs.<region>.localhost, which the SDK may use as the
   // endpoint: resolve *.localhost to 127.0.0.1 in this process (local runtime only).
   if (!dnsPatched) {
@@ -166,6 +185,7 @@ export async function startApp(opts: AppOptions): Promise<LocalApp> {
     tick,
     updateEnvironment: async (vars) => void Object.assign(process.env, vars),
     settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    mailDir: opts.env.MAIL_DIR!,
     stop: () => stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }),
   };
 }

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Stage } from '../functions/config';
 import { USER_POOL, explicitAuthFlows } from '../functions/identity/pool';
-import { LOCAL_CREDENTIALS, freePort, stopChild, type RunningService } from './services';
+import { LOCAL_CREDENTIALS, freePort, stopChild, type RunningService, waitUntilReady } from './services';
 
 export const COGNITO_LOG_FILE = 'emulator.log';
 
@@ -82,24 +82,15 @@ export async function startCognito(
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
     });
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (exited) {
-      await stop();
-      throw new Error(`cognito-local exited: ${readFileSync(logFile, 'utf8').slice(0, 500)}`);
-    }
-    try {
-      const r = await fetch(`${endpoint}/health`);
-      if (r.ok) break;
-    } catch {
-      /* not yet listening */
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      await stop();
-      throw new Error('cognito-local did not start within 30 s');
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitUntilReady(`the Cognito emulator on ${endpoint}`, async () => (await fetch(`${endpoint}/health`)).ok, {
+      failed: () => (exited ? `it exited: ${readFileSync(logFile, 'utf8').slice(0, 500)}` : undefined),
+      intervalMs: 100,
+    });
+  } catch (e) {
+    child.kill('SIGKILL');
+    await stop();
+    throw e;
   }
   return { endpoint, dataDir, logFile, stop };
 }

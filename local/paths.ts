@@ -11,6 +11,7 @@ export function localPaths() {
     cognito: join(root, 'cognito'),
     operatorKey: join(root, 'operator.key'),
     appSecrets: join(root, 'app-secrets.json'),
+    mail: join(root, 'mail'),
     endpoints: join(root, 'endpoints.json'),
     tickState: join(root, 'tick-state'),
   };

@@ -8,7 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { newOperatorKey } from '../functions/domain/api-keys';
 import { randomToken } from '../functions/domain/ids';
+import { runtimeSettingsFrom } from '../lib/settings';
 import { startApp } from './app';
+import { watchMail } from './mail';
 import { startDynamo, startSqs } from './services';
 import { cognitoEnv, ensureUserPool, startCognito } from './cognito';
 import { ensureDashboardBuilt } from './dashboard';
@@ -40,7 +42,8 @@ async function main() {
 
   // The dashboard (served at /dashboard/): built now when missing or older than its sources.
   ensureDashboardBuilt((line) => console.log(line));
-  const dynamo = await startDynamo(inMemory ? {} : { dataDir: paths.dynamo });
+  const say = (line: string) => console.log(line);
+  const dynamo = await startDynamo({ ...(inMemory ? {} : { dataDir: paths.dynamo }), say });
   const sqs = await startSqs(inMemory ? {} : { dataDir: paths.sqs });
   const cognito = await startCognito({
     ...(inMemory ? {} : { dataDir: paths.cognito }),
@@ -77,7 +80,11 @@ async function main() {
       port: Number(process.env.PORT ?? 3000),
       tickMs: Number(process.env.LOCAL_TICK_MS ?? 1000),
       tickPaused: () => readLocalTickState() === 'DISABLED',
+      mailDir: inMemory ? undefined : paths.mail,
       env: {
+        // Deploy-time settings given to npm start (APPROVAL_WINDOW_SECONDS=5 npm start ...): the
+        // handlers read them in-process; artifacts mode synthesizes the template with them.
+        ...runtimeSettingsFrom((name) => process.env[name]),
         STAGE: process.env.STAGE ?? 'sandbox',
         OPERATOR_API_KEY: operatorKey,
         APP_SECRETS: appSecrets,
@@ -113,6 +120,8 @@ async function main() {
   console.log(`    sign up, confirm with the code printed here, sign in (USER_PASSWORD_AUTH): README "Signing in locally"`);
   console.log(`  Try: curl -s -X POST ${app.url}/v1/operator/participants -H "Authorization: Bearer ${operatorKey}" \\`);
   console.log(`         -H 'Content-Type: application/json' -d '{"type":"merchant","name":"Shop","email":"shop@example.com"}'`);
+  // E-mail (invitations) goes to a local outbox: each new message's link is printed.
+  watchMail(app.mailDir, (m) => console.log(`  E-mail to ${m.to}: ${m.subject}${m.link ? `: ${m.link}` : ''}`));
   console.log('Ctrl-C stops everything.');
 }
 

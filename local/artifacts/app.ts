@@ -21,6 +21,7 @@
  * and local receivers are loopback), NODE_OPTIONS and TZ (per process, not per thread: the
  * source maps and time zone of the local process apply).
  */
+import { runtimeSettingsFrom } from '../../lib/settings';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   CreateTableCommand,
@@ -29,7 +30,7 @@ import {
   DescribeTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
 import { matchRoute } from '../../functions/routes';
@@ -109,14 +110,20 @@ const QUEUE_ATTRIBUTES = [
   'MaximumMessageSize',
 ];
 
-async function createQueues(sqs: SQSClient, model: AppModel) {
+/** Creates (or finds) each queue of the model; its URL by queue name, as the emulator gives it. */
+async function createQueues(sqs: SQSClient, model: AppModel): Promise<Map<string, string>> {
+  const urls = new Map<string, string>();
   for (const q of model.queues) {
     const Attributes: Record<string, string> = {};
     for (const a of QUEUE_ATTRIBUTES) if (q.properties[a] !== undefined) Attributes[a] = String(q.properties[a]);
     const out = await sqs.send(new CreateQueueCommand({ QueueName: q.name, Attributes }));
-    if (out.QueueUrl !== q.url) throw new Error(`artifacts mode: queue ${q.name} got ${out.QueueUrl}, expected ${q.url}`);
+    urls.set(q.name, out.QueueUrl!);
   }
-  // Redrive after every queue exists (a DLQ is referenced by ARN).
+  return urls;
+}
+
+/** Redrive once every queue exists (a DLQ is referenced by ARN). */
+async function redriveQueues(sqs: SQSClient, model: AppModel): Promise<void> {
   for (const q of model.queues) {
     const r = q.properties.RedrivePolicy;
     if (!r) continue;
@@ -134,7 +141,13 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const overridesIn = { ...opts.env };
   const stage = (overridesIn.STAGE ?? 'sandbox') as StageName;
   if (stage !== 'sandbox' && stage !== 'live') throw new Error(`STAGE must be sandbox or live (got ${stage})`);
-  const { dir } = assembly ?? (await ensureAssembly(stage, (s) => console.log(s)));
+  const { dir } =
+    assembly ??
+    (await ensureAssembly(
+      stage,
+      (s) => console.log(s),
+      runtimeSettingsFrom((name) => overridesIn[name]),
+    ));
 
   const ddb = new DynamoDBClient({ endpoint: opts.dynamoEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const sqs = new SQSClient({
@@ -143,18 +156,14 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     credentials: LOCAL_CREDENTIALS,
     useQueueUrlAsEndpoint: false,
   });
-  // The emulator's URL for a queue name (asked once, so template Refs resolve to real URLs).
-  const probe = await sqs.send(new CreateQueueCommand({ QueueName: `${opts.queuePrefix}url-probe` }));
-  const urlBase = probe.QueueUrl!.slice(0, probe.QueueUrl!.lastIndexOf('/') + 1);
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: probe.QueueUrl }));
-  const model = readModel(dir, {
-    region: LOCAL_REGION,
-    tableName: opts.tableName,
-    queuePrefix: opts.queuePrefix,
-    queueUrl: (name) => `${urlBase}${name}`,
-  });
+  // Template Refs to queues resolve to the URLs the emulator gives. A queue kept from an earlier
+  // run (.local/ data) keeps the URL it was created with, naming that run's emulator port, so
+  // each queue is created (or found) first and the model is read with the URLs it answered.
+  const naming = { region: LOCAL_REGION, tableName: opts.tableName, queuePrefix: opts.queuePrefix };
+  const urls = await createQueues(sqs, readModel(dir, { ...naming, queueUrl: (name) => name }));
+  const model = readModel(dir, { ...naming, queueUrl: (name) => urls.get(name)! });
   await createTables(ddb, model);
-  await createQueues(sqs, model);
+  await redriveQueues(sqs, model);
 
   const secrets = new Map(model.secrets.map((s) => [s.arn, secretValue(s.properties, overridesIn.APP_SECRETS)]));
   const principals = new Map<string, IamPrincipal>();
@@ -335,6 +344,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       for (const p of pools.values()) p.updateEnvironment(vars);
     },
     settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    mailDir: overridesIn.MAIL_DIR ?? '',
     stop: () =>
       stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }, async () => {
         await Promise.allSettled([...pools.values()].map((p) => p.stop()));

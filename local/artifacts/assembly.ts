@@ -36,9 +36,10 @@ function files(path: string, out: string[]): void {
   } else out.push(path);
 }
 
-/** Fingerprint of everything the synth of `stage` reads. */
-export function sourceFingerprint(stage: StageName): string {
+/** Fingerprint of everything the synth of `stage` reads, its runtime settings included. */
+export function sourceFingerprint(stage: StageName, runtime: Record<string, string> = {}): string {
   const h = createHash('sha256').update(`stage=${stage}\n`);
+  for (const k of Object.keys(runtime).sort()) h.update(`${k}=${runtime[k]}\n`);
   const all: string[] = [];
   for (const s of SOURCES) files(join(PROJECT_ROOT, s), all);
   for (const f of all) {
@@ -103,9 +104,14 @@ export interface EnsuredAssembly {
 /**
  * The stage's assembly, synthesized first if missing or stale. LOCAL_ARTIFACTS_SYNTH=always
  * forces a synth; =reuse takes any existing assembly as is (set for test workers, after the
- * global setup made it fresh).
+ * global setup made it fresh). `runtime`: deploy-time settings (lib/settings.ts
+ * RUNTIME_SETTINGS), synthesized as `-c NAME=value` exactly as `cdk deploy` would take them.
  */
-export async function ensureAssembly(stage: StageName, log: (s: string) => void = () => undefined): Promise<EnsuredAssembly> {
+export async function ensureAssembly(
+  stage: StageName,
+  log: (s: string) => void = () => undefined,
+  runtime: Record<string, string> = {},
+): Promise<EnsuredAssembly> {
   const dir = assemblyDir(stage);
   const started = Date.now();
   // Test workers: the run's global setup already ensured a fresh assembly (no re-hashing per file).
@@ -113,15 +119,16 @@ export async function ensureAssembly(stage: StageName, log: (s: string) => void 
     return { dir, synthesized: false, ms: 0 };
   }
   return withLock(dir, async () => {
-    const fingerprint = sourceFingerprint(stage);
+    const fingerprint = sourceFingerprint(stage, runtime);
     if (process.env.LOCAL_ARTIFACTS_SYNTH !== 'always' && isFresh(dir, fingerprint)) {
       return { dir, synthesized: false, ms: Date.now() - started };
     }
     log(`artifacts: synthesizing ${stage} into ${relative(PROJECT_ROOT, dir) || dir} (cdk synth, bundles every function)...`);
     rmSync(dir, { recursive: true, force: true });
     const cdk = join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
-    await run(cdk, ['synth', '--quiet', '-o', dir, '-c', `stage=${stage}`]);
-    writeFileSync(join(dir, STAMP), JSON.stringify({ fingerprint, stage, at: new Date().toISOString() }, null, 2));
+    const context = Object.entries(runtime).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+    await run(cdk, ['synth', '--quiet', '-o', dir, '-c', `stage=${stage}`, ...context]);
+    writeFileSync(join(dir, STAMP), JSON.stringify({ fingerprint, stage, runtime, at: new Date().toISOString() }, null, 2));
     const ms = Date.now() - started;
     log(`artifacts: ${stage} synthesized in ${(ms / 1000).toFixed(1)} s`);
     return { dir, synthesized: true, ms };

@@ -539,13 +539,42 @@ describe('settings', () => {
   const appWith = (context: Record<string, unknown>) => new App({ context });
 
   it('defaults to the sandbox stage without an operator key hash', () => {
-    expect(readSettings(appWith({}))).toEqual({ stage: 'sandbox', operatorKeyHash: '', alarmEmail: undefined });
+    expect(readSettings(appWith({}))).toEqual({ stage: 'sandbox', operatorKeyHash: '', alarmEmail: undefined, runtime: {} });
   });
 
   it('reads stage and operator key hash from context and rejects bad values', () => {
     expect(readSettings(appWith({ stage: 'live', operatorKeyHash: OPERATOR_HASH })).stage).toBe('live');
     expect(() => readSettings(appWith({ stage: 'prod' }))).toThrow(/stage/);
     expect(() => readSettings(appWith({ operatorKeyHash: 'sk_live_plainkey' }))).toThrow(/operatorKeyHash/);
+  });
+
+  it('takes every runtime setting at deploy time (-c NAME=value) and refuses bad values', () => {
+    const given = {
+      APPROVAL_WINDOW_SECONDS: '5',
+      WEBHOOK_MAX_ATTEMPTS: '3',
+      WEBHOOK_BACKOFF_BASE_SECONDS: '1',
+      RATE_LIMIT_PER_MINUTE: '50',
+      RATE_LIMITS: '{"billing":20}',
+      LOG_LEVEL: 'WARN',
+      PRE_DEBIT_NOTICE_SECONDS: '0',
+      DISPUTE_RESPONSE_SECONDS: '60',
+      SANDBOX_BANK_DELAY_SECONDS: '1',
+      TEST_CLOCK_BANK_WAIT_SECONDS: '2',
+    };
+    const settings = readSettings(appWith(given));
+    expect(settings.runtime).toEqual(given);
+    const built = buildStage('sandbox', { operatorKeyHash: OPERATOR_HASH, runtime: settings.runtime });
+    const fns = Object.entries(built.resources).filter(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
+    );
+    expect(fns.length).toBeGreaterThan(50);
+    for (const [id, fn] of fns) expect(fn.Properties.Environment.Variables, id).toMatchObject(given);
+    expect(() => readSettings(appWith({ APPROVAL_WINDOW_SECONDS: 'soon' }))).toThrow(
+      /APPROVAL_WINDOW_SECONDS must be a whole number of seconds/,
+    );
+    expect(() => readSettings(appWith({ WEBHOOK_MAX_ATTEMPTS: '0' }))).toThrow(/WEBHOOK_MAX_ATTEMPTS must be a whole number above 0/);
+    expect(() => readSettings(appWith({ RATE_LIMITS: '{"billing":-1}' }))).toThrow(/RATE_LIMITS must be a JSON object/);
+    expect(() => readSettings(appWith({ LOG_LEVEL: 'LOUD' }))).toThrow(/LOG_LEVEL must be one of/);
   });
 
   it('names queue URL variables the way functions/config.ts reads them', () => {
