@@ -6,9 +6,14 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHmac, createSign } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import type { TestApp } from './app';
+import type { Party } from './flows';
+import { newEmail, personCaller, signUpAndIn, type SignedIn } from './people';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -94,4 +99,82 @@ export async function openPage(page: Page, link: string): Promise<void> {
     .first()
     .waitFor({ state: 'detached' })
     .catch(() => undefined);
+}
+
+/** The 6-digit TOTP code (RFC 6238: SHA-1, 30 s) an authenticator app shows for a base32 `secret`. */
+export function totp(secret: string, at = Date.now()): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...secret.replace(/=+$/, '').toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const h = createHmac('sha1', key).update(counter).digest();
+  const offset = h[h.length - 1]! & 0xf;
+  return String((h.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/**
+ * `accessToken` as it will be once expired: the same claims with `exp` in the past, signed
+ * with the emulator's own key (cognito-local ships it), so only the expiry is wrong.
+ */
+export function expiredCopyOf(accessToken: string): string {
+  const pem = (
+    JSON.parse(
+      readFileSync(
+        join(dirname(createRequire(import.meta.url).resolve('cognito-local/package.json')), 'lib', 'keys', 'cognitoLocal.private.json'),
+        'utf8',
+      ),
+    ) as { pem: string }
+  ).pem;
+  const [header, payload] = accessToken
+    .split('.')
+    .slice(0, 2)
+    .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+  const now = Math.floor(Date.now() / 1000);
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const data = `${part(header)}.${part({ ...payload, iat: now - 7200, auth_time: now - 7200, exp: now - 3600 })}`;
+  return `${data}.${createSign('RSA-SHA256').update(data).sign(pem).toString('base64url')}`;
+}
+
+/** The signed-in person's session as the dashboard keeps it (localStorage, shared by every tab). */
+export async function storedSession(
+  page: Page,
+): Promise<{ email: string; tokens: { accessToken: string; refreshToken?: string; expiresAt: number } }> {
+  const raw = await page.evaluate(() =>
+    (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('idpay.session'),
+  );
+  expect(raw, 'a stored session').toBeTruthy();
+  return JSON.parse(raw!);
+}
+
+/** After a navigation: the tab's title is the page's, and focus is on its heading. */
+export async function expectArrivedAt(page: Page, title: string): Promise<void> {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await expect.poll(() => page.title()).toBe(`${title} · idpay dashboard`);
+  await expect
+    .poll(() =>
+      page.evaluate(() => {
+        const el = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string } | null } }).document
+          .activeElement;
+        return el ? `${el.tagName} ${el.textContent}` : '';
+      }),
+    )
+    .toBe(`H1 ${title}`);
+}
+
+/** A participant created by the operator whose first owner is a signed-up person (they accepted its invitation). */
+export async function ownedBy(
+  t: TestApp,
+  type: 'bank' | 'merchant' | 'provider',
+  extra: Record<string, unknown> = {},
+): Promise<{ party: Party; owner: SignedIn }> {
+  const owner = await signUpAndIn();
+  const r = await t.call('POST', '/v1/operator/participants', {
+    key: t.operatorKey,
+    body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra },
+  });
+  expect(r.status).toBe(201);
+  const accepted = await personCaller(t, owner)('POST', `/v1/team/invitations/${r.body.data.invitation.token}/accept`);
+  expect(accepted.status).toBe(200);
+  return { party: { id: r.body.data.id, apiKey: r.body.data.apiKey, name: r.body.data.name, email: r.body.data.email }, owner };
 }
