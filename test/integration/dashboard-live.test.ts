@@ -96,6 +96,7 @@ describe('dashboard (live): the operator approves an application; owners sign in
     await applicant.getByLabel('Code from the app').fill(totp(secret));
     await applicant.getByRole('button', { name: 'Turn on' }).click();
 
+    await applicant.getByRole('navigation').waitFor();
     await applicant.getByText('Role: owner').waitFor();
     expect(await applicant.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
       'Home',
