@@ -19,7 +19,6 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signIn, signUpAndIn, type SignedIn } from '../support/people';
 import {
-  DESKTOP,
   PHONE,
   expectAccessible,
   expectArrivedAt,
@@ -208,7 +207,12 @@ describe('dashboard: getting in', () => {
     await check(page, 'operator sign-in refused at 375 px');
     await page.getByLabel('Operator key').fill(t.operatorKey);
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    await page.getByRole('navigation').waitFor();
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);
+    for (const link of ['Home', 'Applications', 'Participants']) {
+      await openPage(page, link);
+      await check(page, `${link} at 375 px (operator)`);
+    }
     await page.context().close();
   });
 });
@@ -306,9 +310,11 @@ describe('dashboard: staying in', () => {
     const { page } = await newPage(browser, PHONE);
     await signInThroughForm(page, t.url, owner.email, owner.password);
     await expectArrivedAt(page, 'Home');
-    for (const link of ['API keys', 'Webhooks', 'Team', 'Audit log']) {
+    for (const link of ['API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log', 'Home']) {
       await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
       await expectArrivedAt(page, link);
+      await openPage(page, link);
+      await check(page, `${link} at 375 px (owner)`);
     }
     await page.goto(`${t.url}/dashboard/no/such/page`);
     await expectArrivedAt(page, 'Page not found');
@@ -330,6 +336,8 @@ describe('dashboard: staying in', () => {
     const who = (await ownedBy(t, 'provider')).owner;
     const { page } = await newPage(browser, PHONE);
     await signInThroughForm(page, t.url, who.email, who.password);
+    await openPage(page, 'Merchants');
+    await check(page, 'Merchants at 375 px (provider owner)');
     await page.getByRole('link', { name: 'Security' }).click();
     await expectArrivedAt(page, 'Security');
     await page.getByTestId('mfa-status').filter({ hasText: /^Off:/ }).waitFor();
@@ -375,10 +383,15 @@ describe('dashboard: menus by role', () => {
       viewer: ['Home', 'Webhooks', 'Events', 'Transactions', 'Decisions'],
     };
     for (const [role, who] of Object.entries(roles)) {
-      const { page } = await newPage(browser, DESKTOP);
+      const { page } = await newPage(browser, PHONE);
       await signInThroughForm(page, t.url, who.email, who.password);
       await page.getByText(`Role: ${role}`).waitFor();
-      expect(await page.getByRole('navigation').getByRole('link').allTextContents(), role).toEqual(expected[role as keyof typeof expected]);
+      const links = expected[role as keyof typeof expected];
+      expect(await page.getByRole('navigation').getByRole('link').allTextContents(), role).toEqual(links);
+      for (const link of links) {
+        await openPage(page, link);
+        await check(page, `${link} at 375 px (bank ${role})`);
+      }
       await page.context().close();
     }
   });

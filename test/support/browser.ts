@@ -64,14 +64,26 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   ).toEqual([]);
 }
 
-/** Page content fits 375 px: nothing wider than the viewport but the tables' own scroll regions. */
+/**
+ * Page content fits 375 px: nothing wider than the viewport but the tables' own scroll regions.
+ * A failure names the culprits: elements past the right edge outside a scroll region, or
+ * positioned ones (which escape a region that is not their containing block).
+ */
 export async function expectFitsWidth(page: Page, label: string): Promise<void> {
-  const overflow = await page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
-      .documentElement;
-    return root.scrollWidth - root.clientWidth;
+  const found = await page.evaluate(() => {
+    const w = globalThis as unknown as { document: any; getComputedStyle(el: unknown): { position: string } };
+    const root = w.document.documentElement;
+    const width = root.clientWidth;
+    const wide: string[] = [];
+    for (const el of w.document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.right <= width + 0.5) continue;
+      if (el.parentElement?.closest('.table-scroll, .json') && w.getComputedStyle(el).position !== 'absolute') continue;
+      wide.push(`${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} (${Math.round(r.right)} px)`);
+    }
+    return { overflow: root.scrollWidth - width, wide: wide.slice(0, 5) };
   });
-  expect(overflow, `horizontal overflow on ${label}`).toBeLessThanOrEqual(0);
+  expect(found.overflow, `horizontal overflow on ${label}: ${found.wide.join(', ')}`).toBeLessThanOrEqual(0);
 }
 
 /** `npm run dashboard:screenshots` sets SCREENSHOTS=1: the tests then save their pages under docs/dashboard/. */
