@@ -220,6 +220,11 @@ export function Field(props: {
   );
 }
 
+/** A 6-digit code: e-mailed (confirmation, password reset) or shown by an authenticator app. */
+export const CodeField = (props: { label: string; hint?: string; error?: string }) => (
+  <Field {...props} name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+);
+
 export function Select(props: {
   label: string;
   name: string;

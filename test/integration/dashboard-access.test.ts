@@ -11,9 +11,7 @@
  * Waiting for the API side of release 3 (merged separately): sign-out's 401 `Session has
  * ended`, and the invitation page (`GET /v1/invitations/{token}`, `GET /v1/team/invitations`).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { confirmationCode } from '../../local/cognito';
@@ -24,13 +22,14 @@ import {
   expectArrivedAt,
   expectFitsWidth,
   expiredCopyOf,
-  launch,
+  withBrowser,
   newPage,
   openPage,
   ownedBy,
   screenshot,
   signInThroughForm,
   storedSession,
+  storeTokens,
   totp,
 } from '../support/browser';
 
@@ -40,31 +39,8 @@ withAppAndReceiver((app) => {
 });
 
 let browser: Browser;
-beforeAll(async () => {
-  browser = await launch();
-});
-beforeEach(() => {
-  onTestFailed(async ({ task }) => {
-    const dir = join(process.cwd(), 'test-results', 'dashboard-access');
-    mkdirSync(dir, { recursive: true });
-    let i = 0;
-    for (const context of browser.contexts()) {
-      for (const p of context.pages()) {
-        const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
-        await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-        writeFileSync(
-          join(dir, `${name}.txt`),
-          `${p.url()}\n${await p
-            .locator('body')
-            .innerText()
-            .catch(() => '')}`,
-        );
-      }
-    }
-  });
-});
-afterAll(async () => {
-  await browser?.close();
+withBrowser('dashboard-access', (b) => {
+  browser = b;
 });
 
 /** axe, and (at 375 px) no sideways scroll. */
@@ -230,17 +206,7 @@ describe('dashboard: staying in', () => {
 
     // The access token expired while the tab slept (the dashboard still thinks it valid): renewed, the page works.
     const before = await storedSession(page);
-    await page.evaluate(
-      (s) => {
-        const ls = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
-        ls.setItem('idpay.session', s);
-      },
-      JSON.stringify({
-        type: 'person',
-        email: owner.email,
-        tokens: { ...before.tokens, accessToken: expiredCopyOf(before.tokens.accessToken) },
-      }),
-    );
+    await storeTokens(page, before, { accessToken: expiredCopyOf(before.tokens.accessToken) });
     expect((await t.call('GET', '/v1/me', { key: expiredCopyOf(before.tokens.accessToken) })).body.message).toBe(
       'Access token has expired',
     );
@@ -252,17 +218,7 @@ describe('dashboard: staying in', () => {
     expect((await t.call('GET', '/v1/me', { key: renewed.tokens.accessToken })).status).toBe(200);
 
     // Expired, and its refresh token no longer accepted: sign in again, and land where you were.
-    await page.evaluate(
-      (s) => {
-        const ls = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
-        ls.setItem('idpay.session', s);
-      },
-      JSON.stringify({
-        type: 'person',
-        email: owner.email,
-        tokens: { ...renewed.tokens, accessToken: expiredCopyOf(renewed.tokens.accessToken), refreshToken: 'revoked' },
-      }),
-    );
+    await storeTokens(page, renewed, { accessToken: expiredCopyOf(renewed.tokens.accessToken), refreshToken: 'revoked' });
     await openPage(page, 'Transactions').catch(() => undefined);
     await expectArrivedAt(page, 'Sign in');
     await page.getByRole('status').filter({ hasText: 'Your session has ended' }).waitFor();

@@ -8,17 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app';
 import { signUpAndIn } from '../support/people';
-import { expectAccessible, expectArrivedAt, launch, newPage, openPage, screenshot, totp } from '../support/browser';
+import { expectAccessible, expectArrivedAt, newPage, openPage, screenshot, totp, withBrowser } from '../support/browser';
 
 let t: TestApp;
-let browser: Browser;
 beforeAll(async () => {
   t = await startTestApp({ STAGE: 'live' });
-  browser = await launch();
 });
 afterAll(async () => {
-  await browser?.close();
   await t?.stop();
+});
+let browser: Browser;
+withBrowser('dashboard-live', (b) => {
+  browser = b;
 });
 
 /** Signs in through the form on the live stage (no wait for the menu: an applicant has none). */

@@ -3,9 +3,7 @@
  * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
  * (no serious or critical violation), at desktop width and at 375 px.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
@@ -18,7 +16,7 @@ import {
   PHONE,
   expectAccessible,
   expectFitsWidth,
-  launch,
+  withBrowser,
   newPage,
   openPage,
   ownedBy,
@@ -38,32 +36,8 @@ withAppAndReceiver(
 );
 
 let browser: Browser;
-beforeAll(async () => {
-  browser = await launch();
-});
-// A failed test leaves what its pages showed: screenshots and text under test-results/dashboard/.
-beforeEach(() => {
-  onTestFailed(async ({ task }) => {
-    const dir = join(process.cwd(), 'test-results', 'dashboard');
-    mkdirSync(dir, { recursive: true });
-    let i = 0;
-    for (const context of browser.contexts()) {
-      for (const p of context.pages()) {
-        const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
-        await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-        writeFileSync(
-          join(dir, `${name}.txt`),
-          `${p.url()}\n${await p
-            .locator('body')
-            .innerText()
-            .catch(() => '')}`,
-        );
-      }
-    }
-  });
-});
-afterAll(async () => {
-  await browser?.close();
+withBrowser('dashboard', (b) => {
+  browser = b;
 });
 
 const ownedParticipant = (type: 'bank' | 'merchant' | 'provider', extra: Record<string, unknown> = {}) => ownedBy(t, type, extra);

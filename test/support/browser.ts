@@ -7,10 +7,10 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createHmac, createSign } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, onTestFailed } from 'vitest';
 import type { TestApp } from './app';
 import type { Party } from './flows';
 import { newEmail, personCaller, signUpAndIn, type SignedIn } from './people';
@@ -32,6 +32,41 @@ export const PHONE = { width: 375, height: 740 };
 
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/**
+ * The file's browser: launched before its tests (`ready` gets it), closed after them. A failed
+ * test leaves what its pages showed: screenshots and text under test-results/<dir>/.
+ */
+export function withBrowser(dir: string, ready: (browser: Browser) => void): void {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launch();
+    ready(browser);
+  });
+  beforeEach(() => {
+    onTestFailed(async ({ task }) => {
+      const out = join(process.cwd(), 'test-results', dir);
+      mkdirSync(out, { recursive: true });
+      let i = 0;
+      for (const context of browser?.contexts() ?? []) {
+        for (const p of context.pages()) {
+          const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
+          await p.screenshot({ path: join(out, `${name}.png`), fullPage: true }).catch(() => undefined);
+          writeFileSync(
+            join(out, `${name}.txt`),
+            `${p.url()}\n${await p
+              .locator('body')
+              .innerText()
+              .catch(() => '')}`,
+          );
+        }
+      }
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
 }
 
 export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
@@ -148,15 +183,20 @@ export function expiredCopyOf(accessToken: string): string {
   return `${data}.${createSign('RSA-SHA256').update(data).sign(pem).toString('base64url')}`;
 }
 
+type Session = { type: 'person'; email: string; tokens: { accessToken: string; refreshToken?: string; expiresAt: number } };
+type Storage = { localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void } };
+
 /** The signed-in person's session as the dashboard keeps it (localStorage, shared by every tab). */
-export async function storedSession(
-  page: Page,
-): Promise<{ email: string; tokens: { accessToken: string; refreshToken?: string; expiresAt: number } }> {
-  const raw = await page.evaluate(() =>
-    (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('idpay.session'),
-  );
+export async function storedSession(page: Page): Promise<Session> {
+  const raw = await page.evaluate(() => (globalThis as unknown as Storage).localStorage.getItem('idpay.session'));
   expect(raw, 'a stored session').toBeTruthy();
   return JSON.parse(raw!);
+}
+
+/** Replaces the stored session's tokens (as another tab, or time, would). */
+export async function storeTokens(page: Page, session: Session, tokens: Partial<Session['tokens']>): Promise<void> {
+  const value = JSON.stringify({ ...session, tokens: { ...session.tokens, ...tokens } });
+  await page.evaluate((v) => (globalThis as unknown as Storage).localStorage.setItem('idpay.session', v), value);
 }
 
 /** After a navigation: the tab's title is the page's, and focus is on its heading. */

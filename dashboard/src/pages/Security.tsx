@@ -3,7 +3,7 @@ import { encode } from 'uqr';
 import { accessToken } from '../auth';
 import { associateTotp, disableTotp, enableTotp } from '../cognito';
 import { useSession } from '../session';
-import { ActionButton, Field, Form, Page } from '../ui';
+import { ActionButton, CodeField, Field, Form, Page } from '../ui';
 import { codeProblem } from '../validate';
 
 /**
@@ -55,7 +55,7 @@ export function SecurityPage() {
               await s.reloadMfa();
             }}
           >
-            <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+            <CodeField label="Code from the app" />
             <Field label="Device name" name="device" defaultValue="Authenticator app" />
           </Form>
         </>

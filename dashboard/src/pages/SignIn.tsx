@@ -14,7 +14,7 @@ import {
   type SignInStep,
 } from '../cognito';
 import type { DashboardConfig } from '../config';
-import { Field, useTitle } from '../ui';
+import { CodeField, Field, useTitle } from '../ui';
 import { codeProblem, emailProblem, newPasswordProblem, PASSWORD_RULES, passwordProblem } from '../validate';
 
 type Step =
@@ -179,6 +179,23 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
     </a>
   );
 
+  /** A button that sends the code again (Cognito), then says so. */
+  const again = (label: string, send: () => Promise<unknown>, message: string) => (
+    <button
+      type="button"
+      className="secondary"
+      disabled={busy}
+      onClick={() =>
+        void run(async () => {
+          await send();
+          setNotice(message);
+        })
+      }
+    >
+      {label}
+    </button>
+  );
+
   let body: ReactNode;
   if (step.kind === 'signin')
     body = (
@@ -206,32 +223,16 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
   else if (step.kind === 'confirm')
     body = (
       <form aria-label="Confirm your e-mail" noValidate onSubmit={(e) => submitConfirm(e, step)} className="form">
-        <Field
-          label="Confirmation code"
-          name="code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          hint={`The 6-digit code e-mailed to ${step.email}.`}
-          error={problems.code}
-        />
+        <CodeField label="Confirmation code" hint={`The 6-digit code e-mailed to ${step.email}.`} error={problems.code} />
         <div className="row">
           <button type="submit" disabled={busy}>
             Confirm
           </button>
-          <button
-            type="button"
-            className="secondary"
-            disabled={busy}
-            onClick={() =>
-              void run(async () => {
-                await resendCode(config, step.email);
-                setNotice(`We e-mailed a new code to ${step.email}. Only the newest code works.`);
-              })
-            }
-          >
-            Resend code
-          </button>
+          {again(
+            'Resend code',
+            () => resendCode(config, step.email),
+            `We e-mailed a new code to ${step.email}. Only the newest code works.`,
+          )}
         </div>
         <p>{link('Back to sign in', { kind: 'signin', email: step.email })}</p>
       </form>
@@ -250,15 +251,7 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
   else if (step.kind === 'reset')
     body = (
       <form aria-label="Choose a new password" noValidate onSubmit={(e) => submitReset(e, step)} className="form">
-        <Field
-          label="Code"
-          name="code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          hint={`The 6-digit code e-mailed to ${step.email}.`}
-          error={problems.code}
-        />
+        <CodeField label="Code" hint={`The 6-digit code e-mailed to ${step.email}.`} error={problems.code} />
         <Field
           label="New password"
           name="password"
@@ -271,19 +264,7 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
           <button type="submit" disabled={busy}>
             Set new password
           </button>
-          <button
-            type="button"
-            className="secondary"
-            disabled={busy}
-            onClick={() =>
-              void run(async () => {
-                await forgotPassword(config, step.email);
-                setNotice(`We e-mailed a new code to ${step.email}.`);
-              })
-            }
-          >
-            Send a new code
-          </button>
+          {again('Send a new code', () => forgotPassword(config, step.email), `We e-mailed a new code to ${step.email}.`)}
         </div>
         <p>{link('Back to sign in', { kind: 'signin', email: step.email })}</p>
       </form>
