@@ -11,12 +11,13 @@
  * Waiting for the API side of release 3 (merged separately): sign-out's 401 `Session has
  * ended`, and the invitation page (`GET /v1/invitations/{token}`, `GET /v1/team/invitations`).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signIn, signUpAndIn, type SignedIn } from '../support/people';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   PHONE,
   expectAccessible,
   expectArrivedAt,
@@ -32,6 +33,8 @@ import {
   storeTokens,
   totp,
 } from '../support/browser';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 withAppAndReceiver((app) => {
@@ -426,5 +429,43 @@ describe('dashboard: invitations', () => {
     await page.getByRole('table', { name: 'Team members' }).getByRole('row').filter({ hasText: invitee }).waitFor();
     expect(await pendingRow.count()).toBe(0);
     await page.context().close();
+  });
+
+  it("a bank's first owner, invited by the operator on Participants, joins from the link (from the summary on: waits for the API)", async () => {
+    const { page: op } = await newPage(browser);
+    await op.goto(`${t.url}/dashboard/`);
+    await op.getByText('Operator sign-in').click();
+    await op.getByLabel('Operator key').fill(t.operatorKey);
+    await op.getByRole('button', { name: 'Sign in as operator' }).click();
+    await openPage(op, 'Participants');
+    const ownerEmail = newEmail('bank-owner');
+    const bankName = `Bank ${ownerEmail}`;
+    await op.getByLabel('Name', { exact: true }).fill(bankName);
+    await op.getByLabel('Contact email').fill(newEmail('bank'));
+    await op.getByLabel('Owner email').fill(ownerEmail);
+    await op.getByRole('button', { name: 'Create participant' }).click();
+    await op.getByText(`Created ${bankName}`).waitFor();
+    const link = (await op.getByTestId('shown-once').nth(1).textContent())!;
+    expect(link).toMatch(new RegExp(`^${t.url}/dashboard/invitations/[^/]+$`));
+    await expectAccessible(op, 'participant created with an owner invitation');
+    await op.context().close();
+
+    const { page: p } = await newPage(browser);
+    await p.goto(link);
+    await fillSignIn(p, ownerEmail, newPassword(), 'Create account');
+    await p.getByLabel('Confirmation code').fill(await confirmationCode(emulator().dataDir, ownerEmail));
+    await p.getByRole('button', { name: 'Confirm' }).click();
+    await expectArrivedAt(p, 'Invitation');
+    await p
+      .getByTestId('invitation-summary')
+      .filter({ hasText: bankName })
+      .filter({ hasText: '(bank)' })
+      .filter({ hasText: 'owner' })
+      .waitFor();
+    await p.getByRole('button', { name: 'Accept invitation' }).click();
+    await expectArrivedAt(p, 'Home');
+    await p.getByText('Role: owner').waitFor();
+    expect(await p.getByRole('navigation').getByRole('link').allTextContents()).toContain('Decisions');
+    await p.context().close();
   });
 });

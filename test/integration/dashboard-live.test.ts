@@ -4,11 +4,22 @@
  * Applications page; the applicant, now the participant's owner, sets up an authenticator
  * app (Cognito software-token MFA) before any page opens, and signs in with its code after.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app';
 import { signUpAndIn } from '../support/people';
-import { expectAccessible, expectArrivedAt, newPage, openPage, screenshot, totp, withBrowser } from '../support/browser';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  expectAccessible,
+  expectArrivedAt,
+  newPage,
+  openPage,
+  screenshot,
+  totp,
+  withBrowser,
+} from '../support/browser';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
  * (no serious or critical violation), at desktop width and at 375 px.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
@@ -12,6 +12,7 @@ import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type Signed
 import { agreement, bankResponse, bill, merchantWithTrust } from '../support/flows';
 import { newSchedule } from './recurring-fixtures';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   DESKTOP,
   PHONE,
   expectAccessible,
@@ -23,6 +24,8 @@ import {
   screenshot,
   signInThroughForm,
 } from '../support/browser';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 let rx: Receiver;

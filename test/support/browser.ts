@@ -28,6 +28,12 @@ const FLAGS = [
 ];
 
 export const DESKTOP = { width: 1280, height: 800 };
+/**
+ * A browser test is a person's whole errand (many pages, each awaited for up to 15 s): its
+ * budget, for the files to set with `vi.setConfig` (the project's default is 60 s, which a
+ * busy machine running two such files at once overruns).
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 180_000;
 export const PHONE = { width: 375, height: 740 };
 
 export function launch(): Promise<Browser> {
@@ -61,6 +67,8 @@ export function withBrowser(dir: string, ready: (browser: Browser) => void): voi
               .catch(() => '')}`,
           );
         }
+        // Its pages would only weigh on the tests after it.
+        await context.close().catch(() => undefined);
       }
     });
   });
@@ -202,14 +210,16 @@ export async function storeTokens(page: Page, session: Session, tokens: Partial<
 /** After a navigation: the tab's title is the page's, and focus is on its heading. */
 export async function expectArrivedAt(page: Page, title: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  await expect.poll(() => page.title()).toBe(`${title} · idpay dashboard`);
+  await expect.poll(() => page.title(), { timeout: 10_000 }).toBe(`${title} · idpay dashboard`);
   await expect
-    .poll(() =>
-      page.evaluate(() => {
-        const el = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string } | null } }).document
-          .activeElement;
-        return el ? `${el.tagName} ${el.textContent}` : '';
-      }),
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const el = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string } | null } }).document
+            .activeElement;
+          return el ? `${el.tagName} ${el.textContent}` : '';
+        }),
+      { timeout: 10_000 },
     )
     .toBe(`H1 ${title}`);
 }

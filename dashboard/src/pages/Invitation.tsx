@@ -41,7 +41,7 @@ export function InvitationPage({ token }: { token: string }) {
         {inv && (
           <>
             <p data-testid="invitation-summary">
-              {inv.invitedBy?.email ?? 'A team owner'} invites {inv.email} to join {inv.participantName ?? 'a team'} (
+              {inv.invitedBy?.email ?? 'The idpay team'} invites {inv.email} to join {inv.participantName ?? 'a team'} (
               {KINDS[inv.participantType]}) on idpay as <strong>{inv.role}</strong>.
             </p>
             <dl className="facts">
@@ -50,7 +50,7 @@ export function InvitationPage({ token }: { token: string }) {
               <dt>Role</dt>
               <dd>{inv.role}</dd>
               <dt>Invited by</dt>
-              <dd>{inv.invitedBy?.email ?? '—'}</dd>
+              <dd>{inv.invitedBy?.email ?? 'The idpay team'}</dd>
               <dt>For</dt>
               <dd>{inv.email}</dd>
               <dt>Expires</dt>
