@@ -86,7 +86,7 @@ export function Layout() {
   else if (path === 'security' && s.mfa) main = <SecurityPage />;
   else main = <Unavailable entry={PAGES.find((p) => p.path === path)} />;
   return (
-    <div className="shell">
+    <div className={gated ? 'shell bare' : 'shell'}>
       <a className="skip" href="#main">
         Skip to content
       </a>

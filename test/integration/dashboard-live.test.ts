@@ -100,10 +100,8 @@ describe('dashboard (live): the operator approves an application; owners sign in
     await screenshot(applicant, 'security-setup-desktop');
     await applicant.getByLabel('Code from the app').fill(totp(secret, Date.now() - 90_000)); // a stale code is refused
     await applicant.getByRole('button', { name: 'Turn on' }).click();
-    await applicant
-      .getByRole('alert')
-      .filter({ hasText: /code|Code/ })
-      .waitFor();
+    // Cognito's reason, in the form (the gate's own notice is an alert too).
+    await applicant.getByRole('form', { name: 'Verify authenticator app' }).getByRole('alert').waitFor();
     expect(await applicant.getByRole('navigation').count()).toBe(0);
     await applicant.getByLabel('Code from the app').fill(totp(secret));
     await applicant.getByRole('button', { name: 'Turn on' }).click();
