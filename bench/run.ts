@@ -560,8 +560,18 @@ function markdown(res: any): string {
   return `${L.join('\n')}\n`;
 }
 
-/** Targets, cost model, results.json, results.md (printed), latency.svg. */
+/** What the figures are (about the code, so --render takes them from here). */
+const NOTES = [
+  'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
+  "The floor replays the endpoint's own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint's.",
+  'Write units of the bill lives (phase lives) are counted item by item by the bench (bench/lib/write-units.ts, bench/lib/proxies.ts): the items and index copies each write changes, from their images before and after. The endpoint, tick and webhookCost phases show what DynamoDB Local reports with ReturnConsumedCapacity INDEXES, which is wrong for transactions (it counts items of identical size once, and a ConditionCheck as 0): use them for requests, not for write units.',
+  "DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run's deadline (the run waits for them).",
+  "serial p50 (concurrency 1) is a local wall-clock time; the cost model's Lambda duration is modelled from the lives phase's CPU time and round trips (bench/lib/cost.ts LAMBDA_MODEL).",
+];
+
+/** Targets, cost model, results.json, results.md (printed), latency.svg, docs/cost.md's blocks. */
 function finalize(res: any): void {
+  res.notes = NOTES;
   res.costModel = costModel(res);
   res.targets = targets(res);
   writeJson(join(BENCH_DIR, 'results.json'), res);
@@ -627,13 +637,7 @@ async function orchestrate(): Promise<void> {
     lists: strip(outcomes.lists.data),
     lives: strip(outcomes.lives.data),
     bundles: strip(outcomes.bundles.data),
-    notes: [
-      'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
-      "The floor replays the endpoint's own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint's.",
-      'Write units of the bill lives (phase lives) are counted item by item by the bench (bench/lib/write-units.ts, bench/lib/proxies.ts): the items and index copies each write changes, from their images before and after. The endpoint, tick and webhookCost phases show what DynamoDB Local reports with ReturnConsumedCapacity INDEXES, which is wrong for transactions (it counts items of identical size once, and a ConditionCheck as 0): use them for requests, not for write units.',
-      "DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run's deadline (the run waits for them).",
-      'serial p50 (concurrency 1) is the per-invocation duration used for Lambda GB-s in docs/cost.md.',
-    ],
+    notes: NOTES,
   };
   finalize(res);
   if (Object.values(outcomes).some((o) => !o.ok && o.error !== 'not run (BENCH_PHASES)')) process.exitCode = 1;

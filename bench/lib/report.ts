@@ -124,7 +124,7 @@ const STEP_NAMES: Record<string, string> = {
 };
 
 /** bench/results.md: the bill lives, item by item. */
-export function livesMarkdown(res: any): string[] {
+export function livesMarkdown(res: any, opts: { partitions?: boolean } = {}): string[] {
   const lv = res.lives;
   if (!lv) return [];
   const L: string[] = [];
@@ -213,7 +213,7 @@ export function livesMarkdown(res: any): string[] {
     );
   }
   const ld = lv.load;
-  if (ld) {
+  if (ld && opts.partitions !== false) {
     L.push('');
     L.push(
       `### Hottest partition keys at 500 bills/s (load phase: ${ld.lives} lives at concurrency ${ld.concurrency}, ${ld.billsPerSecond} bills/s locally, ${ld.wruPerLife} WRU per life with settlement)`,
@@ -325,7 +325,12 @@ export function costDocBlocks(res: any): Record<string, string> {
     ),
   ].join('\n');
   const lv = res.lives;
-  if (lv) blocks.lives = livesMarkdown(res).join('\n').trim();
+  // The section heading is the document's own.
+  if (lv)
+    blocks.lives = livesMarkdown(res, { partitions: false })
+      .filter((l) => !l.startsWith('## '))
+      .join('\n')
+      .trim();
   const c = res.costModel;
   if (c?.bills?.length) {
     const head = c.bills.find((b: any) => b.id === c.headline?.id) ?? c.bills[0];
@@ -347,6 +352,11 @@ export function costDocBlocks(res: any): Record<string, string> {
       ),
     ].join('\n');
   const ld = lv?.load;
+  if (lv) {
+    const worst = Math.max(...(lv.variants as any[]).filter((v) => !v.info).map((v) => v.wru));
+    const at = (rate: number) => Math.round(worst * rate).toLocaleString('en-US');
+    blocks.quota = `| DynamoDB table throughput (on-demand: 40,000 WRU/s per table by default; instant scaling to 2x the previous peak) | ${worst} WRU per bill life, item by item (the most expensive variant) | ${at(5)} WRU/s | ${at(50)} | **${at(500)} WRU/s: ${Math.round((worst * 500 * 100) / 40_000)} % of the default table quota** | ${worst * 500 > 40_000 ? 'over the quota at 100x: request an increase, pre-warm (warm throughput) before a known peak; the write-unit target (25) brings it to ~31 %' : 'request a quota increase and pre-warm before a known peak'} |`;
+  }
   if (ld)
     blocks.partitions = table(
       [
@@ -365,21 +375,48 @@ export function costDocBlocks(res: any): Record<string, string> {
           h.perOwnerBill,
           `**${h.wcuAt500}**`,
           h.wcuAt500AllBills,
-          h.wcuAt500 > 1000
-            ? '**over**'
-            : h.wcuAt500 > 500
-              ? 'tight'
-              : h.wcuAt500 > PARTITION_TARGET && (h.owner === 'bank' || h.owner === 'provider')
-                ? 'over the 9.6 target'
-                : 'fine',
+          verdict(h),
         ]),
     );
+  const e = res.endpoints;
+  const tk = res.tick;
+  const wh = res.webhooks;
+  const parts: string[] = [];
+  if (e) {
+    const rps = (id: string) => (e.classes as any[]).find((c) => c.id === id)?.endpoint.rps;
+    parts.push(
+      `read endpoints ${rps('read')} (decision) and ${rps('balance')} (balance) req/s, bills ${rps('bill')}/s at concurrency ${e.config.concurrency}`,
+    );
+  }
+  if (tk)
+    parts.push(
+      `one tick claimed ${tk.items.toLocaleString('en-US')} due items in ${round(tk.tick.ms / 1000, 1)} s (${tk.tick.claimsPerSecond} claims/s) and all ran in ${round(tk.endToEnd.ms / 1000, 1)} s`,
+    );
+  if (wh)
+    parts.push(
+      `webhooks: ${wh.firstAttemptsPerSecond} first attempts/s (${wh.events} events, receiver failing ${round(wh.config.failRate * 100, 0)} %)`,
+    );
+  if (lv?.load) parts.push(`bill lives with item-by-item accounting: ${lv.load.billsPerSecond}/s at concurrency ${lv.load.concurrency}`);
+  if (parts.length)
+    blocks.throughput = `On DynamoDB Local and ${res.machine.cpus} shared CPUs (load average ${res.loadAverage.start.join(' / ')} at the start of the run of ${res.recordedAt}): ${parts.join('; ')}.`;
+  const li = res.lists;
+  if (li)
+    blocks.lists = `Measured (\`bench/lists.ts\`, phase \`lists\`, run of ${res.recordedAt}): transaction history page of 20 from the middle, p50 **${li.startingAfterMs.small.p50} ms at ${li.sizes.small.toLocaleString('en-US')} items and ${li.startingAfterMs.large.p50} ms at ${li.sizes.large.toLocaleString('en-US')}** (ratio ${li.p50Ratio}, target 1.5), p95 ${li.startingAfterMs.small.p95} / ${li.startingAfterMs.large.p95} ms, ${li.rounds} interleaved rounds. The skip page's COUNT Query alone: ${ms(li.countQueryMs.small)} at ${li.sizes.small.toLocaleString('en-US')} items, ${ms(li.countQueryMs.large)} at ${li.sizes.large.toLocaleString('en-US')}.`;
   const b = res.bundles;
   if (b) {
     const n24 = b.initCpuMs?.['24'];
     blocks.bundles = `${b.functions} functions; ${(b.overBundleLimit as unknown[]).length} bundles over ${BUNDLE_LIMIT_KB} KB; max ${round(b.sizeBytes.max / 1024, 1)} KB (${b.largest[0].handler}), median ${round(b.sizeBytes.median / 1024, 1)} KB${n24 ? `; Node 24 cold init CPU time median ${n24.median} ms, max ${n24.max} ms` : ''}.`;
   }
   return blocks;
+}
+
+const ms = (x: number) => (x >= 10_000 ? `${round(x / 1000, 0)} s` : `${round(x, 1)} ms`);
+
+/** A partition key at 500 bills/s against ~1,000 WCU/s a partition, and against 9.6's 100 for bank and provider keys. */
+function verdict(h: { wcuAt500: number; owner: string }): string {
+  const partition = h.wcuAt500 >= 1000 ? '**at or over the partition limit**' : h.wcuAt500 >= 500 ? 'tight' : 'fine';
+  const listTarget = (h.owner === 'bank' || h.owner === 'provider') && h.wcuAt500 > PARTITION_TARGET;
+  return listTarget ? `${partition}; over 9.6's ${PARTITION_TARGET}` : partition;
 }
 
 /** Replace each `<!-- bench:name -->…<!-- /bench:name -->` block of `doc` that `blocks` has. */
