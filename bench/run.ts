@@ -17,8 +17,13 @@
  * docs/cost.md's generated blocks from bench/results.json without measuring.
  *
  * BENCH_QUICK=1 shortens every phase (fewer rounds, 2,000 due items, 200 events, 60 load lives); the
- * default run produces every figure. BENCH_PHASES=endpoints,tick runs a subset (the other
- * figures are then missing from the files).
+ * default run produces every figure (58.7 min on the shared 2-CPU machine at load average
+ * ~20, 2026-11-27: bundles 12 min, lives 4, endpoints 5.5, tick 4, webhookCost 6, webhooks 5,
+ * testClock 10, lists 12). BENCH_PHASES=endpoints,tick
+ * runs a subset (the other figures are then missing from the files): the DESIGN 9.6 targets
+ * need `BENCH_PHASES=bundles,lives` (with BENCH_QUICK=1: the short run of them).
+ * Phase lives also takes BENCH_LOAD_LIVES (200; 60 quick), BENCH_LOAD_CONCURRENCY (8) and
+ * BENCH_LIVES_VARIANTS (first,first+key,repeat,repeat+key,repeat-same-hour+key).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
