@@ -31,7 +31,7 @@
  */
 import { DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { decisionKey } from '../functions/decisions/store';
+import { decisionKey } from '../functions/decisions/views';
 import { sha256Hex } from '../functions/domain/ids';
 import { onMetricsLine } from '../functions/platform/metrics';
 import { startReceiver, type Receiver } from '../local/receiver';
