@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
-import { advance, clockCall, clockWorld, newClock } from '../support/test-clocks';
+import { advance, clockCall, clockedSchedule, clockWorld, JAN_31_EXAMPLE, newClock } from '../support/test-clocks';
 import { agreement, bankResponse, bill, events, lookupPhraseFor, pay, type Hook, type Party } from '../support/flows';
 import { magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
@@ -69,21 +69,7 @@ describe('test clocks (DESIGN 8.7)', () => {
   it('the Jan 31 example: a monthly schedule from 2027-01-31 with maxBillings 3, advanced to 2027-04-01, bills on Jan 31, Feb 28, Mar 31, then completes', async () => {
     const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
-    const created = await t.call('POST', '/v1/billing/recurring/create', {
-      key: w.merchant.apiKey,
-      headers: { 'x-test-clock': clockId },
-      body: {
-        customerId: w.customerId,
-        agreementPhrase: w.agreementPhrase,
-        amount: 1500,
-        currency: 'NGN',
-        frequency: 'monthly',
-        startDate: '2027-01-31T09:00:00.000Z',
-        maxBillings: 3,
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.data.scheduleId;
+    const id = await clockedSchedule(w, clockId, JAN_31_EXAMPLE);
     // Real time does not run it: the real tick far in the future finds nothing of the clock.
     await t.app.tick(new Date('2027-06-01T00:00:00.000Z'));
     await t.app.settle();
@@ -137,20 +123,7 @@ describe('test clocks (DESIGN 8.7)', () => {
   it('DELETE while advancing stops the advance: totalBillings stands still, the schedule ends cancelled (actor system, reason test_clock_deleted), the run helper is 409, and nothing of the clock bills, notifies or settles after the 200', async () => {
     const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
-    const created = await t.call('POST', '/v1/billing/recurring/create', {
-      key: w.merchant.apiKey,
-      headers: { 'x-test-clock': clockId },
-      body: {
-        customerId: w.customerId,
-        agreementPhrase: w.agreementPhrase,
-        amount: 10,
-        currency: 'NGN',
-        frequency: 'daily',
-        startDate: '2027-01-01T08:00:00.000Z',
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.data.scheduleId as string;
+    const id = await clockedSchedule(w, clockId, { amount: 10, frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z' });
     const adv = await clockCall(w, 'POST', `/${clockId}/advance`, { frozenTime: '2028-01-01T00:00:00.000Z' });
     expect(adv.status).toBe(202);
     // The steps run in the background, driven by real ticks, as under npm start.
