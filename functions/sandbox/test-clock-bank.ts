@@ -42,34 +42,63 @@ function deadlineOf(entry: DueEntry, item: Item | undefined, atMs: number): stri
   return awaiting && s.runAnswerBy !== undefined && Date.parse(s.runAnswerBy) <= atMs ? s.runBillingRequestId : undefined;
 }
 
+/** What one step of an advance knows of the banks it waited for. */
+export interface BankWaits {
+  /** Billings waited for already: the deadline passes after one wait. */
+  billings: Set<string>;
+  /** Banks that let a wait run out: not waited for again in this step (a bank not answering at all costs one wait a step). */
+  silentBanks: Set<string>;
+}
+
+export const newBankWaits = (): BankWaits => ({ billings: new Set(), silentBanks: new Set() });
+
+type Awaited = Pick<BillItem, 'billingRequestId' | 'bankId'>;
+
 /**
- * The billings (ids) the entries due at `atMs` are the answer deadlines of, still pending at a
- * bank that answers in real time, leaving out `skip` (waited for already in this step).
+ * The billings the entries due at `atMs` are the answer deadlines of, still pending at a bank
+ * that answers in real time, leaving out those `waits` knows already.
  */
-export async function awaitedBillings(entries: readonly DueEntry[], atMs: number, skip: ReadonlySet<string>): Promise<string[]> {
+export async function awaitedBillings(entries: readonly DueEntry[], atMs: number, waits: BankWaits): Promise<Awaited[]> {
   const relevant = entries.filter((e) => [EXPIRY_KIND, RECURRING_RUN_KIND].includes(parseDueSk(e.dueSk).kind));
   if (relevant.length === 0) return [];
   const items = await batchGet<Item>(relevant.map((e) => ({ pk: e.pk, sk: e.sk })));
   const ids = [...new Set(relevant.map((e) => deadlineOf(e, items.get(e.pk), atMs)))].filter(
-    (id): id is string => id !== undefined && !skip.has(id),
+    (id): id is string => id !== undefined && !waits.billings.has(id),
   );
   if (ids.length === 0) return [];
-  const bills = [...(await batchGet<BillItem>(ids.map(billKey))).values()].filter((b) => b.status === 'pending');
+  const bills = [...(await batchGet<BillItem>(ids.map(billKey))).values()].filter(
+    (b) => b.status === 'pending' && !waits.silentBanks.has(b.bankId),
+  );
   if (bills.length === 0) return [];
   const banks = await batchGet<Item>([...new Set(bills.map((b) => b.bankId))].map(participantKey));
-  return bills.filter((b) => banks.get(participantKey(b.bankId).pk)?.simulated !== true).map((b) => b.billingRequestId);
+  return bills.filter((b) => banks.get(participantKey(b.bankId).pk)?.simulated !== true);
 }
 
 /**
- * Wait (real time, up to `waitMs`) until none of the billings is pending any more. Stops early
- * when `stillOurs` turns false (the clock was deleted); returns its last answer.
+ * Wait (real time, up to `waitMs`) until none of the billings is pending any more; a bank whose
+ * billing is still pending then is silent for the rest of the step. Stops early when
+ * `stillOurs` turns false (the clock was deleted) and returns false.
  */
-export async function waitForAnswers(ids: readonly string[], waitMs: number, stillOurs: () => Promise<boolean>): Promise<boolean> {
+export async function waitForAnswers(
+  awaited: readonly Awaited[],
+  waitMs: number,
+  waits: BankWaits,
+  stillOurs: () => Promise<boolean>,
+): Promise<boolean> {
+  for (const b of awaited) waits.billings.add(b.billingRequestId);
   const until = Date.now() + waitMs;
   for (;;) {
     if (!(await stillOurs())) return false;
-    const bills = await batchGet<BillItem>(ids.map(billKey), ['status']);
-    if ([...bills.values()].every((b) => b.status !== 'pending') || Date.now() >= until) return true;
+    const now = await batchGet<BillItem>(
+      awaited.map((b) => billKey(b.billingRequestId)),
+      ['status'],
+    );
+    const pending = awaited.filter((b) => now.get(billKey(b.billingRequestId).pk)?.status === 'pending');
+    if (pending.length === 0) return true;
+    if (Date.now() >= until) {
+      for (const b of pending) waits.silentBanks.add(b.bankId);
+      return true;
+    }
     await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())));
   }
 }

@@ -28,7 +28,7 @@ import { logger } from '../platform/log';
 import { mapLimit } from '../platform/retry';
 import { getItem, realNowIso } from '../platform/table';
 import type { TestClockItem } from '../platform/test-clock-item';
-import { awaitedBillings, bankWaitMs, waitForAnswers } from './test-clock-bank';
+import { awaitedBillings, bankWaitMs, newBankWaits, waitForAnswers } from './test-clock-bank';
 import { moveWhileOurs, stillOurs, TEST_CLOCK_KIND, updateWhileOurs } from './test-clock-store';
 
 /** Entries one step of an advance processes at most, and how long it may take. */
@@ -55,8 +55,7 @@ export async function advanceTestClock(job: DueJob, dueKind: (kind: string) => D
   const started = Date.now();
   const leaseMs = config.dueLeaseSeconds() * 1000;
   const ours = () => stillOurs(c.clockId, job.leasedSk);
-  /** Billings whose bank this step has waited for already (a bank that never answers is waited for once). */
-  const waited = new Set<string>();
+  const waits = newBankWaits();
   const saveProgress = async () => {
     // Progress saved; due again at once (real time) for the next step.
     const due = realDueAttributes(TEST_CLOCK_KIND, c.clockId, realNowIso());
@@ -87,13 +86,12 @@ export async function advanceTestClock(job: DueJob, dueKind: (kind: string) => D
     // Never outrun a bank (DESIGN 9.2): an answer this batch would pass the deadline of is
     // waited for first, the clock standing at its current time; then the partition is read
     // again (the answer moved the entries on).
-    const awaited = await awaitedBillings(batch, Date.parse(first), waited);
+    const awaited = await awaitedBillings(batch, Date.parse(first), waits);
     if (awaited.length > 0) {
       const waitMs = bankWaitMs();
       if (Date.now() - started + waitMs > STEP_BUDGET_MS) return saveProgress();
-      for (const id of awaited) waited.add(id);
       logger.info('test clock waits for a bank', { clockId: c.clockId, billings: awaited.length, deadline: first });
-      if (!(await waitForAnswers(awaited, waitMs, ours))) return;
+      if (!(await waitForAnswers(awaited, waitMs, waits, ours))) return;
       continue;
     }
     at = Math.max(at, Date.parse(first));

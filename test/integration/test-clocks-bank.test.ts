@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { startTestApp, type TestApp } from '../support/app';
 import { events, receivedEvents, webhook, type Hook, type Party, type WebhookEvent } from '../support/flows';
-import { recurringAgreement, stored } from '../support/recurring-fixtures';
+import { recurringAgreement, runBills, stored } from '../support/recurring-fixtures';
 import { advance, clockedSchedule, JAN_31_EXAMPLE, newClock, type ClockWorld } from '../support/test-clocks';
 
 const RUNS = 20;
@@ -92,4 +92,23 @@ describe('a clocked advance waits for a real bank (DESIGN 9.2)', () => {
       `test clock 8.7 example with a real bank: ${RUNS} runs in ${Math.round(total / 1000)} s (each ${durations.map((d) => (d / 1000).toFixed(1)).join(', ')} s)`,
     );
   }, 1_800_000);
+
+  it('a bank that never answers holds the advance back once, for TEST_CLOCK_BANK_WAIT_SECONDS, then its deadlines pass as before (bank_no_answer)', async () => {
+    const silent = await t.participant('bank');
+    await webhook(t, rx, silent, { label: 'silent-bank' }); // receives billing.request, never answers
+    const a = await recurringAgreement(t, { bank: silent });
+    const hook = await webhook(t, rx, a.merchant, { label: 'merchant-silent' });
+    const w: ClockWorld = { t, merchant: a.merchant, hook, agreementPhrase: a.agreementPhrase, customerId: a.customerId };
+    const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
+    const id = await clockedSchedule(w, clockId, { ...JAN_31_EXAMPLE, maxBillings: 1 });
+    const started = Date.now();
+    await advance(w, clockId, '2027-02-10T00:00:00.000Z');
+    const took = Date.now() - started;
+    expect(took, 'the advance waited for the bank').toBeGreaterThanOrEqual(10_000);
+    // The first run and its three retries (the default policy), each failed at its deadline.
+    const bills = await runBills(id);
+    expect(bills.map((b) => [b.status, b.reason])).toEqual(Array(4).fill(['failed', 'bank_no_answer']));
+    expect(await stored(id)).toMatchObject({ totalBillings: 0, failedAttempts: 4 });
+    console.log(`test clock with a bank that never answers: advanced in ${(took / 1000).toFixed(1)} s`);
+  }, 300_000);
 });
