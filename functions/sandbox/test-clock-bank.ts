@@ -32,7 +32,7 @@ const POLL_MS = 100;
 export const bankWaitMs = () => config.testClockBankWaitSeconds() * 1000;
 
 /** The billing whose answer deadline the entry is, given the entry's item (undefined: none). */
-function deadlineOf(entry: DueEntry, item: Item | undefined, atMs: number): string | undefined {
+export function deadlineOf(entry: Pick<DueEntry, 'dueSk'>, item: Item | undefined, atMs: number): string | undefined {
   if (!item) return undefined;
   const kind = parseDueSk(entry.dueSk).kind;
   if (kind === EXPIRY_KIND) return (item as BillItem).status === 'pending' ? (item as BillItem).billingRequestId : undefined;
