@@ -100,4 +100,6 @@ export const SANDBOX_MSG = {
   raceLost: 'Sandbox helper lost a race with a concurrent request; retry',
   testClockNotFound: 'Test clock not found',
   testClockAdvancing: 'Test clock is advancing; wait until it is ready',
+  /** A bank's answer to a billing of a deleted test clock (DESIGN 9.2): the billing failed instead. */
+  billingClockDeleted: 'Billing request was cancelled: its test clock was deleted',
 } as const;

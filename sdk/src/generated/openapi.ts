@@ -8483,6 +8483,8 @@ export interface operations {
                             }[];
                             /** @description Amount in major units (NGN 1500.5) */
                             settledAmount: number;
+                            /** @description Still unsettled when the run answered (a large backlog: call again) */
+                            remainingAmount: number;
                             /** @description ISO 4217 code (NGN) */
                             currency: string;
                         };
