@@ -129,7 +129,7 @@ export class CoreStack extends Stack {
 
     this.roles = props.dataStack.roles;
     this.api = new HttpApi(this, 'Api', { ...this.functionSettings, roles: this.roles });
-    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues });
+    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues, table: data.table });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });

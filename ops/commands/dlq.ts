@@ -27,15 +27,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
-import {
-  DELIVERY_STATUSES,
-  deliveriesByOwnerPk,
-  deliveryKey,
-  toApiDelivery,
-  type DeliveryItem,
-} from '../../functions/webhooks/delivery-store';
+import { DELIVERY_STATUSES, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { flags, localStack } from '../common';
 
 type Flags = Record<string, string | true>;
@@ -279,33 +273,24 @@ export async function deliveriesList(args: string[]): Promise<Row[]> {
     filters.push('eventType = :t');
     values[':t'] = type;
   }
+  if (owner) {
+    filters.push('ownerId = :o');
+    values[':o'] = owner;
+  }
   const rows: Row[] = [];
   try {
     let start: Record<string, unknown> | undefined;
     do {
-      // One owner: its list index, newest first. Everyone: a scan of delivery items (ops only).
-      const page = owner
-        ? await doc.send(
-            new QueryCommand({
-              TableName: tableName,
-              IndexName: 'gsi2',
-              KeyConditionExpression: 'gsi2pk = :pk',
-              FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':pk': deliveriesByOwnerPk(owner) },
-              ScanIndexForward: false,
-              ExclusiveStartKey: start,
-            }),
-          )
-        : await doc.send(
-            new ScanCommand({
-              TableName: tableName,
-              FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
-              ExclusiveStartKey: start,
-            }),
-          );
+      // A scan of delivery items (ops only; the API lists one participant's through its receipts).
+      const page = await doc.send(
+        new ScanCommand({
+          TableName: tableName,
+          FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const it of page.Items ?? []) {
         rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
         if (rows.length >= limit) break;
@@ -315,7 +300,7 @@ export async function deliveriesList(args: string[]): Promise<Row[]> {
   } finally {
     doc.destroy();
   }
-  if (!owner) rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   if (f.json === true) console.log(JSON.stringify(rows, null, 2));
   else if (f.quiet !== true) printTable(rows);
   return rows;
