@@ -173,8 +173,8 @@ function lambdaRecord(r: _Record, arn: string): DynamoDBRecord {
     dynamodb: {
       ...(at ? { ApproximateCreationDateTime: Math.floor(new Date(at).getTime() / 1000) } : {}),
       Keys: d.Keys as never,
-      ...(d.NewImage ? { NewImage: image(d.NewImage as Record<string, Attr>) as never } : {}),
-      ...(d.OldImage ? { OldImage: image(d.OldImage as Record<string, Attr>) as never } : {}),
+      ...(d.NewImage ? { NewImage: image(d.NewImage as unknown as Record<string, Attr>) as never } : {}),
+      ...(d.OldImage ? { OldImage: image(d.OldImage as unknown as Record<string, Attr>) as never } : {}),
       SequenceNumber: d.SequenceNumber,
       SizeBytes: d.SizeBytes,
       StreamViewType: d.StreamViewType as never,
