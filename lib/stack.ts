@@ -198,6 +198,7 @@ export class ObservabilityStack extends Stack {
       queues: dataStack.queues,
       table: dataStack.data.table,
       scheduleGroupName: core.workers.tickScheduleGroupName,
+      eventStreamConsumer: core.workers.functions.find(({ worker }) => worker.trigger.kind === 'stream')?.fn,
       functions,
     };
     this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });

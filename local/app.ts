@@ -60,6 +60,8 @@ export interface LocalApp {
   settle(timeoutMs?: number): Promise<void>;
   /** The poller on the table's stream (undefined with LOCAL_STREAM_POLLER=0). */
   eventStream?: StreamPoller;
+  /** Messages the SQS pollers have received and are still processing (the batches in hand). */
+  processing(): number;
   /** The folder the functions write e-mail into (MAIL_DIR; read with local/mail.ts). */
   mailDir: string;
   stop(): Promise<void>;
@@ -239,6 +241,7 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
     updateEnvironment: async (vars) => void Object.assign(process.env, vars),
     settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
     eventStream,
+    processing: pollers.processing,
     mailDir: opts.env.MAIL_DIR!,
     stop: () => stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }),
   };
