@@ -24,7 +24,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { logger } from '../platform/log';
 import { unmarshallItem } from '../platform/marshall';
 import { realNowIso } from '../platform/table';
-import { mapLimit } from '../platform/retry';
+import { mapLimit, sleep } from '../platform/retry';
 import {
   awaitRecovery,
   createDelivery,
@@ -50,6 +50,8 @@ interface StreamedEvent extends StoredEvent {
 
 /** Records of one batch worked on at once. */
 const CONCURRENCY = 16;
+/** Pause before sending again what SQS refused. */
+const SEND_RETRY_MS = 200;
 
 /** The event a stream record inserted, when it is one to fan out. */
 function eventOf(record: DynamoDBRecord): StreamedEvent | undefined {
@@ -89,8 +91,14 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
     }
   });
 
-  // Every message of the batch at once; a delivery whose message was not sent waits for recovery.
-  const { failed: unsent } = await enqueueDeliveries(outbox.map((o) => o.message));
+  // Every message of the batch at once (what SQS refused, once more); a delivery whose message
+  // was still not sent waits for recovery.
+  let { failed: unsent } = await enqueueDeliveries(outbox.map((o) => o.message));
+  if (unsent.length) {
+    await sleep(SEND_RETRY_MS);
+    const again = new Set(unsent);
+    unsent = (await enqueueDeliveries(outbox.filter((o) => again.has(o.message.deliveryId)).map((o) => o.message))).failed;
+  }
   if (unsent.length) {
     const nowMs = Date.now();
     const byId = new Map(outbox.map((o) => [o.message.deliveryId, o.record]));
