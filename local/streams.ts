@@ -25,6 +25,7 @@ import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
+  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type _Record,
   type Shard,
@@ -185,6 +186,9 @@ function lambdaRecord(r: _Record, arn: string): DynamoDBRecord {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** GetRecords errors answered by a new iterator from the checkpoint (AWS's and DynamoDB Local's). */
+const REREAD = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
+
 export function startStreamPoller(
   ddb: DynamoDBClient,
   sqs: SQSClient,
@@ -204,7 +208,8 @@ export function startStreamPoller(
     maxAttempts: 2,
   });
   const checkpoints = opts.checkpoints ?? memoryCheckpoints();
-  const pollMs = opts.pollMs ?? Number(process.env.LOCAL_STREAM_POLL_MS ?? 40);
+  const pollMs = opts.pollMs ?? Number(process.env.LOCAL_STREAM_POLL_MS ?? 100);
+  let idleRounds = 0;
   const stats = { invocations: 0, records: 0, redelivered: 0, failuresSent: 0 };
   let running = true;
   let inFlight = 0;
@@ -319,7 +324,17 @@ export function startStreamPoller(
       sh.drained = true;
       return false;
     }
-    const out = await streams.send(new GetRecordsCommand({ ShardIterator: sh.iterator, Limit: 1000 }));
+    let out: GetRecordsCommandOutput;
+    try {
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: sh.iterator, Limit: 1000 }));
+    } catch (e) {
+      // An iterator that expired, or (DynamoDB Local, when the first record lands in a shard read
+      // while empty) that it says points at trimmed records: take a new one from the checkpoint
+      // at once. Anything else: the same, after the loop's pause.
+      sh.iterator = undefined;
+      if (REREAD.has((e as Error).name)) return true;
+      throw e;
+    }
     const records = out.Records ?? [];
     if (records.length === 0) {
       sh.iterator = out.NextShardIterator;
@@ -380,8 +395,12 @@ export function startStreamPoller(
         await sleep(500);
       }
       if (!found && inFlight === 0) lastEmptyRoundStart = roundStart;
-      else if (found) continue;
-      await sleep(pollMs);
+      if (found) {
+        idleRounds = 0;
+        continue;
+      }
+      // Poll fast while records come, slower (up to pollMs) the longer the stream stays quiet.
+      await sleep(Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 4)));
     }
   })();
 

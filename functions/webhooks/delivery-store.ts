@@ -81,6 +81,8 @@ export interface DeliveryItem {
   chainMessageId?: string;
   /** Failed for good, and its message is still owed to the DLQ. */
   dlqPending?: boolean;
+  /** Attempts cut at the fast lane's budget and given back (sent, not counted: webhooks/lanes.ts). */
+  cuts?: number;
   createdAt: string;
   updatedAt?: string;
   duePk?: string;
@@ -492,13 +494,23 @@ export function stopClaimed(d: DeliveryItem, seq: number, reason: string): Promi
   });
 }
 
-/** Give the claimed attempt back (not made, or cut and not counted). */
-export function giveBackClaim(d: DeliveryItem, seq: number): Promise<Transition> {
+/**
+ * Give the claimed attempt back: not made, or cut (webhooks/lanes.ts) and not counted. A cut
+ * attempt was sent (the receiver may have it): `cuts` counts them, so every request a receiver
+ * saw is an attempt or a cut.
+ */
+export function giveBackClaim(d: DeliveryItem, seq: number, cut = false): Promise<Transition> {
   return updateDelivery({
     Key: deliveryKey(d.id),
-    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
+    UpdateExpression: `SET attempts = :prev, updatedAt = :now${cut ? ', cuts = if_not_exists(cuts, :zero) + :one' : ''} REMOVE leaseUntil, leaseSeq`,
     ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
-    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': seq, ':now': new Date().toISOString() },
+    ExpressionAttributeValues: {
+      ':prev': d.attempts - 1,
+      ':n': d.attempts,
+      ':seq': seq,
+      ':now': new Date().toISOString(),
+      ...(cut ? { ':zero': 0, ':one': 1 } : {}),
+    },
   });
 }
 

@@ -201,8 +201,13 @@ async function afterClaim(
 }
 
 /** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
-async function handOver(d: DeliveryItem, msg: DeliveryMessage, record: SQSRecord, why: string): Promise<Outcome> {
-  const back = await giveBackClaim(d, msg.seq);
+async function handOver(
+  d: DeliveryItem,
+  msg: DeliveryMessage,
+  record: SQSRecord,
+  why: 'endpoint_slow' | 'attempt_over_budget',
+): Promise<Outcome> {
+  const back = await giveBackClaim(d, msg.seq, why === 'attempt_over_budget');
   if (!back.ok) return DONE; // the claim expired and another copy carries on
   await toSlowLane(record.body);
   logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
