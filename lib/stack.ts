@@ -1,7 +1,7 @@
 import { CfnOutput, Fn, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { dlqName } from '../functions/platform/definitions';
+import { EVENT_STREAM, dlqName } from '../functions/platform/definitions';
 import { routesFor } from '../functions/routes';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
@@ -137,6 +137,10 @@ export class CoreStack extends Stack {
       new CfnOutput(this, `QueueUrl${pascal(definition.name)}`, { value: queue.queueUrl });
       new CfnOutput(this, `DlqUrl${pascal(definition.name)}`, { value: dlq.queueUrl });
     }
+    new CfnOutput(this, `QueueUrl${pascal(EVENT_STREAM.onFailure)}`, {
+      value: queues.streamFailures.queueUrl,
+      description: 'Failed batches of the event stream (npm run ops -- stream:replay)',
+    });
     new CfnOutput(this, 'TickScheduleName', {
       value: this.workers.tickScheduleName,
       description: 'EventBridge Scheduler schedule of the scheduler tick (npm run ops -- tick:pause|resume|status)',

@@ -162,7 +162,7 @@ function attrValue(v: Attr): Attr {
 const image = (img: Record<string, Attr> | undefined) => img && Object.fromEntries(Object.entries(img).map(([k, v]) => [k, attrValue(v)]));
 
 /** The Lambda-shaped record of a stream record. */
-function lambdaRecord(r: _Record, arn: string): DynamoDBRecord {
+export function lambdaRecord(r: _Record, arn: string): DynamoDBRecord {
   const d = r.dynamodb ?? {};
   const at = d.ApproximateCreationDateTime;
   return {

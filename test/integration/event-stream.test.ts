@@ -20,6 +20,7 @@ import type { Receiver } from '../../local/receiver';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { injectFaults } from '../support/faults';
 import { webhook, type Hook } from '../support/flows';
+import { streamReplay } from '../../ops/commands/stream';
 
 let t: TestApp;
 let rx: Receiver;
@@ -235,6 +236,85 @@ describe('exactly once per endpoint and event', () => {
       }
     }
   });
+});
+
+describe('a batch the consumer cannot fan out', () => {
+  it.runIf(inProcess)(
+    'is retried, split, then described to the failure queue; npm run ops -- stream:replay fans it out once the cause is gone',
+    { timeout: 180_000 },
+    async () => {
+      const m = await t.participant('merchant');
+      const hook = await webhook(t, rx, m, { label: 'stream-failed' });
+      await t.app.settle();
+      const stream = t.app.eventStream!;
+      const before = stream.stats.failuresSent;
+      // Every delivery record the consumer tries to make fails (DynamoDB refusing it).
+      const faults = injectFaults({
+        seed: 7,
+        dynamo: [{ layer: 'call', rate: 1 }],
+        match: (command, input) => (command.startsWith('PutItem') || command === 'Put') && JSON.stringify(input ?? {}).includes('"WHDL#'),
+      });
+      faults.enable();
+      let ev: { id: string } | undefined;
+      try {
+        [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'FAILED-1' } }]);
+        await waitUntil(
+          'the batch described to the failure queue',
+          async () => (stream.stats.failuresSent > before ? true : undefined),
+          120_000,
+        );
+      } finally {
+        faults.remove();
+      }
+      expect(rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === ev!.id)).toEqual([]);
+      expect(await getItem(deliveryKey(deliveryIdFor(ev!.id, hook.endpointId)))).toBeUndefined();
+
+      const env = t.app.env;
+      const summary = await streamReplay([
+        '--failures-url',
+        env.QUEUE_URL_EVENT_STREAM_FAILURES!,
+        '--table',
+        env.TABLE_NAME!,
+        '--queue-url',
+        env.QUEUE_URL_WEBHOOKS!,
+        '--endpoint-url',
+        env.AWS_ENDPOINT_URL_DYNAMODB!,
+        '--sqs-endpoint-url',
+        env.AWS_ENDPOINT_URL_SQS!,
+        '--region',
+        env.AWS_REGION!,
+        '--quiet',
+      ]);
+      expect(summary).toMatchObject({ batches: 1, failed: 0 });
+      expect(summary.records).toBeGreaterThanOrEqual(1);
+      await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id && q.status === 200));
+      await t.app.settle();
+      const seen = await t.call('GET', `/v1/events/${ev!.id}`, { key: m.apiKey });
+      expect(seen.body.data.deliveries).toEqual([
+        expect.objectContaining({ endpointId: hook.endpointId, status: 'delivered', attempts: 1 }),
+      ]);
+      // Nothing left to replay.
+      expect(
+        (
+          await streamReplay([
+            '--failures-url',
+            env.QUEUE_URL_EVENT_STREAM_FAILURES!,
+            '--table',
+            env.TABLE_NAME!,
+            '--queue-url',
+            env.QUEUE_URL_WEBHOOKS!,
+            '--endpoint-url',
+            env.AWS_ENDPOINT_URL_DYNAMODB!,
+            '--sqs-endpoint-url',
+            env.AWS_ENDPOINT_URL_SQS!,
+            '--region',
+            env.AWS_REGION!,
+            '--quiet',
+          ])
+        ).batches,
+      ).toBe(0);
+    },
+  );
 });
 
 describe('a receiver outage', () => {
