@@ -9,6 +9,8 @@ import type { Route } from '../functions/routes';
 import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
 import { apiKeyKey } from '../functions/identity/participant-store';
 import { membershipKey } from '../functions/identity/members';
+import { deliveryKey, eventKey } from '../functions/webhooks/delivery-store';
+import { RECEIPT_PK_PREFIX } from '../functions/events/receipts';
 import { EXPORTS_PREFIX, type WorkQueues } from './data';
 import { pascal } from './settings';
 
@@ -52,6 +54,9 @@ export const MEMBERSHIP_PK_PREFIX = membershipKey('', '').pk;
 export const IDEMPOTENCY_PK_PREFIX = `${idempotencyPk('', '', '').split('#')[0]}#`;
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+/** The items the event stream consumer writes (functions/events/fanout.ts): events it carries, delivery records, receipts. */
+export const STREAM_CONSUMER_PK_PREFIXES = [eventKey('').pk, deliveryKey('').pk, RECEIPT_PK_PREFIX].map((p) => `${p}*`);
 export const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -121,14 +126,25 @@ export class AccessRoles extends Construct {
   /**
    * Workers: table read/write and the secret. The scheduler tick and the jobs worker send to
    * every work queue (fan-out; jobs enqueue webhook deliveries); a queue worker sends to its
-   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes), and nothing else
-   * (the message visibility and consume rights come from its event source).
+   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes, and a lane's own
+   * queue: a retry is a new delayed message), and nothing else (the message visibility and
+   * consume rights come from its event source). The event stream consumer reads the table,
+   * writes only the items it makes (event items it carries, delivery records, receipts) and
+   * sends only to the webhooks queue; reading the stream and describing a failed batch to the
+   * failure queue come from its event source.
    */
   forWorker(worker: WorkerDefinition): iam.Role {
     let role = this.workerRoles.get(worker.name);
     if (role) return role;
     role = this.newRole(`Worker${pascal(worker.name)}`, `idpay worker ${worker.name}`);
     const { queues, secret } = this.props;
+    if (worker.trigger.kind === 'stream') {
+      this.allowTableRead(role);
+      this.allowOnLeadingKeys(role, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], STREAM_CONSUMER_PK_PREFIXES);
+      queues.byName('webhooks').queue.grantSendMessages(role);
+      this.workerRoles.set(worker.name, role);
+      return role;
+    }
     this.allowTableReadWrite(role);
     secret.grantRead(role);
     if (worker.trigger.kind === 'schedule' || worker.name === 'jobs') {

@@ -1,7 +1,7 @@
 import { CfnOutput, Fn, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { dlqName } from '../functions/platform/definitions';
+import { EVENT_STREAM, dlqName } from '../functions/platform/definitions';
 import { routesFor } from '../functions/routes';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
@@ -129,7 +129,7 @@ export class CoreStack extends Stack {
 
     this.roles = props.dataStack.roles;
     this.api = new HttpApi(this, 'Api', { ...this.functionSettings, roles: this.roles });
-    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues });
+    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues, table: data.table });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
@@ -137,6 +137,10 @@ export class CoreStack extends Stack {
       new CfnOutput(this, `QueueUrl${pascal(definition.name)}`, { value: queue.queueUrl });
       new CfnOutput(this, `DlqUrl${pascal(definition.name)}`, { value: dlq.queueUrl });
     }
+    new CfnOutput(this, `QueueUrl${pascal(EVENT_STREAM.onFailure)}`, {
+      value: queues.streamFailures.queueUrl,
+      description: 'Failed batches of the event stream (npm run ops -- stream:replay)',
+    });
     new CfnOutput(this, 'TickScheduleName', {
       value: this.workers.tickScheduleName,
       description: 'EventBridge Scheduler schedule of the scheduler tick (npm run ops -- tick:pause|resume|status)',
@@ -198,6 +202,7 @@ export class ObservabilityStack extends Stack {
       queues: dataStack.queues,
       table: dataStack.data.table,
       scheduleGroupName: core.workers.tickScheduleGroupName,
+      eventStreamConsumer: core.workers.functions.find(({ worker }) => worker.trigger.kind === 'stream')?.fn,
       functions,
     };
     this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });

@@ -81,6 +81,7 @@ async function main() {
       tickMs: Number(process.env.LOCAL_TICK_MS ?? 1000),
       tickPaused: () => readLocalTickState() === 'DISABLED',
       mailDir: inMemory ? undefined : paths.mail,
+      streamCheckpointFile: inMemory ? undefined : paths.streamCheckpoints,
       env: {
         // Deploy-time settings given to npm start (APPROVAL_WINDOW_SECONDS=5 npm start ...): the
         // handlers read them in-process; artifacts mode synthesizes the template with them.

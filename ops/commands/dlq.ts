@@ -34,15 +34,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
-import {
-  DELIVERY_STATUSES,
-  deliveriesByOwnerPk,
-  deliveryKey,
-  toApiDelivery,
-  type DeliveryItem,
-} from '../../functions/webhooks/delivery-store';
+import { DELIVERY_STATUSES, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { apiBase, call, must, type Target } from '../api';
 import { flags, localStack } from '../common';
 
@@ -278,7 +272,7 @@ export interface DeliveryPage {
 /** Newest first, as the API lists them (its index key is `<createdAt>#<id>`). */
 const newestFirst = (a: Row, b: Row) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
 
-/** Every matching delivery from the table: one owner's list index, or a scan of all delivery items (ops only). */
+/** Every matching delivery from the table: a scan of all delivery items, filtered (ops only). */
 async function tableDeliveries(f: Flags, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
   const r: Resolved = str(f, 'table') ? { values: {}, source: 'flags' } : await resolve(f, 'webhooks');
   const tableName = str(f, 'table') ?? r.values.TABLE_NAME;
@@ -296,32 +290,24 @@ async function tableDeliveries(f: Flags, filter: { status?: string; type?: strin
     filters.push('eventType = :t');
     values[':t'] = filter.type;
   }
+  if (filter.owner) {
+    filters.push('ownerId = :o');
+    values[':o'] = filter.owner;
+  }
   const rows: Row[] = [];
   try {
     let start: Record<string, unknown> | undefined;
     do {
-      const page = filter.owner
-        ? await doc.send(
-            new QueryCommand({
-              TableName: tableName,
-              IndexName: 'gsi2',
-              KeyConditionExpression: 'gsi2pk = :pk',
-              FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':pk': deliveriesByOwnerPk(filter.owner) },
-              ScanIndexForward: false,
-              ExclusiveStartKey: start,
-            }),
-          )
-        : await doc.send(
-            new ScanCommand({
-              TableName: tableName,
-              FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
-              ExclusiveStartKey: start,
-            }),
-          );
+      // A scan of delivery items (ops only; the API lists one participant's through its receipts).
+      const page = await doc.send(
+        new ScanCommand({
+          TableName: tableName,
+          FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
+          ExclusiveStartKey: start,
+        }),
+      );
       for (const it of page.Items ?? []) rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
       start = page.LastEvaluatedKey;
     } while (start);
