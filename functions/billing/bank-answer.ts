@@ -73,13 +73,13 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
         };
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
-    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
+    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired);
+    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered);
     const now = clockNow();
     if (isPastExpiry(bill, now)) {
       // The window is over but the tick has not expired it yet: expire it now, then refuse.
       const r = await expireBilling(bill, now);
-      if (r.ok) throw conflict(BILLING_MSG.expired, 'billing_expired');
+      if (r.ok) throw conflict(BILLING_MSG.expired);
       if (r.reason === 'busy') break;
       if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
       bill = r.current;
@@ -91,5 +91,5 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
     if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
     bill = r.current;
   }
-  throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
+  throw conflict(BILLING_MSG.settleBusy);
 }
