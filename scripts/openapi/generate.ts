@@ -17,7 +17,7 @@ import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/event
 import { EVENT_TYPES, type EventType } from '../../functions/events/types';
 import type { Responses } from '../../functions/api/shapes';
 import { permissionOf, rolesFor } from '../../functions/identity/roles';
-import { routeKey, routesFor, type Route } from '../../functions/routes';
+import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
 import { API_VERSION, errorBody } from '../../functions/platform/api-request';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
@@ -579,8 +579,8 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
 
   const responses: Json = {};
   for (const status of statuses) responses[String(status)] = successResponse(route, spec, facts, status, conv);
-  const mayBeBad = !isPublic && (spec.body || spec.query || route.method === 'POST' || route.kinds.includes('merchant'));
-  if (mayBeBad) responses['400'] = ref('responses', 'BadRequest');
+  // Every operation: at least an unknown Idpay-Version.
+  responses['400'] = ref('responses', 'BadRequest');
   if (!isPublic) {
     responses['401'] = ref('responses', 'Unauthorized');
     responses['403'] = ref('responses', 'Forbidden');
@@ -784,12 +784,18 @@ export interface GeneratedDocument {
 /** The OpenAPI 3.1 document of one stage (sandbox-only routes only in the sandbox document). */
 export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadHandlerSpec): Promise<GeneratedDocument> {
   const conv = new SchemaConverter();
+  // Every handler first (both stages': one table for both documents): importing them
+  // registers every message group, so the error table is whole whatever ran before.
+  const specs: [Route, HandlerSpec][] = [];
+  for (const route of ROUTES) {
+    const spec = await loadSpec(route);
+    if (routesFor(stage).includes(route)) specs.push([route, spec]);
+  }
   const base = components(stage);
   const schemas = base.schemas as Json;
   const paths: Record<string, Json> = {};
   const usedTags: string[] = [];
-  for (const route of routesFor(stage)) {
-    const spec = await loadSpec(route);
+  for (const [route, spec] of specs) {
     const item = (paths[route.path] ??= {});
     const method = route.method.toLowerCase();
     if (item[method]) throw new Error(`Duplicate route ${routeKey(route)}`);
