@@ -278,8 +278,20 @@ describe('POST /v1/billing/bank-responses', () => {
       { billingRequestId: p1!.billingRequestId, statusCode: 200, success: true, message: 'Billing response recorded' },
       { billingRequestId: p2!.billingRequestId, statusCode: 200, success: true, message: 'Billing response recorded' },
       { billingRequestId: unknown, statusCode: 404, success: false, message: 'Billing request not found', ...refused404 },
-      { billingRequestId: p3!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered', ...answered409 },
-      { billingRequestId: foreignBill!.billingRequestId, statusCode: 404, success: false, message: 'Billing request not found', ...refused404 },
+      {
+        billingRequestId: p3!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
+      {
+        billingRequestId: foreignBill!.billingRequestId,
+        statusCode: 404,
+        success: false,
+        message: 'Billing request not found',
+        ...refused404,
+      },
     ]);
     expect(await getBill(p1!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-p1' });
     expect(await getBill(p2!.billingRequestId)).toMatchObject({ status: 'declined' });
@@ -322,8 +334,20 @@ describe('POST /v1/billing/bank-responses', () => {
     });
     expect(again.status).toBe(409);
     expect(again.body).toEqual([
-      { billingRequestId: p1!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered', ...answered409 },
-      { billingRequestId: p2!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered', ...answered409 },
+      {
+        billingRequestId: p1!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
+      {
+        billingRequestId: p2!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
     ]);
     expect(await getBill(p1!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-1' });
     expect(await getBill(p2!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-2' });

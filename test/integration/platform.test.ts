@@ -140,7 +140,11 @@ describe('request handling', () => {
     const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'shop', name: '', email: 'nope' } });
     expect(r.status).toBe(400);
     expect(r.body.message).toBe('Invalid request parameters');
-    expect(r.body).toMatchObject({ code: 'invalid_request_parameters', type: 'invalid_request_error', requestId: r.headers.get('x-request-id') });
+    expect(r.body).toMatchObject({
+      code: 'invalid_request_parameters',
+      type: 'invalid_request_error',
+      requestId: r.headers.get('x-request-id'),
+    });
     const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(['email', 'name', 'type']);
   });
@@ -322,7 +326,7 @@ describe('idempotency', () => {
     expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Idempotency key reused with a different request' });
   });
 
-  it('a replayed error names the request that got it: requestId is the replay\'s X-Request-Id', async () => {
+  it("a replayed error names the request that got it: requestId is the replay's X-Request-Id", async () => {
     const headers = { 'idempotency-key': 'create-shop-bad' };
     const bad = { type: 'merchant', name: 'Idem Shop', email: 'idem-bad@example.com', providerId: 'prv_missing' };
     const first = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: bad, headers });

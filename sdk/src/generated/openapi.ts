@@ -2248,7 +2248,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "batch_not_found" | "billing_intent_not_found" | "billing_not_awaiting_approval" | "billing_not_pending" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_trust_level" | "invitation_not_found" | "invitation_other_email" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_failed" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "test_clock_advancing" | "test_clock_not_found" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_trust_level" | "invitation_not_found" | "invitation_other_email" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2273,7 +2273,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "batch_not_found" | "billing_intent_not_found" | "billing_not_awaiting_approval" | "billing_not_pending" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_trust_level" | "invitation_not_found" | "invitation_other_email" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_failed" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "test_clock_advancing" | "test_clock_not_found" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_trust_level" | "invitation_not_found" | "invitation_other_email" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -3812,6 +3812,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4720,6 +4721,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4845,6 +4847,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -5091,6 +5094,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -9150,6 +9154,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -9176,6 +9181,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
