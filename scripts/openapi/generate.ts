@@ -21,6 +21,7 @@ import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes'
 import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
 import { API_VERSION, errorBody } from '../../functions/platform/api-request';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
+import { applyExamples } from './examples';
 
 export type Stage = 'sandbox' | 'live';
 export type Json = Record<string, unknown>;
@@ -803,6 +804,8 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
     const tag = tagOf(route);
     if (!usedTags.includes(tag)) usedTags.push(tag);
   }
+  // Worked examples recorded from the integration tests (scripts/openapi/examples.ts).
+  applyExamples(paths, (method, path) => `${method.toUpperCase()} ${path}`, stage);
   const hooks = webhooks(conv, schemas);
   for (const [name, def] of Object.entries(conv.hoisted)) {
     if (schemas[name]) throw new Error(`Schema name ${name} is used twice`);

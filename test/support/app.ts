@@ -10,6 +10,7 @@ import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { cognitoEnv } from '../../local/cognito';
 import { assertConforms, assertSurface } from './contract';
+import { recordExample } from './examples';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -87,6 +88,7 @@ export async function startTestApp(
     // type and request id (test/support/contract.ts).
     assertConforms(stage, method, url.toString(), res.status, parsed, res.headers.get('content-type'));
     assertSurface(stage, method, url.toString(), res.status, res.headers, parsed);
+    recordExample(stage, method, url.toString(), res.status, opts.rawBody === undefined ? opts.body : undefined, parsed, [suffix]);
     return { status: res.status, headers: res.headers, body: parsed as T };
   };
   let n = 0;

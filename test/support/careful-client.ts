@@ -6,6 +6,7 @@
  * array), a 5xx that leaks nothing, and no request that hangs.
  */
 import { contractProblems, surfaceProblems } from './contract';
+import { recordExample } from './examples';
 import type { TestApp } from './app';
 import { envelopeProblem } from './fuzz';
 import { sleep } from '../../functions/platform/retry';
@@ -95,6 +96,7 @@ export class RetryingClient {
     for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type')))
       this.problems.push(`${label}: ${p}`);
     for (const p of surfaceProblems(stage, res.status, res.headers, body)) this.problems.push(`${label}: ${p}`);
+    recordExample(stage, c.method, url.toString(), res.status, c.body, body);
     if (!res.headers.get('x-request-id'))
       this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);
     if (res.status < 500) {
