@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
 import type { DecisionItem } from '../../functions/decisions/views';
@@ -292,6 +294,52 @@ describe.each(['sandbox', 'live'] as const)('the %s document: errors, version, s
       expect((body.properties as Json).type, t).toEqual({ type: 'string', const: t });
       expect(body.additionalProperties, t).toBeUndefined(); // the events API adds deliveries; receivers ignore new fields
     }
+  });
+});
+
+describe.each(['sandbox', 'live'] as const)('the %s document: worked examples', (stage) => {
+  const doc = docs[stage];
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  (addFormats as unknown as (a: unknown) => void)(ajv);
+  ajv.addSchema({ ...doc, $id: 'doc' });
+  const pointer = (...parts: string[]) => `doc#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  /** Why `example` does not fit the schema at this place of the document ([] when it does). */
+  const invalid = (example: unknown, ...at: string[]) => {
+    const validate = ajv.getSchema(pointer(...at, 'schema'))!;
+    return validate(example) ? [] : (validate.errors ?? []).map((e) => `${at.join(' ')}${e.instancePath} ${e.message}`);
+  };
+
+  it('every operation has a request example (when it has a body) and a 2xx response example, each valid against its schema', () => {
+    const problems: string[] = [];
+    for (const r of routesFor(stage)) {
+      const method = r.method.toLowerCase();
+      const op = operationOf(doc, r)!;
+      const body = ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined;
+      if (body) {
+        if (body.example === undefined) problems.push(`${routeKey(r)}: no request example`);
+        else problems.push(...invalid(body.example, 'paths', r.path, method, 'requestBody', 'content', 'application/json'));
+      }
+      const examples = successCodes(op).flatMap((code) => {
+        const content = ((op.responses as Json)[code] as Json).content as Record<string, Json> | undefined;
+        return Object.entries(content ?? {})
+          .filter(([, media]) => media.example !== undefined)
+          .map(([type, media]) => ({ code, type, example: media.example }));
+      });
+      if (examples.length === 0) problems.push(`${routeKey(r)}: no 2xx response example`);
+      for (const e of examples) {
+        if (e.type !== 'application/json') continue;
+        problems.push(...invalid(e.example, 'paths', r.path, method, 'responses', e.code, 'content', e.type));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the examples hold no secret in clear: keys and webhook secrets are placeholders', () => {
+    const text = JSON.stringify(doc.paths);
+    for (const m of text.matchAll(/sk_(sandbox|live)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{20,}/g))
+      expect(m[0]).toMatch(/Example(Key|Secret)\d+0*/);
+    // Opaque tokens (agreement phrases, invitation tokens ...) too.
+    for (const m of text.matchAll(/"([a-z]{2,6}_[A-Za-z0-9_-]{32,})"/g)) expect(m[1]).toMatch(/Example/);
   });
 });
 
