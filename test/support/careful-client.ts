@@ -5,7 +5,7 @@
  * checks every single answer it gets: JSON, the envelope (or the bill/pay/intent element
  * array), a 5xx that leaks nothing, and no request that hangs.
  */
-import { contractProblems, surfaceProblems } from './contract';
+import { contractProblems, eventProblems, surfaceProblems } from './contract';
 import { recordExample } from './examples';
 import type { TestApp } from './app';
 import { envelopeProblem } from './fuzz';
@@ -95,7 +95,8 @@ export class RetryingClient {
     const stage = (this.t.app.env.STAGE ?? 'sandbox') as 'sandbox' | 'live';
     for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type')))
       this.problems.push(`${label}: ${p}`);
-    for (const p of surfaceProblems(stage, res.status, res.headers, body)) this.problems.push(`${label}: ${p}`);
+    for (const p of [...surfaceProblems(stage, res.status, res.headers, body), ...eventProblems(c.method, url.toString(), res.status, body)])
+      this.problems.push(`${label}: ${p}`);
     recordExample(stage, c.method, url.toString(), res.status, c.body, body);
     if (!res.headers.get('x-request-id'))
       this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);

@@ -17,6 +17,8 @@ import type { ValidateFunction } from 'ajv';
 import { matchRoute, type HttpMethod } from '../../functions/routes';
 import { API_VERSION } from '../../functions/platform/api-request';
 import { errorTypeOf } from '../../functions/platform/errors';
+import { eventBodySchema } from '../../functions/events/schemas';
+import { isEventType, type EventType } from '../../functions/events/types';
 
 type Json = Record<string, any>;
 type Stage = 'sandbox' | 'live';
@@ -180,9 +182,38 @@ export function surfaceProblems(stage: Stage, status: number, headers: Headers, 
   return problems;
 }
 
+/**
+ * Every event `GET /v1/events` and `GET /v1/events/{id}` return matches its type's schema (the
+ * webhooks' `data` of that type: functions/events/schemas.ts), with no field the schema does
+ * not document.
+ */
+export function eventProblems(method: string, url: string, status: number, body: unknown): string[] {
+  const hit = /^\/v1\/events(\/[^/]+)?$/.exec(new URL(url, 'http://x').pathname);
+  if (method.toUpperCase() !== 'GET' || status !== 200 || !hit) return [];
+  const data = (body as Json | undefined)?.data as Json | undefined;
+  const events = (hit[1] ? [data] : (data?.events ?? [])) as Json[];
+  const problems: string[] = [];
+  for (const e of events) {
+    const where = `event ${e?.id} (${e?.type})`;
+    if (!isEventType(String(e?.type))) {
+      problems.push(`${where}: not an event type`);
+      continue;
+    }
+    const type = e.type as EventType;
+    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, data: e.data });
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((i) => `${where}: ${i.path.join('.')} ${i.message}`));
+      continue;
+    }
+    const documented = new Set(Object.keys(parsed.data.data as Json));
+    for (const k of Object.keys(e.data as Json)) if (!documented.has(k)) problems.push(`${where}: data.${k} is not in its schema`);
+  }
+  return problems;
+}
+
 /** Throws when an answer breaks the surface rules above (the integration client calls this on every answer). */
 export function assertSurface(stage: Stage, method: string, url: string, status: number, headers: Headers, body: unknown): void {
-  const problems = surfaceProblems(stage, status, headers, body);
+  const problems = [...surfaceProblems(stage, status, headers, body), ...eventProblems(method, url, status, body)];
   if (problems.length)
     throw new Error(
       `${method} ${new URL(url, 'http://x').pathname}: the answer breaks the error contract (code, type, requestId, Idpay-Version):\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,

@@ -4,7 +4,8 @@
  * are each reported; a conforming answer and an undocumented path are not.
  */
 import { describe, expect, it } from 'vitest';
-import { contractProblems, surfaceProblems } from '../support/contract';
+import { contractProblems, eventProblems, surfaceProblems } from '../support/contract';
+import { EVENT_CATALOG } from '../../functions/events/schemas';
 
 const json = 'application/json';
 const ok = (data: unknown) => ({ statusCode: 200, success: true, message: 'Events retrieved', data });
@@ -96,5 +97,29 @@ describe('the error contract of every answer (code, type, requestId, Idpay-Versi
     expect(surfaceProblems('sandbox', 207, headers(), [{ statusCode: 201, success: true }, refused]).join('\n')).toContain(
       'element 1: code undefined is not in the error table',
     );
+  });
+});
+
+describe('events of the events API against their type', () => {
+  const event = (data: Record<string, unknown>) => ({
+    id: 'evt_1',
+    type: 'webhook.test',
+    createdAt: '2026-11-02T10:00:00.000Z',
+    data,
+    deliveries: [],
+  });
+  const ok = { endpointId: 'whe_1', participantId: 'mer_1', message: 'hello' };
+
+  it("accepts an event whose data is its type's schema; reports a missing field, a wrong type, an undocumented field", () => {
+    const one = (data: Record<string, unknown>) => eventProblems('GET', '/v1/events/evt_1', 200, { data: event(data) });
+    expect(EVENT_CATALOG['webhook.test'].data.safeParse(ok).success).toBe(true);
+    expect(one(ok)).toEqual([]);
+    expect(one({ endpointId: 'whe_1', message: 'hello' })).toEqual([expect.stringContaining('data.participantId')]);
+    expect(one({ ...ok, message: 3 })).toEqual([expect.stringContaining('data.message')]);
+    const list = eventProblems('GET', '/v1/events?limit=2', 200, { data: { events: [event({ ...ok, extra: 1 })], hasMore: false } });
+    expect(list).toEqual(['event evt_1 (webhook.test): data.extra is not in its schema']);
+    expect(eventProblems('GET', '/v1/events', 200, { data: { events: [{ ...event(ok), type: 'no.such' }] } })).toEqual([
+      'event evt_1 (no.such): not an event type',
+    ]);
   });
 });
