@@ -73,13 +73,12 @@ async function refuseForDeletedClock(bill: BillItem): Promise<never> {
   let current: BillItem | undefined = bill;
   if (bill.status === 'pending') {
     const r = await settleBilling(bill, { status: 'failed', reason: TEST_CLOCK_DELETED }, clockNow());
-    if (!r.ok && r.reason === 'busy') throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
+    if (!r.ok && r.reason === 'busy') throw conflict(BILLING_MSG.settleBusy);
     current = r.ok ? r.bill : r.current;
   }
-  if (current?.status === 'failed' && current.reason === TEST_CLOCK_DELETED)
-    throw conflict(SANDBOX_MSG.billingClockDeleted, TEST_CLOCK_DELETED);
-  if (current?.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
-  throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
+  if (current?.status === 'failed' && current.reason === TEST_CLOCK_DELETED) throw conflict(SANDBOX_MSG.billingClockDeleted);
+  if (current?.status === 'expired') throw conflict(BILLING_MSG.expired);
+  throw conflict(BILLING_MSG.alreadyAnswered);
 }
 
 async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered> {
@@ -94,13 +93,13 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
         };
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
-    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
+    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired);
+    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered);
     const now = clockNow();
     if (isPastExpiry(bill, now)) {
       // The window is over but the tick has not expired it yet: expire it now, then refuse.
       const r = await expireBilling(bill, now);
-      if (r.ok) throw conflict(BILLING_MSG.expired, 'billing_expired');
+      if (r.ok) throw conflict(BILLING_MSG.expired);
       if (r.reason === 'busy') break;
       if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
       bill = r.current;
@@ -112,5 +111,5 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
     if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
     bill = r.current;
   }
-  throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
+  throw conflict(BILLING_MSG.settleBusy);
 }

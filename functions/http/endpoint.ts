@@ -5,6 +5,7 @@ import { config } from '../config';
 import { findRoute } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
 import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from '../platform/errors';
+import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
 import { claimIdempotency, settleIdempotency } from './idempotency';
@@ -62,17 +63,11 @@ export function toResponse(reply: Reply): HttpResponse {
   };
 }
 
+/** The error answer of `err`: an AppError's status, message, code and type; anything else a 500 that leaks nothing. */
 export function errorResponse(err: unknown, requestId: string): HttpResponse {
-  if (err instanceof AppError) {
-    const body: Record<string, unknown> = { statusCode: err.statusCode, success: false, message: err.message, code: err.code };
-    if (err.errors?.length) body.errors = err.errors;
-    return toResponse({ status: err.statusCode, body, headers: err.headers });
-  }
+  if (err instanceof AppError) return toResponse({ status: err.statusCode, body: errorBody(err, requestId), headers: err.headers });
   logger.error('Unhandled error', { requestId, error: err as Error });
-  return toResponse({
-    status: 500,
-    body: { statusCode: 500, success: false, message: MSG.internal, code: 'internal_error' },
-  });
+  return toResponse({ status: 500, body: errorBody(new AppError(500, MSG.internal), requestId) });
 }
 
 const stateOf = new WeakMap<HttpEvent, RequestState>();
@@ -82,9 +77,7 @@ const envelope: Mw = {
   before: (request) => {
     const event = request.event;
     const route = findRoute(event.routeKey);
-    const incoming = event.headers?.['x-request-id'];
-    const requestId =
-      incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : (event.requestContext?.requestId ?? crypto.randomUUID());
+    const requestId = requestIdOf(event);
     const state: RequestState = {
       requestId,
       startedAt: Date.now(),
@@ -96,6 +89,7 @@ const envelope: Mw = {
     stateOf.set(event, state);
     observeInvocation(request.context);
     setLogRequestId(requestId);
+    checkApiVersion(event);
     if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
   },
   after: (request) => {
@@ -108,7 +102,9 @@ const envelope: Mw = {
 };
 
 function finish(state: RequestState, response: HttpResponse): HttpResponse {
-  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId };
+  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId, [VERSION_HEADER]: API_VERSION };
+  // A replayed error (Idempotency-Key) names this request, like its X-Request-Id.
+  const body = state.idempotency?.replay && response.statusCode >= 400 ? withRequestId(response.body, state.requestId) : response.body;
   logger.info('request', {
     requestId: state.requestId,
     route: state.route ? `${state.route.method} ${state.route.path}` : undefined,
@@ -119,7 +115,18 @@ function finish(state: RequestState, response: HttpResponse): HttpResponse {
     replayed: state.idempotency?.replay ? true : undefined,
   });
   flushMetrics();
-  return { ...response, headers };
+  return { ...response, headers, body };
+}
+
+function withRequestId(body: string, requestId: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'requestId' in parsed)
+      return JSON.stringify({ ...parsed, requestId });
+  } catch {
+    /* not JSON: as stored */
+  }
+  return body;
 }
 
 /** 3. API key + 4. participant kind (route table) + 5. rate limit. */
@@ -221,7 +228,7 @@ async function testClockOf(event: HttpEvent, state: RequestState): Promise<Clock
   if (!header || config.stage() !== 'sandbox' || state.principal?.kind !== 'merchant') return undefined;
   const c = await getTestClock(state.principal.id, header);
   if (!c) throw notFound(SANDBOX_MSG.testClockNotFound);
-  if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
+  if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing);
   return contextOf(c);
 }
 

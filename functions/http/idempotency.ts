@@ -5,7 +5,7 @@ import { db } from '../platform/clients';
 import { isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
-import { MSG, badRequest, conflict } from '../platform/errors';
+import { MSG, badRequest, conflict, errorEntryByCode } from '../platform/errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
 
 const TTL_SECONDS = 24 * 3600;
@@ -68,7 +68,7 @@ export const idempotencyRequestHash = (path: string, query: string, entityId: st
 export async function claimIdempotency(state: RequestState, event: HttpEvent): Promise<void> {
   const headerKey = event.headers?.['idempotency-key'];
   if (headerKey === undefined || !state.scope) return;
-  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
+  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey);
 
   const pk = idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey);
   const requestHash = idempotencyRequestHash(
@@ -94,14 +94,14 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   } catch (e) {
     if (!isConditionFailure(e) || !e.Item) throw e;
     const old = unmarshallItem(e.Item) as unknown as IdemRecord;
-    if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch, 'idempotency_mismatch');
+    if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch);
     if (old.status === 'completed' && old.response) {
       const first = await fromStoredResponse(pk, old.response);
       state.idempotency = { pk, replay: { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } } };
       metric('IdempotentReplays');
       return;
     }
-    if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+    if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress);
   }
   // A stale in-progress record (crashed invocation): take it over, once.
   try {
@@ -117,16 +117,10 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
     );
     state.idempotency = { pk };
   } catch (e) {
-    if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+    if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress);
     throw e;
   }
 }
-
-/**
- * Codes of the 409s that mean "contention outlasted the bounded retries, nothing was
- * written; retry shortly" (billing, bank answer, refund, recurring create).
- */
-const RETRY_SHORTLY_CODES = new Set(['billing_contention', 'refund_contention', 'decision_contention', 'busy']);
 
 /**
  * An answer that tells the client to retry the SAME request: a 5xx, or a 409 "retry shortly"
@@ -138,7 +132,8 @@ export function isRetryLater(response: Pick<HttpResponse, 'statusCode' | 'body'>
   try {
     const body = JSON.parse(response.body) as unknown;
     const codes = (Array.isArray(body) ? body : [body]).map((e) => (e as { code?: unknown } | null)?.code);
-    return codes.length > 0 && codes.every((c) => typeof c === 'string' && RETRY_SHORTLY_CODES.has(c));
+    // "Nothing was written, retry shortly": the error table's `retry` codes (platform/errors.ts).
+    return codes.length > 0 && codes.every((c) => typeof c === 'string' && errorEntryByCode(c)?.retry === true);
   } catch {
     return false;
   }

@@ -17,6 +17,7 @@
  * message); a JWKS that cannot be fetched is an infrastructure fault and is rethrown as is.
  */
 import type { Fetcher } from 'aws-jwt-verify/https';
+import { messages } from '../platform/errors';
 
 /**
  * aws-jwt-verify is loaded on the first token a Lambda instance sees, not at init: the
@@ -35,10 +36,10 @@ type JwtVerify = Awaited<ReturnType<typeof loadJwtVerify>>;
 let jwtVerify: Promise<JwtVerify> | undefined;
 
 /** The exact messages of a refused token (docs/decisions/person-authentication.md). */
-export const TOKEN_MESSAGES = {
-  invalid: 'Invalid access token',
-  expired: 'Access token has expired',
-} as const;
+export const TOKEN_MESSAGES = messages({
+  invalid: [401, 'access_token_invalid', 'Invalid access token'],
+  expired: [401, 'access_token_expired', 'Access token has expired'],
+});
 
 export type AccessTokenErrorReason = keyof typeof TOKEN_MESSAGES;
 

@@ -82,7 +82,7 @@ async function drainPartition(c: TestClockItem, at: Date): Promise<void> {
     });
   }
   logger.error('test clock deletion: due entries kept appearing', { clockId: c.clockId });
-  throw conflict(SANDBOX_MSG.raceLost, 'sandbox_conflict');
+  throw conflict(SANDBOX_MSG.raceLost);
 }
 
 /** The billing a due entry of the clock waits on a bank for: an approval's expiry, or a simulated bank's answer to it. */
@@ -101,5 +101,5 @@ async function failBilling(billingRequestId: string, at: Date): Promise<void> {
   if (bill?.status !== 'pending') return;
   const r = await settleBilling(bill, { status: 'failed', reason: TEST_CLOCK_DELETED }, at);
   // Contention that outlasted settleBilling's retries: the clock stays `deleting`, a retried DELETE finishes.
-  if (!r.ok && r.reason === 'busy') throw conflict(SANDBOX_MSG.raceLost, 'sandbox_conflict');
+  if (!r.ok && r.reason === 'busy') throw conflict(SANDBOX_MSG.raceLost);
 }

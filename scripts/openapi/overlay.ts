@@ -78,7 +78,7 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'POST /v1/sandbox/test-clocks/{clockId}/advance': { status: [202] },
   'PATCH /v1/recurring/{scheduleId}': {
     status: [202],
-    note: '`data: {scheduleId, amendmentId, status: "pending"}`; then `schedule.amended` or `schedule.amendment_declined` (DESIGN 8.6).',
+    note: '`data: {scheduleId, amendmentId, status: "pending"}`; the customer\'s bank receives a `billing.intent` with the amendment; then `schedule.amended` (the new terms apply from the next run) or `schedule.amendment_declined` (the old terms hold).',
   },
   'GET /v1/transaction-history': { note: '`data: {transactions[], total, hasMore}`, newest first (`total` on skip pages only).' },
   'POST /v1/refunds/initiate': { status: [201], note: '`data: {refundId, reference, amount, currency, status: "pending", expectedBy}`' },

@@ -86,7 +86,7 @@ describe('sandbox helpers under 10 parallel calls: only 200 or 409, never 5xx', 
           statusCode: 409,
           success: false,
           message: 'Sandbox helper lost a race with a concurrent request; retry',
-          code: 'sandbox_conflict',
+          code: 'sandbox_race_lost',
         });
       }
       // The schedule is due now and runs once.
@@ -207,7 +207,12 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
           ? await t.call(r.method, path, { key: who.accessToken, headers: personHeaders, body })
           : await t.call(r.method, path, { key: keys[r.kinds[0]!], body });
         expect(res.status, `${r.method} ${path}: ${JSON.stringify(res.body)}`).toBe(404);
-        expect(res.body, `${r.method} ${path}`).toMatchObject({ statusCode: 404, success: false, message: expected, code: 'not_found' });
+        expect(res.body, `${r.method} ${path}`).toMatchObject({
+          statusCode: 404,
+          success: false,
+          message: expected,
+          type: 'not_found_error',
+        });
         expect(res.headers.get('x-request-id')).toBeTruthy();
       }
     }

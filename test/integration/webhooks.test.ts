@@ -105,7 +105,12 @@ describe('endpoints API', () => {
     expect(del.body).toMatchObject({ success: true, message: 'Webhook endpoint deleted', data: { id: ep.id, deleted: true } });
     const again = await t.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: m.apiKey });
     expect(again.status).toBe(404);
-    expect(again.body).toMatchObject({ statusCode: 404, success: false, message: 'Webhook endpoint not found', code: 'not_found' });
+    expect(again.body).toMatchObject({
+      statusCode: 404,
+      success: false,
+      message: 'Webhook endpoint not found',
+      code: 'webhook_endpoint_not_found',
+    });
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
     expect(list.body.data).toEqual({ endpoints: [], total: 0, hasMore: false });
   });
@@ -129,7 +134,12 @@ describe('endpoints API', () => {
     for (const [body, path] of cases) {
       const r = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid request parameters',
+        code: 'invalid_request_parameters',
+      });
       expect(r.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
     const bad = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, rawBody: '{"url":' });

@@ -15,10 +15,9 @@ export const handler = endpoint(
     const inv = await getInvitation(token);
     if (!inv) throw notFound(MSG.invitationNotFound);
     const email = await personEmail(accessToken!);
-    if (email !== inv.email) throw forbidden(MSG.invitationOtherEmail, 'invitation_other_email');
+    if (email !== inv.email) throw forbidden(MSG.invitationOtherEmail);
     const joined = await acceptInvitation(token, inv, person!, email, audit);
-    if (!joined.ok)
-      throw joined.reason === 'already_member' ? conflict(MSG.alreadyMember, 'already_member') : notFound(MSG.invitationNotFound);
+    if (!joined.ok) throw joined.reason === 'already_member' ? conflict(MSG.alreadyMember) : notFound(MSG.invitationNotFound);
     return ok(200, 'Invitation accepted', {
       participantId: inv.participantId,
       participantType: inv.participantKind,

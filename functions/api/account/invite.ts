@@ -13,7 +13,7 @@ export const handler = endpoint(
     description: 'Invite a person (by e-mail) to the team. The token is shown only in this response; it is valid for 7 days.',
   },
   async ({ body, principal, audit }) => {
-    if (body.role === 'owner' && principal.role !== 'owner') throw forbidden(MSG.ownerOnly, 'owner_only');
+    if (body.role === 'owner' && principal.role !== 'owner') throw forbidden(MSG.ownerOnly);
     const p = principal.kind as 'bank' | 'merchant' | 'provider';
     const inv = await invite({ id: principal.id, type: p }, body.email, body.role, audit);
     return ok(201, 'Invitation created', { invitationId: inv.invitationId, token: inv.token });

@@ -24,7 +24,7 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
   // DESIGN 8.3: `ownerEmail` invites the participant's first owner (a bank's people sign in this way).
   const invitation = body.ownerEmail ? await createInvitation(participant, body.ownerEmail, 'owner', audit) : undefined;
   const items = [...key.items, auditPut(participant.id, audit, 'participant.created', participant.id), ...(invitation?.items ?? [])];
-  if ((await insertParticipant(participant, items)) === 'email_taken') throw conflict('Merchant with this email already exists');
+  if ((await insertParticipant(participant, items)) === 'email_taken') throw conflict(MSG.merchantEmailExists);
   // Sandbox: a simulated bank gets its magic customers and devices now (functions/sandbox/).
   if (participant.simulated) await seedSimulatedBank(participant);
   return ok(201, 'Participant created', {

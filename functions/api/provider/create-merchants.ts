@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, type FieldError } from '../../platform/errors';
+import { MSG, conflict, type FieldError } from '../../platform/errors';
 import { createMerchants } from '../../merchants/store';
 import { createMerchantsSchema } from './schemas';
 
@@ -32,4 +32,4 @@ export const handler = endpoint(
   },
 );
 
-const emailConflict = (errors: FieldError[]) => new AppError(409, MSG.merchantEmailExists, 'merchant_email_exists', errors);
+const emailConflict = (errors: FieldError[]) => conflict(MSG.merchantEmailExists, errors);
