@@ -63,4 +63,6 @@ export const config = {
   exportUrlSeconds: () => num('EXPORT_URL_SECONDS', 900),
   /** How long one run of an export job writes before it saves its place and lets the next tick continue (the jobs worker's timeout is 60 s). */
   exportRunSeconds: () => num('EXPORT_RUN_SECONDS', 30),
+  /** Where the dashboard is (links in e-mail): e.g. `https://dashboard.example.com`; the local stack sets its own URL. */
+  dashboardUrl: () => (process.env.DASHBOARD_URL ?? '').replace(/\/+$/, ''),
 };
