@@ -48,7 +48,7 @@ async function main() {
   const cognito = await startCognito({
     ...(inMemory ? {} : { dataDir: paths.cognito }),
     ...(process.env.COGNITO_LOCAL_PORT ? { port: Number(process.env.COGNITO_LOCAL_PORT) } : {}),
-    onCode: ({ destination, code }) => console.log(`  Cognito emulator: confirmation code for ${destination}: ${code}`),
+    onCode: ({ destination, code, purpose }) => console.log(`  Cognito emulator: ${purpose} code for ${destination}: ${code}`),
   }).catch(async (e: Error) => {
     await sqs.stop().catch(() => undefined);
     await dynamo.stop().catch(() => undefined);
