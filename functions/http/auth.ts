@@ -239,7 +239,9 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
     }
     participantId = mine[0]!.participantId;
   }
-  const found = participantId ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs) : undefined;
+  const found = participantId
+    ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs)
+    : undefined;
   // Not a member of the participant named: the same answer as an unknown one (nothing leaks).
   if (!found) {
     await refuseIfEnded();

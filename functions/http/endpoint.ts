@@ -122,7 +122,8 @@ const ID_HEADERS: [header: string, message: string][] = [
 function refuseImpossibleIds(route: Route, params: Record<string, string>, headers: Record<string, string | undefined>): void {
   if (Object.values(params).some((v) => v.length > MAX_ID_LENGTH)) throw notFound(route.notFound ?? MSG.routeNotFound);
   for (const [header, message] of ID_HEADERS) {
-    if ((headers[header]?.length ?? 0) > MAX_ID_LENGTH) throw badRequest(message, [{ path: header, message: `must be at most ${MAX_ID_LENGTH} characters` }], 'invalid_header');
+    if ((headers[header]?.length ?? 0) > MAX_ID_LENGTH)
+      throw badRequest(message, [{ path: header, message: `must be at most ${MAX_ID_LENGTH} characters` }], 'invalid_header');
   }
 }
 

@@ -19,7 +19,17 @@ import {
   type BankAccount,
   type Participant,
 } from '../identity/participant-store';
-import { batchPut, cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type Item, type TransactItem } from '../platform/table';
+import {
+  batchPut,
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  nowIso,
+  table,
+  transact,
+  type Item,
+  type TransactItem,
+} from '../platform/table';
 import { auditItem, type AuditContext } from '../identity/audit';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { backoff } from '../platform/retry';

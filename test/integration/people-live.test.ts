@@ -65,7 +65,12 @@ describe('applications wait for the operator in live', () => {
     const log = (await as('GET', '/v1/audit-log')).body.data.entries;
     expect(log[0].action).toBe('api_key.created');
     // The approval creates the participant and the owner's membership in one transaction (DESIGN 9.1).
-    expect(log.slice(1).map((e: { action: string }) => e.action).sort()).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
+    expect(
+      log
+        .slice(1)
+        .map((e: { action: string }) => e.action)
+        .sort(),
+    ).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
     for (const e of log.slice(1)) expect(e.actor).toEqual({ type: 'operator', id: 'operator' });
   });
 
@@ -147,7 +152,12 @@ describe('banks through the operator; roles in live', () => {
       ['merchant.trust_updated', merchantId],
     ]);
     // The operator created the provider and its first key in one transaction: any order.
-    expect(pairs.slice(2).map(([a]: string[]) => a).sort()).toEqual(['api_key.created', 'participant.created']);
+    expect(
+      pairs
+        .slice(2)
+        .map(([a]: string[]) => a)
+        .sort(),
+    ).toEqual(['api_key.created', 'participant.created']);
     expect(log[1].actor).toMatchObject({ type: 'apiKey', id: expect.stringMatching(/^key_/) });
   });
 });

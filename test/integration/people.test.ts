@@ -95,7 +95,12 @@ describe('application -> owner -> key -> the key calls the API (sandbox)', () =>
     const actions = await auditActions(as);
     expect(actions[0]!.action).toBe('api_key.created');
     // The approval creates the participant and the owner's membership in one transaction (DESIGN 9.1).
-    expect(actions.slice(1).map((e) => e.action).sort()).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
+    expect(
+      actions
+        .slice(1)
+        .map((e) => e.action)
+        .sort(),
+    ).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
     expect(actions[0]).toMatchObject({
       target: keyId,
       actor: { type: 'user', id: who.sub, email: who.email },
@@ -231,7 +236,11 @@ describe('team and invitations', () => {
     expect((await o.as('PATCH', `/v1/team/members/${o.who.sub}`, { body: { role: 'viewer' } })).status).toBe(200);
     const last = await admin('DELETE', `/v1/team/members/${invited.sub}`);
     expect([last.status, last.body.message]).toEqual([409, 'A participant needs at least one owner']);
-    expect((await admin('DELETE', `/v1/team/members/${o.who.sub}`)).body.data).toEqual({ userId: o.who.sub, removed: true, keysCreated: [] });
+    expect((await admin('DELETE', `/v1/team/members/${o.who.sub}`)).body.data).toEqual({
+      userId: o.who.sub,
+      removed: true,
+      keysCreated: [],
+    });
     expect((await admin('DELETE', `/v1/team/members/${o.who.sub}`)).body.message).toBe('Member not found');
     const team = await admin('GET', '/v1/team/members');
     expect(team.body.data.members.map((m: { userId: string; role: string }) => [m.userId, m.role])).toEqual([[invited.sub, 'owner']]);
@@ -328,7 +337,11 @@ describe('keys: expiry and revocation', () => {
     expect((await o.as('POST', '/v1/team/invitations', { body: { email: newEmail(), role: 'superuser' } })).status).toBe(400);
     expect((await o.as('POST', '/v1/onboarding/applications', { body: applicationBody('merchant', { type: 'bank' }) })).status).toBe(400);
     expect((await o.as('GET', '/v1/keys')).body.data.keys).toEqual([]);
-    expect((await auditActions(o.as)).map((e) => e.action).sort()).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
+    expect((await auditActions(o.as)).map((e) => e.action).sort()).toEqual([
+      'application.approved',
+      'member.joined:owner',
+      'participant.created',
+    ]);
   });
 
   it('an Idempotency-Key replays the same key to the same person, sealed at rest', async () => {

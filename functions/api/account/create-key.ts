@@ -13,7 +13,7 @@ export const handler = endpoint(
   {
     body: createKeySchema,
     description:
-      "Create an API key with a role (default your own; never above it), optionally expiring after `expiresInDays`. The key is shown only in this response.",
+      'Create an API key with a role (default your own; never above it), optionally expiring after `expiresInDays`. The key is shown only in this response.',
   },
   async ({ body, principal, person, audit }) => {
     const creator = principal.role!;

@@ -9,7 +9,10 @@ import { MSG, notFound } from '../../platform/errors';
  * token is the secret that names it (it was e-mailed to the invitee).
  */
 export const handler = endpoint(
-  { description: 'Read an invitation by its token: who invites, to which participant, with which role, and whether it can still be accepted.' },
+  {
+    description:
+      'Read an invitation by its token: who invites, to which participant, with which role, and whether it can still be accepted.',
+  },
   async ({ params }) => {
     const inv = await getInvitationByToken(params.token!);
     if (!inv) throw notFound(MSG.invitationNotFound);

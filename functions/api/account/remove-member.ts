@@ -8,7 +8,10 @@ import { changeTeamMember } from '../../identity/team';
  * revoke them (DESIGN 9.1).
  */
 export const handler = endpoint(
-  { description: "Remove a member from the team. The last owner cannot be removed. The member's keys keep working: `keysCreated` lists them." },
+  {
+    description:
+      "Remove a member from the team. The last owner cannot be removed. The member's keys keep working: `keysCreated` lists them.",
+  },
   async ({ params, principal, audit }) => {
     const member = await changeTeamMember(principal.id, principal.role, params.userId!, undefined, audit);
     const keysCreated = await unrevokedKeysCreatedBy(principal.id, member.userId);

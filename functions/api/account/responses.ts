@@ -140,7 +140,7 @@ export const RESPONSES = {
       removed: z.literal(true),
       keysCreated: z
         .array(z.string())
-        .describe("The ids of the keys this member made that still work: removal does not revoke them (DELETE /v1/keys/{keyId} does)"),
+        .describe('The ids of the keys this member made that still work: removal does not revoke them (DELETE /v1/keys/{keyId} does)'),
     }),
   },
   'revoke-key': {

@@ -14,7 +14,7 @@ export const handler = endpoint(
   {
     body: signOutSchema,
     description:
-      "End this sign-in session: its refresh token is revoked and its access tokens are refused from now on (401 `Session has ended`). Other sessions keep working.",
+      'End this sign-in session: its refresh token is revoked and its access tokens are refused from now on (401 `Session has ended`). Other sessions keep working.',
   },
   async ({ body, person }) => {
     const revoked = body.refreshToken ? await revokeRefreshToken(body.refreshToken) : false;
