@@ -69,4 +69,6 @@ export const config = {
    * the wait runs inside one step of the advance, and the jobs worker's timeout is 60 s.
    */
   testClockBankWaitSeconds: () => Math.min(30, Math.max(0, num('TEST_CLOCK_BANK_WAIT_SECONDS', 10))),
+  /** Where the dashboard is (links in e-mail): e.g. `https://dashboard.example.com`; the local stack sets its own URL. */
+  dashboardUrl: () => (process.env.DASHBOARD_URL ?? '').replace(/\/+$/, ''),
 };

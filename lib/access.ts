@@ -25,13 +25,20 @@ import { pascal } from './settings';
  *   route that only reads still stores its Idempotency-Key record (DESIGN 6.4).
  * - `write`: read/write on the table and indexes, SendMessage on the work queues (never the
  *   DLQs), read of the application secret.
+ * - `writeMail`: `write` + `ses:SendEmail` from the stage's sender identity (MAIL_ROUTES).
  * - `readExports`: `read` + s3:GetObject on the export files: the role whose credentials
  *   sign the download URLs of `GET /v1/exports/{id}` (a pre-signed URL carries its signer's
  *   rights). No other function can read an export.
  * - `readScan`: `read` + Scan of the table (not of its indexes): the operator's trial balance,
  *   which sums every ledger entry (an operator report, never a participant's path).
  */
-export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'readExports' | 'readScan';
+export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'writeMail' | 'readExports' | 'readScan';
+
+/**
+ * The routes that e-mail people (invitations, DESIGN 9.1): `write` + `ses:SendEmail` from the
+ * stage's one sender identity (`-c mailFrom`), and nothing else may send.
+ */
+export const MAIL_ROUTES = new Set(['POST /v1/team/invitations', 'POST /v1/operator/participants']);
 
 /** The routes that hand out pre-signed GETs of export files. */
 export const EXPORT_READ_ROUTES = new Set(['GET /v1/exports/{id}']);
@@ -42,6 +49,7 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method' | 'p
   if (route.kinds.length === 0) return 'public';
   if (EXPORT_READ_ROUTES.has(`${route.method} ${route.path}`)) return 'readExports';
   if (TABLE_SCAN_ROUTES.has(`${route.method} ${route.path}`)) return 'readScan';
+  if (MAIL_ROUTES.has(`${route.method} ${route.path}`)) return 'writeMail';
   if (route.access === 'write') return 'write';
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
@@ -70,6 +78,8 @@ export interface AccessRolesProps {
   queues: WorkQueues;
   secret: secretsmanager.ISecret;
   exportsBucket: s3.IBucket;
+  /** The SES identity invitations are sent from, when the stage sends e-mail. */
+  mailIdentityArn?: string;
 }
 
 /**
@@ -114,9 +124,13 @@ export class AccessRoles extends Construct {
           role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [this.props.table.tableArn] }));
         break;
       case 'write':
+      case 'writeMail':
         this.allowTableReadWrite(role);
         for (const q of queues.all) q.queue.grantSendMessages(role);
         secret.grantRead(role);
+        if (profile === 'writeMail' && this.props.mailIdentityArn) {
+          role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.props.mailIdentityArn] }));
+        }
         break;
     }
     this.routeRoles.set(profile, role);

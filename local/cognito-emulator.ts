@@ -9,6 +9,8 @@
  *   an auto-verified attribute (accepting an invitation needs a verified address, DESIGN 9.1).
  * - `RespondToAuthChallenge` keeps the refresh token it issues, as `InitiateAuth` does: a
  *   session that signed in with a TOTP code can then be refreshed and revoked (RevokeToken).
+ * - `UpdateUserAttributes` of `email` leaves the new address unverified (`email_verified`
+ *   false), as Cognito does.
  * - `origin_jti` on access tokens, as Cognito sets it: one id per sign-in, the same on every
  *   access token refreshed from that sign-in's refresh token (which carries it too), so a
  *   session can be told apart from the person's other sessions (sign-out, DESIGN 9.1).
@@ -81,6 +83,31 @@ Targets.ConfirmSignUp = (services) => {
     if (user) {
       const Attributes = [...(user.Attributes ?? []).filter((a) => a.Name !== 'email_verified'), { Name: 'email_verified', Value: 'true' }];
       await pool.saveUser(ctx, { ...user, Attributes });
+    }
+    return out;
+  };
+};
+
+// UpdateUserAttributes: a new e-mail address is not verified until its code is confirmed
+// (Cognito sets email_verified false; with keepOriginal it even keeps the old address until
+// then). The emulator leaves a changed address "verified": an invitation check could be fooled.
+const updateUserAttributes = Targets.UpdateUserAttributes!;
+Targets.UpdateUserAttributes = (services) => {
+  const run = updateUserAttributes(services);
+  return async (ctx, req) => {
+    const out = await run(ctx, req);
+    const changed = (req.UserAttributes as { Name: string }[] | undefined)?.some((a) => a.Name === 'email');
+    const sub = (jwt.decode(req.AccessToken) as { sub?: string; client_id?: string } | null) ?? {};
+    if (changed && sub.sub && sub.client_id) {
+      const pool = await services.cognito.getUserPoolForClientId(ctx, sub.client_id);
+      const user = await pool.getUserByUsername(ctx, sub.sub);
+      if (user) {
+        const Attributes = [
+          ...(user.Attributes ?? []).filter((a) => a.Name !== 'email_verified'),
+          { Name: 'email_verified', Value: 'false' },
+        ];
+        await pool.saveUser(ctx, { ...user, Attributes });
+      }
     }
     return out;
   };

@@ -9,7 +9,6 @@ import { can, makeClient, unwrap, type Acting, type IdpayClient } from './api';
 import { accessToken, endSession, readStored, type Stored } from './auth';
 import { revokeToken, totpEnabled } from './cognito';
 import type { DashboardConfig } from './config';
-import { pending } from './pending-api';
 import type { HttpMethod } from '../../functions/routes';
 import { USER_POOL } from '../../functions/identity/pool';
 
@@ -59,9 +58,7 @@ export function useSession(): SessionValue {
 async function signOutOf(config: DashboardConfig, client: IdpayClient, stored: Stored): Promise<void> {
   if (stored.type === 'person') {
     const refreshToken = stored.tokens.refreshToken;
-    const r = await pending(client)
-      .POST('/v1/me/sign-out', { body: refreshToken ? { refreshToken } : {} })
-      .catch(() => undefined);
+    const r = await client.POST('/v1/me/sign-out', { body: refreshToken ? { refreshToken } : {} }).catch(() => undefined);
     if (!r?.response.ok && refreshToken) await revokeToken(config, refreshToken).catch(() => undefined);
   }
   endSession('You signed out.');

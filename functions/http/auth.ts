@@ -5,8 +5,9 @@ import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../identity/participant-store';
 import { membershipKey, membershipsOf, type Membership } from '../identity/members';
+import { type EndedSessions, endedSessionsOf, hasEnded } from '../identity/sessions';
 import { AccessTokenError, TOKEN_MESSAGES, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
-import { rolesFor } from '../identity/roles';
+import { keyRoleOf, rolesFor } from '../identity/roles';
 import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, fill, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
@@ -181,6 +182,8 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
     id: found.item.participantId,
     keyId: found.item.keyId,
     actor: { type: 'apiKey', id: found.item.keyId },
+    // A key acts with its role exactly as a person with that role does (DESIGN 9.1).
+    role: keyRoleOf(found.item),
   } satisfies Principal;
   state.scope = found.item.keyId;
   refuseKeyOnPersonRoute(state);
@@ -210,7 +213,14 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
   });
   state.person = person;
   state.accessToken = token;
+  // A signed-out session (DESIGN 9.1): applicant routes read the person's sessions item (they
+  // read nothing else to authenticate); participant routes find the ended sessions on the
+  // membership item they read anyway, so a live session costs no extra request.
+  const refuseIfEnded = async (ended?: EndedSessions) => {
+    if (hasEnded(ended ?? (await endedSessionsOf(person.sub)), person.session)) throw unauthorized(MSG.sessionEnded);
+  };
   if (state.route.caller === 'applicant') {
+    await refuseIfEnded();
     state.scope = `user_${person.sub}`;
     return;
   }
@@ -219,16 +229,26 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
   let participantId = wanted;
   if (wanted === undefined) {
     const mine = await membershipsOf(person.sub, 2);
-    if (mine.length === 0) throw forbidden(MSG.notAMember);
-    if (mine.length > 1) throw badRequest(MSG.participantIdRequired);
+    if (mine.length === 0) {
+      await refuseIfEnded();
+      throw forbidden(MSG.notAMember);
+    }
+    if (mine.length > 1) {
+      await refuseIfEnded(mine[0]!.endedSessions ?? {});
+      throw badRequest(MSG.participantIdRequired);
+    }
     participantId = mine[0]!.participantId;
   }
   const found = participantId
     ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs)
     : undefined;
   // Not a member of the participant named: the same answer as an unknown one (nothing leaks).
-  if (!found) throw forbidden(MSG.notAMember);
+  if (!found) {
+    await refuseIfEnded();
+    throw forbidden(MSG.notAMember);
+  }
   const m = found.item;
+  await refuseIfEnded(m.endedSessions ?? {});
   setRate(state, found.count, nowMs);
   state.principal = {
     kind: m.participantKind,
@@ -248,7 +268,7 @@ export async function authorize(state: RequestState, event: HttpEvent): Promise<
   const p = state.principal;
   const kinds = state.route.kinds;
   if (!p) return; // public route, or an applicant (a person acting for no participant yet)
-  // A person's role (DESIGN 8.3), from the route table.
+  // A person's or a key's role (DESIGN 8.3, 9.1), from the route table.
   if (p.role && !rolesFor(state.route, config.stage()).includes(p.role)) throw forbidden(MSG.insufficientRole);
   const entityId = event.headers?.['x-entity-id'];
   if (p.kind === 'provider' && entityId !== undefined && kinds.includes('merchant')) {

@@ -2,9 +2,9 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod';
 import { config } from '../config';
-import { findRoute } from '../routes';
+import { MAX_ID_LENGTH, findRoute, type Route } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
-import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from '../platform/errors';
+import { AppError, type ErrorMessage, MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../platform/errors';
 import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
@@ -91,6 +91,7 @@ const envelope: Mw = {
     setLogRequestId(requestId);
     checkApiVersion(event);
     if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
+    refuseImpossibleIds(route, state.params, event.headers ?? {});
   },
   after: (request) => {
     request.response = finish(request.internal.state, request.response!);
@@ -100,6 +101,26 @@ const envelope: Mw = {
     request.response = finish(state as RequestState, errorResponse(request.error, state.requestId));
   },
 };
+
+const ID_HEADERS: [header: string, message: ErrorMessage<400>][] = [
+  ['x-entity-id', MSG.invalidEntityIdHeader],
+  ['x-participant-id', MSG.invalidParticipantIdHeader],
+  ['x-test-clock', MSG.invalidTestClockHeader],
+];
+
+/**
+ * An id longer than any id can be (DESIGN 9.2) names nothing: a path parameter is the route's
+ * 404, an id header a 400, at once and without a DynamoDB request (DynamoDB would refuse the
+ * key as too long: a 5xx).
+ */
+function refuseImpossibleIds(route: Route, params: Record<string, string>, headers: Record<string, string | undefined>): void {
+  if (Object.values(params).some((v) => v.length > MAX_ID_LENGTH))
+    throw notFound((route.notFound as ErrorMessage<404> | undefined) ?? MSG.routeNotFound);
+  for (const [header, message] of ID_HEADERS) {
+    if ((headers[header]?.length ?? 0) > MAX_ID_LENGTH)
+      throw badRequest(message, [{ path: header, message: `must be at most ${MAX_ID_LENGTH} characters` }]);
+  }
+}
 
 function finish(state: RequestState, response: HttpResponse): HttpResponse {
   const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId, [VERSION_HEADER]: API_VERSION };

@@ -589,6 +589,13 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
     if (route.access === 'write') responses['409'] = ref('responses', 'Conflict');
     if (isParticipantRoute(route)) responses['429'] = ref('responses', 'TooManyRequests');
   }
+  for (const e of facts.errors ?? []) {
+    responses[String(e.status)] = {
+      description: e.description,
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    };
+  }
   responses['500'] = ref('responses', 'InternalError');
   if (facts.shape === 'array') {
     // Per-element answers: when every element has the same status, it is the HTTP status

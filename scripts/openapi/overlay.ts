@@ -25,9 +25,14 @@ export interface ResponseFacts {
   shape?: SuccessShape;
   /** What the success body holds, when the handler gives no `response` schema. */
   note?: string;
+  /** Error statuses beyond the usual ones (400, 401, 403, 404, 409, 429, 500), e.g. 410. */
+  errors?: { status: number; description: string }[];
 }
 
 export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
+  'POST /v1/team/invitations/{token}/accept': {
+    errors: [{ status: 410, description: 'Gone: the invitation has expired (7 days): `Invitation has expired`.' }],
+  },
   'POST /v1/operator/participants': {
     status: [201],
     note: '`data: {id, type, name, email, providerId, apiKey}`; `apiKey` is shown only here.',

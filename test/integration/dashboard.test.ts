@@ -136,7 +136,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
   });
 
   it('add an endpoint -> send a test event -> the delivery shows delivered; a failing receiver -> failed -> Replay -> delivered', async () => {
-    const page = await signedIn({ ...merchantOwner, sub: '', accessToken: '', idToken: '' });
+    const page = await signedIn({ ...merchantOwner, sub: '', accessToken: '', idToken: '', refreshToken: '' });
     await openPage(page, 'Webhooks');
     await page.getByText('No endpoints yet').waitFor();
     await expectAccessible(page, 'webhooks (empty)');

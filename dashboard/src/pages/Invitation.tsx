@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
-import { pending } from '../pending-api';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { ActionButton, ErrorMessage, Loading, Page, useLoad } from '../ui';
@@ -23,7 +22,7 @@ export function InvitationPage({ token }: { token: string }) {
   const [done, setDone] = useState(false);
   const invitation = useLoad(
     // API: release 3 sign-out/invitations
-    () => unwrap(pending(s.client).GET('/v1/invitations/{token}', { params: { path: { token } } })),
+    () => unwrap(s.client.GET('/v1/invitations/{token}', { params: { path: { token } } })),
     [token],
   );
   const signOut = (

@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
-import { pending } from '../pending-api';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
 import { invitationLink } from './Invitation';
 
@@ -112,7 +111,7 @@ function RoleChange({ userId, role, onDone }: { userId: string; role: Role; onDo
 function Invitations({ version }: { version: number }) {
   const s = useSession();
   // API: release 3 sign-out/invitations
-  const api = pending(s.client);
+  const api = s.client;
   const list = useLoad(() => unwrap(api.GET('/v1/team/invitations', { params: { query: { limit: 100 } } })), [s.client, version]);
   return (
     <section aria-labelledby="invitations-h">
