@@ -29,7 +29,7 @@ import { sandboxBankDue } from '../events/sandbox-bank';
 import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import type { BillItem, BillingType } from '../bills/types';
-import { billKey } from '../bills/types';
+import { billKey, billPeriods } from '../bills/types';
 import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/views';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
@@ -168,7 +168,9 @@ function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined
  * transaction as its status change; undefined when the billing counted none (one-time pays,
  * billings from before the counters).
  */
-export function consentRelease(bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'consentCounted'>): TransactItem | undefined {
+export function consentRelease(
+  bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'createdAt' | 'consentCounted'>,
+): TransactItem | undefined {
   if (!bill.consentCounted) return undefined;
   return {
     Update: {
@@ -176,7 +178,7 @@ export function consentRelease(bill: Pick<BillItem, 'decisionId' | 'amount' | 'p
       Key: decisionKey(bill.decisionId),
       UpdateExpression: 'ADD #pay :minusOne, #yr :minusAmt',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(bill.periods.month.slice(0, 4)) },
+      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(billPeriods(bill).month.slice(0, 4)) },
       ExpressionAttributeValues: { ':minusOne': -1, ':minusAmt': -bill.amount },
     },
   };

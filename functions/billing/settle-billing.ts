@@ -17,7 +17,7 @@ import { settlementDate } from '../domain/business-days';
 import { limitRelease } from '../domain/limits';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
-import { billKey, type BillItem } from '../bills/types';
+import { billKey, billPeriods, type BillItem } from '../bills/types';
 import { captureItems } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
@@ -105,7 +105,7 @@ export async function settleBilling(
       outcome.status === 'succeeded'
         ? captureItems(bill, at)
         : [
-            ...Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem),
+            ...Object.values(limitRelease(bill.decisionId, bill.amount, billPeriods(bill))).map(counterItem),
             ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined),
           ];
     const hookItems = await outcomeHookItems(bill, outcome, at);

@@ -38,6 +38,12 @@ export interface SettlementLineFields {
 
 export const linesPk = (merchantId: string, date: string) => `SLINE#${merchantId}#${date}`;
 
+/** The key of a capture's line: its settlement day's partition, `<billing createdAt>#capture:<billingRequestId>`. */
+export const captureLineKey = (merchantId: string, settlementDate: string, createdAt: string, billingRequestId: string) => ({
+  pk: linesPk(merchantId, settlementDate),
+  sk: `${createdAt}#capture:${billingRequestId}`,
+});
+
 /** Signed minor units of a line (refunds count negative). */
 export const signedLineAmount = (l: Pick<SettlementLine, 'type' | 'amount'>) => (l.type === 'refund' ? -l.amount : l.amount);
 

@@ -20,7 +20,7 @@
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
-import type { BillItem } from '../../functions/bills/types';
+import { billPeriods, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import { trialBalance } from '../../functions/ledger/reports';
@@ -98,9 +98,10 @@ export async function checkInvariants(
   const add = (k: string, v: number) => expected.set(k, (expected.get(k) ?? 0) + v);
   for (const b of bills) {
     if (b.status !== 'succeeded' && b.status !== 'pending') continue;
-    add(`LIM#${b.decisionId}|M#${b.periods.month}|total`, b.amount);
-    add(`LIM#${b.decisionId}|M#${b.periods.month}|d${b.periods.day.slice(8, 10)}`, b.amount);
-    add(`LIM#${b.decisionId}|W#${b.periods.week}|total`, b.amount);
+    const periods = billPeriods(b);
+    add(`LIM#${b.decisionId}|M#${periods.month}|total`, b.amount);
+    add(`LIM#${b.decisionId}|M#${periods.month}|d${periods.day.slice(8, 10)}`, b.amount);
+    add(`LIM#${b.decisionId}|W#${periods.week}|total`, b.amount);
   }
   const actual = new Map<string, number>();
   for (const c of counters) {
