@@ -14,14 +14,13 @@
  * transaction is cancelled and it reads the winner's result.
  */
 import { settlementDate } from '../domain/business-days';
-import { limitRelease } from '../domain/limits';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
-import { billKey, billPeriods, type BillItem } from '../bills/types';
+import { billKey, type BillItem } from '../bills/types';
 import { captureItems } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
-import { consentRelease, counterItem } from './create-billing';
+import { consentRelease, limitReleaseItems } from './create-billing';
 import { billingOutcomeReason, type BillingOutcome } from '../bills/outcome';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
 import { conflictBackoff } from '../platform/retry';
@@ -98,16 +97,16 @@ export async function settleBilling(
   at: Date,
   opts: { leasedSk?: string } = {},
 ): Promise<SettleResult> {
+  // A reservation made before release 3 on a pair not billed since is on the month/week items.
+  let legacyRelease = false;
   for (let attempt = 1; ; attempt++) {
     if (bill.status !== 'pending') return { ok: false, reason: 'changed', current: bill };
     const { item, next } = billUpdate(bill, outcome, at, opts.leasedSk);
+    const release = outcome.status === 'succeeded' ? [] : limitReleaseItems(bill, legacyRelease);
     const money: TransactItem[] =
       outcome.status === 'succeeded'
         ? captureItems(bill, at)
-        : [
-            ...Object.values(limitRelease(bill.decisionId, bill.amount, billPeriods(bill))).map(counterItem),
-            ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined),
-          ];
+        : [...release, ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined)];
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,
@@ -123,6 +122,10 @@ export async function settleBilling(
       if (codes[0] === 'ConditionalCheckFailed') {
         const current = await getItem<BillItem>(billKey(bill.billingRequestId));
         return { ok: false, reason: 'changed', current };
+      }
+      if (!legacyRelease && release.length === 1 && codes[1] === 'ConditionalCheckFailed') {
+        legacyRelease = true; // the pair's counter item does not count yet: release from the month/week items
+        continue;
       }
       if (!codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) throw e;
       if (attempt >= SETTLE_MAX_ATTEMPTS) {

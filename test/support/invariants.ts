@@ -4,8 +4,8 @@
  *
  * - ledger: `checkLedger()` (entries = balance shards = pending settlement batches, double
  *   entry, no negative balance);
- * - limits: every decision's counters equal the sum of its succeeded + pending billings,
- *   per period (month total, day attribute, ISO week total);
+ * - limits: every pair's counter item equals the sum of its succeeded + pending billings,
+ *   per period (month, ISO week, day);
  * - transactions vs ledger: a succeeded billing has exactly one capture entry of its
  *   amount, any other status none; refundedAmount = its completed refunds, refundReserved =
  *   its refunds not failed, at most the amount; (sandbox, optional) no refund left pending; a
@@ -21,6 +21,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../functions/config';
 import { billPeriods, type BillItem } from '../../functions/bills/types';
+import { dayTotal, monthTotal, PAIR_COUNTER_SK, weekTotal } from '../../functions/domain/limits';
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import { trialBalance } from '../../functions/ledger/reports';
@@ -93,26 +94,38 @@ export async function checkInvariants(
   problems.push(...ledger.problems.map((p) => `ledger: ${p}`));
   if (ledger.imbalance !== 0) problems.push(`ledger: imbalance ${ledger.imbalance}`);
 
-  // Limits: counters = succeeded + pending, per decision and period.
+  // Limits: counters = succeeded + pending, per decision and period, on the pair's counter item
+  // (`LIM#<decision>` / `C`: m<month>, w<week>, d<day>; days and weeks that are over are removed
+  // by the next billing, so one absent is checked only when no later one of its kind is there).
   const expected = new Map<string, number>();
   const add = (k: string, v: number) => expected.set(k, (expected.get(k) ?? 0) + v);
   for (const b of bills) {
     if (b.status !== 'succeeded' && b.status !== 'pending') continue;
     const periods = billPeriods(b);
-    add(`LIM#${b.decisionId}|M#${periods.month}|total`, b.amount);
-    add(`LIM#${b.decisionId}|M#${periods.month}|d${periods.day.slice(8, 10)}`, b.amount);
-    add(`LIM#${b.decisionId}|W#${periods.week}|total`, b.amount);
+    add(`LIM#${b.decisionId}|${monthTotal(periods.month)}`, b.amount);
+    add(`LIM#${b.decisionId}|${weekTotal(periods.week)}`, b.amount);
+    add(`LIM#${b.decisionId}|${dayTotal(periods.day)}`, b.amount);
   }
   const actual = new Map<string, number>();
+  const newest = new Map<string, string>();
   for (const c of counters) {
+    if (c.sk !== PAIR_COUNTER_SK) {
+      problems.push(`limits: ${String(c.pk)} ${String(c.sk)} is a month/week item (release 3 counts on the pair's counter item)`);
+      continue;
+    }
     for (const [k, v] of Object.entries(c)) {
-      if (k === 'total' || /^d\d\d$/.test(k)) actual.set(`${String(c.pk)}|${String(c.sk)}|${k}`, Number(v));
+      if (!/^[mwd]\d{4}-/.test(k)) continue;
+      actual.set(`${String(c.pk)}|${k}`, Number(v));
+      const kind = `${String(c.pk)}|${k[0]}`;
+      if ((newest.get(kind) ?? '') < k) newest.set(kind, k);
     }
   }
   for (const k of new Set([...expected.keys(), ...actual.keys()])) {
     const e = expected.get(k) ?? 0;
-    const a = actual.get(k) ?? 0;
-    if (e !== a) problems.push(`limits: ${k} counter ${a} != succeeded + pending ${e}`);
+    const a = actual.get(k);
+    const [pk, attr] = k.split('|') as [string, string];
+    if (a === undefined && attr[0] !== 'm' && (newest.get(`${pk}|${attr[0]}`) ?? '') > attr) continue;
+    if (e !== (a ?? 0)) problems.push(`limits: ${k} counter ${a ?? 0} != succeeded + pending ${e}`);
   }
 
   // Transactions vs ledger entries.

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
-import { decisionRecord, termsOf } from '../../decisions/views';
+import { decisionRecord, lastUsedOf, termsOf } from '../../decisions/views';
 import { saveDecision } from '../../decisions/store';
 import { isTrustedMerchant } from '../../merchants/store';
 import { consentTermsShape, decisionValueSchema, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
@@ -47,5 +47,6 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, params, pri
     if (result.reason === 'untrusted') throw untrustedError();
     throw notFound(MSG.decisionNotFound);
   }
-  return ok(200, 'Customer decision updated', decisionRecord(result.decision));
+  const lastUsed = (await lastUsedOf([result.decision])).get(result.decision.id) ?? null;
+  return ok(200, 'Customer decision updated', decisionRecord(result.decision, lastUsed));
 });
