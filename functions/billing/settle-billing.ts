@@ -2,8 +2,8 @@
  * A billing leaves `pending` exactly once (docs/billing-design.md "Bank response / expiry"):
  *
  *   succeeded  (bank approve_once / approve_recurring): the ledger capture
- *              (`captureItems`: entry, balance shard, settlement batch); the amount stays
- *              counted against the limits
+ *              (`captureItems`: entry, balance shard, settlement batch and line, after one
+ *              read of the settlement day's round); the amount stays counted against the limits
  *   declined   (bank deny / suspended), expired (approval window over), failed:
  *              the reservation is released from the counters it was made under
  *
@@ -17,7 +17,7 @@ import { settlementDate } from '../domain/business-days';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
-import { captureItems } from '../ledger/store';
+import { CAPTURE_DAY_ITEMS, captureItems, readSettlementDay } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, limitReleaseItems } from './create-billing';
@@ -105,7 +105,7 @@ export async function settleBilling(
     const release = outcome.status === 'succeeded' ? [] : limitReleaseItems(bill, legacyRelease);
     const money: TransactItem[] =
       outcome.status === 'succeeded'
-        ? captureItems(bill, at)
+        ? captureItems(bill, at, await readSettlementDay(bill.merchantId, at))
         : [...release, ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined)];
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
@@ -127,6 +127,13 @@ export async function settleBilling(
         legacyRelease = true; // the pair's counter item does not count yet: release from the month/week items
         continue;
       }
+      // The settlement day settled a round after our read of it: read it again (a capture never fails because of settlement).
+      if (
+        outcome.status === 'succeeded' &&
+        CAPTURE_DAY_ITEMS.some((i) => codes[1 + i] === 'ConditionalCheckFailed') &&
+        attempt < SETTLE_MAX_ATTEMPTS
+      )
+        continue;
       if (!codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) throw e;
       if (attempt >= SETTLE_MAX_ATTEMPTS) {
         logger.warn('billing settle contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });

@@ -6,8 +6,9 @@
  * the partitions billings made before release 3 are in (gsi2 / gsi3 / gsi4, projection ALL,
  * unsharded); each page reads its items by key. A reference names its billing by key
  * (`txn_<id body>`), or, made before release 3, through gsi1 `REF#<reference>` / `BILL`.
- * `settlementId` is on the settlement's line of the capture (ledger/settlement-views.ts),
- * stamped on the billing itself only before release 3.
+ * `settlementId`: the capture's settlement line names its round; the id is shown once that
+ * round's record exists (ledger/settlement-views.ts). Stamped on the billing itself only
+ * before release 3.
  */
 import type { ParticipantKind } from '../routes';
 import { toMajor } from '../domain/money';
@@ -15,7 +16,7 @@ import { bankTxnKey, billKey, merchantTxnKey, providerTxnKey, type BillItem, typ
 import { billingRequestIdOfReference, isBillingRequestIdShaped } from '../billing/bill-item';
 import { batchGetByKey, getItem, itemKeyOf, queryAll, type Item } from '../platform/table';
 import { indexRange, readRange, shardSources, type ListRange, type ListSource } from '../platform/list-page';
-import { captureLineKey, type SettlementLine } from '../ledger/settlement-views';
+import { captureLineKey, lineSettlementId, settlementKey, type SettlementLine } from '../ledger/settlement-views';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -99,19 +100,25 @@ export function canSee(viewer: { kind: ParticipantKind; id: string }, b: Pick<Bi
 }
 
 /**
- * The settlements that paid these billings, by billing request id: read from their capture
- * lines (one BatchGetItem per 100), for succeeded billings that do not carry the id themselves.
+ * The settlements that paid these billings, by billing request id: the round their capture
+ * lines name (one BatchGetItem per 100), shown once that round's record exists (one more
+ * BatchGetItem of the few records), for succeeded billings that do not carry the id themselves.
  */
 export async function settlementIdsOf(bills: readonly BillItem[]): Promise<Map<string, string>> {
   const wanted = bills.filter((b) => b.status === 'succeeded' && b.settlementDate && !b.settlementId);
   const out = new Map<string, string>();
   if (wanted.length === 0) return out;
   const keys = wanted.map((b) => captureLineKey(b.merchantId, b.settlementDate!, b.createdAt, b.billingRequestId));
-  const lines = await batchGetByKey<SettlementLine>(keys, ['settlementId']);
+  const lines = await batchGetByKey<SettlementLine>(keys, ['merchantId', 'settlementDate', 'stlRound', 'settlementId']);
+  const candidates = new Map<string, string>(); // billingRequestId -> settlement id its line names
   wanted.forEach((b, i) => {
-    const id = lines.get(itemKeyOf(keys[i]!))?.settlementId;
-    if (id) out.set(b.billingRequestId, id);
+    const line = lines.get(itemKeyOf(keys[i]!));
+    const id = line ? lineSettlementId(line) : undefined;
+    if (id) candidates.set(b.billingRequestId, id);
   });
+  if (candidates.size === 0) return out;
+  const committed = await batchGetByKey<Item>([...new Set(candidates.values())].map(settlementKey), ['pk']);
+  for (const [billingRequestId, id] of candidates) if (committed.has(itemKeyOf(settlementKey(id)))) out.set(billingRequestId, id);
   return out;
 }
 

@@ -25,7 +25,8 @@ import { dayTotal, monthTotal, PAIR_COUNTER_SK, weekTotal } from '../../function
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import { trialBalance } from '../../functions/ledger/reports';
-import { signedLineAmount, type SettlementLine, type SettlementRecord } from '../../functions/ledger/settlement-views';
+import { lineSettlementId, signedLineAmount, type SettlementLine, type SettlementRecord } from '../../functions/ledger/settlement-views';
+import { settlementIdsOf } from '../../functions/transactions/store';
 import type { RefundItem } from '../../functions/refunds/views';
 import { table } from '../../functions/platform/table';
 import type { DeliveryItem } from '../../functions/webhooks/delivery-store';
@@ -207,11 +208,15 @@ export async function checkInvariants(
     }
   }
 
-  // Settlements and their lines.
+  // Settlements and their lines: a line belongs to the settlement its round names once that committed.
   const settlements = new Map(prefixed<SettlementRecord>(items, 'STL#').map((r) => [r.settlementId, r]));
   const lines = prefixed<SettlementLine>(items, 'SLINE#');
   const linesOf = new Map<string, SettlementLine[]>();
-  for (const l of lines) if (l.settlementId) linesOf.set(l.settlementId, [...(linesOf.get(l.settlementId) ?? []), l]);
+  for (const l of lines) {
+    const id = lineSettlementId(l);
+    if (id && settlements.has(id)) linesOf.set(id, [...(linesOf.get(id) ?? []), l]);
+    else if (l.settlementId) problems.push(`line ${l.pk}/${l.sk} stamped for settlement ${l.settlementId}, which never committed`);
+  }
   for (const [id, r] of settlements) {
     const ls = linesOf.get(id) ?? [];
     const total = ls.reduce((s, l) => s + signedLineAmount(l), 0);
@@ -219,15 +224,16 @@ export async function checkInvariants(
     const payments = ls.filter((l) => l.type === 'payment').length;
     if (payments !== r.transactionCount || ls.length - payments !== r.refundCount)
       problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
-    if (r.dueSk !== undefined) problems.push(`settlement ${id}: its transactions were never stamped (still due ${r.dueSk})`);
+    if (r.dueSk !== undefined) problems.push(`settlement ${id}: still on the due index (${r.dueSk})`);
   }
-  for (const id of linesOf.keys()) if (!settlements.has(id)) problems.push(`lines stamped for settlement ${id}, which never committed`);
   const paidBy = new Map<string, string>();
-  for (const l of lines)
-    if (l.type === 'payment' && l.settlementId && settlements.has(l.settlementId)) paidBy.set(l.billingRequestId, l.settlementId);
+  for (const [id, ls] of linesOf) for (const l of ls) if (l.type === 'payment') paidBy.set(l.billingRequestId, id);
+  // What the API says (GET /v1/transactions...): the settlement that paid each transaction, or none yet.
+  const shown = await settlementIdsOf(bills);
   for (const b of bills) {
-    if ((b.settlementId ?? undefined) !== paidBy.get(b.billingRequestId))
-      problems.push(`bill ${b.billingRequestId}: settlementId ${b.settlementId} but paid by ${paidBy.get(b.billingRequestId)}`);
+    const named = b.settlementId ?? shown.get(b.billingRequestId);
+    if (named !== paidBy.get(b.billingRequestId))
+      problems.push(`bill ${b.billingRequestId}: settlementId ${named} but paid by ${paidBy.get(b.billingRequestId)}`);
   }
   const tb = await trialBalance();
   if (!tb.balanced) problems.push(`trial balance not balanced: debit ${tb.totalDebit}, credit ${tb.totalCredit}`);
