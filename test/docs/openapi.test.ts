@@ -55,6 +55,7 @@ describe('generated files', () => {
   it('are up to date with the route table, the handlers, the event schemas and the renderer (else: npm run openapi)', () => {
     expect(artifacts.map((a) => a.path).sort()).toEqual([
       'functions/openapi/docs-page.json',
+      'functions/openapi/openapi-served.json',
       'functions/openapi/openapi.live.json',
       'functions/openapi/openapi.sandbox.json',
     ]);
@@ -86,6 +87,7 @@ describe('generated files', () => {
     expect(run.stdout.trim().split('\n')).toEqual([
       'up to date  functions/openapi/openapi.sandbox.json',
       'up to date  functions/openapi/openapi.live.json',
+      'up to date  functions/openapi/openapi-served.json',
       'up to date  functions/openapi/docs-page.json',
     ]);
     expect(Date.now() - started).toBeLessThan(90_000);
