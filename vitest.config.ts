@@ -64,6 +64,8 @@ export default defineConfig({
             'test/integration/tick-ops.test.ts',
             'test/integration/secrets.test.ts',
             'test/integration/sdk-client.test.ts',
+            // Counts the requests of the in-process DynamoDB client (DESIGN 9.1's auth cost).
+            'test/integration/request-cost.test.ts',
             // Reads the EMF lines and log lines of the handlers' process (platform/metrics.ts
             // onMetricsLine, the console); built bundles print theirs in their own threads.
             'test/integration/observability.test.ts',

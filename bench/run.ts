@@ -1,9 +1,11 @@
 /**
- * npm run bench — every figure of issue 10 in one run, written to bench/results.json,
- * bench/results.md (printed too) and bench/latency.svg.
+ * npm run bench — every figure of the bench in one run, written to bench/results.json,
+ * bench/results.md (printed too), bench/latency.svg and the generated blocks of docs/cost.md.
  *
  * Phases, each in its own process (own DynamoDB Local / fauxqs / module state), in order:
  *   bundles      bench/bundles.ts     size + cold init of every Lambda, Node 24 and 22
+ *   lives        bench/lives.ts       bill lives counted item by item (write units, requests on
+ *                                     the request path, SQS, per-partition-key writes): DESIGN 9.6
  *   endpoints    bench/endpoints.ts   5 endpoint classes vs their raw-DynamoDB floor (A/B/A/B)
  *   tick         bench/lib/tick.ts    10,000 due items through one tick and the jobs worker
  *   testClock    bench/test-clock.ts  a test clock advanced over 100 daily schedules (issue 21)
@@ -11,12 +13,17 @@
  *   webhooks     bench/webhooks.ts    1,000 events, receiver failing 30 %: throughput
  *   lists        bench/lists.ts       a startingAfter page at 100 vs 100,000 items of history (issue 19)
  *
- * `tsx bench/run.ts --render` re-derives targets, the cost model, results.md and latency.svg
- * from bench/results.json without measuring.
+ * `tsx bench/run.ts --render` re-derives targets, the cost model, results.md, latency.svg and
+ * docs/cost.md's generated blocks from bench/results.json without measuring.
  *
- * BENCH_QUICK=1 shortens every phase (fewer rounds, 2,000 due items, 200 events); the
- * default run produces every figure. BENCH_PHASES=endpoints,tick runs a subset (the other
- * figures are then missing from the files).
+ * BENCH_QUICK=1 shortens every phase (fewer rounds, 2,000 due items, 200 events, 60 load lives); the
+ * default run produces every figure (58.7 min on the shared 2-CPU machine at load average
+ * ~20, 2026-11-27: bundles 12 min, lives 4, endpoints 5.5, tick 4, webhookCost 6, webhooks 5,
+ * testClock 10, lists 12). BENCH_PHASES=endpoints,tick
+ * runs a subset (the other figures are then missing from the files): the DESIGN 9.6 targets
+ * need `BENCH_PHASES=bundles,lives` (with BENCH_QUICK=1: the short run of them).
+ * Phase lives also takes BENCH_LOAD_LIVES (200; 60 quick), BENCH_LOAD_CONCURRENCY (8) and
+ * BENCH_LIVES_VARIANTS (first,first+key,repeat,repeat+key,repeat-same-hour+key).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,11 +32,12 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { latencyChart, type ChartClass } from './chart';
 import { costModel } from './lib/cost';
+import { costDocBlocks, costMarkdown, fillBlocks, livesMarkdown, metCell, scaleTargets, table, type Target } from './lib/report';
 import { BENCH_DIR, loadAverage, machine, runMain, writeJson } from './lib/results';
 import { round } from './lib/stats';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const PHASES = ['bundles', 'endpoints', 'tick', 'webhookCost', 'webhooks', 'testClock', 'lists'] as const;
+const PHASES = ['bundles', 'lives', 'endpoints', 'tick', 'webhookCost', 'webhooks', 'testClock', 'lists'] as const;
 type Phase = (typeof PHASES)[number];
 const SELF = fileURLToPath(import.meta.url);
 
@@ -50,6 +58,8 @@ async function runPhase(name: string): Promise<unknown> {
       return (await import('./test-clock')).runTestClockBench();
     case 'lists':
       return (await import('./lists')).runListsBench();
+    case 'lives':
+      return (await import('./lives')).runLives();
     default:
       throw new Error(`unknown phase ${name}`);
   }
@@ -134,28 +144,10 @@ async function phase(name: Phase, tmp: string): Promise<PhaseOutcome> {
   };
 }
 
-interface Target {
-  id: string;
-  target: string;
-  value: string;
-  met: boolean | null;
-  note: string;
-}
-
 function targets(res: any): Target[] {
-  const t: Target[] = [];
+  const t: Target[] = scaleTargets(res);
   const b = res.bundles;
   if (b) {
-    const over = b.overBundleLimit as { handler: string; kb: number }[];
-    t.push({
-      id: 'bundle-size',
-      target: 'every bundle < 400 KB (minified .mjs, KB = 1024 B)',
-      value: `max ${round(b.sizeBytes.max / 1024, 1)} KB, median ${round(b.sizeBytes.median / 1024, 1)} KB over ${b.functions} functions`,
-      met: over.length === 0,
-      note: over.length
-        ? `over: ${over.map((o) => `${o.handler} ${o.kb} KB`).join(', ')}`
-        : `largest: ${b.largest[0].handler} ${b.largest[0].kb} KB`,
-    });
     for (const n of b.nodes as { major: string; version: string }[]) {
       const s = b.initMs[n.major];
       const over = (b.overInitLimit as { handler: string; initMs: Record<string, number> }[]).filter(
@@ -199,7 +191,6 @@ function targets(res: any): Target[] {
             : 'the HTTP + middy + zod + handler overhead costs more than the DynamoDB requests themselves at this concurrency; see the notes',
       });
     }
-    const bill = (e.classes as any[]).find((c) => c.id === 'bill');
     const bulk = e.lifecycle?.bulkBill;
     if (bulk) {
       t.push({
@@ -210,26 +201,6 @@ function targets(res: any): Target[] {
           .join(', ')})`,
         met: bulk.dynamodb.requests <= 3,
         note: "per phrase: the TransactWriteItems and the outbox's Query of the bank's endpoints; the auth read and the decision/customer reads are per request",
-      });
-    }
-    if (bill) {
-      const app = bill.dynamodb.byPurpose.app;
-      const extra = round(app - 3, 2);
-      t.push({
-        id: 'bill-requests-single',
-        target: '≤ 3 DynamoDB requests per billed phrase — 1-phrase bill requests at concurrency 16',
-        value: `${bill.dynamodb.requests} per phrase: ${bill.dynamodb.byPurpose.auth} auth (key GetItem, or the UpdateItem that flushes the rate count) + ${app} billing path (${Object.entries(
-          bill.dynamodb.byCommand,
-        )
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ')})`,
-        met: bill.dynamodb.requests <= 3,
-        note:
-          `gap: the per-request auth read (1 per HTTP request, whatever the number of phrases: a strongly consistent GetItem, so a revoked key fails at once)` +
-          (extra > 0
-            ? ` and ${extra} per-request reads not served by the instance caches (merchant GetItem refreshed every 30 s, a customer's BatchGetItem on its first bill in this process)`
-            : '') +
-          `; the billing path itself is decision BatchGetItem + endpoints Query + one TransactWriteItems = 3. Send several phrases per request (2.03 at 100) to amortize the per-request part`,
       });
     }
   }
@@ -245,10 +216,6 @@ function targets(res: any): Target[] {
   }
   return t;
 }
-
-const cell = (s: unknown) => String(s ?? '—').replace(/\|/g, '\\|');
-const table = (head: string[], rows: unknown[][]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
 
 function markdown(res: any): string {
   const L: string[] = [];
@@ -266,9 +233,10 @@ function markdown(res: any): string {
   L.push(
     table(
       ['target', 'measured', 'met', 'note'],
-      res.targets.map((t: Target) => [t.target, t.value, t.met === null ? 'not measured' : t.met ? '**met**' : '**NOT met**', t.note]),
+      res.targets.map((t: Target) => [t.target, t.value, metCell(t.met), t.note]),
     ),
   );
+  L.push(...livesMarkdown(res));
   const e = res.endpoints;
   if (e) {
     L.push('');
@@ -593,36 +561,24 @@ function markdown(res: any): string {
     L.push('');
     L.push(`**Phases that failed:** ${failed.map(([k, p]: [string, any]) => `${k} (${p.error})`).join(', ')}`);
   }
-  const c = res.costModel;
-  if (c) {
-    L.push('');
-    L.push(`## Cost model (AWS ${c.prices.region} list prices, ${c.pricesAsOf}; details and assumptions in docs/cost.md)`);
-    L.push('');
-    L.push(
-      `**${c.perMillionBills.usd} USD per million bills** (bill + bank approval + ${c.perMillionBills.deliveriesPerBill} webhook deliveries each); **${c.perMillionWebhooks.usd} USD per million webhooks** (first-attempt delivery; ${c.retryFactor.perMillionWebhooksAt30PercentFailures} USD with a receiver failing 30 %).`,
-    );
-    L.push('');
-    L.push(
-      table(
-        ['per bill', 'quantity', 'USD per million bills'],
-        c.perMillionBills.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion]),
-      ),
-    );
-    L.push('');
-    L.push(
-      table(
-        ['per webhook', 'quantity', 'USD per million webhooks'],
-        c.perMillionWebhooks.lines.map((l: any) => [l.item, l.quantity, l.usdPerMillion]),
-      ),
-    );
-  }
+  L.push(...costMarkdown(res));
   return `${L.join('\n')}\n`;
 }
 
-/** Targets, cost model, results.json, results.md (printed), latency.svg. */
+/** What the figures are (about the code, so --render takes them from here). */
+const NOTES = [
+  'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
+  "The floor replays the endpoint's own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint's.",
+  'Write units of the bill lives (phase lives) are counted item by item by the bench (bench/lib/write-units.ts, bench/lib/proxies.ts): the items and index copies each write changes, from their images before and after. The endpoint, tick and webhookCost phases show what DynamoDB Local reports with ReturnConsumedCapacity INDEXES, which is wrong for transactions (it counts items of identical size once, and a ConditionCheck as 0): use them for requests, not for write units.',
+  "DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run's deadline (the run waits for them).",
+  "serial p50 (concurrency 1) is a local wall-clock time; the cost model's Lambda duration is modelled from the lives phase's CPU time and round trips (bench/lib/cost.ts LAMBDA_MODEL).",
+];
+
+/** Targets, cost model, results.json, results.md (printed), latency.svg, docs/cost.md's blocks. */
 function finalize(res: any): void {
-  res.targets = targets(res);
+  res.notes = NOTES;
   res.costModel = costModel(res);
+  res.targets = targets(res);
   writeJson(join(BENCH_DIR, 'results.json'), res);
   if (res.endpoints?.classes?.length) {
     const svg = latencyChart(
@@ -633,6 +589,9 @@ function finalize(res: any): void {
   }
   const md = markdown(res);
   writeFileSync(join(BENCH_DIR, 'results.md'), md);
+  // docs/cost.md: its generated blocks from this run (the prose around them is kept).
+  const costDoc = resolve(BENCH_DIR, '../docs/cost.md');
+  writeFileSync(costDoc, fillBlocks(readFileSync(costDoc, 'utf8'), costDocBlocks(res)));
   console.log(md);
 }
 
@@ -662,7 +621,7 @@ async function orchestrate(): Promise<void> {
   };
   const res: any = {
     benchmark:
-      'npm run bench (issue 10): endpoint classes vs raw DynamoDB floor, DynamoDB per operation, Lambda bundles and cold init, tick and webhook throughput',
+      'npm run bench: bill lives counted item by item (DESIGN 9.6), Lambda bundles and cold init, endpoint classes vs raw DynamoDB floor, tick and webhook throughput, test clocks, list pages',
     recordedAt: new Date().toISOString(),
     durationSeconds: round((performance.now() - started) / 1000, 0),
     quick: QUICK,
@@ -681,14 +640,9 @@ async function orchestrate(): Promise<void> {
     webhooks: outcomes.webhooks.data,
     testClock: strip(outcomes.testClock.data),
     lists: strip(outcomes.lists.data),
+    lives: strip(outcomes.lives.data),
     bundles: strip(outcomes.bundles.data),
-    notes: [
-      'Endpoint figures run the handlers in this one Node process behind the local HTTP server (as `npm start`), with autocannon in the same process; on AWS each request runs in its own Lambda instance, so concurrency 16 here is 16 requests sharing 2 CPUs with DynamoDB Local (Java) and the load generator.',
-      "The floor replays the endpoint's own recorded DynamoDB requests (reads as recorded, the auth request on the same API-key item, writes with the same items on fresh keys so they never conflict) — bench/lib/floor.ts. Its consumed capacity per op-set is in results.json (floorDynamodb) next to the endpoint's.",
-      'Consumed capacity is what DynamoDB Local reports with ReturnConsumedCapacity INDEXES: GSI writes included, transactional items at 2x, eventually consistent reads at 0.5. It reports 0 for a ConditionCheck inside a transaction; AWS charges it (see docs/cost.md).',
-      "DynamoDB requests per unit count every command of the measured runs (retries after TransactionConflict included) over the 2xx responses the server finished, including requests still in flight at a run's deadline (the run waits for them).",
-      'serial p50 (concurrency 1) is the per-invocation duration used for Lambda GB-s in docs/cost.md.',
-    ],
+    notes: NOTES,
   };
   finalize(res);
   if (Object.values(outcomes).some((o) => !o.ok && o.error !== 'not run (BENCH_PHASES)')) process.exitCode = 1;

@@ -68,4 +68,12 @@ export const config = {
   exportUrlSeconds: () => num('EXPORT_URL_SECONDS', 900),
   /** How long one run of an export job writes before it saves its place and lets the next tick continue (the jobs worker's timeout is 60 s). */
   exportRunSeconds: () => num('EXPORT_RUN_SECONDS', 30),
+  /**
+   * Sandbox test clocks (DESIGN 9.2): how long (real time) an advance waits for a bank's answer
+   * to a clocked run or billing before the clock passes that answer's deadline. At most 30:
+   * the wait runs inside one step of the advance, and the jobs worker's timeout is 60 s.
+   */
+  testClockBankWaitSeconds: () => Math.min(30, Math.max(0, num('TEST_CLOCK_BANK_WAIT_SECONDS', 10))),
+  /** Where the dashboard is (links in e-mail): e.g. `https://dashboard.example.com`; the local stack sets its own URL. */
+  dashboardUrl: () => (process.env.DASHBOARD_URL ?? '').replace(/\/+$/, ''),
 };

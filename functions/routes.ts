@@ -12,6 +12,12 @@ export interface Route {
   /** Handler module under functions/ (without extension); it exports `handler`. */
   handler: string;
   /**
+   * A route with a path parameter: the message of its 404 for an unknown id (DESIGN 6.9, 8, 9),
+   * which the pipeline also answers, before any DynamoDB request, for an id that cannot exist
+   * (longer than MAX_ID_LENGTH, DESIGN 9.2).
+   */
+  notFound?: string;
+  /**
    * Participant kinds allowed. A provider may call a route that allows `merchant` on
    * behalf of one of its merchants with the X-Entity-Id header. Empty = public (no key).
    */
@@ -52,38 +58,42 @@ const ANY: ParticipantKind[] = ['bank', 'merchant', 'provider'];
 export const ROUTES: Route[] = [
   // Operator (DESIGN 6.1)
   { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },
-  { method: 'POST', path: '/v1/operator/participants/{id}/keys', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
-  { method: 'DELETE', path: '/v1/operator/keys/{keyId}', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
-  { method: 'PATCH', path: '/v1/operator/providers/{id}', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
+  { method: 'POST', path: '/v1/operator/participants/{id}/keys', notFound: 'Participant not found', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
+  { method: 'DELETE', path: '/v1/operator/keys/{keyId}', notFound: 'Key not found', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
+  { method: 'PATCH', path: '/v1/operator/providers/{id}', notFound: 'Participant not found', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
   { method: 'GET', path: '/v1/operator/applications', handler: 'api/operator/list-applications', kinds: O, access: 'read', summary: 'List business applications' },
-  { method: 'POST', path: '/v1/operator/applications/{id}/approve', handler: 'api/operator/approve-application', kinds: O, access: 'write', summary: 'Approve an application (creates the participant)' },
-  { method: 'POST', path: '/v1/operator/applications/{id}/reject', handler: 'api/operator/reject-application', kinds: O, access: 'write', summary: 'Reject an application' },
+  { method: 'POST', path: '/v1/operator/applications/{id}/approve', notFound: 'Application not found', handler: 'api/operator/approve-application', kinds: O, access: 'write', summary: 'Approve an application (creates the participant)' },
+  { method: 'POST', path: '/v1/operator/applications/{id}/reject', notFound: 'Application not found', handler: 'api/operator/reject-application', kinds: O, access: 'write', summary: 'Reject an application' },
 
   // People: onboarding, keys, team, audit log (DESIGN 8.3)
   { method: 'POST', path: '/v1/onboarding/applications', handler: 'api/account/create-application', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Apply to join as a merchant or provider' },
-  { method: 'GET', path: '/v1/onboarding/applications/{id}', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read your application' },
+  { method: 'GET', path: '/v1/onboarding/applications/{id}', notFound: 'Application not found', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read your application' },
   { method: 'GET', path: '/v1/me', handler: 'api/account/me', kinds: ANY, access: 'read', caller: 'applicant', summary: 'The signed-in person and their memberships' },
+  { method: 'POST', path: '/v1/me/sign-out', handler: 'api/account/sign-out', kinds: ANY, access: 'write', caller: 'applicant', summary: 'End this sign-in session' },
   { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', summary: "List the participant's API keys" },
   { method: 'POST', path: '/v1/keys', handler: 'api/account/create-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Create an API key' },
-  { method: 'DELETE', path: '/v1/keys/{keyId}', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },
+  { method: 'DELETE', path: '/v1/keys/{keyId}', notFound: 'Key not found', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },
   { method: 'GET', path: '/v1/team/members', handler: 'api/account/list-members', kinds: ANY, access: 'read', caller: 'person', permission: 'team', summary: "List the participant's team" },
   { method: 'POST', path: '/v1/team/invitations', handler: 'api/account/invite', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Invite a person to the team' },
-  { method: 'POST', path: '/v1/team/invitations/{token}/accept', handler: 'api/account/accept-invitation', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Accept an invitation' },
-  { method: 'PATCH', path: '/v1/team/members/{userId}', handler: 'api/account/update-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: "Change a member's role" },
-  { method: 'DELETE', path: '/v1/team/members/{userId}', handler: 'api/account/remove-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Remove a member' },
+  { method: 'GET', path: '/v1/team/invitations', handler: 'api/account/list-invitations', kinds: ANY, access: 'read', caller: 'person', permission: 'team', summary: "List the team's pending invitations" },
+  { method: 'DELETE', path: '/v1/team/invitations/{invitationId}', notFound: 'Invitation not found', handler: 'api/account/revoke-invitation', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Withdraw a pending invitation' },
+  { method: 'GET', path: '/v1/invitations/{token}', notFound: 'Invitation not found', handler: 'api/account/get-invitation', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read an invitation by its token' },
+  { method: 'POST', path: '/v1/team/invitations/{token}/accept', notFound: 'Invitation not found', handler: 'api/account/accept-invitation', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Accept an invitation' },
+  { method: 'PATCH', path: '/v1/team/members/{userId}', notFound: 'Member not found', handler: 'api/account/update-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: "Change a member's role" },
+  { method: 'DELETE', path: '/v1/team/members/{userId}', notFound: 'Member not found', handler: 'api/account/remove-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Remove a member' },
   { method: 'GET', path: '/v1/audit-log', handler: 'api/account/audit-log', kinds: ANY, access: 'read', permission: 'team', summary: 'Who changed what' },
   { method: 'GET', path: '/v1/operator/ledger/trial-balance', handler: 'api/operator/trial-balance', kinds: O, access: 'read', summary: 'Trial balance of the ledger' },
 
   // Bank: customers and decisions
   { method: 'POST', path: '/v1/bank/customers', handler: 'api/bank/create-customers', kinds: B, access: 'write', rateClass: 'batch', summary: 'Create customers in a batch' },
-  { method: 'GET', path: '/v1/bank/customers/batches/{batchId}', handler: 'api/bank/get-batch', kinds: B, access: 'read', summary: 'Read a customer batch result' },
+  { method: 'GET', path: '/v1/bank/customers/batches/{batchId}', notFound: 'Batch not found', handler: 'api/bank/get-batch', kinds: B, access: 'read', summary: 'Read a customer batch result' },
   { method: 'POST', path: '/v1/bank/customer/device/link', handler: 'api/bank/link-device', kinds: B, access: 'write', summary: "Link a customer's device" },
   { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
-  { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
-  { method: 'GET', path: '/v1/bank/customer-decisions/{id}/history', handler: 'api/bank/decision-history', kinds: B, access: 'read', summary: "Every version of a customer's decision" },
+  { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', notFound: 'Customer decision not found', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
+  { method: 'GET', path: '/v1/bank/customer-decisions/{id}/history', notFound: 'Customer decision not found', handler: 'api/bank/decision-history', kinds: B, access: 'read', summary: "Every version of a customer's decision" },
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
-  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
-  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },
+  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', notFound: 'Recurring schedule not found', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
+  { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', notFound: 'Recurring schedule not found', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },
   { method: 'GET', path: '/v1/bank/settlement-reports', handler: 'api/bank/settlement-report', kinds: B, access: 'read', summary: "The bank's settlement report for a business day" },
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
@@ -98,33 +108,33 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/customer/bill', handler: 'api/merchant/bill', kinds: M, access: 'write', rateClass: 'billing', summary: 'Bill customers with agreement phrases' },
   { method: 'POST', path: '/v1/customer/pay', handler: 'api/merchant/pay', kinds: M, access: 'write', rateClass: 'billing', summary: 'Request a one-time payment' },
   { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', summary: "List customers' decisions" },
-  { method: 'GET', path: '/v1/customer-decisions/{id}', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
-  { method: 'GET', path: '/v1/customer-decisions/{id}/history', handler: 'api/merchant/decision-history', kinds: M, access: 'read', summary: 'Every version of a customer decision' },
+  { method: 'GET', path: '/v1/customer-decisions/{id}', notFound: 'Customer decision not found', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
+  { method: 'GET', path: '/v1/customer-decisions/{id}/history', notFound: 'Customer decision not found', handler: 'api/merchant/decision-history', kinds: M, access: 'read', summary: 'Every version of a customer decision' },
   { method: 'GET', path: '/v1/merchant/retry-policy', handler: 'api/merchant/retry-policy', kinds: M, access: 'read', summary: 'Read the retry policy of failed recurring runs' },
   { method: 'PUT', path: '/v1/merchant/retry-policy', handler: 'api/merchant/set-retry-policy', kinds: M, access: 'write', permission: 'config', summary: 'Set the retry policy of failed recurring runs' },
 
   // Recurring schedules
   { method: 'POST', path: '/v1/billing/recurring/create', handler: 'api/recurring/create', kinds: M, access: 'write', rateClass: 'billing', summary: 'Create a recurring schedule' },
-  { method: 'POST', path: '/v1/recurring/{scheduleId}/pause', handler: 'api/recurring/pause', kinds: M, access: 'write', summary: 'Pause a schedule' },
-  { method: 'POST', path: '/v1/recurring/{scheduleId}/resume', handler: 'api/recurring/resume', kinds: M, access: 'write', summary: 'Resume a schedule' },
-  { method: 'POST', path: '/v1/recurring/{scheduleId}/skip', handler: 'api/recurring/skip', kinds: M, access: 'write', summary: 'Skip the next run' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/pause', notFound: 'Recurring schedule not found', handler: 'api/recurring/pause', kinds: M, access: 'write', summary: 'Pause a schedule' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/resume', notFound: 'Recurring schedule not found', handler: 'api/recurring/resume', kinds: M, access: 'write', summary: 'Resume a schedule' },
+  { method: 'POST', path: '/v1/recurring/{scheduleId}/skip', notFound: 'Recurring schedule not found', handler: 'api/recurring/skip', kinds: M, access: 'write', summary: 'Skip the next run' },
   { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', summary: 'List schedules' },
-  { method: 'GET', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
-  { method: 'DELETE', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },
-  { method: 'PATCH', path: '/v1/recurring/{scheduleId}', handler: 'api/recurring/amend', kinds: M, access: 'write', summary: "Amend a schedule's terms (the customer's bank approves)" },
+  { method: 'GET', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
+  { method: 'DELETE', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },
+  { method: 'PATCH', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/amend', kinds: M, access: 'write', summary: "Amend a schedule's terms (the customer's bank approves)" },
 
   // Transactions and refunds
   { method: 'GET', path: '/v1/transaction-history', handler: 'api/transactions/history', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction history' },
   { method: 'GET', path: '/v1/transaction-details', handler: 'api/transactions/details', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction details' },
   { method: 'POST', path: '/v1/refunds/initiate', handler: 'api/refunds/initiate', kinds: M, access: 'write', rateClass: 'billing', summary: 'Start a refund' },
-  { method: 'GET', path: '/v1/refunds/{refundId}/status', handler: 'api/refunds/status', kinds: M, access: 'read', summary: 'Read a refund' },
+  { method: 'GET', path: '/v1/refunds/{refundId}/status', notFound: 'Refund not found', handler: 'api/refunds/status', kinds: M, access: 'read', summary: 'Read a refund' },
 
   // Reconciliation (DESIGN 8.8)
   { method: 'GET', path: '/v1/settlements', handler: 'api/settlements/list', kinds: M, access: 'read', summary: 'List settlements' },
-  { method: 'GET', path: '/v1/settlements/{id}', handler: 'api/settlements/get', kinds: M, access: 'read', summary: 'Read a settlement and its lines' },
+  { method: 'GET', path: '/v1/settlements/{id}', notFound: 'Settlement not found', handler: 'api/settlements/get', kinds: M, access: 'read', summary: 'Read a settlement and its lines' },
   // An export moves no money: every role that may read more than GETs (owner, admin, developer) may ask for one, in live too.
   { method: 'POST', path: '/v1/exports', handler: 'api/exports/create', kinds: M, access: 'write', permission: 'config', summary: 'Start a CSV export' },
-  { method: 'GET', path: '/v1/exports/{id}', handler: 'api/exports/get', kinds: M, access: 'read', summary: 'Read an export and its download URL' },
+  { method: 'GET', path: '/v1/exports/{id}', notFound: 'Export not found', handler: 'api/exports/get', kinds: M, access: 'read', summary: 'Read an export and its download URL' },
 
   // Provider: merchants and trust
   { method: 'POST', path: '/v1/provider/merchants', handler: 'api/provider/create-merchants', kinds: P, access: 'write', rateClass: 'batch', summary: 'Create merchants in a batch' },
@@ -140,31 +150,34 @@ export const ROUTES: Route[] = [
   // Webhooks (any participant; a provider manages a merchant's with X-Entity-Id)
   { method: 'POST', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/create-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Add a webhook endpoint' },
   { method: 'GET', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/list-endpoints', kinds: ANY, access: 'read', summary: 'List webhook endpoints' },
-  { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Remove a webhook endpoint' },
-  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', permission: 'config', summary: "Rotate an endpoint's secret" },
-  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Send a webhook.test event' },
+  { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Remove a webhook endpoint' },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', permission: 'config', summary: "Rotate an endpoint's secret" },
+  { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Send a webhook.test event' },
   { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
-  { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', permission: 'config', summary: 'Re-send a delivery now' },
+  { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', notFound: 'Delivery not found', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', permission: 'config', summary: 'Re-send a delivery now' },
 
   // Events (DESIGN 8.2): what was sent to the caller, for 30 days
   { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', summary: 'List events sent to the caller' },
-  { method: 'GET', path: '/v1/events/{id}', handler: 'api/events/get', kinds: ANY, access: 'read', summary: 'Read an event and its deliveries' },
+  { method: 'GET', path: '/v1/events/{id}', notFound: 'Event not found', handler: 'api/events/get', kinds: ANY, access: 'read', summary: 'Read an event and its deliveries' },
 
   // Sandbox test helpers (sandbox stage only)
   { method: 'GET', path: '/v1/sandbox/customers', handler: 'api/sandbox/customers', kinds: M, access: 'read', sandboxOnly: true, summary: "The simulated bank's magic customers" },
-  { method: 'POST', path: '/v1/sandbox/recurring/{scheduleId}/run', handler: 'api/sandbox/run-recurring', kinds: M, access: 'write', sandboxOnly: true, summary: 'Make the next run due now' },
-  { method: 'POST', path: '/v1/sandbox/billing-requests/{id}/expire', handler: 'api/sandbox/expire-billing', kinds: M, access: 'write', sandboxOnly: true, summary: 'Expire a pending approval now' },
+  { method: 'POST', path: '/v1/sandbox/recurring/{scheduleId}/run', notFound: 'Recurring schedule not found', handler: 'api/sandbox/run-recurring', kinds: M, access: 'write', sandboxOnly: true, summary: 'Make the next run due now' },
+  { method: 'POST', path: '/v1/sandbox/billing-requests/{id}/expire', notFound: 'Billing request not found', handler: 'api/sandbox/expire-billing', kinds: M, access: 'write', sandboxOnly: true, summary: 'Expire a pending approval now' },
   { method: 'POST', path: '/v1/sandbox/settlements/run', handler: 'api/sandbox/run-settlements', kinds: M, access: 'write', sandboxOnly: true, summary: 'Settle all due funds now' },
-  { method: 'POST', path: '/v1/sandbox/refunds/{refundId}/complete', handler: 'api/sandbox/complete-refund', kinds: M, access: 'write', sandboxOnly: true, summary: 'Finish a refund now' },
+  { method: 'POST', path: '/v1/sandbox/refunds/{refundId}/complete', notFound: 'Refund not found', handler: 'api/sandbox/complete-refund', kinds: M, access: 'write', sandboxOnly: true, summary: 'Finish a refund now' },
   { method: 'POST', path: '/v1/sandbox/test-clocks', handler: 'api/sandbox/create-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Create a test clock' },
-  { method: 'GET', path: '/v1/sandbox/test-clocks/{clockId}', handler: 'api/sandbox/get-test-clock', kinds: M, access: 'read', sandboxOnly: true, summary: 'Read a test clock' },
-  { method: 'POST', path: '/v1/sandbox/test-clocks/{clockId}/advance', handler: 'api/sandbox/advance-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Advance a test clock (runs what falls due)' },
-  { method: 'DELETE', path: '/v1/sandbox/test-clocks/{clockId}', handler: 'api/sandbox/delete-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Delete a test clock' },
+  { method: 'GET', path: '/v1/sandbox/test-clocks/{clockId}', notFound: 'Test clock not found', handler: 'api/sandbox/get-test-clock', kinds: M, access: 'read', sandboxOnly: true, summary: 'Read a test clock' },
+  { method: 'POST', path: '/v1/sandbox/test-clocks/{clockId}/advance', notFound: 'Test clock not found', handler: 'api/sandbox/advance-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Advance a test clock (runs what falls due)' },
+  { method: 'DELETE', path: '/v1/sandbox/test-clocks/{clockId}', notFound: 'Test clock not found', handler: 'api/sandbox/delete-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Delete a test clock' },
 
   // Documentation (public)
   { method: 'GET', path: '/v1/openapi.json', handler: 'api/docs/openapi', kinds: [], access: 'read', summary: 'OpenAPI 3.1 document' },
   { method: 'GET', path: '/docs', handler: 'api/docs/page', kinds: [], access: 'read', summary: 'API reference page' },
 ];
+
+/** The longest path segment or id header (`X-Entity-Id`, `X-Participant-Id`, `X-Test-Clock`) that can name anything (DESIGN 9.2). */
+export const MAX_ID_LENGTH = 128;
 
 /** Handler for any request that matches no route (API Gateway `$default`). */
 export const NOT_FOUND_HANDLER = 'api/not-found';

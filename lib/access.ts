@@ -9,6 +9,8 @@ import type { Route } from '../functions/routes';
 import { dlqName, type WorkerDefinition } from '../functions/platform/definitions';
 import { apiKeyKey } from '../functions/identity/participant-store';
 import { membershipKey } from '../functions/identity/members';
+import { deliveryKey, eventKey } from '../functions/webhooks/delivery-store';
+import { RECEIPT_PK_PREFIX } from '../functions/events/receipts';
 import { EXPORTS_PREFIX, type WorkQueues } from './data';
 import { pascal } from './settings';
 
@@ -23,13 +25,20 @@ import { pascal } from './settings';
  *   route that only reads still stores its Idempotency-Key record (DESIGN 6.4).
  * - `write`: read/write on the table and indexes, SendMessage on the work queues (never the
  *   DLQs), read of the application secret.
+ * - `writeMail`: `write` + `ses:SendEmail` from the stage's sender identity (MAIL_ROUTES).
  * - `readExports`: `read` + s3:GetObject on the export files: the role whose credentials
  *   sign the download URLs of `GET /v1/exports/{id}` (a pre-signed URL carries its signer's
  *   rights). No other function can read an export.
  * - `readScan`: `read` + Scan of the table (not of its indexes): the operator's trial balance,
  *   which sums every ledger entry (an operator report, never a participant's path).
  */
-export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'readExports' | 'readScan';
+export type RouteProfile = 'public' | 'read' | 'readIdempotent' | 'write' | 'writeMail' | 'readExports' | 'readScan';
+
+/**
+ * The routes that e-mail people (invitations, DESIGN 9.1): `write` + `ses:SendEmail` from the
+ * stage's one sender identity (`-c mailFrom`), and nothing else may send.
+ */
+export const MAIL_ROUTES = new Set(['POST /v1/team/invitations', 'POST /v1/operator/participants']);
 
 /** The routes that hand out pre-signed GETs of export files. */
 export const EXPORT_READ_ROUTES = new Set(['GET /v1/exports/{id}']);
@@ -40,6 +49,7 @@ export function profileFor(route: Pick<Route, 'kinds' | 'access' | 'method' | 'p
   if (route.kinds.length === 0) return 'public';
   if (EXPORT_READ_ROUTES.has(`${route.method} ${route.path}`)) return 'readExports';
   if (TABLE_SCAN_ROUTES.has(`${route.method} ${route.path}`)) return 'readScan';
+  if (MAIL_ROUTES.has(`${route.method} ${route.path}`)) return 'writeMail';
   if (route.access === 'write') return 'write';
   return route.method === 'POST' ? 'readIdempotent' : 'read';
 }
@@ -52,6 +62,9 @@ export const MEMBERSHIP_PK_PREFIX = membershipKey('', '').pk;
 export const IDEMPOTENCY_PK_PREFIX = `${idempotencyPk('', '', '').split('#')[0]}#`;
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+/** The items the event stream consumer writes (functions/events/fanout.ts): events it carries, delivery records, receipts. */
+export const STREAM_CONSUMER_PK_PREFIXES = [eventKey('').pk, deliveryKey('').pk, RECEIPT_PK_PREFIX].map((p) => `${p}*`);
 export const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -65,6 +78,8 @@ export interface AccessRolesProps {
   queues: WorkQueues;
   secret: secretsmanager.ISecret;
   exportsBucket: s3.IBucket;
+  /** The SES identity invitations are sent from, when the stage sends e-mail. */
+  mailIdentityArn?: string;
 }
 
 /**
@@ -109,9 +124,13 @@ export class AccessRoles extends Construct {
           role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [this.props.table.tableArn] }));
         break;
       case 'write':
+      case 'writeMail':
         this.allowTableReadWrite(role);
         for (const q of queues.all) q.queue.grantSendMessages(role);
         secret.grantRead(role);
+        if (profile === 'writeMail' && this.props.mailIdentityArn) {
+          role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ses:SendEmail'], resources: [this.props.mailIdentityArn] }));
+        }
         break;
     }
     this.routeRoles.set(profile, role);
@@ -121,14 +140,25 @@ export class AccessRoles extends Construct {
   /**
    * Workers: table read/write and the secret. The scheduler tick and the jobs worker send to
    * every work queue (fan-out; jobs enqueue webhook deliveries); a queue worker sends to its
-   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes), and nothing else
-   * (the message visibility and consume rights come from its event source).
+   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes, and a lane's own
+   * queue: a retry is a new delayed message), and nothing else (the message visibility and
+   * consume rights come from its event source). The event stream consumer reads the table,
+   * writes only the items it makes (event items it carries, delivery records, receipts) and
+   * sends only to the webhooks queue; reading the stream and describing a failed batch to the
+   * failure queue come from its event source.
    */
   forWorker(worker: WorkerDefinition): iam.Role {
     let role = this.workerRoles.get(worker.name);
     if (role) return role;
     role = this.newRole(`Worker${pascal(worker.name)}`, `idpay worker ${worker.name}`);
     const { queues, secret } = this.props;
+    if (worker.trigger.kind === 'stream') {
+      this.allowTableRead(role);
+      this.allowOnLeadingKeys(role, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], STREAM_CONSUMER_PK_PREFIXES);
+      queues.byName('webhooks').queue.grantSendMessages(role);
+      this.workerRoles.set(worker.name, role);
+      return role;
+    }
     this.allowTableReadWrite(role);
     secret.grantRead(role);
     if (worker.trigger.kind === 'schedule' || worker.name === 'jobs') {

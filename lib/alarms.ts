@@ -22,19 +22,23 @@ export interface AlarmsProps {
   table: dynamodb.ITable;
   /** EventBridge Scheduler group of the tick schedule (target errors, dropped invocations). */
   scheduleGroupName: string;
+  /** The consumer of the table's stream (its iterator age). */
+  eventStreamConsumer?: lambda.IFunction;
 }
 
 /**
  * Thresholds of the service-level alarms. Queue age: a jobs message is normally handled within
- * seconds; a webhook message legitimately ages while its delivery backs off (up to ~29 h of
- * retries), so its alarm means "some delivery has been retrying for over an hour".
+ * seconds; a webhook message may wait up to 15 minutes as a delayed retry (longer waits are on
+ * the due index, DESIGN 9.6), so a webhook lane's alarm means "a message has waited well past
+ * any retry's delay". Event stream: its consumer more than a minute behind the table's writes.
  */
 export const ALARM_THRESHOLDS = {
   apiLatencyP99Ms: 2000,
   /** Account-level Lambda ConcurrentExecutions: 80% of the default regional quota of 1000. */
   lambdaConcurrency: 800,
-  queueAgeSeconds: { default: 300, webhooks: 3600 } as Record<string, number>,
+  queueAgeSeconds: { default: 300, webhooks: 1200, 'webhooks-slow': 1200 } as Record<string, number>,
   tickLagSeconds: 120,
+  eventStreamIteratorAgeMs: 60_000,
 };
 
 /**
@@ -98,7 +102,9 @@ export const schedulerMetric = (metricName: 'TargetErrorCount' | 'InvocationDrop
  * - the table: read/write throttle events > 0, system errors > 0 (5 min);
  * - each work queue: age of the oldest message above ALARM_THRESHOLDS.queueAgeSeconds;
  * - the Scheduler group: target errors > 0 and dropped invocations > 0 (5 min);
- * - tick lag (TICK_LAG_METRIC, max) > 120 s for two minutes in a row.
+ * - tick lag (TICK_LAG_METRIC, max) > 120 s for two minutes in a row;
+ * - the event stream: a failed batch described to its failure queue (> 0 visible), its
+ *   consumer's iterator age (max) > 60 s for two minutes in a row.
  */
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
@@ -250,5 +256,22 @@ export class Alarms extends Construct {
       t.tickLagSeconds,
       2,
     );
+    alarm(
+      'EventStreamFailures',
+      'event-stream-failures',
+      'A batch of event stream records ran out of retries (its events have no deliveries yet): inspect, fix, then npm run ops -- stream:replay within 24 h',
+      props.queues.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      0,
+    );
+    if (props.eventStreamConsumer) {
+      alarm(
+        'EventStreamIteratorAge',
+        'event-stream-iterator-age',
+        `The event stream consumer is more than ${t.eventStreamIteratorAgeMs / 1000} s behind the table's writes (webhooks and the events API lag)`,
+        props.eventStreamConsumer.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
+        t.eventStreamIteratorAgeMs,
+        2,
+      );
+    }
   }
 }

@@ -4,7 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUES, TABLE, dlqName, type QueueDefinition } from '../functions/platform/definitions';
+import { EVENT_STREAM, QUEUES, TABLE, dlqName, type QueueDefinition } from '../functions/platform/definitions';
 import { pascal, type StageName } from './settings';
 
 const attr = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
@@ -27,6 +27,8 @@ export class DataTable extends Construct {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE.ttlAttribute,
+      // The event pipeline reads inserted event items from it (EVENT_STREAM, lib/workers.ts).
+      stream: dynamodb.StreamViewType[TABLE.stream],
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       deletionProtection: live,
       removalPolicy: live ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -48,12 +50,29 @@ export interface WorkQueue {
   dlq: sqs.Queue;
 }
 
-/** One SQS queue per `QUEUES` entry, each with its own DLQ (`dlqName(q)`). */
+/**
+ * One SQS queue per `QUEUES` entry, each with its own DLQ (`dlqName(q)`), and the event
+ * stream's failure queue: where a batch of stream records whose retries ran out is described
+ * (Lambda's on-failure destination; `npm run ops -- stream:replay` sends them again).
+ */
 export class WorkQueues extends Construct {
   readonly all: WorkQueue[];
+  readonly streamFailures: sqs.Queue;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
+    this.streamFailures = new sqs.Queue(this, pascal(EVENT_STREAM.onFailure), {
+      // Stream records are kept 24 h: a failure older than that can no longer be replayed.
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.streamFailures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'A destination, not a work queue: Lambda writes the description of a failed batch of stream records here and nothing consumes it but ops (stream:replay); a message that stays is the alarm (lib/alarms.ts), so a DLQ behind it would hold nothing.',
+    });
     this.all = QUEUES.map((definition) => {
       const dlq = new sqs.Queue(this, pascal(dlqName(definition)), {
         retentionPeriod: Duration.days(14),

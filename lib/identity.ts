@@ -41,8 +41,9 @@ export class People extends Construct {
         requireSymbols: p.requireSymbols,
         tempPasswordValidity: Duration.days(p.tempPasswordValidityDays),
       },
+      // Optional at the pool (Cognito cannot require it per role); TOTP only (pool.ts).
       mfa: cognito.Mfa.OPTIONAL,
-      mfaSecondFactor: { otp: true, sms: false },
+      mfaSecondFactor: { otp: USER_POOL.mfaTypes.includes('totp'), sms: false },
       accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
       featurePlan: cognito.FeaturePlan.PLUS,
       standardThreatProtectionMode:
@@ -55,7 +56,7 @@ export class People extends Construct {
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG2',
       reason:
-        'MFA is optional by design (DESIGN 8.3): people may enrol an authenticator app (TOTP); threat protection (Plus plan) asks risky sign-ins for more in live. Requiring MFA is a product decision left open.',
+        'MFA is optional at the pool because Cognito requires it per pool or per user, never per role (DESIGN 9.7): authenticator apps (TOTP) are enabled in every stage, and the dashboard opens no page of a live owner or admin until theirs is set up (USER_POOL.mfaRequiredRoles); threat protection (Plus plan) asks risky sign-ins for more in live.',
     });
 
     this.dashboardClient = this.userPool.addClient('DashboardClient', {

@@ -31,7 +31,7 @@ export const ROUTE_STACKS = [
   {
     name: 'account',
     summary: 'people: onboarding, keys, team, audit log',
-    prefixes: ['/v1/onboarding/', '/v1/keys', '/v1/team/', '/v1/audit-log', '/v1/me'],
+    prefixes: ['/v1/onboarding/', '/v1/keys', '/v1/team/', '/v1/invitations/', '/v1/audit-log', '/v1/me'],
   },
   { name: 'tools', summary: 'sandbox helpers and docs', prefixes: ['/v1/sandbox/', '/v1/openapi.json', '/docs'] },
 ] as const;

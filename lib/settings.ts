@@ -30,7 +30,7 @@ export const RUNTIME_DEFAULTS = {
   LOG_LEVEL: 'INFO',
 } as const;
 
-type SettingRule = 'seconds' | 'count' | 'logLevel' | 'json' | 'amount';
+type SettingRule = 'seconds' | 'count' | 'logLevel' | 'json' | 'amount' | 'url';
 
 /**
  * The runtime settings an operator may set at deploy time, as context with the variable's own
@@ -54,6 +54,7 @@ export const RUNTIME_SETTINGS: Record<string, SettingRule> = {
   REFUND_AUTO_COMPLETE_SECONDS: 'seconds',
   SANDBOX_BANK_DELAY_SECONDS: 'seconds',
   TEST_CLOCK_BANK_WAIT_SECONDS: 'seconds',
+  DASHBOARD_URL: 'url',
   EXPORT_URL_SECONDS: 'seconds',
   EXPORT_RUN_SECONDS: 'seconds',
   WITHDRAWAL_MIN: 'amount',
@@ -73,6 +74,8 @@ export function settingProblem(name: string, value: string): string | undefined 
       return /^[1-9]\d{0,8}$/.test(value) ? undefined : 'must be a whole number above 0';
     case 'amount':
       return /^\d{1,12}(\.\d{1,2})?$/.test(value) ? undefined : 'must be an amount in major units';
+    case 'url':
+      return /^https:\/\/[a-z0-9.-]+(:\d+)?$/i.test(value) ? undefined : 'must be an https origin, e.g. https://dashboard.example.com';
     case 'logLevel':
       return LOG_LEVELS.includes(value.toUpperCase()) ? undefined : `must be one of ${LOG_LEVELS.join(', ')}`;
     case 'json':
@@ -123,6 +126,13 @@ export interface AppSettings {
   dashboardDist?: string;
   /** Runtime settings given at deploy time (`-c NAME=value`, RUNTIME_SETTINGS), over RUNTIME_DEFAULTS. */
   runtime?: Record<string, string>;
+  /**
+   * The address invitations are sent from (`-c mailFrom=no-reply@example.com`): an Amazon SES
+   * e-mail identity is created for it and only the routes that send (MAIL_ROUTES in
+   * lib/access.ts) may `ses:SendEmail` from it. Unset: nothing is e-mailed (the invitation's
+   * token is still answered to the inviter).
+   */
+  mailFrom?: string;
 }
 
 /**
@@ -174,6 +184,10 @@ export function readSettings(scope: Construct): AppSettings {
   ) {
     throw new Error('Context "dashboardCertificateArn" must be the ARN of an ACM certificate in us-east-1 (CloudFront only takes those)');
   }
+  const rawMail: unknown = scope.node.tryGetContext('mailFrom');
+  if (rawMail !== undefined && (typeof rawMail !== 'string' || !/^[^@\s]+@[a-z0-9.-]+\.[a-z]{2,63}$/i.test(rawMail))) {
+    throw new Error('Context "mailFrom" must be an e-mail address (the invitations\' sender)');
+  }
   const rawDist: unknown = scope.node.tryGetContext('dashboardDist');
   if (rawDist !== undefined && (typeof rawDist !== 'string' || rawDist === '')) {
     throw new Error('Context "dashboardDist" must be a folder path');
@@ -185,5 +199,6 @@ export function readSettings(scope: Construct): AppSettings {
     dashboardDomain: rawDomain === undefined ? undefined : { name: rawDomain as string, certificateArn: rawCert as string },
     dashboardDist: rawDist,
     runtime: runtimeSettingsFrom((name) => scope.node.tryGetContext(name)),
+    ...(rawMail !== undefined ? { mailFrom: rawMail as string } : {}),
   };
 }

@@ -1,7 +1,8 @@
 import { CfnOutput, Fn, RemovalPolicy, Stack, Tags, Validations, type App, type StackProps } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
-import { dlqName } from '../functions/platform/definitions';
+import { EVENT_STREAM, dlqName } from '../functions/platform/definitions';
 import { routesFor } from '../functions/routes';
 import { AccessRoles } from './access';
 import { Alarms } from './alarms';
@@ -58,6 +59,7 @@ export class DataStack extends Stack {
   readonly people: People;
   readonly exports: ExportsBucket;
   readonly roles: AccessRoles;
+  readonly mailIdentity?: ses.EmailIdentity;
 
   constructor(scope: Construct, id: string, props: IdpayStackProps) {
     super(scope, id, props);
@@ -68,11 +70,18 @@ export class DataStack extends Stack {
     this.secrets = new AppSecrets(this, 'AppSecrets', { stage });
     this.people = new People(this, 'People', { stage });
     this.exports = new ExportsBucket(this, 'Exports', { stage });
+    // Invitations are e-mailed from one verified SES identity (`-c mailFrom`), when given.
+    this.mailIdentity = props.mailFrom
+      ? new ses.EmailIdentity(this, 'MailIdentity', { identity: ses.Identity.email(props.mailFrom) })
+      : undefined;
     this.roles = new AccessRoles(this, 'Roles', {
       table: this.data.table,
       queues: this.queues,
       secret: this.secrets.secret,
       exportsBucket: this.exports.bucket,
+      mailIdentityArn: this.mailIdentity
+        ? Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: this.mailIdentity.emailIdentityName })
+        : undefined,
     });
     Validations.of(this.secrets.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -113,7 +122,11 @@ export class CoreStack extends Stack {
         ]),
       ),
       ...RUNTIME_DEFAULTS,
+      // Links in e-mail point at the dashboard: its custom domain when it has one, else the
+      // DASHBOARD_URL setting (e.g. the distribution's address, known after the first deploy).
+      ...(props.dashboardDomain ? { DASHBOARD_URL: `https://${props.dashboardDomain.name}` } : {}),
       ...props.runtime,
+      ...(props.mailFrom ? { MAIL_FROM: props.mailFrom } : {}),
       // Only the hash of the operator key is deployed; '' means no operator key is accepted.
       OPERATOR_API_KEY_HASH: props.operatorKeyHash,
       APP_SECRETS_ARN: secrets.secret.secretArn,
@@ -129,7 +142,7 @@ export class CoreStack extends Stack {
 
     this.roles = props.dataStack.roles;
     this.api = new HttpApi(this, 'Api', { ...this.functionSettings, roles: this.roles });
-    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues });
+    this.workers = new Workers(this, 'Workers', { ...this.functionSettings, roles: this.roles, queues, table: data.table });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
@@ -137,6 +150,10 @@ export class CoreStack extends Stack {
       new CfnOutput(this, `QueueUrl${pascal(definition.name)}`, { value: queue.queueUrl });
       new CfnOutput(this, `DlqUrl${pascal(definition.name)}`, { value: dlq.queueUrl });
     }
+    new CfnOutput(this, `QueueUrl${pascal(EVENT_STREAM.onFailure)}`, {
+      value: queues.streamFailures.queueUrl,
+      description: 'Failed batches of the event stream (npm run ops -- stream:replay)',
+    });
     new CfnOutput(this, 'TickScheduleName', {
       value: this.workers.tickScheduleName,
       description: 'EventBridge Scheduler schedule of the scheduler tick (npm run ops -- tick:pause|resume|status)',
@@ -198,6 +215,7 @@ export class ObservabilityStack extends Stack {
       queues: dataStack.queues,
       table: dataStack.data.table,
       scheduleGroupName: core.workers.tickScheduleGroupName,
+      eventStreamConsumer: core.workers.functions.find(({ worker }) => worker.trigger.kind === 'stream')?.fn,
       functions,
     };
     this.alarms = new Alarms(this, 'Alarms', { ...observed, alarmEmail: props.alarmEmail });

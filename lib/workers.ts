@@ -1,11 +1,13 @@
-import { Aws, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { WORKERS, type WorkerDefinition } from '../functions/platform/definitions';
+import { EVENT_STREAM, WORKERS, type WorkerDefinition } from '../functions/platform/definitions';
 import type { AccessRoles } from './access';
 import type { WorkQueues } from './data';
 import { appFunction, roleFor, seconds } from './lambda';
@@ -15,6 +17,8 @@ export interface WorkersProps {
   stage: StageName;
   roles: AccessRoles;
   queues: WorkQueues;
+  /** The table whose stream the event stream consumer reads. */
+  table: dynamodb.ITable;
   environment: Record<string, string>;
   logRetention: logs.RetentionDays;
   logRemovalPolicy: RemovalPolicy;
@@ -30,7 +34,9 @@ export const TICK_INPUT = JSON.stringify({ scheduledTime: '<aws.scheduler.schedu
 
 /**
  * The workers of `WORKERS` (functions/platform/definitions.ts): SQS consumers with partial batch
- * failures, and the scheduler tick driven by an EventBridge Scheduler schedule.
+ * failures, the event stream consumer on the table's DynamoDB Stream (EVENT_STREAM: filtered
+ * to inserted event items, bisect on error, bounded retries, failures described to the
+ * stream's failure queue), and the scheduler tick driven by an EventBridge Scheduler schedule.
  */
 export class Workers extends Construct {
   readonly functions: WorkerFunction[] = [];
@@ -60,6 +66,20 @@ export class Workers extends Construct {
             batchSize: definition.batchSize,
             reportBatchItemFailures: true,
             ...(definition.maxConcurrency ? { maxConcurrency: definition.maxConcurrency } : {}),
+          }),
+        );
+      } else if (worker.trigger.kind === 'stream') {
+        fn.addEventSource(
+          new DynamoEventSource(props.table, {
+            startingPosition: lambda.StartingPosition[EVENT_STREAM.startingPosition],
+            batchSize: EVENT_STREAM.batchSize,
+            maxBatchingWindow: Duration.seconds(EVENT_STREAM.maxBatchingWindowSeconds),
+            parallelizationFactor: EVENT_STREAM.parallelizationFactor,
+            bisectBatchOnError: EVENT_STREAM.bisectBatchOnError,
+            retryAttempts: EVENT_STREAM.maximumRetryAttempts,
+            reportBatchItemFailures: true,
+            onFailure: new SqsDlq(props.queues.streamFailures),
+            filters: [lambda.FilterCriteria.filter(EVENT_STREAM.filter as unknown as Record<string, unknown>)],
           }),
         );
       } else {

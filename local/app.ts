@@ -1,7 +1,8 @@
 /**
  * The local runtime (DESIGN 3): table and queues from the shared definitions, the HTTP
- * server, the SQS pollers and the scheduler tick, all calling the handler modules that
- * Lambda runs. Configuration reaches the handlers through the same environment variables.
+ * server, the SQS pollers, the poller on the table's stream (local/streams.ts) and the
+ * scheduler tick, all calling the handler modules that Lambda runs. Configuration reaches the
+ * handlers through the same environment variables.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -15,6 +16,9 @@ import { invoke } from './lambda';
 import { startPollers, type Poller } from './pollers';
 import { startHttpServer } from './server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
+import { fileCheckpoints, memoryCheckpoints, startStreamPoller, type Checkpoints, type StreamPoller } from './streams';
+import { EVENT_STREAM } from '../functions/platform/definitions';
+import { queueUrlEnv } from '../lib/settings';
 
 export interface AppOptions {
   dynamoEndpoint: string;
@@ -37,6 +41,8 @@ export interface AppOptions {
   artifacts?: boolean;
   /** The local outbox of e-mail (MAIL_DIR; local/mail.ts): default a folder of the OS temp dir per queue prefix. */
   mailDir?: string;
+  /** A file that keeps the stream poller's checkpoints across restarts (npm start); default: memory. */
+  streamCheckpointFile?: string;
 }
 
 export interface LocalApp {
@@ -50,8 +56,12 @@ export interface LocalApp {
    * updated (tests use it to break a dependency on purpose).
    */
   updateEnvironment(vars: Record<string, string>): Promise<void>;
-  /** Wait until the queues hold no visible message and no worker is running. */
+  /** Wait until the queues hold no visible message, the table's stream is read to its end, and no worker is running. */
   settle(timeoutMs?: number): Promise<void>;
+  /** The poller on the table's stream (undefined with LOCAL_STREAM_POLLER=0). */
+  eventStream?: StreamPoller;
+  /** Messages the SQS pollers have received and are still processing (the batches in hand). */
+  processing(): number;
   /** The folder the functions write e-mail into (MAIL_DIR; read with local/mail.ts). */
   mailDir: string;
   stop(): Promise<void>;
@@ -62,16 +72,37 @@ let dnsPatched = false;
 /** Whether LOCAL_ARTIFACTS asks for artifacts mode (`npm start -- --artifacts` sets it). */
 export const artifactsRequested = (): boolean => ['1', 'true'].includes(process.env.LOCAL_ARTIFACTS ?? '');
 
-/** Settled: twice in a row no worker is running and the work queues hold no visible message. */
-export async function waitQuiet(busy: () => boolean, visible: () => Promise<number>, timeoutMs: number): Promise<void> {
+/**
+ * Settled: twice in a row no worker is running, the work queues hold no visible message, and
+ * the stream poller has read its shards to the end since the check before.
+ */
+export async function waitQuiet(
+  busy: () => boolean,
+  visible: () => Promise<number>,
+  timeoutMs: number,
+  stream?: StreamPoller,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
+  let since = Date.now();
   while (quiet < 2) {
     if (Date.now() > deadline) throw new Error('local app did not settle');
     await new Promise((r) => setTimeout(r, 50));
-    quiet = !busy() && (await visible()) === 0 ? quiet + 1 : 0;
+    const checked = Date.now();
+    const caughtUp = !stream || (!stream.busy() && stream.caughtUpSince(since));
+    quiet = caughtUp && !busy() && (await visible()) === 0 ? quiet + 1 : 0;
+    since = checked;
   }
 }
+
+/** Queue URLs the workers consume (not the DLQs, nor the stream's failure queue). */
+export const workQueueUrls = (urls: string[]) => urls.filter((url) => !url.endsWith('-dlq') && !url.endsWith(EVENT_STREAM.onFailure));
+
+/** Whether the local stream poller runs (LOCAL_STREAM_POLLER=0 turns it off, e.g. for benches of the request path). */
+export const streamPollerWanted = () => process.env.LOCAL_STREAM_POLLER !== '0';
+
+/** Stream checkpoints: a file (kept across restarts) or memory. */
+export const streamCheckpoints = (file?: string): Checkpoints => (file ? fileCheckpoints(file) : memoryCheckpoints());
 
 /** Messages visible in the given queues (the caller leaves the DLQs out). */
 export async function visibleMessages(sqs: SQSClient, urls: string[]): Promise<number> {
@@ -85,10 +116,11 @@ export async function visibleMessages(sqs: SQSClient, urls: string[]): Promise<n
 
 /** Stops a local runtime in order: the tick timer, the pollers, the HTTP server, `more`, the clients. */
 export async function stopRuntime(
-  r: { timer?: NodeJS.Timeout; pollers: Poller; server: Server; clients: { destroy(): void }[] },
+  r: { timer?: NodeJS.Timeout; pollers: Poller; stream?: StreamPoller; server: Server; clients: { destroy(): void }[] },
   more?: () => Promise<unknown>,
 ): Promise<void> {
   if (r.timer) clearInterval(r.timer);
+  await r.stream?.stop();
   await r.pollers.stop();
   await new Promise<void>((res) => r.server.close(() => res()));
   r.server.closeAllConnections?.();
@@ -170,13 +202,36 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const pollers = startPollers(sqs, queueEnv, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4));
+  const eventStream = streamPollerWanted()
+    ? startStreamPoller(
+        ddb,
+        sqs,
+        {
+          tableName: opts.tableName,
+          batchSize: EVENT_STREAM.batchSize,
+          parallelizationFactor: EVENT_STREAM.parallelizationFactor,
+          maximumRetryAttempts: EVENT_STREAM.maximumRetryAttempts,
+          bisectBatchOnError: EVENT_STREAM.bisectBatchOnError,
+          startingPosition: EVENT_STREAM.startingPosition,
+          filters: [EVENT_STREAM.filter],
+          onFailureUrl: queueEnv[queueUrlEnv(EVENT_STREAM.onFailure)],
+          invoke: (event) => invoke(EVENT_STREAM.worker, event, EVENT_STREAM.timeoutSeconds * 1000),
+        },
+        {
+          endpoint: opts.dynamoEndpoint,
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+          checkpoints: streamCheckpoints(opts.streamCheckpointFile),
+        },
+      )
+    : undefined;
 
   const tick = async (at = new Date()) => {
     return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as TickResult;
   };
   const timer = startTickTimer(tick, opts);
 
-  const workQueues = Object.values(queueEnv).filter((url) => !url.endsWith('-dlq'));
+  const workQueues = workQueueUrls(Object.values(queueEnv));
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -184,8 +239,10 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
     env,
     tick,
     updateEnvironment: async (vars) => void Object.assign(process.env, vars),
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
+    eventStream,
+    processing: pollers.processing,
     mailDir: opts.env.MAIL_DIR!,
-    stop: () => stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }),
+    stop: () => stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }),
   };
 }

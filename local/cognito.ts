@@ -7,9 +7,12 @@
  * runs with `cwd` = the data folder: `.local/cognito` for `npm start`, a temporary folder
  * (deleted on stop) for LOCAL_IN_MEMORY=1 and the tests. It signs tokens with a fixed RSA
  * key shipped in the package and serves the JWKS at `<url>/<poolId>/.well-known/jwks.json`;
- * its issuer is `<url>/<poolId>`. It does not send e-mail: a confirmation code is printed
- * in a "Confirmation Code Delivery" box on its output (kept in `emulator.log` in the data
- * folder) and stored with the user; `npm start` prints each new code in one line.
+ * its issuer is `<url>/<poolId>`. It does not send e-mail: a code (sign-up confirmation,
+ * resent code, password reset) is printed in a "Code Delivery" box on its output (kept in
+ * `emulator.log` in the data folder) and stored with the user; `npm start` prints each new
+ * code in one line. The process runs local/cognito-emulator.ts: the package plus the parts of
+ * Cognito's API it lacks (ResendConfirmationCode, refresh tokens after an MFA challenge,
+ * `origin_jti`).
  */
 import {
   CognitoIdentityProviderClient,
@@ -22,9 +25,9 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Stage } from '../functions/config';
 import { USER_POOL, explicitAuthFlows } from '../functions/identity/pool';
 import { LOCAL_CREDENTIALS, freePort, stopChild, type RunningService, waitUntilReady } from './services';
@@ -52,7 +55,7 @@ export async function startCognito(
   const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>) : {};
   writeFileSync(configFile, JSON.stringify({ ...config, TokenConfig: { IssuerDomain: endpoint } }, null, 2));
 
-  const bin = join(dirname(createRequire(import.meta.url).resolve('cognito-local/package.json')), 'lib', 'bin', 'start.js');
+  const bin = fileURLToPath(new URL('./cognito-emulator.ts', import.meta.url));
   const logFile = join(dataDir, COGNITO_LOG_FILE);
   // The emulator writes straight into the log file (no pipe through this process, whose
   // event loop may be busy: a test runner's main process is).
@@ -66,7 +69,7 @@ export async function startCognito(
   const poll = opts.onCode
     ? setInterval(() => {
         for (const c of deliveredCodes(dataDir)) {
-          const key = `${c.destination} ${c.code}`;
+          const key = `${c.purpose} ${c.destination} ${c.code}`;
           if (!seen.has(key)) {
             seen.add(key);
             opts.onCode!(c);
@@ -181,12 +184,16 @@ export function cognitoEnv(pool: LocalUserPool): Record<string, string> {
 export interface DeliveredCode {
   destination: string;
   code: string;
+  /** What the code is for: confirming a new account, or resetting a forgotten password. */
+  purpose: 'sign-up' | 'password reset';
 }
 
 /**
- * The confirmation codes waiting in the emulator, read from its data files (written before
- * it answers SignUp). Its console box shows the same code, but its logger may hold the last
- * line back until the next one, so tests and `npm start` read the data instead.
+ * The codes waiting in the emulator, read from its data files (written before it answers
+ * SignUp, ResendConfirmationCode or ForgotPassword): an unconfirmed account's code confirms
+ * it, a confirmed account's resets its password. Its console box shows the same code, but its
+ * logger may hold the last line back until the next one, so tests and `npm start` read the
+ * data instead.
  */
 export function deliveredCodes(dataDir: string): DeliveredCode[] {
   const db = join(dataDir, '.cognito', 'db');
@@ -204,19 +211,28 @@ export function deliveredCodes(dataDir: string): DeliveredCode[] {
     }
     for (const u of Object.values(data.Users ?? {})) {
       const destination = u.Attributes?.find((a) => a.Name === 'email')?.Value;
-      if (u.UserStatus === 'UNCONFIRMED' && u.ConfirmationCode && destination) out.push({ destination, code: u.ConfirmationCode });
+      if (!u.ConfirmationCode || !destination) continue;
+      out.push({ destination, code: u.ConfirmationCode, purpose: u.UserStatus === 'UNCONFIRMED' ? 'sign-up' : 'password reset' });
     }
   }
   return out;
 }
 
-/** The code the emulator "e-mailed" to an address that has not confirmed yet (waits up to `timeoutMs`). */
-export async function confirmationCode(dataDir: string, destination: string, timeoutMs = 5000): Promise<string> {
+/**
+ * The code the emulator "e-mailed" to an address (waits up to `timeoutMs`): a sign-up code by
+ * default; `unlike` waits for a new one (after Resend code).
+ */
+export async function confirmationCode(
+  dataDir: string,
+  destination: string,
+  opts: { timeoutMs?: number; purpose?: DeliveredCode['purpose']; unlike?: string } = {},
+): Promise<string> {
+  const { timeoutMs = 5000, purpose = 'sign-up', unlike } = opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = deliveredCodes(dataDir).find((c) => c.destination === destination);
+    const found = deliveredCodes(dataDir).find((c) => c.destination === destination && c.purpose === purpose && c.code !== unlike);
     if (found) return found.code;
-    if (Date.now() > deadline) throw new Error(`no confirmation code for ${destination} in ${dataDir}`);
+    if (Date.now() > deadline) throw new Error(`no ${purpose} code for ${destination} in ${dataDir}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -16,13 +16,15 @@ export const DASHBOARD_SRC = join(ROOT, 'dashboard');
 export const DASHBOARD_DIST = join(DASHBOARD_SRC, 'dist');
 const BASE = '/dashboard/';
 
-/** What the app's build depends on: its own sources, the SDK (and its generated types), the route table. */
+/** What the app's build depends on: its own sources, the SDK (and its generated types), the route table, the user pool's rules. */
 const SOURCES = [
   join(DASHBOARD_SRC, 'src'),
+  join(DASHBOARD_SRC, 'public'),
   join(DASHBOARD_SRC, 'index.html'),
   join(DASHBOARD_SRC, 'vite.config.ts'),
   join(ROOT, 'sdk', 'src'),
   join(ROOT, 'functions', 'routes.ts'),
+  join(ROOT, 'functions', 'identity', 'pool.ts'),
   join(ROOT, 'functions', 'events', 'types.ts'),
 ];
 

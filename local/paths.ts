@@ -14,6 +14,8 @@ export function localPaths() {
     mail: join(root, 'mail'),
     endpoints: join(root, 'endpoints.json'),
     tickState: join(root, 'tick-state'),
+    /** Where the poller on the table's stream has read to, per shard (local/streams.ts). */
+    streamCheckpoints: join(root, 'stream-checkpoints.json'),
   };
 }
 

@@ -34,6 +34,8 @@ export interface Poller {
   stop(): Promise<void>;
   /** Resolves when no batch is being processed. */
   busy(): boolean;
+  /** Messages received and not yet finished (deleted, or left for SQS to bring back). */
+  processing(): number;
 }
 
 /** One SQS event source: a queue, its batch size, and the function it invokes. */
@@ -68,6 +70,7 @@ export function startPollers(
 ): Poller {
   let running = true;
   let inFlight = 0;
+  let messagesInHand = 0;
   // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
   // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
   // concurrency 0 (the benches' LOCAL_POLLER_CONCURRENCY=0) consumes nothing, whatever the maxConcurrency.
@@ -94,6 +97,7 @@ export function startPollers(
         }
         if (!messages.length) continue;
         inFlight++;
+        messagesInHand += messages.length;
         try {
           const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
           let failed = new Set<string>();
@@ -116,11 +120,13 @@ export function startPollers(
           }
         } finally {
           inFlight--;
+          messagesInHand -= messages.length;
         }
       }
     });
   return {
     busy: () => inFlight > 0,
+    processing: () => messagesInHand,
     stop: async () => {
       running = false;
       await Promise.allSettled(loops);

@@ -3,15 +3,33 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   type DynamoDBClient,
+  type StreamSpecification,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, TABLE, dlqName } from '../functions/platform/definitions';
+import { EVENT_STREAM, QUEUES, TABLE, dlqName } from '../functions/platform/definitions';
+
+const STREAM: StreamSpecification = { StreamEnabled: true, StreamViewType: TABLE.stream };
+
+/**
+ * The table's stream as the definitions say, on a table that exists (a table kept in .local/
+ * from before the event stream gets it now; records written before that are not in it).
+ */
+export async function ensureStream(client: DynamoDBClient, tableName: string, spec: StreamSpecification = STREAM): Promise<void> {
+  const t = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const now = t.Table?.StreamSpecification;
+  if (now?.StreamEnabled && now.StreamViewType === spec.StreamViewType) return;
+  if (now?.StreamEnabled)
+    await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
+  await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: spec }));
+}
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await ensureStream(client, tableName);
     return;
   } catch (e) {
     if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
@@ -38,6 +56,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         ],
         Projection: { ProjectionType: i.projection },
       })),
+      StreamSpecification: STREAM,
     }),
   );
   await client.send(
@@ -70,6 +89,11 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<R
     env[envName(q.name)] = main.QueueUrl!;
     env[envName(dlqName(q))] = dlq.QueueUrl!;
   }
+  // Where the stream poller describes a batch of the event stream whose retries ran out.
+  const failures = await client.send(
+    new CreateQueueCommand({ QueueName: `${prefix}${EVENT_STREAM.onFailure}`, Attributes: { MessageRetentionPeriod: '1209600' } }),
+  );
+  env[envName(EVENT_STREAM.onFailure)] = failures.QueueUrl!;
   return env;
 }
 

@@ -48,7 +48,7 @@ async function main() {
   const cognito = await startCognito({
     ...(inMemory ? {} : { dataDir: paths.cognito }),
     ...(process.env.COGNITO_LOCAL_PORT ? { port: Number(process.env.COGNITO_LOCAL_PORT) } : {}),
-    onCode: ({ destination, code }) => console.log(`  Cognito emulator: confirmation code for ${destination}: ${code}`),
+    onCode: ({ destination, code, purpose }) => console.log(`  Cognito emulator: ${purpose} code for ${destination}: ${code}`),
   }).catch(async (e: Error) => {
     await sqs.stop().catch(() => undefined);
     await dynamo.stop().catch(() => undefined);
@@ -81,6 +81,7 @@ async function main() {
       tickMs: Number(process.env.LOCAL_TICK_MS ?? 1000),
       tickPaused: () => readLocalTickState() === 'DISABLED',
       mailDir: inMemory ? undefined : paths.mail,
+      streamCheckpointFile: inMemory ? undefined : paths.streamCheckpoints,
       env: {
         // Deploy-time settings given to npm start (APPROVAL_WINDOW_SECONDS=5 npm start ...): the
         // handlers read them in-process; artifacts mode synthesizes the template with them.

@@ -3,13 +3,15 @@
  * and a table of AWS list prices (us-east-1, on-demand, as known on PRICES_AS_OF — they
  * change: check https://aws.amazon.com/<service>/pricing before relying on them).
  *
- * One bill = POST /v1/customer/bill (1 phrase) + the bank's POST /v1/billing/bank-response
- * (approve) + the webhook deliveries both send (billing.request to the bank; billing.response
- * to the merchant and its provider). Their outbox writes (event + delivery items) are inside
- * the measured capacity of the two requests; the deliveries add the worker's requests, SQS
- * and Lambda time. Settlement is per merchant per business day (amortized: ~0 per bill).
- * One webhook = one event committed through the outbox with one delivery, delivered at the
- * first attempt (retries multiply the delivery part: see `retryFactor`).
+ * Per million bills (DESIGN 9.6 scope, phase `lives`, bench/lives.ts): one bill life = a
+ * 1-phrase bill + the bank's approval + the 3 deliveries they cause + the bill's share of its
+ * merchant's settlement at 10 bills per merchant-day, per variant (first / repeat bill, with
+ * and without Idempotency-Key). DynamoDB write and read units are counted item by item; SQS
+ * requests and worker invocations as the proxies saw them; Lambda durations and log bytes
+ * from the same phase's timing pass (local: upper bounds).
+ *
+ * Per million webhooks (phase `webhookCost`): one event committed with one delivery,
+ * delivered at the first attempt (retries multiply the delivery part: see `retryFactor`).
  */
 
 export const PRICES_AS_OF = '2025-06 (list prices as known then; check before use)';
@@ -34,6 +36,13 @@ export const PRICES = {
   /** Auto scaling's target utilization: provisioned units are paid at 1 / this of what is used. */
   provisionedTargetUtilization: 0.7,
 } as const;
+
+/**
+ * Lambda duration on AWS is modelled, not measured: the invocations' CPU time measured locally
+ * (an upper bound: it includes the local HTTP server, the bench's proxies and the in-process
+ * SQS emulator) plus the round trips they wait for, sequentially, in-region.
+ */
+export const LAMBDA_MODEL = { dynamoRequestMs: 6, sqsSendMs: 10 } as const;
 
 /**
  * What one write (read) unit costs on provisioned capacity held at the target utilization,
@@ -64,54 +73,7 @@ export interface CostLine {
 }
 
 const per = (units: number, pricePerMillion: number) => units * pricePerMillion;
-const gbs = (ms: number) => (Math.ceil(ms) / 1000) * PRICES.lambdaMemoryGb;
 const r4 = (n: number) => Math.round(n * 10000) / 10000;
-
-interface Measured {
-  /** DynamoDB per unit as perUnit() writes it. */
-  dynamodb: { requests: number; capacity: { read: number; write: number }; transactItems: Record<string, number> };
-  ms: number;
-  sqsMessages: number;
-  logBytes: number;
-}
-
-/** ConditionCheck items: DynamoDB Local reports 0 capacity for them, AWS charges 2 WRU (transactional, ≤ 1 KB). */
-const conditionCheckWru = (m: Measured) => 2 * (m.dynamodb.transactItems.ConditionCheck ?? 0);
-
-function requestLines(name: string, m: Measured, viaApi: boolean): CostLine[] {
-  const lines: CostLine[] = [];
-  if (viaApi) lines.push({ item: `${name}: API Gateway HTTP API request`, quantity: '1', usdPerMillion: PRICES.apiGatewayHttpPerMillion });
-  lines.push({ item: `${name}: Lambda request`, quantity: '1', usdPerMillion: PRICES.lambdaRequestPerMillion });
-  lines.push({
-    item: `${name}: Lambda duration (512 MB arm64)`,
-    quantity: `${Math.ceil(m.ms)} ms = ${r4(gbs(m.ms))} GB-s`,
-    usdPerMillion: gbs(m.ms) * PRICES.lambdaArmGbSecond * 1e6,
-  });
-  const wru = m.dynamodb.capacity.write + conditionCheckWru(m);
-  lines.push({
-    item: `${name}: DynamoDB writes`,
-    quantity: `${r4(wru)} WRU`,
-    usdPerMillion: per(wru, PRICES.dynamoWriteRequestUnitPerMillion),
-  });
-  lines.push({
-    item: `${name}: DynamoDB reads`,
-    quantity: `${r4(m.dynamodb.capacity.read)} RRU`,
-    usdPerMillion: per(m.dynamodb.capacity.read, PRICES.dynamoReadRequestUnitPerMillion),
-  });
-  if (m.sqsMessages)
-    lines.push({
-      item: `${name}: SQS SendMessage (after commit)`,
-      quantity: `${m.sqsMessages}`,
-      usdPerMillion: per(m.sqsMessages, PRICES.sqsRequestPerMillion),
-    });
-  const logGb = (m.logBytes + PRICES.lambdaPlatformLogBytes) / 1e9;
-  lines.push({
-    item: `${name}: CloudWatch Logs ingestion`,
-    quantity: `${m.logBytes} B + ${PRICES.lambdaPlatformLogBytes} B platform`,
-    usdPerMillion: logGb * 1e6 * PRICES.cloudwatchLogsIngestPerGb,
-  });
-  return lines;
-}
 
 /** One delivery at the first attempt, after its commit (worker side only). */
 function deliveryLines(name: string, wc: any, bodyBytes: number, count: number): CostLine[] {
@@ -158,34 +120,57 @@ function deliveryLines(name: string, wc: any, bodyBytes: number, count: number):
   return lines;
 }
 
-export function costModel(res: any) {
-  const e = res.endpoints;
-  const wc = res.webhookCost;
-  if (!e || !wc) return undefined;
-  const bill = (e.classes as any[]).find((c) => c.id === 'bill');
-  const approve = e.lifecycle?.bankResponseApprove;
-  if (!bill || !approve) return undefined;
-  const BODY = 700; // bytes of a billing.* webhook body + headers, estimate
-
-  const billM: Measured = {
-    dynamodb: bill.dynamodb,
-    ms: bill.serial.latency.p50,
-    sqsMessages: bill.sqsMessagesPerUnit,
-    logBytes: bill.logBytesPerRequest,
-  };
-  const approveM: Measured = {
-    dynamodb: approve.dynamodb,
-    ms: approve.latency.p50,
-    sqsMessages: approve.sqsMessagesPerUnit,
-    logBytes: approve.logBytesPerRequest,
-  };
-  const deliveries = billM.sqsMessages + approveM.sqsMessages;
-  const billLines = [
-    ...requestLines('bill', billM, true),
-    ...requestLines('bank-response', approveM, true),
-    ...deliveryLines('deliveries', wc, BODY, deliveries),
+/** One bill life of a variant of phase `lives`, per million bills. */
+export function billLifeLines(v: any, t: any): CostLine[] {
+  const batches = (v.sqs.lambdaBatches as number) + (v.streams.batchesPerLife as number);
+  const invocations = 2 + batches;
+  const sends = (v.sqs.byOp.SendMessage ?? 0) + (v.sqs.byOp.SendMessageBatch ?? 0) + (v.sqs.byOp.ChangeMessageVisibility ?? 0);
+  const cpu = t.billCpuMs.p50 + t.approvalCpuMs.p50 + t.workersCpuMsPerLife;
+  const waits = v.requestsPerLife * LAMBDA_MODEL.dynamoRequestMs + sends * LAMBDA_MODEL.sqsSendMs;
+  const lambdaMs = cpu + waits + invocations * 0.5; // + billing's rounding up to the ms
+  const lambdaGbs = (lambdaMs / 1000) * PRICES.lambdaMemoryGb;
+  const logBytes = (t.logBytesPerLife as number) + invocations * PRICES.lambdaPlatformLogBytes;
+  return [
+    { item: 'API Gateway HTTP API requests (bill + approval)', quantity: '2', usdPerMillion: 2 * PRICES.apiGatewayHttpPerMillion },
+    {
+      item: 'Lambda requests (2 API + worker batches)',
+      quantity: `${r4(invocations)}`,
+      usdPerMillion: per(invocations, PRICES.lambdaRequestPerMillion),
+    },
+    {
+      item: 'Lambda duration (512 MB arm64; modelled: local CPU time + in-region round trips)',
+      quantity: `${Math.round(cpu)} ms CPU + ${r4(v.requestsPerLife)} DynamoDB × ${LAMBDA_MODEL.dynamoRequestMs} ms + ${r4(sends)} SQS × ${LAMBDA_MODEL.sqsSendMs} ms = ${Math.round(lambdaMs)} ms = ${r4(lambdaGbs)} GB-s`,
+      usdPerMillion: lambdaGbs * PRICES.lambdaArmGbSecond * 1e6,
+    },
+    {
+      item: 'DynamoDB writes (WRU, item by item)',
+      quantity: `${r4(v.wru)} WRU`,
+      usdPerMillion: per(v.wru, PRICES.dynamoWriteRequestUnitPerMillion),
+    },
+    { item: 'DynamoDB reads (RRU)', quantity: `${r4(v.rru)} RRU`, usdPerMillion: per(v.rru, PRICES.dynamoReadRequestUnitPerMillion) },
+    {
+      item: 'SQS requests (sends, receives with messages, deletes)',
+      quantity: `${r4(v.sqs.requestsPerLife)}`,
+      usdPerMillion: per(v.sqs.requestsPerLife, PRICES.sqsRequestPerMillion),
+    },
+    {
+      item: 'data transfer out (signed webhook POSTs)',
+      quantity: `${v.deliveries.bytesPerLife} B`,
+      usdPerMillion: (v.deliveries.bytesPerLife / 1e9) * 1e6 * PRICES.dataTransferOutPerGb,
+    },
+    {
+      item: 'CloudWatch Logs ingestion (lines + EMF + platform lines)',
+      quantity: `${Math.round(logBytes)} B`,
+      usdPerMillion: (logBytes / 1e9) * 1e6 * PRICES.cloudwatchLogsIngestPerGb,
+    },
   ];
+}
 
+const total = (lines: CostLine[]) => Math.round(lines.reduce((a, l) => a + l.usdPerMillion, 0) * 100) / 100;
+const round2 = (lines: CostLine[]) => lines.map((l) => ({ ...l, usdPerMillion: Math.round(l.usdPerMillion * 100) / 100 }));
+
+function webhookModel(wc: any, attemptsMean: number) {
+  const BODY = 700; // bytes of a billing.* webhook body + headers, estimate
   const commit = wc.commit.dynamodbPerEvent;
   const webhookLines: CostLine[] = [
     {
@@ -205,29 +190,45 @@ export function costModel(res: any) {
     },
     ...deliveryLines('delivery', wc, BODY, 1),
   ];
-  const total = (lines: CostLine[]) => Math.round(lines.reduce((a, l) => a + l.usdPerMillion, 0) * 100) / 100;
-  const round2 = (lines: CostLine[]) => lines.map((l) => ({ ...l, usdPerMillion: Math.round(l.usdPerMillion * 100) / 100 }));
   const deliveryOnly = total(deliveryLines('d', wc, BODY, 1));
-  const attemptsMean = res.webhooks?.attemptsPerDelivery?.mean ?? 1.43;
   return {
-    pricesAsOf: PRICES_AS_OF,
-    prices: PRICES,
-    perMillionBills: { usd: total(billLines), deliveriesPerBill: deliveries, lines: round2(billLines) },
-    perMillionWebhooks: { usd: total(webhookLines), lines: round2(webhookLines) },
-    provisioned: {
-      note: `DynamoDB on provisioned capacity with auto scaling at ${PRICES.provisionedTargetUtilization * 100} % utilization (${PRICES.dynamoWcuHour} USD per WCU-hour, ${PRICES.dynamoRcuHour} per RCU-hour): for the steady part of the load`,
-      perMillionBills: total(onProvisioned(billLines)),
-      perMillionWebhooks: total(onProvisioned(webhookLines)),
-    },
+    usd: total(webhookLines),
+    lines: round2(webhookLines),
+    provisioned: total(onProvisioned(webhookLines)),
     retryFactor: {
       note: `a receiver failing 30 % of requests needs ${attemptsMean} attempts per delivery (bench/webhooks.ts): the delivery part (${deliveryOnly} USD per million) scales with it; a failed attempt also writes its attempt record`,
       perMillionWebhooksAt30PercentFailures: Math.round((total(webhookLines) + deliveryOnly * (attemptsMean - 1)) * 100) / 100,
     },
-    durations: {
-      billMs: billM.ms,
-      bankResponseMs: approveM.ms,
-      webhookWorkerMsPerMessage: wc.delivery.workerMsPerMessage,
-      note: 'measured at concurrency 1 on the local stack (DynamoDB Local); on AWS the DynamoDB round trips are faster, so Lambda time is an upper bound',
-    },
+    note: "DynamoDB capacity as DynamoDB Local reports it (phase webhookCost), 2 WRU added per ConditionCheck; the bill lives' item-by-item count is the reference",
+  };
+}
+
+export function costModel(res: any) {
+  const lives = res.lives;
+  const wc = res.webhookCost;
+  if (!lives && !wc) return undefined;
+  const bills = lives
+    ? (lives.variants as any[]).map((v) => {
+        const lines = billLifeLines(v, lives.timing);
+        return {
+          id: v.id,
+          label: v.label,
+          info: v.info,
+          usd: total(lines),
+          provisionedUsd: total(onProvisioned(lines)),
+          lines: round2(lines),
+        };
+      })
+    : undefined;
+  const targeted = bills?.filter((b) => !b.info) ?? [];
+  const worst = targeted.length ? targeted.reduce((a, b) => (b.usd > a.usd ? b : a)) : undefined;
+  return {
+    pricesAsOf: PRICES_AS_OF,
+    prices: PRICES,
+    provisionedNote: `DynamoDB on provisioned capacity with auto scaling at ${PRICES.provisionedTargetUtilization * 100} % utilization (${PRICES.dynamoWcuHour} USD per WCU-hour, ${PRICES.dynamoRcuHour} per RCU-hour): for the steady part of the load`,
+    bills,
+    /** The most expensive targeted variant (the 9.6 target must hold for each). */
+    headline: worst && { id: worst.id, label: worst.label, usd: worst.usd, provisionedUsd: worst.provisionedUsd },
+    webhooks: wc ? webhookModel(wc, res.webhooks?.attemptsPerDelivery?.mean ?? 1.43) : undefined,
   };
 }

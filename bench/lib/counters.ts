@@ -2,10 +2,11 @@
  * Counting what the service asks of DynamoDB and SQS, with SDK middleware on the shared
  * clients (`db()`, `queue()` of functions/platform/clients.ts): every command by name and by
  * purpose, the SDK attempts, failures, and the capacity DynamoDB reports (the middleware
- * asks every data command for `ReturnConsumedCapacity: 'INDEXES'`; DynamoDB Local returns
- * real figures: GSI writes included, transactional items at 2x, eventually consistent reads
- * at 0.5). Optionally records each command's input and timing (bench/lib/floor.ts replays
- * them as the raw-DynamoDB floor of an endpoint).
+ * asks every data command for `ReturnConsumedCapacity: 'INDEXES'`). DynamoDB Local's write
+ * figures are wrong for transactions (items of identical size counted once, a ConditionCheck
+ * as 0, GSI copies doubled): the write units of record are bench/lib/write-units.ts's, counted
+ * item by item by bench/lib/proxies.ts (phase lives). Optionally records each command's input
+ * and timing (bench/lib/floor.ts replays them as the raw-DynamoDB floor of an endpoint).
  */
 import { bump } from './stats';
 

@@ -6,7 +6,8 @@
 import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startApp, type LocalApp } from '../../local/app';
-import { startDynamo, startSqs, type RunningService } from '../../local/services';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamo, startSqs, type RunningService } from '../../local/services';
+import { DynamoProxy, SqsProxy } from './proxies';
 
 export interface ApiReply<T = any> {
   status: number;
@@ -31,6 +32,9 @@ export interface BenchStack {
   /** `call` that throws unless the status is `status`; returns the body. */
   must<T = any>(status: number, method: string, path: string, key: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   participant(type: 'bank' | 'merchant' | 'provider', extra?: Record<string, unknown>): Promise<Party>;
+  /** With `proxies`: the instruments between the service and DynamoDB Local / fauxqs (bench/lib/proxies.ts). */
+  ddbProxy?: DynamoProxy;
+  sqsProxy?: SqsProxy;
   stop(): Promise<void>;
 }
 
@@ -41,6 +45,11 @@ export interface StackOptions {
   pollers?: number;
   /** Extra configuration for the handlers. */
   env?: Record<string, string>;
+  /**
+   * Put the measuring proxies (bench/lib/proxies.ts) between the service and its DynamoDB and
+   * SQS: every request of every client goes through them. Default false.
+   */
+  proxies?: boolean;
 }
 
 export async function call<T = any>(
@@ -94,12 +103,20 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
     services.push(dynamo);
     const sqs = await startSqs();
     services.push(sqs);
+    let ddbProxy: DynamoProxy | undefined;
+    let sqsProxy: SqsProxy | undefined;
+    if (opts.proxies) {
+      ddbProxy = await new DynamoProxy(dynamo.endpoint, LOCAL_CREDENTIALS, LOCAL_REGION).start();
+      services.push({ endpoint: ddbProxy.url, stop: () => ddbProxy!.stop() });
+      sqsProxy = await new SqsProxy(sqs.endpoint).start();
+      services.push({ endpoint: sqsProxy.url, stop: () => sqsProxy!.stop() });
+    }
     if (opts.pollers !== undefined) process.env.LOCAL_POLLER_CONCURRENCY = String(opts.pollers);
     const operatorKey = newOperatorKey();
     const run = randomToken(6).toLowerCase();
     app = await startApp({
-      dynamoEndpoint: dynamo.endpoint,
-      sqsEndpoint: sqs.endpoint,
+      dynamoEndpoint: ddbProxy?.url ?? dynamo.endpoint,
+      sqsEndpoint: sqsProxy?.url ?? sqs.endpoint,
       tableName: `bench-${run}`,
       queuePrefix: `bench-${run}-`,
       port: 0,
@@ -140,6 +157,8 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
       app: a,
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
+      ddbProxy,
+      sqsProxy,
       operatorKey,
       run,
       call: callApi,

@@ -1,32 +1,35 @@
-import { useCallback, useState } from 'react';
 import type { DashboardConfig } from './config';
-import { readStored, SessionProvider, useSession, writeStored, type Stored } from './session';
+import { useStored, type Stored } from './auth';
+import { usePath } from './router';
+import { SessionProvider, useSession } from './session';
 import { SignInPage } from './pages/SignIn';
 import { ApplicationPage } from './pages/Application';
+import { InvitationPage } from './pages/Invitation';
 import { Layout } from './Layout';
 
+/** One session per person (or the operator): a different sign-in in another tab starts afresh. */
+const whoOf = (s: Stored) => (s.type === 'person' ? `person:${s.email}` : 'operator');
+
+/**
+ * Not signed in: the sign-in form at whatever address was opened, so that signing in (again)
+ * shows that page. Signed in: an invitation link, the application of a person who belongs to
+ * no participant yet, or the dashboard.
+ */
 export function App({ config }: { config: DashboardConfig }) {
-  const [stored, setStored] = useState<Stored | undefined>(readStored);
-  const signIn = (s: Stored) => {
-    writeStored(s);
-    setStored(s);
-  };
-  const signOut = useCallback(() => {
-    writeStored(undefined);
-    sessionStorage.clear();
-    setStored(undefined);
-  }, []);
-  if (!stored) return <SignInPage config={config} onSignedIn={signIn} />;
+  const stored = useStored();
+  const path = usePath();
+  const invitation = /^invitations\/([^/]+)$/.exec(path)?.[1];
+  if (!stored) return <SignInPage config={config} invitation={invitation !== undefined} />;
   return (
-    <SessionProvider config={config} stored={stored} onSignOut={signOut}>
-      <Signed />
+    <SessionProvider key={whoOf(stored)} config={config} stored={stored}>
+      <Signed invitation={invitation && decodeURIComponent(invitation)} />
     </SessionProvider>
   );
 }
 
-function Signed() {
+function Signed({ invitation }: { invitation?: string }) {
   const s = useSession();
-  // A signed-in person who belongs to no participant yet: apply (or follow their application).
+  if (invitation) return <InvitationPage token={invitation} />;
   if (!s.acting) return <ApplicationPage />;
   return <Layout />;
 }

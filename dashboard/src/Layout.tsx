@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link, usePath } from './router';
-import { useSession } from './session';
+import { useSession, type SessionValue } from './session';
 import { HomePage } from './pages/Home';
 import { KeysPage } from './pages/Keys';
 import { WebhooksPage } from './pages/Webhooks';
@@ -14,42 +14,79 @@ import { ApplicationsPage } from './pages/Applications';
 import { ParticipantsPage } from './pages/Participants';
 import { TeamPage } from './pages/Team';
 import { AuditLogPage } from './pages/AuditLog';
-import type { ParticipantKind } from '../../functions/routes';
+import { SecurityPage } from './pages/Security';
+import { Page } from './ui';
+import type { HttpMethod, ParticipantKind } from '../../functions/routes';
 
 interface Entry {
   path: string;
   label: string;
   page: () => ReactNode;
   kinds: ParticipantKind[];
+  /** The call the page is for: the page is in the menu only when the viewer's role may make it (routes.ts). */
+  needs?: [HttpMethod, string];
 }
 
 const PARTICIPANTS: ParticipantKind[] = ['bank', 'merchant', 'provider'];
 
-/** The pages, in the navigation's order, and who sees each (DESIGN 8.4). */
+/** The pages, in the navigation's order, who sees each (DESIGN 8.4, 9.7). */
 const PAGES: Entry[] = [
   { path: '', label: 'Home', page: () => <HomePage />, kinds: [...PARTICIPANTS, 'operator'] },
-  { path: 'keys', label: 'API keys', page: () => <KeysPage />, kinds: PARTICIPANTS },
-  { path: 'webhooks', label: 'Webhooks', page: () => <WebhooksPage />, kinds: PARTICIPANTS },
-  { path: 'events', label: 'Events', page: () => <EventsPage />, kinds: PARTICIPANTS },
-  { path: 'transactions', label: 'Transactions', page: () => <TransactionsPage />, kinds: PARTICIPANTS },
-  { path: 'schedules', label: 'Schedules', page: () => <SchedulesPage />, kinds: ['merchant'] },
-  { path: 'customers', label: 'Customers', page: () => <CustomersPage />, kinds: ['bank'] },
-  { path: 'decisions', label: 'Decisions', page: () => <DecisionsPage />, kinds: ['bank'] },
-  { path: 'merchants', label: 'Merchants', page: () => <MerchantsPage />, kinds: ['provider'] },
-  { path: 'applications', label: 'Applications', page: () => <ApplicationsPage />, kinds: ['operator'] },
-  { path: 'participants', label: 'Participants', page: () => <ParticipantsPage />, kinds: ['operator'] },
-  { path: 'team', label: 'Team', page: () => <TeamPage />, kinds: PARTICIPANTS },
-  { path: 'audit-log', label: 'Audit log', page: () => <AuditLogPage />, kinds: PARTICIPANTS },
+  { path: 'keys', label: 'API keys', page: () => <KeysPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/keys'] },
+  { path: 'webhooks', label: 'Webhooks', page: () => <WebhooksPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/webhooks/endpoints'] },
+  { path: 'events', label: 'Events', page: () => <EventsPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/events'] },
+  {
+    path: 'transactions',
+    label: 'Transactions',
+    page: () => <TransactionsPage />,
+    kinds: PARTICIPANTS,
+    needs: ['GET', '/v1/transaction-history'],
+  },
+  { path: 'schedules', label: 'Schedules', page: () => <SchedulesPage />, kinds: ['merchant'], needs: ['GET', '/v1/recurring'] },
+  { path: 'customers', label: 'Customers', page: () => <CustomersPage />, kinds: ['bank'], needs: ['POST', '/v1/bank/customers'] },
+  {
+    path: 'decisions',
+    label: 'Decisions',
+    page: () => <DecisionsPage />,
+    kinds: ['bank'],
+    needs: ['GET', '/v1/bank/customer-decisions'],
+  },
+  { path: 'merchants', label: 'Merchants', page: () => <MerchantsPage />, kinds: ['provider'], needs: ['GET', '/v1/provider/merchants'] },
+  {
+    path: 'applications',
+    label: 'Applications',
+    page: () => <ApplicationsPage />,
+    kinds: ['operator'],
+    needs: ['GET', '/v1/operator/applications'],
+  },
+  {
+    path: 'participants',
+    label: 'Participants',
+    page: () => <ParticipantsPage />,
+    kinds: ['operator'],
+    needs: ['POST', '/v1/operator/participants'],
+  },
+  { path: 'team', label: 'Team', page: () => <TeamPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/team/members'] },
+  { path: 'audit-log', label: 'Audit log', page: () => <AuditLogPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/audit-log'] },
 ];
 
+const usable = (s: SessionValue, p: Entry) => p.kinds.includes(s.acting!.kind) && (!p.needs || s.can(...p.needs));
+
+/** The signed-in shell: header, the menu of the pages this role can use, and the page at the URL. */
 export function Layout() {
   const s = useSession();
   const path = usePath();
-  const kind = s.acting!.kind;
-  const pages = PAGES.filter((p) => p.kinds.includes(kind));
-  const current = pages.find((p) => p.path === path) ?? pages[0]!;
+  const pages = PAGES.filter((p) => usable(s, p));
+  // A live owner or admin sets up the authenticator app before any other page (DESIGN 9.7).
+  const gated = s.mfa?.required === true && !s.mfa.enabled;
+  const current = pages.find((p) => p.path === path);
+  let main: ReactNode;
+  if (gated) main = <SecurityPage />;
+  else if (current) main = current.page();
+  else if (path === 'security' && s.mfa) main = <SecurityPage />;
+  else main = <Unavailable entry={PAGES.find((p) => p.path === path)} />;
   return (
-    <div className="shell">
+    <div className={gated ? 'shell bare' : 'shell'}>
       <a className="skip" href="#main">
         Skip to content
       </a>
@@ -71,24 +108,59 @@ export function Layout() {
           <span className="who">{s.current ? `${s.current.name ?? s.current.participantId} (${s.current.kind})` : 'Operator'}</span>
         )}
         {s.current && <span className="role">Role: {s.current.role}</span>}
-        <button type="button" className="secondary" onClick={s.signOut}>
-          Sign out
-        </button>
+        <span className="account">
+          {s.mfa && !gated && (
+            <Link to="security" aria-current={path === 'security' ? 'page' : undefined}>
+              Security
+            </Link>
+          )}
+          <button type="button" className="secondary" onClick={() => void s.signOut()}>
+            Sign out
+          </button>
+        </span>
       </header>
-      <nav aria-label="Main">
-        <ul>
-          {pages.map((p) => (
-            <li key={p.path}>
-              <Link to={p.path} aria-current={p === current ? 'page' : undefined}>
-                {p.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <main id="main" tabIndex={-1}>
-        {current.page()}
+      {!gated && (
+        <nav aria-label="Main">
+          <ul>
+            {pages.map((p) => (
+              <li key={p.path}>
+                <Link to={p.path} aria-current={p === current ? 'page' : undefined}>
+                  {p.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <main id="main" tabIndex={-1} key={gated ? 'security-required' : path}>
+        {main}
       </main>
     </div>
+  );
+}
+
+/** An address that is no page of this dashboard, or a page this role cannot use. */
+function Unavailable({ entry }: { entry?: Entry }) {
+  const s = useSession();
+  if (!entry)
+    return (
+      <Page title="Page not found">
+        <p>There is no page at this address.</p>
+        <p>
+          <Link to="">Go to Home</Link>
+        </p>
+      </Page>
+    );
+  return (
+    <Page title={entry.label}>
+      <p className="error" role="alert">
+        {s.current
+          ? `Your role (${s.current.role}) at ${s.current.name ?? s.current.participantId} does not give access to ${entry.label}.`
+          : `${entry.label} is not part of the operator's dashboard.`}
+      </p>
+      <p>
+        <Link to="">Go to Home</Link>
+      </p>
+    </Page>
   );
 }

@@ -6,6 +6,8 @@
 import { createClient, type IdpayClient } from '@idpay/sdk';
 import { rolesFor, type Role } from '../../functions/identity/roles';
 import { findRoute, type HttpMethod, type ParticipantKind } from '../../functions/routes';
+import { accessToken, endSession, readStored, renew, SESSION_ENDED } from './auth';
+import type { DashboardConfig } from './config';
 
 export type { IdpayClient };
 
@@ -29,14 +31,38 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   throw new ApiError(r.response.status, e.message ?? `Request failed (${r.response.status})`, e.errors ?? []);
 }
 
-export function makeClient(token: string, participantId?: string): IdpayClient {
+/**
+ * The client of the signed-in session: each call carries a fresh credential (auth.ts renews
+ * the access token before it expires). A 401 renews once and retries (the access token had
+ * expired meanwhile); a second 401, or a renewal Cognito refuses, ends the session: the
+ * sign-in form then opens and returns to this page (`Session has ended`, a revoked key).
+ */
+export function makeClient(config: DashboardConfig, participantId?: string): IdpayClient {
+  const send = async (request: Request, credential: string) => {
+    const headers = new Headers(request.headers);
+    headers.set('Authorization', `Bearer ${credential}`);
+    return fetch(new Request(request, { headers }));
+  };
   return createClient({
     baseUrl: window.location.origin,
-    apiKey: token,
+    apiKey: 'set-per-request',
     headers: participantId ? { 'X-Participant-Id': participantId } : {},
     retry: { maxRetries: 2 },
+    fetch: async (request) => {
+      const first = await send(request.clone(), await accessToken(config));
+      if (first.status !== 401) return first;
+      if (readStored()?.type === 'person') {
+        const again = await send(request, await renew(config));
+        if (again.status !== 401) return again;
+      }
+      endSession(SESSION_ENDED);
+      return first;
+    },
   });
 }
+
+/** A client for one credential, outside any session (the operator key checked before sign-in). */
+export const clientFor = (key: string): IdpayClient => createClient({ baseUrl: window.location.origin, apiKey: key, retry: false });
 
 /** Whom the dashboard acts as: a member with a role, or the operator. */
 export interface Acting {

@@ -1,5 +1,5 @@
 /** The dashboard's building blocks: loading, empty and error states, tables that scroll at 375 px, forms. */
-import { useCallback, useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from './api';
 
 export interface Loaded<T> {
@@ -60,11 +60,24 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
+/** Sets the tab's title (`<title> · idpay dashboard`); on arrival moves focus to the heading. */
+export function useTitle(title: string) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · idpay dashboard`;
+  }, [title]);
+  useEffect(() => heading.current?.focus(), []);
+  return heading;
+}
+
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  const heading = useTitle(title);
   return (
     <section aria-labelledby="page-title" className="page">
       <header className="page-head">
-        <h1 id="page-title">{title}</h1>
+        <h1 id="page-title" ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
         {actions && <div className="actions">{actions}</div>}
       </header>
       {children}
@@ -168,9 +181,15 @@ export function Field(props: {
   autoComplete?: string;
   placeholder?: string;
   hint?: string;
+  /** The reason the value was refused (shown under the field, which is marked invalid). */
+  error?: string;
+  inputMode?: 'numeric' | 'email' | 'text';
+  maxLength?: number;
 }) {
   const id = useId();
   const hint = props.hint ? `${id}-hint` : undefined;
+  const error = props.error ? `${id}-error` : undefined;
+  const describedBy = [hint, error].filter(Boolean).join(' ') || undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
@@ -182,16 +201,29 @@ export function Field(props: {
         defaultValue={props.defaultValue}
         autoComplete={props.autoComplete}
         placeholder={props.placeholder}
-        aria-describedby={hint}
+        inputMode={props.inputMode}
+        maxLength={props.maxLength}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={describedBy}
       />
       {props.hint && (
         <small id={hint} className="hint">
           {props.hint}
         </small>
       )}
+      {props.error && (
+        <small id={error} className="field-error">
+          {props.error}
+        </small>
+      )}
     </div>
   );
 }
+
+/** A 6-digit code: e-mailed (confirmation, password reset) or shown by an authenticator app. */
+export const CodeField = (props: { label: string; hint?: string; error?: string }) => (
+  <Field {...props} name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+);
 
 export function Select(props: {
   label: string;

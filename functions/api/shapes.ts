@@ -13,6 +13,7 @@ import { EVENT_TYPES } from '../events/types';
 import { SCHEDULE_STATUSES } from '../recurring/views';
 import { TRANSACTION_STATUSES } from '../transactions/store';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-store';
+import { ERROR_TYPES } from '../platform/errors';
 
 /**
  * An area's response schemas (`functions/api/<area>/responses.ts` exports `RESPONSES`), keyed
@@ -41,7 +42,7 @@ export const spendingLimits = z
   })
   .meta({
     id: 'SpendingLimits',
-    description: 'Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5).',
+    description: 'Limits in major units; an absent period has no limit. yearly: the Lagos calendar year.',
   });
 
 /** Consent terms (DESIGN 8.5); null = not set. */
@@ -149,7 +150,7 @@ export const schedule = z
     pendingAmendment: z
       .object({ amendmentId: z.string(), from: amendmentTerms, to: amendmentTerms, requestedAt: iso })
       .optional()
-      .describe("An amendment waiting for the customer's bank (DESIGN 8.6); absent otherwise"),
+      .describe("An amendment waiting for the customer's bank to approve it; absent otherwise"),
   })
   .meta({ id: 'RecurringSchedule' });
 
@@ -240,6 +241,8 @@ export const element = {
   statusCode: z.number().int(),
   success: z.boolean(),
   message: z.string(),
+  code: z.string().optional().describe('On a refused element: the code of its message (see Errors)'),
+  type: z.enum(ERROR_TYPES).optional().describe('On a refused element: the kind of error'),
   entityId: z.string(),
 };
 
@@ -252,7 +255,6 @@ export const billedElement = {
   status: z.enum(TRANSACTION_STATUSES).optional(),
   requiresApproval: z.boolean().optional(),
   expiresAt: iso.optional().describe('When the approval window ends (requiresApproval only)'),
-  code: z.string().optional().describe('Refusal code, on a refused element'),
 };
 
 /* People (DESIGN 8.3) */

@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { safeText } from '../http/schemas';
-import { conflict, notFound } from '../platform/errors';
+import { conflict, notFound, SANDBOX_MSG } from '../platform/errors';
 import { isBillingRequestIdShaped } from './bill-item';
 import { BILLING_MSG } from './messages';
 import { BANK_DECLINE_REASONS, type BillingOutcome } from '../bills/outcome';
@@ -17,7 +17,7 @@ import { expireBilling, isPastExpiry, settleBilling } from './settle-billing';
 import { billKey, type BillItem } from '../bills/types';
 import { getItem } from '../platform/table';
 import { clockNow, withTestClock } from '../platform/clock';
-import { clockContextOf } from '../platform/test-clock-item';
+import { clockContextOf, TEST_CLOCK_DELETED } from '../platform/test-clock-item';
 
 const ACTIONS = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const;
 
@@ -56,9 +56,29 @@ export async function answerBilling(bankId: string, body: BankResponse): Promise
   if (!isBillingRequestIdShaped(body.billingRequestId)) throw notFound(BILLING_MSG.requestNotFound);
   const bill = await getItem<BillItem>(billKey(body.billingRequestId));
   if (!bill || bill.bankId !== bankId) throw notFound(BILLING_MSG.requestNotFound);
-  // A billing made on a sandbox test clock is answered at the clock's time (DESIGN 8.7).
-  const clock = bill.testClock ? await clockContextOf(bill.testClock) : undefined;
-  return clock ? withTestClock(clock, () => answer(bill, body)) : answer(bill, body);
+  // A billing made on a sandbox test clock is answered at the clock's time (DESIGN 8.7); once
+  // the clock is deleted nothing of it moves money any more (DESIGN 9.2): the billing fails.
+  if (!bill.testClock) return answer(bill, body);
+  const clock = await clockContextOf(bill.testClock);
+  if (!clock) return refuseForDeletedClock(bill);
+  return withTestClock(clock, () => answer(bill, body));
+}
+
+/**
+ * The bank answers a billing of a deleted test clock (one made while the clock was being
+ * deleted, or answered after): a pending one fails (`test_clock_deleted`), and the answer is
+ * refused as for any billing that is no longer pending.
+ */
+async function refuseForDeletedClock(bill: BillItem): Promise<never> {
+  let current: BillItem | undefined = bill;
+  if (bill.status === 'pending') {
+    const r = await settleBilling(bill, { status: 'failed', reason: TEST_CLOCK_DELETED }, clockNow());
+    if (!r.ok && r.reason === 'busy') throw conflict(BILLING_MSG.settleBusy);
+    current = r.ok ? r.bill : r.current;
+  }
+  if (current?.status === 'failed' && current.reason === TEST_CLOCK_DELETED) throw conflict(SANDBOX_MSG.billingClockDeleted);
+  if (current?.status === 'expired') throw conflict(BILLING_MSG.expired);
+  throw conflict(BILLING_MSG.alreadyAnswered);
 }
 
 async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered> {
@@ -73,13 +93,13 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
         };
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired, 'billing_expired');
-    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered, 'billing_already_answered');
+    if (bill.status === 'expired') throw conflict(BILLING_MSG.expired);
+    if (bill.status !== 'pending') throw conflict(BILLING_MSG.alreadyAnswered);
     const now = clockNow();
     if (isPastExpiry(bill, now)) {
       // The window is over but the tick has not expired it yet: expire it now, then refuse.
       const r = await expireBilling(bill, now);
-      if (r.ok) throw conflict(BILLING_MSG.expired, 'billing_expired');
+      if (r.ok) throw conflict(BILLING_MSG.expired);
       if (r.reason === 'busy') break;
       if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
       bill = r.current;
@@ -91,5 +111,5 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
     if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
     bill = r.current;
   }
-  throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
+  throw conflict(BILLING_MSG.settleBusy);
 }

@@ -7,9 +7,9 @@ import * as z from 'zod';
 import { isSupportedCurrency } from '../domain/money';
 import { amountSchema, currencySchema } from '../http/money-schemas';
 import { toMajor } from '../domain/money';
-import { MSG, badRequest } from '../platform/errors';
+import { MSG, badRequest, type ErrorMessage } from '../platform/errors';
 import { logger } from '../platform/log';
-import type { ArrayElement } from '../http/multi-status';
+import { failedElement, type ArrayElement } from '../http/multi-status';
 import { nonEmpty } from '../http/schemas';
 import type { BillItem } from '../bills/types';
 import type { BillingRefusal, CreateBillingResult } from './create-billing';
@@ -42,39 +42,35 @@ export const payBodySchema = z.strictObject({
 /** 400 `Unsupported currency` for a well-formed code we do not process (DESIGN 6.9 Formats). */
 export function assertSupportedCurrency(currency: string): void {
   if (!isSupportedCurrency(currency)) {
-    throw badRequest(
-      MSG.unsupportedCurrency,
-      [{ path: 'currency', message: `${currency} is not supported; supported: NGN` }],
-      'unsupported_currency',
-    );
+    throw badRequest(MSG.unsupportedCurrency, [{ path: 'currency', message: `${currency} is not supported; supported: NGN` }]);
   }
 }
 
 export type PhraseField = 'phrase' | 'lookupPhrase';
 
-const REFUSAL: Record<BillingRefusal, { statusCode: number; message: string; code: string }> = {
-  merchant_blocked: { statusCode: 403, message: BILLING_MSG.merchantBlocked, code: 'merchant_blocked' },
-  not_approved: { statusCode: 403, message: BILLING_MSG.notApproved, code: 'billing_not_approved' },
-  limits: { statusCode: 403, message: BILLING_MSG.limitsExceeded, code: 'spending_limit_exceeded' },
-  not_valid: { statusCode: 403, message: BILLING_MSG.approvalNotValid, code: 'approval_not_valid' },
-  no_payments_left: { statusCode: 403, message: BILLING_MSG.noPaymentsLeft, code: 'approval_no_payments_left' },
-  busy: { statusCode: 409, message: BILLING_MSG.busy, code: 'billing_contention' },
+const REFUSAL: Record<BillingRefusal, { statusCode: 403 | 409; message: ErrorMessage<403> | ErrorMessage<409> }> = {
+  merchant_blocked: { statusCode: 403, message: BILLING_MSG.merchantBlocked },
+  not_approved: { statusCode: 403, message: BILLING_MSG.notApproved },
+  limits: { statusCode: 403, message: BILLING_MSG.limitsExceeded },
+  not_valid: { statusCode: 403, message: BILLING_MSG.approvalNotValid },
+  no_payments_left: { statusCode: 403, message: BILLING_MSG.noPaymentsLeft },
+  busy: { statusCode: 409, message: BILLING_MSG.busy },
 };
 
 export function refusalElement(field: PhraseField, phrase: string, entityId: string, refusal: BillingRefusal): ArrayElement {
   const r = REFUSAL[refusal];
-  return { statusCode: r.statusCode, success: false, message: r.message, code: r.code, [field]: phrase, entityId };
+  return failureElement(field, phrase, entityId, r.statusCode, r.message);
 }
 
+/** A refused element: the error's status, message, code and type, and the phrase it answers. */
 export function failureElement(
   field: PhraseField,
   phrase: string,
   entityId: string,
   statusCode: number,
-  message: string,
-  code: string,
+  message: ErrorMessage,
 ): ArrayElement {
-  return { statusCode, success: false, message, code, [field]: phrase, entityId };
+  return { ...failedElement(statusCode, message), [field]: phrase, entityId };
 }
 
 export function createdElement(field: PhraseField, phrase: string, bill: BillItem, message: string): ArrayElement {
@@ -126,7 +122,7 @@ export async function perPhrase(
           continue;
         }
         logger.error('billing element failed', { merchantId: entityId, error: error as Error });
-        byPhrase.set(phrase, failureElement(field, phrase, entityId, 500, MSG.internal, 'internal_error'));
+        byPhrase.set(phrase, failureElement(field, phrase, entityId, 500, MSG.internal));
       }
     }
   };

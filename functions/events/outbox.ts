@@ -1,15 +1,23 @@
 /**
- * Transactional outbox (DESIGN 2, event path). Every feature records its state change and
- * the events it causes through `commit`, in ONE DynamoDB transaction:
+ * Transactional outbox (DESIGN 2, 9.6). Every feature records its state change and the
+ * events it causes through `commit`, in ONE DynamoDB transaction:
  *
- *   caller's items + one event item per event + one delivery item per (event, receiving
- *   endpoint)
+ *   caller's items + at most one compact event item
  *
- * Receivers: the event's `to` participant, plus the provider of a merchant. Each receiver's
- * enabled endpoints subscribed to the type (or `*`) get a delivery. After the commit one SQS
- * message per delivery is enqueued; if that fails (or the process dies first), nothing is
- * lost: every pending delivery sits on the due index and the `webhook.recovery` kind
- * re-enqueues it once it is overdue. Delivery records are the truth; SQS is transport.
+ * The event item holds what a delivery needs to build its payload (type, `to`, `data` with
+ * the test clock, `createdAt`) and nothing else: no signed body (built at delivery time,
+ * webhooks/event-body.ts), no delivery record, no index copy. A transaction that emits
+ * several events writes the first one's item with the others inside (`more`); the stream
+ * consumer writes their own items. From the table's change stream, the consumer
+ * (events/fanout.ts) makes each event's delivery records, one per subscribed endpoint of
+ * its receivers (`to`, and a merchant's provider), the receipts the events API reads, and
+ * enqueues the deliveries: so `commit` reads nothing and sends nothing, and a bill's request
+ * path pays one TransactWriteItems for its events.
+ *
+ * A `webhook.test` event names its one endpoint (`endpointId`): the test call answers with
+ * its delivery id, so its transaction writes the delivery record and the receipts itself,
+ * enqueues it after the commit (recovery sends it if that fails: the record is on the due
+ * index), and the stream consumer leaves its item alone.
  *
  * The caller's items come first, so `cancellationCodes(e)[i]` still indexes the caller's
  * i-th item when the transaction is cancelled.
@@ -21,22 +29,16 @@
 import { config } from '../config';
 import { newId } from '../domain/ids';
 import { getParticipant } from '../identity/participant-store';
-import { nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
+import { isConditionFailure, nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
+import { db } from '../platform/clients';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTestClock } from '../platform/clock';
-import {
-  deliveriesByOwnerPk,
-  deliveryKey,
-  enqueueDeliveries,
-  eventKey,
-  messageFor,
-  recoveryDue,
-  recoveryGraceSeconds,
-  type DeliveryItem,
-} from '../webhooks/delivery-store';
-import { getEndpoint, listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
+import { enqueueDeliveries, eventKey, messageFor, newDelivery, overdueAt, recoveryDue } from '../webhooks/delivery-store';
+import { getEndpoint } from '../webhooks/endpoint-store';
 import { logger } from '../platform/log';
-import { isEventType, subscribes } from './types';
-import { EVENT_RETENTION_SECONDS, eventsOwnerPk, eventsSk } from './views';
+import { isEventType } from './types';
+import { EVENT_RETENTION_SECONDS } from './receipts';
+import { receiptTransactItem } from './receipt-store';
 
 export interface EventSpec {
   /** `<resource>.<change>`, e.g. `billing.intent`, `merchant.trust.updated` (see events/types.ts). */
@@ -56,7 +58,10 @@ export interface CommittedEvent {
   type: string;
   to: string;
   createdAt: string;
-  /** The delivery records written for this event (one per receiving endpoint). */
+  /**
+   * The delivery records this transaction wrote: a `webhook.test` event's one. Every other
+   * event's deliveries are made from the stream after the commit (events/fanout.ts).
+   */
   deliveryIds: string[];
 }
 
@@ -73,6 +78,16 @@ export type EventDueHook = (
 
 export interface CommitOptions {
   eventDue?: EventDueHook;
+}
+
+/** An event as its item stores it (the first event's item carries the others in `more`, with their due attributes). */
+export interface StoredEvent {
+  id: string;
+  type: string;
+  to: string;
+  data: Record<string, unknown>;
+  duePk?: string;
+  dueSk?: string;
 }
 
 /** DynamoDB's limit of items per TransactWriteItems. */
@@ -98,7 +113,8 @@ export class OutboxTooLargeError extends Error {
  */
 const receiverInfo = new Map<string, { provider: string | null; simulated: boolean }>();
 
-async function infoOf(to: string): Promise<{ provider: string | null; simulated: boolean } | undefined> {
+/** What the outbox and the stream consumer need to know of a receiver (read once per process). */
+export async function infoOf(to: string): Promise<{ provider: string | null; simulated: boolean } | undefined> {
   let info = receiverInfo.get(to);
   if (info === undefined) {
     const p = await getParticipant(to);
@@ -109,7 +125,7 @@ async function infoOf(to: string): Promise<{ provider: string | null; simulated:
   return info;
 }
 
-/** Commit the items and the events atomically, then enqueue the deliveries. */
+/** Commit the items and the events atomically; a `webhook.test` event's delivery is enqueued after. */
 export async function commit(items: TransactItem[], events: EventSpec[], options: CommitOptions = {}): Promise<CommittedEvent[]> {
   // The event's time is the clock's (a test clock's in its context, DESIGN 8.7); deliveries
   // and the retention TTL always run on real time.
@@ -118,107 +134,93 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
   const sentAt = realNowIso();
   const sentMs = Date.parse(sentAt);
   const testClock = currentTestClock();
-  const maxAttempts = Math.max(1, Math.floor(config.webhookMaxAttempts()));
-  // Endpoints of each receiver, read once per commit (they change; never cached longer).
-  const endpointsOf = new Map<string, Promise<EndpointItem[]>>();
-  const endpoints = (owner: string) => {
-    let p = endpointsOf.get(owner);
-    if (!p) endpointsOf.set(owner, (p = listEndpoints(owner)));
-    return p;
-  };
+  const expiresAt = Math.floor(sentMs / 1000) + EVENT_RETENTION_SECONDS;
 
   for (const e of events) {
     // Endpoints can subscribe only to listed types (events/types.ts); `*` still receives this one.
     if (!isEventType(e.type)) logger.warn('event type not in events/types.ts', { type: e.type });
   }
-  const infos: ({ simulated: boolean; provider: string | null } | undefined)[] = [];
-  const targets = await Promise.all(
-    events.map(async (e, i): Promise<EndpointItem[]> => {
-      const info = (infos[i] = await infoOf(e.to));
-      if (e.endpointId) {
-        const ep = await getEndpoint(e.to, e.endpointId);
-        return ep ? [ep] : [];
-      }
-      const receivers = info?.provider ? [e.to, info.provider] : [e.to];
-      const lists = await Promise.all(receivers.map(endpoints));
-      return lists.flat().filter((ep) => ep.status === 'enabled' && subscribes(ep.events, e.type));
-    }),
-  );
+  const stored = events.map((e) => ({
+    spec: e,
+    event: { id: newId('evt'), type: e.type, to: e.to, data: testClock ? { ...e.data, testClock } : e.data } as StoredEvent,
+  }));
+  const committed: CommittedEvent[] = stored.map(({ event }) => ({ ...event, createdAt, deliveryIds: [] }));
+  // The sandbox hook needs to know whether the receiver is a simulated bank (read once per process).
+  const dueOf = async (ev: StoredEvent) => (options.eventDue ? options.eventDue(await infoOf(ev.to), ev.type, ev.id, createdMs) : {});
 
-  const committed: CommittedEvent[] = [];
   const eventItems: TransactItem[] = [];
-  const deliveries: DeliveryItem[] = [];
-  events.forEach((e, i) => {
-    const id = newId('evt');
-    const data = testClock ? { ...e.data, testClock } : e.data;
-    const body = JSON.stringify({ id, type: e.type, createdAt, data });
-    const eps = targets[i]!;
+  const fanned: StoredEvent[] = [];
+  for (const s of stored) if (!s.spec.endpointId) fanned.push({ ...s.event, ...(await dueOf(s.event)) });
+  if (fanned.length > 0) {
+    const [first, ...more] = fanned;
+    eventItems.push(eventPut({ ...first!, createdAt, expiresAt, ...(more.length ? { more } : {}) }));
+  }
+
+  // A webhook.test event: its item, its one delivery and its receipts, in this transaction.
+  const direct: { deliveryId: string; message: ReturnType<typeof messageFor> }[] = [];
+  let deliveryItems = 0;
+  for (const [i, s] of stored.entries()) {
+    const endpointId = s.spec.endpointId;
+    if (!endpointId) continue;
+    const ev = s.event;
+    const ep = await getEndpoint(ev.to, endpointId);
+    const info = await infoOf(ev.to);
+    eventItems.push(eventPut({ ...ev, endpointId, createdAt, expiresAt, ...(await dueOf(ev)) }));
+    const head = { id: ev.id, type: ev.type, createdAt };
     const deliveryIds: string[] = [];
-    for (const ep of eps) {
-      const dId = newId('dlv');
-      deliveryIds.push(dId);
-      deliveries.push({
-        ...deliveryKey(dId),
-        id: dId,
-        eventId: id,
-        eventType: e.type,
-        endpointId: ep.id,
+    if (ep) {
+      const d = newDelivery({
+        eventId: ev.id,
+        eventType: ev.type,
+        endpointId,
         ownerId: ep.ownerId,
-        status: 'pending',
-        attempts: 0,
-        maxAttempts,
-        seq: 1,
-        ...(e.endpointId ? { manual: true } : {}),
-        lastStatusCode: null,
-        lastError: null,
-        lastAttemptAt: null,
-        nextAttemptAt: sentAt,
-        attemptLog: [],
         createdAt: sentAt,
-        updatedAt: sentAt,
-        gsi2pk: deliveriesByOwnerPk(ep.ownerId),
-        gsi2sk: `${sentAt}#${dId}`,
-        ...recoveryDue(dId, sentMs),
+        maxAttempts: maxAttempts(),
+        manual: true,
       });
+      Object.assign(d, recoveryDue(d.id, sentMs)); // overdue a grace period from now, unless its message comes
+      eventItems.push({ Put: { TableName: table(), Item: d, ConditionExpression: 'attribute_not_exists(pk)' } });
+      deliveryItems++;
+      deliveryIds.push(d.id);
+      direct.push({ deliveryId: d.id, message: messageFor(d, overdueAt(sentMs)) });
     }
-    committed.push({ id, type: e.type, to: e.to, createdAt, deliveryIds });
-    eventItems.push({
-      Put: {
-        TableName: table(),
-        Item: {
-          ...eventKey(id),
-          id,
-          type: e.type,
-          to: e.to,
-          data,
-          /** The exact bytes every delivery of this event sends and signs. */
-          body,
-          deliveryIds,
-          createdAt,
-          // The events API (events/views.ts): listed by the addressee and by a merchant's
-          // provider, newest first, for 30 days (the table's TTL attribute).
-          gsi3pk: eventsOwnerPk(e.to),
-          gsi3sk: eventsSk(createdAt, id),
-          ...(infos[i]?.provider ? { gsi4pk: eventsOwnerPk(infos[i]!.provider!), gsi4sk: eventsSk(createdAt, id) } : {}),
-          expiresAt: Math.floor(sentMs / 1000) + EVENT_RETENTION_SECONDS,
-          // Sandbox only: an event a simulated bank must answer is due for the simulator (events/sandbox-bank.ts).
-          ...options.eventDue?.(infos[i], e.type, id, createdMs),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
-  });
+    committed[i]!.deliveryIds = deliveryIds;
+    eventItems.push(receiptTransactItem({ participantId: ev.to, event: head, deliveryIds, expiresAt }));
+    if (info?.provider) eventItems.push(receiptTransactItem({ participantId: info.provider, event: head, deliveryIds: [], expiresAt }));
+  }
 
-  const total = items.length + eventItems.length + deliveries.length;
-  if (total > TRANSACTION_LIMIT) throw new OutboxTooLargeError(total, items.length, eventItems.length, deliveries.length);
+  const total = items.length + eventItems.length;
+  if (total > TRANSACTION_LIMIT) throw new OutboxTooLargeError(total, items.length, eventItems.length - deliveryItems, deliveryItems);
 
-  await transact([
-    ...items,
-    ...eventItems,
-    ...deliveries.map((d) => ({ Put: { TableName: table(), Item: d, ConditionExpression: 'attribute_not_exists(pk)' } })),
-  ]);
-  // Where each delivery's due entry is (recoveryDue above): its first claim need not move it.
-  const recoveryAt = sentMs + recoveryGraceSeconds() * 1000;
-  await enqueueDeliveries(deliveries.map((d) => messageFor(d, recoveryAt)));
+  await transact([...items, ...eventItems]);
+  // If this fails, the test delivery is on the due index: recovery sends it a grace period later.
+  await enqueueDeliveries(direct.map((d) => d.message));
   return committed;
+}
+
+/** WEBHOOK_MAX_ATTEMPTS, at least 1: a new delivery's attempts. */
+export const maxAttempts = () => Math.max(1, Math.floor(config.webhookMaxAttempts()));
+
+/** The compact event item (conditional: an event id is written once). */
+function eventPut(item: StoredEvent & { createdAt: string; expiresAt: number; [extra: string]: unknown }): TransactItem {
+  return {
+    Put: {
+      TableName: table(),
+      Item: { ...eventKey(item.id), ...item },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/**
+ * The item of an event that a transaction carried inside its first event's item (`more`):
+ * written by the stream consumer, once (a replay finds it there), and fanned out from its own
+ * stream record like any other.
+ */
+export async function writeCarriedEvent(ev: StoredEvent, head: { createdAt: string; expiresAt: number }): Promise<void> {
+  try {
+    await db().send(new PutCommand(eventPut({ ...ev, ...head }).Put!));
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
 }

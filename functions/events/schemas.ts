@@ -58,7 +58,7 @@ export const billingIntentData = z.object({
     })
     .optional()
     .describe(
-      "A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run",
+      "A schedule's amendment (PATCH /v1/recurring/{scheduleId}): approving it (approve_recurring, with limits allowing the new amount) switches the schedule to the new terms from its next run; any other answer keeps the old terms",
     ),
 });
 
@@ -130,7 +130,9 @@ export const billingResponseData = z.object({
   willRetry: z
     .boolean()
     .optional()
-    .describe("Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer's refusal)"),
+    .describe(
+      "Recurring runs only: whether the failed run is retried under the merchant's retry policy (never after the customer's refusal)",
+    ),
   nextRetryAt: dateTime.optional().describe('With willRetry true: when the retry runs (a Lagos business day)'),
 });
 
@@ -226,7 +228,7 @@ export const scheduleRunFailedData = schedule(
       ),
     customerAction: z.literal('declined'),
     scheduledFor: dateTime.nullable().describe('The due date of the refused run'),
-    willRetry: z.boolean().describe("Whether the period is retried under the merchant's retry policy (DESIGN 8.6)"),
+    willRetry: z.boolean().describe("Whether the period is retried under the merchant's retry policy (GET /v1/merchant/retry-policy)"),
     nextRetryAt: dateTime.optional().describe('With willRetry true: when'),
   },
   'A run of the schedule was refused before reaching the bank',
@@ -306,7 +308,7 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
   },
   'billing.upcoming': {
     receiver: "The customer's bank",
-    when: 'PRE_DEBIT_NOTICE_SECONDS (default 24 h) before each period of a recurring schedule is billed, or at once when the run is sooner (DESIGN 8.5)',
+    when: "The deployment's pre-debit notice period (24 hours by default) before each period of a recurring schedule is billed, or at once when the run is sooner",
     data: billingUpcomingData,
   },
   'billing.response': {
@@ -338,7 +340,7 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
   },
   'schedule.amended': {
     receiver: 'The merchant and its provider',
-    when: "The customer's bank approved the schedule's amendment (DESIGN 8.6)",
+    when: "The customer's bank approved the schedule's amendment (the new terms apply from the next run)",
     data: scheduleAmendedData,
   },
   'schedule.amendment_declined': {

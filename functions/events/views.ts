@@ -1,28 +1,21 @@
 /**
- * The events API's read side (DESIGN 8.2): the events addressed to a participant, newest
- * first, with their delivery counts. The outbox (./outbox.ts) writes each event item with
+ * The events API's read side (DESIGN 8.2) and the delivery lists (DESIGN 6.6, 6.9), both
+ * read through receipts (events/receipts.ts): a participant's receipts, one per event
+ * addressed to it (a provider: its merchants' too), spread over RECEIPT_SHARDS partitions.
+ * A list reads each shard newest first and merges them (`mergedReceipts`), so a page costs
+ * about the same whatever the history before its cursor; the events (their `data`, kept 30
+ * days) and the participant's own delivery records (the ids its receipt holds) are read per
+ * page with BatchGetItem, so counts and statuses are exact whatever replays or retries did.
  *
- *   gsi3pk = EVENTS#<addressee>, gsi3sk = <createdAt>#<eventId>
- *   gsi4pk = EVENTS#<provider>,  gsi4sk = (the same)    for a merchant that has a provider
- *   expiresAt = created + 30 days (the table's TTL attribute, epoch seconds)
- *
- * so a page is one Query on the participant's own partition, from `startingAfter`'s key:
- * its cost does not grow with history. Delivery counts are read from the event's delivery
- * items (one BatchGetItem per page), so they are exact whatever replays or retries did, and
- * no delivery write has to touch the event.
- *
- * A participant sees only its own deliveries of an event: a merchant's event that its
- * provider also received lists the merchant's endpoints to the merchant and the provider's
- * to the provider.
+ * Events written before the event stream (release 2) have no receipt: they stay readable by
+ * id (GET /v1/events/{id}, their delivery ids and index keys are on the item) and their
+ * deliveries replayable, but are not listed.
  */
 import { batchGet, getItem, queryPage, type Item } from '../platform/table';
-import { deliveryKey, eventKey, type DeliveryItem } from '../webhooks/delivery-store';
+import { deliveryKey, eventKey, type DeliveryItem, type DeliveryStatus } from '../webhooks/delivery-store';
+import { receiptDeliveryIds, receiptKey, receiptPk, RECEIPT_SHARDS, receiptSk, type ReceiptItem } from './receipts';
 
-/** How long events stay listable (DESIGN 8.2): 30 days. */
-export const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
-
-export const eventsOwnerPk = (participantId: string) => `EVENTS#${participantId}`;
-export const eventsSk = (createdAt: string, id: string) => `${createdAt}#${id}`;
+export { EVENT_RETENTION_SECONDS } from './receipts';
 
 export interface EventItem extends Item {
   id: string;
@@ -30,10 +23,11 @@ export interface EventItem extends Item {
   to: string;
   data: Record<string, unknown>;
   createdAt: string;
+  expiresAt?: number;
+  /** Release 2 only: the event's deliveries and its index keys (EVENTS#<participant>). */
   deliveryIds?: string[];
   gsi3pk?: string;
   gsi4pk?: string;
-  expiresAt?: number;
 }
 
 export interface DeliveryCounts {
@@ -43,38 +37,42 @@ export interface DeliveryCounts {
   pending: number;
 }
 
-/** The index a participant's events are on: its own (gsi3) or, for a provider, its merchants' too (gsi4). */
-const INDEXES = [
-  { name: 'gsi3', pk: 'gsi3pk', sk: 'gsi3sk' },
-  { name: 'gsi4', pk: 'gsi4pk', sk: 'gsi4sk' },
-] as const;
+const live = (ev: EventItem | undefined, nowS = Date.now() / 1000): ev is EventItem =>
+  ev !== undefined && (ev.expiresAt === undefined || ev.expiresAt > nowS);
 
 /** The event while it is kept (TTL deletion lags: an expired item still there counts as gone). */
 export async function getLiveEvent(id: string): Promise<EventItem | undefined> {
   const ev = await getItem<EventItem>(eventKey(id));
-  return ev && (ev.expiresAt === undefined || ev.expiresAt * 1000 > Date.now()) ? ev : undefined;
+  return live(ev) ? ev : undefined;
+}
+
+/** What a participant sees of an event: the event and the ids of its own deliveries of it. */
+export interface VisibleEvent {
+  event: EventItem;
+  deliveryIds: string[];
 }
 
 /** An event the participant may read (addressed to it, or to one of its merchants), or undefined. */
-export async function getVisibleEvent(participantId: string, id: string): Promise<EventItem | undefined> {
-  const ev = await getLiveEvent(id);
-  if (!ev?.gsi3pk) return undefined;
-  const pk = eventsOwnerPk(participantId);
-  return ev.gsi3pk === pk || ev.gsi4pk === pk ? ev : undefined;
+export async function getVisibleEvent(participantId: string, id: string): Promise<VisibleEvent | undefined> {
+  const event = await getLiveEvent(id);
+  if (!event) return undefined;
+  if (event.deliveryIds !== undefined) {
+    // Release 2: the index keys name who may read it; its deliveries are on the item.
+    const pk = `EVENTS#${participantId}`;
+    return event.gsi3pk === pk || event.gsi4pk === pk ? { event, deliveryIds: event.deliveryIds } : undefined;
+  }
+  const receipt = await getItem<ReceiptItem>(receiptKey(participantId, event));
+  return receipt ? { event, deliveryIds: receiptDeliveryIds(receipt) } : undefined;
 }
 
-/** The participant's own deliveries of each event, by event id. */
-export async function deliveriesOf(participantId: string, events: readonly EventItem[]): Promise<Map<string, DeliveryItem[]>> {
-  const ids = events.flatMap((e) => e.deliveryIds ?? []);
-  const found = ids.length ? await batchGet<DeliveryItem>(ids.map(deliveryKey)) : new Map<string, DeliveryItem>();
-  const out = new Map<string, DeliveryItem[]>();
-  for (const e of events) {
-    const mine = (e.deliveryIds ?? [])
-      .map((d) => found.get(deliveryKey(d).pk))
-      .filter((d): d is DeliveryItem => d !== undefined && d.ownerId === participantId);
-    out.set(e.id, mine);
-  }
-  return out;
+/** The participant's own delivery records among `ids`, in id order. */
+export async function deliveriesByIds(participantId: string, ids: readonly string[]): Promise<DeliveryItem[]> {
+  if (ids.length === 0) return [];
+  const found = await batchGet<DeliveryItem>(ids.map(deliveryKey));
+  return [...ids]
+    .sort()
+    .map((id) => found.get(deliveryKey(id).pk))
+    .filter((d): d is DeliveryItem => d !== undefined && d.ownerId === participantId);
 }
 
 export function countDeliveries(deliveries: readonly DeliveryItem[]): DeliveryCounts {
@@ -96,6 +94,75 @@ export function matchesDeliverySuccess(counts: DeliveryCounts, wanted: boolean):
   return wanted ? counts.total > 0 && counts.succeeded === counts.total : counts.failed > 0;
 }
 
+interface ReceiptRange {
+  /** Inclusive bounds on the receipts' sort key (`<createdAt>#<eventId>`); `below` is exclusive. */
+  lo?: string;
+  hi?: string;
+  below?: string;
+  type?: string;
+}
+
+/** Receipts read per Query of one shard. */
+const SHARD_PAGE = 50;
+
+/**
+ * A participant's receipts in a range, newest first across its shards: each shard is read a
+ * page at a time, only as far as the merge needs.
+ */
+export async function* mergedReceipts(participantId: string, range: ReceiptRange, firstPage = SHARD_PAGE): AsyncGenerator<ReceiptItem> {
+  // `below` is a receipt's own key: read up to it inclusive (a key condition), then drop it.
+  const hi = range.below !== undefined && (range.hi === undefined || range.below <= range.hi) ? range.below : range.hi;
+  const bounds: Record<string, unknown> = {
+    ...(range.lo !== undefined ? { ':lo': range.lo } : {}),
+    ...(hi !== undefined ? { ':hi': hi } : {}),
+    ...(range.type !== undefined ? { ':type': range.type } : {}),
+  };
+  const skCondition =
+    range.lo !== undefined && hi !== undefined
+      ? ' AND #sk BETWEEN :lo AND :hi'
+      : hi !== undefined
+        ? ' AND #sk <= :hi'
+        : range.lo !== undefined
+          ? ' AND #sk >= :lo'
+          : '';
+  const shards = Array.from({ length: RECEIPT_SHARDS }, (_, s) => ({
+    pk: receiptPk(participantId, s),
+    buffer: [] as ReceiptItem[],
+    next: undefined as Record<string, unknown> | undefined,
+    done: false,
+    reads: 0,
+  }));
+  const fill = async (sh: (typeof shards)[number]) => {
+    while (sh.buffer.length === 0 && !sh.done) {
+      const { items, next } = await queryPage(
+        {
+          KeyConditionExpression: `pk = :pk${skCondition}`,
+          ...(range.type !== undefined ? { FilterExpression: '#t = :type' } : {}),
+          ExpressionAttributeNames:
+            skCondition || range.type !== undefined
+              ? { ...(skCondition ? { '#sk': 'sk' } : {}), ...(range.type !== undefined ? { '#t': 'type' } : {}) }
+              : undefined,
+          ExpressionAttributeValues: { ':pk': sh.pk, ...bounds },
+          ScanIndexForward: false,
+          Limit: sh.reads === 0 ? firstPage : SHARD_PAGE * 2,
+        },
+        sh.next,
+      );
+      sh.reads++;
+      sh.buffer.push(...(items as ReceiptItem[]).filter((r) => r.sk !== range.below));
+      sh.next = next;
+      sh.done = next === undefined;
+    }
+  };
+  for (;;) {
+    await Promise.all(shards.map(fill));
+    let best: (typeof shards)[number] | undefined;
+    for (const sh of shards) if (sh.buffer.length && (!best || sh.buffer[0]!.sk > best.buffer[0]!.sk)) best = sh;
+    if (!best) return;
+    yield best.buffer.shift()!;
+  }
+}
+
 export interface EventFilter {
   type?: string;
   createdFrom?: string;
@@ -108,67 +175,148 @@ export interface EventPage {
   hasMore: boolean;
 }
 
-/** Items read per Query page. */
-const PAGE_READ = 100;
-/** Upper bound of items one list request reads per index when filters discard most of them. */
+/** Upper bound of receipts one list request reads when filters discard most of them. */
 export const MAX_SCANNED = 2_000;
 
+/** Receipts worked on per round of reads (their events and deliveries in one BatchGetItem each). */
+const CHUNK = 25;
+
 /**
- * One page of the participant's events, newest first, after `after` (the event
- * `startingAfter` names, already checked visible). Time bounds go into the key condition,
- * the type into the filter expression, `deliverySuccess` is applied per Query page after
- * reading that page's deliveries. A filtered request reads at most MAX_SCANNED events per
- * index: rare matches further back than that need a narrower `createdFrom`/`createdTo`.
+ * One page of the participant's events, newest first, after `after` (an event `startingAfter`
+ * names, already checked visible). Time bounds go into the key condition, the type into the
+ * filter expression, `deliverySuccess` is applied after reading the deliveries. A filtered
+ * request reads at most MAX_SCANNED receipts: rare matches further back than that need a
+ * narrower `createdFrom`/`createdTo`.
  */
 export async function listEvents(participantId: string, f: EventFilter, limit: number, after?: EventItem): Promise<EventPage> {
-  const pk = eventsOwnerPk(participantId);
-  const afterKey = after ? eventsSk(after.createdAt, after.id) : undefined;
-  const lo = f.createdFrom;
-  // Keys are `<createdAt>#<id>`: every key of an instant t sorts below `t` + '$'.
-  let hi = f.createdTo ? `${f.createdTo}$` : undefined;
-  if (afterKey && (!hi || afterKey < hi)) hi = afterKey;
-  const nowS = Date.now() / 1000;
-  const perIndex = await Promise.all(
-    INDEXES.map(async (ix) => {
-      const found: { event: EventItem; deliveries: DeliveryItem[] }[] = [];
-      let scanned = 0;
-      const range = lo && hi ? ` AND ${ix.sk} BETWEEN :lo AND :hi` : lo ? ` AND ${ix.sk} >= :lo` : hi ? ` AND ${ix.sk} <= :hi` : '';
-      const input = {
-        IndexName: ix.name,
-        KeyConditionExpression: `${ix.pk} = :pk${range}`,
-        FilterExpression: f.type ? '#t = :type' : undefined,
-        ExpressionAttributeNames: f.type ? { '#t': 'type' } : undefined,
-        ExpressionAttributeValues: {
-          ':pk': pk,
-          ...(lo ? { ':lo': lo } : {}),
-          ...(hi ? { ':hi': hi } : {}),
-          ...(f.type ? { ':type': f.type } : {}),
-        },
-        ScanIndexForward: false,
-        // Unfiltered, one read of the page (+1 to know whether more follow); filtered, larger reads.
-        Limit: f.type || f.deliverySuccess !== undefined ? PAGE_READ : limit + 1,
-      };
-      let start: Record<string, unknown> | undefined;
-      do {
-        const { items, next } = await queryPage(input, start);
-        start = next;
-        scanned += PAGE_READ;
-        const page = (items as EventItem[]).filter(
-          (e) => (!afterKey || eventsSk(e.createdAt, e.id) < afterKey) && (e.expiresAt === undefined || e.expiresAt > nowS),
-        );
-        const deliveries = await deliveriesOf(participantId, page);
-        for (const event of page) {
-          const mine = deliveries.get(event.id) ?? [];
-          if (f.deliverySuccess === undefined || matchesDeliverySuccess(countDeliveries(mine), f.deliverySuccess))
-            found.push({ event, deliveries: mine });
-        }
-      } while (start && found.length <= limit && scanned < MAX_SCANNED);
-      return found;
-    }),
+  const filtered = f.type !== undefined || f.deliverySuccess !== undefined;
+  const receipts = mergedReceipts(
+    participantId,
+    {
+      lo: f.createdFrom,
+      // Keys are `<createdAt>#<id>`: every key of an instant t sorts below `t` + '$'.
+      hi: f.createdTo ? `${f.createdTo}$` : undefined,
+      below: after ? receiptSk(after.createdAt, after.id) : undefined,
+      type: f.type,
+    },
+    filtered ? SHARD_PAGE : Math.min(SHARD_PAGE, limit + 1),
   );
-  // Newest first across both indexes (a provider's own events and its merchants').
-  const merged = [...new Map(perIndex.flat().map((x) => [x.event.id, x])).values()].sort((a, b) =>
-    eventsSk(b.event.createdAt, b.event.id).localeCompare(eventsSk(a.event.createdAt, a.event.id)),
-  );
-  return { events: merged.slice(0, limit), hasMore: merged.length > limit };
+  const found: EventPage['events'] = [];
+  let scanned = 0;
+  let chunk: ReceiptItem[] = [];
+  const flush = async () => {
+    const page = chunk;
+    chunk = [];
+    const [events, deliveries] = await Promise.all([
+      batchGet<EventItem>(page.map((r) => eventKey(r.eventId))),
+      deliveriesByIds(
+        participantId,
+        page.flatMap((r) => receiptDeliveryIds(r)),
+      ),
+    ]);
+    const nowS = Date.now() / 1000;
+    for (const r of page) {
+      const event = events.get(eventKey(r.eventId).pk);
+      if (!live(event, nowS)) continue;
+      const mine = deliveries.filter((d) => d.eventId === r.eventId);
+      if (f.deliverySuccess === undefined || matchesDeliverySuccess(countDeliveries(mine), f.deliverySuccess))
+        found.push({ event, deliveries: mine });
+    }
+  };
+  for await (const r of receipts) {
+    chunk.push(r);
+    scanned++;
+    if (chunk.length >= (filtered ? CHUNK : limit + 1 - found.length)) await flush();
+    if (found.length > limit || (filtered && scanned >= MAX_SCANNED)) break;
+  }
+  if (chunk.length && found.length <= limit) await flush();
+  return { events: found.slice(0, limit), hasMore: found.length > limit };
+}
+
+// ---- The delivery lists: a participant's deliveries, newest first (by their event's time) ----
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  type?: string;
+}
+
+/**
+ * The participant's deliveries newest first, from its receipts (newest event first; an
+ * event's deliveries by id, descending), read a chunk of records at a time, filtered by
+ * status. `below`: start after this delivery (a cursor: the event's receipt key, the id).
+ */
+async function* mergedDeliveries(
+  participantId: string,
+  f: DeliveryFilter,
+  below?: { sk: string; id: string },
+): AsyncGenerator<DeliveryItem> {
+  const receipts = mergedReceipts(participantId, { ...(below ? { hi: below.sk } : {}), type: f.type });
+  let ids: string[] = [];
+  const read = async function* () {
+    const page = ids;
+    ids = [];
+    const records = await deliveriesByIds(participantId, page);
+    const byId = new Map(records.map((d) => [d.id, d]));
+    for (const id of page) {
+      const d = byId.get(id);
+      if (d && (f.status === undefined || d.status === f.status)) yield d;
+    }
+  };
+  for await (const r of receipts) {
+    let mine = receiptDeliveryIds(r).reverse();
+    if (below && r.sk === below.sk) mine = mine.filter((id) => id < below.id);
+    ids.push(...mine);
+    if (ids.length >= CHUNK * 4) yield* read();
+  }
+  if (ids.length) yield* read();
+}
+
+export interface DeliveryPage {
+  items: DeliveryItem[];
+  hasMore: boolean;
+  total?: number;
+}
+
+/** The release-1 page of a participant's deliveries: matches skip .. skip + limit - 1, and `total` (every match counted). */
+export async function deliveriesAt(participantId: string, f: DeliveryFilter, skip: number, limit: number): Promise<DeliveryPage> {
+  const items: DeliveryItem[] = [];
+  let total = 0;
+  if (f.status === undefined) {
+    // Counting needs no record: a receipt holds its deliveries' ids.
+    const page: string[] = [];
+    for await (const r of mergedReceipts(participantId, { type: f.type })) {
+      for (const id of receiptDeliveryIds(r).reverse()) {
+        if (total >= skip && total < skip + limit) page.push(id);
+        total++;
+      }
+    }
+    const records = new Map((await deliveriesByIds(participantId, page)).map((d) => [d.id, d]));
+    for (const id of page) if (records.has(id)) items.push(records.get(id)!);
+  } else {
+    for await (const d of mergedDeliveries(participantId, f)) {
+      if (total >= skip && total < skip + limit) items.push(d);
+      total++;
+    }
+  }
+  return { items, total, hasMore: skip + items.length < total };
+}
+
+/** The page after a delivery of the participant's (`startingAfter`), or undefined when that id is not one of its deliveries. */
+export async function deliveriesAfter(
+  participantId: string,
+  f: DeliveryFilter,
+  limit: number,
+  afterId: string,
+): Promise<DeliveryPage | undefined> {
+  const cursor = await getItem<DeliveryItem>(deliveryKey(afterId));
+  if (!cursor || cursor.ownerId !== participantId) return undefined;
+  const event = await getItem<EventItem>(eventKey(cursor.eventId));
+  // An event past its days (its receipts gone with it) leaves nothing after it in the list.
+  if (!event) return { items: [], hasMore: false };
+  const items: DeliveryItem[] = [];
+  for await (const d of mergedDeliveries(participantId, f, { sk: receiptSk(event.createdAt, event.id), id: cursor.id })) {
+    items.push(d);
+    if (items.length > limit) break;
+  }
+  return { items: items.slice(0, limit), hasMore: items.length > limit };
 }

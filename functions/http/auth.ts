@@ -5,11 +5,12 @@ import { safeEqualHex, sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { apiKeyKey, getParticipant, type ApiKeyItem } from '../identity/participant-store';
 import { membershipKey, membershipsOf, type Membership } from '../identity/members';
-import { AccessTokenError, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
-import { rolesFor } from '../identity/roles';
+import { type EndedSessions, endedSessionsOf, hasEnded } from '../identity/sessions';
+import { AccessTokenError, TOKEN_MESSAGES, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
+import { keyRoleOf, rolesFor } from '../identity/roles';
 import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
-import { AppError, MSG, badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
+import { AppError, MSG, badRequest, fill, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
 
 const WINDOW_SECONDS = 60;
@@ -166,7 +167,7 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
   }
   const stage = config.stage();
   const other = stage === 'sandbox' ? 'live' : 'sandbox';
-  if (token.startsWith(`sk_${other}_`)) throw unauthorized(`API key is not valid for the ${stage} environment`);
+  if (token.startsWith(`sk_${other}_`)) throw unauthorized(fill(MSG.wrongStageKey, { stage }));
   // Shape and checksum (DESIGN 8.1): a malformed or made-up key costs no DynamoDB request.
   if (!isWellFormedApiKey(token, stage)) throw unauthorized(MSG.invalidKey);
 
@@ -181,6 +182,8 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
     id: found.item.participantId,
     keyId: found.item.keyId,
     actor: { type: 'apiKey', id: found.item.keyId },
+    // A key acts with its role exactly as a person with that role does (DESIGN 9.1).
+    role: keyRoleOf(found.item),
   } satisfies Principal;
   state.scope = found.item.keyId;
   refuseKeyOnPersonRoute(state);
@@ -195,7 +198,7 @@ function setRate(state: RequestState, count: number, nowMs: number): void {
 
 /** Routes marked `caller` (person) in the route table refuse API keys, the operator's included. */
 function refuseKeyOnPersonRoute(state: RequestState): void {
-  if (state.route.caller) throw forbidden(MSG.personRequired, 'person_required');
+  if (state.route.caller) throw forbidden(MSG.personRequired);
 }
 
 /**
@@ -206,11 +209,18 @@ function refuseKeyOnPersonRoute(state: RequestState): void {
  */
 async function authenticatePerson(state: RequestState, event: HttpEvent, token: string): Promise<void> {
   const person = await verifyAccessToken(token).catch((e: unknown) => {
-    throw e instanceof AccessTokenError ? unauthorized(e.message) : e;
+    throw e instanceof AccessTokenError ? unauthorized(TOKEN_MESSAGES[e.reason]) : e;
   });
   state.person = person;
   state.accessToken = token;
+  // A signed-out session (DESIGN 9.1): applicant routes read the person's sessions item (they
+  // read nothing else to authenticate); participant routes find the ended sessions on the
+  // membership item they read anyway, so a live session costs no extra request.
+  const refuseIfEnded = async (ended?: EndedSessions) => {
+    if (hasEnded(ended ?? (await endedSessionsOf(person.sub)), person.session)) throw unauthorized(MSG.sessionEnded);
+  };
   if (state.route.caller === 'applicant') {
+    await refuseIfEnded();
     state.scope = `user_${person.sub}`;
     return;
   }
@@ -219,16 +229,26 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
   let participantId = wanted;
   if (wanted === undefined) {
     const mine = await membershipsOf(person.sub, 2);
-    if (mine.length === 0) throw forbidden(MSG.notAMember, 'not_a_member');
-    if (mine.length > 1) throw badRequest(MSG.participantIdRequired, undefined, 'participant_id_required');
+    if (mine.length === 0) {
+      await refuseIfEnded();
+      throw forbidden(MSG.notAMember);
+    }
+    if (mine.length > 1) {
+      await refuseIfEnded(mine[0]!.endedSessions ?? {});
+      throw badRequest(MSG.participantIdRequired);
+    }
     participantId = mine[0]!.participantId;
   }
   const found = participantId
     ? await touch<Membership>(membershipKey(person.sub, participantId), state.route.rateClass ?? 'default', nowMs)
     : undefined;
   // Not a member of the participant named: the same answer as an unknown one (nothing leaks).
-  if (!found) throw forbidden(MSG.notAMember, 'not_a_member');
+  if (!found) {
+    await refuseIfEnded();
+    throw forbidden(MSG.notAMember);
+  }
   const m = found.item;
+  await refuseIfEnded(m.endedSessions ?? {});
   setRate(state, found.count, nowMs);
   state.principal = {
     kind: m.participantKind,
@@ -248,8 +268,8 @@ export async function authorize(state: RequestState, event: HttpEvent): Promise<
   const p = state.principal;
   const kinds = state.route.kinds;
   if (!p) return; // public route, or an applicant (a person acting for no participant yet)
-  // A person's role (DESIGN 8.3), from the route table.
-  if (p.role && !rolesFor(state.route, config.stage()).includes(p.role)) throw forbidden(MSG.insufficientRole, 'insufficient_role');
+  // A person's or a key's role (DESIGN 8.3, 9.1), from the route table.
+  if (p.role && !rolesFor(state.route, config.stage()).includes(p.role)) throw forbidden(MSG.insufficientRole);
   const entityId = event.headers?.['x-entity-id'];
   if (p.kind === 'provider' && entityId !== undefined && kinds.includes('merchant')) {
     const merchant = entityId ? await getParticipant(entityId) : undefined;
@@ -258,7 +278,7 @@ export async function authorize(state: RequestState, event: HttpEvent): Promise<
     return;
   }
   if (kinds.includes(p.kind)) return;
-  if (p.kind === 'provider' && kinds.includes('merchant')) throw badRequest(MSG.entityIdRequired, undefined, 'entity_id_required');
+  if (p.kind === 'provider' && kinds.includes('merchant')) throw badRequest(MSG.entityIdRequired);
   throw forbidden(MSG.forbiddenKind);
 }
 

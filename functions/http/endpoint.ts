@@ -2,9 +2,10 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod';
 import { config } from '../config';
-import { findRoute } from '../routes';
+import { MAX_ID_LENGTH, findRoute, type Route } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
-import { AppError, MSG, SANDBOX_MSG, conflict, notFound } from '../platform/errors';
+import { AppError, type ErrorMessage, MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../platform/errors';
+import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
 import {
@@ -99,18 +100,12 @@ export function toResponse(reply: Reply): HttpResponse {
   };
 }
 
+/** The error answer of `err`: an AppError's status, message, code and type; anything else a 500 that leaks nothing. */
 export function errorResponse(err: unknown, requestId: string): HttpResponse {
   if (err instanceof ReplayResponse) return err.response;
-  if (err instanceof AppError) {
-    const body: Record<string, unknown> = { statusCode: err.statusCode, success: false, message: err.message, code: err.code };
-    if (err.errors?.length) body.errors = err.errors;
-    return toResponse({ status: err.statusCode, body, headers: err.headers });
-  }
+  if (err instanceof AppError) return toResponse({ status: err.statusCode, body: errorBody(err, requestId), headers: err.headers });
   logger.error('Unhandled error', { requestId, error: err as Error });
-  return toResponse({
-    status: 500,
-    body: { statusCode: 500, success: false, message: MSG.internal, code: 'internal_error' },
-  });
+  return toResponse({ status: 500, body: errorBody(new AppError(500, MSG.internal), requestId) });
 }
 
 const stateOf = new WeakMap<HttpEvent, RequestState>();
@@ -120,9 +115,7 @@ const envelope: Mw = {
   before: (request) => {
     const event = request.event;
     const route = findRoute(event.routeKey);
-    const incoming = event.headers?.['x-request-id'];
-    const requestId =
-      incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : (event.requestContext?.requestId ?? crypto.randomUUID());
+    const requestId = requestIdOf(event);
     const state: RequestState = {
       requestId,
       startedAt: Date.now(),
@@ -134,7 +127,9 @@ const envelope: Mw = {
     stateOf.set(event, state);
     observeInvocation(request.context);
     setLogRequestId(requestId);
+    checkApiVersion(event);
     if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
+    refuseImpossibleIds(route, state.params, event.headers ?? {});
   },
   after: (request) => {
     request.response = finish(request.internal.state, request.response!);
@@ -145,8 +140,30 @@ const envelope: Mw = {
   },
 };
 
+const ID_HEADERS: [header: string, message: ErrorMessage<400>][] = [
+  ['x-entity-id', MSG.invalidEntityIdHeader],
+  ['x-participant-id', MSG.invalidParticipantIdHeader],
+  ['x-test-clock', MSG.invalidTestClockHeader],
+];
+
+/**
+ * An id longer than any id can be (DESIGN 9.2) names nothing: a path parameter is the route's
+ * 404, an id header a 400, at once and without a DynamoDB request (DynamoDB would refuse the
+ * key as too long: a 5xx).
+ */
+function refuseImpossibleIds(route: Route, params: Record<string, string>, headers: Record<string, string | undefined>): void {
+  if (Object.values(params).some((v) => v.length > MAX_ID_LENGTH))
+    throw notFound((route.notFound as ErrorMessage<404> | undefined) ?? MSG.routeNotFound);
+  for (const [header, message] of ID_HEADERS) {
+    if ((headers[header]?.length ?? 0) > MAX_ID_LENGTH)
+      throw badRequest(message, [{ path: header, message: `must be at most ${MAX_ID_LENGTH} characters` }]);
+  }
+}
+
 function finish(state: RequestState, response: HttpResponse): HttpResponse {
-  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId };
+  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId, [VERSION_HEADER]: API_VERSION };
+  // A replayed error (Idempotency-Key) names this request, like its X-Request-Id.
+  const body = state.idempotency?.replay && response.statusCode >= 400 ? withRequestId(response.body, state.requestId) : response.body;
   logger.info('request', {
     requestId: state.requestId,
     route: state.route ? `${state.route.method} ${state.route.path}` : undefined,
@@ -157,7 +174,18 @@ function finish(state: RequestState, response: HttpResponse): HttpResponse {
     replayed: state.idempotency?.replay ? true : undefined,
   });
   flushMetrics();
-  return { ...response, headers };
+  return { ...response, headers, body };
+}
+
+function withRequestId(body: string, requestId: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'requestId' in parsed)
+      return JSON.stringify({ ...parsed, requestId });
+  } catch {
+    /* not JSON: as stored */
+  }
+  return body;
 }
 
 /** 3. API key + 4. participant kind (route table) + 5. rate limit. */
@@ -293,7 +321,7 @@ async function testClockOf(event: HttpEvent, state: RequestState): Promise<Clock
   if (!header || config.stage() !== 'sandbox' || state.principal?.kind !== 'merchant') return undefined;
   const c = await getTestClock(state.principal.id, header);
   if (!c) throw notFound(SANDBOX_MSG.testClockNotFound);
-  if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
+  if (c.status === 'advancing') throw conflict(SANDBOX_MSG.testClockAdvancing);
   return contextOf(c);
 }
 

@@ -5,7 +5,7 @@ import { db } from '../platform/clients';
 import { isConditionFailure, table, type TransactItem } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
-import { MSG, badRequest, conflict } from '../platform/errors';
+import { MSG, badRequest, conflict, errorEntryByCode } from '../platform/errors';
 import type { HttpEvent, HttpResponse, RequestState } from './types';
 
 const TTL_SECONDS = 24 * 3600;
@@ -69,7 +69,7 @@ export const idempotencyRequestHash = (path: string, query: string, entityId: st
 export function idempotencyOf(state: RequestState, event: HttpEvent): { pk: string; requestHash: string } | undefined {
   const headerKey = event.headers?.['idempotency-key'];
   if (headerKey === undefined || !state.scope) return undefined;
-  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey, undefined, 'invalid_idempotency_key');
+  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey);
   return {
     pk: idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey),
     requestHash: idempotencyRequestHash(event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody),
@@ -125,7 +125,7 @@ async function claimKey(state: RequestState, pk: string, requestHash: string): P
     );
     state.idempotency = { pk };
   } catch (e) {
-    if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+    if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress);
     throw e;
   }
 }
@@ -137,13 +137,13 @@ async function claimKey(state: RequestState, pk: string, requestHash: string): P
  * may be taken over).
  */
 async function replayOf(pk: string, requestHash: string, old: IdemRecord, now: number): Promise<HttpResponse | undefined> {
-  if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch, 'idempotency_mismatch');
+  if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch);
   if (old.status === 'completed' && old.response) {
     const first = await fromStoredResponse(pk, old.response);
     metric('IdempotentReplays');
     return { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } };
   }
-  if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+  if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress);
   return undefined;
 }
 
@@ -192,7 +192,7 @@ export async function existingAnswer(state: RequestState): Promise<HttpResponse>
   const out = await db().send(new GetCommand({ TableName: table(), Key: { pk: d.pk, sk: 'IDEM' }, ConsistentRead: true }));
   const old = out.Item as IdemRecord | undefined;
   const replay = old && old.expiresAt >= now ? await replayOf(d.pk, d.requestHash!, old, now) : undefined;
-  if (!replay) throw conflict(MSG.idempotencyInProgress, 'idempotency_in_progress');
+  if (!replay) throw conflict(MSG.idempotencyInProgress);
   state.idempotency = { ...d, answered: true, replay };
   return replay;
 }
@@ -224,12 +224,6 @@ export async function storeDeferred(state: RequestState, response: HttpResponse)
 }
 
 /**
- * Codes of the 409s that mean "contention outlasted the bounded retries, nothing was
- * written; retry shortly" (billing, bank answer, refund, recurring create).
- */
-const RETRY_SHORTLY_CODES = new Set(['billing_contention', 'refund_contention', 'decision_contention', 'busy']);
-
-/**
  * An answer that tells the client to retry the SAME request: a 5xx, or a 409 "retry shortly"
  * (every element of a bill/pay answer). Storing it would replay it to that retry for 24 h.
  */
@@ -239,7 +233,8 @@ export function isRetryLater(response: Pick<HttpResponse, 'statusCode' | 'body'>
   try {
     const body = JSON.parse(response.body) as unknown;
     const codes = (Array.isArray(body) ? body : [body]).map((e) => (e as { code?: unknown } | null)?.code);
-    return codes.length > 0 && codes.every((c) => typeof c === 'string' && RETRY_SHORTLY_CODES.has(c));
+    // "Nothing was written, retry shortly": the error table's `retry` codes (platform/errors.ts).
+    return codes.length > 0 && codes.every((c) => typeof c === 'string' && errorEntryByCode(c)?.retry === true);
   } catch {
     return false;
   }

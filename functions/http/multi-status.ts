@@ -4,6 +4,7 @@
  * `statusCode`; the HTTP status is the elements' common `statusCode`, or 207 when they
  * differ. The one place this rule is written.
  */
+import { AppError, type ErrorMessage } from '../platform/errors';
 import type { Reply } from './types';
 
 export interface ArrayElement {
@@ -14,6 +15,14 @@ export interface ArrayElement {
 }
 
 export const MULTI_STATUS = 207;
+
+/** What a failed element says, as an error body does: `statusCode`, `success: false`, `message`, `code`, `type`. */
+export function errorFields(e: AppError): ArrayElement {
+  return { statusCode: e.statusCode, success: false, message: e.message, code: e.code, type: e.type };
+}
+
+/** A failed element of this status and message (its code and type from the error table). */
+export const failedElement = (statusCode: number, message: ErrorMessage): ArrayElement => errorFields(new AppError(statusCode, message));
 
 /** The HTTP status of a list of elements: their common statusCode, or 207 when they differ. */
 export function arrayStatus(elements: readonly Pick<ArrayElement, 'statusCode'>[]): number {

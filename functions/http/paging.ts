@@ -7,13 +7,13 @@
  * read past that check. `skip + limit` above 10,000 is 400 `Use startingAfter to page
  * beyond 10,000 items`.
  */
-import { badRequest, MSG } from '../platform/errors';
+import { badRequest, MSG, messages } from '../platform/errors';
 import { cursorSk, inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, type ListRange } from '../platform/list-page';
 import type { Item } from '../platform/table';
 
-export const PAGING_MSG = {
-  beyondSkipWindow: 'Use startingAfter to page beyond 10,000 items',
-} as const;
+export const PAGING_MSG = messages({
+  beyondSkipWindow: [400, 'skip_window_exceeded', 'Use startingAfter to page beyond 10,000 items'],
+});
 
 export interface Paging {
   limit: number;

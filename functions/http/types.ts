@@ -17,7 +17,7 @@ export interface Principal {
   actingProviderId?: string;
   /** Who is calling, as the audit log names them (DESIGN 8.3). */
   actor: Actor;
-  /** A signed-in person's role in the participant (undefined for API keys and the operator). */
+  /** A signed-in person's role in the participant, or an API key's role (undefined for the operator). */
   role?: Role;
 }
 

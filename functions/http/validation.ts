@@ -1,14 +1,14 @@
 import type * as z from 'zod';
-import { MSG, badRequest, type FieldError } from '../platform/errors';
+import { MSG, badRequest, type ErrorMessage, type FieldError } from '../platform/errors';
 import type { HttpEvent, RequestState } from './types';
 
 export interface ValidationSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   /** Message for a body that fails its schema (default `Invalid request parameters`); may depend on the issues. */
-  bodyMessage?: string | ((error: z.ZodError) => string);
+  bodyMessage?: ErrorMessage<400> | ((error: z.ZodError) => ErrorMessage<400>);
   /** Message for a query that fails its schema (default `Invalid query parameters`). */
-  queryMessage?: string | ((error: z.ZodError) => string);
+  queryMessage?: ErrorMessage<400> | ((error: z.ZodError) => ErrorMessage<400>);
 }
 
 export function issuesToErrors(error: z.ZodError): FieldError[] {
@@ -31,7 +31,7 @@ export function validate(state: RequestState, event: HttpEvent, spec: Validation
       try {
         parsed = JSON.parse(state.rawBody);
       } catch {
-        throw badRequest(MSG.invalidJson, undefined, 'invalid_json');
+        throw badRequest(MSG.invalidJson);
       }
     }
     const r = spec.body.safeParse(parsed);
@@ -45,7 +45,7 @@ export function validate(state: RequestState, event: HttpEvent, spec: Validation
   }
 }
 
-function message(m: ValidationSpec['bodyMessage'], error: z.ZodError, dflt: string): string {
+function message(m: ValidationSpec['bodyMessage'], error: z.ZodError, dflt: ErrorMessage<400>): ErrorMessage<400> {
   if (typeof m === 'function') return m(error);
   return m ?? dflt;
 }

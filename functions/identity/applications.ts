@@ -6,7 +6,6 @@ import { toApiApplication } from './views';
 
 export async function decide(id: string, decision: { approve: true } | { approve: false; reason: string }, audit: AuditContext) {
   const done = await decideApplication(id, decision, audit);
-  if (!done.ok)
-    throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided, 'application_decided');
+  if (!done.ok) throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided);
   return toApiApplication(done.app);
 }

@@ -36,11 +36,16 @@ export interface AuditEntry {
 
 export const auditPk = (participantId: string) => `AUDIT#${participantId}`;
 
-/** The Put of one entry, for the transaction that makes the change. */
-export function auditPut(participantId: string, ctx: AuditContext, action: string, target: string): TransactItem {
+/** One entry's item. */
+export function auditItem(participantId: string, ctx: AuditContext, action: string, target: string): Item {
   const id = newId('aud');
   const entry: AuditEntry & Item = { id, at: nowIso(), actor: ctx.actor, action, target, requestId: ctx.requestId, ip: ctx.ip };
-  return { Put: { TableName: table(), Item: { pk: auditPk(participantId), sk: id, ...entry } } };
+  return { pk: auditPk(participantId), sk: id, ...entry };
+}
+
+/** The Put of one entry, for the transaction that makes the change. */
+export function auditPut(participantId: string, ctx: AuditContext, action: string, target: string): TransactItem {
+  return { Put: { TableName: table(), Item: auditItem(participantId, ctx, action, target) } };
 }
 
 /** A page of a participant's entries, newest first, after the entry `startingAfter` names. */

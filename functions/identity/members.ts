@@ -11,7 +11,8 @@
  */
 import type { ParticipantKind } from '../routes';
 import type { Role } from './roles';
-import { getItem, queryPage, type Item } from '../platform/table';
+import { getItem, queryAll, queryPage, type Item } from '../platform/table';
+import type { EndedSessions } from './sessions';
 
 export interface Membership extends Item {
   pk: string;
@@ -22,6 +23,8 @@ export interface Membership extends Item {
   role: Role;
   email?: string;
   joinedAt: string;
+  /** Sessions of this person that have ended (identity/sessions.ts), copied on every membership. */
+  endedSessions?: EndedSessions;
 }
 
 export const membershipKey = (sub: string, participantId: string) => ({ pk: `USER#${sub}`, sk: `MEMBER#${participantId}` });
@@ -54,4 +57,13 @@ export async function listTeam(
     Limit: limit + 1,
   });
   return { members: (items as Membership[]).slice(0, limit), hasMore: items.length > limit };
+}
+
+/** Every member of a participant's team (a team is small: people, not customers). */
+export async function listTeamMembers(participantId: string): Promise<Membership[]> {
+  return queryAll<Membership>({
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': teamPk(participantId) },
+  });
 }

@@ -3,8 +3,9 @@ import { newApiKeyToken } from '../domain/api-keys';
 import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
-import { batchGet, cancellationCodes, getItem, nowIso, queryPage, transact, type TransactItem, table } from '../platform/table';
+import { batchGet, cancellationCodes, getItem, nowIso, queryAll, queryPage, transact, type TransactItem, table } from '../platform/table';
 import { auditPut, type AuditContext } from './audit';
+import { keyRoleOf, type KeyRole } from './roles';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
 export type { TrustLevel } from '../domain/trust';
@@ -49,7 +50,15 @@ export interface ApiKeyItem {
   /** When the key stops working (DESIGN 8.3; ISO). Not `expiresAt`: that is the table's TTL attribute. */
   keyExpiresAt?: string;
   lastUsedAt?: string;
+  /** The role the key acts with (DESIGN 9.1); absent on keys made before roles: `admin` (roles.ts keyRoleOf). */
+  role?: KeyRole;
   [extra: string]: unknown;
+}
+
+/** Who made a key (a person; null for the operator's and a provider's keys). */
+export interface KeyCreator {
+  userId: string;
+  email: string | null;
 }
 
 export const participantKey = (id: string) => ({ pk: `PART#${id}`, sk: 'PROFILE' });
@@ -68,6 +77,9 @@ export interface KeyOptions {
   name?: string;
   /** The key stops working this many days after creation (DESIGN 8.3). */
   expiresInDays?: number;
+  /** Default `admin` (the operator's and a provider's keys). */
+  role?: KeyRole;
+  createdBy?: KeyCreator;
 }
 
 /** What a key list shows of a key (never the key): the stage prefix and its first 4 characters. */
@@ -88,6 +100,8 @@ export interface KeyRefItem {
   createdAt: string;
   keyExpiresAt?: string;
   revokedAt?: string;
+  role?: KeyRole;
+  createdBy?: KeyCreator;
   [extra: string]: unknown;
 }
 
@@ -107,6 +121,7 @@ export function newApiKey(
   const hash = sha256Hex(apiKey);
   const createdAt = nowIso();
   const keyExpiresAt = opts.expiresInDays ? nowIso(Date.parse(createdAt) + opts.expiresInDays * 86_400_000) : undefined;
+  const role = opts.role ?? 'admin';
   const keyItem: ApiKeyItem = {
     ...apiKeyKey(hash),
     keyId,
@@ -114,6 +129,7 @@ export function newApiKey(
     kind: participant.type,
     stage,
     createdAt,
+    role,
     ...(keyExpiresAt ? { keyExpiresAt } : {}),
   };
   const ref: KeyRefItem = {
@@ -124,6 +140,8 @@ export function newApiKey(
     ...(opts.name ? { name: opts.name } : {}),
     prefix: keyPrefix(apiKey),
     createdAt,
+    role,
+    ...(opts.createdBy ? { createdBy: opts.createdBy } : {}),
     ...(keyExpiresAt ? { keyExpiresAt } : {}),
     gsi2pk: keysPk(participant.id),
     gsi2sk: `${createdAt}#${keyId}`,
@@ -202,6 +220,8 @@ export interface KeyView {
   keyId: string;
   name: string | null;
   prefix: string | null;
+  role: KeyRole;
+  createdBy: KeyCreator | null;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
@@ -229,12 +249,25 @@ export async function listKeys(participantId: string, limit: number, after?: Key
     keyId: r.keyId,
     name: r.name ?? null,
     prefix: r.prefix ?? null,
+    role: keyRoleOf(r),
+    createdBy: r.createdBy ?? null,
     createdAt: r.createdAt,
     lastUsedAt: (used.get(apiKeyKey(r.hash).pk)?.lastUsedAt as string | undefined) ?? null,
     expiresAt: r.keyExpiresAt ?? null,
     revokedAt: r.revokedAt ?? null,
   }));
   return { keys, hasMore: items.length > limit };
+}
+
+/** The ids of a participant's keys that `userId` made and that still work (DESIGN 9.1: removal answers them). */
+export async function unrevokedKeysCreatedBy(participantId: string, userId: string): Promise<string[]> {
+  const refs = await queryAll({
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    FilterExpression: 'createdBy.userId = :u AND attribute_not_exists(revokedAt)',
+    ExpressionAttributeValues: { ':pk': keysPk(participantId), ':u': userId },
+  });
+  return (refs as KeyRefItem[]).map((r) => r.keyId);
 }
 
 export { TRUST_LEVELS, trustRank } from '../domain/trust';

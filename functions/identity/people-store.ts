@@ -6,13 +6,13 @@
  * - application: pk `APP#<id>` / `APP`; the operator's queue on gsi2 `APPS#<status>` /
  *   `<createdAt>#<id>` (the status moves the item between queues).
  * - membership: identity/members.ts (pk `USER#<sub>` / `MEMBER#<participantId>`, team on gsi2).
- * - invitation: pk `INVITE#<sha256(token)>` / `INVITE` (the token itself is never stored),
- *   kept 7 days (the table's TTL attribute `expiresAt`, checked on read too).
+ * - invitation: invitation-store.ts.
  * - the participant item counts its owners (`ownerCount`): demoting or removing an owner is
  *   conditioned on `ownerCount > 1`, in the same transaction, so two concurrent demotions can
  *   never leave a participant without an owner.
  */
-import { newId, randomToken, sha256Hex } from '../domain/ids';
+import { newId } from '../domain/ids';
+import { type EndedSessions, endedSessionsOf, liveEntries } from './sessions';
 import { auditPut, type AuditContext } from './audit';
 import { membershipKey, teamPk, teamSk, type Membership } from './members';
 import type { Person } from './tokens';
@@ -28,10 +28,6 @@ import {
   transact,
   type TransactItem,
 } from '../platform/table';
-
-export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
-/** The invitation token's prefix; domain/secrets.ts knows it, so a response carrying one is sealed at rest. */
-export const INVITATION_TOKEN_PREFIX = 'idpinv_';
 
 export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
 
@@ -64,17 +60,20 @@ export interface ApplicationItem extends ApplicationInput {
 
 export const applicationKey = (id: string) => ({ pk: `APP#${id}`, sk: 'APP' });
 export const applicationsPk = (status: ApplicationStatus) => `APPS#${status}`;
-export const invitationKey = (token: string) => ({ pk: `INVITE#${sha256Hex(token)}`, sk: 'INVITE' });
 
 export const getApplication = (id: string) => getItem<ApplicationItem>(applicationKey(id));
 
-/** A membership's item, with its place in the team list. */
-function membershipItem(
+/** One pending application per person (DESIGN 9.1): a guard item while theirs waits for the operator. */
+export const pendingApplicationKey = (sub: string) => ({ pk: `PENDINGAPP#${sub}`, sk: 'PENDINGAPP' });
+
+/** A membership's item, with its place in the team list and the person's ended sessions (sessions.ts). */
+export function membershipItem(
   sub: string,
   p: Pick<Participant, 'id' | 'type'>,
   role: Role,
   email: string | undefined,
   joinedAt: string,
+  endedSessions: EndedSessions = {},
 ): Membership {
   return {
     ...membershipKey(sub, p.id),
@@ -86,11 +85,12 @@ function membershipItem(
     joinedAt,
     gsi2pk: teamPk(p.id),
     gsi2sk: teamSk(joinedAt, sub),
+    ...(Object.keys(endedSessions).length ? { endedSessions } : {}),
   };
 }
 
 /** `ownerCount` moves by `delta`; a decrease only while another owner remains. */
-function ownerCountUpdate(participantId: string, delta: number): TransactItem {
+export function ownerCountUpdate(participantId: string, delta: number): TransactItem {
   return {
     Update: {
       TableName: table(),
@@ -103,22 +103,24 @@ function ownerCountUpdate(participantId: string, delta: number): TransactItem {
 }
 
 /** The items that create the participant of an approved application, its owner being the applicant. */
-function approvalItems(
+async function approvalItems(
   app: ApplicationItem,
-  _decidedBy: string,
   audit: AuditContext,
   now: string,
-): { participant: Participant; items: TransactItem[] } {
+): Promise<{ participant: Participant; items: TransactItem[] }> {
   const participant = buildParticipant({ type: app.type, name: app.businessName, email: app.email, country: app.country });
   participant.ownerCount = 1;
   participant.applicationId = app.applicationId;
-  const owner = membershipItem(app.applicantId, participant, 'owner', app.applicantEmail, now);
+  const ended = liveEntries(await endedSessionsOf(app.applicantId));
+  const owner = membershipItem(app.applicantId, participant, 'owner', app.applicantEmail, now, ended);
   return {
     participant,
     items: [
       putParticipantItem(participant),
       { Put: { TableName: table(), Item: owner, ConditionExpression: 'attribute_not_exists(pk)' } },
       auditPut(participant.id, audit, 'application.approved', app.applicationId),
+      auditPut(participant.id, audit, 'participant.created', participant.id),
+      auditPut(participant.id, audit, 'member.joined:owner', app.applicantId),
     ],
   };
 }
@@ -133,7 +135,7 @@ export async function createApplication(
   input: ApplicationInput,
   approveNow: boolean,
   audit: AuditContext,
-): Promise<ApplicationItem> {
+): Promise<ApplicationItem | 'already_pending'> {
   const applicationId = newId('app');
   const now = nowIso();
   const status: ApplicationStatus = approveNow ? 'approved' : 'pending';
@@ -150,11 +152,24 @@ export async function createApplication(
   };
   const items: TransactItem[] = [];
   if (approveNow) {
-    const approved = approvalItems(app, 'sandbox', audit, now);
+    const approved = await approvalItems(app, audit, now);
     Object.assign(app, { decidedAt: now, decidedBy: 'sandbox', participantId: approved.participant.id });
     items.push(...approved.items);
+  } else {
+    items.push({
+      Put: {
+        TableName: table(),
+        Item: { ...pendingApplicationKey(person.sub), applicationId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
   }
-  await transact([{ Put: { TableName: table(), Item: app, ConditionExpression: 'attribute_not_exists(pk)' } }, ...items]);
+  try {
+    await transact([{ Put: { TableName: table(), Item: app, ConditionExpression: 'attribute_not_exists(pk)' } }, ...items]);
+  } catch (e) {
+    if (!approveNow && cancellationCodes(e)[1] === 'ConditionalCheckFailed') return 'already_pending';
+    throw e;
+  }
   return app;
 }
 
@@ -172,7 +187,7 @@ export async function decideApplication(
   const now = nowIso();
   const status: ApplicationStatus = decision.approve ? 'approved' : 'rejected';
   const decidedBy = audit.actor.id;
-  const extra = decision.approve ? approvalItems(app, decidedBy, audit, now) : undefined;
+  const extra = decision.approve ? await approvalItems(app, audit, now) : undefined;
   const names: Record<string, string> = { '#s': 'status' };
   const values: Record<string, unknown> = {
     ':s': status,
@@ -202,6 +217,8 @@ export async function decideApplication(
         },
       },
       ...(extra?.items ?? []),
+      // The applicant may apply again once this one is decided.
+      { Delete: { TableName: table(), Key: pendingApplicationKey(app.applicantId) } },
     ]);
   } catch (e) {
     if (isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'decided' };
@@ -222,92 +239,7 @@ export async function listApplications(status: ApplicationStatus, limit: number,
 }
 
 // ---------------------------------------------------------------------------------------
-// Invitations and memberships
-
-export interface InvitationItem {
-  pk: string;
-  sk: string;
-  invitationId: string;
-  participantId: string;
-  participantKind: Participant['type'];
-  email: string;
-  role: Role;
-  invitedBy: string;
-  createdAt: string;
-  /** Epoch seconds: the table's TTL attribute. */
-  expiresAt: number;
-  [extra: string]: unknown;
-}
-
-/** A new invitation; the token is returned once and only its hash is kept. */
-export async function createInvitation(
-  participant: Pick<Participant, 'id' | 'type'>,
-  email: string,
-  role: Role,
-  audit: AuditContext,
-): Promise<{ invitationId: string; token: string; items: TransactItem[] }> {
-  const token = `${INVITATION_TOKEN_PREFIX}${randomToken(32)}`;
-  const invitationId = newId('ivt');
-  const item: InvitationItem = {
-    ...invitationKey(token),
-    invitationId,
-    participantId: participant.id,
-    participantKind: participant.type,
-    email: email.toLowerCase(),
-    role,
-    invitedBy: audit.actor.id,
-    createdAt: nowIso(),
-    expiresAt: Math.floor(Date.now() / 1000) + INVITATION_TTL_SECONDS,
-  };
-  return {
-    invitationId,
-    token,
-    items: [
-      { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      auditPut(participant.id, audit, `invitation.created:${role}`, invitationId),
-    ],
-  };
-}
-
-/** Invite someone to a participant's team now. */
-export async function invite(participant: Pick<Participant, 'id' | 'type'>, email: string, role: Role, audit: AuditContext) {
-  const inv = await createInvitation(participant, email, role, audit);
-  await transact(inv.items);
-  return { invitationId: inv.invitationId, token: inv.token };
-}
-
-export async function getInvitation(token: string): Promise<InvitationItem | undefined> {
-  const inv = await getItem<InvitationItem>(invitationKey(token));
-  return inv && inv.expiresAt > Date.now() / 1000 ? inv : undefined;
-}
-
-export type AcceptResult = { ok: true; membership: Membership } | { ok: false; reason: 'not_found' | 'already_member' };
-
-/** The person joins with the invitation's role; the invitation is used up in the same transaction. */
-export async function acceptInvitation(
-  token: string,
-  inv: InvitationItem,
-  person: Person,
-  email: string | undefined,
-  audit: AuditContext,
-): Promise<AcceptResult> {
-  const now = nowIso();
-  const m = membershipItem(person.sub, { id: inv.participantId, type: inv.participantKind }, inv.role, email, now);
-  try {
-    await transact([
-      { Delete: { TableName: table(), Key: invitationKey(token), ConditionExpression: 'attribute_exists(pk)' } },
-      { Put: { TableName: table(), Item: m, ConditionExpression: 'attribute_not_exists(pk)' } },
-      auditPut(inv.participantId, audit, `member.joined:${inv.role}`, person.sub),
-      ...(inv.role === 'owner' ? [ownerCountUpdate(inv.participantId, +1)] : []),
-    ]);
-  } catch (e) {
-    const codes = cancellationCodes(e);
-    if (codes[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'not_found' };
-    if (codes[1] === 'ConditionalCheckFailed') return { ok: false, reason: 'already_member' };
-    throw e;
-  }
-  return { ok: true, membership: m };
-}
+// Memberships (invitations: invitation-store.ts)
 
 export type MemberChange = { ok: true } | { ok: false; reason: 'not_found' | 'last_owner' | 'changed' };
 

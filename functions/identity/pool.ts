@@ -24,6 +24,13 @@ export const USER_POOL = {
   /** MFA: optional, authenticator app (TOTP) only; no SMS (cost, SIM swap). */
   mfa: 'OPTIONAL',
   mfaTypes: ['totp'],
+  /**
+   * The roles that must sign in with TOTP, per stage (DESIGN 9.7). Cognito requires MFA per
+   * pool or per user, never per role, and roles live in this API's memberships, so the pool
+   * keeps MFA optional and the dashboard opens no page of a person holding one of these roles
+   * until their authenticator app is set up (docs/decisions/dashboard-sessions.md).
+   */
+  mfaRequiredRoles: { sandbox: [], live: ['owner', 'admin'] } as const satisfies Record<Stage, readonly string[]>,
   /** Essentials lacks threat protection; Plus has it (compromised credentials, adaptive auth). */
   featurePlan: 'PLUS',
   /** Threat protection: live blocks risky sign-ins, sandbox only records them. */

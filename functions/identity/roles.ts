@@ -31,3 +31,20 @@ export const permissionOf = (r: Pick<Route, 'method' | 'permission'>): Permissio
 export function rolesFor(route: Pick<Route, 'method' | 'permission'>, stage: 'sandbox' | 'live'): readonly Role[] {
   return PERMISSION_ROLES[permissionOf(route)][stage];
 }
+
+/** The role an API key acts with (DESIGN 9.1): a person's role, ownership excepted. */
+export type KeyRole = Exclude<Role, 'owner'>;
+export const KEY_ROLES: readonly KeyRole[] = ['admin', 'developer', 'viewer'];
+
+/** Higher is more: owner 3, admin 2, developer 1, viewer 0. */
+const RANK: Record<Role, number> = { owner: 3, admin: 2, developer: 1, viewer: 0 };
+
+/** Whether `role` is above `than` (a creator may give a key no role above their own). */
+export const outranks = (role: Role, than: Role): boolean => RANK[role] > RANK[than];
+
+/** A key's role when its creator names none: the creator's own, an owner's key being `admin`. */
+export const defaultKeyRole = (creator: Role): KeyRole => (creator === 'owner' ? 'admin' : creator);
+
+/** A stored key's role: keys made before roles existed, and the operator's, act as `admin`. */
+export const keyRoleOf = (item: { role?: unknown }): KeyRole =>
+  KEY_ROLES.includes(item.role as KeyRole) ? (item.role as KeyRole) : 'admin';

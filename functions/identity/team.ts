@@ -3,7 +3,7 @@
  * may grant, change or remove the owner role (403); the last owner cannot stop being one
  * (409 `A participant needs at least one owner`, enforced in the store's transaction).
  */
-import { AppError, MSG, conflict, forbidden, notFound } from '../platform/errors';
+import { MSG, conflict, forbidden, notFound } from '../platform/errors';
 import type { AuditContext } from './audit';
 import { getMembership } from './members';
 import type { Role } from './roles';
@@ -23,13 +23,13 @@ export async function changeTeamMember(
   for (let attempt = 1; ; attempt++) {
     const member = await getMembership(userId, participantId);
     if (!member) throw notFound(MSG.memberNotFound);
-    if ((member.role === 'owner' || role === 'owner') && actorRole !== 'owner') throw forbidden(MSG.ownerOnly, 'owner_only');
+    if ((member.role === 'owner' || role === 'owner') && actorRole !== 'owner') throw forbidden(MSG.ownerOnly);
     if (role === member.role) return member;
     const done = await changeMember(participantId, member, role, audit);
     if (done.ok) return { ...member, role: role ?? member.role };
-    if (done.reason === 'last_owner') throw conflict(MSG.lastOwner, 'last_owner');
+    if (done.reason === 'last_owner') throw conflict(MSG.lastOwner);
     // The member changed meanwhile (another request): decide again on what is there now.
-    if (attempt >= MAX_ATTEMPTS) throw new AppError(409, MSG.memberChanged, 'conflict');
+    if (attempt >= MAX_ATTEMPTS) throw conflict(MSG.memberChanged);
     await conflictBackoff(attempt, { base: 10, cap: 200 });
   }
 }

@@ -17,6 +17,8 @@
  * message); a JWKS that cannot be fetched is an infrastructure fault and is rethrown as is.
  */
 import type { Fetcher } from 'aws-jwt-verify/https';
+import { messages } from '../platform/errors';
+import { logger } from '../platform/log';
 
 /**
  * aws-jwt-verify is loaded on the first token a Lambda instance sees, not at init: the
@@ -35,10 +37,10 @@ type JwtVerify = Awaited<ReturnType<typeof loadJwtVerify>>;
 let jwtVerify: Promise<JwtVerify> | undefined;
 
 /** The exact messages of a refused token (docs/decisions/person-authentication.md). */
-export const TOKEN_MESSAGES = {
-  invalid: 'Invalid access token',
-  expired: 'Access token has expired',
-} as const;
+export const TOKEN_MESSAGES = messages({
+  invalid: [401, 'access_token_invalid', 'Invalid access token'],
+  expired: [401, 'access_token_expired', 'Access token has expired'],
+});
 
 export type AccessTokenErrorReason = keyof typeof TOKEN_MESSAGES;
 
@@ -58,6 +60,14 @@ export interface Person {
   username: string;
   /** Only when the token carries it (access tokens normally do not; ID tokens do). */
   email?: string;
+  /**
+   * The sign-in session the token belongs to (DESIGN 9.1): Cognito's `origin_jti`, the same
+   * on every access token refreshed from that sign-in's refresh token (`event_id`, then `jti`,
+   * where a token lacks it). `POST /v1/me/sign-out` ends it.
+   */
+  session: string;
+  /** The token's `exp` (epoch seconds). */
+  expiresAt: number;
 }
 
 export interface TokenVerifierConfig {
@@ -122,7 +132,10 @@ export function createAccessTokenVerifier(cfg: TokenVerifierConfig): AccessToken
       throw new AccessTokenError('invalid');
     }
     const email = typeof payload.email === 'string' ? payload.email : undefined;
-    return email ? { sub, username, email } : { sub, username };
+    const session = [payload.origin_jti, payload.event_id, payload.jti].find((v): v is string => typeof v === 'string' && v !== '');
+    const exp = payload.exp;
+    if (!session || typeof exp !== 'number') throw new AccessTokenError('invalid');
+    return { sub, username, session, expiresAt: exp, ...(email ? { email } : {}) };
   };
 }
 
@@ -156,27 +169,50 @@ export function verifyAccessToken(token: string): Promise<Person> {
 /** A JWT's shape (three base64url parts): what is tried as an access token rather than an API key. */
 export const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
 
-/**
- * The signed-in person's e-mail address, from Cognito's `GetUser` (authorised by the access
- * token itself; access tokens carry no e-mail). Asked only where the address matters (an
- * application's applicant, accepting an invitation that names an address). The endpoint is
- * the issuer's origin path without the pool id (AWS: `https://cognito-idp.<region>.amazonaws.com`,
- * locally the emulator's URL).
- */
-export async function personEmail(accessToken: string): Promise<string | undefined> {
+/** Cognito's JSON API of the configured pool: the issuer's origin (AWS: `https://cognito-idp.<region>.amazonaws.com`, locally the emulator). */
+async function cognitoCall(target: string, body: Record<string, unknown>): Promise<Response> {
   const { issuer } = tokenConfigFromEnv();
-  const endpoint = issuer.slice(0, issuer.lastIndexOf('/'));
-  const res = await fetch(`${endpoint}/`, {
+  return fetch(`${issuer.slice(0, issuer.lastIndexOf('/'))}/`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'AWSCognitoIdentityProviderService.GetUser' },
-    body: JSON.stringify({ AccessToken: accessToken }),
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${target}` },
+    body: JSON.stringify(body),
     signal: AbortSignal.timeout(3000),
     redirect: 'error',
   });
+}
+
+/**
+ * The signed-in person's e-mail address and whether they verified it, from Cognito's `GetUser`
+ * (authorised by the access token itself; access tokens carry no e-mail). Asked only where the
+ * address matters (an application's applicant, accepting an invitation that names an address).
+ */
+export async function personContact(accessToken: string): Promise<{ email?: string; emailVerified: boolean }> {
+  const res = await cognitoCall('GetUser', { AccessToken: accessToken });
   if (!res.ok) {
     if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
     throw new AccessTokenError('invalid');
   }
   const out = (await res.json()) as { UserAttributes?: { Name: string; Value: string }[] };
-  return out.UserAttributes?.find((a) => a.Name === 'email')?.Value?.toLowerCase();
+  const attr = (name: string) => out.UserAttributes?.find((a) => a.Name === name)?.Value;
+  return { email: attr('email')?.toLowerCase(), emailVerified: attr('email_verified') === 'true' };
+}
+
+/** The signed-in person's e-mail address (see `personContact`). */
+export const personEmail = async (accessToken: string) => (await personContact(accessToken)).email;
+
+/**
+ * Revokes a refresh token of the dashboard's client at Cognito (`RevokeToken`: no IAM, the
+ * client id is the credential of a public client). True when Cognito revoked it; false when it
+ * refused the token (not of this client, already revoked, malformed) or could not be reached:
+ * the caller ends the session in the table either way (DESIGN 9.1).
+ */
+export async function revokeRefreshToken(refreshToken: string): Promise<boolean> {
+  try {
+    const res = await cognitoCall('RevokeToken', { Token: refreshToken, ClientId: tokenConfigFromEnv().clientId });
+    if (!res.ok) logger.warn('Cognito refused to revoke a refresh token', { status: res.status });
+    return res.ok;
+  } catch (error) {
+    logger.warn('Cognito could not be reached to revoke a refresh token', { error: error as Error });
+    return false;
+  }
 }

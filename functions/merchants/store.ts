@@ -19,7 +19,18 @@ import {
   type BankAccount,
   type Participant,
 } from '../identity/participant-store';
-import { cancellationCodes, getItem, isTransactionCancelled, nowIso, table, transact, type TransactItem } from '../platform/table';
+import {
+  batchPut,
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  nowIso,
+  table,
+  transact,
+  type Item,
+  type TransactItem,
+} from '../platform/table';
+import { auditItem, type AuditContext } from '../identity/audit';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { backoff } from '../platform/retry';
 
@@ -99,13 +110,14 @@ export type CreateMerchantsResult =
  * Creates every merchant, its API key and its email guard in ONE transaction (at most
  * MAX_MERCHANTS_PER_BATCH merchants): all are created or none is.
  */
-export async function createMerchants(providerId: string, inputs: NewMerchantInput[]): Promise<CreateMerchantsResult> {
+export async function createMerchants(providerId: string, inputs: NewMerchantInput[], audit: AuditContext): Promise<CreateMerchantsResult> {
   if (inputs.length === 0 || inputs.length > MAX_MERCHANTS_PER_BATCH) {
     throw new Error(`createMerchants takes 1..${MAX_MERCHANTS_PER_BATCH} merchants`);
   }
   for (let attempt = 1; ; attempt++) {
     const items: TransactItem[] = [];
     const created: CreatedMerchant[] = [];
+    const entries: Item[] = [];
     // Time-ordered ids, sorted and handed out in input order: the list (by createdAt, then
     // id) shows a batch in the order it was sent, even within one millisecond.
     const ids = inputs.map(() => newParticipantId('merchant')).sort();
@@ -127,9 +139,17 @@ export async function createMerchants(providerId: string, inputs: NewMerchantInp
       const key = newApiKey(merchant);
       items.push(putParticipantItem(merchant), ...key.items, merchantEmailGuard(email, merchant.id));
       created.push({ id: merchant.id, name, email, providerId, apiKey: key.apiKey });
+      entries.push(
+        auditItem(merchant.id, audit, 'participant.created', merchant.id),
+        auditItem(merchant.id, audit, 'api_key.created', key.keyId),
+      );
     }
     try {
       await transact(items);
+      // Each merchant's audit log (DESIGN 9.1) names its creation and its first key, by the
+      // provider. A full batch fills a transaction (25 merchants x 4 items = DynamoDB's 100),
+      // so the entries follow at once in a batch write (docs/decisions/audit-log.md).
+      await batchPut(entries);
       return { ok: true, merchants: created };
     } catch (e) {
       const codes = cancellationCodes(e);

@@ -11,9 +11,10 @@
  * client sees of it: `X-Request-Id`, the error envelope, one log line per request, and a
  * `.spec` for the OpenAPI generator.
  */
-import { randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gzipSync } from 'node:zlib';
 import { logger } from '../platform/log';
+import { AppError, MSG } from '../platform/errors';
+import { API_VERSION, VERSION_HEADER, checkApiVersion, errorAnswer, requestIdOf } from '../platform/api-request';
 import type { HttpEvent, HttpResponse } from '../http/types';
 
 export interface StaticDocument {
@@ -74,11 +75,6 @@ class Encoded {
   }
 }
 
-function requestIdOf(event: HttpEvent): string {
-  const incoming = event.headers?.['x-request-id'];
-  return incoming && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : (event.requestContext?.requestId ?? randomUUID());
-}
-
 export interface PublicSpec {
   description?: string;
 }
@@ -96,6 +92,7 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
     const requestId = requestIdOf(event);
     let response: HttpResponse;
     try {
+      checkApiVersion(event);
       const doc = await select();
       let enc = encoded.get(doc);
       if (!enc) encoded.set(doc, (enc = new Encoded(doc)));
@@ -106,6 +103,7 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
         'X-Content-Type-Options': 'nosniff',
         ...doc.headers,
         'X-Request-Id': requestId,
+        [VERSION_HEADER]: API_VERSION,
       };
       const ifNoneMatch = event.headers?.['if-none-match'];
       if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === doc.etag)) {
@@ -124,12 +122,11 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
               };
       }
     } catch (error) {
-      logger.error('Unhandled error', { requestId, error: error as Error });
-      response = {
-        statusCode: 500,
-        headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
-        body: JSON.stringify({ statusCode: 500, success: false, message: 'Internal server error', code: 'internal_error' }),
-      };
+      if (error instanceof AppError) response = errorAnswer(error, requestId);
+      else {
+        logger.error('Unhandled error', { requestId, error: error as Error });
+        response = errorAnswer(new AppError(500, MSG.internal), requestId);
+      }
     }
     logger.info('request', { requestId, route: event.routeKey, status: response.statusCode, durationMs: Date.now() - startedAt });
     return response;

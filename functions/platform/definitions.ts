@@ -6,6 +6,11 @@ export const TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAt',
+  /**
+   * The table's change stream (DynamoDB Streams): each written item's new image, read by the
+   * event stream consumer (EVENT_STREAM below; docs/decisions/event-pipeline-streams.md).
+   */
+  stream: 'NEW_IMAGE' as const,
   indexes: [
     /** Lookups by alternate key (email, device, phrase id, reference, key id). */
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' as const },
@@ -62,8 +67,8 @@ export const QUEUES: QueueDefinition[] = [
   {
     name: 'webhooks',
     worker: 'workers/webhook-delivery',
-    // The worker sets the visibility per message to the backoff delay; the default covers
-    // one attempt (10 s timeout) with room to spare.
+    // A message is in flight only while its attempt runs (10 s timeout, with room to spare): a
+    // retry is a new message sent with a delay (DESIGN 9.6).
     visibilityTimeoutSeconds: 60,
     // Generous: the worker itself decides when a delivery has used its attempts
     // (WEBHOOK_MAX_ATTEMPTS) and then lets the message go to the DLQ.
@@ -72,7 +77,8 @@ export const QUEUES: QueueDefinition[] = [
     // Fair delivery (functions/webhooks/lanes.ts): at most this many webhook invocations at
     // once, whatever hangs, so webhooks never take the API's Lambda concurrency.
     maxConcurrency: 20,
-    sendsTo: ['webhooks-slow'],
+    // Its own queue too: a retry (and a message that must look again later) is a new delayed message.
+    sendsTo: ['webhooks', 'webhooks-slow'],
   },
   {
     // The slow lane: deliveries to endpoints that answer slowly (or not at all), same worker.
@@ -82,7 +88,7 @@ export const QUEUES: QueueDefinition[] = [
     maxReceiveCount: 50,
     batchSize: 10,
     maxConcurrency: 5,
-    sendsTo: ['webhooks-dlq'],
+    sendsTo: ['webhooks-slow', 'webhooks-dlq'],
   },
   {
     name: 'jobs',
@@ -95,12 +101,45 @@ export const QUEUES: QueueDefinition[] = [
 
 export const dlqName = (q: QueueDefinition) => `${q.name}-dlq`;
 
+/**
+ * The event pipeline's stream consumer (DESIGN 9.6): a Lambda event source on the table's
+ * stream, filtered to inserted event items that fan out (`EVT#` keys; a `webhook.test`
+ * event names its one endpoint and is delivered by the transaction that made it), which makes
+ * each event's delivery records and the events API's receipts and enqueues the deliveries.
+ * The CDK stack (lib/workers.ts) and the local stream poller (local/streams.ts) both read this.
+ */
+export const EVENT_STREAM = {
+  name: 'event-stream',
+  worker: 'workers/event-stream',
+  /** Records per invocation, and how long Lambda may wait to fill a batch (0: latency first). */
+  batchSize: 100,
+  maxBatchingWindowSeconds: 0,
+  /** Concurrent batches per stream shard (records of one key stay in order; every event is its own key). */
+  parallelizationFactor: 4,
+  /** A failing batch is split in two and retried, each half up to this many times, then sent to `onFailure`. */
+  bisectBatchOnError: true,
+  maximumRetryAttempts: 10,
+  /** From the oldest record kept (24 h): a stream enabled before the mapping loses nothing. */
+  startingPosition: 'TRIM_HORIZON' as const,
+  /** The SQS queue that receives the description of a batch whose retries ran out (ops: stream:replay). */
+  onFailure: 'event-stream-failures',
+  /** Lambda event filter (one pattern): only inserted event items that are not a single endpoint's. */
+  filter: {
+    eventName: ['INSERT'],
+    dynamodb: {
+      Keys: { pk: { S: [{ prefix: 'EVT#' }] } },
+      NewImage: { endpointId: { S: [{ exists: false }] } },
+    },
+  },
+  timeoutSeconds: 60,
+} as const;
+
 /** Workers that are not API routes. `queue` workers are SQS event sources of that queue. */
 export interface WorkerDefinition {
   name: string;
   /** Module under functions/ exporting `handler`. */
   handler: string;
-  trigger: { kind: 'schedule'; expression: string } | { kind: 'queue'; queue: string };
+  trigger: { kind: 'schedule'; expression: string } | { kind: 'queue'; queue: string } | { kind: 'stream' };
   timeoutSeconds: number;
 }
 
@@ -118,4 +157,5 @@ export const WORKERS: WorkerDefinition[] = [
     // A queue's visibility timeout must be at least the consumer's timeout.
     timeoutSeconds: Math.min(q.visibilityTimeoutSeconds, 60),
   })),
+  { name: EVENT_STREAM.name, handler: EVENT_STREAM.worker, trigger: { kind: 'stream' }, timeoutSeconds: EVENT_STREAM.timeoutSeconds },
 ];

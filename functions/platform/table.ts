@@ -1,6 +1,7 @@
 import { clockNow } from './clock';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -141,4 +142,21 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
     }
   }
   return out;
+}
+
+const BATCH_WRITE_MAX = 25;
+
+/** BatchWriteItem Puts of any number of items (unconditional), retrying what DynamoDB leaves unprocessed. */
+export async function batchPut(items: readonly Item[]): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
+    let pending: { PutRequest: { Item: Item } }[] | undefined = items
+      .slice(i, i + BATCH_WRITE_MAX)
+      .map((Item) => ({ PutRequest: { Item } }));
+    for (let round = 0; pending && pending.length > 0; round++) {
+      if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
+      if (round > 10) throw new Error('BatchWriteItem did not finish');
+      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
+      pending = res.UnprocessedItems?.[table()] as typeof pending;
+    }
+  }
 }

@@ -7,7 +7,8 @@
 import { frozenAt, type ClockContext } from './clock';
 import { getItem } from './table';
 
-export type TestClockStatus = 'ready' | 'advancing';
+/** `deleting`: a DELETE has begun (DESIGN 9.2); to every reader the clock is gone. */
+export type TestClockStatus = 'ready' | 'advancing' | 'deleting';
 
 export interface TestClockItem {
   pk: string;
@@ -19,6 +20,7 @@ export interface TestClockItem {
   frozenTime: string;
   status: TestClockStatus;
   targetTime?: string;
+  deletedAt?: string;
   createdAt: string;
   updatedAt: string;
   duePk?: string;
@@ -32,15 +34,23 @@ export const isClockIdShaped = (id: string) => /^clk_[0-9A-Za-z]{8,60}$/.test(id
 /** The context of a clock: its time, standing still at `frozenTime`. */
 export const contextOf = (c: TestClockItem): ClockContext => frozenAt(c.clockId, Date.parse(c.frozenTime));
 
-/** The context of clock `id` at its time now (a bank answering a billing made on it), if it still exists. */
+const isLive = (c: TestClockItem | undefined): c is TestClockItem => c?.type === 'test_clock' && c.status !== 'deleting';
+
+/** The context of clock `id` at its time now (a bank answering a billing made on it), unless it is deleted. */
 export async function clockContextOf(id: string): Promise<ClockContext | undefined> {
   const c = await getItem<TestClockItem>(testClockKey(id));
-  return c && c.type === 'test_clock' ? contextOf(c) : undefined;
+  return isLive(c) ? contextOf(c) : undefined;
 }
 
-/** The merchant's clock `id` (undefined for unknown, malformed or another merchant's). */
+/** The merchant's clock `id` (undefined for unknown, malformed, deleted or another merchant's). */
 export async function getTestClock(merchantId: string, id: string): Promise<TestClockItem | undefined> {
   if (!isClockIdShaped(id)) return undefined;
   const c = await getItem<TestClockItem>(testClockKey(id));
-  return c && c.type === 'test_clock' && c.merchantId === merchantId ? c : undefined;
+  return isLive(c) && c.merchantId === merchantId ? c : undefined;
 }
+
+/**
+ * The reason a deleted clock's objects end with (DESIGN 9.2): its schedules' `schedule.cancelled`
+ * and the `billing.response` (status failed) of its billings still awaiting a bank.
+ */
+export const TEST_CLOCK_DELETED = 'test_clock_deleted';

@@ -132,13 +132,18 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
   );
 }
 
-/** A party's change: the merchant (its own schedules) or the customer's bank (DESIGN 8.5), and its reason. */
+/**
+ * A party's change: the merchant (its own schedules) or the customer's bank (DESIGN 8.5), and
+ * its reason; `system` when the service acts on the party's schedule (deleting the sandbox
+ * test clock it was made on, DESIGN 9.2).
+ */
 export interface Acting {
   party: ScheduleParty;
   reason?: string | null;
+  system?: true;
 }
 
-const actorOf = (a: Acting): ScheduleActor => ('bankId' in a.party ? 'bank' : 'merchant');
+const actorOf = (a: Acting): ScheduleActor => (a.system ? 'system' : 'bankId' in a.party ? 'bank' : 'merchant');
 const reasonOf = (a: Acting) => (a.reason ? { reason: a.reason } : {});
 
 /**
@@ -151,6 +156,8 @@ export function cancelSchedule(by: Acting, id: string, now: string): Promise<Lif
     () => getPartySchedule(by.party, id),
     (s) => {
       if (s.status === 'cancelled') return { kind: 'done', result: { ok: true, schedule: s } };
+      // The service ends only what is still open: a completed schedule stays completed.
+      if (by.system && s.status === 'completed') return { kind: 'done', result: { ok: true, schedule: s } };
       const change: Change = {
         set: {
           status: 'cancelled',
@@ -249,6 +256,8 @@ export async function makeNextRunDueNow(merchantId: string, scheduleId: string, 
   for (let attempt = 1; ; attempt++) {
     const s = await getMerchantSchedule(merchantId, scheduleId);
     if (!s) return { ok: false, reason: 'not_found' };
+    // Ended (a deleted test clock's run still at the bank included, DESIGN 9.2): not active.
+    if (s.status === 'cancelled' || s.status === 'completed') return { ok: false, reason: 'not_active' };
     if (s.runSeq !== undefined || s.status === 'processing') return { ok: false, reason: 'run_in_progress' };
     if (s.status !== 'active') return { ok: false, reason: 'not_active' };
     if (attempt > 1 && s.nextBillingDate && Date.parse(s.nextBillingDate) <= now.getTime()) return { ok: true, schedule: s };

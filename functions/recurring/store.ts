@@ -20,6 +20,7 @@
 import { commit, type CommitOptions, type EventSpec } from '../events/outbox';
 import { firstDueAt, RECURRING_RUN_KIND, type Cursor } from './policy';
 import { config } from '../config';
+import { currentTestClock } from '../platform/clock';
 import { dueAttributes } from '../platform/due';
 import { decisionKey, type DecisionItem } from '../decisions/views';
 import { participantKey } from '../identity/participant-store';
@@ -110,6 +111,7 @@ export type NewSchedule = Pick<
 > & { clientRef: string; metadata: Record<string, unknown> | null };
 
 export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId()): ScheduleItem {
+  const testClock = currentTestClock();
   return {
     ...scheduleKey(id),
     type: 'schedule',
@@ -150,6 +152,8 @@ export function buildSchedule(n: NewSchedule, now: string, id = newScheduleId())
     lastRunAt: null,
     lastRunStatus: null,
     version: 1,
+    // Made on a sandbox test clock (DESIGN 8.7): deleting the clock ends it (DESIGN 9.2).
+    ...(testClock ? { testClock } : {}),
     gsi2pk: merchantSchedulesPk(n.merchantId),
     gsi2sk: `${now}#${id}`,
     gsi3pk: bankSubscriptionsPk(n.bankId),

@@ -15,7 +15,7 @@ import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
 import type { CompletionReason, ScheduleDates } from './policy';
 import type { BillItem } from '../bills/types';
-import { getItem } from '../platform/table';
+import { getItem, queryPages } from '../platform/table';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
 
@@ -120,6 +120,8 @@ export interface ScheduleItem {
   noticedRunAt?: string;
   /** An amendment waiting for the customer's fresh decision (DESIGN 8.6); absent otherwise. */
   pendingAmendment?: PendingAmendment;
+  /** The sandbox test clock the schedule was created on (DESIGN 8.7); absent otherwise. */
+  testClock?: string;
   version: number;
   gsi2pk: string;
   gsi2sk: string;
@@ -156,6 +158,36 @@ export const parseSchedule = (item: Record<string, unknown> | undefined) => pars
 export const scheduleKey = (id: string) => ({ pk: `SCHED#${id}`, sk: 'SCHED' as const });
 export const merchantSchedulesPk = (merchantId: string) => `MSCHED#${merchantId}`;
 export const bankSubscriptionsPk = (bankId: string) => `BSUB#${bankId}`;
+
+/**
+ * The ids of the merchant's schedules tied to test clock `clockId` (DESIGN 9.2: deleting the
+ * clock ends them) that have not ended yet: made on it (`testClock`), or, for schedules made
+ * before they carried it, still due on its partition of the due index. A filtered read of the
+ * merchant's schedule list (sandbox only, once per deleted clock).
+ */
+export async function clockScheduleIds(merchantId: string, clockId: string, clockDuePk: string): Promise<string[]> {
+  const ids: string[] = [];
+  await queryPages(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      FilterExpression: '(testClock = :clock OR duePk = :due) AND NOT (#s IN (:cancelled, :completed))',
+      ProjectionExpression: 'scheduleId',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: {
+        ':pk': merchantSchedulesPk(merchantId),
+        ':clock': clockId,
+        ':due': clockDuePk,
+        ':cancelled': 'cancelled',
+        ':completed': 'completed',
+      },
+    },
+    (page) => {
+      for (const it of page) ids.push(it.scheduleId as string);
+    },
+  );
+  return ids;
+}
 export const newScheduleId = () => newId(SCHEDULE_ID_PREFIX);
 export const isScheduleIdShaped = (id: unknown): id is string => typeof id === 'string' && /^sch_[0-9A-Za-z]{8,60}$/.test(id);
 

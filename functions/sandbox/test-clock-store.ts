@@ -7,7 +7,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { newId } from '../domain/ids';
 import { db } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
-import { isConditionFailure, realNowIso, table } from '../platform/table';
+import { getItem, isConditionFailure, realNowIso, table } from '../platform/table';
 import { isClockIdShaped, testClockKey, type TestClockItem } from '../platform/test-clock-item';
 
 export { getTestClock, type TestClockItem } from '../platform/test-clock-item';
@@ -86,17 +86,70 @@ export async function startAdvance(c: TestClockItem, target: string): Promise<Te
   return { ...c, status: 'advancing', targetTime: target, updatedAt: now };
 }
 
-/** Delete the merchant's clock `id` in one conditional write; false for unknown, malformed or another merchant's. */
-export async function deleteTestClock(merchantId: string, id: string): Promise<boolean> {
-  if (!isClockIdShaped(id)) return false;
+/**
+ * The first step of a DELETE (DESIGN 9.2): the merchant's clock `id` becomes `deleting` (to
+ * every reader it is gone: GET, advance and `X-Test-Clock` are 404, a bank's answer no longer
+ * runs at its time) and leaves the real due index, so no further step of an advance starts,
+ * and the step running now stops before its next batch (its progress writes are conditioned
+ * on `advancing` and its lease). The clock as it was (a clock already `deleting`: a DELETE
+ * retried after a failure finishes the cleanup), or undefined for unknown, malformed or
+ * another merchant's.
+ */
+export async function markDeleting(merchantId: string, id: string): Promise<TestClockItem | undefined> {
+  if (!isClockIdShaped(id)) return undefined;
+  const now = realNowIso();
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: testClockKey(id),
+        UpdateExpression: 'SET #s = :deleting, deletedAt = if_not_exists(deletedAt, :now), updatedAt = :now REMOVE duePk, dueSk',
+        ConditionExpression: '#t = :type AND merchantId = :m',
+        ExpressionAttributeNames: { '#t': 'type', '#s': 'status' },
+        ExpressionAttributeValues: { ':type': 'test_clock', ':m': merchantId, ':deleting': 'deleting', ':now': now },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes as TestClockItem | undefined;
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/** The last step of a DELETE: the `deleting` clock's item goes (a concurrent DELETE may have removed it already). */
+export async function removeDeletedClock(id: string): Promise<void> {
   try {
     await db().send(
       new DeleteCommand({
         TableName: table(),
         Key: testClockKey(id),
-        ConditionExpression: '#t = :type AND merchantId = :m',
-        ExpressionAttributeNames: { '#t': 'type' },
-        ExpressionAttributeValues: { ':type': 'test_clock', ':m': merchantId },
+        ConditionExpression: '#s = :deleting',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':deleting': 'deleting' },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/**
+ * One batch of an advance is about to run at `atIso`: the clock's time moves there (GET shows
+ * it, and a bank answering one of its billings meanwhile answers at that time), only while the
+ * clock is still advancing under this step's claim. False when it is not (deleted, or another
+ * step took over): the step stops.
+ */
+export async function moveWhileOurs(id: string, leasedSk: string, atIso: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: testClockKey(id),
+        UpdateExpression: 'SET frozenTime = :t, updatedAt = :now',
+        ConditionExpression: '#s = :adv AND dueSk = :leased',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':t': atIso, ':now': realNowIso(), ':adv': 'advancing', ':leased': leasedSk },
       }),
     );
     return true;
@@ -104,6 +157,12 @@ export async function deleteTestClock(merchantId: string, id: string): Promise<b
     if (isConditionFailure(e)) return false;
     throw e;
   }
+}
+
+/** The clock is still advancing under this step's claim (read, no write). */
+export async function stillOurs(id: string, leasedSk: string): Promise<boolean> {
+  const c = await getItem<TestClockItem>(testClockKey(id));
+  return c?.status === 'advancing' && c.dueSk === leasedSk;
 }
 
 /** The clock's item, updated only while the advance's claim (`leasedSk`) holds. */

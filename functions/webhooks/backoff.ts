@@ -1,15 +1,32 @@
 /**
- * Retry timing of webhook deliveries (DESIGN 6.6, 6.8). Pure.
+ * Retry timing of webhook deliveries (DESIGN 6.6, 6.8, 9.6). Pure.
  *
  * After failed attempt n (1-based) the next attempt waits
- * `WEBHOOK_BACKOFF_BASE_SECONDS * 2^(n-1)`, capped at SQS's maximum visibility timeout
- * (12 h), with +/-20 % jitter (so receivers that fail together do not retry together), and
- * at least 1 s. A `Retry-After` on 429/503 wins when it asks for longer (also capped at 12 h).
+ * `WEBHOOK_BACKOFF_BASE_SECONDS * 2^(n-1)`, capped at 12 h, with +/-20 % jitter (so
+ * receivers that fail together do not retry together), and at least 1 s. A `Retry-After` on
+ * 429/503 wins when it asks for longer (also capped at 12 h).
+ *
+ * How a wait is carried (DESIGN 9.6): up to `maxQueueDelaySeconds()` (SQS's limit, 15
+ * minutes) by a new message sent with that `DelaySeconds`; longer, by the delivery's due
+ * entry, which sends the message when the tick reaches it. Never by a message held in flight.
  */
 import { backoffDelay } from '../platform/retry';
 
 export const MAX_DELAY_SECONDS = 43_200;
 export const JITTER = 0.2;
+
+/** The longest `DelaySeconds` SQS takes. */
+export const SQS_MAX_DELAY_SECONDS = 900;
+
+/**
+ * Waits up to this long ride a delayed message; longer ones go through the due index.
+ * `WEBHOOK_MAX_QUEUE_DELAY_SECONDS` lowers it (tests take the due index's path in seconds).
+ */
+export function maxQueueDelaySeconds(): number {
+  const v = process.env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS;
+  const raw = v === undefined || v === '' ? Number.NaN : Number(v);
+  return Number.isFinite(raw) && raw >= 0 ? Math.min(SQS_MAX_DELAY_SECONDS, Math.floor(raw)) : SQS_MAX_DELAY_SECONDS;
+}
 
 export function backoffSeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
   const jittered = backoffDelay(attempt, { base: baseSeconds, cap: MAX_DELAY_SECONDS, jitter: JITTER }, random);

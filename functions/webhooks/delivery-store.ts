@@ -1,6 +1,11 @@
 /**
  * Webhook delivery records: one per (event, endpoint), the source of truth of a delivery.
- * SQS messages only carry the ids; the worker reads and conditionally updates this item.
+ * Its id is made from the event's and the endpoint's (`deliveryIdFor`), so the record is
+ * created with a conditional put that a replayed stream record cannot repeat. SQS messages
+ * only carry the ids; the worker reads and conditionally updates this item. The record is
+ * lean (written three times for a delivery that succeeds at once: created, claimed,
+ * answered) and on no index but the due index, and there only while a message may be missing:
+ * lists read it through the events' receipts (events/views.ts).
  *
  * Concurrency (see docs/decisions/webhook-delivery.md):
  * - `seq` names the live message chain. Every (re-)enqueue that starts a new chain (replay,
@@ -8,15 +13,20 @@
  * - An attempt is claimed with a conditional write (`attempts` unchanged, no live lease), so
  *   two copies of a message never POST at the same time; the result is recorded only while
  *   that claim holds.
- * - While pending, the item is on the due index at "when it is overdue" (the next expected
- *   attempt plus a grace period). The recovery kind re-enqueues what is still there then.
+ * - A retry waits as a new delayed message (`chainMessageId` names it) or, past SQS's 15
+ *   minutes, on the due index; either way the item is on the due index then, at the time the
+ *   tick must send a message if none came: the next attempt plus a grace period (a delayed
+ *   message that got lost), or the next attempt itself (a long wait). The recovery kind
+ *   re-enqueues what is still there at that time.
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
 import { config } from '../config';
+import { BASE62 } from '../domain/ids';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
-import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { db } from '../platform/clients';
 import { unmarshallItem } from '../platform/marshall';
 import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
@@ -52,23 +62,29 @@ export interface DeliveryItem {
   seq: number;
   /** A test event or a replay: sent even to a disabled endpoint, and a 2xx re-enables it. */
   manual?: boolean;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
+  /** Absent until the first attempt (a lean record: nothing is written that says nothing). */
+  lastStatusCode?: number | null;
+  lastError?: string | null;
+  lastAttemptAt?: string | null;
+  /** Absent: due at once. */
+  nextAttemptAt?: string | null;
   deliveredAt?: string;
+  /** The latest attempts. A record no attempt has touched yet has none: read it with `?? []`. */
   attemptLog: AttemptRecord[];
   /** Epoch ms until which an attempt is in flight, and the chain that holds it. */
   leaseUntil?: number;
   leaseSeq?: number;
-  /** The SQS message that sleeps until the scheduled retry (an early copy with another id is dropped). */
+  /**
+   * The token of the delayed message that carries the scheduled retry (the message's `chain`):
+   * another message of the chain arriving before the retry is due is dropped.
+   */
   chainMessageId?: string;
   /** Failed for good, and its message is still owed to the DLQ. */
   dlqPending?: boolean;
+  /** Attempts cut at the fast lane's budget and given back (sent, not counted: webhooks/lanes.ts). */
+  cuts?: number;
   createdAt: string;
-  updatedAt: string;
-  gsi2pk: string;
-  gsi2sk: string;
+  updatedAt?: string;
   duePk?: string;
   dueSk?: string;
   [extra: string]: unknown;
@@ -83,16 +99,106 @@ export interface DeliveryMessage {
   seq: number;
   dlq?: true;
   /**
-   * Epoch ms at which the chain's first message put the delivery on the due index (the outbox
-   * sets it; recovery and replays do not). While an attempt's lease ends well before it, the
-   * claim leaves the due entry where it is (no due-index write).
+   * Where the delivery's due entry is, as its sender knew it: epoch ms, or null when it is on
+   * no due index (a delivery the stream consumer just made). Within one chain the entry only
+   * ever moves later, so while an attempt's lease ends well before it the claim leaves it
+   * where it is (no due-index write). Absent (older messages): the claim moves it.
    */
-  recoveryAt?: number;
+  recoveryAt?: number | null;
+  /** The retry this message carries (= the delivery's `chainMessageId` while it waits). */
+  chain?: string;
 }
 
 export const deliveryKey = (id: string) => ({ pk: `WHDL#${id}`, sk: 'WHDL' });
-export const deliveriesByOwnerPk = (ownerId: string) => `WHDL#${ownerId}`;
 export const eventKey = (id: string) => ({ pk: `EVT#${id}`, sk: 'EVT' });
+
+const BODY = /^[a-z]+_([0-9A-Za-z]+)$/;
+
+/**
+ * The one delivery of an event to an endpoint: `dlv_` + the event id's body + the endpoint
+ * id's body (both time-ordered, so ids sort by event), or a hash of both for ids of another
+ * shape. The same pair always gives the same id: that is what makes creating it idempotent.
+ */
+export function deliveryIdFor(eventId: string, endpointId: string): string {
+  const e = BODY.exec(eventId)?.[1];
+  const p = BODY.exec(endpointId)?.[1];
+  if (e && p && e.length + p.length <= 60) return `dlv_${e}${p}`;
+  const h = createHash('sha256').update(`${eventId}|${endpointId}`).digest();
+  return `dlv_${[...h.subarray(0, 24)].map((b) => BASE62[b % 62]).join('')}`;
+}
+
+/** A new delivery record: pending, attempt 0, chain 1, and nothing else that says nothing yet. */
+export function newDelivery(d: {
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  ownerId: string;
+  createdAt: string;
+  maxAttempts: number;
+  manual?: boolean;
+}): DeliveryItem {
+  const id = deliveryIdFor(d.eventId, d.endpointId);
+  return {
+    ...deliveryKey(id),
+    id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    endpointId: d.endpointId,
+    ownerId: d.ownerId,
+    status: 'pending',
+    attempts: 0,
+    maxAttempts: d.maxAttempts,
+    seq: 1,
+    ...(d.manual ? { manual: true } : {}),
+    createdAt: d.createdAt,
+  } as DeliveryItem;
+}
+
+/**
+ * Create the record unless it exists (a replayed stream record): the existing one when it
+ * does, which tells whether its first message may still be owed.
+ */
+export async function createDelivery(item: DeliveryItem): Promise<{ created: true } | { created: false; existing: DeliveryItem }> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { created: true };
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return { created: false, existing: (e.Item ? unmarshallItem(e.Item) : item) as DeliveryItem };
+  }
+}
+
+/** Whether a record's first message may never have been sent: nothing happened to it yet. */
+export const untouched = (d: DeliveryItem) => d.status === 'pending' && d.seq === 1 && d.attempts === 0 && d.duePk === undefined;
+
+/**
+ * Its first message could not be sent: put a fresh record on the due index, so that recovery
+ * sends it a grace period from now (only while nothing else happened to it).
+ */
+export async function awaitRecovery(id: string, nowMs: number): Promise<void> {
+  const due = recoveryDue(id, nowMs);
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(id),
+        UpdateExpression: 'SET duePk = :duePk, dueSk = :dueSk',
+        ConditionExpression: '#s = :pending AND seq = :one AND attempts = :zero AND attribute_not_exists(duePk)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':duePk': due.duePk, ':dueSk': due.dueSk, ':pending': 'pending', ':one': 1, ':zero': 0 },
+      }),
+    )
+    .catch((e) => {
+      if (!isConditionFailure(e)) throw e;
+    });
+}
 
 export const RECOVERY_KIND = 'webhook.recovery';
 /** How long past its expected next attempt a pending delivery waits before recovery re-enqueues it. */
@@ -100,14 +206,18 @@ export const recoveryGraceSeconds = () => Number(process.env.WEBHOOK_RECOVERY_GR
 /** How long a claimed attempt holds the delivery (longer than the 10 s timeout plus DNS). */
 export const LEASE_SECONDS = 30;
 
+/** When a delivery expected at `expectedAtMs` is overdue: a grace period later. */
+export const overdueAt = (expectedAtMs: number) => expectedAtMs + recoveryGraceSeconds() * 1000;
+
 /** Due attributes: overdue `graceSeconds` after `expectedAtMs`. */
 export function recoveryDue(deliveryId: string, expectedAtMs: number): { duePk: string; dueSk: string } {
-  return realDueAttributes(RECOVERY_KIND, deliveryId, new Date(expectedAtMs + recoveryGraceSeconds() * 1000));
+  return realDueAttributes(RECOVERY_KIND, deliveryId, new Date(overdueAt(expectedAtMs)));
 }
 
 export function messageFor(
   d: Pick<DeliveryItem, 'id' | 'eventId' | 'endpointId' | 'ownerId' | 'seq'>,
-  recoveryAt?: number,
+  recoveryAt?: number | null,
+  chain?: string,
 ): DeliveryMessage {
   return {
     deliveryId: d.id,
@@ -116,6 +226,7 @@ export function messageFor(
     ownerId: d.ownerId,
     seq: d.seq,
     ...(recoveryAt !== undefined ? { recoveryAt } : {}),
+    ...(chain !== undefined ? { chain } : {}),
   };
 }
 
@@ -136,7 +247,8 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
         ownerId: m.ownerId,
         seq: m.seq,
         ...(m.dlq ? { dlq: true as const } : {}),
-        ...(typeof m.recoveryAt === 'number' ? { recoveryAt: m.recoveryAt } : {}),
+        ...(typeof m.recoveryAt === 'number' || m.recoveryAt === null ? { recoveryAt: m.recoveryAt } : {}),
+        ...(typeof m.chain === 'string' ? { chain: m.chain } : {}),
       };
     }
   } catch {
@@ -146,22 +258,23 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
 }
 
 /**
- * Send delivery messages (batches of 10, in parallel). Never throws: a message that is not
- * sent leaves its delivery pending on the due index, and recovery enqueues it later.
+ * Send delivery messages to the fast lane (batches of 10, in parallel). Never throws: the
+ * ids of the deliveries whose message was not sent are returned; the caller makes sure each
+ * is on the due index, where recovery sends it later.
  */
-export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<{ sent: number; failed: number }> {
-  if (messages.length === 0) return { sent: 0, failed: 0 };
+export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<{ sent: number; failed: string[] }> {
+  if (messages.length === 0) return { sent: 0, failed: [] };
   let url: string;
   try {
     url = config.queueUrl('webhooks');
   } catch (error) {
     logger.error('webhook queue not configured', { error: error as Error });
-    return { sent: 0, failed: messages.length };
+    return { sent: 0, failed: messages.map((m) => m.deliveryId) };
   }
   const batches: DeliveryMessage[][] = [];
   for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
   let sent = 0;
-  let failed = 0;
+  const failed: string[] = [];
   await Promise.all(
     batches.map(async (batch) => {
       try {
@@ -172,14 +285,14 @@ export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<{ 
           }),
         );
         sent += out.Successful?.length ?? 0;
-        failed += out.Failed?.length ?? 0;
+        for (const f of out.Failed ?? []) failed.push(batch[Number(f.Id)]!.deliveryId);
       } catch (error) {
-        failed += batch.length;
+        failed.push(...batch.map((m) => m.deliveryId));
         logger.warn('webhook deliveries not enqueued (recovery will)', { count: batch.length, error: (error as Error).name });
       }
     }),
   );
-  if (failed) logger.warn('webhook deliveries not enqueued', { failed, deliveryIds: messages.map((m) => m.deliveryId).slice(0, 20) });
+  if (failed.length) logger.warn('webhook deliveries not enqueued', { failed: failed.length, deliveryIds: failed.slice(0, 20) });
   return { sent, failed };
 }
 
@@ -195,7 +308,8 @@ export function toApiDelivery(d: DeliveryItem) {
     lastStatusCode: d.lastStatusCode ?? null,
     lastError: d.lastError ?? null,
     lastAttemptAt: d.lastAttemptAt ?? null,
-    nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt ?? null) : null,
+    // A record no attempt has touched yet is due at once: when it was made.
+    nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt ?? d.createdAt) : null,
     createdAt: d.createdAt,
     attemptHistory: d.attemptLog ?? [],
   };
@@ -243,14 +357,6 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
     throw e;
   }
 }
-
-/** The deliveries of one receiving participant, newest first, optionally of one status and event type, as a list range. */
-export function deliveryRange(ownerId: string, f: { status?: DeliveryStatus; type?: string }): ListRange {
-  return indexRange('gsi2', deliveriesByOwnerPk(ownerId), equalsFilter({ status: f.status, eventType: f.type }));
-}
-
-/** The stored item of a delivery id (a list cursor; the pager checks it lies in the caller's list). */
-export const deliveryNamed = (id: string) => getItem(deliveryKey(id));
 
 /**
  * The tick re-enqueues an overdue pending delivery: a new chain (`seq` + 1) due again a grace
@@ -320,17 +426,17 @@ const KEEP_DUE_MARGIN_MS = 30_000;
  * Claim the next attempt of the message's chain: succeeds only when the delivery is pending,
  * of this chain (`seq`), has attempts left, nobody holds an attempt, and the attempt is due
  * by `dueByMs`. The claim moves the delivery's due entry past its lease, unless the message
- * says where the chain's due entry is (`recoveryAt`, first messages from the outbox) and
- * that is well after the lease: within one chain the entry only ever moves later, so it
- * cannot fall due while this attempt holds the delivery, and the claim writes no due-index
- * change (2 of the 4 write units of a claim).
+ * says where the chain's due entry is (`recoveryAt`: every sender does) and that is nowhere
+ * (null) or well after the lease: within one chain the entry only ever moves later, so it
+ * cannot fall due while this attempt holds the delivery. So a claim is one write of the
+ * record alone (1 write unit), with no due-index change.
  */
 export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
   const leaseUntil = nowMs + LEASE_SECONDS * 1000;
-  const keepDue = msg.recoveryAt !== undefined && msg.recoveryAt > leaseUntil + KEEP_DUE_MARGIN_MS;
+  const keepDue = msg.recoveryAt === null || (msg.recoveryAt !== undefined && msg.recoveryAt > leaseUntil + KEEP_DUE_MARGIN_MS);
   return updateDelivery({
     Key: deliveryKey(msg.deliveryId),
-    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now, updatedAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
+    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
     ConditionExpression:
       '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
     ExpressionAttributeNames: { '#s': 'status' },
@@ -388,13 +494,23 @@ export function stopClaimed(d: DeliveryItem, seq: number, reason: string): Promi
   });
 }
 
-/** Give the claimed attempt back (not made, or cut and not counted). */
-export function giveBackClaim(d: DeliveryItem, seq: number): Promise<Transition> {
+/**
+ * Give the claimed attempt back: not made, or cut (webhooks/lanes.ts) and not counted. A cut
+ * attempt was sent (the receiver may have it): `cuts` counts them, so every request a receiver
+ * saw is an attempt or a cut.
+ */
+export function giveBackClaim(d: DeliveryItem, seq: number, cut = false): Promise<Transition> {
   return updateDelivery({
     Key: deliveryKey(d.id),
-    UpdateExpression: 'SET attempts = :prev, updatedAt = :now REMOVE leaseUntil, leaseSeq',
+    UpdateExpression: `SET attempts = :prev, updatedAt = :now${cut ? ', cuts = if_not_exists(cuts, :zero) + :one' : ''} REMOVE leaseUntil, leaseSeq`,
     ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
-    ExpressionAttributeValues: { ':prev': d.attempts - 1, ':n': d.attempts, ':seq': seq, ':now': new Date().toISOString() },
+    ExpressionAttributeValues: {
+      ':prev': d.attempts - 1,
+      ':n': d.attempts,
+      ':seq': seq,
+      ':now': new Date().toISOString(),
+      ...(cut ? { ':zero': 0, ':one': 1 } : {}),
+    },
   });
 }
 
@@ -440,7 +556,13 @@ export async function clearDlqPending(id: string, seq: number): Promise<void> {
 export type AttemptEffect =
   | { kind: 'delivered' }
   | { kind: 'failed'; dlq: boolean }
-  | { kind: 'retry'; nextMs: number; messageId: string }
+  /**
+   * Another attempt at `nextMs`: carried by a delayed message whose token is `chain` (the
+   * delivery is due for recovery a grace period after `nextMs`, should that message get lost),
+   * or, without `chain` (a wait longer than a message may be delayed), by the due index itself
+   * at `nextMs`.
+   */
+  | { kind: 'retry'; nextMs: number; chain?: string }
   /** a replay superseded the chain: record the attempt only; the replay's message carries on */
   | { kind: 'superseded' };
 
@@ -459,30 +581,34 @@ export function recordAttempt(
     ':log': a.log,
     ':code': a.statusCode,
     ':err': a.error,
-    ':now': a.nowIso,
     ':n': n,
     ':mine': mineSeq,
     ':seq': cur.seq,
     ':max': cur.maxAttempts,
   };
-  let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err, updatedAt = :now';
+  let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err';
   let remove = 'leaseUntil, leaseSeq';
   if (effect.kind === 'delivered') {
-    set += ', #s = :delivered, deliveredAt = :now, nextAttemptAt = :null';
-    remove += ', duePk, dueSk, dlqPending';
-    Object.assign(values, { ':delivered': 'delivered', ':null': null });
+    set += ', #s = :delivered, deliveredAt = :now';
+    remove += ', nextAttemptAt, duePk, dueSk, dlqPending, chainMessageId';
+    Object.assign(values, { ':delivered': 'delivered', ':now': a.nowIso });
   } else if (effect.kind === 'failed') {
-    set += ', #s = :failed, nextAttemptAt = :null';
-    remove += ', duePk, dueSk';
+    set += ', #s = :failed';
+    remove += ', nextAttemptAt, duePk, dueSk, chainMessageId';
     if (effect.dlq) set += ', dlqPending = :t';
-    Object.assign(values, { ':failed': 'failed', ':null': null, ...(effect.dlq ? { ':t': true } : {}) });
+    Object.assign(values, { ':failed': 'failed', ...(effect.dlq ? { ':t': true } : {}) });
   } else if (effect.kind === 'retry') {
-    // This message carries the retry (its visibility is the delay); copies are dropped.
-    set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk, chainMessageId = :mid';
+    // A delayed message (`chain`) carries the retry, and copies of the chain are dropped; a
+    // longer wait is the due entry itself, which sends the message at the time.
+    const due = effect.chain ? recoveryDue(cur.id, effect.nextMs) : realDueAttributes(RECOVERY_KIND, cur.id, new Date(effect.nextMs));
+    set += ', nextAttemptAt = :next, duePk = :duePk, dueSk = :dueSk';
+    if (effect.chain) set += ', chainMessageId = :chain';
+    else remove += ', chainMessageId';
     Object.assign(values, {
       ':next': new Date(effect.nextMs).toISOString(),
-      ':mid': effect.messageId,
-      ...dueValues(cur.id, effect.nextMs),
+      ':duePk': due.duePk,
+      ':dueSk': due.dueSk,
+      ...(effect.chain ? { ':chain': effect.chain } : {}),
     });
   }
   const named = effect.kind === 'delivered' || effect.kind === 'failed';

@@ -7,12 +7,17 @@
  * delivery while the claim still holds. Then:
  * - 2xx: delivered (the message is deleted);
  * - 410: the endpoint is disabled, the delivery fails, no more retries;
- * - otherwise, attempts left: the message's visibility is set to the next backoff delay
- *   (or a longer Retry-After on 429/503) and it is reported as a batch item failure, so SQS
- *   brings it back then;
+ * - otherwise, attempts left: the next attempt waits the backoff delay (or a longer
+ *   Retry-After on 429/503). No retry waits as a message in flight (DESIGN 9.6): a wait of up
+ *   to 15 minutes is a NEW message sent with that `DelaySeconds` (its `chain` token recorded
+ *   on the delivery), a longer one is the delivery's due entry, which the tick turns into a
+ *   message at its time; either way the message that carried the attempt is deleted;
  * - otherwise: the delivery is `failed` and the worker sends the message to the DLQ itself
  *   (marked `dlq: true`) and lets SQS delete the source message. Moving it to the DLQ by
  *   hand makes "after WEBHOOK_MAX_ATTEMPTS" exact whatever the queue's maxReceiveCount.
+ *
+ * The body is built here, from the event item (webhooks/event-body.ts): the same bytes on
+ * every attempt of the event.
  *
  * Two lanes (functions/webhooks/lanes.ts): this worker consumes both the `webhooks` queue (fast
  * lane) and `webhooks-slow`. In the fast lane a delivery to an endpoint marked slow is handed
@@ -21,8 +26,9 @@
  * message's own queue.
  *
  * A message whose chain was superseded (`seq`), or whose delivery is already final, is
- * dropped. A message that comes back before its delivery's next attempt is due is put back
- * to sleep until then. See functions/webhooks/delivery-store.ts for the concurrency rules.
+ * dropped. A message that arrives before its delivery's next attempt is due is dropped,
+ * unless it is the one that carries that retry (its `chain`), which is sent again with the
+ * remaining delay. See functions/webhooks/delivery-store.ts for the concurrency rules.
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -31,7 +37,9 @@ import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
-import { MAX_DELAY_SECONDS, retryDelaySeconds } from './backoff';
+import { randomToken } from '../domain/ids';
+import { MAX_DELAY_SECONDS, maxQueueDelaySeconds, retryDelaySeconds } from './backoff';
+import { eventBody, type EventBodySource } from './event-body';
 import {
   ATTEMPT_LOG_SIZE,
   claimAttempt,
@@ -40,6 +48,7 @@ import {
   finalizeDelivery,
   giveBackClaim,
   messageFor,
+  overdueAt,
   parseMessage,
   recordAttempt,
   reopenFromDlq,
@@ -54,17 +63,24 @@ import { webhookHeaders } from './signing';
 import { postWebhook } from './transport';
 import { LANE_QUEUES, isSlow, laneOf, toSlowLane, watchAttempt, type Lane } from './lanes';
 
-type Outcome = { kind: 'done' } | { kind: 'retry'; delaySeconds: number };
+/**
+ * What becomes of a processed message: deleted (`done`), or deleted after a message to carry
+ * on is sent to the same lane with `delaySeconds` (a retry, or the same message to look again).
+ */
+type Outcome = { kind: 'done' } | { kind: 'resend'; delaySeconds: number; message: DeliveryMessage };
 const DONE: Outcome = { kind: 'done' };
-const retry = (seconds: number): Outcome => ({ kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(seconds))) });
+const resend = (message: DeliveryMessage, seconds: number): Outcome => ({
+  kind: 'resend',
+  message,
+  delaySeconds: Math.min(maxQueueDelaySeconds(), Math.max(0, Math.ceil(seconds))),
+});
 
 /** A message may arrive this much before its delivery's next attempt and still run. */
 const EARLY_TOLERANCE_MS = 2_000;
 
-interface EventItem {
-  id: string;
-  type: string;
-  body: string;
+/** The event item as the worker reads it (a release-2 item also holds its `body`: the same bytes). */
+interface EventItem extends EventBodySource {
+  body?: string;
   [extra: string]: unknown;
 }
 
@@ -72,20 +88,33 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   await Promise.all(
     event.Records.map(async (record) => {
+      const lane = laneOf(record);
+      let outcome: Outcome = DONE;
       try {
-        const lane = laneOf(record);
-        const outcome = await processRecord(record, lane);
-        if (outcome.kind === 'retry') {
+        outcome = await processRecord(record, lane);
+        if (outcome.kind === 'resend') {
           await queue().send(
-            new ChangeMessageVisibilityCommand({
+            new SendMessageCommand({
               QueueUrl: config.queueUrl(LANE_QUEUES[lane]),
-              ReceiptHandle: record.receiptHandle,
-              VisibilityTimeout: outcome.delaySeconds,
+              MessageBody: JSON.stringify(outcome.message),
+              DelaySeconds: outcome.delaySeconds,
             }),
           );
-          batchItemFailures.push({ itemIdentifier: record.messageId });
         }
       } catch (error) {
+        if (outcome.kind === 'resend') {
+          // The message to carry on was not sent: this one carries on instead, asleep until then
+          // (the only wait ever held in flight, and only while SQS refuses a send).
+          await queue()
+            .send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: config.queueUrl(LANE_QUEUES[lane]),
+                ReceiptHandle: record.receiptHandle,
+                VisibilityTimeout: Math.min(MAX_DELAY_SECONDS, outcome.delaySeconds),
+              }),
+            )
+            .catch(() => undefined);
+        }
         // The message comes back after the queue's visibility timeout; the delivery's claim
         // (if any) has expired by then.
         logger.error('webhook delivery failed unexpectedly', { messageId: record.messageId, error: error as Error });
@@ -130,7 +159,7 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
     // pending
     if (leaseHeld(d, nowMs)) {
       if (d.leaseSeq === msg.seq) return DONE; // a duplicate copy of the chain whose attempt is in flight
-      return retry((d.leaseUntil! - nowMs) / 1000 + 1); // a replay waits for the attempt in flight
+      return resend(msg, (d.leaseUntil! - nowMs) / 1000 + 1); // a replay waits for the attempt in flight
     }
     if (d.attempts >= d.maxAttempts) {
       // The last attempt was made but its outcome never recorded (crash): finish the chain.
@@ -141,13 +170,14 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
     }
     const dueAt = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) : nowMs;
     if (dueAt - nowMs > EARLY_TOLERANCE_MS) {
-      // Another message of this chain sleeps until the retry: this one is a duplicate.
-      if (d.chainMessageId && d.chainMessageId !== record.messageId) return DONE;
-      return retry((dueAt - nowMs) / 1000); // back to sleep until due
+      // Only the message that carries the scheduled retry waits for it (again, the time left);
+      // any other is a copy. A wait past a message's delay is the due entry's, not a message's.
+      if (msg.chain !== d.chainMessageId || dueAt - nowMs > maxQueueDelaySeconds() * 1000) return DONE;
+      return resend(msg, (dueAt - nowMs) / 1000);
     }
     r = await claim(msg, nowMs); // the state that refused the claim has changed since: try again
   }
-  return retry(5); // heavy contention: look again shortly
+  return resend(msg, 5); // heavy contention: look again shortly
 }
 
 /** Holding the claim: stop if the endpoint is gone or disabled, otherwise make the attempt. */
@@ -171,8 +201,13 @@ async function afterClaim(
 }
 
 /** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
-async function handOver(d: DeliveryItem, msg: DeliveryMessage, record: SQSRecord, why: string): Promise<Outcome> {
-  const back = await giveBackClaim(d, msg.seq);
+async function handOver(
+  d: DeliveryItem,
+  msg: DeliveryMessage,
+  record: SQSRecord,
+  why: 'endpoint_slow' | 'attempt_over_budget',
+): Promise<Outcome> {
+  const back = await giveBackClaim(d, msg.seq, why === 'attempt_over_budget');
   if (!back.ok) return DONE; // the claim expired and another copy carries on
   await toSlowLane(record.body);
   logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
@@ -203,21 +238,21 @@ async function attempt(
   sqsRecord: SQSRecord,
   lane: Lane,
 ): Promise<Outcome> {
-  const messageId = sqsRecord.messageId;
   const n = claimed.attempts;
   const startedMs = Date.now();
   const secrets = await signingSecrets(ep, startedMs);
   const cutter = new AbortController();
   const watch = watchAttempt(lane, ep, claimed.id, cutter);
+  const body = ev.body ?? eventBody(ev);
   const result = await postWebhook({
     url: ep.url,
-    body: ev.body,
+    body,
     stage: config.stage(),
     abort: cutter.signal,
     headers: {
       'Content-Type': 'application/json',
       'User-Agent': 'idpay-webhooks/1.0',
-      ...webhookHeaders(ev.id, ev.body, secrets, startedMs),
+      ...webhookHeaders(ev.id, body, secrets, startedMs),
     },
   });
   if ((await watch.settle()).cut) return handOver(claimed, msg, sqsRecord, 'attempt_over_budget');
@@ -266,22 +301,25 @@ async function attempt(
             retryAfter: result.retryAfter,
             nowMs,
           });
+    const nextMs = nowMs + delay * 1000;
+    // A wait a message can be delayed for rides a new message of the chain (its token); a longer one the due index.
+    const chain = delay <= maxQueueDelaySeconds() ? randomToken(12) : undefined;
     const effect: AttemptEffect = ok
       ? { kind: 'delivered' }
       : gone || final
         ? { kind: 'failed', dlq: final }
         : superseded
           ? { kind: 'superseded' }
-          : { kind: 'retry', nextMs: nowMs + delay * 1000, messageId };
+          : { kind: 'retry', nextMs, chain };
     const r = await recordAttempt(cur, msg.seq, n, { log, statusCode: status, error, nowIso }, effect);
     if (r.ok) {
       if (ok || gone || superseded) return DONE;
       if (final) return sendToDlq(r.item, msg);
-      return retry(delay);
+      return chain ? resend(messageFor(r.item, overdueAt(nextMs), chain), delay) : DONE;
     }
     // Our claim is gone (it expired and another copy took the next attempt): nothing to record.
     if (!r.item || r.item.attempts !== n || r.item.leaseSeq !== msg.seq) return DONE;
     cur = r.item; // a replay changed seq/maxAttempts meanwhile: decide again
   }
-  return retry(5);
+  return resend(msg, 5);
 }

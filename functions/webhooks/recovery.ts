@@ -1,17 +1,18 @@
 /**
- * Due kind `webhook.recovery` (DESIGN 2): a pending delivery stays on the due index at "the
- * time it is overdue" (its next expected attempt plus a grace period; every attempt moves
- * it). When the tick finds one there, its message was lost, never sent (a crash between
- * commit and enqueue, or SQS unavailable), or sent to the DLQ by SQS's redrive. Recovery
- * starts a new message chain: `seq` + 1 (older messages of this delivery are then dropped by
- * the worker), the due time moved a grace period ahead, then one message enqueued.
+ * Due kind `webhook.recovery` (DESIGN 2, 9.6): a pending delivery is on the due index at the
+ * time the tick must send it a message if none came: a retry waiting longer than a message
+ * may be delayed, at its next attempt; a retry riding a delayed message, or a delivery whose
+ * first message could not be sent, a grace period after it was expected (the message was
+ * lost, never sent, or moved to the DLQ by SQS's redrive). Recovery starts a new message
+ * chain: `seq` + 1 (older messages of this delivery are then dropped by the worker), the due
+ * time moved a grace period ahead, then one message enqueued.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
-import { deliveryKey, leaseForRecovery, messageFor, recoveryDue, type DeliveryItem } from './delivery-store';
+import { deliveryKey, leaseForRecovery, messageFor, overdueAt, recoveryDue, type DeliveryItem } from './delivery-store';
 import { releaseClaim, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
@@ -27,7 +28,10 @@ export async function recoverDelivery(job: DueJob): Promise<void> {
   if (seq === undefined) return;
   // If this send fails, the delivery is overdue again a grace period from now.
   await queue().send(
-    new SendMessageCommand({ QueueUrl: config.queueUrl('webhooks'), MessageBody: JSON.stringify(messageFor({ ...d, seq })) }),
+    new SendMessageCommand({
+      QueueUrl: config.queueUrl('webhooks'),
+      MessageBody: JSON.stringify(messageFor({ ...d, seq }, overdueAt(nowMs))),
+    }),
   );
   logger.info('webhook delivery re-enqueued', { deliveryId: d.id, endpointId: d.endpointId, seq, dueAt: job.dueAt });
 }

@@ -31,10 +31,22 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ensureStream } from '../resources';
+import { startStreamPoller, type StreamPoller } from '../streams';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
 import { matchRoute } from '../../functions/routes';
-import { startTickTimer, stopRuntime, visibleMessages, waitQuiet, type AppOptions, type LocalApp, type TickResult } from '../app';
+import {
+  startTickTimer,
+  stopRuntime,
+  streamCheckpoints,
+  streamPollerWanted,
+  visibleMessages,
+  waitQuiet,
+  type AppOptions,
+  type LocalApp,
+  type TickResult,
+} from '../app';
 import { startPollers, type EventSource } from '../pollers';
 import { startHttpServer, type Router } from '../server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../services';
@@ -72,13 +84,15 @@ function secretValue(properties: any, appSecrets: string | undefined): string {
 
 async function createTables(ddb: DynamoDBClient, model: AppModel) {
   for (const t of model.tables) {
+    const p = t.properties;
     try {
       await ddb.send(new DescribeTableCommand({ TableName: t.name }));
+      if (p.StreamSpecification?.StreamViewType)
+        await ensureStream(ddb, t.name, { StreamEnabled: true, StreamViewType: p.StreamSpecification.StreamViewType });
       continue;
     } catch (e) {
       if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
     }
-    const p = t.properties;
     await ddb.send(
       new CreateTableCommand({
         TableName: t.name,
@@ -91,6 +105,9 @@ async function createTables(ddb: DynamoDBClient, model: AppModel) {
           Projection: i.Projection,
         })),
         LocalSecondaryIndexes: p.LocalSecondaryIndexes,
+        ...(p.StreamSpecification?.StreamViewType
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: p.StreamSpecification.StreamViewType } }
+          : {}),
         ...(p.BillingMode === 'PAY_PER_REQUEST'
           ? {}
           : { ProvisionedThroughput: p.ProvisionedThroughput ?? { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } }),
@@ -257,7 +274,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
 
   // SQS event sources: as Lambda does when a mapping is created, the role must be able to consume.
   const sources: EventSource[] = [];
-  for (const es of model.eventSources.filter((e) => e.enabled)) {
+  for (const es of model.eventSources.filter((e) => e.enabled && e.queueId)) {
     const q = model.queues.find((x) => x.id === es.queueId)!;
     const fn = model.functions.find((f) => f.id === es.functionId)!;
     const needs: Authorization[] = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'].map((action) => ({
@@ -279,6 +296,57 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     });
   }
   const pollers = startPollers(sqs, {}, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4), sources);
+
+  // Table stream event sources: as Lambda does when such a mapping is created, the role must
+  // be able to read the stream, and to send to its on-failure destination.
+  const streamPollers: StreamPoller[] = [];
+  for (const es of model.eventSources.filter((e) => e.enabled && e.stream)) {
+    const t = model.tables.find((x) => x.id === es.tableId)!;
+    const fn = model.functions.find((f) => f.id === es.functionId)!;
+    const st = es.stream!;
+    const failureQueue = st.onFailure ? model.queues.find((q) => q.arn === st.onFailure) : undefined;
+    if (st.onFailure && !failureQueue)
+      throw new Error(`Event source ${t.name} -> ${fn.name}: on-failure destination ${st.onFailure} is not a queue of the assembly`);
+    const needs: Authorization[] = [
+      ...['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map((action) => ({ action, resource: st.arn })),
+      { action: 'dynamodb:ListStreams', resource: '*' },
+      ...(failureQueue ? [{ action: 'sqs:SendMessage', resource: failureQueue.arn }] : []),
+    ];
+    const d = await principalOf.get(fn.id)!.check(needs);
+    if (!d.allowed) {
+      throw new Error(
+        `Event source ${t.name} stream -> ${fn.name}: the execution role does not have permissions to call ${d.action.split(':')[1]} on ${d.action.split(':')[0] === 'sqs' ? 'SQS' : 'DynamoDB'}`,
+      );
+    }
+    if (!streamPollerWanted()) continue;
+    streamPollers.push(
+      startStreamPoller(
+        ddb,
+        sqs,
+        {
+          tableName: t.name,
+          eventSourceArn: st.arn,
+          batchSize: es.batchSize,
+          parallelizationFactor: st.parallelizationFactor,
+          maximumRetryAttempts: st.maximumRetryAttempts,
+          bisectBatchOnError: st.bisectBatchOnError,
+          startingPosition: st.startingPosition,
+          filters: st.filters,
+          onFailureUrl: failureQueue?.url,
+          functionArn: fn.arn,
+          invoke: (event) => pool(fn.id).invoke(event),
+        },
+        {
+          endpoint: opts.dynamoEndpoint,
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+          checkpoints: streamCheckpoints(opts.streamCheckpointFile),
+        },
+      ),
+    );
+  }
+  if (streamPollers.length > 1) throw new Error('artifacts mode runs one table stream event source (the event stream)');
+  const eventStream = streamPollers[0];
 
   // The Scheduler schedule: its target function, its input with the scheduled time, its role.
   const schedule = model.schedules.find((s) => s.enabled);
@@ -329,7 +397,9 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       .filter(Boolean)
       .map((r) => (typeof r === 'string' ? JSON.parse(r) : r).deadLetterTargetArn as string),
   );
-  const workQueues = model.queues.filter((q) => !dlqArns.has(q.arn)).map((q) => q.url);
+  // Destinations (the stream's failure queue) are no work queue either.
+  const destinations = new Set(model.eventSources.flatMap((e) => (e.stream?.onFailure ? [e.stream.onFailure] : [])));
+  const workQueues = model.queues.filter((q) => !dlqArns.has(q.arn) && !destinations.has(q.arn)).map((q) => q.url);
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -343,10 +413,12 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     updateEnvironment: async (vars) => {
       for (const p of pools.values()) p.updateEnvironment(vars);
     },
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs),
+    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
+    eventStream,
+    processing: pollers.processing,
     mailDir: overridesIn.MAIL_DIR ?? '',
     stop: () =>
-      stopRuntime({ timer, pollers, server, clients: [ddb, sqs] }, async () => {
+      stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }, async () => {
         await Promise.allSettled([...pools.values()].map((p) => p.stop()));
         await gateway.stop();
       }),

@@ -1,8 +1,8 @@
 /**
  * Reads a cloud assembly (every stack of manifest.json, nested assemblies included) into
  * what artifacts mode runs: functions (bundle, environment, role), their IAM policies, the
- * tables, queues and secrets, and the triggers (HTTP API routes, SQS event source mappings,
- * Scheduler schedules). Nothing here knows this app's routes or queues: only CloudFormation.
+ * tables, queues and secrets, and the triggers (HTTP API routes, SQS and DynamoDB Streams event
+ * source mappings, Scheduler schedules). Nothing here knows this app's routes or queues: only CloudFormation.
  *
  * Substitution rules (the only values the local runtime puts in place of AWS's):
  * - Physical names: a table is the caller's table name (`<tableName>-<LogicalId>` when the
@@ -331,12 +331,26 @@ export interface TableSpec {
 }
 
 export interface EventSourceSpec {
-  queueId: string;
+  /** An SQS queue's mapping (`queueId`) or a table stream's (`tableId` and `stream`). */
+  queueId?: string;
+  tableId?: string;
   functionId: string;
   batchSize: number;
   reportBatchItemFailures: boolean;
   maxConcurrency?: number;
   enabled: boolean;
+  stream?: {
+    startingPosition: 'TRIM_HORIZON' | 'LATEST';
+    parallelizationFactor: number;
+    maximumRetryAttempts: number;
+    bisectBatchOnError: boolean;
+    /** Lambda filter patterns, parsed. */
+    filters: unknown[];
+    /** ARN of the on-failure destination (an SQS queue of the assembly), if any. */
+    onFailure?: string;
+    /** The stream's ARN as the template gives it. */
+    arn: string;
+  };
 }
 
 export interface ScheduleSpec {
@@ -477,15 +491,38 @@ export function readModel(dir: string, naming: Naming): AppModel {
 
   const eventSources: EventSourceSpec[] = a.resourcesOf('AWS::Lambda::EventSourceMapping').map((m) => {
     const p = res(m, m.resource.Properties ?? {}, m.logicalId) as Json;
-    const queueId = a.findByPhysical(String(p.EventSourceArn), 'AWS::SQS::Queue');
-    if (!queueId) throw new Error(`Event source ${m.id}: ${p.EventSourceArn} is not a queue of the assembly`);
-    return {
-      queueId,
+    const common = {
       functionId: functionByRef(p.FunctionName),
-      batchSize: Number(p.BatchSize ?? 10),
       reportBatchItemFailures: ((p.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures'),
-      maxConcurrency: p.ScalingConfig?.MaximumConcurrency ? Number(p.ScalingConfig.MaximumConcurrency) : undefined,
       enabled: p.Enabled !== false,
+    };
+    const queueId = a.findByPhysical(String(p.EventSourceArn), 'AWS::SQS::Queue');
+    if (queueId) {
+      return {
+        ...common,
+        queueId,
+        batchSize: Number(p.BatchSize ?? 10),
+        maxConcurrency: p.ScalingConfig?.MaximumConcurrency ? Number(p.ScalingConfig.MaximumConcurrency) : undefined,
+      };
+    }
+    // A table's stream: its ARN is the table's StreamArn attribute.
+    const tableId = a.findByPhysical(String(p.EventSourceArn), 'AWS::DynamoDB::Table');
+    if (!tableId) throw new Error(`Event source ${m.id}: ${p.EventSourceArn} is not a queue or a table stream of the assembly`);
+    return {
+      ...common,
+      tableId,
+      batchSize: Number(p.BatchSize ?? 100),
+      stream: {
+        arn: String(p.EventSourceArn),
+        startingPosition: p.StartingPosition === 'LATEST' ? 'LATEST' : 'TRIM_HORIZON',
+        parallelizationFactor: Number(p.ParallelizationFactor ?? 1),
+        // CloudFormation's default (-1) retries until the record expires: a bounded number locally.
+        maximumRetryAttempts:
+          p.MaximumRetryAttempts === undefined || Number(p.MaximumRetryAttempts) < 0 ? 10_000 : Number(p.MaximumRetryAttempts),
+        bisectBatchOnError: p.BisectBatchOnFunctionError === true,
+        filters: ((p.FilterCriteria?.Filters ?? []) as { Pattern: string }[]).map((f) => JSON.parse(f.Pattern) as unknown),
+        onFailure: p.DestinationConfig?.OnFailure?.Destination ? String(p.DestinationConfig.OnFailure.Destination) : undefined,
+      },
     };
   });
 

@@ -2,12 +2,19 @@
  * Webhook operations (DESIGN 6.6):
  *
  *   npm run ops -- dlq:replay [--queue webhooks] [--limit n] [--quiet]
- *   npm run ops -- deliveries:list [--status failed] [--type t] [--owner id] [--limit n] [--json]
+ *   npm run ops -- deliveries:list [--status failed] [--type t] [--owner id | --key k [--api url]]
+ *                                  [--limit n | --all] [--starting-after <delivery id>] [--json]
  *
  * `dlq:replay` moves the messages that are in a queue's DLQ when it starts (at most --limit)
  * back to the queue: receive -> send -> delete (SQS's StartMessageMoveTask does not exist in
  * the local emulator, and this works on AWS too). The webhook worker gives each moved
  * delivery one more attempt; one that fails again goes back to the DLQ, for a later run.
+ *
+ * `deliveries:list` reads every matching delivery (the table: a scan of all participants', or
+ * `--owner`'s list index; with `--key`: `GET /v1/webhooks/deliveries` as that participant,
+ * page after page by `startingAfter`), sorts them newest first, prints one page (`--limit`,
+ * default 50, after `--starting-after`; `--all` for every one) and says how many are left and
+ * the command that shows the next page.
  *
  * Where the queues and the table are (first match wins):
  *   1. flags: --queue-url, --dlq-url, --table, and --endpoint-url / --region;
@@ -27,15 +34,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
-import {
-  DELIVERY_STATUSES,
-  deliveriesByOwnerPk,
-  deliveryKey,
-  toApiDelivery,
-  type DeliveryItem,
-} from '../../functions/webhooks/delivery-store';
+import { DELIVERY_STATUSES, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { apiBase, call, must, type Target } from '../api';
 import { flags, localStack } from '../common';
 
 type Flags = Record<string, string | true>;
@@ -253,16 +255,25 @@ export async function dlqReplay(args: string[]): Promise<ReplaySummary> {
 
 const STATUSES: readonly string[] = DELIVERY_STATUSES;
 
-/** A delivery as the API shows it to its participant (toApiDelivery), plus whose it is. */
-type Row = ReturnType<typeof toApiDelivery> & { ownerId: string };
+/** A delivery as the API shows it to its participant (toApiDelivery), plus whose it is (unknown through a key). */
+type Row = ReturnType<typeof toApiDelivery> & { ownerId?: string };
 
-export async function deliveriesList(args: string[]): Promise<Row[]> {
-  const f = flags(args);
-  const status = str(f, 'status');
-  if (status && !STATUSES.includes(status)) throw new Error(`--status must be one of ${STATUSES.join(', ')}`);
-  const type = str(f, 'type');
-  const owner = str(f, 'owner');
-  const limit = positiveInt(f, 'limit', 50);
+/** One page of `deliveries:list`: newest first, and how many matching deliveries follow it. */
+export interface DeliveryPage {
+  rows: Row[];
+  /** Every delivery matching the filters. */
+  total: number;
+  /** Matching deliveries after this page (newest first). */
+  more: number;
+  /** Pass as `--starting-after` for the next page (undefined: this page is the last). */
+  nextStartingAfter?: string;
+}
+
+/** Newest first, as the API lists them (its index key is `<createdAt>#<id>`). */
+const newestFirst = (a: Row, b: Row) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
+
+/** Every matching delivery from the table: a scan of all delivery items, filtered (ops only). */
+async function tableDeliveries(f: Flags, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
   const r: Resolved = str(f, 'table') ? { values: {}, source: 'flags' } : await resolve(f, 'webhooks');
   const tableName = str(f, 'table') ?? r.values.TABLE_NAME;
   if (!tableName) throw new Error(`No table name (looked in ${r.source}). Pass --table, --outputs, or start the local stack.`);
@@ -270,55 +281,113 @@ export async function deliveriesList(args: string[]): Promise<Row[]> {
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  if (status) {
+  if (filter.status) {
     filters.push('#s = :s');
     names['#s'] = 'status';
-    values[':s'] = status;
+    values[':s'] = filter.status;
   }
-  if (type) {
+  if (filter.type) {
     filters.push('eventType = :t');
-    values[':t'] = type;
+    values[':t'] = filter.type;
+  }
+  if (filter.owner) {
+    filters.push('ownerId = :o');
+    values[':o'] = filter.owner;
   }
   const rows: Row[] = [];
   try {
     let start: Record<string, unknown> | undefined;
     do {
-      // One owner: its list index, newest first. Everyone: a scan of delivery items (ops only).
-      const page = owner
-        ? await doc.send(
-            new QueryCommand({
-              TableName: tableName,
-              IndexName: 'gsi2',
-              KeyConditionExpression: 'gsi2pk = :pk',
-              FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':pk': deliveriesByOwnerPk(owner) },
-              ScanIndexForward: false,
-              ExclusiveStartKey: start,
-            }),
-          )
-        : await doc.send(
-            new ScanCommand({
-              TableName: tableName,
-              FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
-              ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-              ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
-              ExclusiveStartKey: start,
-            }),
-          );
-      for (const it of page.Items ?? []) {
-        rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
-        if (rows.length >= limit) break;
-      }
+      // A scan of delivery items (ops only; the API lists one participant's through its receipts).
+      const page = await doc.send(
+        new ScanCommand({
+          TableName: tableName,
+          FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
+          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+          ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const it of page.Items ?? []) rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
       start = page.LastEvaluatedKey;
-    } while (start && rows.length < limit);
+    } while (start);
   } finally {
     doc.destroy();
   }
-  if (!owner) rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-  if (f.json === true) console.log(JSON.stringify(rows, null, 2));
-  else if (f.quiet !== true) printTable(rows);
   return rows;
+}
+
+/** Every matching delivery of the key's participant, through `GET /v1/webhooks/deliveries` (cursor paging). */
+async function apiDeliveries(f: Flags, filter: { status?: string; type?: string }): Promise<Row[]> {
+  const target: Target = { api: apiBase(f.api), key: str(f, 'key')! };
+  const rows: Row[] = [];
+  for (let startingAfter: string | undefined; ; ) {
+    const q = new URLSearchParams({
+      limit: '100',
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.type ? { type: filter.type } : {}),
+      ...(startingAfter ? { startingAfter } : {}),
+    });
+    const data = must(await call(target, 'GET', `/v1/webhooks/deliveries?${q}`), 'GET /v1/webhooks/deliveries').data as {
+      deliveries: Row[];
+      hasMore: boolean;
+    };
+    rows.push(...data.deliveries);
+    if (!data.hasMore || data.deliveries.length === 0) return rows;
+    startingAfter = data.deliveries.at(-1)!.id;
+  }
+}
+
+/**
+ * The deliveries matching the flags, newest first, one page of them: `--limit` (default 50)
+ * after `--starting-after <delivery id>`, or every one with `--all`; and how many follow. With
+ * `--key` (and `--api`) through the API as that participant, otherwise from the table (every
+ * participant's, or `--owner`'s).
+ */
+export async function listDeliveries(args: string[]): Promise<DeliveryPage> {
+  const f = flags(args);
+  const status = str(f, 'status');
+  if (status && !STATUSES.includes(status)) throw new Error(`--status must be one of ${STATUSES.join(', ')}`);
+  const type = str(f, 'type');
+  const owner = str(f, 'owner');
+  const limit = f.all === true ? Number.MAX_SAFE_INTEGER : positiveInt(f, 'limit', 50);
+  if (str(f, 'key') && owner) throw new Error("--owner and --key do not go together: --key lists the deliveries of that key's participant");
+  const all = (str(f, 'key') ? await apiDeliveries(f, { status, type }) : await tableDeliveries(f, { status, type, owner })).sort(
+    newestFirst,
+  );
+  const after = str(f, 'starting-after');
+  let from = 0;
+  if (after) {
+    const at = all.findIndex((d) => d.id === after);
+    if (at < 0) throw new Error(`--starting-after ${after}: no such delivery among those listed`);
+    from = at + 1;
+  }
+  const rows = all.slice(from, from + limit);
+  const more = all.length - from - rows.length;
+  return { rows, total: all.length, more, ...(more > 0 ? { nextStartingAfter: rows.at(-1)!.id } : {}) };
+}
+
+/** What `deliveries:list` prints after the table: how many of how many, and how to see the rest. */
+export function pageSummary(page: DeliveryPage, args: string[]): string {
+  const what = `${str(flags(args), 'status') ?? ''} deliver${page.total === 1 ? 'y' : 'ies'}`.trim();
+  const head = `${page.rows.length} of ${page.total} ${what} (newest first)`;
+  if (!page.nextStartingAfter) return `${head}; none left.`;
+  const rest = args.filter((a, i) => a !== '--starting-after' && args[i - 1] !== '--starting-after');
+  return `${head}; ${page.more} more: npm run ops -- deliveries:list ${[...rest, '--starting-after', page.nextStartingAfter].join(' ')} (or --all)`;
+}
+
+/** `deliveries:list`: prints a page (a table, or `--json` rows) and says how many are left; returns the page's rows. */
+export async function deliveriesList(args: string[]): Promise<Row[]> {
+  const page = await listDeliveries(args);
+  const f = flags(args);
+  if (f.json === true) {
+    console.log(JSON.stringify(page.rows, null, 2));
+    if (f.quiet !== true) process.stderr.write(`${pageSummary(page, args)}\n`);
+  } else if (f.quiet !== true) {
+    printTable(page.rows);
+    console.log(pageSummary(page, args));
+  }
+  return page.rows;
 }
 
 function printTable(rows: Row[]) {
@@ -326,13 +395,23 @@ function printTable(rows: Row[]) {
     console.log('no deliveries');
     return;
   }
-  const cols = ['id', 'status', 'attempts', 'lastStatusCode', 'lastError', 'eventType', 'endpointId', 'ownerId', 'lastAttemptAt'] as const;
+  const cols = [
+    'id',
+    'status',
+    'attempts',
+    'lastStatusCode',
+    'lastError',
+    'eventType',
+    'endpointId',
+    'ownerId',
+    'createdAt',
+    'lastAttemptAt',
+  ] as const;
   const cells = rows.map((r) => cols.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ');
   console.log(line([...cols]));
   for (const row of cells) console.log(line(row));
-  console.log(`${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}`);
 }
 
 export const commands: Record<string, (args: string[]) => Promise<void>> = {

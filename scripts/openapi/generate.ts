@@ -13,12 +13,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { EVENT_CATALOG, eventBodySchema } from '../../functions/events/schemas';
+import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/events/schemas';
 import { EVENT_TYPES, type EventType } from '../../functions/events/types';
 import type { Responses } from '../../functions/api/shapes';
 import { permissionOf, rolesFor } from '../../functions/identity/roles';
-import { routeKey, routesFor, type Route } from '../../functions/routes';
+import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
+import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
+import { API_VERSION, errorBody } from '../../functions/platform/api-request';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
+import { applyExamples } from './examples';
 
 export type Stage = 'sandbox' | 'live';
 export type Json = Record<string, unknown>;
@@ -86,6 +89,13 @@ class SchemaConverter {
   readonly hoisted: Record<string, Json> = {};
 
   /**
+   * Shared schema instances documented once, as components: wherever one appears inside
+   * another schema it becomes a `$ref` (the events API's events are the webhooks' event
+   * bodies, the same components).
+   */
+  constructor(private readonly components: ReadonlyMap<z.ZodType, string> = COMPONENT_SCHEMAS) {}
+
+  /**
    * `query`: the schema parses query strings, so a string piped into a number
    * (`z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().max(100))`) is
    * documented as that number, the way OpenAPI describes a serialized query parameter.
@@ -99,7 +109,16 @@ class SchemaConverter {
         this.warnings.push({ where: `${where} ${ctx.path.join('.')}`.trim(), message: ctx.message });
         return 'any';
       },
-      override: opts.query ? numericQueryString : undefined,
+      override: (ctx) => {
+        const name = this.components.get(ctx.zodSchema as unknown as z.ZodType);
+        if (name && ctx.path.length > 0) {
+          for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[k];
+          Object.assign(ctx.jsonSchema, ref('schemas', name));
+        } else if ((ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def.type === 'intersection') {
+          // Each side of an intersection describes part of one object: neither closes it.
+          for (const side of (ctx.jsonSchema.allOf ?? []) as Json[]) delete side.additionalProperties;
+        } else if (opts.query) numericQueryString(ctx);
+      },
     }) as Json;
     delete js.$schema;
     const defs = js.$defs as Record<string, Json> | undefined;
@@ -211,6 +230,12 @@ const pascal = (type: string) =>
 export const eventSchemaName = (type: EventType) => `${pascal(type)}Event`;
 export const eventDataSchemaName = (type: EventType) => `${pascal(type)}Data`;
 
+/** Schema instances with a component of their own: each event type's body and data, and any event body. */
+const COMPONENT_SCHEMAS: ReadonlyMap<z.ZodType, string> = new Map<z.ZodType, string>([
+  [eventBody, 'Event'],
+  ...EVENT_TYPES.map((t) => [EVENT_CATALOG[t].data, eventDataSchemaName(t)] as const),
+]);
+
 const integer = { type: 'integer' };
 const stringSchema = { type: 'string' };
 
@@ -220,20 +245,31 @@ function header(description: string, schema: Json = stringSchema, required?: boo
 
 function components(stage: Stage): Json {
   const keyPrefix = `sk_${stage}_`;
+  const codes = errorTable().map((e) => e.code);
   const errorEnvelope = (status?: number) => ({
     type: 'object',
-    required: ['statusCode', 'success', 'message'],
+    required: ['statusCode', 'success', 'message', 'code', 'type', 'requestId'],
     properties: {
       statusCode: status ? { type: 'integer', const: status } : integer,
       success: { type: 'boolean', const: false },
-      message: { type: 'string', description: 'Human-readable; the exact messages are part of the contract' },
-      code: { type: 'string', description: 'Stable machine-readable code, e.g. `validation_error`, `not_found`, `rate_limited`' },
+      message: { type: 'string', description: 'Human-readable and exact: each message is part of the contract (see Errors)' },
+      code: {
+        type: 'string',
+        enum: codes,
+        description: 'Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message',
+      },
+      type: { type: 'string', enum: [...ERROR_TYPES], description: 'The kind of error (see Errors)' },
+      requestId: { type: 'string', description: 'The `X-Request-Id` of this answer: quote it when you ask for help' },
     },
   });
+  const example = (status: number, message: ErrorMessage, errors?: Json[]) => {
+    const e = new AppError(status, message);
+    return { ...errorBody(e, '0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90'), ...(errors ? { errors } : {}) };
+  };
   const requestId = ref('headers', 'X-Request-Id');
   const errorResponse = (description: string, schema: Json, example: Json, headers: Json = {}) => ({
     description,
-    headers: { 'X-Request-Id': requestId, ...headers },
+    headers: { 'X-Request-Id': requestId, 'Idpay-Version': ref('headers', 'Idpay-Version'), ...headers },
     content: { 'application/json': { schema, example } },
   });
   return {
@@ -258,7 +294,7 @@ function components(stage: Stage): Json {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          "A signed-in person's Amazon Cognito access token (DESIGN 8.3): `Authorization: Bearer <access token>`. The person acts for a participant " +
+          "A signed-in person's Amazon Cognito access token (the dashboard's sign-in): `Authorization: Bearer <access token>`. The person acts for a participant " +
           'they are a member of (`X-Participant-Id` chooses when there are several) with their role (`x-roles`); a role the operation does not allow: ' +
           '403 `Insufficient role`. A forged, tampered or wrong-client token: 401 `Invalid access token`; an expired one: 401 `Access token has expired`.',
       },
@@ -284,6 +320,13 @@ function components(stage: Stage): Json {
           'a provider calling a merchant endpoint without it: 400. Ignored for other callers.',
         schema: { type: 'string' },
       },
+      'Idpay-Version': {
+        name: 'Idpay-Version',
+        in: 'header',
+        required: false,
+        description: `The API version the request is written for (see Versioning). Without it: the current version, \`${API_VERSION}\`. Any other value: 400 \`Unknown API version\`, before the key is checked.`,
+        schema: { type: 'string', enum: [API_VERSION] },
+      },
       'X-Participant-Id': {
         name: 'X-Participant-Id',
         in: 'header',
@@ -295,7 +338,13 @@ function components(stage: Stage): Json {
       },
     },
     headers: {
-      'X-Request-Id': header('Id of this request (echoes a well-formed incoming `X-Request-Id`); quote it when reporting a problem'),
+      'X-Request-Id': header(
+        'Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem',
+      ),
+      'Idpay-Version': header(`The API version this answer speaks: \`${API_VERSION}\` (see Versioning)`, {
+        type: 'string',
+        enum: [API_VERSION],
+      }),
       'X-RateLimit-Limit': header('Requests allowed per window (one minute) for this key and endpoint class', integer),
       'X-RateLimit-Remaining': header('Requests left in the current window', integer),
       'X-RateLimit-Reset': header('When the window resets (unix seconds)', integer),
@@ -342,43 +391,34 @@ function components(stage: Stage): Json {
     },
     responses: {
       BadRequest: errorResponse(
-        'Invalid input: nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...).',
+        'Invalid input (`invalid_request_error`): nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...); `errors` says which fields.',
         ref('schemas', 'ValidationError'),
-        {
-          statusCode: 400,
-          success: false,
-          message: 'Invalid request parameters',
-          code: 'validation_error',
-          errors: [{ path: 'amount', message: 'Too small: expected number to be >=1' }],
-        },
+        example(400, MSG.invalidRequest, [{ path: 'amount', message: 'Too small: expected number to be >=1' }]),
       ),
-      Unauthorized: errorResponse('Missing, invalid or revoked API key, or a key of the other stage.', ref('schemas', 'Error'), {
-        statusCode: 401,
-        success: false,
-        message: 'Invalid API key',
-        code: 'unauthorized',
-      }),
-      Forbidden: errorResponse('The caller may not do this (participant kind, trust level, permission).', ref('schemas', 'Error'), {
-        statusCode: 403,
-        success: false,
-        message: 'Forbidden for this participant type',
-        code: 'forbidden',
-      }),
-      NotFound: errorResponse("Not found, or another participant's resource (never visible).", ref('schemas', 'Error'), {
-        statusCode: 404,
-        success: false,
-        message: 'Route not found',
-        code: 'not_found',
-      }),
-      Conflict: errorResponse(
-        'Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress.',
+      Unauthorized: errorResponse(
+        'Missing, invalid, expired or revoked API key, a key of the other stage, or a refused access token (`authentication_error`).',
         ref('schemas', 'Error'),
-        { statusCode: 409, success: false, message: 'Idempotency key reused with a different request', code: 'conflict' },
+        example(401, MSG.invalidKey),
+      ),
+      Forbidden: errorResponse(
+        'The caller may not do this: participant kind, role, trust level, permission (`permission_error`).',
+        ref('schemas', 'Error'),
+        example(403, MSG.forbiddenKind),
+      ),
+      NotFound: errorResponse(
+        "Not found, or another participant's resource: never visible (`not_found_error`).",
+        ref('schemas', 'Error'),
+        example(404, MSG.routeNotFound),
+      ),
+      Conflict: errorResponse(
+        'Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress (`conflict_error`). The codes marked "retry" in the table under Errors mean nothing was written: send the same request again shortly.',
+        ref('schemas', 'Error'),
+        example(409, MSG.idempotencyMismatch),
       ),
       TooManyRequests: errorResponse(
-        'Rate limit reached for this key and endpoint class.',
+        'Rate limit reached for this key and endpoint class (`rate_limit_error`): wait `Retry-After` seconds.',
         ref('schemas', 'Error'),
-        { statusCode: 429, success: false, message: 'Too many requests', code: 'rate_limited' },
+        example(429, MSG.tooManyRequests),
         {
           'Retry-After': ref('headers', 'Retry-After'),
           'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
@@ -387,9 +427,9 @@ function components(stage: Stage): Json {
         },
       ),
       InternalError: errorResponse(
-        'Unexpected failure; never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST).',
+        'Unexpected failure (`api_error`, code `internal_error`); never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST).',
         ref('schemas', 'Error'),
-        { statusCode: 500, success: false, message: 'Internal server error', code: 'internal_error' },
+        example(500, MSG.internal),
       ),
     },
   };
@@ -422,7 +462,7 @@ const acceptsPerson = (r: Route) => isParticipantRoute(r);
 
 function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, status: number, conv: SchemaConverter): Json {
   const shape = facts.shape ?? 'envelope';
-  const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id'), 'Idpay-Version': ref('headers', 'Idpay-Version') };
   if (isParticipantRoute(route)) {
     for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = ref('headers', h);
   }
@@ -500,6 +540,7 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
     parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
   }
   if (spec.query) parameters.push(...queryParameters(spec.query, conv.convert(spec.query, 'input', `${key} query`, { query: true }), key));
+  parameters.push(ref('parameters', 'Idpay-Version'));
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'));
   if (route.kinds.includes('merchant')) parameters.push(ref('parameters', 'X-Entity-Id'));
   if (acceptsPerson(route)) parameters.push(ref('parameters', 'X-Participant-Id'));
@@ -539,14 +580,21 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
 
   const responses: Json = {};
   for (const status of statuses) responses[String(status)] = successResponse(route, spec, facts, status, conv);
-  const mayBeBad = !isPublic && (spec.body || spec.query || route.method === 'POST' || route.kinds.includes('merchant'));
-  if (mayBeBad) responses['400'] = ref('responses', 'BadRequest');
+  // Every operation: at least an unknown Idpay-Version.
+  responses['400'] = ref('responses', 'BadRequest');
   if (!isPublic) {
     responses['401'] = ref('responses', 'Unauthorized');
     responses['403'] = ref('responses', 'Forbidden');
     responses['404'] = ref('responses', 'NotFound');
     if (route.access === 'write') responses['409'] = ref('responses', 'Conflict');
     if (isParticipantRoute(route)) responses['429'] = ref('responses', 'TooManyRequests');
+  }
+  for (const e of facts.errors ?? []) {
+    responses[String(e.status)] = {
+      description: e.description,
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), 'Idpay-Version': ref('headers', 'Idpay-Version') },
+      content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    };
   }
   responses['500'] = ref('responses', 'InternalError');
   if (facts.shape === 'array') {
@@ -556,7 +604,7 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
       if (!responses[status]) continue;
       responses[status] = {
         description: `The elements, when all share this status; or the error envelope when the whole request is refused.`,
-        headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+        headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), 'Idpay-Version': ref('headers', 'Idpay-Version') },
         content: {
           'application/json': { schema: { oneOf: [ref('schemas', 'Error'), { type: 'array', items: ref('schemas', 'ArrayElement') }] } },
         },
@@ -624,7 +672,7 @@ function webhookParameters(): Json {
   };
 }
 
-/** Every delivery carries both header sets (DESIGN 6.6 and 8.2). */
+/** Every delivery carries both header sets (the original signature and Standard Webhooks). */
 const WEBHOOK_HEADERS = [
   'X-Webhook-Id',
   'X-Webhook-Timestamp',
@@ -641,6 +689,8 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
     const body = conv.convert(eventBodySchema(type), 'input', `event ${type}`);
     schemas[eventDataSchemaName(type)] = conv.convert(doc.data, 'input', `event ${type} data`);
     (body.properties as Json).data = ref('schemas', eventDataSchemaName(type));
+    // Receivers ignore fields they do not know (new ones may come), and the events API adds `deliveries`.
+    delete body.additionalProperties;
     schemas[eventSchemaName(type)] = body;
     out[type] = {
       post: {
@@ -665,6 +715,11 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
       },
     };
   }
+  // Any event: one schema per type, discriminated by `type` (webhooks and the events API).
+  schemas.Event = {
+    description: 'An event: `{id, type, createdAt, data}`, `data` typed by `type`.',
+    oneOf: EVENT_TYPES.map((t) => ref('schemas', eventSchemaName(t))),
+  };
   return out;
 }
 
@@ -676,17 +731,56 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
+const TYPE_MEANING: Record<(typeof ERROR_TYPES)[number], string> = {
+  invalid_request_error: 'The request is malformed or invalid (400; also 405): fix it before sending it again. Nothing was written.',
+  authentication_error:
+    'No valid credentials (401): the API key or access token is missing, invalid, expired, revoked or of the other stage.',
+  permission_error: "The caller may not do this (403): participant kind, role, trust level or the customer's permission.",
+  not_found_error: 'The resource does not exist or belongs to another participant (404): the two are never told apart.',
+  conflict_error:
+    'The resource is not in a state that allows this, or an Idempotency-Key clashes (409). Codes marked retry: nothing was written, send the same request again shortly.',
+  rate_limit_error: 'Too many requests for this key and endpoint class (429): wait `Retry-After` seconds.',
+  api_error: 'Something failed on our side (5xx, code `internal_error`): retry with backoff, with the same Idempotency-Key for a POST.',
+};
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+/** The Errors section: the types, then every code with its statuses, type and exact message. */
+function errorsSection(): string {
+  const types = ['| type | meaning |', '| --- | --- |', ...ERROR_TYPES.map((t) => `| \`${t}\` | ${cell(TYPE_MEANING[t])} |`)];
+  const rows = errorTable().map(
+    (e) =>
+      `| \`${e.code}\` | ${e.statuses.join(', ')} | ${e.types.map((t) => `\`${t}\``).join(', ')} | ${cell(e.message)} | ${e.retry ? 'retry' : ''} |`,
+  );
+  return [
+    "An error answer is `{statusCode, success: false, message, code, type, requestId}`, plus `errors: [{path, message}]` when the input was refused field by field (400). `message` is exact and stable (tests may compare it); `code` is one per message, for your code to branch on; `type` groups the codes; `requestId` is the answer's `X-Request-Id` (quote it when you ask for help). A bill, pay, intent or batch bank answer refuses element by element: each refused element carries its own `statusCode`, `message`, `code` and `type`.",
+    types.join('\n'),
+    'Every code (also published as `x-error-codes` at the root of this document). A message with `{placeholder}` is filled at run time; its code is the same whatever fills it.',
+    ['| code | status | type | message | |', '| --- | --- | --- | --- | --- |', ...rows].join('\n'),
+  ].join('\n\n');
+}
+
 function introduction(stage: Stage): string {
   return [
     `Identity-based payments: banks onboard customers, merchants find them by device or email, ask for billing permission, bill, run recurring schedules and refund; providers onboard and manage merchants. This document describes the **${stage}** stage${stage === 'sandbox' ? ' (simulated data and test helpers)' : ' (real money)'}.`,
     '## Authentication',
-    `Every call except the documentation sends \`Authorization: Bearer <API key>\` (\`sk_${stage}_…\`). Each operation lists who may call it (\`x-participant-kinds\`). A provider calls a merchant endpoint for one of its merchants with \`X-Entity-Id: <merchant id>\`.`,
+    `Every call except the documentation sends \`Authorization: Bearer <API key>\` (\`sk_${stage}_…\`), or a signed-in person's access token. Each operation lists who may call it (\`x-participant-kinds\`) and, for people and keys with a role, which roles (\`x-roles\`). A provider calls a merchant endpoint for one of its merchants with \`X-Entity-Id: <merchant id>\`.`,
+    '## Versioning',
+    `Every answer carries \`Idpay-Version: ${API_VERSION}\`, the version of the API it speaks. A request may send \`Idpay-Version\` to say which version it was written for; without it, the current version applies. A version this deployment does not know is 400 \`Unknown API version\` (code \`unknown_api_version\`), checked before the route and the key. A version changes only for a change an integrator could break on (a field removed or renamed, a message or status changed); adding operations, optional request fields, response fields, event types or error codes happens within a version, so ignore fields you do not know.`,
     '## Envelopes',
-    'Success: `{statusCode, success: true, message, data}` (lists may add `total` beside `data`). Error: `{statusCode, success: false, message, code}`, plus `errors: [{path, message}]` on 400s. Invalid input writes nothing. Every response carries `X-Request-Id`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
+    'Success: `{statusCode, success: true, message, data}` (lists may add `total` and `hasMore` beside `data`). Errors: see Errors. Invalid input writes nothing. Every response carries `X-Request-Id` and `Idpay-Version`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
+    '## Paging',
+    'Lists are newest first and take `limit` (default 20, at most 100). Two ways to page, one per request:\n\n' +
+      '- **Cursor** (every list): `startingAfter=<id of the last item you have>` returns the items after it and `hasMore` (true when more follow). Start without it; stop when `hasMore` is false. Its cost does not grow with the list, and items created meanwhile never shift a page. An id that is not in your list is 400 `Invalid query parameters`.\n' +
+      "- **Offset** (the lists of the original API: transactions, decisions, schedules, webhook endpoints and deliveries, a provider's merchants and their trust): `skip` (or `offset`, as the list names it) counts items to pass over; the answer adds `total` (the whole list's size) and `hasMore`. `skip + limit` above 10,000 is 400 `Use startingAfter to page beyond 10,000 items`; `skip` and `startingAfter` cannot be combined.",
+    '## Idempotency',
+    'Every POST accepts `Idempotency-Key` (1-255 characters). The same key with the same request within 24 hours replays the first answer (below 500) with `Idempotent-Replayed: true`; with another body: 409 `idempotency_mismatch`; while the first still runs: 409 `idempotency_in_progress` (retry shortly). An answer that says "retry" (a 5xx or a 409 whose code is marked retry) is not stored: the same key may be sent again.',
+    '## Errors',
+    errorsSection(),
     '## Conventions',
-    'Amounts are JSON numbers in major units (NGN 1500.5), at most 2 decimals, minimum NGN 1.00; currency `NGN` only today. Lists page with `limit` (default 20, at most 100) and `skip` or `offset`. Every POST accepts `Idempotency-Key`.',
+    'Amounts are JSON numbers in major units (NGN 1500.5), at most 2 decimals, minimum NGN 1.00; currency `NGN` only today. Times are ISO 8601 in UTC; calendar periods (limits, settlement days, reports) are Africa/Lagos days. Ids are opaque strings with a prefix naming their kind (`txn_`, `breq_`, `sch_`, `evt_` ...).',
     '## Webhooks',
-    'Events are POSTed to the endpoints you register (Webhook endpoints), signed twice: `webhook-signature` (Standard Webhooks: HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<raw body>`, so a replayed old delivery can be refused) and `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret). The Webhooks section lists every event and its `data`.',
+    'Events are POSTed to the endpoints you register (Webhook endpoints), signed twice: `webhook-signature` (Standard Webhooks: HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<raw body>`, so a replayed old delivery can be refused) and `X-Webhook-Signature` (hex HMAC-SHA256 of the raw body with the endpoint secret). The Webhooks section lists every event and its `data`, the same schemas `GET /v1/events` answers with. New fields may appear in `data`: ignore those you do not know.',
   ].join('\n\n');
 }
 
@@ -698,12 +792,18 @@ export interface GeneratedDocument {
 /** The OpenAPI 3.1 document of one stage (sandbox-only routes only in the sandbox document). */
 export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadHandlerSpec): Promise<GeneratedDocument> {
   const conv = new SchemaConverter();
+  // Every handler first (both stages': one table for both documents): importing them
+  // registers every message group, so the error table is whole whatever ran before.
+  const specs: [Route, HandlerSpec][] = [];
+  for (const route of ROUTES) {
+    const spec = await loadSpec(route);
+    if (routesFor(stage).includes(route)) specs.push([route, spec]);
+  }
   const base = components(stage);
   const schemas = base.schemas as Json;
   const paths: Record<string, Json> = {};
   const usedTags: string[] = [];
-  for (const route of routesFor(stage)) {
-    const spec = await loadSpec(route);
+  for (const [route, spec] of specs) {
     const item = (paths[route.path] ??= {});
     const method = route.method.toLowerCase();
     if (item[method]) throw new Error(`Duplicate route ${routeKey(route)}`);
@@ -711,6 +811,8 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
     const tag = tagOf(route);
     if (!usedTags.includes(tag)) usedTags.push(tag);
   }
+  // Worked examples recorded from the integration tests (scripts/openapi/examples.ts).
+  applyExamples(paths, (method, path) => `${method.toUpperCase()} ${path}`, stage);
   const hooks = webhooks(conv, schemas);
   for (const [name, def] of Object.entries(conv.hoisted)) {
     if (schemas[name]) throw new Error(`Schema name ${name} is used twice`);
@@ -733,6 +835,8 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
     ],
     paths,
     webhooks: hooks,
+    // The error table (platform/errors.ts), for tools: the same rows as the Errors section.
+    'x-error-codes': errorTable(),
     components: { ...base, parameters: { ...(base.parameters as Json), ...webhookParameters() } },
   };
   return { document, warnings: conv.warnings };

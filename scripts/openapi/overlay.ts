@@ -25,9 +25,14 @@ export interface ResponseFacts {
   shape?: SuccessShape;
   /** What the success body holds, when the handler gives no `response` schema. */
   note?: string;
+  /** Error statuses beyond the usual ones (400, 401, 403, 404, 409, 429, 500), e.g. 410. */
+  errors?: { status: number; description: string }[];
 }
 
 export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
+  'POST /v1/team/invitations/{token}/accept': {
+    errors: [{ status: 410, description: 'Gone: the invitation has expired (7 days): `Invitation has expired`.' }],
+  },
   'POST /v1/operator/participants': {
     status: [201],
     note: '`data: {id, type, name, email, providerId, apiKey}`; `apiKey` is shown only here.',
@@ -78,7 +83,7 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'POST /v1/sandbox/test-clocks/{clockId}/advance': { status: [202] },
   'PATCH /v1/recurring/{scheduleId}': {
     status: [202],
-    note: '`data: {scheduleId, amendmentId, status: "pending"}`; then `schedule.amended` or `schedule.amendment_declined` (DESIGN 8.6).',
+    note: '`data: {scheduleId, amendmentId, status: "pending"}`; the customer\'s bank receives a `billing.intent` with the amendment; then `schedule.amended` (the new terms apply from the next run) or `schedule.amendment_declined` (the old terms hold).',
   },
   'GET /v1/transaction-history': { note: '`data: {transactions[], total, hasMore}`, newest first (`total` on skip pages only).' },
   'POST /v1/refunds/initiate': { status: [201], note: '`data: {refundId, reference, amount, currency, status: "pending", expectedBy}`' },

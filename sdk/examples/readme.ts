@@ -43,8 +43,10 @@ export async function errors(idpay: IdpayClient, reference: string) {
   } catch (e) {
     if (!(e instanceof IdpayError)) throw e; // a network error after the retries
     logError({ status: e.status, code: e.code, type: e.type, message: e.message, requestId: e.requestId });
-    if (e.type === 'invalid_request_error') {
-      // e.message is exact and stable, e.code machine-readable; e.errors lists refused fields
+    if (e.code === 'refund_exceeds_refundable') {
+      // one code per message (the reference's error table): branch on the code
+    } else if (e.type === 'invalid_request_error') {
+      // e.message is exact and stable; e.errors lists refused fields
       for (const f of e.errors) console.log(`${f.path}: ${f.message}`);
     } else if (e.type === 'not_found_error') {
       // unknown, or another participant's: the same answer

@@ -49,13 +49,18 @@ export interface CreateClientOptions {
 export const IN_PROGRESS_MESSAGE = 'Request with this idempotency key is in progress';
 /** The `code` of that 409. */
 export const IN_PROGRESS_CODE = 'idempotency_in_progress';
-/** 409 codes that mean "nothing was written, retry the same request shortly". */
+/**
+ * 409 codes that mean "nothing was written, retry the same request shortly": the codes marked
+ * `retry` in the API's error table (the document's `x-error-codes`).
+ */
 export const RETRY_SHORTLY_CODES: ReadonlySet<string> = new Set([
   IN_PROGRESS_CODE,
   'billing_contention',
-  'refund_contention',
+  'billing_request_contention',
   'decision_contention',
-  'busy',
+  'member_contention',
+  'refund_contention',
+  'sandbox_race_lost',
 ]);
 
 const DEFAULTS: Required<RetryOptions> = { maxRetries: 3, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };

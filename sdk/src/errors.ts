@@ -3,12 +3,12 @@
  * requestId), and `unwrap`, which turns a call's `{ data, error, response }` into its `data`
  * or throws that error. Browser-safe (no Node imports): the dashboard bundles the client.
  *
- * Every error body is `{statusCode, success: false, message, code?, type?, requestId?,
- * errors?}`: `message` is exact and stable, `code` is a stable machine-readable string,
- * `type` is one of IdpayErrorType, `requestId` equals the response's `X-Request-Id`, and a
- * 400 may list `errors: [{path, message}]`. A server that sends no `type` gets one derived
- * from the status, and the header supplies a missing `requestId`, so code can branch on
- * `type` and `code` and log `requestId` whatever the server's version.
+ * Every error body is `{statusCode, success: false, message, code, type, requestId,
+ * errors?}`: `message` is exact and stable, `code` is specific (one per message: the API
+ * reference's error table), `type` is one of IdpayErrorType, `requestId` equals the
+ * response's `X-Request-Id`, and a 400 may list `errors: [{path, message}]`. A body without
+ * `type` (an older server, a proxy) gets one derived from the status, and the header supplies
+ * a missing `requestId`.
  */
 
 /** The kinds of error (the body's `type`). */
@@ -67,7 +67,7 @@ export class IdpayError extends Error {
   override readonly name = 'IdpayError';
   /** HTTP status. */
   readonly status: number;
-  /** Stable machine-readable code (e.g. `validation_error`, `idempotency_in_progress`); undefined when the body has none. */
+  /** The specific code of the message (e.g. `refund_exceeds_refundable`, `idempotency_in_progress`); undefined when the body has none. */
   readonly code: string | undefined;
   /** The kind of error: the body's `type`, else derived from the status. */
   readonly type: IdpayErrorType;

@@ -8,6 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { People } from '../../lib/identity';
+import { USER_POOL } from '../../functions/identity/pool';
 import { buildStage } from '../support/cdk-stage';
 import type { StageName } from '../../lib/settings';
 
@@ -96,6 +97,15 @@ describe.each(['sandbox', 'live'] as const)('user pool (%s)', (stage) => {
 });
 
 describe('per stage', () => {
+  it('live: authenticator apps (TOTP) enabled, MFA optional at the pool, and required by the dashboard of owners and admins', () => {
+    const p = poolOf(built.live).Properties;
+    expect(p.MfaConfiguration).toBe('OPTIONAL');
+    expect(p.EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
+    // Cognito cannot require MFA per role: the dashboard gates these roles' pages (DESIGN 9.7).
+    expect(USER_POOL.mfaRequiredRoles.live).toEqual(['owner', 'admin']);
+    expect(USER_POOL.mfaRequiredRoles.sandbox).toEqual([]);
+  });
+
   it('live: Plus plan with threat protection enforced, deletion protection, kept when the stack goes', () => {
     const pool = poolOf(built.live);
     expect(pool.Properties.UserPoolTier).toBe('PLUS');

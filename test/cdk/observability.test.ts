@@ -82,7 +82,7 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     expect((s.Metrics as any[]).find((m) => m.Expression)).toBeDefined();
   });
 
-  it('alarms on the age of the oldest message of every work queue, the webhook queue allowing for backoff', () => {
+  it('alarms on the age of the oldest message of every work queue, the webhook lanes allowing for a delayed retry (15 min)', () => {
     for (const q of QUEUES) {
       const a = alarm(`${q.name}-oldest-message`);
       const queue = b().stage.queues.byName(q.name).queue;
@@ -91,9 +91,25 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
         MetricName: 'ApproximateAgeOfOldestMessage',
         Statistic: 'Maximum',
         Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [b().idOf(queue), 'QueueName'] } }],
-        Threshold: q.name === 'webhooks' ? 3600 : 300,
+        Threshold: q.name.startsWith('webhooks') ? 1200 : 300,
       });
     }
+  });
+
+  it('alarms on the event stream: a failed batch described to its failure queue, its consumer behind the table', () => {
+    expect(alarm('event-stream-failures')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [b().idOf(b().stage.queues.streamFailures), 'QueueName'] } }],
+      Threshold: 0,
+    });
+    expect(alarm('event-stream-iterator-age')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Threshold: 60_000,
+      EvaluationPeriods: 2,
+    });
   });
 
   it('alarms on DLQ depth and API 5xx (kept)', () => {

@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../functions/config';
 import { NOT_FOUND_HANDLER, ROUTES, routeKey, routesFor } from '../../functions/routes';
-import { QUEUES, TABLE, WORKERS, dlqName } from '../../functions/platform/definitions';
+import { EVENT_STREAM, QUEUES, TABLE, WORKERS, dlqName } from '../../functions/platform/definitions';
 import { buildStage, type BuiltStage } from '../support/cdk-stage';
 import { queueUrlEnv, readSettings, type StageName } from '../../lib/settings';
 import { TICK_INPUT } from '../../lib/workers';
@@ -198,7 +198,11 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
 
   it('gives every queue its own DLQ (maxReceiveCount, visibility), SSL enforced, DLQs kept 14 days', () => {
     const { work, dlq } = queueIds(b());
-    expect(ofType(b(), 'AWS::SQS::Queue')).toHaveLength(QUEUES.length * 2);
+    // ... and the event stream's failure queue (its mapping's on-failure destination).
+    expect(ofType(b(), 'AWS::SQS::Queue')).toHaveLength(QUEUES.length * 2 + 1);
+    const failures = b().idOf(b().stage.queues.streamFailures);
+    expect(b().resources[failures]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(b().resources[failures]!.Properties.RedrivePolicy).toBeUndefined();
     QUEUES.forEach((q, i) => {
       const queue = b().resources[work[i]!]!.Properties;
       expect(queue.VisibilityTimeout).toBe(q.visibilityTimeoutSeconds);
@@ -209,7 +213,7 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       expect(b().resources[dlq[i]!]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
     });
     const policies = ofType(b(), 'AWS::SQS::QueuePolicy');
-    for (const id of [...work, ...dlq]) {
+    for (const id of [...work, ...dlq, failures]) {
       const policy = policies.find(([, p]) => arr(p.Properties.Queues).some((r: any) => r.Ref === id));
       expect(policy, id).toBeDefined();
       expect(policy![1].Properties.PolicyDocument.Statement).toContainEqual(
@@ -220,8 +224,12 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
 
   it('feeds each queue worker from its queue with partial batch failures', () => {
     const { work } = queueIds(b());
-    const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping');
+    const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping').filter(([, m]) =>
+      work.includes(m.Properties.EventSourceArn['Fn::GetAtt']?.[0]),
+    );
     expect(mappings).toHaveLength(QUEUES.length);
+    // ... and one more: the event stream.
+    expect(ofType(b(), 'AWS::Lambda::EventSourceMapping')).toHaveLength(QUEUES.length + 1);
     QUEUES.forEach((q, i) => {
       const [fnId] = functionOfWorker(b(), q.name);
       const mapping = mappings.find(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] === work[i]);
@@ -234,6 +242,28 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       if (q.maxConcurrency) expect(mapping![1].Properties.ScalingConfig, q.name).toEqual({ MaximumConcurrency: q.maxConcurrency });
       else expect(mapping![1].Properties.ScalingConfig, q.name).toBeUndefined();
     });
+  });
+
+  it('reads the table stream (new images) into the event stream consumer: event inserts only, bisected, retried 10 times, failures to their queue', () => {
+    const [, table] = ofType(b(), 'AWS::DynamoDB::Table')[0]!;
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const [fnId] = functionOfWorker(b(), EVENT_STREAM.name);
+    const mapping = ofType(b(), 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName?.Ref === fnId);
+    expect(mapping).toBeDefined();
+    const p = mapping![1].Properties;
+    // The table's stream ARN (the table lives in the data stack).
+    expect(JSON.stringify(p.EventSourceArn)).toContain('StreamArn');
+    expect(p).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: EVENT_STREAM.batchSize,
+      MaximumBatchingWindowInSeconds: 0,
+      ParallelizationFactor: EVENT_STREAM.parallelizationFactor,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: EVENT_STREAM.maximumRetryAttempts,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(JSON.stringify(p.DestinationConfig.OnFailure.Destination)).toContain(b().idOf(b().stage.queues.streamFailures));
+    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([EVENT_STREAM.filter]);
   });
 
   it('fair delivery (DESIGN 8.1): both webhook lanes have a maxConcurrency, the slow lane a smaller one, one worker module', () => {
@@ -487,12 +517,34 @@ describe('least privilege (sandbox)', () => {
       const needs = route.access === 'write' && route.kinds.length > 0;
       expect(actions.has('secretsmanager:GetSecretValue'), routeKey(route)).toBe(needs);
     }
+    // Every worker but the event stream consumer (it signs nothing and opens no sealed value).
     for (const w of WORKERS) {
-      expect(actionsOf(statementsOf(b(), functionOfWorker(b(), w.name)[0])).has('secretsmanager:GetSecretValue'), w.name).toBe(true);
+      expect(actionsOf(statementsOf(b(), functionOfWorker(b(), w.name)[0])).has('secretsmanager:GetSecretValue'), w.name).toBe(
+        w.trigger.kind !== 'stream',
+      );
     }
   });
 
-  it('workers: the tick fans out to every work queue; the webhook lanes send only to their DLQs and the slow lane', () => {
+  it('the event stream consumer reads the stream and the table, writes only event items, delivery records and receipts, sends only to the webhooks queue and its failure queue', () => {
+    const statements = statementsOf(b(), functionOfWorker(b(), EVENT_STREAM.name)[0]);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
+      const s = withAction(statements, action);
+      expect(s, action).toHaveLength(1);
+      expect(s[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVT#*', 'WHDL#*', 'EVR#*'] } });
+    }
+    for (const a of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'secretsmanager:GetSecretValue'])
+      expect(actionsOf(statements).has(a), a).toBe(false);
+    for (const a of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']) {
+      expect(JSON.stringify(withAction(statements, a).flatMap((x) => arr(x.Resource as any))), a).toContain('StreamArn');
+    }
+    const { work } = queueIds(b());
+    const i = QUEUES.findIndex((q) => q.name === 'webhooks');
+    expect(withAction(statements, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual(
+      [work[i], b().idOf(b().stage.queues.streamFailures)].sort(),
+    );
+  });
+
+  it('workers: the tick fans out to every work queue; the webhook lanes send only to their DLQs, the slow lane and their own queue', () => {
     const { work, dlq } = queueIds(b());
     const tick = WORKERS.find((w) => w.trigger.kind === 'schedule')!;
     const tickStatements = statementsOf(b(), functionOf(b(), tick.handler)[0]);
@@ -502,13 +554,13 @@ describe('least privilege (sandbox)', () => {
     const i = QUEUES.findIndex((q) => q.name === 'webhooks');
     const j = QUEUES.findIndex((q) => q.name === 'webhooks-slow');
     const webhook = statementsOf(b(), functionOfWorker(b(), 'webhooks')[0]);
-    // its DLQ, and the slow lane it hands slow endpoints to
-    expect(withAction(webhook, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[i], work[j]].sort());
+    // its DLQ, the slow lane it hands slow endpoints to, and itself (a retry is a new delayed message)
+    expect(withAction(webhook, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[i], work[j], work[i]].sort());
     expect(withAction(webhook, 'sqs:ChangeMessageVisibility').flatMap(resourceIds)).toContain(work[i]);
     expect(withAction(webhook, 'sqs:ReceiveMessage').flatMap(resourceIds)).toEqual([work[i]]);
     const slow = statementsOf(b(), functionOfWorker(b(), 'webhooks-slow')[0]);
-    // its own DLQ (SQS redrive) and the webhook DLQ the worker moves exhausted deliveries to
-    expect(withAction(slow, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[j], dlq[i]].sort());
+    // its own DLQ (SQS redrive), the webhook DLQ the worker moves exhausted deliveries to, and itself (retries)
+    expect(withAction(slow, 'sqs:SendMessage').flatMap(resourceIds).sort()).toEqual([dlq[j], dlq[i], work[j]].sort());
     expect(withAction(slow, 'sqs:ChangeMessageVisibility').flatMap(resourceIds)).toContain(work[j]);
     expect(withAction(slow, 'sqs:ReceiveMessage').flatMap(resourceIds)).toEqual([work[j]]);
   });

@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
 import type { DecisionItem } from '../../functions/decisions/views';
@@ -19,6 +21,8 @@ import { eventSchemaName, generateOpenApi, operationIdOf, responsesOf, type Json
 import { RESPONSE_FACTS } from '../../scripts/openapi/overlay';
 import { rolesFor } from '../../functions/identity/roles';
 import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
+import { ERROR_TYPES, errorTable, errorTypeOf } from '../../functions/platform/errors';
+import { RETRY_SHORTLY_CODES } from '../../sdk/src/client';
 import { gunzipSync } from 'node:zlib';
 
 type Doc = Json & {
@@ -180,8 +184,15 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'])
       expect(responses[name], name).toBeDefined();
     const bad = deref(doc, ((responses.BadRequest!.content as Json)['application/json'] as Json).schema as Json);
-    expect(bad.required).toEqual(['statusCode', 'success', 'message']);
-    expect(Object.keys(bad.properties as Json)).toEqual(['statusCode', 'success', 'message', 'code', 'errors']);
+    expect(bad.required).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId']);
+    expect(Object.keys(bad.properties as Json)).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId', 'errors']);
+    // Each shared response's example is a real error body: its code, type and message from the table.
+    for (const [name, status] of Object.entries({ BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409 })) {
+      const example = ((responses[name]!.content as Json)['application/json'] as Json).example as Json;
+      const entry = (doc['x-error-codes'] as Json[]).find((e) => e.code === example.code);
+      expect(entry, name).toMatchObject({ statuses: expect.arrayContaining([status]), message: example.message });
+      expect(example.type, name).toBe(errorTypeOf(status));
+    }
     expect(Object.keys(responses.TooManyRequests!.headers as Json)).toContain('Retry-After');
     const error = doc.components.schemas!.Error as Json;
     expect((error.properties as Json).success).toEqual({ type: 'boolean', const: false });
@@ -226,6 +237,111 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       expect((schema.properties as Json).type).toEqual({ type: 'string', const: type });
       expect(deref(doc, (schema.properties as Json).data as Json).type).toBe('object');
     }
+  });
+});
+
+describe.each(['sandbox', 'live'] as const)('the %s document: errors, version, self-contained, typed events', (stage) => {
+  const doc = docs[stage];
+  const table = () => doc['x-error-codes'] as { code: string; statuses: number[]; types: string[]; message: string; retry: boolean }[];
+
+  it('publishes the error table: every code of the service, with statuses, type and message (x-error-codes, the Errors section, the code enum)', () => {
+    // The generator loaded every handler (beforeAll): every message group is registered here too.
+    expect(table()).toEqual(errorTable());
+    const description = (doc.info as Json).description as string;
+    for (const e of table()) expect(description, e.code).toContain(`| \`${e.code}\` | ${e.statuses.join(', ')} |`);
+    for (const t of ERROR_TYPES) expect(description).toContain(`| \`${t}\` |`);
+    const error = doc.components.schemas!.Error as Json;
+    expect(((error.properties as Json).code as Json).enum).toEqual(table().map((e) => e.code));
+    expect(((error.properties as Json).type as Json).enum).toEqual([...ERROR_TYPES]);
+  });
+
+  it("the SDK retries exactly the table's retry codes", () => {
+    expect([...RETRY_SHORTLY_CODES].sort()).toEqual(
+      table()
+        .filter((e) => e.retry)
+        .map((e) => e.code)
+        .sort(),
+    );
+  });
+
+  it('every operation takes Idpay-Version and every answer documents it', () => {
+    expect((doc.components.headers!['Idpay-Version'] as Json).schema).toEqual({ type: 'string', enum: ['2026-11-01'] });
+    for (const r of routesFor(stage)) {
+      const op = operationOf(doc, r)!;
+      expect(paramNames(doc, op), routeKey(r)).toContain('header:Idpay-Version');
+      for (const [code, res] of Object.entries(op.responses as Record<string, Json>))
+        expect(Object.keys(deref(doc, res).headers as Json), `${routeKey(r)} ${code}`).toContain('Idpay-Version');
+    }
+  });
+
+  it('refers to no document outside itself', () => {
+    const text = JSON.stringify(doc);
+    expect(text.match(/.{0,60}\b(DESIGN|docs\/|decisions\/|webhooks\.md|\.md\b|\d\.\d's)\b.{0,40}/g) ?? []).toEqual([]);
+  });
+
+  it("GET /v1/events and /v1/events/{id} type data by event type: the webhooks' event schemas, one per type", () => {
+    const event = doc.components.schemas!.Event as Json;
+    expect(event.oneOf).toEqual(EVENT_TYPES.map((t) => ({ $ref: `#/components/schemas/${eventSchemaName(t)}` })));
+    const data = (path: string) =>
+      ((((operationOf(doc, { method: 'GET', path })!.responses as Json)['200'] as Json).content as Json)['application/json'] as Json)
+        .schema as Json;
+    const list = ((data('/v1/events').properties as Json).data as Json).properties as Json;
+    expect(((list.events as Json).items as Json).allOf).toEqual([{ $ref: '#/components/schemas/Event' }, expect.any(Object)]);
+    expect(((data('/v1/events/{id}').properties as Json).data as Json).allOf).toEqual([
+      { $ref: '#/components/schemas/Event' },
+      expect.any(Object),
+    ]);
+    for (const t of EVENT_TYPES) {
+      const body = doc.components.schemas![eventSchemaName(t)] as Json;
+      expect((body.properties as Json).type, t).toEqual({ type: 'string', const: t });
+      expect(body.additionalProperties, t).toBeUndefined(); // the events API adds deliveries; receivers ignore new fields
+    }
+  });
+});
+
+describe.each(['sandbox', 'live'] as const)('the %s document: worked examples', (stage) => {
+  const doc = docs[stage];
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  (addFormats as unknown as (a: unknown) => void)(ajv);
+  ajv.addSchema({ ...doc, $id: 'doc' });
+  const pointer = (...parts: string[]) => `doc#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  /** Why `example` does not fit the schema at this place of the document ([] when it does). */
+  const invalid = (example: unknown, ...at: string[]) => {
+    const validate = ajv.getSchema(pointer(...at, 'schema'))!;
+    return validate(example) ? [] : (validate.errors ?? []).map((e) => `${at.join(' ')}${e.instancePath} ${e.message}`);
+  };
+
+  it('every operation has a request example (when it has a body) and a 2xx response example, each valid against its schema', () => {
+    const problems: string[] = [];
+    for (const r of routesFor(stage)) {
+      const method = r.method.toLowerCase();
+      const op = operationOf(doc, r)!;
+      const body = ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined;
+      if (body) {
+        if (body.example === undefined) problems.push(`${routeKey(r)}: no request example`);
+        else problems.push(...invalid(body.example, 'paths', r.path, method, 'requestBody', 'content', 'application/json'));
+      }
+      const examples = successCodes(op).flatMap((code) => {
+        const content = ((op.responses as Json)[code] as Json).content as Record<string, Json> | undefined;
+        return Object.entries(content ?? {})
+          .filter(([, media]) => media.example !== undefined)
+          .map(([type, media]) => ({ code, type, example: media.example }));
+      });
+      if (examples.length === 0) problems.push(`${routeKey(r)}: no 2xx response example`);
+      for (const e of examples) {
+        if (e.type !== 'application/json') continue;
+        problems.push(...invalid(e.example, 'paths', r.path, method, 'responses', e.code, 'content', e.type));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the examples hold no secret in clear: keys and webhook secrets are placeholders', () => {
+    const text = JSON.stringify(doc.paths);
+    for (const m of text.matchAll(/sk_(sandbox|live)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{20,}/g))
+      expect(m[0]).toMatch(/Example(Key|Secret)\d+0*/);
+    // Opaque tokens (agreement phrases, invitation tokens ...) too.
+    for (const m of text.matchAll(/"([a-z]{2,6}_[A-Za-z0-9_-]{32,})"/g)) expect(m[1]).toMatch(/Example/);
   });
 });
 

@@ -15,6 +15,19 @@ describe('SDK types', () => {
     expect(readSdkTypes() === expected, `${SDK_TYPES_PATH} is stale: run \`npm run sdk:generate\` and commit it`).toBe(true);
   }, 60_000);
 
+  it('the SDK (sources, generated types, README) refers to no document outside the package', () => {
+    for (const file of [
+      'sdk/src/generated/openapi.ts',
+      'sdk/src/client.ts',
+      'sdk/src/errors.ts',
+      'sdk/src/webhooks.ts',
+      'sdk/src/index.ts',
+    ]) {
+      const text = readFileSync(file, 'utf8');
+      expect(text.match(/.{0,60}\b(DESIGN|docs\/|decisions\/|\d\.\d's)\b.{0,40}/g) ?? [], file).toEqual([]);
+    }
+  });
+
   it("the webhook event union has exactly the service's event types (checked by npm run typecheck)", () => {
     type Service = (typeof EVENT_TYPES)[number];
     type Same = [Service] extends [WebhookEventType] ? ([WebhookEventType] extends [Service] ? true : false) : false;

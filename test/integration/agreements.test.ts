@@ -448,13 +448,21 @@ describe('the agreement loop', () => {
 });
 
 describe('billing intent elements and statuses', () => {
+  const customerNotFound = {
+    statusCode: 404,
+    success: false,
+    message: 'Customer not found',
+    code: 'customer_not_found',
+    type: 'not_found_error',
+  };
+
   it('one known and one unknown phrase: 207 with one element per phrase, in order', async () => {
     const w = await world();
     const unknown = `lp_${randomToken(32)}`;
     const r = await intent(w.merchant, [unknown, w.phrases[0]]);
     expect(r.status).toBe(207);
     expect(r.body).toEqual([
-      { statusCode: 404, success: false, message: 'Customer not found', lookupPhrase: unknown, entityId: w.merchant.id },
+      { ...customerNotFound, lookupPhrase: unknown, entityId: w.merchant.id },
       {
         statusCode: 200,
         success: true,
@@ -490,9 +498,7 @@ describe('billing intent elements and statuses', () => {
     const other = await t.participant('merchant');
     const r = await intent(other, [w.phrases[0]]);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual([
-      { statusCode: 404, success: false, message: 'Customer not found', lookupPhrase: w.phrases[0], entityId: other.id },
-    ]);
+    expect(r.body).toEqual([{ ...customerNotFound, lookupPhrase: w.phrases[0], entityId: other.id }]);
   });
 
   it('a phrase listed twice is one intent; both positions carry it', async () => {
@@ -539,7 +545,12 @@ describe('billing intent elements and statuses', () => {
     for (const body of bodies) {
       const r = await t.call('POST', '/v1/billing/intent', { key: w.merchant.apiKey, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid request parameters',
+        code: 'invalid_request_parameters',
+      });
     }
     const bad = await t.call('POST', '/v1/billing/intent', { key: w.merchant.apiKey, rawBody: '{"lookupPhrases": [' });
     expect(bad.status).toBe(400);

@@ -199,6 +199,7 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
       success: false,
       message: BLOCKED,
       code: 'merchant_blocked',
+      type: 'permission_error',
       phrase: approvedButBlocked.agreementPhrase,
       entityId: approvedButBlocked.merchant.id,
     });
@@ -242,6 +243,7 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
         success: false,
         message: NOT_APPROVED,
         code: 'billing_not_approved',
+        type: 'permission_error',
         phrase: phrases[n],
         entityId: a.merchant.id,
       });

@@ -191,7 +191,12 @@ describe('POST /v1/bank/customers: whole-request errors write nothing', () => {
       const before = await itemsWithPrefix('CUS#', 'BATCH#', 'UNIQ#CREF#', 'UNIQ#REF#');
       const r = await post(bank.apiKey, body);
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid request parameters',
+        code: 'invalid_request_parameters',
+      });
       if (detail) expect(r.body.errors.map((e: { message: string }) => e.message).join(' ')).toMatch(detail);
       const after = await itemsWithPrefix('CUS#', 'BATCH#', 'UNIQ#CREF#', 'UNIQ#REF#');
       expect(after.length).toBe(before.length);

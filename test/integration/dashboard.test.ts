@@ -3,27 +3,29 @@
  * stack, signing in through the Cognito emulator. Every page visited passes an axe-core check
  * (no serious or critical violation), at desktop width and at 375 px.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
-import { agreement, bankResponse, bill, merchantWithTrust, type Party } from '../support/flows';
+import { agreement, bankResponse, bill, merchantWithTrust } from '../support/flows';
 import { newSchedule } from '../support/recurring-fixtures';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   DESKTOP,
   PHONE,
   expectAccessible,
   expectFitsWidth,
-  launch,
+  withBrowser,
   newPage,
   openPage,
+  ownedBy,
   screenshot,
   signInThroughForm,
 } from '../support/browser';
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 let rx: Receiver;
@@ -37,49 +39,11 @@ withAppAndReceiver(
 );
 
 let browser: Browser;
-beforeAll(async () => {
-  browser = await launch();
-});
-// A failed test leaves what its pages showed: screenshots and text under test-results/dashboard/.
-beforeEach(() => {
-  onTestFailed(async ({ task }) => {
-    const dir = join(process.cwd(), 'test-results', 'dashboard');
-    mkdirSync(dir, { recursive: true });
-    let i = 0;
-    for (const context of browser.contexts()) {
-      for (const p of context.pages()) {
-        const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
-        await p.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-        writeFileSync(
-          join(dir, `${name}.txt`),
-          `${p.url()}\n${await p
-            .locator('body')
-            .innerText()
-            .catch(() => '')}`,
-        );
-      }
-    }
-  });
-});
-afterAll(async () => {
-  await browser?.close();
+withBrowser('dashboard', (b) => {
+  browser = b;
 });
 
-/** A participant created by the operator whose first owner is a signed-up person. */
-async function ownedParticipant(
-  type: 'bank' | 'merchant' | 'provider',
-  extra: Record<string, unknown> = {},
-): Promise<{ party: Party; owner: SignedIn }> {
-  const owner = await signUpAndIn();
-  const r = await t.call('POST', '/v1/operator/participants', {
-    key: t.operatorKey,
-    body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra },
-  });
-  expect(r.status).toBe(201);
-  const accepted = await personCaller(t, owner)('POST', `/v1/team/invitations/${r.body.data.invitation.token}/accept`);
-  expect(accepted.status).toBe(200);
-  return { party: { id: r.body.data.id, apiKey: r.body.data.apiKey, name: r.body.data.name, email: r.body.data.email }, owner };
-}
+const ownedParticipant = (type: 'bank' | 'merchant' | 'provider', extra: Record<string, unknown> = {}) => ownedBy(t, type, extra);
 
 async function signedIn(who: SignedIn, viewport = DESKTOP): Promise<Page> {
   const { page } = await newPage(browser, viewport);
@@ -112,8 +76,13 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
+    // The code field starts empty (it once kept the password), beside `Resend code`.
+    const codeField = page.getByLabel('Confirmation code');
+    await codeField.waitFor();
+    expect(await codeField.inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Resend code' }).waitFor();
     const code = await confirmationCode(emulator().dataDir, email);
-    await page.getByLabel('Confirmation code').fill(code);
+    await codeField.fill(code);
     await page.getByRole('button', { name: 'Confirm' }).click();
 
     // No membership yet: the application form.
@@ -167,7 +136,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
   });
 
   it('add an endpoint -> send a test event -> the delivery shows delivered; a failing receiver -> failed -> Replay -> delivered', async () => {
-    const page = await signedIn({ ...merchantOwner, sub: '', accessToken: '', idToken: '' });
+    const page = await signedIn({ ...merchantOwner, sub: '', accessToken: '', idToken: '', refreshToken: '' });
     await openPage(page, 'Webhooks');
     await page.getByText('No endpoints yet').waitFor();
     await expectAccessible(page, 'webhooks (empty)');
@@ -430,9 +399,12 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
 
     const page = await signedIn(viewer, PHONE);
     await page.getByText('Role: viewer').waitFor();
+    // The menu shows only what a viewer can use (DESIGN 9.7): no API keys, Team or Audit log.
+    const VIEWER_PAGES = ['Home', 'Webhooks', 'Events', 'Transactions', 'Schedules'];
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(VIEWER_PAGES);
     const WRITE =
       /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;
-    for (const link of ['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log']) {
+    for (const link of VIEWER_PAGES) {
       await openPage(page, link);
       if (link === 'Transactions') {
         await page
@@ -448,18 +420,31 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
       await expectFitsWidth(page, link);
       if (link === 'Home' || link === 'Webhooks') await screenshot(page, `${link.toLowerCase()}-375`);
     }
-    // Pages a viewer may not read show the API's own message.
-    await openPage(page, 'API keys');
-    await page.getByRole('alert').filter({ hasText: 'Insufficient role' }).waitFor();
+    // A page the role cannot use, opened by its address, says why (and calls nothing).
+    await page.goto(`${t.url}/dashboard/keys`);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Your role (viewer)' })
+      .filter({ hasText: 'does not give access to API keys' })
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    await expectAccessible(page, 'API keys refused at 375 px (viewer)');
+    await expectFitsWidth(page, 'API keys refused');
     await page.context().close();
   });
 
-  it('the operator signs in with the operator key; a provider-owned merchant shows in the trial balance home', async () => {
+  it('the operator signs in with the operator key (a wrong one opens nothing); a provider-owned merchant shows in the trial balance home', async () => {
     const { merchant } = await merchantWithTrust(t, { provider: true });
     expect(merchant.id).toBeTruthy();
     const { page } = await newPage(browser);
     await page.goto(`${t.url}/dashboard/`);
     await page.getByText('Operator sign-in').click();
+    // A wrong key opens nothing: the API's own message.
+    await page.getByLabel('Operator key').fill(`${t.operatorKey}x`);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Invalid API key' }).waitFor();
+    expect(await page.getByRole('navigation').count()).toBe(0);
     await page.getByLabel('Operator key').fill(t.operatorKey);
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);

@@ -41,6 +41,10 @@ async function walk(get: (after?: string) => Promise<{ status: number; body: any
   throw new Error('walk did not end');
 }
 
+/** What a refused element adds (its code and type from the error table). */
+const refused404 = { code: 'billing_request_not_found', type: 'not_found_error' };
+const answered409 = { code: 'billing_already_answered', type: 'conflict_error' };
+
 describe('transaction history: startingAfter', () => {
   let m: Party;
   let other: Party;
@@ -273,9 +277,21 @@ describe('POST /v1/billing/bank-responses', () => {
     expect(r.body).toEqual([
       { billingRequestId: p1!.billingRequestId, statusCode: 200, success: true, message: 'Billing response recorded' },
       { billingRequestId: p2!.billingRequestId, statusCode: 200, success: true, message: 'Billing response recorded' },
-      { billingRequestId: unknown, statusCode: 404, success: false, message: 'Billing request not found' },
-      { billingRequestId: p3!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered' },
-      { billingRequestId: foreignBill!.billingRequestId, statusCode: 404, success: false, message: 'Billing request not found' },
+      { billingRequestId: unknown, statusCode: 404, success: false, message: 'Billing request not found', ...refused404 },
+      {
+        billingRequestId: p3!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
+      {
+        billingRequestId: foreignBill!.billingRequestId,
+        statusCode: 404,
+        success: false,
+        message: 'Billing request not found',
+        ...refused404,
+      },
     ]);
     expect(await getBill(p1!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-p1' });
     expect(await getBill(p2!.billingRequestId)).toMatchObject({ status: 'declined' });
@@ -318,8 +334,20 @@ describe('POST /v1/billing/bank-responses', () => {
     });
     expect(again.status).toBe(409);
     expect(again.body).toEqual([
-      { billingRequestId: p1!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered' },
-      { billingRequestId: p2!.billingRequestId, statusCode: 409, success: false, message: 'Billing request has already been answered' },
+      {
+        billingRequestId: p1!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
+      {
+        billingRequestId: p2!.billingRequestId,
+        statusCode: 409,
+        success: false,
+        message: 'Billing request has already been answered',
+        ...answered409,
+      },
     ]);
     expect(await getBill(p1!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-1' });
     expect(await getBill(p2!.billingRequestId)).toMatchObject({ status: 'succeeded', bankTransactionId: 'BTX-2' });

@@ -63,8 +63,15 @@ describe('applications wait for the operator in live', () => {
     expect(key.body.data.apiKey).toMatch(/^sk_live_/);
     expect((await t.call('GET', '/v1/provider/merchants', { key: key.body.data.apiKey })).status).toBe(200);
     const log = (await as('GET', '/v1/audit-log')).body.data.entries;
-    expect(log.map((e: { action: string }) => e.action)).toEqual(['api_key.created', 'application.approved']);
-    expect(log[1].actor).toEqual({ type: 'operator', id: 'operator' });
+    expect(log[0].action).toBe('api_key.created');
+    // The approval creates the participant and the owner's membership in one transaction (DESIGN 9.1).
+    expect(
+      log
+        .slice(1)
+        .map((e: { action: string }) => e.action)
+        .sort(),
+    ).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
+    for (const e of log.slice(1)) expect(e.actor).toEqual({ type: 'operator', id: 'operator' });
   });
 
   it('rejected with a reason the applicant reads; unknown ids are 404; bad input is 400', async () => {
@@ -122,8 +129,8 @@ describe('banks through the operator; roles in live', () => {
       'invitation.created:developer',
       'member.joined:owner',
     ]);
-    // Written in one transaction (the same instant): either order.
-    expect(actions.slice(4).sort()).toEqual(['invitation.created:owner', 'participant.created']);
+    // Written in one transaction (the same instant): any order. The operator's key is in it (DESIGN 9.1).
+    expect(actions.slice(4).sort()).toEqual(['api_key.created', 'invitation.created:owner', 'participant.created']);
   });
 
   it('trust changes are in the audit log of the participant that made them', async () => {
@@ -139,11 +146,18 @@ describe('banks through the operator; roles in live', () => {
     const max = await op('PATCH', `/v1/operator/providers/${provider.body.data.id}`, { body: { maxTrustLevel: 'premium' } });
     expect(max.status).toBe(200);
     const log = (await t.call('GET', '/v1/audit-log', { key: pKey })).body.data.entries;
-    expect(log.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([
+    const pairs = log.map((e: { action: string; target: string }) => [e.action, e.target]);
+    expect(pairs.slice(0, 2)).toEqual([
       ['provider.max_trust_level_updated', provider.body.data.id],
       ['merchant.trust_updated', merchantId],
-      ['participant.created', provider.body.data.id],
     ]);
+    // The operator created the provider and its first key in one transaction: any order.
+    expect(
+      pairs
+        .slice(2)
+        .map(([a]: string[]) => a)
+        .sort(),
+    ).toEqual(['api_key.created', 'participant.created']);
     expect(log[1].actor).toMatchObject({ type: 'apiKey', id: expect.stringMatching(/^key_/) });
   });
 });

@@ -140,7 +140,11 @@ describe('request handling', () => {
     const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: { type: 'shop', name: '', email: 'nope' } });
     expect(r.status).toBe(400);
     expect(r.body.message).toBe('Invalid request parameters');
-    expect(r.body.code).toBe('validation_error');
+    expect(r.body).toMatchObject({
+      code: 'invalid_request_parameters',
+      type: 'invalid_request_error',
+      requestId: r.headers.get('x-request-id'),
+    });
     const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
     expect(paths).toEqual(['email', 'name', 'type']);
   });
@@ -172,7 +176,14 @@ describe('request handling', () => {
     ] as const) {
       const r = await t.call(method, path);
       expect(r.status, `${method} ${path}`).toBe(405);
-      expect(r.body).toEqual({ statusCode: 405, success: false, message: 'Method not allowed', code: 'method_not_allowed' });
+      expect(r.body).toEqual({
+        statusCode: 405,
+        success: false,
+        message: 'Method not allowed',
+        code: 'method_not_allowed',
+        type: 'invalid_request_error',
+        requestId: r.headers.get('x-request-id'),
+      });
       expect(r.headers.get('allow')).toBe(allow);
       expect(r.headers.get('x-request-id')).toBeTruthy();
     }
@@ -205,6 +216,47 @@ describe('request handling', () => {
   });
 });
 
+describe('API version (Idpay-Version)', () => {
+  it('every answer carries Idpay-Version 2026-11-01: success, error, unknown route, 405, the public documents', async () => {
+    const b = await t.participant('bank');
+    for (const [method, path, key] of [
+      ['GET', '/v1/bank/customer-decisions', b.apiKey],
+      ['GET', '/v1/balance/details', b.apiKey],
+      ['GET', '/v1/nothing-here', undefined],
+      ['OPTIONS', '/v1/balance/details', undefined],
+      ['GET', '/v1/openapi.json', undefined],
+      ['GET', '/docs', undefined],
+    ] as const) {
+      const r = await t.call(method, path, { key });
+      expect(r.headers.get('idpay-version'), `${method} ${path} ${r.status}`).toBe('2026-11-01');
+    }
+  });
+
+  it('a request may name the version; an unknown one is 400 Unknown API version before the route and the key', async () => {
+    const b = await t.participant('bank');
+    const named = await t.call('GET', '/v1/bank/customer-decisions', { key: b.apiKey, headers: { 'Idpay-Version': '2026-11-01' } });
+    expect(named.status).toBe(200);
+    for (const [method, path, key] of [
+      ['GET', '/v1/bank/customer-decisions', b.apiKey],
+      ['GET', '/v1/balance/details', undefined], // no key: still the version first
+      ['POST', '/v1/nothing-here', undefined],
+      ['GET', '/v1/openapi.json', undefined],
+    ] as const) {
+      const r = await t.call(method, path, { key, headers: { 'Idpay-Version': '2025-01-01' } });
+      expect(r.status, `${method} ${path}`).toBe(400);
+      expect(r.body).toEqual({
+        statusCode: 400,
+        success: false,
+        message: 'Unknown API version',
+        code: 'unknown_api_version',
+        type: 'invalid_request_error',
+        requestId: r.headers.get('x-request-id'),
+        errors: [{ path: 'Idpay-Version', message: 'supported: 2026-11-01' }],
+      });
+    }
+  });
+});
+
 describe('rate limiting', () => {
   it('puts X-RateLimit-* on every authenticated response, errors included', async () => {
     const m = await t.participant('merchant');
@@ -228,7 +280,14 @@ describe('rate limiting', () => {
     }
     expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
     expect(statuses.slice(3)).toEqual([429, 429]);
-    expect(last!.body).toEqual({ statusCode: 429, success: false, message: 'Too many requests', code: 'rate_limited' });
+    expect(last!.body).toEqual({
+      statusCode: 429,
+      success: false,
+      message: 'Too many requests',
+      code: 'rate_limited',
+      type: 'rate_limit_error',
+      requestId: last!.headers.get('x-request-id'),
+    });
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
@@ -265,6 +324,17 @@ describe('idempotency', () => {
     const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: body('other@example.com'), headers });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ statusCode: 409, success: false, message: 'Idempotency key reused with a different request' });
+  });
+
+  it("a replayed error names the request that got it: requestId is the replay's X-Request-Id", async () => {
+    const headers = { 'idempotency-key': 'create-shop-bad' };
+    const bad = { type: 'merchant', name: 'Idem Shop', email: 'idem-bad@example.com', providerId: 'prv_missing' };
+    const first = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: bad, headers });
+    expect(first.status).toBe(404);
+    const second = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, body: bad, headers });
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual({ ...first.body, requestId: second.headers.get('x-request-id') });
+    expect(second.body.requestId).not.toBe(first.body.requestId);
   });
 
   it('refuses a key whose request is still in flight', async () => {

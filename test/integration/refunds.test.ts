@@ -333,7 +333,7 @@ describe('refusals (exact messages; nothing written)', () => {
       const r = await initiate(s.merchant.apiKey, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.message).toBe('Invalid request parameters');
-      expect(r.body.code).toBe('validation_error');
+      expect(r.body.code).toBe('invalid_request_parameters');
     }
     const raw = await t.call('POST', '/v1/refunds/initiate', { key: s.merchant.apiKey, rawBody: '{"reference":' });
     expect(raw.status).toBe(400);

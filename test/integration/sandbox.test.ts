@@ -687,7 +687,11 @@ describe('POST /v1/sandbox/settlements/run', () => {
 
     const r = await t.call('POST', '/v1/sandbox/settlements/run', { key: m.merchant.apiKey });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'Settlement run completed', data: { settledAmount: 1234.56, currency: 'NGN' } });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'Settlement run completed',
+      data: { settledAmount: 1234.56, remainingAmount: 0, currency: 'NGN' },
+    });
     expect(r.body.data.settlements).toHaveLength(1);
     expect(r.body.data.settlements[0]).toMatchObject({ amount: 1234.56, count: 2, settlementId: expect.stringMatching(/^stl_/) });
     const after = await t.call('GET', '/v1/balance/details', { key: m.merchant.apiKey });
@@ -702,7 +706,7 @@ describe('POST /v1/sandbox/settlements/run', () => {
 
     const again = await t.call('POST', '/v1/sandbox/settlements/run', { key: m.merchant.apiKey });
     expect(again.status).toBe(200);
-    expect(again.body.data).toEqual({ settlements: [], settledAmount: 0, currency: 'NGN' });
+    expect(again.body.data).toEqual({ settlements: [], settledAmount: 0, remainingAmount: 0, currency: 'NGN' });
     expect(await ledgerProblems(m.merchant.id)).toEqual([]);
     expect(await ledgerProblems(other.merchant.id)).toEqual([]);
   });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
-import { advance, clockWorld, newClock } from '../support/test-clocks';
+import { advance, clockedSchedule, clockWorld, newClock } from '../support/test-clocks';
 import type { Party } from '../support/flows';
 import { startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
@@ -28,21 +28,12 @@ describe('test clocks over a year (DESIGN 8.7)', () => {
   it('a daily schedule advanced a year: 365 runs, each on its day, 365 settled on business days, the ledger balanced; bounded steps', async () => {
     const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
-    const created = await t.call('POST', '/v1/billing/recurring/create', {
-      key: w.merchant.apiKey,
-      headers: { 'x-test-clock': clockId },
-      body: {
-        customerId: w.customerId,
-        agreementPhrase: w.agreementPhrase,
-        amount: 10,
-        currency: 'NGN',
-        frequency: 'daily',
-        startDate: '2027-01-01T08:00:00.000Z',
-        endDate: '2027-12-31T08:00:00.000Z',
-      },
+    const id = await clockedSchedule(w, clockId, {
+      amount: 10,
+      frequency: 'daily',
+      startDate: '2027-01-01T08:00:00.000Z',
+      endDate: '2027-12-31T08:00:00.000Z',
     });
-    expect(created.status).toBe(201);
-    const id = created.body.data.scheduleId;
     // Past Monday 3 Jan 2028: the Friday 31 Dec run's funds settle then.
     const steps = await advance(w, clockId, '2028-01-04T00:00:00.000Z', 400);
     expect(steps).toBeGreaterThan(1); // bounded steps, not one long call

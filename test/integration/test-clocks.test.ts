@@ -1,16 +1,19 @@
 /**
- * Sandbox test clocks (DESIGN 8.7): create/read/advance/delete; a merchant request
+ * Sandbox test clocks (DESIGN 8.7, 9.2): create/read/advance/delete; a merchant request
  * with X-Test-Clock ties what it creates to the clock; advancing runs what falls due through
  * the normal workers in due order, in bounded steps (`advancing` until done), with the
- * simulated bank answering each run; events carry testClock. Real local stack.
+ * simulated bank answering each run; events carry testClock. Deleting a clock, also while it
+ * advances, stops everything it owns. Real local stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
-import { advance, clockCall, clockWorld, newClock } from '../support/test-clocks';
-import { events, lookupPhraseFor, type Hook, type Party } from '../support/flows';
+import { advance, clockCall, clockedSchedule, clockWorld, JAN_31_EXAMPLE, newClock } from '../support/test-clocks';
+import { agreement, bankResponse, bill, events, lookupPhraseFor, pay, type Hook, type Party } from '../support/flows';
 import { magicEmail, startSandboxWorld, stopSandboxWorld } from '../support/sandbox-world';
 import type { Receiver } from '../../local/receiver';
-import { getBill, ledgerProblems } from '../support/billing-table';
+import { getBill, ledgerProblems, scanPrefix } from '../support/billing-table';
+import { sleep } from '../../functions/platform/retry';
+import { until } from '../support/money-fixtures';
 import { runBills, stored } from '../support/recurring-fixtures';
 
 let t: TestApp;
@@ -66,21 +69,7 @@ describe('test clocks (DESIGN 8.7)', () => {
   it('the Jan 31 example: a monthly schedule from 2027-01-31 with maxBillings 3, advanced to 2027-04-01, bills on Jan 31, Feb 28, Mar 31, then completes', async () => {
     const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
-    const created = await t.call('POST', '/v1/billing/recurring/create', {
-      key: w.merchant.apiKey,
-      headers: { 'x-test-clock': clockId },
-      body: {
-        customerId: w.customerId,
-        agreementPhrase: w.agreementPhrase,
-        amount: 1500,
-        currency: 'NGN',
-        frequency: 'monthly',
-        startDate: '2027-01-31T09:00:00.000Z',
-        maxBillings: 3,
-      },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.data.scheduleId;
+    const id = await clockedSchedule(w, clockId, JAN_31_EXAMPLE);
     // Real time does not run it: the real tick far in the future finds nothing of the clock.
     await t.app.tick(new Date('2027-06-01T00:00:00.000Z'));
     await t.app.settle();
@@ -130,4 +119,94 @@ describe('test clocks (DESIGN 8.7)', () => {
     expect(res!.data).toMatchObject({ status: 'expired', testClock: clockId });
     expect(res!.createdAt).toBe('2028-05-10T10:00:30.000Z');
   }, 120_000);
+
+  it('DELETE while advancing stops the advance: totalBillings stands still, the schedule ends cancelled (actor system, reason test_clock_deleted), the run helper is 409, and nothing of the clock bills, notifies or settles after the 200', async () => {
+    const w = await clockWorld(t, rx, sim);
+    const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');
+    const id = await clockedSchedule(w, clockId, { amount: 10, frequency: 'daily', startDate: '2027-01-01T08:00:00.000Z' });
+    const adv = await clockCall(w, 'POST', `/${clockId}/advance`, { frozenTime: '2028-01-01T00:00:00.000Z' });
+    expect(adv.status).toBe(202);
+    // The steps run in the background, driven by real ticks, as under npm start.
+    let driving = true;
+    const driver = (async () => {
+      while (driving) {
+        await t.app.tick(new Date());
+        await sleep(250);
+      }
+    })();
+    try {
+      await until(async () => (await stored(id)).totalBillings >= 3, 120_000);
+      expect((await clockCall(w, 'GET', `/${clockId}`)).body.data.status).toBe('advancing');
+      const del = await clockCall(w, 'DELETE', `/${clockId}`);
+      expect(del.status, JSON.stringify(del.body)).toBe(200);
+      expect(del.body).toMatchObject({ message: 'Test clock deleted', data: { clockId, deleted: true } });
+      const atDelete = await stored(id);
+      const billsAtDelete = (await runBills(id)).map((b) => b.billingRequestId).sort();
+      const eventsAtDelete = await clockEventIds(clockId);
+
+      // Longer than a step of the advance (15 s) could go on, ticking all the while.
+      await sleep(16_000);
+      driving = false;
+      await driver;
+      await t.app.settle();
+      const later = await stored(id);
+      expect(later.totalBillings).toBe(atDelete.totalBillings);
+      expect(later.failedAttempts).toBe(atDelete.failedAttempts);
+      expect(later.status).toBe('cancelled');
+      expect((await runBills(id)).map((b) => b.billingRequestId).sort()).toEqual(billsAtDelete);
+      expect(await clockEventIds(clockId)).toEqual(eventsAtDelete);
+      expect(atDelete).toMatchObject({ status: 'cancelled', cancelledBy: 'system', cancelReason: 'test_clock_deleted' });
+    } finally {
+      driving = false;
+      await driver;
+    }
+    const [cancelled] = await events(rx, w.hook, 'schedule.cancelled', 1, (e) => e.data.scheduleId === id);
+    expect(cancelled!.data).toMatchObject({ actor: 'system', reason: 'test_clock_deleted', testClock: clockId });
+    const run = await t.call('POST', `/v1/sandbox/recurring/${id}/run`, { key: w.merchant.apiKey, body: {} });
+    expect(run.status).toBe(409);
+    expect(run.body.message).toBe('Recurring schedule is not active');
+    for (const [method, path, body] of [
+      ['GET', `/${clockId}`, undefined],
+      ['POST', `/${clockId}/advance`, { frozenTime: '2028-06-01T00:00:00.000Z' }],
+      ['DELETE', `/${clockId}`, undefined],
+    ] as const) {
+      const r = await clockCall(w, method, path, body);
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body.message).toBe('Test clock not found');
+    }
+    expect(await ledgerProblems(w.merchant.id)).toEqual([]);
+  }, 300_000);
+
+  it("deleting a clock fails its billings still awaiting a bank; a bank's later answer is 409 and moves no money", async () => {
+    const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium', receiver: rx });
+    const w = { t, merchant: a.merchant, hook: a.hooks!.merchant, agreementPhrase: a.agreementPhrase, customerId: a.customerId };
+    const clockId = await newClock(w, '2027-05-10T10:00:00.000Z');
+    const clocked = { 'x-test-clock': clockId };
+    // An approval on the clock (its expiry is a due entry of the clock) and a billing with no deadline.
+    const payEl = (await pay(t, a.merchant, [a.lookupPhrase], 40, { headers: clocked })).body[0];
+    const billEl = (await bill(t, a.merchant, [a.agreementPhrase], 25, { headers: clocked })).body[0];
+    expect([payEl.statusCode, billEl.statusCode]).toEqual([201, 201]);
+    expect((await clockCall(w, 'DELETE', `/${clockId}`)).status).toBe(200);
+    expect(await getBill(payEl.billingRequestId)).toMatchObject({ status: 'failed', reason: 'test_clock_deleted' });
+    const [failed] = await events(rx, w.hook, 'billing.response', 1, (e) => e.data.billingRequestId === payEl.billingRequestId);
+    expect(failed!.data).toMatchObject({ status: 'failed', reason: 'test_clock_deleted', testClock: clockId });
+    for (const el of [payEl, billEl]) {
+      const r = await bankResponse(t, a.bank, el.billingRequestId, 'approve_once');
+      expect(r.status, JSON.stringify(r.body)).toBe(409);
+      expect(r.body.message).toBe('Billing request was cancelled: its test clock was deleted');
+      expect(await getBill(el.billingRequestId)).toMatchObject({ status: 'failed', reason: 'test_clock_deleted' });
+    }
+    const balance = await t.call('GET', '/v1/balance/details', { key: a.merchant.apiKey });
+    expect(balance.body.data).toMatchObject({ unsettledBalance: 0, settledBalance: 0 });
+    expect(await ledgerProblems(a.merchant.id)).toEqual([]);
+  }, 120_000);
 });
+
+/** Ids of the events made on clock `clockId` (from the table: what was committed, delivered or not). */
+async function clockEventIds(clockId: string): Promise<string[]> {
+  const items = await scanPrefix<{ id: string; data?: { testClock?: string } }>('EVT#');
+  return items
+    .filter((e) => e.data?.testClock === clockId)
+    .map((e) => e.id)
+    .sort();
+}

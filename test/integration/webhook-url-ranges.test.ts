@@ -32,7 +32,12 @@ describe('sandbox webhook URLs (DESIGN 8.1)', () => {
     ]) {
       const r = await create(url);
       expect(r.status, url).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid request parameters',
+        code: 'invalid_request_parameters',
+      });
       expect(r.body.errors, url).toEqual([{ path: 'url', message: 'must not point to a private, loopback or link-local address' }]);
     }
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });

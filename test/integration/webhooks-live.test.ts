@@ -38,7 +38,12 @@ async function expectAddressRefused(urls: string[]) {
   for (const url of urls) {
     const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url } });
     expect(r.status, url).toBe(400);
-    expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+    expect(r.body).toMatchObject({
+      statusCode: 400,
+      success: false,
+      message: 'Invalid request parameters',
+      code: 'invalid_request_parameters',
+    });
     expect(r.body.errors, url).toEqual([{ path: 'url', message: 'must not point to a private, loopback or link-local address' }]);
   }
   expect(await endpointCount()).toBe(0);
@@ -52,7 +57,12 @@ describe('live webhook URLs', () => {
   it('refuses http with 400 Invalid request parameters and writes nothing', async () => {
     const r = await t.call('POST', '/v1/webhooks/endpoints', { key: m.apiKey, body: { url: 'http://example.com/hook' } });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+    expect(r.body).toMatchObject({
+      statusCode: 400,
+      success: false,
+      message: 'Invalid request parameters',
+      code: 'invalid_request_parameters',
+    });
     expect(r.body.errors).toEqual([{ path: 'url', message: 'must use https in the live environment' }]);
     expect(await endpointCount()).toBe(0);
   });

@@ -105,7 +105,12 @@ describe('endpoints API', () => {
     expect(del.body).toMatchObject({ success: true, message: 'Webhook endpoint deleted', data: { id: ep.id, deleted: true } });
     const again = await t.call('DELETE', `/v1/webhooks/endpoints/${ep.id}`, { key: m.apiKey });
     expect(again.status).toBe(404);
-    expect(again.body).toMatchObject({ statusCode: 404, success: false, message: 'Webhook endpoint not found', code: 'not_found' });
+    expect(again.body).toMatchObject({
+      statusCode: 404,
+      success: false,
+      message: 'Webhook endpoint not found',
+      code: 'webhook_endpoint_not_found',
+    });
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
     expect(list.body.data).toEqual({ endpoints: [], total: 0, hasMore: false });
   });
@@ -129,7 +134,12 @@ describe('endpoints API', () => {
     for (const [body, path] of cases) {
       const r = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', code: 'validation_error' });
+      expect(r.body).toMatchObject({
+        statusCode: 400,
+        success: false,
+        message: 'Invalid request parameters',
+        code: 'invalid_request_parameters',
+      });
       expect(r.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
     const bad = await t.call('POST', '/v1/webhooks/endpoints', { key: b.apiKey, rawBody: '{"url":' });
@@ -376,8 +386,13 @@ describe('delivery', () => {
     expect(list.body.data.endpoints[0]).toMatchObject({ id: ep.id, status: 'disabled', disabledReason: 'gone' });
     await sleep(2500);
     expect(rx.received(ep.path)).toHaveLength(1); // no retry
-    const none = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'x' } }]);
-    expect(none[0]!.deliveryIds).toEqual([]); // disabled endpoints get no new deliveries
+    // Disabled endpoints get no new deliveries (made from the stream: none for this event).
+    const [none] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'x' } }]);
+    await t.app.settle();
+    const seen = await t.call('GET', `/v1/events/${none!.id}`, { key: m.apiKey });
+    expect(seen.status).toBe(200);
+    expect(seen.body.data.deliveries).toEqual([]);
+    expect(rx.received(ep.path)).toHaveLength(1);
 
     const again = await sendTest(m, ep.id);
     await waitForDelivery(again.deliveryId, (x) => x.status === 'delivered');
@@ -499,7 +514,8 @@ describe('outbox', () => {
     const stranger = await createEndpoint(otherMerchant);
 
     const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'REF-1', status: 'succeeded' } }]);
-    expect(ev!.deliveryIds).toHaveLength(3);
+    // The commit writes the event only; its deliveries are made from the table's stream.
+    expect(ev!.deliveryIds).toEqual([]);
     for (const ep of [mAll, mBilling, pAll]) {
       const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
       expect(req!.headers['x-webhook-id']).toBe(ev!.id);
@@ -512,8 +528,16 @@ describe('outbox', () => {
     // the provider sees its delivery, the merchant its two
     expect((await t.call('GET', '/v1/webhooks/deliveries', { key: p.apiKey })).body.data.total).toBe(1);
     expect((await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey })).body.data.total).toBe(2);
-    const stored = await getItem<{ body: string }>(eventKey(ev!.id));
-    expect(JSON.parse(stored!.body)).toEqual({
+    // Each receiver's deliveries of the event, one per subscribed endpoint.
+    const mine = await t.call('GET', `/v1/events/${ev!.id}`, { key: m.apiKey });
+    expect(mine.body.data.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual([mAll.id, mBilling.id].sort());
+    const theirs = await t.call('GET', `/v1/events/${ev!.id}`, { key: p.apiKey });
+    expect(theirs.body.data.deliveries.map((d: { endpointId: string }) => d.endpointId)).toEqual([pAll.id]);
+    // The body is built at delivery time (the event item stores none): exactly {id, type, createdAt, data}.
+    const stored = await getItem<{ body?: string }>(eventKey(ev!.id));
+    expect(stored!.body).toBeUndefined();
+    const [req] = rx.received(mAll.path);
+    expect(JSON.parse(req!.body)).toEqual({
       id: ev!.id,
       type: 'billing.response',
       createdAt: ev!.createdAt,
@@ -539,16 +563,18 @@ describe('outbox', () => {
     const m = await t.participant('merchant');
     await createEndpoint(m);
     await createEndpoint(m);
-    const items = Array.from({ length: 98 }, (_, i) => ({
+    // The deliveries are no longer in the transaction (made from the stream): the caller's items and one event item are.
+    const items = Array.from({ length: 100 }, (_, i) => ({
       Put: { TableName: table(), Item: { pk: `TEST#${m.id}#${i}`, sk: 'X' } },
     }));
     const err = await commit(items, [{ type: 'billing.response', to: m.id, data: {} }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OutboxTooLargeError);
-    expect((err as Error).message).toContain('101 items (98 state + 1 events + 2 deliveries); DynamoDB allows 100');
+    expect((err as Error).message).toContain('101 items (100 state + 1 events + 0 deliveries); DynamoDB allows 100');
     expect(await getItem({ pk: `TEST#${m.id}#0`, sk: 'X' })).toBeUndefined();
-    // 97 + 1 + 2 = 100 fits
-    const ok = await commit(items.slice(0, 97), [{ type: 'billing.response', to: m.id, data: {} }]);
-    expect(ok[0]!.deliveryIds).toHaveLength(2);
+    // 99 + 1 = 100 fits, and the event still reaches both endpoints
+    const [ok] = await commit(items.slice(0, 99), [{ type: 'billing.response', to: m.id, data: {} }]);
+    await t.app.settle();
+    expect((await t.call('GET', `/v1/events/${ok!.id}`, { key: m.apiKey })).body.data.deliveries).toHaveLength(2);
   });
 
   it('a crash between commit and enqueue still delivers, via the tick (recovery)', async () => {
@@ -637,15 +663,20 @@ describe('concurrency', () => {
         sqs.send(new SendMessageCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS, MessageBody: JSON.stringify(messageFor(waiting)) })),
       ),
     );
-    // the copies are dropped at once: only the chain's own message sleeps in the queue
+    // the copies are dropped at once: only the chain's own message sleeps in the queue (a
+    // delayed message: DESIGN 9.6, no retry waits in flight)
     const inQueue = async () => {
       const out = await sqs.send(
         new GetQueueAttributesCommand({
           QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
         }),
       );
-      return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      return (
+        Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) +
+        Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+      );
     };
     await expect.poll(inQueue, { timeout: 2500, interval: 100 }).toBe(1);
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');

@@ -427,7 +427,14 @@ describe('the fault injector itself', () => {
     const r = await t.call('GET', '/v1/balance/details', { key: m.apiKey });
     always.remove();
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({ statusCode: 500, success: false, message: 'Internal server error', code: 'internal_error' });
+    expect(r.body).toEqual({
+      statusCode: 500,
+      success: false,
+      message: 'Internal server error',
+      code: 'internal_error',
+      type: 'api_error',
+      requestId: r.headers.get('x-request-id'),
+    });
     expect(r.headers.get('x-request-id')).toBeTruthy();
 
     const half = injectFaults({ seed: 2, dynamo: [{ layer: 'attempt', rate: 0.3 }], commands: /^(Update|Query|Get)/ });

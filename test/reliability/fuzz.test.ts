@@ -36,7 +36,7 @@ import {
 } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, exampleFor, pathFor, withPeople, type Group } from '../support/reliability-world';
-import type { SignedIn } from '../support/people';
+import { signUpAndIn, type SignedIn } from '../support/people';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const RUNS = Number(process.env.FUZZ_RUNS || (LONG ? 300 : 15));
@@ -47,6 +47,7 @@ let t: TestApp;
 let rx: Receiver;
 let g: Group;
 let person: SignedIn;
+let signingOut: SignedIn;
 let snap: Snapshot;
 const tally = new Map<string, Record<string, number>>();
 
@@ -60,6 +61,7 @@ beforeAll(async () => {
   g = await buildGroup(t, rx, 'fz');
   g.people = await withPeople(t);
   person = g.people.person;
+  signingOut = await signUpAndIn();
   await t.app.settle();
   snap = await snapshotTable();
 }, 120_000);
@@ -87,12 +89,21 @@ interface Caller {
 function callersFor(route: Route): Caller[] {
   if (route.kinds.length === 0) return [{ label: 'public', headers: {} }];
   // People's routes (DESIGN 8.3): a signed-in person, owner of their own participant.
-  if (route.caller) return [{ label: 'person', key: person.accessToken, headers: {} }];
+  // Signing out ends the session it is called with: a person of its own, so the others keep theirs.
+  if (routeKey(route) === 'POST /v1/me/sign-out') return [{ label: 'person signing out', key: signingOut.accessToken, headers: {} }];
+  if (route.caller)
+    return [
+      { label: 'person', key: person.accessToken, headers: {} },
+      // An id header longer than any id (DESIGN 9.2): 400 before anything is read.
+      { label: 'person, over-long X-Participant-Id', key: person.accessToken, headers: { 'x-participant-id': 'p'.repeat(1_100) } },
+    ];
   const out: Caller[] = [];
   if (route.kinds.includes('operator')) out.push({ label: 'operator', key: t.operatorKey, headers: {} });
   if (route.kinds.includes('merchant')) {
     out.push({ label: 'merchant', key: g.merchant.apiKey, headers: {} });
     out.push({ label: 'provider for merchant', key: g.provider.apiKey, headers: { 'x-entity-id': g.merchant.id } });
+    out.push({ label: 'provider, over-long X-Entity-Id', key: g.provider.apiKey, headers: { 'x-entity-id': 'm'.repeat(1_100) } });
+    out.push({ label: 'merchant, over-long X-Test-Clock', key: g.merchant.apiKey, headers: { 'x-test-clock': 'c'.repeat(1_100) } });
   }
   // Bank and provider callers on routes that also allow merchants would not own group A's path ids; they still reach validation.
   if (route.kinds.includes('bank')) out.push({ label: 'bank', key: g.bank.apiKey, headers: {} });

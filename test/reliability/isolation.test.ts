@@ -713,6 +713,29 @@ const PERSON_FIXTURES: Record<string, PersonFixture> = {
     personC: NOT_MEMBER,
     prepare: async (r) => ({ path: r.path.replace('{userId}', await freshMemberOfA()) }),
   },
+  'DELETE /v1/team/invitations/{invitationId}': {
+    others: { status: 404, message: MSG.invitationNotFound },
+    personC: NOT_MEMBER,
+    prepare: async (r) => {
+      const inv = await personCaller(t, P.a)('POST', '/v1/team/invitations', {
+        body: { email: `iso-${Date.now()}@example.com`, role: 'viewer' },
+      });
+      expectOk(inv, 201, 'invitation');
+      return { path: r.path.replace('{invitationId}', inv.body.data.invitationId) };
+    },
+  },
+  // The token is the secret that names an invitation (it is e-mailed to the invitee): any
+  // signed-in person holding it may read what it offers, and reading changes nothing.
+  'GET /v1/invitations/{token}': {
+    others: { status: 200, message: 'Invitation retrieved' },
+    prepare: async (r) => {
+      const inv = await personCaller(t, P.a)('POST', '/v1/team/invitations', {
+        body: { email: `iso-${Date.now()}@example.com`, role: 'viewer' },
+      });
+      expectOk(inv, 201, 'invitation');
+      return { path: r.path.replace('{token}', inv.body.data.token) };
+    },
+  },
   // An invitation is for one e-mail address: anyone else (its inviter included) is refused, and it stays usable.
   'POST /v1/team/invitations/{token}/accept': {
     others: { status: 403, message: MSG.invitationOtherEmail },

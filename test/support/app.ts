@@ -9,7 +9,8 @@ import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { cognitoEnv } from '../../local/cognito';
-import { assertConforms } from './contract';
+import { assertConforms, assertSurface } from './contract';
+import { recordExample } from './examples';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -83,8 +84,11 @@ export async function startTestApp(
     } catch {
       /* not JSON */
     }
-    // Every answer must match the served OpenAPI document (test/support/contract.ts).
+    // Every answer must match the served OpenAPI document, and every error carry its code,
+    // type and request id (test/support/contract.ts).
     assertConforms(stage, method, url.toString(), res.status, parsed, res.headers.get('content-type'));
+    assertSurface(stage, method, url.toString(), res.status, res.headers, parsed);
+    recordExample(stage, method, url.toString(), res.status, opts.rawBody === undefined ? opts.body : undefined, parsed, [suffix]);
     return { status: res.status, headers: res.headers, body: parsed as T };
   };
   let n = 0;

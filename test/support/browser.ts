@@ -6,9 +6,14 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { expect } from 'vitest';
+import { createHmac, createSign } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, expect, onTestFailed } from 'vitest';
+import type { TestApp } from './app';
+import type { Party } from './flows';
+import { newEmail, personCaller, signUpAndIn, type SignedIn } from './people';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -23,10 +28,53 @@ const FLAGS = [
 ];
 
 export const DESKTOP = { width: 1280, height: 800 };
+/**
+ * A browser test is a person's whole errand (many pages, each awaited for up to 15 s): its
+ * budget, for the files to set with `vi.setConfig` (the project's default is 60 s, which a
+ * busy machine running two such files at once overruns).
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 180_000;
 export const PHONE = { width: 375, height: 740 };
 
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/**
+ * The file's browser: launched before its tests (`ready` gets it), closed after them. A failed
+ * test leaves what its pages showed: screenshots and text under test-results/<dir>/.
+ */
+export function withBrowser(dir: string, ready: (browser: Browser) => void): void {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launch();
+    ready(browser);
+  });
+  beforeEach(() => {
+    onTestFailed(async ({ task }) => {
+      const out = join(process.cwd(), 'test-results', dir);
+      mkdirSync(out, { recursive: true });
+      let i = 0;
+      for (const context of browser?.contexts() ?? []) {
+        for (const p of context.pages()) {
+          const name = `${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${i++}`;
+          await p.screenshot({ path: join(out, `${name}.png`), fullPage: true }).catch(() => undefined);
+          writeFileSync(
+            join(out, `${name}.txt`),
+            `${p.url()}\n${await p
+              .locator('body')
+              .innerText()
+              .catch(() => '')}`,
+          );
+        }
+        // Its pages would only weigh on the tests after it.
+        await context.close().catch(() => undefined);
+      }
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
 }
 
 export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
@@ -59,14 +107,26 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   ).toEqual([]);
 }
 
-/** Page content fits 375 px: nothing wider than the viewport but the tables' own scroll regions. */
+/**
+ * Page content fits 375 px: nothing wider than the viewport but the tables' own scroll regions.
+ * A failure names the culprits: elements past the right edge outside a scroll region, or
+ * positioned ones (which escape a region that is not their containing block).
+ */
 export async function expectFitsWidth(page: Page, label: string): Promise<void> {
-  const overflow = await page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
-      .documentElement;
-    return root.scrollWidth - root.clientWidth;
+  const found = await page.evaluate(() => {
+    const w = globalThis as unknown as { document: any; getComputedStyle(el: unknown): { position: string } };
+    const root = w.document.documentElement;
+    const width = root.clientWidth;
+    const wide: string[] = [];
+    for (const el of w.document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.right <= width + 0.5) continue;
+      if (el.parentElement?.closest('.table-scroll, .json') && w.getComputedStyle(el).position !== 'absolute') continue;
+      wide.push(`${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} (${Math.round(r.right)} px)`);
+    }
+    return { overflow: root.scrollWidth - width, wide: wide.slice(0, 5) };
   });
-  expect(overflow, `horizontal overflow on ${label}`).toBeLessThanOrEqual(0);
+  expect(found.overflow, `horizontal overflow on ${label}: ${found.wide.join(', ')}`).toBeLessThanOrEqual(0);
 }
 
 /** `npm run dashboard:screenshots` sets SCREENSHOTS=1: the tests then save their pages under docs/dashboard/. */
@@ -94,4 +154,89 @@ export async function openPage(page: Page, link: string): Promise<void> {
     .first()
     .waitFor({ state: 'detached' })
     .catch(() => undefined);
+}
+
+/** The 6-digit TOTP code (RFC 6238: SHA-1, 30 s) an authenticator app shows for a base32 `secret`. */
+export function totp(secret: string, at = Date.now()): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...secret.replace(/=+$/, '').toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const h = createHmac('sha1', key).update(counter).digest();
+  const offset = h[h.length - 1]! & 0xf;
+  return String((h.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/**
+ * `accessToken` as it will be once expired: the same claims with `exp` in the past, signed
+ * with the emulator's own key (cognito-local ships it), so only the expiry is wrong.
+ */
+export function expiredCopyOf(accessToken: string): string {
+  const pem = (
+    JSON.parse(
+      readFileSync(
+        join(dirname(createRequire(import.meta.url).resolve('cognito-local/package.json')), 'lib', 'keys', 'cognitoLocal.private.json'),
+        'utf8',
+      ),
+    ) as { pem: string }
+  ).pem;
+  const [header, payload] = accessToken
+    .split('.')
+    .slice(0, 2)
+    .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+  const now = Math.floor(Date.now() / 1000);
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const data = `${part(header)}.${part({ ...payload, iat: now - 7200, auth_time: now - 7200, exp: now - 3600 })}`;
+  return `${data}.${createSign('RSA-SHA256').update(data).sign(pem).toString('base64url')}`;
+}
+
+type Session = { type: 'person'; email: string; tokens: { accessToken: string; refreshToken?: string; expiresAt: number } };
+type Storage = { localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void } };
+
+/** The signed-in person's session as the dashboard keeps it (localStorage, shared by every tab). */
+export async function storedSession(page: Page): Promise<Session> {
+  const raw = await page.evaluate(() => (globalThis as unknown as Storage).localStorage.getItem('idpay.session'));
+  expect(raw, 'a stored session').toBeTruthy();
+  return JSON.parse(raw!);
+}
+
+/** Replaces the stored session's tokens (as another tab, or time, would). */
+export async function storeTokens(page: Page, session: Session, tokens: Partial<Session['tokens']>): Promise<void> {
+  const value = JSON.stringify({ ...session, tokens: { ...session.tokens, ...tokens } });
+  await page.evaluate((v) => (globalThis as unknown as Storage).localStorage.setItem('idpay.session', v), value);
+}
+
+/** After a navigation: the tab's title is the page's, and focus is on its heading. */
+export async function expectArrivedAt(page: Page, title: string): Promise<void> {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await expect.poll(() => page.title(), { timeout: 10_000 }).toBe(`${title} · idpay dashboard`);
+  await expect
+    .poll(
+      () =>
+        page.evaluate(() => {
+          const el = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string } | null } }).document
+            .activeElement;
+          return el ? `${el.tagName} ${el.textContent}` : '';
+        }),
+      { timeout: 10_000 },
+    )
+    .toBe(`H1 ${title}`);
+}
+
+/** A participant created by the operator whose first owner is a signed-up person (they accepted its invitation). */
+export async function ownedBy(
+  t: TestApp,
+  type: 'bank' | 'merchant' | 'provider',
+  extra: Record<string, unknown> = {},
+): Promise<{ party: Party; owner: SignedIn }> {
+  const owner = await signUpAndIn();
+  const r = await t.call('POST', '/v1/operator/participants', {
+    key: t.operatorKey,
+    body: { type, name: `${type} ${owner.email}`, email: newEmail(type), ownerEmail: owner.email, ...extra },
+  });
+  expect(r.status).toBe(201);
+  const accepted = await personCaller(t, owner)('POST', `/v1/team/invitations/${r.body.data.invitation.token}/accept`);
+  expect(accepted.status).toBe(200);
+  return { party: { id: r.body.data.id, apiKey: r.body.data.apiKey, name: r.body.data.name, email: r.body.data.email }, owner };
 }

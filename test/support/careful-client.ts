@@ -1,14 +1,16 @@
 /**
  * A client that behaves like a careful integrator: every POST carries an Idempotency-Key,
- * and it retries what the API says to retry (5xx, 429, and 409 "retry shortly" / "in
- * progress") with capped exponential backoff and jitter, within a time budget. It also
+ * and it retries what the API says to retry (5xx, 429, and the 409s whose code says "retry
+ * shortly", as the SDK does) with capped exponential backoff and jitter, within a time budget. It also
  * checks every single answer it gets: JSON, the envelope (or the bill/pay/intent element
  * array), a 5xx that leaks nothing, and no request that hangs.
  */
-import { contractProblems } from './contract';
+import { contractProblems, eventProblems, surfaceProblems } from './contract';
+import { recordExample } from './examples';
 import type { TestApp } from './app';
 import { envelopeProblem } from './fuzz';
 import { sleep } from '../../functions/platform/retry';
+import { isRetryShortly } from '../../sdk/src/client';
 
 export interface ClientCall {
   method: string;
@@ -31,7 +33,17 @@ export interface ClientResult<T = any> {
 }
 
 const MULTI_STATUS = /^\/v1\/(customer\/bill|customer\/pay|billing\/intent)$/;
-const ELEMENT_5XX_KEYS = new Set(['statusCode', 'success', 'message', 'code', 'phrase', 'lookupPhrase', 'agreementPhrase', 'entityId']);
+const ELEMENT_5XX_KEYS = new Set([
+  'statusCode',
+  'success',
+  'message',
+  'code',
+  'type',
+  'phrase',
+  'lookupPhrase',
+  'agreementPhrase',
+  'entityId',
+]);
 
 export function messageOf(body: unknown): string {
   if (Array.isArray(body)) return String((body[0] as { message?: string } | undefined)?.message ?? '');
@@ -83,6 +95,12 @@ export class RetryingClient {
     const stage = (this.t.app.env.STAGE ?? 'sandbox') as 'sandbox' | 'live';
     for (const p of contractProblems(stage, c.method, url.toString(), res.status, body, res.headers.get('content-type')))
       this.problems.push(`${label}: ${p}`);
+    for (const p of [
+      ...surfaceProblems(stage, res.status, res.headers, body),
+      ...eventProblems(c.method, url.toString(), res.status, body),
+    ])
+      this.problems.push(`${label}: ${p}`);
+    recordExample(stage, c.method, url.toString(), res.status, c.body, body);
     if (!res.headers.get('x-request-id'))
       this.problems.push(`${label}: ${res.status} without X-Request-Id (the handler itself failed?): ${text.slice(0, 200)}`);
     if (res.status < 500) {
@@ -113,7 +131,8 @@ export class RetryingClient {
       const r = await this.once(c, label);
       if (r) {
         const msg = messageOf(r.body);
-        const retryable = r.status >= 500 || r.status === 429 || (r.status === 409 && /retry shortly|in progress/i.test(msg));
+        // As the SDK decides: a 409 by its code (the error table's retry codes).
+        const retryable = r.status >= 500 || r.status === 429 || (r.status === 409 && isRetryShortly(r.body));
         if (!retryable) return { status: r.status, body: r.body as T, attempts: attempt, gaveUp: false, replayed: r.replayed };
         if (r.replayed) {
           // The stored answer of this key says "retry": the key can never succeed again.

@@ -15,6 +15,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { matchRoute, type HttpMethod } from '../../functions/routes';
+import { API_VERSION } from '../../functions/platform/api-request';
+import { errorTypeOf } from '../../functions/platform/errors';
+import { eventBodySchema } from '../../functions/events/schemas';
+import { isEventType, type EventType } from '../../functions/events/types';
 
 type Json = Record<string, any>;
 type Stage = 'sandbox' | 'live';
@@ -95,5 +99,123 @@ export function assertConforms(stage: Stage, method: string, url: string, status
   if (problems.length)
     throw new Error(
       `The answer does not match the served OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The integrator's surface of every answer: the version header, and on every error its
+// specific code (the document's error table, `x-error-codes`), its type and its request id.
+
+interface ErrorCode {
+  code: string;
+  statuses: number[];
+  types: string[];
+  message: string;
+  retry: boolean;
+}
+
+const tables = new Map<Stage, Map<string, ErrorCode & { pattern: RegExp }>>();
+
+/** The served document's error table, by code (a template's `{name}` matches any text). */
+export function errorCodes(stage: Stage): Map<string, ErrorCode & { pattern: RegExp }> {
+  let t = tables.get(stage);
+  if (!t) {
+    const rows = (doc(stage)['x-error-codes'] ?? []) as ErrorCode[];
+    const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    t = new Map(
+      rows.map((r) => [
+        r.code,
+        {
+          ...r,
+          pattern: new RegExp(
+            `^${r.message
+              .split(/\{\w+\}/)
+              .map(escapeRegex)
+              .join('.+?')}$`,
+          ),
+        },
+      ]),
+    );
+    tables.set(stage, t);
+  }
+  return t;
+}
+
+/** What is wrong with one error (a body or a refused element) of this status: [] when its code, type and message agree with the table. */
+function errorShapeProblems(stage: Stage, status: number, e: Json, where: string): string[] {
+  const problems: string[] = [];
+  const entry = typeof e.code === 'string' ? errorCodes(stage).get(e.code) : undefined;
+  if (!entry) problems.push(`${where}: code ${JSON.stringify(e.code)} is not in the error table`);
+  else {
+    if (!entry.statuses.includes(status))
+      problems.push(`${where}: code ${e.code} is documented for ${entry.statuses.join(', ')}, not ${status}`);
+    if (typeof e.message !== 'string' || !entry.pattern.test(e.message))
+      problems.push(`${where}: message ${JSON.stringify(e.message)} is not the message of ${e.code} (${JSON.stringify(entry.message)})`);
+  }
+  if (e.type !== errorTypeOf(status)) problems.push(`${where}: type ${JSON.stringify(e.type)}, expected ${errorTypeOf(status)}`);
+  return problems;
+}
+
+/**
+ * Every answer carries `Idpay-Version`; every error (4xx/5xx) is JSON with a `type`, a code of
+ * the error table that names its message and status, and `requestId` = `X-Request-Id`; a
+ * bill, pay, intent or batch answer's refused elements carry their code and type.
+ */
+export function surfaceProblems(stage: Stage, status: number, headers: Headers, body: unknown): string[] {
+  const problems: string[] = [];
+  const where = `${status}`;
+  if (headers.get('idpay-version') !== API_VERSION)
+    problems.push(`${where}: Idpay-Version is ${JSON.stringify(headers.get('idpay-version'))}`);
+  if (Array.isArray(body)) {
+    body.forEach((el: Json, i) => {
+      if (el && el.success === false) problems.push(...errorShapeProblems(stage, el.statusCode as number, el, `${where} element ${i}`));
+    });
+    return problems;
+  }
+  if (status < 400) return problems;
+  if (!body || typeof body !== 'object') return [...problems, `${where}: an error without a JSON body: ${String(body).slice(0, 200)}`];
+  const e = body as Json;
+  problems.push(...errorShapeProblems(stage, status, e, where));
+  const requestId = headers.get('x-request-id');
+  if (!requestId || e.requestId !== requestId)
+    problems.push(`${where}: requestId ${JSON.stringify(e.requestId)} is not the X-Request-Id ${JSON.stringify(requestId)}`);
+  return problems;
+}
+
+/**
+ * Every event `GET /v1/events` and `GET /v1/events/{id}` return matches its type's schema (the
+ * webhooks' `data` of that type: functions/events/schemas.ts), with no field the schema does
+ * not document.
+ */
+export function eventProblems(method: string, url: string, status: number, body: unknown): string[] {
+  const hit = /^\/v1\/events(\/[^/]+)?$/.exec(new URL(url, 'http://x').pathname);
+  if (method.toUpperCase() !== 'GET' || status !== 200 || !hit) return [];
+  const data = (body as Json | undefined)?.data as Json | undefined;
+  const events = (hit[1] ? [data] : (data?.events ?? [])) as Json[];
+  const problems: string[] = [];
+  for (const e of events) {
+    const where = `event ${e?.id} (${e?.type})`;
+    if (!isEventType(String(e?.type))) {
+      problems.push(`${where}: not an event type`);
+      continue;
+    }
+    const type = e.type as EventType;
+    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, data: e.data });
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((i) => `${where}: ${i.path.join('.')} ${i.message}`));
+      continue;
+    }
+    const documented = new Set(Object.keys(parsed.data.data as Json));
+    for (const k of Object.keys(e.data as Json)) if (!documented.has(k)) problems.push(`${where}: data.${k} is not in its schema`);
+  }
+  return problems;
+}
+
+/** Throws when an answer breaks the surface rules above (the integration client calls this on every answer). */
+export function assertSurface(stage: Stage, method: string, url: string, status: number, headers: Headers, body: unknown): void {
+  const problems = [...surfaceProblems(stage, status, headers, body), ...eventProblems(method, url, status, body)];
+  if (problems.length)
+    throw new Error(
+      `${method} ${new URL(url, 'http://x').pathname}: the answer breaks the error contract (code, type, requestId, Idpay-Version):\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 600)}`,
     );
 }

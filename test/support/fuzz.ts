@@ -542,6 +542,10 @@ export const pathParamArbitrary: fc.Arbitrary<string> = fc.oneof(
         'rfd_x',
         'dec_x',
         'x'.repeat(2_000),
+        // Longer than any id (DESIGN 9.2), and past DynamoDB's 2,048-byte partition key.
+        'x'.repeat(129),
+        'x'.repeat(2_100),
+        'k'.repeat(4_000),
       )
       .map(encodeURIComponent),
     weight: 2,

@@ -86,7 +86,15 @@ export async function checkInvariants(
   const bills = prefixed<BillItem>(items, 'BILL#');
   const refunds = prefixed<RefundItem>(items, 'REFUND#');
   const entries = prefixed<LedgerEntry>(items, 'LEDGER#');
-  const events = prefixed<{ id: string; type: string; data: Record<string, unknown>; deliveryIds: string[] }>(items, 'EVT#');
+  const events = prefixed<{
+    id: string;
+    type: string;
+    to: string;
+    data: Record<string, unknown>;
+    deliveryIds?: string[];
+    endpointId?: string;
+  }>(items, 'EVT#');
+  const receipts = prefixed<{ pk: string; eventId: string; dlv?: Set<string> }>(items, 'EVR#');
   const deliveries = prefixed<DeliveryItem>(items, 'WHDL#').filter((d) => d.sk === 'WHDL');
   const counters = prefixed<Record<string, unknown>>(items, 'LIM#');
 
@@ -177,10 +185,21 @@ export async function checkInvariants(
   }
   for (const r of refunds) if (!refundRequested.has(r.refundId)) problems.push(`refund ${r.refundId}: no refund.requested event`);
 
-  // Deliveries: every one exists and was delivered (and the receiver has it).
+  // Deliveries: every event was fanned out from the stream (its addressee has its receipt),
+  // every delivery a receipt names exists and was delivered (and the receiver has it).
   const deliveryById = new Map(deliveries.map((d) => [d.id, d]));
   for (const e of events)
     for (const id of e.deliveryIds ?? []) if (!deliveryById.has(id)) problems.push(`event ${e.id} (${e.type}): delivery ${id} missing`);
+  const receiptsOf = new Map<string, typeof receipts>();
+  for (const r of receipts) receiptsOf.set(r.eventId, [...(receiptsOf.get(r.eventId) ?? []), r]);
+  for (const e of events) {
+    if (e.deliveryIds !== undefined) continue; // made by a release-2 outbox
+    const mine = receiptsOf.get(e.id) ?? [];
+    if (!mine.some((r) => r.pk.startsWith(`EVR#${e.to}#`)))
+      problems.push(`event ${e.id} (${e.type}): never fanned out (no receipt for ${e.to})`);
+    for (const r of mine)
+      for (const id of r.dlv ?? []) if (!deliveryById.has(id)) problems.push(`event ${e.id} (${e.type}): delivery ${id} missing`);
+  }
   const received = new Map<string, Set<string>>();
   for (const req of opts.receiver?.requests ?? []) {
     if (req.status < 200 || req.status >= 300) continue;

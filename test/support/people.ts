@@ -16,6 +16,7 @@ export interface SignedIn {
   sub: string;
   accessToken: string;
   idToken: string;
+  refreshToken: string;
 }
 
 export const emulator = () => inject('cognito');
@@ -54,7 +55,24 @@ export async function signIn(email: string, password: string, clientId = emulato
         AuthParameters: { USERNAME: email, PASSWORD: password },
       }),
     );
-    return { accessToken: out.AuthenticationResult!.AccessToken!, idToken: out.AuthenticationResult!.IdToken! };
+    return {
+      accessToken: out.AuthenticationResult!.AccessToken!,
+      idToken: out.AuthenticationResult!.IdToken!,
+      refreshToken: out.AuthenticationResult!.RefreshToken!,
+    };
+  } finally {
+    client.destroy();
+  }
+}
+
+/** New tokens from a refresh token (REFRESH_TOKEN_AUTH); rejects when Cognito refuses it (revoked). */
+export async function refreshTokens(refreshToken: string, clientId = emulator().clientId) {
+  const client = cognitoClient(emulator().endpoint);
+  try {
+    const out = await client.send(
+      new InitiateAuthCommand({ ClientId: clientId, AuthFlow: 'REFRESH_TOKEN_AUTH', AuthParameters: { REFRESH_TOKEN: refreshToken } }),
+    );
+    return { accessToken: out.AuthenticationResult!.AccessToken! };
   } finally {
     client.destroy();
   }

@@ -55,6 +55,7 @@ export interface People {
   personKeyId: string;
   /** An open invitation of the person's participant (for someone else). */
   invitationToken: string;
+  invitationId: string;
 }
 
 /** A signed-in person who applied (sandbox: approved at once), with a key and an open invitation. */
@@ -75,6 +76,7 @@ export async function withPeople(t: TestApp): Promise<People> {
     applicationId: app.body.data.applicationId,
     personKeyId: key.body.data.keyId,
     invitationToken: inv.body.data.token,
+    invitationId: inv.body.data.invitationId,
   };
 }
 
@@ -284,6 +286,8 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
           'POST /v1/operator/applications/{id}/reject#id': g.people.applicationId,
           'DELETE /v1/keys/{keyId}#keyId': g.people.personKeyId,
           'POST /v1/team/invitations/{token}/accept#token': g.people.invitationToken,
+          'GET /v1/invitations/{token}#token': g.people.invitationToken,
+          'DELETE /v1/team/invitations/{invitationId}#invitationId': g.people.invitationId,
           'PATCH /v1/team/members/{userId}#userId': g.people.person.sub,
           'DELETE /v1/team/members/{userId}#userId': g.people.person.sub,
         }
@@ -454,8 +458,6 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       };
     case 'POST /v1/onboarding/applications':
       return { body: applicationBody() };
-    case 'POST /v1/keys':
-      return { body: { name: 'Fuzz key', expiresInDays: 30 } };
     case 'POST /v1/team/invitations':
       return { body: { email: `fuzz-${uniq}@example.com`, role: 'developer' } };
     case 'PATCH /v1/team/members/{userId}':
@@ -464,7 +466,12 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { reason: 'Fuzz' } };
     case 'GET /v1/operator/applications':
       return { query: { status: 'approved', limit: '10' } };
+    case 'POST /v1/me/sign-out':
+      return { body: {} };
+    case 'POST /v1/keys':
+      return { body: { name: 'Fuzz key', expiresInDays: 30, role: 'developer' } };
     case 'GET /v1/keys':
+    case 'GET /v1/team/invitations':
     case 'GET /v1/team/members':
     case 'GET /v1/audit-log':
       return { query: { limit: '10' } };

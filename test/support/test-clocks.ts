@@ -57,3 +57,17 @@ export async function advance(w: ClockWorld, clockId: string, frozenTime: string
   }
   throw new Error(`clock ${clockId} still advancing after ${maxSteps} steps`);
 }
+
+/** A schedule of the world's customer created on the clock (`X-Test-Clock`); its id (asserting 201). */
+export async function clockedSchedule(w: ClockWorld, clockId: string, body: Record<string, unknown>): Promise<string> {
+  const r = await w.t.call('POST', '/v1/billing/recurring/create', {
+    key: w.merchant.apiKey,
+    headers: { 'x-test-clock': clockId },
+    body: { customerId: w.customerId, agreementPhrase: w.agreementPhrase, currency: 'NGN', ...body },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data.scheduleId as string;
+}
+
+/** The example of DESIGN 8.7: monthly from 2027-01-31, three billings (advance a clock from 2027-01-01 to 2027-04-01). */
+export const JAN_31_EXAMPLE = { amount: 1500, frequency: 'monthly', startDate: '2027-01-31T09:00:00.000Z', maxBillings: 3 };

@@ -1,29 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { errorResponse, ok, toResponse } from '../../functions/http/endpoint';
-import { AppError, badRequest, tooManyRequests } from '../../functions/platform/errors';
+import { AppError, MSG, badRequest, tooManyRequests } from '../../functions/platform/errors';
 import { matchRoute, ROUTES, routeKey, routesFor } from '../../functions/routes';
 
 describe('envelopes', () => {
   it('turns an unexpected error into a 500 envelope without internals', () => {
     const r = errorResponse(new Error('ConditionalCheckFailed on table t-secret with key APIKEY#abc'), 'req-1');
     expect(r.statusCode).toBe(500);
-    expect(JSON.parse(r.body)).toEqual({ statusCode: 500, success: false, message: 'Internal server error', code: 'internal_error' });
+    expect(JSON.parse(r.body)).toEqual({
+      statusCode: 500,
+      success: false,
+      message: 'Internal server error',
+      code: 'internal_error',
+      type: 'api_error',
+      requestId: 'req-1',
+    });
     expect(r.body).not.toContain('secret');
   });
 
-  it('keeps the message, code, errors and headers of a client error', () => {
-    const r = errorResponse(badRequest('Invalid request parameters', [{ path: 'amount', message: 'too small' }]), 'req-2');
+  it('keeps the message, errors and headers of a client error, with its code, type and request id', () => {
+    const r = errorResponse(badRequest(MSG.invalidRequest, [{ path: 'amount', message: 'too small' }]), 'req-2');
     expect(r.statusCode).toBe(400);
     expect(JSON.parse(r.body)).toEqual({
       statusCode: 400,
       success: false,
       message: 'Invalid request parameters',
-      code: 'validation_error',
+      code: 'invalid_request_parameters',
+      type: 'invalid_request_error',
+      requestId: 'req-2',
       errors: [{ path: 'amount', message: 'too small' }],
     });
     const limited = errorResponse(tooManyRequests(17), 'req-3');
     expect(limited.headers['Retry-After']).toBe('17');
-    expect(JSON.parse(limited.body)).toMatchObject({ statusCode: 429, success: false, message: 'Too many requests' });
+    expect(JSON.parse(limited.body)).toEqual({
+      statusCode: 429,
+      success: false,
+      message: 'Too many requests',
+      code: 'rate_limited',
+      type: 'rate_limit_error',
+      requestId: 'req-3',
+    });
   });
 
   it('builds the success envelope of the spec', () => {
@@ -31,7 +47,7 @@ describe('envelopes', () => {
     expect(r.statusCode).toBe(201);
     expect(JSON.parse(r.body)).toEqual({ statusCode: 201, success: true, message: 'Created', data: { id: 'x' }, total: 3 });
     expect(r.headers['Content-Type']).toBe('application/json');
-    expect(new AppError(409, 'x', 'conflict').statusCode).toBe(409);
+    expect(new AppError(409, MSG.lastOwner)).toMatchObject({ statusCode: 409, code: 'last_owner', type: 'conflict_error' });
   });
 });
 

@@ -23,7 +23,7 @@ export function ApplicationPage() {
   );
 
   const signOut = (
-    <button type="button" className="secondary" onClick={s.signOut}>
+    <button type="button" className="secondary" onClick={() => void s.signOut()}>
       Sign out
     </button>
   );

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { useSession } from '../session';
 import { Field, Form, Page, Select, ShownOnce } from '../ui';
+import { invitationLink } from './Invitation';
 
 /** The operator creates participants (banks only this way), optionally inviting a first owner. */
 export function ParticipantsPage() {
@@ -47,7 +48,12 @@ export function ParticipantsPage() {
             Created {created.name} ({created.id}).
           </p>
           <ShownOnce label="Its API key" value={created.apiKey} />
-          {created.token && <ShownOnce label="The owner's invitation token" value={created.token} />}
+          {created.token && (
+            <>
+              <p className="notice">The owner's invitation is e-mailed to them; its link, to send another way if needed:</p>
+              <ShownOnce label="The owner's invitation link" value={invitationLink(created.token)} />
+            </>
+          )}
         </>
       )}
     </Page>

@@ -3,6 +3,7 @@ import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
+import { invitationLink } from './Invitation';
 
 type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 const ROLES: Role[] = ['owner', 'admin', 'developer', 'viewer'];
@@ -10,7 +11,8 @@ const ROLES: Role[] = ['owner', 'admin', 'developer', 'viewer'];
 export function TeamPage() {
   const s = useSession();
   const list = useLoad(() => unwrap(s.client.GET('/v1/team/members', { params: { query: { limit: 100 } } })), [s.client]);
-  const [token, setToken] = useState<string>();
+  const [sent, setSent] = useState<{ email: string; token: string }>();
+  const [invitationsVersion, setInvitationsVersion] = useState(0);
   const canInvite = s.can('POST', '/v1/team/invitations');
   const canChange = s.can('PATCH', '/v1/team/members/{userId}');
   return (
@@ -20,19 +22,25 @@ export function TeamPage() {
           label="Invite a person"
           submit="Send invitation"
           onSubmit={async (f) => {
-            const r = await unwrap(
-              s.client.POST('/v1/team/invitations', {
-                body: { email: String(f.get('email') ?? '').trim(), role: String(f.get('role')) as Role },
-              }),
-            );
-            setToken(r.token);
+            const email = String(f.get('email') ?? '').trim();
+            const r = await unwrap(s.client.POST('/v1/team/invitations', { body: { email, role: String(f.get('role')) as Role } }));
+            setSent({ email, token: r.token });
+            setInvitationsVersion((v) => v + 1);
           }}
         >
           <Field label="Their email" name="email" type="email" required />
           <Select label="Role" name="role" options={ROLES} defaultValue="developer" />
         </Form>
       )}
-      {token && <ShownOnce label="Invitation token (they accept it after signing in)" value={token} />}
+      {sent && (
+        <>
+          <p role="status" className="notice">
+            Invitation e-mailed to {sent.email}: its link opens the invitation, valid for 7 days.
+          </p>
+          <ShownOnce label="The invitation's link (to send another way)" value={invitationLink(sent.token)} />
+        </>
+      )}
+      {canInvite && <Invitations version={invitationsVersion} />}
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
       {list.data && (
@@ -96,5 +104,49 @@ function RoleChange({ userId, role, onDone }: { userId: string; role: Role; onDo
       </button>
       <ErrorMessage error={error} />
     </span>
+  );
+}
+
+/** Invitations not accepted yet; each can be withdrawn. */
+function Invitations({ version }: { version: number }) {
+  const s = useSession();
+  // API: release 3 sign-out/invitations
+  const api = s.client;
+  const list = useLoad(() => unwrap(api.GET('/v1/team/invitations', { params: { query: { limit: 100 } } })), [s.client, version]);
+  return (
+    <section aria-labelledby="invitations-h">
+      <h2 id="invitations-h">Pending invitations</h2>
+      {list.loading && <Loading />}
+      <ErrorMessage error={list.error} />
+      {list.data && (
+        <Table
+          caption="Pending invitations"
+          rows={list.data.invitations}
+          rowKey={(i) => i.invitationId}
+          empty="No pending invitations."
+          columns={[
+            { header: 'Email', cell: (i) => i.email },
+            { header: 'Role', cell: (i) => i.role },
+            { header: 'Invited by', cell: (i) => i.invitedBy?.email ?? '—' },
+            { header: 'Sent', cell: (i) => when(i.createdAt) },
+            { header: 'Expires', cell: (i) => when(i.expiresAt) },
+            {
+              header: 'Withdraw',
+              cell: (i) => (
+                <ActionButton
+                  label="Withdraw"
+                  accessibleName={`Withdraw the invitation of ${i.email}`}
+                  danger
+                  action={() =>
+                    unwrap(api.DELETE('/v1/team/invitations/{invitationId}', { params: { path: { invitationId: i.invitationId } } }))
+                  }
+                  onDone={list.reload}
+                />
+              ),
+            },
+          ]}
+        />
+      )}
+    </section>
   );
 }

@@ -1,5 +1,6 @@
 import { config } from '../../config';
 import { endpoint, ok } from '../../http/endpoint';
+import { MSG, conflict } from '../../platform/errors';
 import { personEmail } from '../../identity/tokens';
 import { createApplication } from '../../identity/people-store';
 import { applicationSchema } from './schemas';
@@ -17,6 +18,7 @@ export const handler = endpoint(
   async ({ body, person, accessToken, audit }) => {
     const email = await personEmail(accessToken!);
     const app = await createApplication(person!, email, body, config.stage() === 'sandbox', audit);
+    if (app === 'already_pending') throw conflict(MSG.applicationPending);
     return ok(201, 'Application submitted', {
       applicationId: app.applicationId,
       status: app.status,

@@ -10,6 +10,12 @@ import type { Responses } from '../shapes';
 
 const isoOrNull = iso.nullable();
 
+const keyRole = z.enum(['admin', 'developer', 'viewer']).describe('The role the key acts with');
+const creator = z
+  .object({ userId: z.string(), email: z.string().nullable() })
+  .nullable()
+  .describe("The person who made the key (null: the operator's or a provider's key)");
+
 const membership = z
   .object({
     participantId: z.string(),
@@ -48,13 +54,57 @@ export const RESPONSES = {
     }),
   },
   'create-key': {
-    data: z.object({ keyId: z.string(), apiKey: z.string().describe('Shown only here'), expiresAt: iso.nullable() }),
+    data: z.object({ keyId: z.string(), apiKey: z.string().describe('Shown only here'), expiresAt: iso.nullable(), role: keyRole }),
   },
   'get-application': {
     data: application,
   },
   invite: {
-    data: z.object({ invitationId: z.string(), token: z.string().describe('Shown only here; the invitee accepts with it') }),
+    data: z.object({
+      invitationId: z.string(),
+      token: z.string().describe('Shown only here (and e-mailed to the invitee as a dashboard link); the invitee accepts with it'),
+      expiresAt: iso.describe('Until when it can be accepted (7 days)'),
+    }),
+  },
+  'list-invitations': {
+    data: z.object({
+      invitations: z.array(
+        z.object({
+          invitationId: z.string(),
+          email: z.string(),
+          role,
+          invitedBy: z.object({
+            type: z.enum(['user', 'apiKey', 'operator']),
+            userId: z.string().nullable(),
+            email: z.string().nullable(),
+          }),
+          createdAt: iso,
+          expiresAt: iso,
+        }),
+      ),
+      hasMore: z.boolean(),
+    }),
+  },
+  'revoke-invitation': {
+    data: z.object({ invitationId: z.string(), revoked: z.literal(true) }),
+  },
+  'get-invitation': {
+    data: z.object({
+      invitationId: z.string(),
+      participantName: z.string().nullable(),
+      participantType: z.enum(['bank', 'merchant', 'provider']),
+      role,
+      invitedBy: z.object({ email: z.string().nullable() }),
+      email: z.string().describe('The address that may accept it (verified)'),
+      expiresAt: iso,
+      status: z.enum(['pending', 'accepted', 'revoked', 'expired']),
+    }),
+  },
+  'sign-out': {
+    data: z.object({
+      signedOut: z.literal(true),
+      refreshTokenRevoked: z.boolean().describe('Whether Cognito revoked the refresh token sent (false: none sent, or refused)'),
+    }),
   },
   'list-keys': {
     data: z.object({
@@ -63,6 +113,8 @@ export const RESPONSES = {
           keyId: z.string(),
           name: z.string().nullable(),
           prefix: z.string().nullable().describe('The first characters of the key, to recognise it (e.g. `sk_live_Ab3x`)'),
+          role: keyRole,
+          createdBy: creator,
           createdAt: iso,
           lastUsedAt: isoOrNull,
           expiresAt: isoOrNull,
@@ -83,7 +135,13 @@ export const RESPONSES = {
     }),
   },
   'remove-member': {
-    data: z.object({ userId: z.string(), removed: z.literal(true) }),
+    data: z.object({
+      userId: z.string(),
+      removed: z.literal(true),
+      keysCreated: z
+        .array(z.string())
+        .describe('The ids of the keys this member made that still work: removal does not revoke them (DELETE /v1/keys/{keyId} does)'),
+    }),
   },
   'revoke-key': {
     data: z.object({ keyId: z.string(), revokedAt: iso }),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ROLES } from '../../identity/roles';
+import { KEY_ROLES, ROLES } from '../../identity/roles';
 import { cursorPaging, safeText } from '../../http/schemas';
 
 const country = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code');
@@ -21,6 +21,10 @@ export const applicationSchema = z.strictObject({
 export const createKeySchema = z.strictObject({
   name: safeText(100).optional(),
   expiresInDays: z.number().int().min(1).max(3650).optional(),
+  role: z
+    .enum(KEY_ROLES as [string, ...string[]] as ['admin', 'developer', 'viewer'])
+    .optional()
+    .describe("The role the key acts with; default the creator's own (an owner's key is admin). Not above the creator's."),
 });
 
 export const roleSchema = z.enum(ROLES as [string, ...string[]] as ['owner', 'admin', 'developer', 'viewer']);
@@ -29,3 +33,6 @@ export const inviteSchema = z.strictObject({ email: z.email().max(254), role: ro
 export const updateMemberSchema = z.strictObject({ role: roleSchema });
 
 export const pageQuery = z.strictObject(cursorPaging);
+
+/** POST /v1/me/sign-out: the session's refresh token (the dashboard holds it), to revoke at Cognito. */
+export const signOutSchema = z.strictObject({ refreshToken: z.string().min(1).max(4096).optional() });

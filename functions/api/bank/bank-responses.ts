@@ -3,7 +3,7 @@ import { answerBilling, bankResponseSchema } from '../../billing/bank-answer';
 import { BILLING_MSG } from '../../billing/messages';
 import { endpoint } from '../../http/endpoint';
 import { AppError } from '../../platform/errors';
-import { arrayReply, type ArrayElement } from '../../http/multi-status';
+import { arrayReply, errorFields, type ArrayElement } from '../../http/multi-status';
 
 const bodySchema = z.strictObject({ responses: z.array(bankResponseSchema).min(1).max(100) });
 
@@ -44,6 +44,6 @@ async function element(bankId: string, response: z.output<typeof bankResponseSch
     return { billingRequestId, statusCode: 200, success: true, message: BILLING_MSG.answered };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    return { billingRequestId, statusCode: e.statusCode, success: false, message: e.message };
+    return { billingRequestId, ...errorFields(e) };
   }
 }

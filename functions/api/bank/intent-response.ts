@@ -102,9 +102,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
         intentId: body.intentId,
       });
       if ('refused' in lookup) {
-        throw lookup.refused === 'answered'
-          ? conflict(MSG.billingIntentAnswered, 'intent_already_answered')
-          : notFound(MSG.billingIntentNotFound);
+        throw lookup.refused === 'answered' ? conflict(MSG.billingIntentAnswered) : notFound(MSG.billingIntentNotFound);
       }
       return lookup.found;
     },
@@ -121,7 +119,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     trustedMerchant: body.customerDecision === 'approve_recurring' ? isTrustedMerchant : undefined,
   });
   if (!result.ok) {
-    if (result.reason === 'intent_answered') throw conflict(MSG.billingIntentAnswered, 'intent_already_answered');
+    if (result.reason === 'intent_answered') throw conflict(MSG.billingIntentAnswered);
     if (result.reason === 'untrusted') throw untrustedError();
     throw notFound(MSG.customerNotFound);
   }
@@ -130,4 +128,4 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
 });
 
 export const untrustedError = () =>
-  badRequest(MSG.approveRecurringUntrusted, [{ path: 'customerDecision', message: 'the merchant is not trusted' }], 'merchant_not_trusted');
+  badRequest(MSG.approveRecurringUntrusted, [{ path: 'customerDecision', message: 'the merchant is not trusted' }]);

@@ -27,7 +27,7 @@ export const handler = endpoint(
     const customer = await getBankCustomer(principal.id, body.customerId);
     if (!customer) throw notFound(MSG.customerNotFound);
     const result = await linkDevice(customer, body.deviceId, body.phrase);
-    if (!result.ok) throw conflict(MSG.deviceLinkedElsewhere, 'device_already_linked');
+    if (!result.ok) throw conflict(MSG.deviceLinkedElsewhere);
     return ok(200, 'Device linked', result.link);
   },
 );

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { conflict, notFound } from '../../platform/errors';
+import { conflict, fill, notFound } from '../../platform/errors';
 import { completeRefund, failRefund, markRefundProcessing } from '../../refunds/store';
 import { getRefund, refundView } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
@@ -25,7 +25,7 @@ export const handler = endpoint(
     const refund = await getRefund(body.refundId);
     if (!refund || refund.bankId !== principal.id) throw notFound(MONEY_MSG.refundNotFound);
     if (refund.status === 'completed' || refund.status === 'failed') {
-      throw conflict(`Refund is already ${refund.status}`, 'refund_finished');
+      throw conflict(fill(MONEY_MSG.refundFinished, { status: refund.status }));
     }
     const now = new Date();
     const next =
@@ -35,7 +35,7 @@ export const handler = endpoint(
           ? await completeRefund(refund.refundId, now)
           : await failRefund(refund.refundId, body.reason ?? 'Refused by the bank', now);
     if (!next) throw notFound(MONEY_MSG.refundNotFound);
-    if (next.status !== body.status) throw conflict(`Refund is already ${next.status}`, 'refund_finished');
+    if (next.status !== body.status) throw conflict(fill(MONEY_MSG.refundFinished, { status: next.status }));
     return ok(200, 'Refund updated', refundView(next));
   },
 );

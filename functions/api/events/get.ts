@@ -1,4 +1,4 @@
-import { deliveriesOf, getVisibleEvent } from '../../events/views';
+import { deliveriesByIds, getVisibleEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
 import { eventResponse } from './schemas';
@@ -7,9 +7,10 @@ import { eventResponse } from './schemas';
 export const handler = endpoint(
   { response: eventResponse, description: 'Read one event and its deliveries.' },
   async ({ params, principal }) => {
-    const event = await getVisibleEvent(principal.id, params.id ?? '');
-    if (!event) throw notFound(MSG.eventNotFound);
-    const deliveries = (await deliveriesOf(principal.id, [event])).get(event.id) ?? [];
+    const visible = await getVisibleEvent(principal.id, params.id ?? '');
+    if (!visible) throw notFound(MSG.eventNotFound);
+    const { event } = visible;
+    const deliveries = await deliveriesByIds(principal.id, visible.deliveryIds);
     return ok(200, 'Event retrieved', {
       id: event.id,
       type: event.type,

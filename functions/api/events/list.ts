@@ -18,7 +18,7 @@ export const handler = endpoint(
     if (query.startingAfter && !after) {
       throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of an event of yours' }]);
     }
-    const page = await listEvents(principal.id, query, query.limit, after);
+    const page = await listEvents(principal.id, query, query.limit, after?.event);
     return ok(200, 'Events retrieved', {
       events: page.events.map(({ event, deliveries }) => ({
         id: event.id,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { eventBody } from '../../events/schemas';
 import { EVENT_TYPES } from '../../events/types';
 import { cursorPaging, isoDateTime } from '../../http/schemas';
 
@@ -24,28 +25,29 @@ export const listEventsQuery = z
 
 const counts = z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), pending: z.number().int() });
 
-const eventFields = {
-  id: z.string().describe('Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries'),
-  type: z.enum(EVENT_TYPES),
-  createdAt: z.string().describe('ISO 8601 UTC'),
-  data: z.record(z.string(), z.unknown()).describe("The event's payload, as its webhooks carry it (DESIGN 6.7)"),
-};
+/**
+ * One event as the events API shows it: the webhook body of its type (`{id, type, createdAt,
+ * data}`, one schema per event type, discriminated by `type`: the same schemas as the
+ * document's webhooks) plus the caller's deliveries of it.
+ */
+const withDeliveries = (deliveries: z.ZodType) => z.intersection(eventBody, z.object({ deliveries }));
 
 export const eventListResponse = z.object({
-  events: z.array(z.object({ ...eventFields, deliveries: counts.describe("Counts of the caller's own deliveries of the event") })),
+  events: z.array(withDeliveries(counts.describe("Counts of the caller's own deliveries of the event"))),
   hasMore: z.boolean(),
 });
 
-export const eventResponse = z.object({
-  ...eventFields,
-  deliveries: z.array(
-    z.object({
-      id: z.string(),
-      endpointId: z.string(),
-      status: z.enum(['pending', 'delivered', 'failed']),
-      attempts: z.number().int(),
-      lastAttemptAt: z.string().nullable(),
-      responseStatus: z.number().int().nullable().describe('HTTP status of the last attempt (null: no answer)'),
-    }),
-  ),
-});
+export const eventResponse = withDeliveries(
+  z
+    .array(
+      z.object({
+        id: z.string(),
+        endpointId: z.string(),
+        status: z.enum(['pending', 'delivered', 'failed']),
+        attempts: z.number().int(),
+        lastAttemptAt: z.string().nullable(),
+        responseStatus: z.number().int().nullable().describe('HTTP status of the last attempt (null: no answer)'),
+      }),
+    )
+    .describe("The event's deliveries to the caller's endpoints"),
+);

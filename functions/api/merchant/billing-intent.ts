@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import { allowedDecisions } from '../../domain/decisions';
-import { isSupportedCurrency } from '../../domain/money';
 import { currencySchema } from '../../http/money-schemas';
 import { trustOf } from '../../domain/trust';
 import { commit } from '../../events/outbox';
 import { sandboxBankDue } from '../../events/sandbox-bank';
 import { endpoint } from '../../http/endpoint';
-import { MSG, badRequest, notFound } from '../../platform/errors';
+import { MSG, notFound } from '../../platform/errors';
+import { assertSupportedCurrency } from '../../billing/bill-request';
 import { logger } from '../../platform/log';
-import { arrayReply, type ArrayElement } from '../../http/multi-status';
+import { arrayReply, failedElement, type ArrayElement } from '../../http/multi-status';
 import { nonEmpty } from '../../http/schemas';
 import { resolveLookupPhrase } from '../../customers/phrase-store';
 import { intentEventData, newIntentItem, putNewIntent } from '../../decisions/intents';
@@ -34,13 +34,7 @@ const bodySchema = z.strictObject({
  * A phrase listed twice is one intent: both positions get the same element.
  */
 export const handler = endpoint({ body: bodySchema }, async ({ body, principal }) => {
-  if (!isSupportedCurrency(body.currency)) {
-    throw badRequest(
-      MSG.unsupportedCurrency,
-      [{ path: 'currency', message: `${body.currency} is not supported; supported: NGN` }],
-      'unsupported_currency',
-    );
-  }
+  assertSupportedCurrency(body.currency);
   const merchant = await getParticipant(principal.id);
   if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
   const allowed = allowedDecisions(trustOf(merchant));
@@ -51,7 +45,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
 
   const one = async (lookupPhrase: string): Promise<ArrayElement> => {
     const found = await resolveLookupPhrase(lookupPhrase, entityId);
-    if (!found) return { statusCode: 404, success: false, message: MSG.customerNotFound, lookupPhrase, entityId };
+    if (!found) return { ...failedElement(404, MSG.customerNotFound), lookupPhrase, entityId };
     const { customer } = found;
     const now = nowIso();
     const intent = newIntentItem(
@@ -80,7 +74,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     } catch (error) {
       // One phrase's failure is that element's, not the request's (the others are committed).
       logger.error('billing intent commit failed', { merchantId: entityId, intentId: intent.intentId, error: error as Error });
-      return { statusCode: 500, success: false, message: MSG.internal, lookupPhrase, entityId };
+      return { ...failedElement(500, MSG.internal), lookupPhrase, entityId };
     }
     return { statusCode: 200, success: true, message: 'Billing intent sent', lookupPhrase, entityId, intentId: intent.intentId };
   };

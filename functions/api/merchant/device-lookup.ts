@@ -30,7 +30,7 @@ export const handler = endpoint(
       merchant &&
       trustOf({ trusted: merchant.trusted, trustLevel: merchant.trustLevel, deviceLookupEnabled: merchant.deviceLookupEnabled });
     if (!trust || !deviceLookupPermission(trust).allowed) {
-      throw forbidden(MSG.deviceLookupForbidden, 'device_lookup_not_permitted');
+      throw forbidden(MSG.deviceLookupForbidden);
     }
     const link = await getDeviceLink(body.deviceId);
     if (!link) throw notFound(MSG.customerNotFound);

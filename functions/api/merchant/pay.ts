@@ -42,7 +42,7 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
 
   const elements = await perPhrase('lookupPhrase', body.lookupPhrases, entityId, async (phrase) => {
     const found = resolved.get(phrase);
-    if (!found) return failureElement('lookupPhrase', phrase, entityId, 404, MSG.customerNotFound, 'not_found');
+    if (!found) return failureElement('lookupPhrase', phrase, entityId, 404, MSG.customerNotFound);
     const decision = decisions.get(decisionId(entityId, found.customer.id));
     const refusal = billingRefusalFor('one_time', decision);
     if (refusal) return refusalElement('lookupPhrase', phrase, entityId, refusal);

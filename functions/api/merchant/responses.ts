@@ -39,7 +39,7 @@ export const RESPONSES = {
   },
   'billing-intent': {
     /** one element of the per-phrase array answer */
-    elements: z.object({ ...element, lookupPhrase: z.string(), intentId: z.string().optional(), code: z.string().optional() }),
+    elements: z.object({ ...element, lookupPhrase: z.string(), intentId: z.string().optional() }),
   },
   'decision-history': {
     /** DESIGN 8.5 */

@@ -5,7 +5,8 @@ import { buildParticipant, getParticipant, insertParticipant, newApiKey } from '
 import { createParticipantSchema } from './schemas';
 import { seedSimulatedBank } from '../../sandbox/bank-store';
 import { auditPut } from '../../identity/audit';
-import { createInvitation } from '../../identity/people-store';
+import { newInvitation } from '../../identity/invitation-store';
+import { sendInvitationMail } from '../../identity/invitations';
 
 /** POST /v1/operator/participants (DESIGN 6.1): the API key is shown only in this response. */
 export const handler = endpoint({ body: createParticipantSchema }, async ({ body, audit }) => {
@@ -22,11 +23,17 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
   const participant = buildParticipant(body);
   const key = newApiKey(participant);
   // DESIGN 8.3: `ownerEmail` invites the participant's first owner (a bank's people sign in this way).
-  const invitation = body.ownerEmail ? await createInvitation(participant, body.ownerEmail, 'owner', audit) : undefined;
-  const items = [...key.items, auditPut(participant.id, audit, 'participant.created', participant.id), ...(invitation?.items ?? [])];
-  if ((await insertParticipant(participant, items)) === 'email_taken') throw conflict('Merchant with this email already exists');
+  const invitation = body.ownerEmail ? newInvitation(participant, body.ownerEmail, 'owner', audit) : undefined;
+  const items = [
+    ...key.items,
+    auditPut(participant.id, audit, 'participant.created', participant.id),
+    auditPut(participant.id, audit, 'api_key.created', key.keyId),
+    ...(invitation?.items ?? []),
+  ];
+  if ((await insertParticipant(participant, items)) === 'email_taken') throw conflict(MSG.merchantEmailExists);
   // Sandbox: a simulated bank gets its magic customers and devices now (functions/sandbox/).
   if (participant.simulated) await seedSimulatedBank(participant);
+  if (invitation) await sendInvitationMail(invitation, body.ownerEmail!.toLowerCase(), 'owner', participant.name, undefined);
   return ok(201, 'Participant created', {
     id: participant.id,
     type: participant.type,

@@ -11,9 +11,7 @@ export const handler = endpoint(
   {
     body,
     bodyMessage: (err) =>
-      err.issues.some((i) => i.path[0] === 'maxTrustLevel' && i.code === 'invalid_value')
-        ? 'Invalid trust level specified'
-        : MSG.invalidRequest,
+      err.issues.some((i) => i.path[0] === 'maxTrustLevel' && i.code === 'invalid_value') ? MSG.invalidTrustLevel : MSG.invalidRequest,
   },
   async ({ params, body, audit }) => {
     const provider = await getParticipant(params.id!);

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, type FieldError } from '../../platform/errors';
+import { MSG, conflict, type FieldError } from '../../platform/errors';
 import { createMerchants } from '../../merchants/store';
 import { createMerchantsSchema } from './schemas';
 
@@ -10,7 +10,7 @@ import { createMerchantsSchema } from './schemas';
  */
 export const handler = endpoint(
   { body: createMerchantsSchema, bodyMessage: MSG.invalidMerchantData, description: 'All or nothing; at most 25 merchants per request.' },
-  async ({ body, principal }) => {
+  async ({ body, principal, audit }) => {
     // Duplicates inside the batch (case-insensitive), before any write.
     const firstByEmail = new Map<string, number>();
     const inBatch: FieldError[] = [];
@@ -22,7 +22,7 @@ export const handler = endpoint(
     });
     if (inBatch.length) throw emailConflict(inBatch);
 
-    const result = await createMerchants(principal.id, body.merchants);
+    const result = await createMerchants(principal.id, body.merchants, audit);
     if (!result.ok) {
       throw emailConflict(
         result.duplicateIndexes.map((i) => ({ path: `merchants.${i}.email`, message: 'a merchant with this email already exists' })),
@@ -32,4 +32,4 @@ export const handler = endpoint(
   },
 );
 
-const emailConflict = (errors: FieldError[]) => new AppError(409, MSG.merchantEmailExists, 'merchant_email_exists', errors);
+const emailConflict = (errors: FieldError[]) => conflict(MSG.merchantEmailExists, errors);

@@ -1,6 +1,6 @@
 /** Request schemas and reply shapes shared by the provider endpoints (merchants and trust). */
 import * as z from 'zod';
-import { MSG } from '../../platform/errors';
+import { MSG, type ErrorMessage } from '../../platform/errors';
 import { boolString, offsetPaging, safeText } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
 import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';
@@ -92,8 +92,8 @@ export const listTrustQuery = z.object({
 
 /** The spec's message when a trust level field fails, else `fallback`. */
 export const trustLevelMessage =
-  (field: string, fallback: string) =>
-  (err: z.ZodError): string =>
+  (field: string, fallback: ErrorMessage<400>) =>
+  (err: z.ZodError): ErrorMessage<400> =>
     err.issues.some((i) => i.path[0] === field) ? MSG.invalidTrustLevel : fallback;
 
 export const updateTrustSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, notFound } from '../../platform/errors';
+import { MSG, conflict, notFound } from '../../platform/errors';
 import { updateMerchantProfile } from '../../merchants/store';
 import { updateMerchantSchema } from './schemas';
 
@@ -12,9 +12,7 @@ export const handler = endpoint({ body: updateMerchantSchema, bodyMessage: MSG.i
   const result = await updateMerchantProfile(principal.id, entityId, changes);
   if (!result.ok) {
     if (result.reason === 'not_found') throw notFound(MSG.merchantNotFound);
-    throw new AppError(409, MSG.merchantEmailExists, 'merchant_email_exists', [
-      { path: 'email', message: 'a merchant with this email already exists' },
-    ]);
+    throw conflict(MSG.merchantEmailExists, [{ path: 'email', message: 'a merchant with this email already exists' }]);
   }
   return ok(200, 'Merchant updated', result.merchant);
 });

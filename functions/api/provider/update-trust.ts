@@ -25,7 +25,7 @@ export const handler = endpoint(
       if (body.trustLevel !== undefined) {
         const provider = await getParticipant(principal.id);
         if (!canGrantTrustLevel(body.trustLevel, provider?.maxTrustLevel)) {
-          throw forbidden(MSG.trustLevelForbidden, 'insufficient_trust_permission');
+          throw forbidden(MSG.trustLevelForbidden);
         }
       }
       const current = trustOf(merchant);

@@ -33,9 +33,9 @@ export const handler = endpoint(
     const r = await requestAmendment(principal.id, params.scheduleId ?? '', body, nowIso());
     if (!r.ok) {
       if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-      if (r.reason === 'pending') throw conflict(MSG.recurringAmendmentPending, 'amendment_pending');
-      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
-      if (r.reason === 'no_permission') throw forbidden(MSG.recurringPermissionRequired, 'permission_required');
+      if (r.reason === 'pending') throw conflict(MSG.recurringAmendmentPending);
+      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive);
+      if (r.reason === 'no_permission') throw forbidden(MSG.recurringPermissionRequired);
       throw badRequest(MSG.invalidRequest, [{ path: 'body', message: 'the amendment changes nothing' }]);
     }
     return ok(202, "Amendment sent to the customer's bank", {

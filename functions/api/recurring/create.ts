@@ -10,7 +10,7 @@ import { amountSchema, currencySchema } from '../../http/money-schemas';
 import { DEFAULT_INTERVAL, FREQUENCIES, MAX_INTERVAL, scheduleProblems } from '../../domain/schedule-dates';
 import { canCreateRecurring, trustOf } from '../../domain/trust';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG, badRequest, forbidden, notFound } from '../../platform/errors';
+import { MSG, badRequest, conflict, forbidden, notFound } from '../../platform/errors';
 import { isoDateTime, nonEmpty } from '../../http/schemas';
 import { getDecision, type DecisionItem } from '../../decisions/views';
 import { getParticipant } from '../../identity/participant-store';
@@ -76,7 +76,7 @@ const responseSchema = z.object({
   nextBillingDate: z.string(),
 });
 
-const permissionRequired = () => badRequest(MSG.recurringPermissionRequired, undefined, 'recurring_permission_required');
+const permissionRequired = () => badRequest(MSG.recurringPermissionRequired);
 
 /** Attempts when the decision changes between the checks and the write (each re-checks). */
 const MAX_ATTEMPTS = 5;
@@ -100,14 +100,14 @@ export const handler = endpoint(
     for (let attempt = 1; ; attempt++) {
       const merchant = await getParticipant(merchantId);
       if (merchant?.type !== 'merchant') throw notFound(MSG.merchantNotFound);
-      if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+      if (!canCreateRecurring(trustOf(merchant))) throw forbidden(MSG.recurringTrustRequired);
 
       const id = await readAgreementPhrase(body.agreementPhrase, merchantId);
       const found = id ? await getDecision(id) : undefined;
       const decision: DecisionItem | undefined = found && found.merchantId === merchantId ? found : undefined;
-      if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked, 'merchant_blocked');
+      if (decision?.blockMerchant) throw forbidden(BILLING_MSG.merchantBlocked);
       if (!decision || decision.customerId !== body.customerId || decision.decision !== 'approve_recurring') throw permissionRequired();
-      if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded, 'spending_limit_exceeded');
+      if (!withinSingleLimit(decision.spendingLimits, body.amount)) throw forbidden(BILLING_MSG.limitsExceeded);
       const customer = (await getBillingCustomers([decision.customerId])).get(decision.customerId);
       if (!customer) throw permissionRequired();
 
@@ -144,9 +144,9 @@ export const handler = endpoint(
           nextBillingDate: s.nextBillingDate,
         });
       }
-      if (r.reason === 'untrusted') throw forbidden(MSG.recurringTrustRequired, 'recurring_not_allowed');
+      if (r.reason === 'untrusted') throw forbidden(MSG.recurringTrustRequired);
       // The decision changed since it was checked: check again on a fresh read.
-      if (attempt >= MAX_ATTEMPTS) throw new AppError(409, 'Customer decision is changing; retry shortly', 'decision_contention');
+      if (attempt >= MAX_ATTEMPTS) throw conflict(MSG.decisionChanging);
     }
   },
 );

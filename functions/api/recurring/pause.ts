@@ -31,7 +31,7 @@ export const handler = endpoint({ body: bodySchema, description: 'Pause a schedu
   const r = await pauseSchedule(principal.id, params.scheduleId ?? '', body.reason || null, now, body.resumesAt ?? null);
   if (!r.ok) {
     if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-    throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+    throw conflict(MSG.recurringNotActive);
   }
   return ok(200, 'Recurring schedule paused', {
     scheduleId: r.schedule.scheduleId,

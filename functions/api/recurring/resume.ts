@@ -18,7 +18,7 @@ export const handler = endpoint({ body: bodySchema, description: 'Resume a sched
   const r = await resumeSchedule(principal.id, params.scheduleId ?? '', nowIso());
   if (!r.ok) {
     if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-    throw conflict(MSG.recurringNotPaused, 'schedule_not_paused');
+    throw conflict(MSG.recurringNotPaused);
   }
   const s = r.schedule;
   return ok(200, 'Recurring schedule resumed', {

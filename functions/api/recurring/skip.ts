@@ -20,8 +20,8 @@ export const skipEndpoint = (partyOf: (principalId: string) => ScheduleParty) =>
     const r = await skipNextRun({ party: partyOf(principal.id), reason: body.reason || null }, params.scheduleId ?? '', nowIso());
     if (!r.ok) {
       if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-      if (r.reason === 'run_in_progress') throw conflict(MSG.recurringRunInProgress, 'schedule_run_in_progress');
-      throw conflict(MSG.recurringNotActive, 'schedule_not_active');
+      if (r.reason === 'run_in_progress') throw conflict(MSG.recurringRunInProgress);
+      throw conflict(MSG.recurringNotActive);
     }
     return ok(200, 'Recurring run skipped', {
       scheduleId: r.schedule.scheduleId,

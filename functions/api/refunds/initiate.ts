@@ -3,7 +3,7 @@ import { safeText } from '../../http/schemas';
 import { toMajor } from '../../domain/money';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, badRequest, conflict, notFound } from '../../platform/errors';
+import { badRequest, conflict, notFound } from '../../platform/errors';
 import { initiateRefund } from '../../refunds/store';
 import { MIN_REFUND_MINOR } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
@@ -36,11 +36,11 @@ export const handler = endpoint(
         case 'not_found':
           throw notFound(MONEY_MSG.transactionNotFound);
         case 'not_refundable':
-          throw conflict(MONEY_MSG.notRefundable, 'transaction_not_refundable');
+          throw conflict(MONEY_MSG.notRefundable);
         case 'exceeds':
-          throw badRequest(MONEY_MSG.refundExceeds, undefined, 'refund_exceeds_refundable');
+          throw badRequest(MONEY_MSG.refundExceeds);
         case 'busy':
-          throw new AppError(409, MONEY_MSG.refundBusy, 'busy');
+          throw conflict(MONEY_MSG.refundBusy);
       }
     }
     const f = r.refund;

@@ -23,6 +23,6 @@ export const handler = endpoint({ body: bodySchema, description: 'Advance a test
     ]);
   }
   const advancing = await startAdvance(c, body.frozenTime);
-  if (!advancing) throw conflict(SANDBOX_MSG.testClockAdvancing, 'test_clock_advancing');
+  if (!advancing) throw conflict(SANDBOX_MSG.testClockAdvancing);
   return ok(202, 'Test clock advancing', testClockView(advancing));
 });

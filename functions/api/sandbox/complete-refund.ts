@@ -18,11 +18,11 @@ export const handler = endpoint(
     const refundId = params.refundId ?? '';
     const r = refundId.length > 0 && refundId.length <= 100 ? await getRefund(refundId) : undefined;
     if (!r || r.merchantId !== principal.id) throw notFound(MONEY_MSG.refundNotFound);
-    if (r.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed, 'refund_failed');
+    if (r.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed);
     const done = await completeRefund(refundId, clockNow());
     if (!done) throw notFound(MONEY_MSG.refundNotFound);
-    if (done.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed, 'refund_failed');
-    if (done.status !== 'completed') throw conflict(MONEY_MSG.refundBusy, 'refund_contention');
+    if (done.status === 'failed') throw conflict(SANDBOX_MSG.refundFailed);
+    if (done.status !== 'completed') throw conflict(MONEY_MSG.refundBusy);
     return ok(200, SANDBOX_MSG.refundCompleted, refundView(done));
   },
 );

@@ -4,7 +4,7 @@ import { isBillingRequestIdShaped } from '../../billing/bill-item';
 import { BILLING_MSG } from '../../billing/messages';
 import { expireBilling } from '../../billing/settle-billing';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, conflict, notFound, SANDBOX_MSG } from '../../platform/errors';
+import { conflict, notFound, SANDBOX_MSG } from '../../platform/errors';
 import { billKey, type BillItem } from '../../bills/types';
 import { getItem } from '../../platform/table';
 
@@ -12,9 +12,7 @@ import { getItem } from '../../platform/table';
 const MAX_ROUNDS = 4;
 
 const notPending = (status: string) =>
-  new AppError(409, SANDBOX_MSG.billingNotPending, 'billing_not_pending', [
-    { path: 'status', message: `the billing request is ${status}` },
-  ]);
+  conflict(SANDBOX_MSG.billingNotPending, [{ path: 'status', message: `the billing request is ${status}` }]);
 
 /**
  * POST /v1/sandbox/billing-requests/{id}/expire (merchant or provider with X-Entity-Id;
@@ -35,7 +33,7 @@ export const handler = endpoint(
     if (!bill || bill.merchantId !== principal.id) throw notFound(BILLING_MSG.requestNotFound);
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       if (bill.status !== 'pending') throw notPending(bill.status);
-      if (!bill.requiresApproval) throw conflict(SANDBOX_MSG.billingNotAwaitingApproval, 'billing_not_awaiting_approval');
+      if (!bill.requiresApproval) throw conflict(SANDBOX_MSG.billingNotAwaitingApproval);
       const r = await expireBilling(bill, clockNow());
       if (r.ok) {
         return ok(200, SANDBOX_MSG.billingExpired, {
@@ -49,6 +47,6 @@ export const handler = endpoint(
       if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
       bill = r.current;
     }
-    throw conflict(BILLING_MSG.settleBusy, 'billing_contention');
+    throw conflict(BILLING_MSG.settleBusy);
   },
 );

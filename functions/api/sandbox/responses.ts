@@ -70,6 +70,7 @@ export const RESPONSES = {
     data: z.object({
       settlements: z.array(z.object({ settlementId: z.string(), settlementDate: z.string(), amount: money, count })),
       settledAmount: money,
+      remainingAmount: money.describe('Still unsettled when the run answered (a large backlog: call again)'),
       currency,
     }),
   },

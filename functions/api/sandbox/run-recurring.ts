@@ -19,9 +19,9 @@ export const handler = endpoint(
     const r = await makeNextRunDueNow(principal.id, params.scheduleId ?? '', clockNow());
     if (!r.ok) {
       if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
-      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive, 'schedule_not_active');
-      if (r.reason === 'contention') throw conflict(SANDBOX_MSG.raceLost, 'sandbox_conflict');
-      throw conflict(SANDBOX_MSG.recurringRunInProgress, 'schedule_run_in_progress');
+      if (r.reason === 'not_active') throw conflict(MSG.recurringNotActive);
+      if (r.reason === 'contention') throw conflict(SANDBOX_MSG.raceLost);
+      throw conflict(SANDBOX_MSG.recurringRunInProgress);
     }
     return ok(200, SANDBOX_MSG.recurringRunDue, scheduleRecord(r.schedule));
   },

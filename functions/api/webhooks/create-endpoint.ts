@@ -2,7 +2,7 @@ import { newId } from '../../domain/ids';
 import { endpointKey, insertEndpoint, sealSecret, toApiEndpoint, MAX_ENDPOINTS, type EndpointItem } from '../../webhooks/endpoint-store';
 import { newSecret } from '../../webhooks/signing';
 import { endpoint, ok } from '../../http/endpoint';
-import { AppError, MSG } from '../../platform/errors';
+import { MSG, conflict } from '../../platform/errors';
 import { nowIso } from '../../platform/table';
 import { createEndpointSchema, normaliseEvents } from './schemas';
 
@@ -29,9 +29,7 @@ export const handler = endpoint(
       updatedAt: now,
     };
     if (!(await insertEndpoint(item, audit))) {
-      throw new AppError(409, MSG.webhookEndpointLimit, 'endpoint_limit_reached', [
-        { path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` },
-      ]);
+      throw conflict(MSG.webhookEndpointLimit, [{ path: '(root)', message: `at most ${MAX_ENDPOINTS} endpoints per participant` }]);
     }
     const shown = toApiEndpoint(item);
     return ok(201, 'Webhook endpoint created', { id, url: shown.url, events: shown.events, secret, status: shown.status, createdAt: now });

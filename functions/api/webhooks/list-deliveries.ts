@@ -1,6 +1,7 @@
-import { deliveryNamed, deliveryRange, toApiDelivery, type DeliveryItem } from '../../webhooks/delivery-store';
+import { toApiDelivery } from '../../webhooks/delivery-store';
+import { deliveriesAfter, deliveriesAt } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
-import { listPage, pageFields, pagingOf } from '../../http/paging';
+import { badCursor, pageFields, pagingOf } from '../../http/paging';
 import { listDeliveriesQuery } from './schemas';
 
 /**
@@ -11,12 +12,13 @@ import { listDeliveriesQuery } from './schemas';
 export const handler = endpoint(
   { query: listDeliveriesQuery, description: "List the caller's webhook deliveries, newest first." },
   async ({ query, principal }) => {
-    const page = await listPage<DeliveryItem>(
-      deliveryRange(principal.id, { status: query.status, type: query.type }),
-      pagingOf(query),
-      deliveryNamed,
-      'one of your deliveries',
-    );
+    const paging = pagingOf(query);
+    const filter = { status: query.status, type: query.type };
+    const page =
+      paging.startingAfter === undefined
+        ? await deliveriesAt(principal.id, filter, paging.skip, paging.limit)
+        : await deliveriesAfter(principal.id, filter, paging.limit, paging.startingAfter);
+    if (!page) throw badCursor('one of your deliveries');
     return ok(200, 'Webhook deliveries retrieved', { deliveries: page.items.map(toApiDelivery), ...pageFields(page) });
   },
 );

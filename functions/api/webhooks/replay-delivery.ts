@@ -1,4 +1,4 @@
-import { enqueueDeliveries, getDelivery, messageFor, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
+import { enqueueDeliveries, getDelivery, messageFor, overdueAt, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { getLiveEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
@@ -19,12 +19,13 @@ export const handler = endpoint({ description: 'Re-send a delivery now (same eve
     if (!d || d.ownerId !== principal.id) throw notFound(MSG.deliveryNotFound);
     if (!(await getEndpoint(principal.id, d.endpointId))) throw notFound(MSG.webhookEndpointNotFound);
     // Events are kept 30 days (DESIGN 8.2): an older delivery has nothing left to send.
-    if (!(await getLiveEvent(d.eventId))) throw conflict(MSG.eventExpired, 'event_expired');
-    const updated = await rearmForReplay(d, principal.id, Date.now());
+    if (!(await getLiveEvent(d.eventId))) throw conflict(MSG.eventExpired);
+    const nowMs = Date.now();
+    const updated = await rearmForReplay(d, principal.id, nowMs);
     if (!updated) continue; // replayed or recovered concurrently: look again
     // If this fails, recovery re-enqueues the delivery when it is overdue.
-    await enqueueDeliveries([messageFor(updated)]);
+    await enqueueDeliveries([messageFor(updated, overdueAt(nowMs))]);
     return ok(202, 'Delivery replay queued', toApiDelivery(updated));
   }
-  throw conflict('Delivery is being replayed concurrently', 'replay_conflict');
+  throw conflict(MSG.replayConflict);
 });

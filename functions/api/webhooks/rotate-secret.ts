@@ -24,6 +24,6 @@ export const handler = endpoint(
       if (!(await replaceSecret(ep, await sealSecret(id, secret), previousSecretExpiresAt, now, audit))) continue;
       return ok(200, 'Webhook secret rotated', { id, secret, previousSecretExpiresAt });
     }
-    throw conflict('Webhook secret is being rotated concurrently', 'rotation_conflict');
+    throw conflict(MSG.rotationConflict);
   },
 );

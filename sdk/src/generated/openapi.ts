@@ -216,6 +216,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this sign-in session
+         * @description End this sign-in session: its refresh token is revoked and its access tokens are refused from now on (401 `Session has ended`). Other sessions keep working.
+         *
+         *     **Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 `This action requires a signed-in user`.
+         */
+        post: operations["accountSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -233,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Create an API key, optionally expiring after `expiresInDays`. The key is shown only in this response.
+         * @description Create an API key with a role (default your own; never above it), optionally expiring after `expiresInDays`. The key is shown only in this response.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. **Signed-in people only:** API keys get 403 `This action requires a signed-in user`. People's roles: owner, admin, developer (else 403 `Insufficient role`).
          */
@@ -295,15 +317,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the team's pending invitations
+         * @description The pending invitations of the team (not accepted, withdrawn or expired), newest first.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. **Signed-in people only:** API keys get 403 `This action requires a signed-in user`. People's roles: owner, admin (else 403 `Insufficient role`).
+         */
+        get: operations["accountListInvitations"];
         put?: never;
         /**
          * Invite a person to the team
-         * @description Invite a person (by e-mail) to the team. The token is shown only in this response; it is valid for 7 days.
+         * @description Invite a person (by e-mail) to the team: they receive a link to the dashboard. The token is shown only in this response; it is valid for 7 days.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. **Signed-in people only:** API keys get 403 `This action requires a signed-in user`. People's roles: owner, admin (else 403 `Insufficient role`).
          */
         post: operations["accountInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/team/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a pending invitation
+         * @description Withdraw a pending invitation: its link stops working.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. **Signed-in people only:** API keys get 403 `This action requires a signed-in user`. People's roles: owner, admin (else 403 `Insufficient role`).
+         */
+        delete: operations["accountRevokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an invitation by its token
+         * @description Read an invitation by its token: who invites, to which participant, with which role, and whether it can still be accepted.
+         *
+         *     **Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 `This action requires a signed-in user`.
+         */
+        get: operations["accountGetInvitation"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -321,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Accept an invitation: join the team with its role.
+         * @description Accept an invitation with the verified e-mail address it names: join the team with its role.
          *
          *     **Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 `This action requires a signed-in user`.
          */
@@ -344,7 +416,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Remove a member from the team. The last owner cannot be removed.
+         * @description Remove a member from the team. The last owner cannot be removed. The member's keys keep working: `keysCreated` lists them.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. **Signed-in people only:** API keys get 403 `This action requires a signed-in user`. People's roles: owner, admin (else 403 `Insufficient role`).
          */
@@ -1901,7 +1973,7 @@ export interface webhooks {
         put?: never;
         /**
          * billing.upcoming
-         * @description **To:** The customer's bank. **When:** PRE_DEBIT_NOTICE_SECONDS (default 24 h) before each period of a recurring schedule is billed, or at once when the run is sooner (DESIGN 8.5).
+         * @description **To:** The customer's bank. **When:** The deployment's pre-debit notice period (24 hours by default) before each period of a recurring schedule is billed, or at once when the run is sooner.
          *
          *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
@@ -2099,7 +2171,7 @@ export interface webhooks {
         put?: never;
         /**
          * schedule.amended
-         * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (DESIGN 8.6).
+         * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (the new terms apply from the next run).
          *
          *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
@@ -2242,10 +2314,20 @@ export interface components {
             statusCode: number;
             /** @constant */
             success: false;
-            /** @description Human-readable; the exact messages are part of the contract */
+            /** @description Human-readable and exact: each message is part of the contract (see Errors) */
             message: string;
-            /** @description Stable machine-readable code, e.g. `validation_error`, `not_found`, `rate_limited` */
-            code?: string;
+            /**
+             * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
+             * @enum {string}
+             */
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            /**
+             * @description The kind of error (see Errors)
+             * @enum {string}
+             */
+            type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
+            requestId: string;
         };
         FieldError: {
             /** @description Dotted path of the field (`(root)` for the whole body) */
@@ -2257,10 +2339,20 @@ export interface components {
             statusCode: 400;
             /** @constant */
             success: false;
-            /** @description Human-readable; the exact messages are part of the contract */
+            /** @description Human-readable and exact: each message is part of the contract (see Errors) */
             message: string;
-            /** @description Stable machine-readable code, e.g. `validation_error`, `not_found`, `rate_limited` */
-            code?: string;
+            /**
+             * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
+             * @enum {string}
+             */
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            /**
+             * @description The kind of error (see Errors)
+             * @enum {string}
+             */
+            type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
+            requestId: string;
             /** @description What was wrong, field by field (at most 50) */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -2283,7 +2375,7 @@ export interface components {
             allowedDecisions: ("approve_once" | "approve_recurring" | "deny" | "suspended")[];
             /** Format: date-time */
             createdAt: string;
-            /** @description A schedule's amendment (DESIGN 8.6): approving (approve_recurring, limits allowing the new amount) switches the schedule from its next run */
+            /** @description A schedule's amendment (PATCH /v1/recurring/{scheduleId}): approving it (approve_recurring, with limits allowing the new amount) switches the schedule to the new terms from its next run; any other answer keeps the old terms */
             amendment?: {
                 /** @description The recurring schedule */
                 scheduleId: string;
@@ -2419,7 +2511,7 @@ export interface components {
             reason?: string;
             /** @description Recurring runs only */
             scheduleId?: string;
-            /** @description Recurring runs only (DESIGN 8.6): whether the failed run is retried (never after the customer's refusal) */
+            /** @description Recurring runs only: whether the failed run is retried under the merchant's retry policy (never after the customer's refusal) */
             willRetry?: boolean;
             /**
              * Format: date-time
@@ -2757,7 +2849,7 @@ export interface components {
             customerAction: "declined";
             /** @description The due date of the refused run */
             scheduledFor: string | null;
-            /** @description Whether the period is retried under the merchant's retry policy (DESIGN 8.6) */
+            /** @description Whether the period is retried under the merchant's retry policy (GET /v1/merchant/retry-policy) */
             willRetry: boolean;
             /**
              * Format: date-time
@@ -3066,6 +3158,8 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["WebhookTestData"];
         };
+        /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
+        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
             /** @enum {string} */
@@ -3119,7 +3213,7 @@ export interface components {
             duplicates: number;
             invalidData: number;
         };
-        /** @description Limits in major units; an absent period has no limit. yearly: the Lagos calendar year (DESIGN 8.5). */
+        /** @description Limits in major units; an absent period has no limit. yearly: the Lagos calendar year. */
         SpendingLimits: {
             /** @description Amount in major units (NGN 1500.5) */
             single?: number;
@@ -3289,7 +3383,7 @@ export interface components {
             resumedAt: string | null;
             cancelledAt: string | null;
             completedAt: string | null;
-            /** @description An amendment waiting for the customer's bank (DESIGN 8.6); absent otherwise */
+            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
             pendingAmendment?: {
                 amendmentId: string;
                 from: components["schemas"]["ScheduleTerms"];
@@ -3425,10 +3519,11 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input: nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...). */
+        /** @description Invalid input (`invalid_request_error`): nothing was written. The message depends on the endpoint (`Invalid request parameters`, `Invalid query parameters`, `Invalid JSON body`, ...); `errors` says which fields. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3437,7 +3532,9 @@ export interface components {
                  *       "statusCode": 400,
                  *       "success": false,
                  *       "message": "Invalid request parameters",
-                 *       "code": "validation_error",
+                 *       "code": "invalid_request_parameters",
+                 *       "type": "invalid_request_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90",
                  *       "errors": [
                  *         {
                  *           "path": "amount",
@@ -3449,10 +3546,11 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description Missing, invalid or revoked API key, or a key of the other stage. */
+        /** @description Missing, invalid, expired or revoked API key, a key of the other stage, or a refused access token (`authentication_error`). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3461,16 +3559,19 @@ export interface components {
                  *       "statusCode": 401,
                  *       "success": false,
                  *       "message": "Invalid API key",
-                 *       "code": "unauthorized"
+                 *       "code": "api_key_invalid",
+                 *       "type": "authentication_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The caller may not do this (participant kind, trust level, permission). */
+        /** @description The caller may not do this: participant kind, role, trust level, permission (`permission_error`). */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3479,16 +3580,19 @@ export interface components {
                  *       "statusCode": 403,
                  *       "success": false,
                  *       "message": "Forbidden for this participant type",
-                 *       "code": "forbidden"
+                 *       "code": "participant_type_forbidden",
+                 *       "type": "permission_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Not found, or another participant's resource (never visible). */
+        /** @description Not found, or another participant's resource: never visible (`not_found_error`). */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3497,16 +3601,19 @@ export interface components {
                  *       "statusCode": 404,
                  *       "success": false,
                  *       "message": "Route not found",
-                 *       "code": "not_found"
+                 *       "code": "route_not_found",
+                 *       "type": "not_found_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress. */
+        /** @description Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress (`conflict_error`). The codes marked "retry" in the table under Errors mean nothing was written: send the same request again shortly. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3515,16 +3622,19 @@ export interface components {
                  *       "statusCode": 409,
                  *       "success": false,
                  *       "message": "Idempotency key reused with a different request",
-                 *       "code": "conflict"
+                 *       "code": "idempotency_mismatch",
+                 *       "type": "conflict_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limit reached for this key and endpoint class. */
+        /** @description Rate limit reached for this key and endpoint class (`rate_limit_error`): wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3537,16 +3647,19 @@ export interface components {
                  *       "statusCode": 429,
                  *       "success": false,
                  *       "message": "Too many requests",
-                 *       "code": "rate_limited"
+                 *       "code": "rate_limited",
+                 *       "type": "rate_limit_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unexpected failure; never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST). */
+        /** @description Unexpected failure (`api_error`, code `internal_error`); never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST). */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idpay-Version": components["headers"]["Idpay-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -3555,7 +3668,9 @@ export interface components {
                  *       "statusCode": 500,
                  *       "success": false,
                  *       "message": "Internal server error",
-                 *       "code": "internal_error"
+                 *       "code": "internal_error",
+                 *       "type": "api_error",
+                 *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3567,6 +3682,8 @@ export interface components {
         "Idempotency-Key": string;
         /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
         "X-Entity-Id": string;
+        /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+        "Idpay-Version": "2026-11-01";
         /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
         "X-Participant-Id": string;
         /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
@@ -3584,8 +3701,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Id of this request (echoes a well-formed incoming `X-Request-Id`); quote it when reporting a problem */
+        /** @description Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem */
         "X-Request-Id": string;
+        /** @description The API version this answer speaks: `2026-11-01` (see Versioning) */
+        "Idpay-Version": "2026-11-01";
         /** @description Requests allowed per window (one minute) for this key and endpoint class */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current window */
@@ -3605,6 +3724,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -3638,6 +3759,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3681,6 +3803,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -3695,6 +3819,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3725,7 +3850,10 @@ export interface operations {
     operatorRevokeKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path: {
                 keyId: string;
             };
@@ -3737,6 +3865,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,6 +3884,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3765,7 +3895,10 @@ export interface operations {
     operatorUpdateProvider: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path: {
                 id: string;
             };
@@ -3784,6 +3917,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,7 +3950,10 @@ export interface operations {
                 limit?: number;
                 startingAfter?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3826,6 +3963,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +3991,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -3867,6 +4007,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3893,6 +4034,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -3913,6 +4056,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3939,6 +4083,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -3972,6 +4118,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -4004,6 +4151,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
             };
@@ -4018,6 +4167,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,6 +4192,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
             };
@@ -4054,6 +4206,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4079,6 +4232,60 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    accountSignOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    refreshToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @constant */
+                            signedOut: true;
+                            /** @description Whether Cognito revoked the refresh token sent (false: none sent, or refused) */
+                            refreshTokenRevoked: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     accountListKeys: {
         parameters: {
             query?: {
@@ -4086,6 +4293,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4100,6 +4309,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4118,6 +4328,16 @@ export interface operations {
                                 name: string | null;
                                 /** @description The first characters of the key, to recognise it (e.g. `sk_live_Ab3x`) */
                                 prefix: string | null;
+                                /**
+                                 * @description The role the key acts with
+                                 * @enum {string}
+                                 */
+                                role: "admin" | "developer" | "viewer";
+                                /** @description The person who made the key (null: the operator's or a provider's key) */
+                                createdBy: {
+                                    userId: string;
+                                    email: string | null;
+                                } | null;
                                 /** @description ISO 8601 date-time, UTC */
                                 createdAt: string;
                                 lastUsedAt: string | null;
@@ -4141,6 +4361,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -4156,6 +4378,11 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     expiresInDays?: number;
+                    /**
+                     * @description The role the key acts with; default the creator's own (an owner's key is admin). Not above the creator's.
+                     * @enum {string}
+                     */
+                    role?: "admin" | "developer" | "viewer";
                 };
             };
         };
@@ -4164,6 +4391,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4182,6 +4410,11 @@ export interface operations {
                             /** @description Shown only here */
                             apiKey: string;
                             expiresAt: string | null;
+                            /**
+                             * @description The role the key acts with
+                             * @enum {string}
+                             */
+                            role: "admin" | "developer" | "viewer";
                         };
                     };
                 };
@@ -4199,6 +4432,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4215,6 +4450,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4251,6 +4487,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4265,6 +4503,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4292,10 +4531,78 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    accountListInvitations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            invitations: {
+                                invitationId: string;
+                                email: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "developer" | "viewer";
+                                invitedBy: {
+                                    /** @enum {string} */
+                                    type: "user" | "apiKey" | "operator";
+                                    userId: string | null;
+                                    email: string | null;
+                                };
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 date-time, UTC */
+                                expiresAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     accountInvite: {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -4321,6 +4628,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4336,8 +4644,10 @@ export interface operations {
                         message: string;
                         data: {
                             invitationId: string;
-                            /** @description Shown only here; the invitee accepts with it */
+                            /** @description Shown only here (and e-mailed to the invitee as a dashboard link); the invitee accepts with it */
                             token: string;
+                            /** @description Until when it can be accepted (7 days) */
+                            expiresAt: string;
                         };
                     };
                 };
@@ -4351,10 +4661,121 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    accountRevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            invitationId: string;
+                            /** @constant */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    accountGetInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+            };
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            invitationId: string;
+                            participantName: string | null;
+                            /** @enum {string} */
+                            participantType: "bank" | "merchant" | "provider";
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "developer" | "viewer";
+                            invitedBy: {
+                                email: string | null;
+                            };
+                            /** @description The address that may accept it (verified) */
+                            email: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            expiresAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "revoked" | "expired";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     accountAcceptInvitation: {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -4371,6 +4792,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -4401,6 +4823,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            /** @description Gone: the invitation has expired (7 days): `Invitation has expired`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };
@@ -4408,6 +4840,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4424,6 +4858,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4440,6 +4875,8 @@ export interface operations {
                             userId: string;
                             /** @constant */
                             removed: true;
+                            /** @description The ids of the keys this member made that still work: removal does not revoke them (DELETE /v1/keys/{keyId} does) */
+                            keysCreated: string[];
                         };
                     };
                 };
@@ -4457,6 +4894,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4480,6 +4919,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4512,6 +4952,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4526,6 +4968,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4572,7 +5015,10 @@ export interface operations {
     operatorTrialBalance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4582,6 +5028,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,6 +5056,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4619,6 +5067,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4639,6 +5089,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4684,6 +5135,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -4698,6 +5151,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4728,6 +5182,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4739,6 +5194,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -4761,6 +5218,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4803,6 +5261,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -4815,6 +5275,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4866,6 +5327,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -4900,6 +5363,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4929,6 +5393,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -4943,6 +5409,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4962,6 +5429,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -4980,6 +5448,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -4992,6 +5462,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5053,6 +5524,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5075,6 +5548,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5111,6 +5585,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5133,6 +5609,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5170,6 +5647,8 @@ export interface operations {
                 businessDate: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -5182,6 +5661,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5228,6 +5708,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5266,6 +5748,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5296,6 +5779,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5321,6 +5806,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5356,6 +5842,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5383,6 +5871,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5395,6 +5884,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                     }[];
                 };
             };
@@ -5402,6 +5898,7 @@ export interface operations {
             207: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5414,6 +5911,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                     }[];
                 };
             };
@@ -5423,6 +5927,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5433,6 +5938,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,6 +5949,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,6 +5961,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +5974,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5490,6 +6000,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5520,6 +6031,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5534,6 +6047,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5590,6 +6104,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -5612,6 +6128,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5646,6 +6163,8 @@ export interface operations {
                 email: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -5660,6 +6179,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5695,6 +6215,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -5719,6 +6241,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5730,10 +6253,16 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
-                        code?: string;
                     }[];
                 };
             };
@@ -5741,6 +6270,7 @@ export interface operations {
             207: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5752,10 +6282,16 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
-                        code?: string;
                     }[];
                 };
             };
@@ -5765,6 +6301,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5775,6 +6312,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5785,6 +6323,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5796,6 +6335,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5808,6 +6348,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -5833,6 +6375,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5844,6 +6387,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -5857,8 +6407,6 @@ export interface operations {
                         requiresApproval?: boolean;
                         /** @description When the approval window ends (requiresApproval only) */
                         expiresAt?: string;
-                        /** @description Refusal code, on a refused element */
-                        code?: string;
                     }[];
                 };
             };
@@ -5866,6 +6414,7 @@ export interface operations {
             207: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5877,6 +6426,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -5890,8 +6446,6 @@ export interface operations {
                         requiresApproval?: boolean;
                         /** @description When the approval window ends (requiresApproval only) */
                         expiresAt?: string;
-                        /** @description Refusal code, on a refused element */
-                        code?: string;
                     }[];
                 };
             };
@@ -5901,6 +6455,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5911,6 +6466,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5921,6 +6477,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6489,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5944,6 +6502,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -5969,6 +6529,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5980,6 +6541,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -5993,8 +6561,6 @@ export interface operations {
                         requiresApproval?: boolean;
                         /** @description When the approval window ends (requiresApproval only) */
                         expiresAt?: string;
-                        /** @description Refusal code, on a refused element */
-                        code?: string;
                     }[];
                 };
             };
@@ -6002,6 +6568,7 @@ export interface operations {
             207: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6013,6 +6580,13 @@ export interface operations {
                         statusCode: number;
                         success: boolean;
                         message: string;
+                        /** @description On a refused element: the code of its message (see Errors) */
+                        code?: string;
+                        /**
+                         * @description On a refused element: the kind of error
+                         * @enum {string}
+                         */
+                        type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -6026,8 +6600,6 @@ export interface operations {
                         requiresApproval?: boolean;
                         /** @description When the approval window ends (requiresApproval only) */
                         expiresAt?: string;
-                        /** @description Refusal code, on a refused element */
-                        code?: string;
                     }[];
                 };
             };
@@ -6037,6 +6609,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6047,6 +6620,7 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +6631,7 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6068,6 +6643,7 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,6 +6663,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6101,6 +6679,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6130,6 +6709,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6146,6 +6727,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6199,6 +6781,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6215,6 +6799,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6246,6 +6831,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6260,6 +6847,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6288,6 +6876,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6308,6 +6898,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6337,6 +6928,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6373,6 +6966,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6412,6 +7006,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6437,6 +7033,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6474,6 +7071,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6498,6 +7097,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6534,6 +7134,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6558,6 +7160,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6600,6 +7203,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6614,6 +7219,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6648,6 +7254,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6664,6 +7272,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6692,6 +7301,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6708,6 +7319,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6742,6 +7354,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6763,10 +7377,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `data: {scheduleId, amendmentId, status: "pending"}`; then `schedule.amended` or `schedule.amendment_declined` (DESIGN 8.6). */
+            /** @description `data: {scheduleId, amendmentId, status: "pending"}`; the customer's bank receives a `billing.intent` with the amendment; then `schedule.amended` (the new terms apply from the next run) or `schedule.amendment_declined` (the old terms hold). */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6811,6 +7426,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6825,6 +7442,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6861,6 +7479,8 @@ export interface operations {
                 reference: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6875,6 +7495,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6903,6 +7524,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -6927,6 +7550,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6968,6 +7592,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -6984,6 +7610,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7015,6 +7642,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7029,6 +7658,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7060,6 +7690,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7076,6 +7708,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7124,6 +7757,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -7152,6 +7787,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7186,6 +7822,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7202,6 +7840,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7244,6 +7883,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7256,6 +7897,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7299,6 +7941,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7338,6 +7982,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7380,6 +8025,8 @@ export interface operations {
                 entityId: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7392,6 +8039,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7444,6 +8092,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7472,6 +8122,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7507,6 +8158,8 @@ export interface operations {
                 entityId: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7519,6 +8172,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7547,6 +8201,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7569,6 +8225,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7605,6 +8262,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7617,6 +8276,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7656,6 +8316,8 @@ export interface operations {
                 entityId: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
             };
@@ -7668,6 +8330,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7695,6 +8358,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7717,6 +8382,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7758,6 +8424,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7772,6 +8440,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7806,6 +8475,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -7829,6 +8500,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7869,6 +8541,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -7885,6 +8559,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7918,6 +8593,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -7936,6 +8613,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -7972,6 +8650,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -7990,6 +8670,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8032,6 +8713,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8046,6 +8729,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8080,6 +8764,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8098,6 +8784,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8135,6 +8822,8 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8149,6 +8838,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8162,17 +8852,7 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            events: {
-                                /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
-                                id: string;
-                                /** @enum {string} */
-                                type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
-                                /** @description ISO 8601 UTC */
-                                createdAt: string;
-                                /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
-                                data: {
-                                    [key: string]: unknown;
-                                };
+                            events: (components["schemas"]["Event"] & {
                                 /** @description Counts of the caller's own deliveries of the event */
                                 deliveries: {
                                     total: number;
@@ -8180,7 +8860,7 @@ export interface operations {
                                     failed: number;
                                     pending: number;
                                 };
-                            }[];
+                            })[];
                             hasMore: boolean;
                         };
                     };
@@ -8198,6 +8878,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8214,6 +8896,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8226,17 +8909,8 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: {
-                            /** @description Event id (`evt_…`), the X-Webhook-Id / webhook-id of its deliveries */
-                            id: string;
-                            /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
-                            /** @description ISO 8601 UTC */
-                            createdAt: string;
-                            /** @description The event's payload, as its webhooks carry it (DESIGN 6.7) */
-                            data: {
-                                [key: string]: unknown;
-                            };
+                        data: components["schemas"]["Event"] & {
+                            /** @description The event's deliveries to the caller's endpoints */
                             deliveries: {
                                 id: string;
                                 endpointId: string;
@@ -8263,6 +8937,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8277,6 +8953,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8330,6 +9007,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8352,6 +9031,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8382,6 +9062,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8404,6 +9086,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8440,6 +9123,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8460,6 +9145,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8483,6 +9169,8 @@ export interface operations {
                             }[];
                             /** @description Amount in major units (NGN 1500.5) */
                             settledAmount: number;
+                            /** @description Still unsettled when the run answered (a large backlog: call again) */
+                            remainingAmount: number;
                             /** @description ISO 4217 code (NGN) */
                             currency: string;
                         };
@@ -8502,6 +9190,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8524,6 +9214,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8554,6 +9245,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8578,6 +9271,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8608,6 +9302,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8624,6 +9320,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8652,6 +9349,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
@@ -8668,6 +9367,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8701,6 +9401,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
@@ -8726,6 +9428,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -8755,7 +9458,10 @@ export interface operations {
     docsOpenapi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8765,6 +9471,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8784,13 +9491,17 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
     docsPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8800,12 +9511,14 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,0 +1,397 @@
+/**
+ * The event pipeline on the table's stream (DESIGN 9.6), against DynamoDB Local's real stream
+ * and the SQS emulator: business transactions write one compact event item; the stream
+ * consumer makes each (event, endpoint) delivery exactly once, also when it dies between
+ * reading the stream and its checkpoint, or when its own calls fail half-way (injected into
+ * the SDK clients it uses, in the `integration` project, where it runs in this process); a
+ * receiver outage leaves no retry waiting in flight; the local latency of DESIGN 6.9.
+ *
+ * Time is scaled: WEBHOOK_BACKOFF_BASE_SECONDS 1 (deployed: 60), waits longer than 3 s (deployed:
+ * SQS's 15 minutes) go through the due index, which a 500 ms tick reads, and recovery's grace is
+ * 10 s (deployed: 300 s).
+ */
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { commit, type EventSpec } from '../../functions/events/outbox';
+import { batchGet, getItem, scanPages, table } from '../../functions/platform/table';
+import { deliveryIdFor, deliveryKey, eventKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { sleep } from '../../functions/platform/retry';
+import type { Receiver } from '../../local/receiver';
+import { withAppAndReceiver, type TestApp } from '../support/app';
+import { injectFaults } from '../support/faults';
+import { webhook, type Hook } from '../support/flows';
+import { streamReplay } from '../../ops/commands/stream';
+
+let t: TestApp;
+let rx: Receiver;
+withAppAndReceiver(
+  (app, receiver) => {
+    t = app;
+    rx = receiver;
+  },
+  // Recovery's grace scaled too (deployed: 300 s): a delivery whose first message could not be sent is sent 10 s later.
+  {
+    WEBHOOK_BACKOFF_BASE_SECONDS: '1',
+    WEBHOOK_MAX_ATTEMPTS: '12',
+    WEBHOOK_MAX_QUEUE_DELAY_SECONDS: '3',
+    WEBHOOK_RECOVERY_GRACE_SECONDS: '10',
+  },
+  { tickMs: 500 },
+);
+
+/** The consumer runs in this process (not in a bundle's thread): its SDK clients can be faulted. */
+const inProcess = process.env.LOCAL_ARTIFACTS !== '1';
+
+type Party = { id: string; apiKey: string };
+
+/**
+ * Requests a delivery sent: its attempts, and the attempts cut at the fast lane's budget on a
+ * loaded machine (sent, given back and not counted: DESIGN 8.1, webhooks/lanes.ts).
+ */
+const sent = (d: DeliveryItem) => d.attempts + Number(d.cuts ?? 0);
+
+async function records(ids: string[]): Promise<Map<string, DeliveryItem>> {
+  const found = await batchGet<DeliveryItem>(ids.map(deliveryKey));
+  return new Map([...found.values()].map((d) => [d.id, d]));
+}
+
+/** Every delivery record of these events (a scan: there must be no other than the expected ones). */
+async function deliveryRecordsOf(eventIds: Set<string>): Promise<DeliveryItem[]> {
+  const out: DeliveryItem[] = [];
+  await scanPages({}, (page) => {
+    for (const it of page) if (String(it.pk).startsWith('WHDL#') && eventIds.has(String(it.eventId))) out.push(it as DeliveryItem);
+  });
+  return out;
+}
+
+async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await sleep(100);
+  }
+}
+
+describe('the stream consumer', () => {
+  it('delivers a business event from the stream, and is invoked for event items only', async () => {
+    const m = await t.participant('merchant');
+    const hook = await webhook(t, rx, m, { label: 'stream-basic' });
+    await t.app.settle();
+    const stream = t.app.eventStream!;
+    const before = stream.stats.invocations;
+    // Writes that are not events (a participant, an endpoint, a plain item): the filter drops them.
+    const other = await t.participant('bank');
+    await webhook(t, rx, other, { label: 'stream-other' });
+    await commit([{ Put: { TableName: table(), Item: { pk: `TEST#${m.id}`, sk: 'PLAIN' } } }], []);
+    await t.app.settle();
+    expect(stream.stats.invocations).toBe(before);
+
+    const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'STREAM-1', status: 'succeeded' } }]);
+    const [req] = await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id));
+    expect(JSON.parse(req!.body)).toEqual({
+      id: ev!.id,
+      type: 'billing.response',
+      createdAt: ev!.createdAt,
+      data: { reference: 'STREAM-1', status: 'succeeded' },
+    });
+    expect(stream.stats.invocations).toBeGreaterThan(before);
+    // The record's id is the event's and the endpoint's: the one delivery of that pair.
+    const d = await getItem<DeliveryItem>(deliveryKey(deliveryIdFor(ev!.id, hook.endpointId)));
+    expect(d).toMatchObject({ eventId: ev!.id, endpointId: hook.endpointId, ownerId: m.id });
+    // The compact event item: no signed body, no delivery ids.
+    const item = await getItem<Record<string, unknown>>(eventKey(ev!.id));
+    expect(item).not.toHaveProperty('body');
+    expect(item).not.toHaveProperty('deliveryIds');
+  });
+
+  it('a transaction with several events writes one event item; every event is delivered and listed', async () => {
+    const m = await t.participant('merchant');
+    const b = await t.participant('bank');
+    const mh = await webhook(t, rx, m, { label: 'multi-m' });
+    const bh = await webhook(t, rx, b, { label: 'multi-b' });
+    const [e1, e2] = await commit(
+      [],
+      [
+        { type: 'billing.response', to: m.id, data: { reference: 'MULTI-1' } },
+        { type: 'refund.requested', to: b.id, data: { refundId: 'MULTI-2' } },
+      ],
+    );
+    const first = await getItem<{ more?: { id: string }[] }>(eventKey(e1!.id));
+    expect(first!.more?.map((x) => x.id)).toEqual([e2!.id]);
+    await rx.waitFor(mh.path, (r) => r.some((q) => q.headers['x-webhook-id'] === e1!.id));
+    await rx.waitFor(bh.path, (r) => r.some((q) => q.headers['x-webhook-id'] === e2!.id));
+    await t.app.settle();
+    const seen = await t.call('GET', `/v1/events/${e2!.id}`, { key: b.apiKey });
+    expect(seen.status).toBe(200);
+    expect(seen.body.data).toMatchObject({ id: e2!.id, type: 'refund.requested', data: { refundId: 'MULTI-2' } });
+    expect(seen.body.data.deliveries).toEqual([expect.objectContaining({ endpointId: bh.endpointId, status: 'delivered', attempts: 1 })]);
+  });
+
+  it('delivers within 1 s of the commit locally (DESIGN 6.9)', async () => {
+    const m = await t.participant('merchant');
+    const hook = await webhook(t, rx, m, { label: 'stream-latency' });
+    await t.app.settle();
+    const latencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: `LAT-${i}` } }]);
+      const [req] = (await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id))).filter(
+        (q) => q.headers['x-webhook-id'] === ev!.id,
+      );
+      latencies.push(req!.receivedAt - Date.parse(ev!.createdAt));
+    }
+    console.log(`stream path: commit to receiver ${latencies.join(', ')} ms`);
+    expect(Math.max(...latencies), latencies.join(',')).toBeLessThan(1000);
+  });
+});
+
+describe('exactly once per endpoint and event', () => {
+  it('across consumer crashes between the stream read and the checkpoint, and calls that fail half-way', { timeout: 300_000 }, async () => {
+    const p = await t.participant('provider');
+    const m = await t.participant('merchant', { providerId: p.id });
+    const b = await t.participant('bank');
+    const hooks: Record<string, Hook[]> = {
+      [m.id]: [await webhook(t, rx, m, { label: 'x-m1' }), await webhook(t, rx, m, { label: 'x-m2', events: ['billing.response'] })],
+      [p.id]: [await webhook(t, rx, p, { label: 'x-p' })],
+      [b.id]: [await webhook(t, rx, b, { label: 'x-b' })],
+    };
+    // One endpoint fails the first attempt of every event: a retry is an attempt of its own.
+    rx.respond(hooks[m.id]![1]!.path, (_req, i) => ({ status: i % 2 === 0 ? 500 : 200 }));
+    await t.app.settle();
+
+    const stream = t.app.eventStream!;
+    const { redelivered: redeliveredBefore, failuresSent: failuresBefore } = stream.stats;
+    stream.crashBeforeCheckpoint(3);
+    // Failed calls (all the SDK's retries spent), half of them after DynamoDB or SQS applied them.
+    const faults = inProcess
+      ? injectFaults({
+          seed: 96,
+          dynamo: [{ layer: 'call', rate: 0.05, afterShare: 0.5 }],
+          sqs: [{ layer: 'call', rate: 0.15, afterShare: 0.5 }],
+          // The consumer's own calls only: delivery records, receipts, its enqueue.
+          match: (command, input) => {
+            const s = JSON.stringify(input ?? {});
+            if (command.startsWith('SendMessageBatch')) return s.includes('webhooks');
+            if (command.startsWith('PutItem') || command === 'Put') return s.includes('"WHDL#');
+            if (command.startsWith('UpdateItem') || command === 'Update') return s.includes('"EVR#');
+            return false;
+          },
+        })
+      : undefined;
+    faults?.enable();
+    const specs: EventSpec[] = Array.from({ length: 24 }, (_, i) =>
+      i % 3 === 0
+        ? { type: 'billing.request', to: b.id, data: { reference: `X-${i}` } }
+        : { type: 'billing.response', to: m.id, data: { reference: `X-${i}` } },
+    );
+    const events: { id: string; to: string }[] = [];
+    try {
+      for (const spec of specs) {
+        const [ev] = await commit([], [spec]);
+        events.push({ id: ev!.id, to: spec.to });
+      }
+      // Every (event, endpoint) pair has its 2xx.
+      const pairs = events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
+      const delivered = (x: { e: { id: string }; h: Hook }) =>
+        rx.received(x.h.path).some((r) => r.headers['x-webhook-id'] === x.e.id && r.status < 300);
+      await waitUntil('every pair delivered', async () => (pairs.every(delivered) ? true : undefined), 120_000);
+    } finally {
+      faults?.disable();
+    }
+    await t.app.settle(60_000);
+    faults?.remove();
+    const allPairs = events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
+
+    // The faults happened: the consumer saw records again (crashes, failed calls); none ran out of retries.
+    expect(stream.stats.redelivered - redeliveredBefore).toBeGreaterThan(0);
+    expect(stream.stats.failuresSent).toBe(failuresBefore);
+    if (faults) expect(faults.stats.injected, faults.describe()).toBeGreaterThan(0);
+
+    // One record per pair, none other.
+    const recs = await deliveryRecordsOf(new Set(events.map((e) => e.id)));
+    expect(recs.map((d) => d.id).sort()).toEqual(allPairs.map(({ e, h }) => deliveryIdFor(e.id, h.endpointId)).sort());
+    // Each pair: exactly one POST per recorded attempt, and one 2xx.
+    const byId = await records(recs.map((d) => d.id));
+    const problems: string[] = [];
+    for (const { e, h } of allPairs) {
+      const d = byId.get(deliveryIdFor(e.id, h.endpointId))!;
+      const got = rx.received(h.path).filter((r) => r.headers['x-webhook-id'] === e.id);
+      if (d.status !== 'delivered') problems.push(`${d.id} is ${d.status}`);
+      if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
+      if (got.filter((r) => r.status < 300).length !== 1) problems.push(`${d.id}: ${got.filter((r) => r.status < 300).length} 2xx`);
+      if (new Set(got.map((r) => r.body)).size !== 1) problems.push(`${d.id}: bodies differ between attempts`);
+    }
+    expect(problems).toEqual([]);
+    // Each receiver's receipt lists exactly its own deliveries of the event.
+    for (const e of events.slice(0, 6)) {
+      for (const who of e.to === m.id ? [m, p] : [b]) {
+        const r = await t.call('GET', `/v1/events/${e.id}`, { key: (who as Party).apiKey });
+        expect(r.status).toBe(200);
+        expect(r.body.data.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual(
+          hooks[who.id]!.filter((h) => allPairs.some((x) => x.e.id === e.id && x.h === h))
+            .map((h) => h.endpointId)
+            .sort(),
+        );
+      }
+    }
+  });
+});
+
+describe('a batch the consumer cannot fan out', () => {
+  it.runIf(inProcess)(
+    'is retried, split, then described to the failure queue; npm run ops -- stream:replay fans it out once the cause is gone',
+    { timeout: 180_000 },
+    async () => {
+      const m = await t.participant('merchant');
+      const hook = await webhook(t, rx, m, { label: 'stream-failed' });
+      await t.app.settle();
+      const stream = t.app.eventStream!;
+      const before = stream.stats.failuresSent;
+      // Every delivery record the consumer tries to make fails (DynamoDB refusing it).
+      const faults = injectFaults({
+        seed: 7,
+        dynamo: [{ layer: 'call', rate: 1 }],
+        match: (command, input) => (command.startsWith('PutItem') || command === 'Put') && JSON.stringify(input ?? {}).includes('"WHDL#'),
+      });
+      faults.enable();
+      let ev: { id: string } | undefined;
+      try {
+        [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'FAILED-1' } }]);
+        await waitUntil(
+          'the batch described to the failure queue',
+          async () => (stream.stats.failuresSent > before ? true : undefined),
+          120_000,
+        );
+      } finally {
+        faults.remove();
+      }
+      expect(rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === ev!.id)).toEqual([]);
+      expect(await getItem(deliveryKey(deliveryIdFor(ev!.id, hook.endpointId)))).toBeUndefined();
+
+      const env = t.app.env;
+      const summary = await streamReplay([
+        '--failures-url',
+        env.QUEUE_URL_EVENT_STREAM_FAILURES!,
+        '--table',
+        env.TABLE_NAME!,
+        '--queue-url',
+        env.QUEUE_URL_WEBHOOKS!,
+        '--endpoint-url',
+        env.AWS_ENDPOINT_URL_DYNAMODB!,
+        '--sqs-endpoint-url',
+        env.AWS_ENDPOINT_URL_SQS!,
+        '--region',
+        env.AWS_REGION!,
+        '--quiet',
+      ]);
+      expect(summary).toMatchObject({ batches: 1, failed: 0 });
+      expect(summary.records).toBeGreaterThanOrEqual(1);
+      await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id && q.status === 200));
+      await t.app.settle();
+      const seen = await t.call('GET', `/v1/events/${ev!.id}`, { key: m.apiKey });
+      expect(seen.body.data.deliveries).toEqual([
+        expect.objectContaining({ endpointId: hook.endpointId, status: 'delivered', attempts: 1 }),
+      ]);
+      // Nothing left to replay.
+      expect(
+        (
+          await streamReplay([
+            '--failures-url',
+            env.QUEUE_URL_EVENT_STREAM_FAILURES!,
+            '--table',
+            env.TABLE_NAME!,
+            '--queue-url',
+            env.QUEUE_URL_WEBHOOKS!,
+            '--endpoint-url',
+            env.AWS_ENDPOINT_URL_DYNAMODB!,
+            '--sqs-endpoint-url',
+            env.AWS_ENDPOINT_URL_SQS!,
+            '--region',
+            env.AWS_REGION!,
+            '--quiet',
+          ])
+        ).batches,
+      ).toBe(0);
+    },
+  );
+});
+
+describe('a receiver outage', () => {
+  it('ten minutes (scaled) of failures leave no message in flight beyond the batch being processed; every delivery arrives once it is back', {
+    timeout: 300_000,
+  }, async () => {
+    const sqs = new SQSClient({
+      endpoint: t.app.env.AWS_ENDPOINT_URL_SQS,
+      region: t.app.env.AWS_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      useQueueUrlAsEndpoint: false,
+    });
+    const counts = async () => {
+      let notVisible = 0;
+      let delayed = 0;
+      for (const url of [t.app.env.QUEUE_URL_WEBHOOKS!, t.app.env.QUEUE_URL_WEBHOOKS_SLOW!]) {
+        const out = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: url,
+            AttributeNames: ['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+          }),
+        );
+        notVisible += Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+        delayed += Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+      }
+      return { notVisible, delayed };
+    };
+    try {
+      const m = await t.participant('merchant');
+      const hook = await webhook(t, rx, m, { label: 'outage' });
+      let down = true;
+      rx.respond(hook.path, () => ({ status: down ? 503 : 200 }));
+      await t.app.settle();
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: `OUT-${i}` } }]);
+        ids.push(deliveryIdFor(ev!.id, hook.endpointId));
+      }
+      // 10 s of outage = 10 minutes at the deployed backoff base.
+      const samples: { notVisible: number; delayed: number; processing: number }[] = [];
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const before = t.app.processing();
+        const c = await counts();
+        samples.push({ ...c, processing: Math.max(before, t.app.processing()) });
+        await sleep(150);
+      }
+      down = false;
+      const failedAttempts = rx.received(hook.path).length;
+      // A batch is at most 10 messages; one may be on its way to a poller as the count is taken.
+      const beyond = samples.filter((s) => s.notVisible > s.processing + 10);
+      expect(beyond, JSON.stringify(samples)).toEqual([]);
+      expect(Math.max(...samples.map((s) => s.delayed)), 'retries wait as delayed messages').toBeGreaterThan(0);
+      expect(failedAttempts).toBeGreaterThanOrEqual(30 * 3);
+
+      const done = await waitUntil(
+        'every delivery delivered after the outage',
+        async () => {
+          const rs = await records(ids);
+          return [...rs.values()].filter((d) => d.status === 'delivered').length === ids.length ? rs : undefined;
+        },
+        120_000,
+      );
+      await t.app.settle(60_000);
+      const problems: string[] = [];
+      for (const d of done.values()) {
+        const got = rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === d.eventId);
+        if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
+        if (got.at(-1)!.status !== 200 || got.filter((r) => r.status === 200).length !== 1) problems.push(`${d.id}: not one final 200`);
+      }
+      expect(problems).toEqual([]);
+      // The waits past the queue's delay went through the due index: the tick sent those messages.
+      expect([...done.values()].filter((d) => Number(d.recoveries ?? 0) > 0).length).toBeGreaterThan(0);
+      const after = await counts();
+      expect(after).toEqual({ notVisible: 0, delayed: 0 });
+    } finally {
+      sqs.destroy();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * What the trust checks of DESIGN 9.1 and 9.2 cost in DynamoDB requests, counted on the
+ * in-process SDK client (so this file runs in the `integration` project only):
+ * - an over-long path id or id header costs none (it is refused before auth);
+ * - a signed-in person's request on a participant route costs the same whether or not the
+ *   person ever signed out of another session: the one auth read of the membership carries the
+ *   ended sessions, and a request of an ended session is refused by that one read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DdbCounter } from '../../bench/lib/counters';
+import { db } from '../../functions/platform/clients';
+import { routesFor } from '../../functions/routes';
+import { startTestApp, type TestApp } from '../support/app';
+import { applicationBody, personCaller, signIn, signUpAndIn } from '../support/people';
+
+let t: TestApp;
+const counter = new DdbCounter();
+beforeAll(async () => {
+  t = await startTestApp();
+  counter.install(db());
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function requests(call: () => Promise<unknown>): Promise<number> {
+  await t.app.settle();
+  return (await counter.measure(call)).counts.requests;
+}
+
+describe('the cost of refusing what cannot exist (DESIGN 9.2)', () => {
+  it('an over-long path id is 404 with no DynamoDB request, on every route with a path parameter', async () => {
+    const merchant = await t.participant('merchant');
+    for (const r of routesFor('sandbox').filter((x) => x.path.includes('{') && x.kinds.includes('merchant'))) {
+      const path = r.path.replace(/\{[^}]+\}/g, 'x'.repeat(2_050));
+      let status = 0;
+      const n = await requests(async () => {
+        status = (await t.call(r.method, path, { key: merchant.apiKey, body: r.method === 'GET' ? undefined : {} })).status;
+      });
+      expect([status, n], `${r.method} ${r.path}`).toEqual([404, 0]);
+    }
+    let status = 0;
+    const n = await requests(async () => {
+      status = (await t.call('GET', '/v1/balance/details', { key: merchant.apiKey, headers: { 'x-test-clock': 'c'.repeat(2_050) } }))
+        .status;
+    });
+    expect([status, n]).toEqual([400, 0]);
+  });
+});
+
+describe('the cost of sessions that end (DESIGN 9.1)', () => {
+  it("a person's request costs the same before and after another of their sessions ended; the auth is one read", async () => {
+    const who = await signUpAndIn();
+    const app = await personCaller(t, who)('POST', '/v1/onboarding/applications', { body: applicationBody() });
+    const participantId = app.body.data.participantId as string;
+    const asPerson = () => personCaller(t, who, participantId)('GET', '/v1/team/members');
+    await asPerson();
+    const before = await requests(asPerson);
+    // Another session of the same person ends: this one still costs the same.
+    const other = { ...who, ...(await signIn(who.email, who.password)) };
+    expect((await personCaller(t, other)('POST', '/v1/me/sign-out', { body: { refreshToken: other.refreshToken } })).status).toBe(200);
+    expect(await requests(asPerson)).toBe(before);
+    // The ended session is refused by the same one read.
+    let status = 0;
+    const n = await requests(async () => {
+      status = (await personCaller(t, other, participantId)('GET', '/v1/team/members')).status;
+    });
+    expect([status, n]).toEqual([401, 1]);
+  });
+});

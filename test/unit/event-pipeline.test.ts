@@ -1,0 +1,148 @@
+/**
+ * The event pipeline's pure rules (DESIGN 9.6): the body every delivery of an event sends,
+ * the one delivery id of an (event, endpoint) pair, the receipt shards, the wait a retry
+ * may ride as a delayed message, and the stream poller's event filter (Lambda's patterns).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVENT_STREAM } from '../../functions/platform/definitions';
+import { maxQueueDelaySeconds, nominalSchedule, SQS_MAX_DELAY_SECONDS } from '../../functions/webhooks/backoff';
+import { deliveryIdFor } from '../../functions/webhooks/delivery-store';
+import { eventBody } from '../../functions/webhooks/event-body';
+import { RECEIPT_SHARDS, receiptKey, receiptShard } from '../../functions/events/receipts';
+import { newId } from '../../functions/domain/ids';
+import { matchesPattern } from '../../local/streams';
+
+describe('the body of an event (built at delivery time)', () => {
+  it('is {id, type, createdAt, data}, the same bytes whatever order the stored map comes back in', () => {
+    const a = eventBody({
+      id: 'evt_1',
+      type: 'billing.response',
+      createdAt: '2026-11-01T00:00:00.000Z',
+      data: { b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } },
+    });
+    const b = eventBody({
+      id: 'evt_1',
+      type: 'billing.response',
+      createdAt: '2026-11-01T00:00:00.000Z',
+      data: { a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 },
+    });
+    expect(a).toBe(b);
+    expect(a).toBe(
+      '{"id":"evt_1","type":"billing.response","createdAt":"2026-11-01T00:00:00.000Z","data":{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}}',
+    );
+    expect(Object.keys(JSON.parse(a))).toEqual(['id', 'type', 'createdAt', 'data']);
+  });
+
+  it('keeps amounts, strings and lists as they are', () => {
+    const body = eventBody({
+      id: 'evt_2',
+      type: 't',
+      createdAt: 'c',
+      data: { amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] },
+    });
+    expect(JSON.parse(body).data).toEqual({ amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] });
+  });
+});
+
+describe('the delivery of an event to an endpoint', () => {
+  it('has one id per pair, the same every time, different for any other pair', () => {
+    const e = newId('evt');
+    const p = newId('whe');
+    const q = newId('whe');
+    expect(deliveryIdFor(e, p)).toBe(deliveryIdFor(e, p));
+    expect(deliveryIdFor(e, p)).not.toBe(deliveryIdFor(e, q));
+    expect(deliveryIdFor(newId('evt'), p)).not.toBe(deliveryIdFor(e, p));
+    expect(deliveryIdFor(e, p)).toBe(`dlv_${e.slice(4)}${p.slice(4)}`);
+  });
+
+  it('is shaped like every delivery id (dlv_ + base62, at most 64 characters), whatever the ids it is made of', () => {
+    for (const [e, p] of [
+      [newId('evt'), newId('whe')],
+      ['evt_x', 'whe_y'],
+      [`evt_${'a'.repeat(60)}`, `whe_${'b'.repeat(60)}`],
+      ['weird id', 'another one'],
+    ] as const) {
+      const id = deliveryIdFor(e, p);
+      expect(id).toMatch(/^dlv_[0-9A-Za-z]+$/);
+      expect(id.length).toBeLessThanOrEqual(64);
+    }
+    expect(deliveryIdFor('weird id', 'a')).not.toBe(deliveryIdFor('weird id', 'b'));
+  });
+
+  it('sorts with its event: deliveries of a later event have larger ids', async () => {
+    const p = newId('whe');
+    const first = newId('evt');
+    await new Promise((r) => setTimeout(r, 2));
+    const later = newId('evt');
+    expect(deliveryIdFor(later, p) > deliveryIdFor(first, p)).toBe(true);
+  });
+});
+
+describe('receipts', () => {
+  it(`spread a participant's events over ${RECEIPT_SHARDS} partitions, each event always in the same one`, () => {
+    const shards = new Map<number, number>();
+    for (let i = 0; i < 4000; i++) {
+      const s = receiptShard(newId('evt'));
+      shards.set(s, (shards.get(s) ?? 0) + 1);
+    }
+    expect([...shards.keys()].sort()).toEqual(Array.from({ length: RECEIPT_SHARDS }, (_, i) => i));
+    // 500 events/s for one bank: about 62 per shard and second, none far above (DESIGN 9.6: < 100 WCU/s).
+    for (const n of shards.values()) expect(n / 4000).toBeLessThan(1.4 / RECEIPT_SHARDS);
+    const ev = { id: newId('evt'), createdAt: '2026-11-01T00:00:00.000Z' };
+    expect(receiptKey('ban_1', ev)).toEqual(receiptKey('ban_1', ev));
+    expect(receiptKey('ban_1', ev)).toEqual({ pk: `EVR#ban_1#${receiptShard(ev.id)}`, sk: `2026-11-01T00:00:00.000Z#${ev.id}` });
+  });
+});
+
+describe('retry waits', () => {
+  afterEach(() => {
+    delete process.env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS;
+  });
+
+  it('ride a delayed message up to SQS’s 15 minutes (a setting may lower it), longer ones the due index', () => {
+    expect(SQS_MAX_DELAY_SECONDS).toBe(900);
+    expect(maxQueueDelaySeconds()).toBe(900);
+    process.env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS = '3';
+    expect(maxQueueDelaySeconds()).toBe(3);
+    process.env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS = '5000';
+    expect(maxQueueDelaySeconds()).toBe(900);
+    process.env.WEBHOOK_MAX_QUEUE_DELAY_SECONDS = '';
+    expect(maxQueueDelaySeconds()).toBe(900);
+  });
+
+  it('with the deployed defaults (12 attempts, base 60 s) span over 24 h: the first four ride messages, the rest the due index', () => {
+    const waits = nominalSchedule(12, 60);
+    expect(waits.reduce((s, w) => s + w, 0)).toBeGreaterThan(24 * 3600);
+    expect(waits.filter((w) => w <= 900)).toEqual([60, 120, 240, 480]);
+  });
+});
+
+describe("the stream poller's filter (Lambda event filter patterns)", () => {
+  const record = (pk: string, image: Record<string, unknown> | undefined, eventName = 'INSERT') => ({
+    eventName,
+    dynamodb: { Keys: { pk: { S: pk }, sk: { S: 'EVT' } }, ...(image ? { NewImage: { pk: { S: pk }, ...image } } : {}) },
+  });
+
+  it('passes inserted event items that fan out, and nothing else', () => {
+    const f = EVENT_STREAM.filter;
+    expect(matchesPattern(f, record('EVT#evt_1', { type: { S: 'billing.response' } }))).toBe(true);
+    expect(matchesPattern(f, record('EVT#evt_1', { type: { S: 'billing.response' } }, 'MODIFY'))).toBe(false);
+    expect(matchesPattern(f, record('EVT#evt_1', undefined, 'REMOVE'))).toBe(false);
+    expect(matchesPattern(f, record('BILL#b_1', { type: { S: 'x' } }))).toBe(false);
+    expect(matchesPattern(f, record('WHDL#dlv_1', {}))).toBe(false);
+    // A webhook.test event names its endpoint: its own transaction delivered it.
+    expect(matchesPattern(f, record('EVT#evt_2', { endpointId: { S: 'whe_1' } }))).toBe(false);
+  });
+
+  it('matches values, prefixes, exists and anything-but like Lambda', () => {
+    expect(matchesPattern({ a: ['x', 'y'] }, { a: 'y' })).toBe(true);
+    expect(matchesPattern({ a: ['x'] }, { a: 'z' })).toBe(false);
+    expect(matchesPattern({ a: [{ prefix: 'E' }] }, { a: 'EVT' })).toBe(true);
+    expect(matchesPattern({ a: [{ exists: true }] }, {})).toBe(false);
+    expect(matchesPattern({ a: [{ exists: false }] }, {})).toBe(true);
+    expect(matchesPattern({ a: [{ 'anything-but': ['x'] }] }, { a: 'y' })).toBe(true);
+    expect(matchesPattern({ a: [{ 'anything-but': ['x'] }] }, { a: 'x' })).toBe(false);
+    expect(matchesPattern({ a: { b: [1] } }, { a: { b: 1 } })).toBe(true);
+    expect(matchesPattern({ a: { b: [1] } }, { a: {} })).toBe(false);
+  });
+});
