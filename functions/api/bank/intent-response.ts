@@ -1,6 +1,7 @@
 import { amendmentAnswerItems } from '../../recurring/amendments';
 import * as z from 'zod';
-import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { decisionValueSchema } from '../../http/schemas';
 import { CONSENT_CHANNELS, NO_TERMS, type ConsentTerms } from '../../domain/consent';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
@@ -30,8 +31,6 @@ export const spendingLimitsSchema = z
     }
     return out;
   });
-
-export const decisionValueSchema = z.enum(DECISION_VALUES);
 
 const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v).toISOString());
 

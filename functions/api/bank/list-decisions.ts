@@ -2,9 +2,8 @@ import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
-import { skipPaging } from '../../http/schemas';
+import { decisionValueSchema, skipPaging } from '../../http/schemas';
 import { decisionId, decisionRange, decisionSummary, getDecision, matching, decisionUsage, type DecisionItem } from '../../decisions/views';
-import { decisionValueSchema } from './intent-response';
 
 const filterValue = z.string().min(1).max(100);
 

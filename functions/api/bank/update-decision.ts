@@ -5,7 +5,8 @@ import { MSG, notFound } from '../../platform/errors';
 import { decisionRecord, lastUsedOf, termsOf } from '../../decisions/views';
 import { saveDecision } from '../../decisions/store';
 import { isTrustedMerchant } from '../../merchants/store';
-import { consentTermsShape, decisionValueSchema, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
+import { consentTermsShape, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
+import { decisionValueSchema } from '../../http/schemas';
 
 const bodySchema = z
   .strictObject({
