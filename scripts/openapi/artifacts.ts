@@ -14,10 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assetHtml, buildDocsPage, loadRenderer, toAsset, type DocsPageAsset } from './docs-page';
+import { assetHtml, brotliText, buildDocsPage, loadRenderer, toAsset, type DocsPageAsset } from './docs-page';
 import { generateOpenApi, serialize, type Stage, type Warning } from './generate';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -42,18 +42,9 @@ export interface ServedDocument {
   brotli: string;
 }
 
-const brotli = (bytes: Buffer) =>
-  brotliCompressSync(bytes, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: 11,
-      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-    },
-  });
-
 function servedDocument(document: unknown): ServedDocument {
   const bytes = Buffer.from(JSON.stringify(document), 'utf8');
-  return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, brotli: brotli(bytes).toString('base64') };
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, brotli: brotliText(bytes).toString('base64') };
 }
 
 export async function buildArtifacts(): Promise<{ artifacts: Artifact[]; warnings: Warning[] }> {
