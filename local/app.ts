@@ -128,7 +128,7 @@ export async function stopRuntime(
   for (const c of r.clients) c.destroy();
 }
 
-export type TickResult = { found: number; claimed: number; enqueued: number };
+export type TickResult = { found: number; claimed: number; enqueued: number; fannedOut: number };
 
 /** The local stand-in for the schedule: a timer that never overlaps ticks and honours a pause. */
 export function startTickTimer(tick: () => Promise<unknown>, opts: Pick<AppOptions, 'tickMs' | 'tickPaused'>): NodeJS.Timeout | undefined {

@@ -62,6 +62,8 @@ export interface LedgerEntry {
   settlementDate?: string;
   /** capture: the settlement batch item (sk) the amount went to; refunds find it here. */
   batchSk?: string;
+  /** capture: the round of its day's settlement that pays it (its line says the same). */
+  stlRound?: number;
   /** The wall-clock (or tick) time the entry was written. */
   postedAt: string;
   [extra: string]: unknown;
@@ -143,6 +145,7 @@ export interface SettlementBatch {
   capturedAmount: number;
   refundedAmount?: number;
   settledAmount?: number;
+  /** The day's last settled round: a settlement writes it on every shard of the day (0: none yet). */
   settleRound?: number;
   createdAt: string;
   updatedAt: string;
@@ -155,29 +158,56 @@ export interface SettlementBatch {
 export const settlePk = (merchantId: string) => `SETTLE#${merchantId}`;
 export const batchSk = (date: string, shard: number) => `${date}#${shard}`;
 export const batchKey = (merchantId: string, date: string, shard: number) => ({ pk: settlePk(merchantId), sk: batchSk(date, shard) });
-export const settlementDueId = (merchantId: string, sk: string) => `${merchantId}/${sk}`;
+/** The day's one due entry (on whichever shard the day's first capture wrote). */
+export const settlementDueId = (merchantId: string, date: string) => `${merchantId}/${date}`;
+
+/** What a capture reads of its settlement day before it writes (captureItems). */
+export interface SettlementDay {
+  /** The day's settled round (0 before its first settlement). */
+  round: number;
+  /** Whether a shard of the day carries the day's due entry already. */
+  due: boolean;
+}
+
+export const settlementDayOf = (shards: readonly SettlementBatch[]): SettlementDay => ({
+  round: Math.max(0, ...shards.map((b) => b.settleRound ?? 0)),
+  due: shards.some((b) => b.dueSk !== undefined),
+});
+
+/** The state of the settlement day a capture at `at` goes to (one Query of the day's shards). */
+export async function readSettlementDay(merchantId: string, at: Date): Promise<SettlementDay> {
+  return settlementDayOf(await readDayBatches(merchantId, settlementDate(at).date));
+}
 
 /**
- * The transaction items that post a captured (succeeded) billing: 5.
+ * The transaction items that post a captured (succeeded) billing: 5, or 6 for the day's first
+ * capture. `day` is the state of its settlement day as read just before (`readSettlementDay`).
  *
  * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
  *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
  * 2. ADD `unsettled` on a random balance shard.
  * 3. the settlement batch shard for the next Nigerian business day: ADD amount and count;
- *    status `pending`; the due attributes (`settlement` at 00:00 Lagos of that day) are set
- *    only when absent (`if_not_exists`), so a batch whose due item a tick has already
- *    claimed keeps the claim, and a batch already settled (a late capture) is re-opened and
- *    becomes due again at once. The batch write has no condition: a capture never fails
- *    because of settlement.
- * 4. its settlement line (`SLINE#<m>#<day>`, unassigned until the day's settlement takes it).
+ *    status `pending`; conditioned on the day's settled round read (`settleRound`), so a
+ *    settlement that commits in between cancels the capture, which reads again and retries
+ *    (it never fails because of settlement).
+ * 6. (the day's first capture, when no shard carries it) the day's ONE due entry (`settlement`
+ *    at 00:00 Lagos of that day) on shard 0 (`if_not_exists`: a claimed entry keeps its lease;
+ *    concurrent first captures write the same item). A capture after the day settled (a late
+ *    one) puts it again, due at once, and the next tick settles round 2.
+ * 4. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
  * 5. the customer's bank's day counter (`BREP#<bankId>#<Lagos day>`): the bank settlement report.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
  */
-export function captureItems(bill: BillItem, at: Date): TransactItem[] {
+/**
+ * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
+ * and shard 0 with the day's due entry): their condition is the day's settled round.
+ */
+export const CAPTURE_DAY_ITEMS = [2, 5];
+
+export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
   const { date, at: dueAt } = settlementDate(at);
-  const shard = randomShard();
   const sk = batchSk(date, shard);
   const now = at.toISOString();
   const currency = bill.currency ?? LEDGER_CURRENCY;
@@ -194,46 +224,15 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
     billingRequestId: bill.billingRequestId,
     settlementDate: date,
     batchSk: sk,
+    stlRound: day.round + 1,
     postedAt: now,
   };
-  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, sk), dueAt);
-  return [
+  const due = day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, date), dueAt);
+  const add = { merchantId: bill.merchantId, date, currency, now, round: day.round };
+  const items: TransactItem[] = [
     entryPut(entry),
     balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
-    {
-      Update: {
-        TableName: table(),
-        Key: { pk: settlePk(bill.merchantId), sk },
-        UpdateExpression:
-          'ADD #amount :a, #count :one, #captured :a ' +
-          'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
-          'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
-        ExpressionAttributeNames: {
-          '#amount': 'amount',
-          '#count': 'count',
-          '#captured': 'capturedAmount',
-          '#status': 'status',
-          '#m': 'merchantId',
-          '#date': 'settlementDate',
-          '#shard': 'shard',
-          '#cur': 'currency',
-          '#created': 'createdAt',
-          '#updated': 'updatedAt',
-        },
-        ExpressionAttributeValues: {
-          ':a': bill.amount,
-          ':one': 1,
-          ':pending': 'pending',
-          ':m': bill.merchantId,
-          ':date': date,
-          ':shard': shard,
-          ':cur': currency,
-          ':now': now,
-          ':duePk': due.duePk,
-          ':dueSk': due.dueSk,
-        },
-      },
-    },
+    batchShardAdd({ ...add, shard, amount: bill.amount, count: 1, due: shard === DUE_SHARD ? due : undefined }),
     linePut({
       merchantId: bill.merchantId,
       settlementDate: date,
@@ -244,6 +243,7 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       amount: bill.amount,
       reference: bill.reference,
       billingRequestId: bill.billingRequestId,
+      stlRound: day.round + 1,
       postedAt: now,
     }),
     bankDayAdd({
@@ -255,6 +255,66 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       captured: bill.amount,
     }),
   ];
+  // The day's first capture: the day's one due entry, on shard 0 (the same item whichever shard the capture took).
+  if (due && shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
+  return items;
+}
+
+/** The shard of a settlement day that carries the day's due entry. */
+const DUE_SHARD = 0;
+
+/**
+ * ADD to a settlement batch shard (status `pending`), conditioned on the day's settled round
+ * read; with `due`, the day's due entry too (`if_not_exists`: an entry a tick claimed keeps
+ * its lease). No other condition: a capture never fails because of settlement, it reads the
+ * day again when a settlement committed in between.
+ */
+function batchShardAdd(a: {
+  merchantId: string;
+  date: string;
+  shard: number;
+  currency: string;
+  now: string;
+  round: number;
+  amount: number;
+  count: number;
+  due: { duePk: string; dueSk: string } | undefined;
+}): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: batchKey(a.merchantId, a.date, a.shard),
+      UpdateExpression:
+        'ADD #amount :a, #count :c, #captured :a ' +
+        'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
+        `settleRound = if_not_exists(settleRound, :round)${a.due ? ', duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)' : ''}`,
+      ConditionExpression: 'attribute_not_exists(settleRound) OR settleRound = :round',
+      ExpressionAttributeNames: {
+        '#amount': 'amount',
+        '#count': 'count',
+        '#captured': 'capturedAmount',
+        '#status': 'status',
+        '#m': 'merchantId',
+        '#date': 'settlementDate',
+        '#shard': 'shard',
+        '#cur': 'currency',
+        '#created': 'createdAt',
+        '#updated': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':a': a.amount,
+        ':c': a.count,
+        ':pending': 'pending',
+        ':m': a.merchantId,
+        ':date': a.date,
+        ':shard': a.shard,
+        ':cur': a.currency,
+        ':now': a.now,
+        ':round': a.round,
+        ...(a.due ? { ':duePk': a.due.duePk, ':dueSk': a.due.dueSk } : {}),
+      },
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -272,7 +332,10 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
 /**
  * What a bank's customers paid each merchant on one Lagos day (captures) and what came back
  * (completed refunds), as sharded counters written in the capture's / refund's transaction:
- * `BREP#<bankId>#<yyyy-mm-dd>` / `M#<merchantId>#<shard>`. The report sums the partition.
+ * `BREP#<bankId>#<yyyy-mm-dd>#<p>` / `M#<merchantId>#<shard>`, p random in
+ * 0..BANK_DAY_PARTITIONS-1: the largest bank's captures at 500 bills/s are ~400 write units a
+ * second, one partition each would take them all (DESIGN 9.6: none over 100). The report sums
+ * the partitions (and the unsharded one of days counted before release 3).
  */
 export interface BankDayCounter {
   pk: string;
@@ -288,7 +351,10 @@ export interface BankDayCounter {
   [extra: string]: unknown;
 }
 
-export const bankDayPk = (bankId: string, date: string) => `BREP#${bankId}#${date}`;
+export const BANK_DAY_PARTITIONS = 8;
+/** A partition of a bank's day counters (`partition` undefined: the one days before release 3 used). */
+export const bankDayPk = (bankId: string, date: string, partition?: number) =>
+  `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
 
 export function bankDayAdd(a: {
   bankId: string;
@@ -304,7 +370,7 @@ export function bankDayAdd(a: {
   return {
     Update: {
       TableName: table(),
-      Key: { pk: bankDayPk(a.bankId, a.date), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
+      Key: { pk: bankDayPk(a.bankId, a.date, randomInt(BANK_DAY_PARTITIONS)), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
       UpdateExpression:
         'ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc SET bankId = :b, merchantId = :m, #date = :d, merchantName = if_not_exists(merchantName, :n)',
       ExpressionAttributeNames: { '#date': 'date' },
