@@ -223,9 +223,12 @@ export function applyExamples(
         if (!content) continue;
         const media = content['application/json'] ?? content['text/html'];
         if (media) media.example = forStage(ex.response, stage);
-        const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
-        if (ex.request !== undefined && body?.['application/json'] && body['application/json'].example === undefined)
-          body['application/json'].example = forStage(ex.request, stage);
+        const requestBody = op.requestBody as Json | undefined;
+        const body = requestBody?.content as Record<string, Json> | undefined;
+        // A recorded call that sent no body to a route whose body is optional sent the empty one.
+        const request = ex.request ?? (requestBody && requestBody.required !== true ? {} : undefined);
+        if (request !== undefined && body?.['application/json'] && body['application/json'].example === undefined)
+          body['application/json'].example = forStage(request, stage);
       }
     }
   }
