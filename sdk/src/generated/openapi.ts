@@ -3734,6 +3734,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "provider",
+                 *       "name": "provider person-uoyty3xppq@example.com",
+                 *       "email": "provider-tinjsh2dvc@example.com",
+                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "bank" | "merchant" | "provider";
@@ -3764,6 +3772,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Participant created",
+                     *       "data": {
+                     *         "id": "prv_example1000000000000000",
+                     *         "type": "provider",
+                     *         "name": "provider person-uoyty3xppq@example.com",
+                     *         "email": "provider-tinjsh2dvc@example.com",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "invitation": {
+                     *           "invitationId": "ivt_example1000000000000000",
+                     *           "token": "example_token_1"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -3824,6 +3850,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -3869,6 +3907,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:32:39.992Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -3906,6 +3956,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxTrustLevel": "premium"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     maxTrustLevel: "basic" | "enhanced" | "premium";
@@ -3921,6 +3976,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Provider updated",
+                     *       "data": {
+                     *         "id": "prv_example1000000000000000",
+                     *         "maxTrustLevel": "premium"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -3967,6 +4033,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Applications retrieved",
+                     *       "data": {
+                     *         "applications": [
+                     *           {
+                     *             "applicationId": "app_example1000000000000000",
+                     *             "status": "rejected",
+                     *             "type": "merchant",
+                     *             "businessName": "Ada Stores L9LCOG",
+                     *             "email": "biz-2p6x1maln3@example.com",
+                     *             "country": "NG",
+                     *             "registrationNumber": "RCTqwFqtLb",
+                     *             "website": "https://ada.example.com",
+                     *             "address": {
+                     *               "city": "Lagos",
+                     *               "country": "NG",
+                     *               "line1": "1 Marina"
+                     *             },
+                     *             "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *             "createdAt": "2026-11-06T04:16:14.805Z",
+                     *             "decidedAt": "2026-11-06T04:16:14.859Z",
+                     *             "decidedBy": "operator",
+                     *             "reason": "Registration number not found",
+                     *             "participantId": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4012,6 +4111,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application approved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "provider",
+                     *         "businessName": "Ada Stores b2shbJ",
+                     *         "email": "biz-f24a0gm7v1@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCqtTL7Y5W",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-ypv5bo0tac@example.com",
+                     *         "createdAt": "2026-11-06T04:16:12.443Z",
+                     *         "decidedAt": "2026-11-06T04:16:13.431Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": null,
+                     *         "participantId": "prv_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4046,6 +4173,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Registration number not found"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -4061,6 +4193,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application rejected",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "rejected",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores L9LCOG",
+                     *         "email": "biz-2p6x1maln3@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCTqwFqtLb",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *         "createdAt": "2026-11-06T04:16:14.805Z",
+                     *         "decidedAt": "2026-11-06T04:16:14.859Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": "Registration number not found",
+                     *         "participantId": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4095,6 +4255,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "merchant",
+                 *       "businessName": "Ada Stores ziv5gt",
+                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "country": "NG",
+                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "website": "https://ada.example.com",
+                 *       "address": {
+                 *         "line1": "1 Marina",
+                 *         "city": "Lagos",
+                 *         "country": "NG"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "merchant" | "provider";
@@ -4123,6 +4298,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Application submitted",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4171,6 +4358,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application retrieved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores t3LP19",
+                     *         "email": "biz-ptgb9xvuwg@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCDtl1SqU4",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-qagsp2semh@example.com",
+                     *         "createdAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedBy": "sandbox",
+                     *         "reason": null,
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4210,6 +4425,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Profile retrieved",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "memberships": [
+                     *           {
+                     *             "participantId": "mer_example1000000000000000",
+                     *             "name": "Ada Stores ziv5gt",
+                     *             "kind": "merchant",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
+                     *           },
+                     *           {
+                     *             "participantId": "mer_example2000000000000000",
+                     *             "name": "Ada Stores D1O6zc",
+                     *             "kind": "merchant",
+                     *             "role": "viewer",
+                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4248,6 +4490,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "example_refreshToken_1"
+                 *     }
+                 */
                 "application/json": {
                     refreshToken?: string;
                 };
@@ -4263,6 +4510,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Signed out",
+                     *       "data": {
+                     *         "signedOut": true,
+                     *         "refreshTokenRevoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4316,6 +4574,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API keys retrieved",
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "keyId": "key_example1000000000000000",
+                     *             "name": "old",
+                     *             "prefix": "sk_sandbox_wOTV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:52.820Z",
+                     *             "lastUsedAt": "2026-11-06T03:30:00.411Z",
+                     *             "expiresAt": null,
+                     *             "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *           },
+                     *           {
+                     *             "keyId": "key_example2000000000000000",
+                     *             "name": null,
+                     *             "prefix": "sk_sandbox_dFAV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:47.647Z",
+                     *             "lastUsedAt": "2026-11-06T03:29:51.701Z",
+                     *             "expiresAt": "2026-11-07T03:29:47.647Z",
+                     *             "revokedAt": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4375,6 +4673,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "server",
+                 *       "expiresInDays": 30
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     expiresInDays?: number;
@@ -4399,6 +4703,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "expiresAt": "2026-11-08T03:28:59.148Z",
+                     *         "role": "admin"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4457,6 +4774,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4510,6 +4838,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Team retrieved",
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000001",
+                     *             "email": "person-x67xnaivao@example.com",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:29:40.039Z"
+                     *           },
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000002",
+                     *             "email": "person-ehdnmhs6xi@example.com",
+                     *             "role": "admin",
+                     *             "joinedAt": "2026-11-06T03:29:43.979Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4561,6 +4913,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitations retrieved",
+                     *       "data": {
+                     *         "invitations": [
+                     *           {
+                     *             "invitationId": "ivt_example1000000000000000",
+                     *             "email": "second-gsvjnct5re@example.com",
+                     *             "role": "viewer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:38.539Z",
+                     *             "expiresAt": "2026-11-13T03:55:38.000Z"
+                     *           },
+                     *           {
+                     *             "invitationId": "ivt_example2000000000000000",
+                     *             "email": "teammate-953kmn07sz@example.com",
+                     *             "role": "developer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:31.875Z",
+                     *             "expiresAt": "2026-11-13T03:55:31.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4615,6 +5003,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "person-jfx17si1rg@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -4636,6 +5030,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Invitation created",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "token": "example_token_1",
+                     *         "expiresAt": "2026-11-06T03:29:14.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4690,6 +5096,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation withdrawn",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4737,6 +5154,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation retrieved",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "participantName": "Ada Stores IPDxrp",
+                     *         "participantType": "merchant",
+                     *         "role": "developer",
+                     *         "invitedBy": {
+                     *           "email": "person-fz6lc4v9f0@example.com"
+                     *         },
+                     *         "email": "teammate-953kmn07sz@example.com",
+                     *         "expiresAt": "2026-11-06T03:55:31.000Z",
+                     *         "status": "revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4797,6 +5233,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation accepted",
+                     *       "data": {
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "participantType": "merchant",
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-jfx17si1rg@example.com",
+                     *         "role": "developer",
+                     *         "joinedAt": "2026-11-06T03:29:14.919Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4866,6 +5317,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member removed",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "removed": true,
+                     *         "keysCreated": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4909,6 +5372,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     role: "owner" | "admin" | "developer" | "viewer";
@@ -4927,6 +5395,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member updated",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-7b0jnekkqg@example.com",
+                     *         "role": "viewer",
+                     *         "joinedAt": "2026-11-06T03:29:20.770Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4976,6 +5457,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Audit log retrieved",
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "aud_example1000000000000000",
+                     *             "at": "2026-11-06T03:29:34.068Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-gunsgsn2cy@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000001"
+                     *             },
+                     *             "action": "member.removed:viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000003",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example2000000000000000",
+                     *             "at": "2026-11-06T03:29:31.209Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:owner->viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000004",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example3000000000000000",
+                     *             "at": "2026-11-06T03:29:30.512Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:admin->owner",
+                     *             "target": "00000000-0000-4000-8000-000000000001",
+                     *             "requestId": "00000000-0000-4000-8000-000000000005",
+                     *             "ip": "127.0.0.1"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5033,6 +5565,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Trial balance retrieved",
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
+                     *             "debit": 1096.62,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
+                     *             "debit": 7.77,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
+                     *             "debit": 45.5,
+                     *             "credit": 5.5
+                     *           }
+                     *         ],
+                     *         "totalDebit": 2699.78,
+                     *         "totalCredit": 2699.78,
+                     *         "balanced": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5080,6 +5641,111 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customers": [
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1007@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1007"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1008",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1008@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzpy11004",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1009@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1009"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1010",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1010@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzpy11004"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1011",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "not-an-email",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1011"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1012",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1012@example.com",
+                 *           "country": "XX",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1012"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1013",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1013@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "12-34-56",
+                 *           "reference": "REF-mwyfzslu1013"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1014",
+                 *           "firstname": "Ada",
+                 *           "email": "ada.mwyfzslu1014@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1014"
+                 *         },
+                 *         "not an object",
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1006",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1006@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1006"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1015",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1015@example.com",
+                 *           "country": "UK",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1015"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     customers: unknown[];
                 };
@@ -5098,6 +5764,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Customer batch processed; created customers will reflect shortly",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "total": 12,
+                     *           "successful": 2,
+                     *           "failed": 10,
+                     *           "duplicates": 4,
+                     *           "invalidData": 6
+                     *         },
+                     *         "data": {
+                     *           "createdCount": 2,
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -5159,6 +5850,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Batch retrieved",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "duplicates": 4,
+                     *           "invalidData": 6,
+                     *           "total": 12,
+                     *           "failed": 10,
+                     *           "successful": 2
+                     *         },
+                     *         "data": {
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ],
+                     *           "createdCount": 2
+                     *         },
+                     *         "failures": [
+                     *           {
+                     *             "index": 1,
+                     *             "clientRef": "CR-mwyfzsls1005",
+                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "clientRef": "CR-mwyfzsls1008",
+                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 3,
+                     *             "clientRef": "CR-mwyfzpy11004",
+                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5207,6 +5940,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "phrase": "blue heron at dawn",
+                 *       "deviceId": "dev-mwyfnep32"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     phrase: string;
@@ -5227,6 +5967,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Device linked",
+                     *       "data": {
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "deviceId": "dev-mwyfnep32",
+                     *         "linkedAt": "2026-11-06T03:39:42.419Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5283,6 +6035,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:56.280Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.633Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example300000000000000",
+                     *           "customerId": "cus_example3000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_3",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.188Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5340,6 +6160,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "validFrom": "2026-11-05T00:00:00.000Z",
+                 *       "validTo": "2100-11-04T23:59:59.000Z",
+                 *       "maxPayments": 12,
+                 *       "channel": "ussd",
+                 *       "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                 *       "spendingLimits": {
+                 *         "monthly": 5000,
+                 *         "yearly": 50000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     customerDecision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
@@ -5371,6 +6204,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision updated",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5417,6 +6278,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:34.037Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:40.444Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": true,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:45.633Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5470,6 +6396,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Subscriptions retrieved",
+                     *       "data": {
+                     *         "subscriptions": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5539,6 +6477,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer asked to skip September"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5557,6 +6500,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5600,6 +6555,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer revoked the mandate in the app"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5618,6 +6578,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T03:37:26.393Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5669,6 +6641,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement report retrieved",
+                     *       "data": {
+                     *         "businessDate": "2030-08-05",
+                     *         "debits": 1077.75,
+                     *         "credits": 0,
+                     *         "net": 1077.75,
+                     *         "transactionCount": 3,
+                     *         "byMerchant": [
+                     *           {
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "amount": 1002.5,
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 4 example",
+                     *             "amount": 75.25,
+                     *             "count": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5721,6 +6721,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *       "customerDecision": "approve_recurring",
+                 *       "spendingLimits": {
+                 *         "single": 5000,
+                 *         "monthly": 20000
+                 *       },
+                 *       "intentId": "int_example1000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     entityId: string;
@@ -5757,6 +6770,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision recorded",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "single": 5000,
+                     *           "monthly": 20000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5792,6 +6828,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "billingRequestId": "breq_example1000000000000000",
+                 *       "action": "approve_recurring",
+                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *     }
+                 */
                 "application/json": {
                     billingRequestId: string;
                     /** @enum {string} */
@@ -5815,6 +6858,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing response recorded",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "succeeded"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5855,6 +6910,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "responses": [
+                 *         {
+                 *           "billingRequestId": "breq_example1000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
+                 *         },
+                 *         {
+                 *           "billingRequestId": "breq_example2000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     responses: {
                         billingRequestId: string;
@@ -5880,6 +6951,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -5907,6 +6994,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example3000000000000",
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Billing request not found",
+                     *         "code": "billing_request_not_found",
+                     *         "type": "not_found_error"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -5987,6 +7098,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refundId": "rfd_example1000000000000000",
+                 *       "status": "failed",
+                 *       "reason": "Account closed"
+                 *     }
+                 */
                 "application/json": {
                     refundId: string;
                     /** @enum {string} */
@@ -6009,6 +7127,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund updated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 50,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:07:38.947Z",
+                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "Account closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6055,6 +7193,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Balance retrieved",
+                     *       "data": {
+                     *         "totalBalance": 0,
+                     *         "unsettledBalance": 0,
+                     *         "settledBalance": 0,
+                     *         "currency": "NGN",
+                     *         "bankAccountInfo": {
+                     *           "bankName": "Zenith Bank",
+                     *           "accountNumber": "0123456789",
+                     *           "accountName": "Ada Stores Ltd"
+                     *         },
+                     *         "withdrawalInfo": {
+                     *           "isSupported": true,
+                     *           "minimumAmount": 500,
+                     *           "maximumAmount": 2000000.5
+                     *         },
+                     *         "nextSettlement": {
+                     *           "amount": 0,
+                     *           "currency": "NGN",
+                     *           "date": "2026-11-08T23:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6119,6 +7285,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
+                 *     }
+                 */
                 "application/json": {
                     deviceId: string;
                 };
@@ -6137,6 +7308,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer found",
+                     *       "data": {
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6187,6 +7368,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer banks found",
+                     *       "data": {
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *           },
+                     *           {
+                     *             "bankId": "bnk_example2000000000000000",
+                     *             "bankName": "bank 2 example",
+                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6230,6 +7432,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken2000000000000000000000000000",
+                 *         "lp_ExampleToken3000000000000000000000000000",
+                 *         "lp_ExampleToken4000000000000000000000000000",
+                 *         "lp_ExampleToken5000000000000000000000000000",
+                 *         "lp_ExampleToken6000000000000000000000000000",
+                 *         "lp_ExampleToken7000000000000000000000000000",
+                 *         "lp_ExampleToken8000000000000000000000000000",
+                 *         "lp_ExampleToken9000000000000000000000000000",
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *       ],
+                 *       "currency": "NGN",
+                 *       "description": "Sandbox membership"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     currency: string;
@@ -6250,6 +7471,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example2000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example3000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6279,6 +7528,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6363,6 +7633,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agreementPhrases": [
+                 *         "ap_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 4200.5,
+                 *       "currency": "NGN",
+                 *       "description": "Order"
+                 *     }
+                 */
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
@@ -6384,6 +7664,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 4200.5,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6423,6 +7721,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": false
+                     *       },
+                     *       {
+                     *         "statusCode": 403,
+                     *         "success": false,
+                     *         "message": "Customer has not approved billing",
+                     *         "code": "billing_not_approved",
+                     *         "type": "permission_error",
+                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example2000000000000000",
+                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6517,6 +7855,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 25,
+                 *       "currency": "NGN",
+                 *       "description": "Clocked one-time"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
@@ -6538,6 +7886,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 25,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-04T10:00:30.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6577,6 +7943,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:12.019Z"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6687,6 +8089,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:25:15.545Z",
+                     *           "lastUsed": null
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:24:56.307Z",
+                     *           "lastUsed": null
+                     *         }
+                     *       ],
+                     *       "total": 5,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6735,6 +8170,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision retrieved",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null,
+                     *         "remaining": {
+                     *           "single": null,
+                     *           "daily": null,
+                     *           "weekly": null,
+                     *           "monthly": 5000,
+                     *           "yearly": 50000,
+                     *           "payments": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6807,6 +8278,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {},
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:44.096Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": "ussd",
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:45.037Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:46.891Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6855,6 +8391,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy retrieved",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           3,
+                     *           3
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6889,6 +8440,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "retryAfterDays": [
+                 *         1,
+                 *         3,
+                 *         3,
+                 *         7,
+                 *         30
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     retryAfterDays: number[];
                 };
@@ -6906,6 +8468,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy updated",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           3,
+                     *           3
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6943,6 +8520,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "agreementPhrase": "example_agreementPhrase_1",
+                 *       "amount": 1500.5,
+                 *       "currency": "NGN",
+                 *       "frequency": "monthly",
+                 *       "startDate": "2026-11-04T09:00:00.000Z",
+                 *       "description": "Gym membership",
+                 *       "interval": 2,
+                 *       "maxBillings": 12,
+                 *       "metadata": {
+                 *         "plan": "gold",
+                 *         "seats": 3
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     agreementPhrase: string;
@@ -6975,6 +8569,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Recurring schedule created",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 1500.5,
+                     *         "frequency": "monthly",
+                     *         "status": "active",
+                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -7023,6 +8632,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "holiday",
+                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                     resumesAt?: string | null;
@@ -7042,6 +8657,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule paused",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "paused",
+                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
+                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7088,6 +8716,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "back"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -7106,6 +8739,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule resumed",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "active",
+                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
+                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7151,6 +8797,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Gym closed for works"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -7169,6 +8820,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-11-09T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7227,6 +8890,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedules retrieved",
+                     *       "data": {
+                     *         "schedules": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7280,6 +8955,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule retrieved",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 5000,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "active",
+                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym, standard",
+                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "pausedAt": null,
+                     *         "pauseReason": null,
+                     *         "resumedAt": null,
+                     *         "cancelledAt": null,
+                     *         "completedAt": null,
+                     *         "pendingAmendment": {
+                     *           "amendmentId": "amd_example1000000000000000",
+                     *           "from": {
+                     *             "description": "Gym, standard",
+                     *             "amount": 5000,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "to": {
+                     *             "description": "Gym, premium",
+                     *             "amount": 7500,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7327,6 +9049,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T04:17:44.078Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7369,6 +9103,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 7500,
+                 *       "description": "Gym, premium"
+                 *     }
+                 */
                 "application/json": {
                     amount?: number;
                     /** @enum {string} */
@@ -7389,6 +9129,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Amendment sent to the customer's bank",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "amendmentId": "amd_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -7450,6 +9202,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transactions retrieved",
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 75.25,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_FyGdPIuZrD",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 4 example",
+                     *             "bankTransactionId": "BTX-N6nCMuph",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-09T22:59:59.000Z",
+                     *             "updatedAt": "2026-11-09T22:59:59.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "billingRequestId": "breq_example2000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 2.5,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_whcrhrHDyG",
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-TGouk5K7",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-09T12:30:00.000Z",
+                     *             "updatedAt": "2026-11-09T12:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example3000000000000000",
+                     *             "billingRequestId": "breq_example3000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 1000,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_example100",
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-u6o9t4Rl",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-08T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-08T23:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7503,6 +9322,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transaction retrieved",
+                     *       "data": {
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "type": "agreement",
+                     *         "status": "partially_refunded",
+                     *         "amount": 500,
+                     *         "refundedAmount": 100.5,
+                     *         "currency": "NGN",
+                     *         "description": "Fixture order",
+                     *         "customerId": "cus_example100",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 5 example",
+                     *         "bankTransactionId": "BTX-gKFxB3as",
+                     *         "scheduleId": null,
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "createdAt": "2030-04-22T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-06T03:09:25.765Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7539,6 +9383,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "amount": 30.5,
+                 *       "reason": "Damaged item"
+                 *     }
+                 */
                 "application/json": {
                     reference: string;
                     amount?: number;
@@ -7559,6 +9410,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Refund initiated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 30.5,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "expectedBy": "2026-11-04T22:59:59.999Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -7618,6 +9484,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund retrieved",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:09:31.673Z",
+                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "account_closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7666,6 +9552,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlements retrieved",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 3,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 1,
+                     *             "refundCount": 0,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:10:00.000Z"
+                     *           },
+                     *           {
+                     *             "settlementId": "stl_ExampleToken2000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 1311.83,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 4,
+                     *             "refundCount": 2,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7716,6 +9634,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement retrieved",
+                     *       "data": {
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "businessDate": "2026-11-03",
+                     *         "amount": 1311.83,
+                     *         "currency": "NGN",
+                     *         "transactionCount": 4,
+                     *         "refundCount": 2,
+                     *         "status": "completed",
+                     *         "settledAt": "2026-11-02T23:00:00.000Z",
+                     *         "lines": [
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -30.5
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -20
+                     *           },
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "payment",
+                     *             "amount": 100
+                     *           }
+                     *         ],
+                     *         "linesComplete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7772,6 +9725,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "transactions",
+                 *       "from": "2026-11-02T23:00:00.000Z",
+                 *       "to": "2026-12-03T22:59:59.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "transactions" | "settlement";
@@ -7796,6 +9756,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Export accepted",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -7848,6 +9819,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Export retrieved",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "ready",
+                     *         "rowCount": 4,
+                     *         "url": "https://example.com/t-example-exports/exports/mer_0mwygykfimLfY5yMfpxBBqG/exp_0mwygyom0tjCjo7QJAvwNf8/run-1.csv?X-Amz-Algorithm=example&X-Amz-Credential=example&X-Amz-Date=example&X-Amz-Expires=example&X-Amz-SignedHeaders=example&X-Amz-Signature=example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7905,6 +9889,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchants retrieved",
+                     *       "data": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.535Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.536Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example3000000000000000",
+                     *             "name": "Keyed",
+                     *             "email": "m3-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:42.533Z"
+                     *           }
+                     *         ],
+                     *         "total": 30,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7954,6 +9975,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchants": [
+                 *         {
+                 *           "name": "Shop One",
+                 *           "email": "m1-qyswga@example.com",
+                 *           "phone": "+2348012345678",
+                 *           "address": "1 Marina, Lagos",
+                 *           "website": "https://shop.example.com",
+                 *           "description": "Groceries"
+                 *         },
+                 *         {
+                 *           "name": "Shop Two",
+                 *           "email": "m2-qyswga@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     merchants: {
                         name: string;
@@ -7991,6 +10030,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Merchants created",
+                     *       "data": {
+                     *         "created": 2,
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey200000000000000000000000000000Chk000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8047,6 +10112,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant retrieved",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "ref": "MRU5YMG0Z3IMCH",
+                     *         "name": "Full",
+                     *         "email": "m43-qyswga@example.com",
+                     *         "phone": "+2348000000000",
+                     *         "code": "EGDQHSWA",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "userType": "merchant",
+                     *         "country": "NG",
+                     *         "state": "Lagos",
+                     *         "website": "https://full.example.com",
+                     *         "description": "Everything",
+                     *         "icon": "https://full.example.com/icon.png",
+                     *         "trusted": false,
+                     *         "trustLevel": "basic",
+                     *         "address": null,
+                     *         "industry": null,
+                     *         "createdAt": "2026-11-06T03:30:57.195Z",
+                     *         "updatedAt": "2026-11-06T03:30:57.195Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8103,6 +10196,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "name": "New Name",
+                 *       "description": "Now described",
+                 *       "icon": "https://cdn.example.com/i.png",
+                 *       "website": null
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     name?: string;
@@ -8130,6 +10232,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant updated",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "name": "New Name",
+                     *         "email": "m53-qyswga@example.com"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8180,6 +10294,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust status retrieved",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": true,
+                     *         "lastVerified": "2026-11-06T03:32:08.886Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8212,6 +10340,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "trusted": true,
+                 *       "trustLevel": "enhanced",
+                 *       "deviceLookupEnabled": false
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     trusted: boolean;
@@ -8233,6 +10369,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust updated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8284,6 +10434,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust statuses retrieved",
+                     *       "data": [
+                     *         {
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "entityName": "Trust M20",
+                     *           "trusted": true,
+                     *           "trustLevel": "basic",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example2000000000000000",
+                     *           "entityName": "Trust M21",
+                     *           "trusted": true,
+                     *           "trustLevel": "enhanced",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example3000000000000000",
+                     *           "entityName": "Trust M22",
+                     *           "trusted": true,
+                     *           "trustLevel": "premium",
+                     *           "deviceLookupEnabled": true,
+                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8338,6 +10523,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "allowed": false,
+                     *       "reason": "Merchant trust level basic does not include device lookup (enhanced or premium required) and device lookup is not enabled for it",
+                     *       "trustStatus": {
+                     *         "trusted": true,
+                     *         "trustLevel": "basic",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:33:28.296Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8371,6 +10569,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "requiredTrustLevel": "enhanced"
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     /** @enum {string} */
@@ -8391,6 +10595,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust level validated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "currentTrustLevel": "enhanced",
+                     *         "requiredTrustLevel": "enhanced",
+                     *         "trusted": true,
+                     *         "valid": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8448,6 +10666,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoints retrieved",
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "whe_example1000000000000000",
+                     *             "url": "https://example.com/ep-4",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.584Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example2000000000000000",
+                     *             "url": "https://example.com/ep-5",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.651Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example3000000000000000",
+                     *             "url": "https://example.com/ep-6",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.697Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *           }
+                     *         ],
+                     *         "total": 10,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8490,6 +10760,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/ep-2",
+                 *       "events": [
+                 *         "billing.response",
+                 *         "billing.response",
+                 *         "refund.updated"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
@@ -8509,6 +10789,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint created",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "url": "https://example.com/ep-2",
+                     *         "events": [
+                     *           "billing.response",
+                     *           "refund.updated"
+                     *         ],
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "status": "enabled",
+                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8567,6 +10865,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint deleted",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8622,6 +10931,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook secret rotated",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "previousSecretExpiresAt": "2026-11-07T03:07:44.721Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8679,6 +11000,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test event queued",
+                     *       "data": {
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "deliveryId": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "type": "webhook.test"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -8737,6 +11071,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook deliveries retrieved",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "eventId": "evt_example1000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:47.009Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:47.143Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 8,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
+                     *             "eventId": "evt_example2000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.847Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.976Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 3,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
+                     *             "eventId": "evt_example3000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.610Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.813Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 1,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8793,6 +11206,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Delivery replay queued",
+                     *       "data": {
+                     *         "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "eventType": "webhook.test",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "status": "pending",
+                     *         "attempts": 3,
+                     *         "lastStatusCode": 503,
+                     *         "lastError": null,
+                     *         "lastAttemptAt": "2026-11-06T03:07:26.132Z",
+                     *         "nextAttemptAt": "2026-11-06T03:07:26.715Z",
+                     *         "createdAt": "2026-11-06T03:07:22.796Z",
+                     *         "attemptHistory": [
+                     *           {
+                     *             "at": "2026-11-06T03:07:22.927Z",
+                     *             "error": null,
+                     *             "attempt": 1,
+                     *             "durationMs": 1,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:24.069Z",
+                     *             "error": null,
+                     *             "attempt": 2,
+                     *             "durationMs": 10,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:26.229Z",
+                     *             "error": null,
+                     *             "attempt": 3,
+                     *             "durationMs": 2,
+                     *             "statusCode": 503
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -8846,6 +11302,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Events retrieved",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_example1000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "evt_example2000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:09.491Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8904,6 +11404,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Event retrieved",
+                     *       "data": {
+                     *         "id": "evt_example1000000000000000",
+                     *         "type": "webhook.test",
+                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "data": {
+                     *           "participantId": "mer_example1000000000000000",
+                     *           "message": "This is a test event.",
+                     *           "endpointId": "whe_example1000000000000000"
+                     *         },
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "responseStatus": 200
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8961,6 +11488,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Sandbox customers",
+                     *       "data": {
+                     *         "emailDomain": "sandbox.idpay.test",
+                     *         "answerDelaySeconds": 1,
+                     *         "customers": [
+                     *           {
+                     *             "outcome": "approve_recurring",
+                     *             "email": "approve.recurring@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-recurring",
+                     *             "description": "Approves intents with approve_recurring and no spending limits (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "recurring_limits",
+                     *             "email": "recurring.limits@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-recurring-limits",
+                     *             "description": "Approves intents with approve_recurring and limits single 50,000 / daily 100,000 / monthly 1,000,000 NGN (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {
+                     *                 "single": 50000,
+                     *                 "daily": 100000,
+                     *                 "monthly": 1000000
+                     *               },
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "approve_two_payments",
+                     *             "email": "approve.two.payments@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-two-payments",
+                     *             "description": "Approves intents with approve_recurring (approve_once for an untrusted merchant) whose consent allows 2 payments (maxPayments: 2, channel app); approves every debit: the third billing is refused with 403 `Customer approval has no payments left`.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           }
+                     *         ],
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "deviceIds": {
+                     *               "approve_recurring": "sandbox-device-approve-recurring",
+                     *               "recurring_limits": "sandbox-device-recurring-limits",
+                     *               "approve_two_payments": "sandbox-device-approve-two-payments",
+                     *               "approve_valid_one_minute": "sandbox-device-approve-valid-one-minute",
+                     *               "approve_once": "sandbox-device-approve-once",
+                     *               "deny": "sandbox-device-deny",
+                     *               "suspended": "sandbox-device-suspended",
+                     *               "block_merchant": "sandbox-device-block-merchant",
+                     *               "debit_declined": "sandbox-device-debit-declined",
+                     *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "debit_no_answer": "sandbox-device-debit-no-answer",
+                     *               "no_answer": "sandbox-device-no-answer"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9024,6 +11625,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9040,6 +11642,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run is due now",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 2500,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "active",
+                     *         "startDate": "2026-12-06T03:07:57.562Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T03:07:57.576Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
+                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
+                     *         "pauseReason": null,
+                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
+                     *         "cancelledAt": null,
+                     *         "completedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9079,6 +11714,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9095,6 +11731,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing request expired",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "expired",
+                     *         "reason": "approval_expired"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9138,6 +11787,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9154,6 +11804,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement run completed",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "settlementDate": "2026-11-30",
+                     *             "amount": 4200.5,
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "settledAmount": 4200.5,
+                     *         "remainingAmount": 0,
+                     *         "currency": "NGN"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9207,6 +11877,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9223,6 +11894,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund completed",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "status": "completed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T04:16:30.741Z",
+                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
+                     *         "completedAt": "2026-11-06T04:16:31.285Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9260,6 +11950,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2028-04-19T10:00:00.000Z",
+                 *       "name": "Monthly plan test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -9280,6 +11976,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Test clock created",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
+                     *         "status": "ready",
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -9328,6 +12038,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock retrieved",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2026-12-13T08:00:01.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2027-12-11T00:00:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:53.915Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9375,6 +12100,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock deleted",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9418,6 +12154,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2028-04-19T10:01:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -9437,6 +12178,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test clock advancing",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2028-04-19T10:01:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -9476,6 +12232,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.1",
+                     *       "info": {
+                     *         "title": "idpay API (sandbox)",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {},
+                     *       "components": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -9516,6 +12283,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *     <meta name="generator" content="redoc 2.5.4">
+                     *     <title>idpay API refer…
+                     */
                     "text/html": string;
                 };
             };
