@@ -28,6 +28,7 @@ import {
   merchantSettlementsPk,
   queryLinePages,
   settlementKey,
+  signedLineAmount,
   type SettlementFields,
   type SettlementLine,
   type SettlementRecord,
@@ -62,16 +63,13 @@ export async function assignLines(merchantId: string, date: string, settlementId
     for (let i = 0; i < open.length; i += STAMP_CHUNK) await stampChunk(settlementId, open.slice(i, i + STAMP_CHUNK));
     for (const l of page) {
       const s = sums.byShard.get(l.batchSk) ?? { count: 0, amount: 0 };
+      const signed = signedLineAmount(l);
+      s.amount += signed;
+      sums.amount += signed;
       if (l.type === 'payment') {
         s.count += 1;
-        s.amount += l.amount;
         sums.transactionCount += 1;
-        sums.amount += l.amount;
-      } else {
-        s.amount -= l.amount;
-        sums.refundCount += 1;
-        sums.amount -= l.amount;
-      }
+      } else if (l.type === 'refund') sums.refundCount += 1;
       sums.byShard.set(l.batchSk, s);
     }
   });

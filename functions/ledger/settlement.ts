@@ -20,6 +20,7 @@ import { logger } from '../platform/log';
 import {
   accounts,
   balanceAdd,
+  carryItems,
   entryPut,
   ledgerEntryId,
   ledgerEntryKey,
@@ -112,7 +113,7 @@ export async function settleDay(
         merchantId,
         businessDate: date,
         round,
-        amount,
+        amount: Math.max(0, amount),
         currency,
         transactionCount: sums.transactionCount,
         refundCount: sums.refundCount,
@@ -121,6 +122,9 @@ export async function settleDay(
         settledAt: nowIso,
       }),
     );
+    // A negative net (disputes beyond the day's payments) pays 0 and moves to the next settlement day.
+    if (amount < 0)
+      items.push(...carryItems({ merchantId, date, settlementId: id, deficit: -amount, currency, fromBatchSk: pending[0]!.sk, nowIso }));
     if (amount > 0) {
       items.push(
         entryPut({
@@ -171,7 +175,7 @@ export async function settleDay(
     // Committed: name the settlement on its transactions (the due item `settlement.lines` retries this).
     const record = await getSettlement(id);
     if (record) await stampSettledTransactions(record);
-    return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
+    return { settlementId: id, merchantId, settlementDate: date, amount: Math.max(0, amount), count, round };
   }
 }
 

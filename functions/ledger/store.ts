@@ -12,6 +12,9 @@
  * | capture    | bank:<bankId>               | merchant_unsettled:<m>      |
  * | settlement | merchant_unsettled:<m>      | merchant_settled:<m>        |
  * | refund     | merchant_unsettled or _settled:<m> | bank:<bankId>        |
+ * | dispute    | merchant_unsettled:<m>      | disputes:<m>                |
+ * | dispute won (reversal) | disputes:<m>    | merchant_unsettled:<m>      |
+ * | dispute lost | disputes:<m>              | bank:<bankId>               |
  *
  * Balances are kept as sharded counters (`BAL#<m>` / `S#<n>`) that change in the SAME
  * transaction as the entry that justifies them, so they always equal the entries
@@ -27,8 +30,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { config } from '../config';
-import { settlementDate } from '../domain/business-days';
-import { addDays, lagosDate } from '../domain/lagos-time';
+import { nextBusinessDay, settlementDate } from '../domain/business-days';
+import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
@@ -36,12 +39,14 @@ import { linesPk, type SettlementLine, type SettlementLineFields } from './settl
 
 export const LEDGER_CURRENCY = 'NGN';
 
-export type LedgerKind = 'capture' | 'settlement' | 'refund';
+export type LedgerKind = 'capture' | 'settlement' | 'refund' | DisputeMovement;
 
 export const accounts = {
   bank: (bankId: string) => `bank:${bankId}`,
   unsettled: (merchantId: string) => `merchant_unsettled:${merchantId}`,
   settled: (merchantId: string) => `merchant_settled:${merchantId}`,
+  /** What a merchant's open disputes hold, until the bank decides (docs/decisions/disputes.md). */
+  disputes: (merchantId: string) => `disputes:${merchantId}`,
 };
 
 export interface LedgerEntry {
@@ -58,6 +63,7 @@ export interface LedgerEntry {
   reference?: string;
   billingRequestId?: string;
   refundId?: string;
+  disputeId?: string;
   /** capture: the day its funds settle; settlement: the day settled. */
   settlementDate?: string;
   /** capture: the settlement batch item (sk) the amount went to; refunds find it here. */
@@ -196,44 +202,10 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
     batchSk: sk,
     postedAt: now,
   };
-  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, sk), dueAt);
   return [
     entryPut(entry),
     balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
-    {
-      Update: {
-        TableName: table(),
-        Key: { pk: settlePk(bill.merchantId), sk },
-        UpdateExpression:
-          'ADD #amount :a, #count :one, #captured :a ' +
-          'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
-          'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
-        ExpressionAttributeNames: {
-          '#amount': 'amount',
-          '#count': 'count',
-          '#captured': 'capturedAmount',
-          '#status': 'status',
-          '#m': 'merchantId',
-          '#date': 'settlementDate',
-          '#shard': 'shard',
-          '#cur': 'currency',
-          '#created': 'createdAt',
-          '#updated': 'updatedAt',
-        },
-        ExpressionAttributeValues: {
-          ':a': bill.amount,
-          ':one': 1,
-          ':pending': 'pending',
-          ':m': bill.merchantId,
-          ':date': date,
-          ':shard': shard,
-          ':cur': currency,
-          ':now': now,
-          ':duePk': due.duePk,
-          ':dueSk': due.dueSk,
-        },
-      },
-    },
+    batchAdd({ merchantId: bill.merchantId, date, shard, amount: bill.amount, count: 1, currency, nowIso: now, dueAt }),
     linePut({
       merchantId: bill.merchantId,
       settlementDate: date,
@@ -253,6 +225,189 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       merchantName: bill.merchantName,
       shard,
       captured: bill.amount,
+    }),
+  ];
+}
+
+/**
+ * ADD to one settlement batch shard of `date` (a capture: +amount and count 1; a dispute: −amount;
+ * a reversal or a carried net: ±amount, count 0). Status `pending`; the due attributes
+ * (`settlement` at `dueAt`, 00:00 Lagos of `date`) only when absent, so a claimed batch keeps
+ * its claim and a settled one is re-opened and due again at once. No condition: moving money
+ * never fails because of settlement. The amount may go below zero (disputes); the settlement
+ * carries a negative net forward (ledger/settlement.ts).
+ */
+export function batchAdd(a: {
+  merchantId: string;
+  date: string;
+  shard: number;
+  /** Signed minor units. */
+  amount: number;
+  count?: number;
+  currency: string;
+  nowIso: string;
+  dueAt?: Date;
+}): TransactItem {
+  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(a.merchantId, batchSk(a.date, a.shard)), a.dueAt ?? startOfLagosDay(a.date));
+  return {
+    Update: {
+      TableName: table(),
+      Key: batchKey(a.merchantId, a.date, a.shard),
+      UpdateExpression:
+        'ADD #amount :a, #count :n, #captured :c ' +
+        'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
+        'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
+      ExpressionAttributeNames: {
+        '#amount': 'amount',
+        '#count': 'count',
+        '#captured': 'capturedAmount',
+        '#status': 'status',
+        '#m': 'merchantId',
+        '#date': 'settlementDate',
+        '#shard': 'shard',
+        '#cur': 'currency',
+        '#created': 'createdAt',
+        '#updated': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':a': a.amount,
+        ':n': a.count ?? 0,
+        ':c': (a.count ?? 0) > 0 ? a.amount : 0,
+        ':pending': 'pending',
+        ':m': a.merchantId,
+        ':date': a.date,
+        ':shard': a.shard,
+        ':cur': a.currency,
+        ':now': a.nowIso,
+        ':duePk': due.duePk,
+        ':dueSk': due.dueSk,
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Disputes (DESIGN 9.4, docs/decisions/disputes.md): THE money of a dispute.
+
+/** What a dispute does to the money: opened, won by the merchant (reversed), lost. */
+export type DisputeMovement = 'dispute' | 'dispute_reversal' | 'dispute_lost';
+
+/** The dispute fields the ledger needs. */
+export interface DisputeMoney {
+  disputeId: string;
+  merchantId: string;
+  bankId: string;
+  reference: string;
+  billingRequestId: string;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  /** The dispute's creation time: the entries' key timestamp (deterministic per movement). */
+  createdAt: string;
+}
+
+/**
+ * The transaction items that move a dispute's money, written in the SAME transaction as the
+ * dispute's change (one entry per movement and dispute, deterministic key: a replay cancels):
+ *
+ * - `dispute` (opened): merchant_unsettled → disputes; the balance shard ADD −amount; the
+ *   batch of the merchant's next settlement day ADD −amount (it may go below zero) and a
+ *   `dispute` line there: the next settlement pays that much less.
+ * - `dispute_reversal` (won): disputes → merchant_unsettled, the same three the other way
+ *   (a `dispute_reversal` line).
+ * - `dispute_lost`: disputes → bank:<bankId> (the customer's bank keeps it); the merchant's
+ *   balance does not change again.
+ *
+ * Other writers that count money per day (volume counters) add their item here.
+ */
+export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at: Date): TransactItem[] {
+  if (!Number.isSafeInteger(d.amount) || d.amount <= 0) throw new RangeError('dispute amount must be a positive integer');
+  const nowIso = at.toISOString();
+  const entryId = ledgerEntryId(movement, d.disputeId);
+  const common = {
+    ...ledgerEntryKey(d.merchantId, d.createdAt, entryId),
+    entryId,
+    kind: movement,
+    merchantId: d.merchantId,
+    amount: d.amount,
+    currency: d.currency,
+    reference: d.reference,
+    billingRequestId: d.billingRequestId,
+    disputeId: d.disputeId,
+    postedAt: nowIso,
+  };
+  if (movement === 'dispute_lost')
+    return [entryPut({ ...common, debit: accounts.disputes(d.merchantId), credit: accounts.bank(d.bankId) })];
+  const opened = movement === 'dispute';
+  const { date, at: dueAt } = settlementDate(at);
+  const shard = randomShard();
+  const sk = batchSk(date, shard);
+  const signed = opened ? -d.amount : d.amount;
+  return [
+    entryPut({
+      ...common,
+      debit: opened ? accounts.unsettled(d.merchantId) : accounts.disputes(d.merchantId),
+      credit: opened ? accounts.disputes(d.merchantId) : accounts.unsettled(d.merchantId),
+      settlementDate: date,
+      batchSk: sk,
+    }),
+    balanceAdd(d.merchantId, { unsettled: signed }, shard),
+    batchAdd({ merchantId: d.merchantId, date, shard, amount: signed, currency: d.currency, nowIso, dueAt }),
+    linePut({
+      merchantId: d.merchantId,
+      settlementDate: date,
+      batchSk: sk,
+      ts: d.createdAt,
+      entryId,
+      type: movement,
+      amount: d.amount,
+      reference: d.reference,
+      billingRequestId: d.billingRequestId,
+      disputeId: d.disputeId,
+      postedAt: nowIso,
+    }),
+  ];
+}
+
+/**
+ * A settlement day whose net is negative (disputes beyond its payments) pays nothing and
+ * carries the deficit into the merchant's next settlement day, in the settlement's own
+ * transaction: a `carried_forward` line (+deficit) in the settling day, stamped with its
+ * settlement (its lines then sum to 0), and on the next business day a `brought_forward`
+ * line (−deficit) with its batch ADD. No ledger entry: the money stays in merchant_unsettled
+ * (below zero) and the pending batches still sum to it.
+ */
+export function carryItems(a: {
+  merchantId: string;
+  date: string;
+  settlementId: string;
+  /** Minor units, > 0: the negative net of the day. */
+  deficit: number;
+  currency: string;
+  /** A pending batch shard of the settling day (the line's shard). */
+  fromBatchSk: string;
+  nowIso: string;
+}): TransactItem[] {
+  const next = nextBusinessDay(a.date);
+  const shard = randomShard();
+  const ts = startOfLagosDay(a.date).toISOString();
+  const line = { merchantId: a.merchantId, ts, amount: a.deficit, reference: a.settlementId, billingRequestId: '', postedAt: a.nowIso };
+  return [
+    linePut({
+      ...line,
+      settlementDate: a.date,
+      batchSk: a.fromBatchSk,
+      entryId: `carried_forward:${a.settlementId}`,
+      type: 'carried_forward',
+      settlementId: a.settlementId,
+    }),
+    batchAdd({ merchantId: a.merchantId, date: next, shard, amount: -a.deficit, currency: a.currency, nowIso: a.nowIso }),
+    linePut({
+      ...line,
+      settlementDate: next,
+      batchSk: batchSk(next, shard),
+      entryId: `brought_forward:${a.settlementId}`,
+      type: 'brought_forward',
     }),
   ];
 }
@@ -394,6 +549,8 @@ export async function checkMerchantLedger(merchantId: string): Promise<LedgerChe
   const problems: string[] = [];
   const unsettledAcct = accounts.unsettled(merchantId);
   const settledAcct = accounts.settled(merchantId);
+  const disputesAcct = accounts.disputes(merchantId);
+  let disputesHeld = 0;
   const sums: Balance = { unsettled: 0, settled: 0 };
   const ids = new Set<string>();
   const net: Record<string, number> = {};
@@ -410,6 +567,7 @@ export async function checkMerchantLedger(merchantId: string): Promise<LedgerChe
     ] as const) {
       if (acct === unsettledAcct) sums.unsettled += sign * e.amount;
       else if (acct === settledAcct) sums.settled += sign * e.amount;
+      else if (acct === disputesAcct) disputesHeld += sign * e.amount;
       else if (!acct.startsWith('bank:')) problems.push(`entry ${e.entryId}: unknown account ${acct}`);
     }
   }
@@ -417,8 +575,11 @@ export async function checkMerchantLedger(merchantId: string): Promise<LedgerChe
   if (sums.unsettled !== shards.unsettled) problems.push(`unsettled: entries ${sums.unsettled} != shards ${shards.unsettled}`);
   if (sums.settled !== shards.settled) problems.push(`settled: entries ${sums.settled} != shards ${shards.settled}`);
   if (pendingBatches !== sums.unsettled) problems.push(`unsettled ${sums.unsettled} != pending batches ${pendingBatches}`);
-  if (sums.unsettled < 0 || sums.settled < 0) problems.push(`negative balance ${JSON.stringify(sums)}`);
-  for (const b of batches) if ((b.amount ?? 0) < 0) problems.push(`batch ${b.sk}: negative amount ${b.amount}`);
+  // A dispute may take a balance (and its settlement day) below zero; nothing else may.
+  const disputed = entries.some((e) => e.kind === 'dispute');
+  if (!disputed && (sums.unsettled < 0 || sums.settled < 0)) problems.push(`negative balance ${JSON.stringify(sums)}`);
+  if (!disputed) for (const b of batches) if ((b.amount ?? 0) < 0) problems.push(`batch ${b.sk}: negative amount ${b.amount}`);
+  if (disputesHeld < 0) problems.push(`disputes account holds ${disputesHeld}`);
   return { merchantId, entries: sums, shards, pendingBatches, entryCount: entries.length, net, problems };
 }
 

@@ -49,6 +49,10 @@ export interface Transaction {
   scheduleId: string | null;
   /** The settlement that paid it (DESIGN 8.8); null until settled. */
   settlementId: string | null;
+  /** Of its disputes, the amount open or lost (DESIGN 9.4); 0 when none. */
+  disputedAmount: number;
+  /** The status of its latest dispute; null when never disputed. */
+  disputeStatus: NonNullable<BillItem['disputeStatus']> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -70,6 +74,8 @@ export function toTransaction(b: BillItem): Transaction {
     bankTransactionId: b.bankTransactionId ?? null,
     scheduleId: b.scheduleId ?? null,
     settlementId: b.settlementId ?? null,
+    disputedAmount: toMajor(b.disputedAmount ?? 0),
+    disputeStatus: b.disputeStatus ?? null,
     createdAt: b.createdAt,
     updatedAt: b.updatedAt,
   };
@@ -144,6 +150,8 @@ export const TRANSACTION_FIELDS = [
   'bankTransactionId',
   'scheduleId',
   'settlementId',
+  'disputedAmount',
+  'disputeStatus',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof Transaction)[];

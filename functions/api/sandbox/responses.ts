@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { DECISION_VALUES } from '../../domain/decisions';
 import { TRANSACTION_STATUSES } from '../../transactions/store';
-import { refund, iso, spendingLimits, schedule, count, currency, money } from '../shapes';
+import { dispute, refund, iso, spendingLimits, schedule, count, currency, money } from '../shapes';
 import type { Responses } from '../shapes';
 
 const testClock = z
@@ -25,6 +25,7 @@ export const RESPONSES = {
   'advance-test-clock': {
     data: testClock,
   },
+  'dispute-transaction': { data: dispute },
   'complete-refund': {
     data: refund,
   },
