@@ -597,7 +597,7 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
   for (const e of facts.errors ?? []) {
     responses[String(e.status)] = {
       description: e.description,
-      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), 'Idpay-Version': ref('headers', 'Idpay-Version') },
       content: { 'application/json': { schema: ref('schemas', 'Error') } },
     };
   }
