@@ -5200,6 +5200,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6421,7 +6422,7 @@ export interface operations {
         };
         responses: {
             /** @description Success */
-            200: {
+            201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idpay-Version": components["headers"]["Idpay-Version"];
@@ -6434,7 +6435,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @constant */
-                        statusCode: 200;
+                        statusCode: 201;
                         /** @constant */
                         success: true;
                         message: string;
@@ -10011,7 +10012,7 @@ export interface operations {
         };
         responses: {
             /** @description Success */
-            200: {
+            201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idpay-Version": components["headers"]["Idpay-Version"];
@@ -10024,7 +10025,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @constant */
-                        statusCode: 200;
+                        statusCode: 201;
                         /** @constant */
                         success: true;
                         message: string;
