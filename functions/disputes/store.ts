@@ -255,9 +255,11 @@ async function change(disputeId: string, c: Change, now: Date): Promise<ChangeRe
     const movement = MONEY[c.to];
     if (movement) items.push(...disputeMoneyItems(d, movement, now));
     const data = disputeEventData(next, c.actor);
+    // The bank's first: the head event's item is written in this transaction, so a simulated
+    // bank's due entry (sandbox) exists from the commit on, not from the stream's fan-out.
     const events: EventSpec[] = [
-      { type: DISPUTE_UPDATED, to: d.merchantId, data },
       { type: DISPUTE_UPDATED, to: d.bankId, data },
+      { type: DISPUTE_UPDATED, to: d.merchantId, data },
     ];
     try {
       await commit(items, events, OPTIONS);

@@ -44,6 +44,10 @@ export const RESPONSES = {
           description: z.string(),
           intentResponse: z.object({ customerDecision: z.enum(DECISION_VALUES), spendingLimits, blockMerchant: z.boolean() }).nullable(),
           debitResponse: z.string().nullable(),
+          disputeReason: z
+            .string()
+            .nullable()
+            .describe('The reason the simulated bank disputes every approved debit with; null: it never disputes'),
         }),
       ),
       banks: z.array(z.object({ bankId: z.string(), bankName: z.string(), createdAt: iso, deviceIds: z.record(z.string(), z.string()) })),
