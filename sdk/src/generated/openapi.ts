@@ -9779,6 +9779,8 @@ export interface operations {
                                     blockMerchant: boolean;
                                 } | null;
                                 debitResponse: string | null;
+                                /** @description The reason the simulated bank disputes every approved debit with; null: it never disputes */
+                                disputeReason: string | null;
                             }[];
                             banks: {
                                 bankId: string;
