@@ -22,7 +22,7 @@ import { commit, type EventSpec } from '../events/outbox';
 import { sandboxBankDue } from '../events/sandbox-bank';
 import { claimableOf, claimUpdate } from '../bills/claims';
 import { billKey, type BillItem } from '../bills/types';
-import { disputeMoneyItems, type DisputeMovement } from '../ledger/store';
+import { disputeMoneyItems, readSettlementDay, type DisputeMovement } from '../ledger/store';
 import { findBillByReference } from '../transactions/store';
 import { clockNow } from '../platform/clock';
 import { dueAttributes } from '../platform/due';
@@ -130,7 +130,7 @@ export async function openDispute(input: {
         { adds: { disputedAmount: amount }, sets: { disputeStatus: 'needs_response', latestDisputeId: disputeId, updatedAt: nowIso } },
       ),
       { Put: { TableName: table(), Item: dispute, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ...disputeMoneyItems(dispute, 'dispute', now),
+      ...disputeMoneyItems(dispute, 'dispute', now, await readSettlementDay(dispute.merchantId, now)),
     ];
     try {
       await commit(items, [{ type: DISPUTE_CREATED, to: dispute.merchantId, data: disputeEventData(dispute, 'bank') }]);
@@ -144,13 +144,15 @@ export async function openDispute(input: {
         if (first) return { ok: true, dispute: first };
         throw e;
       }
-      if (codes[0] !== 'ConditionalCheckFailed' && !isContention(codes)) throw e;
+      // A settlement of the day the money goes to committed after its read (a later condition): read again.
+      const dayMoved = codes.slice(2).includes('ConditionalCheckFailed');
+      if (codes[0] !== 'ConditionalCheckFailed' && !dayMoved && !isContention(codes)) throw e;
       if (attempt >= MAX_ATTEMPTS) {
         logger.warn('dispute contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });
         return { ok: false, reason: 'busy' };
       }
       // Claimed meanwhile (condition) or contended: read the transaction again and decide again.
-      if (codes[0] !== 'ConditionalCheckFailed') await pause(attempt);
+      if (isContention(codes)) await pause(attempt);
       const current = await getItem<BillItem>(billKey(bill.billingRequestId));
       if (!current || current.bankId !== input.bankId) return { ok: false, reason: 'not_found' };
       bill = current;
@@ -253,7 +255,7 @@ async function change(disputeId: string, c: Change, now: Date): Promise<ChangeRe
     const onBill = billUpdate(d, bill, c.to, nowIso);
     if (onBill) items.push(onBill);
     const movement = MONEY[c.to];
-    if (movement) items.push(...disputeMoneyItems(d, movement, now));
+    if (movement) items.push(...disputeMoneyItems(d, movement, now, await readSettlementDay(d.merchantId, now)));
     const data = disputeEventData(next, c.actor);
     // The bank's first: the head event's item is written in this transaction, so a simulated
     // bank's due entry (sandbox) exists from the commit on, not from the stream's fan-out.

@@ -30,7 +30,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { config } from '../config';
-import { nextBusinessDay, settlementDate } from '../domain/business-days';
+import { settlementDate } from '../domain/business-days';
 import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
@@ -68,6 +68,8 @@ export interface LedgerEntry {
   settlementDate?: string;
   /** capture: the settlement batch item (sk) the amount went to; refunds find it here. */
   batchSk?: string;
+  /** capture: the round of its day's settlement that pays it (its line says the same). */
+  stlRound?: number;
   /** The wall-clock (or tick) time the entry was written. */
   postedAt: string;
   [extra: string]: unknown;
@@ -149,6 +151,7 @@ export interface SettlementBatch {
   capturedAmount: number;
   refundedAmount?: number;
   settledAmount?: number;
+  /** The day's last settled round: a settlement writes it on every shard of the day (0: none yet). */
   settleRound?: number;
   createdAt: string;
   updatedAt: string;
@@ -161,29 +164,56 @@ export interface SettlementBatch {
 export const settlePk = (merchantId: string) => `SETTLE#${merchantId}`;
 export const batchSk = (date: string, shard: number) => `${date}#${shard}`;
 export const batchKey = (merchantId: string, date: string, shard: number) => ({ pk: settlePk(merchantId), sk: batchSk(date, shard) });
-export const settlementDueId = (merchantId: string, sk: string) => `${merchantId}/${sk}`;
+/** The day's one due entry (on whichever shard the day's first capture wrote). */
+export const settlementDueId = (merchantId: string, date: string) => `${merchantId}/${date}`;
+
+/** What a capture reads of its settlement day before it writes (captureItems). */
+export interface SettlementDay {
+  /** The day's settled round (0 before its first settlement). */
+  round: number;
+  /** Whether a shard of the day carries the day's due entry already. */
+  due: boolean;
+}
+
+export const settlementDayOf = (shards: readonly SettlementBatch[]): SettlementDay => ({
+  round: Math.max(0, ...shards.map((b) => b.settleRound ?? 0)),
+  due: shards.some((b) => b.dueSk !== undefined),
+});
+
+/** The state of the settlement day a capture at `at` goes to (one Query of the day's shards). */
+export async function readSettlementDay(merchantId: string, at: Date): Promise<SettlementDay> {
+  return settlementDayOf(await readDayBatches(merchantId, settlementDate(at).date));
+}
 
 /**
- * The transaction items that post a captured (succeeded) billing: 5.
+ * The transaction items that post a captured (succeeded) billing: 5, or 6 for the day's first
+ * capture. `day` is the state of its settlement day as read just before (`readSettlementDay`).
  *
  * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
  *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
  * 2. ADD `unsettled` on a random balance shard.
  * 3. the settlement batch shard for the next Nigerian business day: ADD amount and count;
- *    status `pending`; the due attributes (`settlement` at 00:00 Lagos of that day) are set
- *    only when absent (`if_not_exists`), so a batch whose due item a tick has already
- *    claimed keeps the claim, and a batch already settled (a late capture) is re-opened and
- *    becomes due again at once. The batch write has no condition: a capture never fails
- *    because of settlement.
- * 4. its settlement line (`SLINE#<m>#<day>`, unassigned until the day's settlement takes it).
+ *    status `pending`; conditioned on the day's settled round read (`settleRound`), so a
+ *    settlement that commits in between cancels the capture, which reads again and retries
+ *    (it never fails because of settlement).
+ * 6. (the day's first capture, when no shard carries it) the day's ONE due entry (`settlement`
+ *    at 00:00 Lagos of that day) on shard 0 (`if_not_exists`: a claimed entry keeps its lease;
+ *    concurrent first captures write the same item). A capture after the day settled (a late
+ *    one) puts it again, due at once, and the next tick settles round 2.
+ * 4. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
  * 5. the customer's bank's day counter (`BREP#<bankId>#<Lagos day>`): the bank settlement report.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
  */
-export function captureItems(bill: BillItem, at: Date): TransactItem[] {
+/**
+ * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
+ * and shard 0 with the day's due entry): their condition is the day's settled round.
+ */
+export const CAPTURE_DAY_ITEMS = [2, 5];
+
+export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
   const { date, at: dueAt } = settlementDate(at);
-  const shard = randomShard();
   const sk = batchSk(date, shard);
   const now = at.toISOString();
   const currency = bill.currency ?? LEDGER_CURRENCY;
@@ -200,12 +230,15 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
     billingRequestId: bill.billingRequestId,
     settlementDate: date,
     batchSk: sk,
+    stlRound: day.round + 1,
     postedAt: now,
   };
-  return [
+  const due = day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, date), dueAt);
+  const add = { merchantId: bill.merchantId, date, currency, now, round: day.round };
+  const items: TransactItem[] = [
     entryPut(entry),
     balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
-    batchAdd({ merchantId: bill.merchantId, date, shard, amount: bill.amount, count: 1, currency, nowIso: now, dueAt }),
+    batchShardAdd({ ...add, shard, amount: bill.amount, count: 1, due: shard === DUE_SHARD ? due : undefined }),
     linePut({
       merchantId: bill.merchantId,
       settlementDate: date,
@@ -216,6 +249,7 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       amount: bill.amount,
       reference: bill.reference,
       billingRequestId: bill.billingRequestId,
+      stlRound: day.round + 1,
       postedAt: now,
     }),
     bankDayAdd({
@@ -227,36 +261,40 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       captured: bill.amount,
     }),
   ];
+  // The day's first capture: the day's one due entry, on shard 0 (the same item whichever shard the capture took).
+  if (due && shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
+  return items;
 }
 
+/** The shard of a settlement day that carries the day's due entry. */
+const DUE_SHARD = 0;
+
 /**
- * ADD to one settlement batch shard of `date` (a capture: +amount and count 1; a dispute: −amount;
- * a reversal or a carried net: ±amount, count 0). Status `pending`; the due attributes
- * (`settlement` at `dueAt`, 00:00 Lagos of `date`) only when absent, so a claimed batch keeps
- * its claim and a settled one is re-opened and due again at once. No condition: moving money
- * never fails because of settlement. The amount may go below zero (disputes); the settlement
- * carries a negative net forward (ledger/settlement.ts).
+ * ADD to a settlement batch shard (status `pending`), conditioned on the day's settled round
+ * read; with `due`, the day's due entry too (`if_not_exists`: an entry a tick claimed keeps
+ * its lease). No other condition: a capture never fails because of settlement, it reads the
+ * day again when a settlement committed in between.
  */
-export function batchAdd(a: {
+function batchShardAdd(a: {
   merchantId: string;
   date: string;
   shard: number;
-  /** Signed minor units. */
-  amount: number;
-  count?: number;
   currency: string;
-  nowIso: string;
-  dueAt?: Date;
+  now: string;
+  round: number;
+  amount: number;
+  count: number;
+  due: { duePk: string; dueSk: string } | undefined;
 }): TransactItem {
-  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(a.merchantId, batchSk(a.date, a.shard)), a.dueAt ?? startOfLagosDay(a.date));
   return {
     Update: {
       TableName: table(),
       Key: batchKey(a.merchantId, a.date, a.shard),
       UpdateExpression:
-        'ADD #amount :a, #count :n, #captured :c ' +
+        'ADD #amount :a, #count :c, #captured :cap ' +
         'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
-        'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
+        `settleRound = if_not_exists(settleRound, :round)${a.due ? ', duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)' : ''}`,
+      ConditionExpression: 'attribute_not_exists(settleRound) OR settleRound = :round',
       ExpressionAttributeNames: {
         '#amount': 'amount',
         '#count': 'count',
@@ -271,16 +309,16 @@ export function batchAdd(a: {
       },
       ExpressionAttributeValues: {
         ':a': a.amount,
-        ':n': a.count ?? 0,
-        ':c': (a.count ?? 0) > 0 ? a.amount : 0,
+        ':c': a.count,
+        ':cap': a.count > 0 ? a.amount : 0,
         ':pending': 'pending',
         ':m': a.merchantId,
         ':date': a.date,
         ':shard': a.shard,
         ':cur': a.currency,
-        ':now': a.nowIso,
-        ':duePk': due.duePk,
-        ':dueSk': due.dueSk,
+        ':now': a.now,
+        ':round': a.round,
+        ...(a.due ? { ':duePk': a.due.duePk, ':dueSk': a.due.dueSk } : {}),
       },
     },
   };
@@ -320,7 +358,7 @@ export interface DisputeMoney {
  *
  * Other writers that count money per day (volume counters) add their item here.
  */
-export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at: Date): TransactItem[] {
+export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at: Date, day: SettlementDay): TransactItem[] {
   if (!Number.isSafeInteger(d.amount) || d.amount <= 0) throw new RangeError('dispute amount must be a positive integer');
   const nowIso = at.toISOString();
   const entryId = ledgerEntryId(movement, d.disputeId);
@@ -341,7 +379,6 @@ export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at
   const opened = movement === 'dispute';
   const { date, at: dueAt } = settlementDate(at);
   const shard = randomShard();
-  const sk = batchSk(date, shard);
   const signed = opened ? -d.amount : d.amount;
   return [
     entryPut({
@@ -349,24 +386,65 @@ export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at
       debit: opened ? accounts.unsettled(d.merchantId) : accounts.disputes(d.merchantId),
       credit: opened ? accounts.disputes(d.merchantId) : accounts.unsettled(d.merchantId),
       settlementDate: date,
-      batchSk: sk,
+      batchSk: batchSk(date, shard),
+      stlRound: day.round + 1,
     }),
     balanceAdd(d.merchantId, { unsettled: signed }, shard),
-    batchAdd({ merchantId: d.merchantId, date, shard, amount: signed, currency: d.currency, nowIso, dueAt }),
-    linePut({
+    ...dayMoveItems({
       merchantId: d.merchantId,
-      settlementDate: date,
-      batchSk: sk,
-      ts: d.createdAt,
-      entryId,
-      type: movement,
-      amount: d.amount,
-      reference: d.reference,
-      billingRequestId: d.billingRequestId,
-      disputeId: d.disputeId,
-      postedAt: nowIso,
+      date,
+      dueAt,
+      day,
+      shard,
+      amount: signed,
+      currency: d.currency,
+      now: nowIso,
+      line: {
+        ts: d.createdAt,
+        entryId,
+        type: movement,
+        reference: d.reference,
+        billingRequestId: d.billingRequestId,
+        disputeId: d.disputeId,
+      },
     }),
   ];
+}
+
+/**
+ * A signed amount that is not a capture moved into a settlement day (a dispute, its reversal,
+ * a negative net brought forward), the way a capture moves its own (captureItems): the batch
+ * shard ADD conditioned on the day's settled round read (`day`), the day's due entry when it
+ * has none yet, and the line naming the round that pays it.
+ */
+function dayMoveItems(a: {
+  merchantId: string;
+  date: string;
+  dueAt: Date;
+  day: SettlementDay;
+  shard: number;
+  /** Signed minor units. */
+  amount: number;
+  currency: string;
+  now: string;
+  line: Pick<SettlementLineFields, 'entryId' | 'type' | 'reference' | 'billingRequestId' | 'disputeId'> & { ts: string };
+}): TransactItem[] {
+  const due = a.day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(a.merchantId, a.date), a.dueAt);
+  const add = { merchantId: a.merchantId, date: a.date, currency: a.currency, now: a.now, round: a.day.round };
+  const items: TransactItem[] = [
+    batchShardAdd({ ...add, shard: a.shard, amount: a.amount, count: 0, due: a.shard === DUE_SHARD ? due : undefined }),
+    linePut({
+      merchantId: a.merchantId,
+      settlementDate: a.date,
+      batchSk: batchSk(a.date, a.shard),
+      amount: Math.abs(a.amount),
+      stlRound: a.day.round + 1,
+      postedAt: a.now,
+      ...a.line,
+    }),
+  ];
+  if (due && a.shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
+  return items;
 }
 
 /**
@@ -381,33 +459,39 @@ export function carryItems(a: {
   merchantId: string;
   date: string;
   settlementId: string;
+  /** The round settling `date` (its carried_forward line is one of that round's lines). */
+  round: number;
   /** Minor units, > 0: the negative net of the day. */
   deficit: number;
   currency: string;
   /** A pending batch shard of the settling day (the line's shard). */
   fromBatchSk: string;
+  /** The next business day, as read (its settled round and due entry). */
+  next: { date: string; day: SettlementDay };
   nowIso: string;
 }): TransactItem[] {
-  const next = nextBusinessDay(a.date);
-  const shard = randomShard();
   const ts = startOfLagosDay(a.date).toISOString();
-  const line = { merchantId: a.merchantId, ts, amount: a.deficit, reference: a.settlementId, billingRequestId: '', postedAt: a.nowIso };
+  const line = { merchantId: a.merchantId, amount: a.deficit, reference: a.settlementId, billingRequestId: '', postedAt: a.nowIso };
   return [
     linePut({
       ...line,
+      ts,
       settlementDate: a.date,
       batchSk: a.fromBatchSk,
       entryId: `carried_forward:${a.settlementId}`,
       type: 'carried_forward',
-      settlementId: a.settlementId,
+      stlRound: a.round,
     }),
-    batchAdd({ merchantId: a.merchantId, date: next, shard, amount: -a.deficit, currency: a.currency, nowIso: a.nowIso }),
-    linePut({
-      ...line,
-      settlementDate: next,
-      batchSk: batchSk(next, shard),
-      entryId: `brought_forward:${a.settlementId}`,
-      type: 'brought_forward',
+    ...dayMoveItems({
+      merchantId: a.merchantId,
+      date: a.next.date,
+      dueAt: startOfLagosDay(a.next.date),
+      day: a.next.day,
+      shard: randomShard(),
+      amount: -a.deficit,
+      currency: a.currency,
+      now: a.nowIso,
+      line: { ts, entryId: `brought_forward:${a.settlementId}`, type: 'brought_forward', reference: a.settlementId, billingRequestId: '' },
     }),
   ];
 }
@@ -427,7 +511,10 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
 /**
  * What a bank's customers paid each merchant on one Lagos day (captures) and what came back
  * (completed refunds), as sharded counters written in the capture's / refund's transaction:
- * `BREP#<bankId>#<yyyy-mm-dd>` / `M#<merchantId>#<shard>`. The report sums the partition.
+ * `BREP#<bankId>#<yyyy-mm-dd>#<p>` / `M#<merchantId>#<shard>`, p random in
+ * 0..BANK_DAY_PARTITIONS-1: the largest bank's captures at 500 bills/s are ~400 write units a
+ * second, one partition each would take them all (DESIGN 9.6: none over 100). The report sums
+ * the partitions (and the unsharded one of days counted before release 3).
  */
 export interface BankDayCounter {
   pk: string;
@@ -443,7 +530,10 @@ export interface BankDayCounter {
   [extra: string]: unknown;
 }
 
-export const bankDayPk = (bankId: string, date: string) => `BREP#${bankId}#${date}`;
+export const BANK_DAY_PARTITIONS = 8;
+/** A partition of a bank's day counters (`partition` undefined: the one days before release 3 used). */
+export const bankDayPk = (bankId: string, date: string, partition?: number) =>
+  `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
 
 export function bankDayAdd(a: {
   bankId: string;
@@ -459,7 +549,7 @@ export function bankDayAdd(a: {
   return {
     Update: {
       TableName: table(),
-      Key: { pk: bankDayPk(a.bankId, a.date), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
+      Key: { pk: bankDayPk(a.bankId, a.date, randomInt(BANK_DAY_PARTITIONS)), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
       UpdateExpression:
         'ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc SET bankId = :b, merchantId = :m, #date = :d, merchantName = if_not_exists(merchantName, :n)',
       ExpressionAttributeNames: { '#date': 'date' },
