@@ -11,7 +11,8 @@ import { toMajor } from '../domain/money';
 import { messages } from '../platform/errors';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
-import { getItem } from '../platform/table';
+import { getItem, type Item } from '../platform/table';
+import { listPage, pagingOf } from '../http/paging';
 
 export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
@@ -159,3 +160,12 @@ export function disputeRange(
 
 /** The stored item of a dispute id (a list cursor; the pager checks it lies in the caller's list). */
 export const disputeItemNamed = (id: string) => (isDisputeIdShaped(id) ? getItem(disputeKey(id)) : Promise.resolve(undefined));
+
+/** A page of a merchant's or a bank's disputes as the API answers it: `{disputes, hasMore}`. */
+export async function disputeList(
+  owner: { merchantId: string } | { bankId: string },
+  query: { status?: DisputeStatus; reference?: string; limit: number; startingAfter?: string },
+) {
+  const page = await listPage<Item>(disputeRange(owner, query), pagingOf(query), disputeItemNamed, 'one of your disputes');
+  return { disputes: page.items.map((it) => disputeView(parseDispute(it)!)), hasMore: page.hasMore };
+}

@@ -1,15 +1,9 @@
 import { endpoint, ok } from '../../http/endpoint';
-import { listPage, pagingOf } from '../../http/paging';
-import { disputeItemNamed, disputeRange, DISPUTE_MSG, disputeView, parseDispute } from '../../disputes/views';
-import type { Item } from '../../platform/table';
+import { DISPUTE_MSG, disputeList } from '../../disputes/views';
 import { listQuery } from './schemas';
 
 /** GET /v1/disputes?status=&reference=&limit=&startingAfter= (merchant; a provider with X-Entity-Id): its disputes, newest first. */
 export const handler = endpoint(
   { query: listQuery, description: 'Disputes of your transactions, newest first.' },
-  async ({ query, principal }) => {
-    const range = disputeRange({ merchantId: principal.id }, query);
-    const page = await listPage<Item>(range, pagingOf(query), disputeItemNamed, 'one of your disputes');
-    return ok(200, DISPUTE_MSG.listed, { disputes: page.items.map((it) => disputeView(parseDispute(it)!)), hasMore: page.hasMore });
-  },
+  async ({ query, principal }) => ok(200, DISPUTE_MSG.listed, await disputeList({ merchantId: principal.id }, query)),
 );
