@@ -4107,6 +4107,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "merchant",
+                 *       "name": "merchant 2 example",
+                 *       "email": "merchant2-example@example.com",
+                 *       "providerId": "prv_example1000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "bank" | "merchant" | "provider";
@@ -4137,6 +4145,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Participant created",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "type": "merchant",
+                     *         "name": "merchant 2 example",
+                     *         "email": "merchant2-example@example.com",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4197,6 +4220,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4242,6 +4277,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:32:39.992Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4279,6 +4326,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxTrustLevel": "premium"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     maxTrustLevel: "basic" | "enhanced" | "premium";
@@ -4294,6 +4346,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Provider updated",
+                     *       "data": {
+                     *         "id": "prv_example1000000000000000",
+                     *         "maxTrustLevel": "premium"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4340,6 +4403,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Applications retrieved",
+                     *       "data": {
+                     *         "applications": [
+                     *           {
+                     *             "applicationId": "app_example1000000000000000",
+                     *             "status": "pending",
+                     *             "type": "merchant",
+                     *             "businessName": "Ada Stores Ght6Va",
+                     *             "email": "biz-xgswbohfzp@example.com",
+                     *             "country": "NG",
+                     *             "registrationNumber": "RCFJT8ASYJ",
+                     *             "website": "https://ada.example.com",
+                     *             "address": {
+                     *               "city": "Lagos",
+                     *               "country": "NG",
+                     *               "line1": "1 Marina"
+                     *             },
+                     *             "applicantEmail": "person-opuwlfthl7@example.com",
+                     *             "createdAt": "2026-11-06T04:07:55.626Z",
+                     *             "decidedAt": null,
+                     *             "decidedBy": null,
+                     *             "reason": null,
+                     *             "participantId": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4419,6 +4515,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Incomplete"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -4434,6 +4535,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application rejected",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "rejected",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores Ght6Va",
+                     *         "email": "biz-xgswbohfzp@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCFJT8ASYJ",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-opuwlfthl7@example.com",
+                     *         "createdAt": "2026-11-06T04:07:55.626Z",
+                     *         "decidedAt": "2026-11-06T04:08:01.752Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": "Incomplete",
+                     *         "participantId": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4468,6 +4597,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "merchant",
+                 *       "businessName": "Ada Stores ziv5gt",
+                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "country": "NG",
+                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "website": "https://ada.example.com",
+                 *       "address": {
+                 *         "line1": "1 Marina",
+                 *         "city": "Lagos",
+                 *         "country": "NG"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "merchant" | "provider";
@@ -4496,6 +4640,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Application submitted",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4544,6 +4700,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application retrieved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores t3LP19",
+                     *         "email": "biz-ptgb9xvuwg@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCDtl1SqU4",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-qagsp2semh@example.com",
+                     *         "createdAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedBy": "sandbox",
+                     *         "reason": null,
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4583,6 +4767,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Profile retrieved",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "memberships": [
+                     *           {
+                     *             "participantId": "mer_example1000000000000000",
+                     *             "name": "Ada Stores ziv5gt",
+                     *             "kind": "merchant",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
+                     *           },
+                     *           {
+                     *             "participantId": "mer_example2000000000000000",
+                     *             "name": "Ada Stores D1O6zc",
+                     *             "kind": "merchant",
+                     *             "role": "viewer",
+                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4621,6 +4832,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "example_refreshToken_1"
+                 *     }
+                 */
                 "application/json": {
                     refreshToken?: string;
                 };
@@ -4636,6 +4852,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Signed out",
+                     *       "data": {
+                     *         "signedOut": true,
+                     *         "refreshTokenRevoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4689,6 +4916,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API keys retrieved",
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "keyId": "key_example1000000000000000",
+                     *             "name": "old",
+                     *             "prefix": "sk_sandbox_wOTV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:52.820Z",
+                     *             "lastUsedAt": "2026-11-06T03:30:00.411Z",
+                     *             "expiresAt": null,
+                     *             "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *           },
+                     *           {
+                     *             "keyId": "key_example2000000000000000",
+                     *             "name": null,
+                     *             "prefix": "sk_sandbox_dFAV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:47.647Z",
+                     *             "lastUsedAt": "2026-11-06T03:29:51.701Z",
+                     *             "expiresAt": "2026-11-07T03:29:47.647Z",
+                     *             "revokedAt": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4748,6 +5015,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "server",
+                 *       "expiresInDays": 30
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     expiresInDays?: number;
@@ -4772,6 +5045,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "expiresAt": "2026-11-08T03:28:59.148Z",
+                     *         "role": "admin"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4830,6 +5116,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4883,6 +5180,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Team retrieved",
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000001",
+                     *             "email": "person-x67xnaivao@example.com",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:29:40.039Z"
+                     *           },
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000002",
+                     *             "email": "person-ehdnmhs6xi@example.com",
+                     *             "role": "admin",
+                     *             "joinedAt": "2026-11-06T03:29:43.979Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4934,6 +5255,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitations retrieved",
+                     *       "data": {
+                     *         "invitations": [
+                     *           {
+                     *             "invitationId": "ivt_example1000000000000000",
+                     *             "email": "second-gsvjnct5re@example.com",
+                     *             "role": "viewer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:38.539Z",
+                     *             "expiresAt": "2026-11-13T03:55:38.000Z"
+                     *           },
+                     *           {
+                     *             "invitationId": "ivt_example2000000000000000",
+                     *             "email": "teammate-953kmn07sz@example.com",
+                     *             "role": "developer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:31.875Z",
+                     *             "expiresAt": "2026-11-13T03:55:31.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4988,6 +5345,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "person-jfx17si1rg@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -5009,6 +5372,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Invitation created",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "token": "example_token_1",
+                     *         "expiresAt": "2026-11-06T03:29:14.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -5063,6 +5438,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation withdrawn",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5110,6 +5496,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation retrieved",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "participantName": "Ada Stores IPDxrp",
+                     *         "participantType": "merchant",
+                     *         "role": "developer",
+                     *         "invitedBy": {
+                     *           "email": "person-fz6lc4v9f0@example.com"
+                     *         },
+                     *         "email": "teammate-953kmn07sz@example.com",
+                     *         "expiresAt": "2026-11-06T03:55:31.000Z",
+                     *         "status": "revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5170,6 +5575,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation accepted",
+                     *       "data": {
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "participantType": "merchant",
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-jfx17si1rg@example.com",
+                     *         "role": "developer",
+                     *         "joinedAt": "2026-11-06T03:29:14.919Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5239,6 +5659,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member removed",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "removed": true,
+                     *         "keysCreated": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5282,6 +5714,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     role: "owner" | "admin" | "developer" | "viewer";
@@ -5300,6 +5737,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member updated",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-7b0jnekkqg@example.com",
+                     *         "role": "viewer",
+                     *         "joinedAt": "2026-11-06T03:29:20.770Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5349,6 +5799,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Audit log retrieved",
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "aud_example1000000000000000",
+                     *             "at": "2026-11-06T03:29:34.068Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-gunsgsn2cy@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000001"
+                     *             },
+                     *             "action": "member.removed:viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000003",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example2000000000000000",
+                     *             "at": "2026-11-06T03:29:31.209Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:owner->viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000004",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example3000000000000000",
+                     *             "at": "2026-11-06T03:29:30.512Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:admin->owner",
+                     *             "target": "00000000-0000-4000-8000-000000000001",
+                     *             "requestId": "00000000-0000-4000-8000-000000000005",
+                     *             "ip": "127.0.0.1"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5406,6 +5907,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Trial balance retrieved",
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "account": "bank:bnk_0mwyfleg71n8lfBSD8ikoFb",
+                     *             "debit": 100,
+                     *             "credit": 100
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwyflpvgf8As3eLdy6JeAz",
+                     *             "debit": 50,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwyflym0OHCOQtRiulaHjO",
+                     *             "debit": 100,
+                     *             "credit": 50
+                     *           }
+                     *         ],
+                     *         "totalDebit": 1531,
+                     *         "totalCredit": 1531,
+                     *         "balanced": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5453,6 +5983,111 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customers": [
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1007@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1007"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1008",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1008@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzpy11004",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1009@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1009"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1010",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1010@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzpy11004"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1011",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "not-an-email",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1011"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1012",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1012@example.com",
+                 *           "country": "XX",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1012"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1013",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1013@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "12-34-56",
+                 *           "reference": "REF-mwyfzslu1013"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1014",
+                 *           "firstname": "Ada",
+                 *           "email": "ada.mwyfzslu1014@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1014"
+                 *         },
+                 *         "not an object",
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1006",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1006@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1006"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1015",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1015@example.com",
+                 *           "country": "UK",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1015"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     customers: unknown[];
                 };
@@ -5471,6 +6106,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Customer batch processed; created customers will reflect shortly",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "total": 12,
+                     *           "successful": 2,
+                     *           "failed": 10,
+                     *           "duplicates": 4,
+                     *           "invalidData": 6
+                     *         },
+                     *         "data": {
+                     *           "createdCount": 2,
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -5532,6 +6192,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Batch retrieved",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "duplicates": 4,
+                     *           "invalidData": 6,
+                     *           "total": 12,
+                     *           "failed": 10,
+                     *           "successful": 2
+                     *         },
+                     *         "data": {
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ],
+                     *           "createdCount": 2
+                     *         },
+                     *         "failures": [
+                     *           {
+                     *             "index": 1,
+                     *             "clientRef": "CR-mwyfzsls1005",
+                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "clientRef": "CR-mwyfzsls1008",
+                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 3,
+                     *             "clientRef": "CR-mwyfzpy11004",
+                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5580,6 +6282,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "phrase": "blue heron at dawn",
+                 *       "deviceId": "dev-mwyfnep32"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     phrase: string;
@@ -5600,6 +6309,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Device linked",
+                     *       "data": {
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "deviceId": "dev-mwyfnep32",
+                     *         "linkedAt": "2026-11-06T03:39:42.419Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5656,6 +6377,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:56.280Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.633Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example300000000000000",
+                     *           "customerId": "cus_example3000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_3",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.188Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5713,6 +6502,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "validFrom": "2026-11-05T00:00:00.000Z",
+                 *       "validTo": "2100-11-04T23:59:59.000Z",
+                 *       "maxPayments": 12,
+                 *       "channel": "ussd",
+                 *       "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                 *       "spendingLimits": {
+                 *         "monthly": 5000,
+                 *         "yearly": 50000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     customerDecision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
@@ -5744,6 +6546,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision updated",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5790,6 +6620,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:34.037Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:40.444Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": true,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:45.633Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5843,6 +6738,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Subscriptions retrieved",
+                     *       "data": {
+                     *         "subscriptions": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5912,6 +6819,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer asked to skip September"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5930,6 +6842,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5973,6 +6897,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer revoked the mandate in the app"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5991,6 +6920,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T03:37:26.393Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6094,6 +7035,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *       "customerDecision": "approve_recurring",
+                 *       "spendingLimits": {
+                 *         "single": 5000,
+                 *         "monthly": 20000
+                 *       },
+                 *       "intentId": "int_example1000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     entityId: string;
@@ -6130,6 +7084,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision recorded",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "single": 5000,
+                     *           "monthly": 20000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6165,6 +7142,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "billingRequestId": "breq_example1000000000000000",
+                 *       "action": "approve_recurring",
+                 *       "bankTransactionId": "BTX-ImdIdPm8c4"
+                 *     }
+                 */
                 "application/json": {
                     billingRequestId: string;
                     /** @enum {string} */
@@ -6188,6 +7172,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing response recorded",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "succeeded"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6228,6 +7224,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "responses": [
+                 *         {
+                 *           "billingRequestId": "breq_example1000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
+                 *         },
+                 *         {
+                 *           "billingRequestId": "breq_example2000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     responses: {
                         billingRequestId: string;
@@ -6253,6 +7265,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -6280,6 +7308,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example3000000000000",
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Billing request not found",
+                     *         "code": "billing_request_not_found",
+                     *         "type": "not_found_error"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -6374,6 +7426,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example100",
+                     *             "amount": 100,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-06T03:39:15.316Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:15.316Z",
+                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6412,6 +7494,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "reason": "amount_incorrect",
+                 *       "amount": 20
+                 *     }
+                 */
                 "application/json": {
                     reference: string;
                     /** @enum {string} */
@@ -6433,6 +7522,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "amount_incorrect",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:41.981Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:41.981Z",
+                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -6479,6 +7593,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6515,6 +7654,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "won"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "won" | "lost";
@@ -6534,6 +7678,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 7 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "won",
+                     *         "respondBy": "2026-11-06T03:39:24.185Z",
+                     *         "evidence": {
+                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
+                     *           "text": "Delivered on 3 May.\nSigned receipt attached."
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:24.185Z",
+                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedBy": "bank"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6585,6 +7757,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "amount": 40,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-13T03:38:32.684Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:32.684Z",
+                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6636,6 +7838,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6674,6 +7901,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "evidence": {
+                 *         "text": "The customer signed for it: winning_evidence"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     evidence: {
                         text: string;
@@ -6694,6 +7928,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 40,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "under_review",
+                     *         "respondBy": "2026-11-13T03:38:32.684Z",
+                     *         "evidence": {
+                     *           "text": "The customer signed for it: winning_evidence",
+                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:32.684Z",
+                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6733,6 +7995,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -6749,6 +8012,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "reason": "duplicate",
+                     *         "status": "lost",
+                     *         "respondBy": "2026-11-06T03:39:34.878Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:34.878Z",
+                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedBy": "merchant"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6784,6 +8072,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refundId": "rfd_example1000000000000000",
+                 *       "status": "failed",
+                 *       "reason": "Account closed"
+                 *     }
+                 */
                 "application/json": {
                     refundId: string;
                     /** @enum {string} */
@@ -6806,6 +8101,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund updated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 50,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:07:38.947Z",
+                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "Account closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6852,6 +8167,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Balance retrieved",
+                     *       "data": {
+                     *         "totalBalance": 100,
+                     *         "unsettledBalance": 100,
+                     *         "settledBalance": 0,
+                     *         "currency": "NGN",
+                     *         "bankAccountInfo": {
+                     *           "bankName": null,
+                     *           "accountNumber": null,
+                     *           "accountName": null
+                     *         },
+                     *         "withdrawalInfo": {
+                     *           "isSupported": false,
+                     *           "minimumAmount": 100,
+                     *           "maximumAmount": 10000000
+                     *         },
+                     *         "nextSettlement": {
+                     *           "amount": 100,
+                     *           "currency": "NGN",
+                     *           "date": "2026-11-08T23:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6916,6 +8259,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
+                 *     }
+                 */
                 "application/json": {
                     deviceId: string;
                 };
@@ -6934,6 +8282,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer found",
+                     *       "data": {
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6984,6 +8342,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer banks found",
+                     *       "data": {
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7027,6 +8401,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken2000000000000000000000000000",
+                 *         "lp_ExampleToken3000000000000000000000000000",
+                 *         "lp_ExampleToken4000000000000000000000000000",
+                 *         "lp_ExampleToken5000000000000000000000000000",
+                 *         "lp_ExampleToken6000000000000000000000000000",
+                 *         "lp_ExampleToken7000000000000000000000000000",
+                 *         "lp_ExampleToken8000000000000000000000000000",
+                 *         "lp_ExampleToken9000000000000000000000000000",
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *       ],
+                 *       "currency": "NGN",
+                 *       "description": "Sandbox membership"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     currency: string;
@@ -7047,6 +8440,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example2000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example3000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -7076,6 +8497,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -7160,6 +8602,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agreementPhrases": [
+                 *         "ap_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 4200.5,
+                 *       "currency": "NGN",
+                 *       "description": "Order"
+                 *     }
+                 */
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
@@ -7181,6 +8633,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 4200.5,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -7220,6 +8690,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": false
+                     *       },
+                     *       {
+                     *         "statusCode": 403,
+                     *         "success": false,
+                     *         "message": "Customer has not approved billing",
+                     *         "code": "billing_not_approved",
+                     *         "type": "permission_error",
+                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example2000000000000000",
+                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -7314,6 +8824,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 40,
+                 *       "currency": "NGN",
+                 *       "description": "One-time"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
@@ -7335,6 +8855,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 40,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:38:51.332Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -7484,6 +9022,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:25:15.545Z",
+                     *           "lastUsed": null
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:24:56.307Z",
+                     *           "lastUsed": null
+                     *         }
+                     *       ],
+                     *       "total": 5,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7532,6 +9103,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision retrieved",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null,
+                     *         "remaining": {
+                     *           "single": null,
+                     *           "daily": null,
+                     *           "weekly": null,
+                     *           "monthly": 5000,
+                     *           "yearly": 50000,
+                     *           "payments": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7604,6 +9211,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {},
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:44.096Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": "ussd",
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:45.037Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:46.891Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7686,6 +9358,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "retryAfterDays": [
+                 *         1,
+                 *         2
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     retryAfterDays: number[];
                 };
@@ -7703,6 +9383,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy updated",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           2
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7740,6 +9434,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "agreementPhrase": "example_agreementPhrase_1",
+                 *       "amount": 1500.5,
+                 *       "currency": "NGN",
+                 *       "frequency": "monthly",
+                 *       "startDate": "2026-11-04T09:00:00.000Z",
+                 *       "description": "Gym membership",
+                 *       "interval": 2,
+                 *       "maxBillings": 12,
+                 *       "metadata": {
+                 *         "plan": "gold",
+                 *         "seats": 3
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     agreementPhrase: string;
@@ -7772,6 +9483,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Recurring schedule created",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 1500.5,
+                     *         "frequency": "monthly",
+                     *         "status": "active",
+                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -7820,6 +9546,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "customer travelling"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                     resumesAt?: string | null;
@@ -7839,6 +9570,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule paused",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "paused",
+                     *         "pausedAt": "2026-11-06T03:20:09.701Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7885,6 +9628,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "back"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -7903,6 +9651,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule resumed",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "active",
+                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
+                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8024,6 +9785,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedules retrieved",
+                     *       "data": {
+                     *         "schedules": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8077,6 +9850,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule retrieved",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 2500,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "cancelled",
+                     *         "startDate": "2028-12-25T09:00:00.000Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": null,
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T03:24:02.217Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T03:24:18.760Z",
+                     *         "pausedAt": "2026-11-06T03:24:08.407Z",
+                     *         "pauseReason": null,
+                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
+                     *         "cancelledAt": "2026-11-06T03:24:18.760Z",
+                     *         "completedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8124,6 +9930,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T03:35:58.893Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8247,6 +10065,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transactions retrieved",
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "partially_refunded",
+                     *             "amount": 70,
+                     *             "refundedAmount": 12.34,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_example100",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-2M2ys8qV",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2030-01-11T16:00:00.000Z",
+                     *             "updatedAt": "2026-11-06T03:54:28.092Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "billingRequestId": "breq_example2000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "refunded",
+                     *             "amount": 60,
+                     *             "refundedAmount": 60,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_example200",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-CtLbPD1J",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2030-01-11T15:00:00.000Z",
+                     *             "updatedAt": "2026-11-06T03:54:21.495Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example3000000000000000",
+                     *             "billingRequestId": "breq_example3000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "failed",
+                     *             "amount": 50,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_XtNELjKixA",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": null,
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2030-01-11T14:00:00.000Z",
+                     *             "updatedAt": "2030-01-11T14:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "total": 7,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8300,6 +10185,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transaction retrieved",
+                     *       "data": {
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "type": "one_time",
+                     *         "status": "succeeded",
+                     *         "amount": 40,
+                     *         "refundedAmount": 0,
+                     *         "currency": "NGN",
+                     *         "description": "One-time",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "bankTransactionId": "SBX-breq_0mwyflp1wT8RuYy8PZ9nChd",
+                     *         "scheduleId": null,
+                     *         "settlementId": null,
+                     *         "disputedAmount": 40,
+                     *         "disputeStatus": "needs_response",
+                     *         "createdAt": "2026-11-06T03:38:21.332Z",
+                     *         "updatedAt": "2026-11-06T03:38:32.684Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8336,6 +10248,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "amount": 7
+                 *     }
+                 */
                 "application/json": {
                     reference: string;
                     amount?: number;
@@ -8356,6 +10274,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Refund initiated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 7,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "expectedBy": "2026-11-04T22:59:59.999Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8415,6 +10348,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund retrieved",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:09:31.673Z",
+                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "account_closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8513,6 +10466,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement retrieved",
+                     *       "data": {
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "businessDate": "2026-11-05",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "transactionCount": 1,
+                     *         "refundCount": 0,
+                     *         "status": "completed",
+                     *         "settledAt": "2026-11-04T23:00:00.000Z",
+                     *         "lines": [
+                     *           {
+                     *             "reference": "stl_ExampleToken2000000000000000000000000000",
+                     *             "type": "brought_forward",
+                     *             "amount": -30
+                     *           },
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "payment",
+                     *             "amount": 50
+                     *           }
+                     *         ],
+                     *         "linesComplete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8702,6 +10685,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchants retrieved",
+                     *       "data": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.535Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.536Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example3000000000000000",
+                     *             "name": "Keyed",
+                     *             "email": "m3-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:42.533Z"
+                     *           }
+                     *         ],
+                     *         "total": 30,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8751,6 +10771,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchants": [
+                 *         {
+                 *           "name": "Shop One",
+                 *           "email": "m1-qyswga@example.com",
+                 *           "phone": "+2348012345678",
+                 *           "address": "1 Marina, Lagos",
+                 *           "website": "https://shop.example.com",
+                 *           "description": "Groceries"
+                 *         },
+                 *         {
+                 *           "name": "Shop Two",
+                 *           "email": "m2-qyswga@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     merchants: {
                         name: string;
@@ -8788,6 +10826,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Merchants created",
+                     *       "data": {
+                     *         "created": 2,
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey200000000000000000000000000000Chk000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8844,6 +10908,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant retrieved",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "ref": "MRU5YMG0Z3IMCH",
+                     *         "name": "Full",
+                     *         "email": "m43-qyswga@example.com",
+                     *         "phone": "+2348000000000",
+                     *         "code": "EGDQHSWA",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "userType": "merchant",
+                     *         "country": "NG",
+                     *         "state": "Lagos",
+                     *         "website": "https://full.example.com",
+                     *         "description": "Everything",
+                     *         "icon": "https://full.example.com/icon.png",
+                     *         "trusted": false,
+                     *         "trustLevel": "basic",
+                     *         "address": null,
+                     *         "industry": null,
+                     *         "createdAt": "2026-11-06T03:30:57.195Z",
+                     *         "updatedAt": "2026-11-06T03:30:57.195Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8900,6 +10992,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "name": "New Name",
+                 *       "description": "Now described",
+                 *       "icon": "https://cdn.example.com/i.png",
+                 *       "website": null
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     name?: string;
@@ -8927,6 +11028,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant updated",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "name": "New Name",
+                     *         "email": "m53-qyswga@example.com"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8977,6 +11090,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust status retrieved",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": true,
+                     *         "lastVerified": "2026-11-06T03:32:08.886Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9009,6 +11136,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "trusted": true,
+                 *       "trustLevel": "enhanced",
+                 *       "deviceLookupEnabled": false
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     trusted: boolean;
@@ -9030,6 +11165,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust updated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9081,6 +11230,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust statuses retrieved",
+                     *       "data": [
+                     *         {
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "entityName": "Trust M20",
+                     *           "trusted": true,
+                     *           "trustLevel": "basic",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example2000000000000000",
+                     *           "entityName": "Trust M21",
+                     *           "trusted": true,
+                     *           "trustLevel": "enhanced",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example3000000000000000",
+                     *           "entityName": "Trust M22",
+                     *           "trusted": true,
+                     *           "trustLevel": "premium",
+                     *           "deviceLookupEnabled": true,
+                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9135,6 +11319,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "allowed": false,
+                     *       "reason": "Merchant trust level basic does not include device lookup (enhanced or premium required) and device lookup is not enabled for it",
+                     *       "trustStatus": {
+                     *         "trusted": true,
+                     *         "trustLevel": "basic",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:33:28.296Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9168,6 +11365,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "requiredTrustLevel": "enhanced"
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     /** @enum {string} */
@@ -9188,6 +11391,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust level validated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "currentTrustLevel": "enhanced",
+                     *         "requiredTrustLevel": "enhanced",
+                     *         "trusted": true,
+                     *         "valid": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9245,6 +11462,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoints retrieved",
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "whe_example1000000000000000",
+                     *             "url": "https://example.com/ep-4",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.584Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example2000000000000000",
+                     *             "url": "https://example.com/ep-5",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.651Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example3000000000000000",
+                     *             "url": "https://example.com/ep-6",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.697Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *           }
+                     *         ],
+                     *         "total": 10,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9287,6 +11556,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/sim-1"
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
@@ -9306,6 +11580,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint created",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "url": "https://example.com/sim-1",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "status": "enabled",
+                     *         "createdAt": "2026-11-06T03:38:15.855Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -9364,6 +11655,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint deleted",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9419,6 +11721,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook secret rotated",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "previousSecretExpiresAt": "2026-11-07T03:07:44.721Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9476,6 +11790,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test event queued",
+                     *       "data": {
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "deliveryId": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "type": "webhook.test"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -9534,6 +11861,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook deliveries retrieved",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "eventId": "evt_example1000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:47.009Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:47.143Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 8,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
+                     *             "eventId": "evt_example2000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.847Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.976Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 3,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
+                     *             "eventId": "evt_example3000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.610Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.813Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 1,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9590,6 +11996,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Delivery replay queued",
+                     *       "data": {
+                     *         "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "eventType": "webhook.test",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "status": "pending",
+                     *         "attempts": 3,
+                     *         "lastStatusCode": 503,
+                     *         "lastError": null,
+                     *         "lastAttemptAt": "2026-11-06T03:07:26.132Z",
+                     *         "nextAttemptAt": "2026-11-06T03:07:26.715Z",
+                     *         "createdAt": "2026-11-06T03:07:22.796Z",
+                     *         "attemptHistory": [
+                     *           {
+                     *             "at": "2026-11-06T03:07:22.927Z",
+                     *             "error": null,
+                     *             "attempt": 1,
+                     *             "durationMs": 1,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:24.069Z",
+                     *             "error": null,
+                     *             "attempt": 2,
+                     *             "durationMs": 10,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:26.229Z",
+                     *             "error": null,
+                     *             "attempt": 3,
+                     *             "durationMs": 2,
+                     *             "statusCode": 503
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -9643,6 +12092,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Events retrieved",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_example1000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "evt_example2000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:09.491Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9701,6 +12194,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Event retrieved",
+                     *       "data": {
+                     *         "id": "evt_example1000000000000000",
+                     *         "type": "webhook.test",
+                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "data": {
+                     *           "participantId": "mer_example1000000000000000",
+                     *           "message": "This is a test event.",
+                     *           "endpointId": "whe_example1000000000000000"
+                     *         },
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "responseStatus": 200
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9758,6 +12278,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Sandbox customers",
+                     *       "data": {
+                     *         "emailDomain": "sandbox.idpay.test",
+                     *         "answerDelaySeconds": 1,
+                     *         "customers": [
+                     *           {
+                     *             "outcome": "approve_recurring",
+                     *             "email": "approve.recurring@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-recurring",
+                     *             "description": "Approves intents with approve_recurring and no spending limits (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "recurring_limits",
+                     *             "email": "recurring.limits@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-recurring-limits",
+                     *             "description": "Approves intents with approve_recurring and limits single 50,000 / daily 100,000 / monthly 1,000,000 NGN (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {
+                     *                 "single": 50000,
+                     *                 "daily": 100000,
+                     *                 "monthly": 1000000
+                     *               },
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "approve_two_payments",
+                     *             "email": "approve.two.payments@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-two-payments",
+                     *             "description": "Approves intents with approve_recurring (approve_once for an untrusted merchant) whose consent allows 2 payments (maxPayments: 2, channel app); approves every debit: the third billing is refused with 403 `Customer approval has no payments left`.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           }
+                     *         ],
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "deviceIds": {
+                     *               "approve_recurring": "sandbox-device-approve-recurring",
+                     *               "recurring_limits": "sandbox-device-recurring-limits",
+                     *               "approve_two_payments": "sandbox-device-approve-two-payments",
+                     *               "approve_valid_one_minute": "sandbox-device-approve-valid-one-minute",
+                     *               "approve_once": "sandbox-device-approve-once",
+                     *               "deny": "sandbox-device-deny",
+                     *               "suspended": "sandbox-device-suspended",
+                     *               "block_merchant": "sandbox-device-block-merchant",
+                     *               "debit_declined": "sandbox-device-debit-declined",
+                     *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "debit_no_answer": "sandbox-device-debit-no-answer",
+                     *               "no_answer": "sandbox-device-no-answer"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9823,6 +12417,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9839,6 +12434,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run is due now",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 2500,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "active",
+                     *         "startDate": "2026-12-06T03:07:57.562Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T03:07:57.576Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
+                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
+                     *         "pauseReason": null,
+                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
+                     *         "cancelledAt": null,
+                     *         "completedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9878,6 +12506,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9894,6 +12523,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing request expired",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "expired",
+                     *         "reason": "approval_expired"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9937,6 +12579,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9953,6 +12596,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement run completed",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "settlementDate": "2026-11-30",
+                     *             "amount": 4200.5,
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "settledAmount": 4200.5,
+                     *         "remainingAmount": 0,
+                     *         "currency": "NGN"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -10006,6 +12669,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "not_received"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     reason?: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
@@ -10025,6 +12693,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 3 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 25,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-13T03:38:47.039Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:47.039Z",
+                     *         "updatedAt": "2026-11-06T03:38:47.039Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -10064,6 +12757,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10080,6 +12774,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund completed",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 400,
+                     *         "currency": "NGN",
+                     *         "status": "completed",
+                     *         "reason": "Returned",
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:07:32.093Z",
+                     *         "updatedAt": "2026-11-06T03:07:32.224Z",
+                     *         "completedAt": "2026-11-06T03:07:32.224Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -10117,6 +12830,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2027-04-19T10:00:00.000Z",
+                 *       "name": "Monthly plan test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -10137,6 +12856,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Test clock created",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2027-04-19T10:00:00.000Z",
+                     *         "status": "ready",
+                     *         "createdAt": "2026-11-06T03:59:50.937Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -10232,6 +12965,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock deleted",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -10333,6 +13077,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.1",
+                     *       "info": {
+                     *         "title": "idpay API (sandbox)",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {},
+                     *       "components": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -10373,6 +13128,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *     <meta name="generator" content="redoc 2.5.4">
+                     *     <title>idpay API refer…
+                     */
                     "text/html": string;
                 };
             };
