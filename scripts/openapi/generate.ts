@@ -199,6 +199,11 @@ const TAGS: Record<string, { name: string; description: string }> = {
     description: 'Transaction history and details, visible to the merchant, its provider and the bank.',
   },
   refunds: { name: 'Refunds', description: 'Full or partial refunds of succeeded transactions.' },
+  disputes: {
+    name: 'Disputes',
+    description:
+      "The customer's bank disputes a debit (the amount leaves the merchant's balance at once); the merchant responds with evidence or accepts; the bank decides.",
+  },
   provider: { name: 'Provider', description: 'A provider onboards merchants and manages their trust.' },
   webhooks: {
     name: 'Webhook endpoints',

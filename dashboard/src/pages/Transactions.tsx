@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { ErrorMessage, Field, Form, Json, Loading, Page, Select, Table, useLoad, type Column, DetailToggle } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, MerchantSettlements } from './Settlements';
+import { TransactionDisputes } from './Disputes';
 
 type Transaction = Schemas['Transaction'];
 const STATUSES = [
@@ -22,6 +23,7 @@ export const transactionColumns: Column<Transaction>[] = [
   { header: 'Status', cell: (t) => <span className={`badge ${t.status}`}>{t.status.replace('_', ' ')}</span> },
   { header: 'Amount', cell: (t) => money(t.amount) },
   { header: 'Refunded', cell: (t) => money(t.refundedAmount) },
+  { header: 'Disputed', cell: (t) => (t.disputeStatus ? `${money(t.disputedAmount)} (${t.disputeStatus.replace('_', ' ')})` : '—') },
   { header: 'Merchant', cell: (t) => t.merchantName },
   { header: 'Created', cell: (t) => when(t.createdAt) },
 ];
@@ -129,6 +131,16 @@ function Detail({ reference, onChanged }: { reference: string; onChanged(): void
         <p role="status" className="notice">
           {refunded}
         </p>
+      )}
+      {t.data && (s.acting!.kind === 'merchant' || s.acting!.kind === 'bank') && (
+        <TransactionDisputes
+          reference={reference}
+          canDispute={t.data.status === 'succeeded' || t.data.status === 'partially_refunded'}
+          onChanged={() => {
+            t.reload();
+            onChanged();
+          }}
+        />
       )}
     </section>
   );

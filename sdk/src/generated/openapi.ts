@@ -752,6 +752,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the disputes you opened
+         * @description The disputes you opened, newest first.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesBankList"];
+        put?: never;
+        /**
+         * Dispute a debit of one of your customers
+         * @description Dispute a debit of one of your customers. Honours Idempotency-Key.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesOpen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dispute you opened
+         * @description One dispute you opened.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesBankGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/disputes/{disputeId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a dispute (won: the merchant keeps the money)
+         * @description Decide a dispute you opened.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes of your transactions
+         * @description Disputes of your transactions, newest first.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dispute
+         * @description One dispute of your transactions.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a dispute with evidence
+         * @description Answer a dispute with evidence.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesRespond"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Accept a dispute (the amount goes back to the customer).
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/refund-response": {
         parameters: {
             query?: never;
@@ -1724,6 +1884,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/transactions/{reference}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Have the customer's bank dispute a transaction now
+         * @description Have the customer's bank dispute one of your transactions now.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         *
+         *     **Sandbox only:** 404 `Route not found` in live.
+         */
+        post: operations["sandboxDisputeTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/refunds/{refundId}/complete": {
         parameters: {
             query?: never;
@@ -2270,6 +2454,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created
+         * @description **To:** The merchant and its provider. **When:** The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance.
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventDisputeCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.updated
+         * @description **To:** The merchant and its provider, and the customer's bank. **When:** A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost).
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventDisputeUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2320,7 +2548,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2345,7 +2573,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -3142,6 +3370,108 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["SettlementCompletedData"];
         };
+        DisputeCreatedData: {
+            /** @description Dispute id */
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            /** @description Its billing request */
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Disputed amount, major units */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response: the merchant may respond or accept until respondBy; won: the merchant keeps the money; lost: the bank keeps it
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /**
+             * Format: date-time
+             * @description Without an answer by then the dispute is lost
+             */
+            respondBy: string;
+            /** @description When the merchant's evidence arrived (the text is in GET /v1/disputes/{id}) */
+            evidenceSubmittedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            closedAt: string | null;
+            closedBy: ("merchant" | "bank" | "system") | null;
+            /**
+             * @description Who made this change (system: respondBy passed)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+        };
+        DisputeCreatedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "dispute.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DisputeCreatedData"];
+        };
+        DisputeUpdatedData: {
+            /** @description Dispute id */
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            /** @description Its billing request */
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Disputed amount, major units */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response: the merchant may respond or accept until respondBy; won: the merchant keeps the money; lost: the bank keeps it
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /**
+             * Format: date-time
+             * @description Without an answer by then the dispute is lost
+             */
+            respondBy: string;
+            /** @description When the merchant's evidence arrived (the text is in GET /v1/disputes/{id}) */
+            evidenceSubmittedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            closedAt: string | null;
+            closedBy: ("merchant" | "bank" | "system") | null;
+            /**
+             * @description Who made this change (system: respondBy passed)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+        };
+        DisputeUpdatedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "dispute.updated";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DisputeUpdatedData"];
+        };
         WebhookTestData: {
             /** @description The endpoint tested */
             endpointId: string;
@@ -3159,7 +3489,7 @@ export interface components {
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
-        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
             /** @enum {string} */
@@ -3285,6 +3615,42 @@ export interface components {
             changedAt: string;
             /** @description intent_response, bank_update, validity_expired */
             reason: string | null;
+        };
+        Dispute: {
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            customerId: string;
+            /** @description Disputed amount */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response (the merchant may respond or accept until respondBy), under_review (the bank decides), won (the merchant keeps the money), lost
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /** @description Without an answer by then the dispute is lost */
+            respondBy: string;
+            /** @description The merchant's answer; null until it responds */
+            evidence: {
+                text: string;
+                /** @description ISO 8601 date-time, UTC */
+                submittedAt: string;
+            } | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            closedAt: string | null;
+            /** @description Who closed it (system: respondBy passed) */
+            closedBy: ("merchant" | "bank" | "system") | null;
         };
         Refund: {
             refundId: string;
@@ -3421,6 +3787,10 @@ export interface components {
             scheduleId: string | null;
             /** @description The settlement that paid it; null until settled */
             settlementId: string | null;
+            /** @description Of its disputes, the amount open or lost (0 when none) */
+            disputedAmount: number;
+            /** @description The status of its latest dispute; null when never disputed */
+            disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             /** @description ISO 8601 date-time, UTC */
@@ -3446,9 +3816,12 @@ export interface components {
         SettlementLine: {
             /** @description The transaction's reference */
             reference: string;
-            /** @enum {string} */
-            type: "payment" | "refund";
-            /** @description Signed: a refund is negative */
+            /**
+             * @description payment; refund; dispute (opened: the amount left the balance); dispute_reversal (won back); carried_forward (a negative net moved to the next settlement: this one pays 0); brought_forward (that negative net, in the next settlement)
+             * @enum {string}
+             */
+            type: "payment" | "refund" | "dispute" | "dispute_reversal" | "carried_forward" | "brought_forward";
+            /** @description Signed: refunds, disputes and a negative net brought forward are negative */
             amount: number;
         };
         MerchantTrust: {
@@ -3484,7 +3857,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -7082,6 +7455,666 @@ export interface operations {
             };
         };
     };
+    disputesBankList: {
+        parameters: {
+            query?: {
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                reference?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example100",
+                     *             "amount": 100,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-06T03:39:15.316Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:15.316Z",
+                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesOpen: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "reason": "amount_incorrect",
+                 *       "amount": 20
+                 *     }
+                 */
+                "application/json": {
+                    reference: string;
+                    /** @enum {string} */
+                    reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+                    amount?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "amount_incorrect",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:41.981Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:41.981Z",
+                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesBankGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "won"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "won" | "lost";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 7 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "won",
+                     *         "respondBy": "2026-11-06T03:39:24.185Z",
+                     *         "evidence": {
+                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
+                     *           "text": "Delivered on 3 May.\nSigned receipt attached."
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:24.185Z",
+                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedBy": "bank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesList: {
+        parameters: {
+            query?: {
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                reference?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "amount": 40,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-13T03:38:32.684Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:32.684Z",
+                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesRespond: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "evidence": {
+                 *         "text": "The customer signed for it: winning_evidence"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    evidence: {
+                        text: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 40,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "under_review",
+                     *         "respondBy": "2026-11-13T03:38:32.684Z",
+                     *         "evidence": {
+                     *           "text": "The customer signed for it: winning_evidence",
+                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:32.684Z",
+                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "reason": "duplicate",
+                     *         "status": "lost",
+                     *         "respondBy": "2026-11-06T03:39:34.878Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:34.878Z",
+                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedBy": "merchant"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     bankRefundResponse: {
         parameters: {
             query?: never;
@@ -9691,7 +10724,7 @@ export interface operations {
                             status: "completed";
                             /** @description ISO 8601 date-time, UTC */
                             settledAt: string;
-                            /** @description Payments and refunds this settlement paid; they sum to amount */
+                            /** @description Payments, refunds, disputes and carried nets this settlement took; they sum to amount */
                             lines: components["schemas"]["SettlementLine"][];
                             /** @description False when the settlement has more than 10,000 lines (export it for all of them) */
                             linesComplete: boolean;
@@ -10772,7 +11805,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
                 };
             };
         };
@@ -11042,7 +12075,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 limit?: number;
                 skip?: number;
                 startingAfter?: string;
@@ -11271,7 +12304,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 createdFrom?: string;
                 createdTo?: string;
@@ -11583,6 +12616,8 @@ export interface operations {
                                     blockMerchant: boolean;
                                 } | null;
                                 debitResponse: string | null;
+                                /** @description The reason the simulated bank disputes every approved debit with; null: it never disputes */
+                                disputeReason: string | null;
                             }[];
                             banks: {
                                 bankId: string;
@@ -11845,6 +12880,94 @@ export interface operations {
                             /** @description ISO 4217 code (NGN) */
                             currency: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxDisputeTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "not_received"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    reason?: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 3 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 25,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-13T03:38:47.039Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:47.039Z",
+                     *         "updatedAt": "2026-11-06T03:38:47.039Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
                     };
                 };
             };
@@ -13155,6 +14278,104 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SettlementCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDisputeCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDisputeUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeUpdatedEvent"];
             };
         };
         responses: {
