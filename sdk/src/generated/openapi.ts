@@ -4109,10 +4109,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "provider",
-                 *       "name": "provider person-uoyty3xppq@example.com",
-                 *       "email": "provider-tinjsh2dvc@example.com",
-                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *       "type": "merchant",
+                 *       "name": "merchant 4 example",
+                 *       "email": "merchant4-example@example.com",
+                 *       "providerId": "prv_example1000000000000000"
                  *     }
                  */
                 "application/json": {
@@ -4151,15 +4151,12 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Participant created",
                      *       "data": {
-                     *         "id": "prv_example1000000000000000",
-                     *         "type": "provider",
-                     *         "name": "provider person-uoyty3xppq@example.com",
-                     *         "email": "provider-tinjsh2dvc@example.com",
-                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
-                     *         "invitation": {
-                     *           "invitationId": "ivt_example1000000000000000",
-                     *           "token": "example_token_1"
-                     *         }
+                     *         "id": "mer_example1000000000000000",
+                     *         "type": "merchant",
+                     *         "name": "merchant 4 example",
+                     *         "email": "merchant4-example@example.com",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
                      *       }
                      *     }
                      */
@@ -5946,23 +5943,23 @@ export interface operations {
                      *       "data": {
                      *         "accounts": [
                      *           {
-                     *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
-                     *             "debit": 1096.62,
+                     *             "account": "bank:bnk_0mwyhirbt4TMvCmyrfzrJOt",
+                     *             "debit": 100,
+                     *             "credit": 100
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwyhivkp18T7GRgV9Y9Ze9",
+                     *             "debit": 50,
                      *             "credit": 0
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
-                     *             "debit": 7.77,
-                     *             "credit": 0
-                     *           },
-                     *           {
-                     *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
-                     *             "debit": 45.5,
-                     *             "credit": 5.5
+                     *             "account": "bank:bnk_0mwyhjcscMxuuVwUH0owA0W",
+                     *             "debit": 100,
+                     *             "credit": 50
                      *           }
                      *         ],
-                     *         "totalDebit": 2699.78,
-                     *         "totalCredit": 2699.78,
+                     *         "totalDebit": 1552,
+                     *         "totalCredit": 1552,
                      *         "balanced": true
                      *       }
                      *     }
@@ -6018,103 +6015,13 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "clientRef": "CR-zqcx3y-1",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "lastname": "Obi1",
+                 *           "email": "ada1-zqcx3y@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1007@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1007"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1008",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1008@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzpy11004",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1009@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1009"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1010",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1010@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzpy11004"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1011",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "not-an-email",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1011"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1012",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1012@example.com",
-                 *           "country": "XX",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1012"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1013",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1013@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "12-34-56",
-                 *           "reference": "REF-mwyfzslu1013"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1014",
-                 *           "firstname": "Ada",
-                 *           "email": "ada.mwyfzslu1014@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1014"
-                 *         },
-                 *         "not an object",
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1006",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1006@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1006"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1015",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1015@example.com",
-                 *           "country": "UK",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1015"
+                 *           "accountNumber": "0123400001",
+                 *           "reference": "REF-zqcx3y-1"
                  *         }
                  *       ]
                  *     }
@@ -6146,17 +6053,16 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 12,
-                     *           "successful": 2,
-                     *           "failed": 10,
-                     *           "duplicates": 4,
-                     *           "invalidData": 6
+                     *           "total": 1,
+                     *           "successful": 1,
+                     *           "failed": 0,
+                     *           "duplicates": 0,
+                     *           "invalidData": 0
                      *         },
                      *         "data": {
-                     *           "createdCount": 2,
+                     *           "createdCount": 1,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example1000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -6232,36 +6138,21 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "duplicates": 4,
-                     *           "invalidData": 6,
-                     *           "total": 12,
-                     *           "failed": 10,
-                     *           "successful": 2
+                     *           "duplicates": 0,
+                     *           "invalidData": 0,
+                     *           "total": 13,
+                     *           "failed": 0,
+                     *           "successful": 13
                      *         },
                      *         "data": {
                      *           "customerIds": [
                      *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example2000000000000000",
+                     *             "cus_example3000000000000000"
                      *           ],
-                     *           "createdCount": 2
+                     *           "createdCount": 13
                      *         },
-                     *         "failures": [
-                     *           {
-                     *             "index": 1,
-                     *             "clientRef": "CR-mwyfzsls1005",
-                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
-                     *           },
-                     *           {
-                     *             "index": 2,
-                     *             "clientRef": "CR-mwyfzsls1008",
-                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
-                     *           },
-                     *           {
-                     *             "index": 3,
-                     *             "clientRef": "CR-mwyfzpy11004",
-                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
-                     *           }
-                     *         ]
+                     *         "failures": []
                      *       }
                      *     }
                      */
@@ -6422,7 +6313,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:56.280Z",
+                     *           "createdAt": "2026-11-06T04:31:38.488Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6441,7 +6332,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:55.633Z",
+                     *           "createdAt": "2026-11-06T04:31:37.783Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6457,10 +6348,10 @@ export interface operations {
                      *           "customerId": "cus_example3000000000000000",
                      *           "entityId": "mer_example1000000000000000",
                      *           "agreementPhrase": "example_agreementPhrase_3",
-                     *           "decision": "approve_once",
+                     *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:55.188Z",
+                     *           "createdAt": "2026-11-06T04:31:36.803Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6472,8 +6363,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "total": 4,
-                     *       "hasMore": true
+                     *       "total": 5,
+                     *       "hasMore": false
                      *     }
                      */
                     "application/json": {
@@ -7100,10 +6991,6 @@ export interface operations {
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                  *       "customerDecision": "approve_recurring",
-                 *       "spendingLimits": {
-                 *         "single": 5000,
-                 *         "monthly": 20000
-                 *       },
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7154,14 +7041,11 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "single": 5000,
-                     *           "monthly": 20000
-                     *         },
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "createdAt": "2026-11-06T04:31:08.609Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUpdated": "2026-11-06T04:31:08.609Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7205,7 +7089,7 @@ export interface operations {
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
                  *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *       "bankTransactionId": "BTX-NqQPprvtfe"
                  *     }
                  */
                 "application/json": {
@@ -7289,12 +7173,12 @@ export interface operations {
                  *         {
                  *           "billingRequestId": "breq_example1000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
+                 *           "bankTransactionId": "BTX-breq_0mwyhihp3MSdNHbh9JHeNDh"
                  *         },
                  *         {
                  *           "billingRequestId": "breq_example2000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
+                 *           "bankTransactionId": "BTX-breq_0mwyhihrosom0dqsKX5Y1Pf"
                  *         }
                  *       ]
                  *     }
@@ -7503,10 +7387,10 @@ export interface operations {
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-06T03:39:15.316Z",
+                     *             "respondBy": "2026-11-06T04:33:05.621Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T03:38:15.316Z",
-                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *             "createdAt": "2026-11-06T04:32:05.621Z",
+                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7592,15 +7476,15 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_KZURtSjdhh",
                      *         "amount": 20,
                      *         "currency": "NGN",
                      *         "reason": "amount_incorrect",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:41.981Z",
+                     *         "respondBy": "2026-11-06T04:33:33.595Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:41.981Z",
-                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
+                     *         "createdAt": "2026-11-06T04:32:33.595Z",
+                     *         "updatedAt": "2026-11-06T04:32:33.595Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7668,10 +7552,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "respondBy": "2026-11-06T04:33:05.621Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:15.316Z",
-                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "createdAt": "2026-11-06T04:32:05.621Z",
+                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7753,14 +7637,14 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "won",
-                     *         "respondBy": "2026-11-06T03:39:24.185Z",
+                     *         "respondBy": "2026-11-06T04:33:11.024Z",
                      *         "evidence": {
-                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
+                     *           "submittedAt": "2026-11-06T04:32:11.250Z",
                      *           "text": "Delivered on 3 May.\nSigned receipt attached."
                      *         },
-                     *         "createdAt": "2026-11-06T03:38:24.185Z",
-                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
-                     *         "closedAt": "2026-11-06T03:38:29.096Z",
+                     *         "createdAt": "2026-11-06T04:32:11.024Z",
+                     *         "updatedAt": "2026-11-06T04:32:16.552Z",
+                     *         "closedAt": "2026-11-06T04:32:16.552Z",
                      *         "closedBy": "bank"
                      *       }
                      *     }
@@ -7829,15 +7713,15 @@ export interface operations {
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
                      *             "merchantName": "merchant 2 example",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "amount": 40,
+                     *             "customerId": "cus_example100",
+                     *             "amount": 100,
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-13T03:38:32.684Z",
+                     *             "respondBy": "2026-11-06T04:33:05.621Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T03:38:32.684Z",
-                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
+                     *             "createdAt": "2026-11-06T04:32:05.621Z",
+                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7913,10 +7797,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "respondBy": "2026-11-06T04:33:05.621Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:15.316Z",
-                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "createdAt": "2026-11-06T04:32:05.621Z",
+                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7963,7 +7847,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "evidence": {
-                 *         "text": "The customer signed for it: winning_evidence"
+                 *         "text": "Delivered on 3 May.\nSigned receipt attached."
                  *       }
                  *     }
                  */
@@ -7997,19 +7881,19 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 2 example",
-                     *         "customerId": "cus_example1000000000000000",
-                     *         "amount": 40,
+                     *         "merchantName": "merchant 7 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
                      *         "currency": "NGN",
-                     *         "reason": "unauthorized",
+                     *         "reason": "not_received",
                      *         "status": "under_review",
-                     *         "respondBy": "2026-11-13T03:38:32.684Z",
+                     *         "respondBy": "2026-11-06T04:33:11.024Z",
                      *         "evidence": {
-                     *           "text": "The customer signed for it: winning_evidence",
-                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
+                     *           "text": "Delivered on 3 May.\nSigned receipt attached.",
+                     *           "submittedAt": "2026-11-06T04:32:11.250Z"
                      *         },
-                     *         "createdAt": "2026-11-06T03:38:32.684Z",
-                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
+                     *         "createdAt": "2026-11-06T04:32:11.024Z",
+                     *         "updatedAt": "2026-11-06T04:32:11.250Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -8082,16 +7966,16 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_KZURtSjdhh",
                      *         "amount": 30,
                      *         "currency": "NGN",
                      *         "reason": "duplicate",
                      *         "status": "lost",
-                     *         "respondBy": "2026-11-06T03:39:34.878Z",
+                     *         "respondBy": "2026-11-06T04:33:32.330Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:34.878Z",
-                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
-                     *         "closedAt": "2026-11-06T03:38:35.123Z",
+                     *         "createdAt": "2026-11-06T04:32:32.330Z",
+                     *         "updatedAt": "2026-11-06T04:32:32.623Z",
+                     *         "closedAt": "2026-11-06T04:32:32.623Z",
                      *         "closedBy": "merchant"
                      *       }
                      *     }
@@ -8173,8 +8057,8 @@ export interface operations {
                      *         "status": "failed",
                      *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T03:07:38.947Z",
-                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
+                     *         "createdAt": "2026-11-06T04:32:45.395Z",
+                     *         "updatedAt": "2026-11-06T04:32:45.689Z",
                      *         "completedAt": null,
                      *         "failureReason": "Account closed"
                      *       }
@@ -8232,22 +8116,22 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Balance retrieved",
                      *       "data": {
-                     *         "totalBalance": 0,
-                     *         "unsettledBalance": 0,
+                     *         "totalBalance": 1234.56,
+                     *         "unsettledBalance": 1234.56,
                      *         "settledBalance": 0,
                      *         "currency": "NGN",
                      *         "bankAccountInfo": {
-                     *           "bankName": "Zenith Bank",
-                     *           "accountNumber": "0123456789",
-                     *           "accountName": "Ada Stores Ltd"
+                     *           "bankName": null,
+                     *           "accountNumber": null,
+                     *           "accountName": null
                      *         },
                      *         "withdrawalInfo": {
-                     *           "isSupported": true,
-                     *           "minimumAmount": 500,
-                     *           "maximumAmount": 2000000.5
+                     *           "isSupported": false,
+                     *           "minimumAmount": 100,
+                     *           "maximumAmount": 10000000
                      *         },
                      *         "nextSettlement": {
-                     *           "amount": 0,
+                     *           "amount": 1234.56,
                      *           "currency": "NGN",
                      *           "date": "2026-11-08T23:00:00.000Z"
                      *         }
@@ -8320,7 +8204,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyhfjxeUA5IrfecRb43xL"
                  *     }
                  */
                 "application/json": {
@@ -8410,13 +8294,8 @@ export interface operations {
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
-                     *             "bankName": "bank 1 example",
+                     *             "bankName": "bank 46 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
-                     *           },
-                     *           {
-                     *             "bankId": "bnk_example2000000000000000",
-                     *             "bankName": "bank 2 example",
-                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
                      *           }
                      *         ]
                      *       }
@@ -8561,27 +8440,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8671,7 +8529,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 4200.5,
+                 *       "amount": 1500,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -8707,11 +8565,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 4200.5,
+                     *         "amount": 1500,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *         "expiresAt": "2026-11-06T04:31:31.417Z"
                      *       }
                      *     ]
                      */
@@ -8754,46 +8612,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": false
-                     *       },
-                     *       {
-                     *         "statusCode": 403,
-                     *         "success": false,
-                     *         "message": "Customer has not approved billing",
-                     *         "code": "billing_not_approved",
-                     *         "type": "permission_error",
-                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example2000000000000000",
-                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example2000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8893,9 +8711,9 @@ export interface operations {
                  *       "lookupPhrases": [
                  *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 25,
+                 *       "amount": 75,
                  *       "currency": "NGN",
-                 *       "description": "Clocked one-time"
+                 *       "description": "One-time"
                  *     }
                  */
                 "application/json": {
@@ -8929,11 +8747,11 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 25,
+                     *         "amount": 75,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-04T10:00:30.000Z"
+                     *         "expiresAt": "2026-11-06T04:32:31.427Z"
                      *       }
                      *     ]
                      */
@@ -8976,42 +8794,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Payment request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:12.019Z"
-                     *       },
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -9136,7 +8918,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:25:15.545Z",
+                     *           "createdAt": "2026-11-06T04:31:38.488Z",
                      *           "lastUsed": null
                      *         },
                      *         {
@@ -9147,7 +8929,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:24:56.307Z",
+                     *           "createdAt": "2026-11-06T04:31:37.783Z",
                      *           "lastUsed": null
                      *         }
                      *       ],
@@ -9214,27 +8996,23 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "monthly": 5000,
-                     *           "yearly": 50000
-                     *         },
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "validFrom": "2026-11-05T00:00:00.000Z",
-                     *         "validTo": "2100-11-04T23:59:59.000Z",
-                     *         "maxPayments": 12,
-                     *         "channel": "ussd",
-                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
-                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "validFrom": "2026-11-06T04:29:59.236Z",
+                     *         "validTo": "2026-11-06T04:30:59.236Z",
+                     *         "channel": "app",
+                     *         "customerAcceptedAt": "2026-11-06T04:29:59.236Z",
+                     *         "createdAt": "2026-11-06T04:29:59.236Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUpdated": "2026-11-06T04:29:59.236Z",
                      *         "lastUsed": null,
                      *         "remaining": {
                      *           "single": null,
                      *           "daily": null,
                      *           "weekly": null,
-                     *           "monthly": 5000,
-                     *           "yearly": 50000,
-                     *           "payments": 12
+                     *           "monthly": null,
+                     *           "yearly": null,
+                     *           "payments": null
                      *         }
                      *       }
                      *     }
@@ -9557,17 +9335,11 @@ export interface operations {
                  * @example {
                  *       "customerId": "cus_example1000000000000000",
                  *       "agreementPhrase": "example_agreementPhrase_1",
-                 *       "amount": 1500.5,
+                 *       "amount": 2500,
                  *       "currency": "NGN",
                  *       "frequency": "monthly",
-                 *       "startDate": "2026-11-04T09:00:00.000Z",
-                 *       "description": "Gym membership",
-                 *       "interval": 2,
-                 *       "maxBillings": 12,
-                 *       "metadata": {
-                 *         "plan": "gold",
-                 *         "seats": 3
-                 *       }
+                 *       "startDate": "2026-11-08T04:32:51.840Z",
+                 *       "description": "Gym membership"
                  *     }
                  */
                 "application/json": {
@@ -9610,10 +9382,10 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
-                     *         "amount": 1500.5,
+                     *         "amount": 2500,
                      *         "frequency": "monthly",
                      *         "status": "active",
-                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
+                     *         "nextBillingDate": "2026-11-08T04:32:51.840Z"
                      *       }
                      *     }
                      */
@@ -9667,8 +9439,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "holiday",
-                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
+                 *       "reason": "holiday"
                  *     }
                  */
                 "application/json": {
@@ -9698,8 +9469,7 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "paused",
-                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
-                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
+                     *         "pausedAt": "2026-11-06T04:32:52.054Z"
                      *       }
                      *     }
                      */
@@ -9749,11 +9519,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "reason": "back"
-                 *     }
-                 */
+                /** @example {} */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -9780,8 +9546,8 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "active",
-                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
-                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
+                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
+                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z"
                      *       }
                      *     }
                      */
@@ -9997,41 +9763,27 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 5000,
+                     *         "amount": 2500,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "startDate": "2026-12-06T04:32:51.840Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym, standard",
-                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T04:32:51.853Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "updatedAt": "2026-11-06T04:32:51.853Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
-                     *         "completedAt": null,
-                     *         "pendingAmendment": {
-                     *           "amendmentId": "amd_example1000000000000000",
-                     *           "from": {
-                     *             "description": "Gym, standard",
-                     *             "amount": 5000,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "to": {
-                     *             "description": "Gym, premium",
-                     *             "amount": 7500,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         }
+                     *         "completedAt": null
                      *       }
                      *     }
                      */
@@ -10246,59 +9998,65 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "succeeded",
-                     *             "amount": 75.25,
+                     *             "status": "declined",
+                     *             "amount": 1.22,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
                      *             "description": "Fixture order",
-                     *             "customerId": "cus_FyGdPIuZrD",
+                     *             "customerId": "cus_example100",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 4 example",
-                     *             "bankTransactionId": "BTX-N6nCMuph",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-09T22:59:59.000Z",
-                     *             "updatedAt": "2026-11-09T22:59:59.000Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:22:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:22:00.000Z"
                      *           },
                      *           {
                      *             "reference": "txn_example2000000000000000",
                      *             "billingRequestId": "breq_example2000000000000000",
                      *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 2.5,
+                     *             "amount": 1.21,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
                      *             "description": "Fixture order",
-                     *             "customerId": "cus_whcrhrHDyG",
-                     *             "entityId": "mer_example2000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-TGouk5K7",
+                     *             "customerId": "cus_example200",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": "BTX-F4GBHs6z",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-09T12:30:00.000Z",
-                     *             "updatedAt": "2026-11-09T12:30:00.000Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:21:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:21:00.000Z"
                      *           },
                      *           {
                      *             "reference": "txn_example3000000000000000",
                      *             "billingRequestId": "breq_example3000000000000000",
                      *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 1000,
+                     *             "amount": 1.2,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
                      *             "description": "Fixture order",
-                     *             "customerId": "cus_example100",
-                     *             "entityId": "mer_example2000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-u6o9t4Rl",
+                     *             "customerId": "cus_JUOQLXSYuh",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": "BTX-0p5Ogelf",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-08T23:00:00.000Z",
-                     *             "updatedAt": "2026-11-08T23:00:00.000Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:20:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:20:00.000Z"
                      *           }
                      *         ],
-                     *         "total": 3,
-                     *         "hasMore": false
+                     *         "total": 23,
+                     *         "hasMore": true
                      *       }
                      *     }
                      */
@@ -10369,14 +10127,16 @@ export interface operations {
                      *         "refundedAmount": 100.5,
                      *         "currency": "NGN",
                      *         "description": "Fixture order",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_BlbPyPWTfr",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 5 example",
-                     *         "bankTransactionId": "BTX-gKFxB3as",
+                     *         "bankTransactionId": "BTX-0Sydqb3G",
                      *         "scheduleId": null,
                      *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "disputedAmount": 0,
+                     *         "disputeStatus": null,
                      *         "createdAt": "2030-04-22T09:00:00.000Z",
-                     *         "updatedAt": "2026-11-06T03:09:25.765Z"
+                     *         "updatedAt": "2026-11-06T04:30:01.140Z"
                      *       }
                      *     }
                      */
@@ -10525,15 +10285,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 30,
+                     *         "amount": 30.5,
                      *         "currency": "NGN",
-                     *         "status": "failed",
-                     *         "reason": null,
+                     *         "status": "completed",
+                     *         "reason": "Damaged item",
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T03:09:31.673Z",
-                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
-                     *         "completedAt": null,
-                     *         "failureReason": "account_closed"
+                     *         "createdAt": "2026-11-06T04:29:17.621Z",
+                     *         "updatedAt": "2026-11-06T04:29:22.621Z",
+                     *         "completedAt": "2026-11-06T04:29:22.621Z"
                      *       }
                      *     }
                      */
@@ -10674,28 +10433,23 @@ export interface operations {
                      *       "message": "Settlement retrieved",
                      *       "data": {
                      *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
-                     *         "businessDate": "2026-11-03",
-                     *         "amount": 1311.83,
+                     *         "businessDate": "2026-11-05",
+                     *         "amount": 20,
                      *         "currency": "NGN",
-                     *         "transactionCount": 4,
-                     *         "refundCount": 2,
+                     *         "transactionCount": 1,
+                     *         "refundCount": 0,
                      *         "status": "completed",
-                     *         "settledAt": "2026-11-02T23:00:00.000Z",
+                     *         "settledAt": "2026-11-04T23:00:00.000Z",
                      *         "lines": [
                      *           {
-                     *             "reference": "txn_example1000000000000000",
-                     *             "type": "refund",
-                     *             "amount": -30.5
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "type": "refund",
-                     *             "amount": -20
+                     *             "reference": "stl_ExampleToken2000000000000000000000000000",
+                     *             "type": "brought_forward",
+                     *             "amount": -30
                      *           },
                      *           {
                      *             "reference": "txn_example1000000000000000",
                      *             "type": "payment",
-                     *             "amount": 100
+                     *             "amount": 50
                      *           }
                      *         ],
                      *         "linesComplete": true
@@ -10931,31 +10685,23 @@ export interface operations {
                      *         "merchants": [
                      *           {
                      *             "id": "mer_example1000000000000000",
-                     *             "name": "Shop One",
-                     *             "email": "m1-qyswga@example.com",
+                     *             "name": "merchant 18 example",
+                     *             "email": "merchant18-example@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:36.535Z"
+                     *             "createdAt": "2026-11-06T04:31:53.624Z"
                      *           },
                      *           {
                      *             "id": "mer_example2000000000000000",
-                     *             "name": "Shop Two",
-                     *             "email": "m2-qyswga@example.com",
+                     *             "name": "merchant 19 example",
+                     *             "email": "merchant19-example@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:36.536Z"
-                     *           },
-                     *           {
-                     *             "id": "mer_example3000000000000000",
-                     *             "name": "Keyed",
-                     *             "email": "m3-qyswga@example.com",
-                     *             "trusted": false,
-                     *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:42.533Z"
+                     *             "createdAt": "2026-11-06T04:31:53.830Z"
                      *           }
                      *         ],
-                     *         "total": 30,
-                     *         "hasMore": false
+                     *         "total": 5,
+                     *         "hasMore": true
                      *       }
                      *     }
                      */
@@ -11377,8 +11123,7 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced",
-                 *       "deviceLookupEnabled": false
+                 *       "trustLevel": "enhanced"
                  *     }
                  */
                 "application/json": {
@@ -11412,7 +11157,7 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *         "lastVerified": "2026-11-06T04:31:05.507Z"
                      *       }
                      *     }
                      */
@@ -11475,31 +11220,23 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "entityId": "mer_example1000000000000000",
-                     *           "entityName": "Trust M20",
-                     *           "trusted": true,
+                     *           "entityName": "merchant 18 example",
+                     *           "trusted": false,
                      *           "trustLevel": "basic",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
+                     *           "lastVerified": null
                      *         },
                      *         {
                      *           "entityId": "mer_example2000000000000000",
-                     *           "entityName": "Trust M21",
-                     *           "trusted": true,
-                     *           "trustLevel": "enhanced",
+                     *           "entityName": "merchant 19 example",
+                     *           "trusted": false,
+                     *           "trustLevel": "basic",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
-                     *         },
-                     *         {
-                     *           "entityId": "mer_example3000000000000000",
-                     *           "entityName": "Trust M22",
-                     *           "trusted": true,
-                     *           "trustLevel": "premium",
-                     *           "deviceLookupEnabled": true,
-                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
+                     *           "lastVerified": null
                      *         }
                      *       ],
-                     *       "total": 4,
-                     *       "hasMore": false
+                     *       "total": 5,
+                     *       "hasMore": true
                      *     }
                      */
                     "application/json": {
@@ -11708,7 +11445,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/ep-4",
+                     *             "url": "https://example.com/a",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -11716,37 +11453,11 @@ export interface operations {
                      *             "disabledAt": null,
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.584Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example2000000000000000",
-                     *             "url": "https://example.com/ep-5",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.651Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example3000000000000000",
-                     *             "url": "https://example.com/ep-6",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.697Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *             "createdAt": "2026-11-06T04:31:55.352Z",
+                     *             "updatedAt": "2026-11-06T04:31:55.352Z"
                      *           }
                      *         ],
-                     *         "total": 10,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -11795,12 +11506,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/ep-2",
-                 *       "events": [
-                 *         "billing.response",
-                 *         "billing.response",
-                 *         "refund.updated"
-                 *       ]
+                 *       "url": "https://example.com/provider-4"
                  *     }
                  */
                 "application/json": {
@@ -11829,14 +11535,13 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/ep-2",
+                     *         "url": "https://example.com/provider-4",
                      *         "events": [
-                     *           "billing.response",
-                     *           "refund.updated"
+                     *           "*"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *         "createdAt": "2026-11-06T04:29:33.321Z"
                      *       }
                      *     }
                      */
@@ -12110,75 +11815,8 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook deliveries retrieved",
                      *       "data": {
-                     *         "deliveries": [
-                     *           {
-                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *             "eventId": "evt_example1000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:47.009Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:47.143Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 8,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *             "eventId": "evt_example2000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:46.847Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:46.976Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 3,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *             "eventId": "evt_example3000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:46.610Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:46.813Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 1,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "total": 3,
+                     *         "deliveries": [],
+                     *         "total": 0,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -12540,7 +12178,8 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "recurring_limits",
@@ -12556,7 +12195,8 @@ export interface operations {
                      *               },
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "approve_two_payments",
@@ -12568,14 +12208,15 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           }
                      *         ],
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
-                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "createdAt": "2026-11-06T04:28:56.575Z",
                      *             "deviceIds": {
                      *               "approve_recurring": "sandbox-device-approve-recurring",
                      *               "recurring_limits": "sandbox-device-recurring-limits",
@@ -12587,6 +12228,7 @@ export interface operations {
                      *               "block_merchant": "sandbox-device-block-merchant",
                      *               "debit_declined": "sandbox-device-debit-declined",
                      *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "dispute_unauthorized": "sandbox-device-dispute-unauthorized",
                      *               "debit_no_answer": "sandbox-device-debit-no-answer",
                      *               "no_answer": "sandbox-device-no-answer"
                      *             }
@@ -12691,20 +12333,20 @@ export interface operations {
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2026-12-06T03:07:57.562Z",
+                     *         "startDate": "2026-12-06T04:32:51.840Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
+                     *         "nextBillingDate": "2026-11-06T04:32:52.341Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
                      *         "description": "Gym membership",
-                     *         "createdAt": "2026-11-06T03:07:57.576Z",
+                     *         "createdAt": "2026-11-06T04:32:51.853Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
-                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
+                     *         "updatedAt": "2026-11-06T04:32:52.341Z",
+                     *         "pausedAt": "2026-11-06T04:32:52.054Z",
                      *         "pauseReason": null,
-                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
+                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
                      *         "cancelledAt": null,
                      *         "completedAt": null
                      *       }
@@ -12849,11 +12491,11 @@ export interface operations {
                      *           {
                      *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
                      *             "settlementDate": "2026-11-30",
-                     *             "amount": 4200.5,
-                     *             "count": 1
+                     *             "amount": 1234.56,
+                     *             "count": 2
                      *           }
                      *         ],
-                     *         "settledAmount": 4200.5,
+                     *         "settledAmount": 1234.56,
                      *         "remainingAmount": 0,
                      *         "currency": "NGN"
                      *       }
@@ -13025,14 +12667,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 100,
+                     *         "amount": 400,
                      *         "currency": "NGN",
                      *         "status": "completed",
-                     *         "reason": null,
+                     *         "reason": "Returned",
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T04:16:30.741Z",
-                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
-                     *         "completedAt": "2026-11-06T04:16:31.285Z"
+                     *         "createdAt": "2026-11-06T04:32:41.746Z",
+                     *         "updatedAt": "2026-11-06T04:32:41.805Z",
+                     *         "completedAt": "2026-11-06T04:32:41.805Z"
                      *       }
                      *     }
                      */
