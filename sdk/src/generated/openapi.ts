@@ -5915,17 +5915,17 @@ export interface operations {
                      *       "data": {
                      *         "accounts": [
                      *           {
-                     *             "account": "bank:bnk_0mwyfleg71n8lfBSD8ikoFb",
+                     *             "account": "bank:bnk_0mwyhdk91UJihNa4WRttfAq",
                      *             "debit": 100,
                      *             "credit": 100
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwyflpvgf8As3eLdy6JeAz",
+                     *             "account": "bank:bnk_0mwyhe0fwJwrtWearpAARYo",
                      *             "debit": 50,
                      *             "credit": 0
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwyflym0OHCOQtRiulaHjO",
+                     *             "account": "bank:bnk_0mwyhecf7VDjYm4phbJFjjR",
                      *             "debit": 100,
                      *             "credit": 50
                      *           }
@@ -7444,10 +7444,10 @@ export interface operations {
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-06T03:39:15.316Z",
+                     *             "respondBy": "2026-11-06T04:29:08.896Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T03:38:15.316Z",
-                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *             "createdAt": "2026-11-06T04:28:08.896Z",
+                     *             "updatedAt": "2026-11-06T04:28:08.896Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7538,10 +7538,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "amount_incorrect",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:41.981Z",
+                     *         "respondBy": "2026-11-06T04:29:46.234Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:41.981Z",
-                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
+                     *         "createdAt": "2026-11-06T04:28:46.234Z",
+                     *         "updatedAt": "2026-11-06T04:28:46.234Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7609,10 +7609,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "respondBy": "2026-11-06T04:29:08.896Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:15.316Z",
-                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "createdAt": "2026-11-06T04:28:08.896Z",
+                     *         "updatedAt": "2026-11-06T04:28:08.896Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7694,14 +7694,14 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "won",
-                     *         "respondBy": "2026-11-06T03:39:24.185Z",
+                     *         "respondBy": "2026-11-06T04:29:25.653Z",
                      *         "evidence": {
-                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
+                     *           "submittedAt": "2026-11-06T04:28:27.302Z",
                      *           "text": "Delivered on 3 May.\nSigned receipt attached."
                      *         },
-                     *         "createdAt": "2026-11-06T03:38:24.185Z",
-                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
-                     *         "closedAt": "2026-11-06T03:38:29.096Z",
+                     *         "createdAt": "2026-11-06T04:28:25.653Z",
+                     *         "updatedAt": "2026-11-06T04:28:32.092Z",
+                     *         "closedAt": "2026-11-06T04:28:32.092Z",
                      *         "closedBy": "bank"
                      *       }
                      *     }
@@ -7775,10 +7775,10 @@ export interface operations {
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-13T03:38:32.684Z",
+                     *             "respondBy": "2026-11-13T04:28:20.093Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T03:38:32.684Z",
-                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
+                     *             "createdAt": "2026-11-06T04:28:20.093Z",
+                     *             "updatedAt": "2026-11-06T04:28:20.093Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7854,10 +7854,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "respondBy": "2026-11-06T04:29:08.896Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:15.316Z",
-                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "createdAt": "2026-11-06T04:28:08.896Z",
+                     *         "updatedAt": "2026-11-06T04:28:08.896Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7944,13 +7944,13 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "under_review",
-                     *         "respondBy": "2026-11-13T03:38:32.684Z",
+                     *         "respondBy": "2026-11-13T04:28:20.093Z",
                      *         "evidence": {
                      *           "text": "The customer signed for it: winning_evidence",
-                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
+                     *           "submittedAt": "2026-11-06T04:28:20.539Z"
                      *         },
-                     *         "createdAt": "2026-11-06T03:38:32.684Z",
-                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
+                     *         "createdAt": "2026-11-06T04:28:20.093Z",
+                     *         "updatedAt": "2026-11-06T04:28:20.539Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -8028,11 +8028,11 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "duplicate",
                      *         "status": "lost",
-                     *         "respondBy": "2026-11-06T03:39:34.878Z",
+                     *         "respondBy": "2026-11-06T04:29:41.875Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:34.878Z",
-                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
-                     *         "closedAt": "2026-11-06T03:38:35.123Z",
+                     *         "createdAt": "2026-11-06T04:28:41.875Z",
+                     *         "updatedAt": "2026-11-06T04:28:43.719Z",
+                     *         "closedAt": "2026-11-06T04:28:43.719Z",
                      *         "closedBy": "merchant"
                      *       }
                      *     }
@@ -8869,7 +8869,7 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:38:51.332Z"
+                     *         "expiresAt": "2026-11-06T04:28:39.958Z"
                      *       }
                      *     ]
                      */
@@ -10076,58 +10076,24 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "partially_refunded",
-                     *             "amount": 70,
-                     *             "refundedAmount": 12.34,
+                     *             "status": "succeeded",
+                     *             "amount": 100,
+                     *             "refundedAmount": 0,
                      *             "currency": "NGN",
                      *             "description": "Fixture order",
                      *             "customerId": "cus_example100",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-2M2ys8qV",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": "BTX-PYszXl8u",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2030-01-11T16:00:00.000Z",
-                     *             "updatedAt": "2026-11-06T03:54:28.092Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "billingRequestId": "breq_example2000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "refunded",
-                     *             "amount": 60,
-                     *             "refundedAmount": 60,
-                     *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_example200",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-CtLbPD1J",
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "createdAt": "2030-01-11T15:00:00.000Z",
-                     *             "updatedAt": "2026-11-06T03:54:21.495Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example3000000000000000",
-                     *             "billingRequestId": "breq_example3000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "failed",
-                     *             "amount": 50,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_XtNELjKixA",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "createdAt": "2030-01-11T14:00:00.000Z",
-                     *             "updatedAt": "2030-01-11T14:00:00.000Z"
+                     *             "disputedAmount": 100,
+                     *             "disputeStatus": "needs_response",
+                     *             "createdAt": "2026-11-06T04:28:05.283Z",
+                     *             "updatedAt": "2026-11-06T04:28:08.896Z"
                      *           }
                      *         ],
-                     *         "total": 7,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -10202,13 +10168,13 @@ export interface operations {
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 2 example",
-                     *         "bankTransactionId": "SBX-breq_0mwyflp1wT8RuYy8PZ9nChd",
+                     *         "bankTransactionId": "SBX-breq_0mwyhdr39RpNzqMQUplY3JV",
                      *         "scheduleId": null,
                      *         "settlementId": null,
                      *         "disputedAmount": 40,
                      *         "disputeStatus": "needs_response",
-                     *         "createdAt": "2026-11-06T03:38:21.332Z",
-                     *         "updatedAt": "2026-11-06T03:38:32.684Z"
+                     *         "createdAt": "2026-11-06T04:28:09.958Z",
+                     *         "updatedAt": "2026-11-06T04:28:20.093Z"
                      *       }
                      *     }
                      */
@@ -11593,7 +11559,7 @@ export interface operations {
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T03:38:15.855Z"
+                     *         "createdAt": "2026-11-06T04:28:04.907Z"
                      *       }
                      *     }
                      */
@@ -12297,7 +12263,8 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "recurring_limits",
@@ -12313,7 +12280,8 @@ export interface operations {
                      *               },
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "approve_two_payments",
@@ -12325,14 +12293,15 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           }
                      *         ],
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
-                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "createdAt": "2026-11-06T04:27:57.211Z",
                      *             "deviceIds": {
                      *               "approve_recurring": "sandbox-device-approve-recurring",
                      *               "recurring_limits": "sandbox-device-recurring-limits",
@@ -12344,6 +12313,7 @@ export interface operations {
                      *               "block_merchant": "sandbox-device-block-merchant",
                      *               "debit_declined": "sandbox-device-debit-declined",
                      *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "dispute_unauthorized": "sandbox-device-dispute-unauthorized",
                      *               "debit_no_answer": "sandbox-device-debit-no-answer",
                      *               "no_answer": "sandbox-device-no-answer"
                      *             }
@@ -12709,10 +12679,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-13T03:38:47.039Z",
+                     *         "respondBy": "2026-11-13T04:28:35.846Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T03:38:47.039Z",
-                     *         "updatedAt": "2026-11-06T03:38:47.039Z",
+                     *         "createdAt": "2026-11-06T04:28:35.846Z",
+                     *         "updatedAt": "2026-11-06T04:28:35.846Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
