@@ -4412,23 +4412,23 @@ export interface operations {
                      *         "applications": [
                      *           {
                      *             "applicationId": "app_example1000000000000000",
-                     *             "status": "pending",
+                     *             "status": "rejected",
                      *             "type": "merchant",
-                     *             "businessName": "Ada Stores Ght6Va",
-                     *             "email": "biz-xgswbohfzp@example.com",
+                     *             "businessName": "Ada Stores L9LCOG",
+                     *             "email": "biz-2p6x1maln3@example.com",
                      *             "country": "NG",
-                     *             "registrationNumber": "RCFJT8ASYJ",
+                     *             "registrationNumber": "RCTqwFqtLb",
                      *             "website": "https://ada.example.com",
                      *             "address": {
                      *               "city": "Lagos",
                      *               "country": "NG",
                      *               "line1": "1 Marina"
                      *             },
-                     *             "applicantEmail": "person-opuwlfthl7@example.com",
-                     *             "createdAt": "2026-11-06T04:07:55.626Z",
-                     *             "decidedAt": null,
-                     *             "decidedBy": null,
-                     *             "reason": null,
+                     *             "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *             "createdAt": "2026-11-06T04:16:14.805Z",
+                     *             "decidedAt": "2026-11-06T04:16:14.859Z",
+                     *             "decidedBy": "operator",
+                     *             "reason": "Registration number not found",
                      *             "participantId": null
                      *           }
                      *         ],
@@ -4481,6 +4481,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application approved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "provider",
+                     *         "businessName": "Ada Stores b2shbJ",
+                     *         "email": "biz-f24a0gm7v1@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCqtTL7Y5W",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-ypv5bo0tac@example.com",
+                     *         "createdAt": "2026-11-06T04:16:12.443Z",
+                     *         "decidedAt": "2026-11-06T04:16:13.431Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": null,
+                     *         "participantId": "prv_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4517,7 +4545,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "Incomplete"
+                 *       "reason": "Registration number not found"
                  *     }
                  */
                 "application/json": {
@@ -4544,21 +4572,21 @@ export interface operations {
                      *         "applicationId": "app_example1000000000000000",
                      *         "status": "rejected",
                      *         "type": "merchant",
-                     *         "businessName": "Ada Stores Ght6Va",
-                     *         "email": "biz-xgswbohfzp@example.com",
+                     *         "businessName": "Ada Stores L9LCOG",
+                     *         "email": "biz-2p6x1maln3@example.com",
                      *         "country": "NG",
-                     *         "registrationNumber": "RCFJT8ASYJ",
+                     *         "registrationNumber": "RCTqwFqtLb",
                      *         "website": "https://ada.example.com",
                      *         "address": {
                      *           "city": "Lagos",
                      *           "country": "NG",
                      *           "line1": "1 Marina"
                      *         },
-                     *         "applicantEmail": "person-opuwlfthl7@example.com",
-                     *         "createdAt": "2026-11-06T04:07:55.626Z",
-                     *         "decidedAt": "2026-11-06T04:08:01.752Z",
+                     *         "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *         "createdAt": "2026-11-06T04:16:14.805Z",
+                     *         "decidedAt": "2026-11-06T04:16:14.859Z",
                      *         "decidedBy": "operator",
-                     *         "reason": "Incomplete",
+                     *         "reason": "Registration number not found",
                      *         "participantId": null
                      *       }
                      *     }
@@ -6983,6 +7011,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement report retrieved",
+                     *       "data": {
+                     *         "businessDate": "2030-08-05",
+                     *         "debits": 1077.75,
+                     *         "credits": 0,
+                     *         "net": 1077.75,
+                     *         "transactionCount": 3,
+                     *         "byMerchant": [
+                     *           {
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "amount": 1002.5,
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 4 example",
+                     *             "amount": 75.25,
+                     *             "count": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7146,7 +7202,7 @@ export interface operations {
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
                  *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-ImdIdPm8c4"
+                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
                  *     }
                  */
                 "application/json": {
@@ -9324,6 +9380,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy retrieved",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           3,
+                     *           3
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9362,7 +9433,10 @@ export interface operations {
                  * @example {
                  *       "retryAfterDays": [
                  *         1,
-                 *         2
+                 *         3,
+                 *         3,
+                 *         7,
+                 *         30
                  *       ]
                  *     }
                  */
@@ -9391,7 +9465,8 @@ export interface operations {
                      *       "data": {
                      *         "retryAfterDays": [
                      *           1,
-                     *           2
+                     *           3,
+                     *           3
                      *         ],
                      *         "isDefault": false
                      *       }
@@ -9548,7 +9623,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "customer travelling"
+                 *       "reason": "holiday",
+                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -9578,7 +9654,8 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "paused",
-                     *         "pausedAt": "2026-11-06T03:20:09.701Z"
+                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
+                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -9709,6 +9786,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Gym closed for works"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -9727,6 +9809,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-11-09T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9859,27 +9953,41 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 2500,
+                     *         "amount": 5000,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
-                     *         "status": "cancelled",
-                     *         "startDate": "2028-12-25T09:00:00.000Z",
+                     *         "status": "active",
+                     *         "startDate": "2029-02-12T09:00:00.000Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": null,
+                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym membership",
-                     *         "createdAt": "2026-11-06T03:24:02.217Z",
+                     *         "description": "Gym, standard",
+                     *         "createdAt": "2026-11-06T04:15:38.591Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T03:24:18.760Z",
-                     *         "pausedAt": "2026-11-06T03:24:08.407Z",
+                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "pausedAt": null,
                      *         "pauseReason": null,
-                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
-                     *         "cancelledAt": "2026-11-06T03:24:18.760Z",
-                     *         "completedAt": null
+                     *         "resumedAt": null,
+                     *         "cancelledAt": null,
+                     *         "completedAt": null,
+                     *         "pendingAmendment": {
+                     *           "amendmentId": "amd_example1000000000000000",
+                     *           "from": {
+                     *             "description": "Gym, standard",
+                     *             "amount": 5000,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "to": {
+                     *             "description": "Gym, premium",
+                     *             "amount": 7500,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
+                     *         }
                      *       }
                      *     }
                      */
@@ -9938,7 +10046,7 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "cancelled",
-                     *         "cancelledAt": "2026-11-06T03:35:58.893Z"
+                     *         "cancelledAt": "2026-11-06T04:17:44.078Z"
                      *       }
                      *     }
                      */
@@ -9984,6 +10092,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 7500,
+                 *       "description": "Gym, premium"
+                 *     }
+                 */
                 "application/json": {
                     amount?: number;
                     /** @enum {string} */
@@ -10004,6 +10118,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Amendment sent to the customer's bank",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "amendmentId": "amd_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -10382,6 +10508,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlements retrieved",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 3,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 1,
+                     *             "refundCount": 0,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:10:00.000Z"
+                     *           },
+                     *           {
+                     *             "settlementId": "stl_ExampleToken2000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 1311.83,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 4,
+                     *             "refundCount": 2,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -10518,6 +10676,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "transactions",
+                 *       "from": "2026-11-02T23:00:00.000Z",
+                 *       "to": "2026-12-03T22:59:59.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "transactions" | "settlement";
@@ -10542,6 +10707,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Export accepted",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -10594,6 +10770,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Export retrieved",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "ready",
+                     *         "rowCount": 4,
+                     *         "url": "https://example.com/t-example-exports/exports/mer_0mwygykfimLfY5yMfpxBBqG/exp_0mwygyom0tjCjo7QJAvwNf8/run-1.csv?X-Amz-Algorithm=example&X-Amz-Credential=example&X-Amz-Date=example&X-Amz-Expires=example&X-Amz-SignedHeaders=example&X-Amz-Signature=example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12752,14 +12941,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 400,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "status": "completed",
-                     *         "reason": "Returned",
+                     *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T03:07:32.093Z",
-                     *         "updatedAt": "2026-11-06T03:07:32.224Z",
-                     *         "completedAt": "2026-11-06T03:07:32.224Z"
+                     *         "createdAt": "2026-11-06T04:16:30.741Z",
+                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
+                     *         "completedAt": "2026-11-06T04:16:31.285Z"
                      *       }
                      *     }
                      */
@@ -12802,7 +12991,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "frozenTime": "2027-04-19T10:00:00.000Z",
+                 *       "frozenTime": "2028-04-19T10:00:00.000Z",
                  *       "name": "Monthly plan test"
                  *     }
                  */
@@ -12834,9 +13023,9 @@ export interface operations {
                      *       "data": {
                      *         "clockId": "clk_example1000000000000000",
                      *         "name": "Monthly plan test",
-                     *         "frozenTime": "2027-04-19T10:00:00.000Z",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
                      *         "status": "ready",
-                     *         "createdAt": "2026-11-06T03:59:50.937Z"
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
                      *       }
                      *     }
                      */
@@ -12888,6 +13077,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock retrieved",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2026-12-13T08:00:01.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2027-12-11T00:00:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:53.915Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12989,6 +13193,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2028-04-19T10:01:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -13008,6 +13217,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test clock advancing",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2028-04-19T10:01:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
