@@ -4110,8 +4110,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "merchant",
-                 *       "name": "merchant 2 example",
-                 *       "email": "merchant2-example@example.com",
+                 *       "name": "merchant 4 example",
+                 *       "email": "merchant4-example@example.com",
                  *       "providerId": "prv_example1000000000000000"
                  *     }
                  */
@@ -4153,8 +4153,8 @@ export interface operations {
                      *       "data": {
                      *         "id": "mer_example1000000000000000",
                      *         "type": "merchant",
-                     *         "name": "merchant 2 example",
-                     *         "email": "merchant2-example@example.com",
+                     *         "name": "merchant 4 example",
+                     *         "email": "merchant4-example@example.com",
                      *         "providerId": "prv_example1000000000000000",
                      *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
                      *       }
@@ -5943,23 +5943,23 @@ export interface operations {
                      *       "data": {
                      *         "accounts": [
                      *           {
-                     *             "account": "bank:bnk_0mwyhdk91UJihNa4WRttfAq",
+                     *             "account": "bank:bnk_0mwyhirbt4TMvCmyrfzrJOt",
                      *             "debit": 100,
                      *             "credit": 100
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwyhe0fwJwrtWearpAARYo",
+                     *             "account": "bank:bnk_0mwyhivkp18T7GRgV9Y9Ze9",
                      *             "debit": 50,
                      *             "credit": 0
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwyhecf7VDjYm4phbJFjjR",
+                     *             "account": "bank:bnk_0mwyhjcscMxuuVwUH0owA0W",
                      *             "debit": 100,
                      *             "credit": 50
                      *           }
                      *         ],
-                     *         "totalDebit": 1531,
-                     *         "totalCredit": 1531,
+                     *         "totalDebit": 1552,
+                     *         "totalCredit": 1552,
                      *         "balanced": true
                      *       }
                      *     }
@@ -6015,103 +6015,13 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "clientRef": "CR-zqcx3y-1",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "lastname": "Obi1",
+                 *           "email": "ada1-zqcx3y@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1007@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1007"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1008",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1008@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzpy11004",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1009@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1009"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1010",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1010@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzpy11004"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1011",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "not-an-email",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1011"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1012",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1012@example.com",
-                 *           "country": "XX",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1012"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1013",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1013@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "12-34-56",
-                 *           "reference": "REF-mwyfzslu1013"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1014",
-                 *           "firstname": "Ada",
-                 *           "email": "ada.mwyfzslu1014@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1014"
-                 *         },
-                 *         "not an object",
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1006",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1006@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1006"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1015",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1015@example.com",
-                 *           "country": "UK",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1015"
+                 *           "accountNumber": "0123400001",
+                 *           "reference": "REF-zqcx3y-1"
                  *         }
                  *       ]
                  *     }
@@ -6143,17 +6053,16 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 12,
-                     *           "successful": 2,
-                     *           "failed": 10,
-                     *           "duplicates": 4,
-                     *           "invalidData": 6
+                     *           "total": 1,
+                     *           "successful": 1,
+                     *           "failed": 0,
+                     *           "duplicates": 0,
+                     *           "invalidData": 0
                      *         },
                      *         "data": {
-                     *           "createdCount": 2,
+                     *           "createdCount": 1,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example1000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -6229,36 +6138,21 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "duplicates": 4,
-                     *           "invalidData": 6,
-                     *           "total": 12,
-                     *           "failed": 10,
-                     *           "successful": 2
+                     *           "duplicates": 0,
+                     *           "invalidData": 0,
+                     *           "total": 13,
+                     *           "failed": 0,
+                     *           "successful": 13
                      *         },
                      *         "data": {
                      *           "customerIds": [
                      *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example2000000000000000",
+                     *             "cus_example3000000000000000"
                      *           ],
-                     *           "createdCount": 2
+                     *           "createdCount": 13
                      *         },
-                     *         "failures": [
-                     *           {
-                     *             "index": 1,
-                     *             "clientRef": "CR-mwyfzsls1005",
-                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
-                     *           },
-                     *           {
-                     *             "index": 2,
-                     *             "clientRef": "CR-mwyfzsls1008",
-                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
-                     *           },
-                     *           {
-                     *             "index": 3,
-                     *             "clientRef": "CR-mwyfzpy11004",
-                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
-                     *           }
-                     *         ]
+                     *         "failures": []
                      *       }
                      *     }
                      */
@@ -6419,7 +6313,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:56.280Z",
+                     *           "createdAt": "2026-11-06T04:31:38.488Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6438,7 +6332,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:55.633Z",
+                     *           "createdAt": "2026-11-06T04:31:37.783Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6454,10 +6348,10 @@ export interface operations {
                      *           "customerId": "cus_example3000000000000000",
                      *           "entityId": "mer_example1000000000000000",
                      *           "agreementPhrase": "example_agreementPhrase_3",
-                     *           "decision": "approve_once",
+                     *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:06:55.188Z",
+                     *           "createdAt": "2026-11-06T04:31:36.803Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6469,8 +6363,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "total": 4,
-                     *       "hasMore": true
+                     *       "total": 5,
+                     *       "hasMore": false
                      *     }
                      */
                     "application/json": {
@@ -7097,10 +6991,6 @@ export interface operations {
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                  *       "customerDecision": "approve_recurring",
-                 *       "spendingLimits": {
-                 *         "single": 5000,
-                 *         "monthly": 20000
-                 *       },
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7151,14 +7041,11 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "single": 5000,
-                     *           "monthly": 20000
-                     *         },
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "createdAt": "2026-11-06T04:31:08.609Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUpdated": "2026-11-06T04:31:08.609Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7202,7 +7089,7 @@ export interface operations {
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
                  *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *       "bankTransactionId": "BTX-NqQPprvtfe"
                  *     }
                  */
                 "application/json": {
@@ -7286,12 +7173,12 @@ export interface operations {
                  *         {
                  *           "billingRequestId": "breq_example1000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
+                 *           "bankTransactionId": "BTX-breq_0mwyhihp3MSdNHbh9JHeNDh"
                  *         },
                  *         {
                  *           "billingRequestId": "breq_example2000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
+                 *           "bankTransactionId": "BTX-breq_0mwyhihrosom0dqsKX5Y1Pf"
                  *         }
                  *       ]
                  *     }
@@ -7500,10 +7387,10 @@ export interface operations {
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-06T04:29:08.896Z",
+                     *             "respondBy": "2026-11-06T04:33:05.621Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T04:28:08.896Z",
-                     *             "updatedAt": "2026-11-06T04:28:08.896Z",
+                     *             "createdAt": "2026-11-06T04:32:05.621Z",
+                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7589,15 +7476,15 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_KZURtSjdhh",
                      *         "amount": 20,
                      *         "currency": "NGN",
                      *         "reason": "amount_incorrect",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:29:46.234Z",
+                     *         "respondBy": "2026-11-06T04:33:33.595Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:28:46.234Z",
-                     *         "updatedAt": "2026-11-06T04:28:46.234Z",
+                     *         "createdAt": "2026-11-06T04:32:33.595Z",
+                     *         "updatedAt": "2026-11-06T04:32:33.595Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7665,10 +7552,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:29:08.896Z",
+                     *         "respondBy": "2026-11-06T04:33:05.621Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:28:08.896Z",
-                     *         "updatedAt": "2026-11-06T04:28:08.896Z",
+                     *         "createdAt": "2026-11-06T04:32:05.621Z",
+                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7750,14 +7637,14 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "won",
-                     *         "respondBy": "2026-11-06T04:29:25.653Z",
+                     *         "respondBy": "2026-11-06T04:33:11.024Z",
                      *         "evidence": {
-                     *           "submittedAt": "2026-11-06T04:28:27.302Z",
+                     *           "submittedAt": "2026-11-06T04:32:11.250Z",
                      *           "text": "Delivered on 3 May.\nSigned receipt attached."
                      *         },
-                     *         "createdAt": "2026-11-06T04:28:25.653Z",
-                     *         "updatedAt": "2026-11-06T04:28:32.092Z",
-                     *         "closedAt": "2026-11-06T04:28:32.092Z",
+                     *         "createdAt": "2026-11-06T04:32:11.024Z",
+                     *         "updatedAt": "2026-11-06T04:32:16.552Z",
+                     *         "closedAt": "2026-11-06T04:32:16.552Z",
                      *         "closedBy": "bank"
                      *       }
                      *     }
@@ -7826,15 +7713,15 @@ export interface operations {
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
                      *             "merchantName": "merchant 2 example",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "amount": 40,
+                     *             "customerId": "cus_example100",
+                     *             "amount": 100,
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-13T04:28:20.093Z",
+                     *             "respondBy": "2026-11-06T04:33:05.621Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T04:28:20.093Z",
-                     *             "updatedAt": "2026-11-06T04:28:20.093Z",
+                     *             "createdAt": "2026-11-06T04:32:05.621Z",
+                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7910,10 +7797,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:29:08.896Z",
+                     *         "respondBy": "2026-11-06T04:33:05.621Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:28:08.896Z",
-                     *         "updatedAt": "2026-11-06T04:28:08.896Z",
+                     *         "createdAt": "2026-11-06T04:32:05.621Z",
+                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7960,7 +7847,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "evidence": {
-                 *         "text": "The customer signed for it: winning_evidence"
+                 *         "text": "Delivered on 3 May.\nSigned receipt attached."
                  *       }
                  *     }
                  */
@@ -7994,19 +7881,19 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 2 example",
-                     *         "customerId": "cus_example1000000000000000",
-                     *         "amount": 40,
+                     *         "merchantName": "merchant 7 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
                      *         "currency": "NGN",
-                     *         "reason": "unauthorized",
+                     *         "reason": "not_received",
                      *         "status": "under_review",
-                     *         "respondBy": "2026-11-13T04:28:20.093Z",
+                     *         "respondBy": "2026-11-06T04:33:11.024Z",
                      *         "evidence": {
-                     *           "text": "The customer signed for it: winning_evidence",
-                     *           "submittedAt": "2026-11-06T04:28:20.539Z"
+                     *           "text": "Delivered on 3 May.\nSigned receipt attached.",
+                     *           "submittedAt": "2026-11-06T04:32:11.250Z"
                      *         },
-                     *         "createdAt": "2026-11-06T04:28:20.093Z",
-                     *         "updatedAt": "2026-11-06T04:28:20.539Z",
+                     *         "createdAt": "2026-11-06T04:32:11.024Z",
+                     *         "updatedAt": "2026-11-06T04:32:11.250Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -8079,16 +7966,16 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_KZURtSjdhh",
                      *         "amount": 30,
                      *         "currency": "NGN",
                      *         "reason": "duplicate",
                      *         "status": "lost",
-                     *         "respondBy": "2026-11-06T04:29:41.875Z",
+                     *         "respondBy": "2026-11-06T04:33:32.330Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:28:41.875Z",
-                     *         "updatedAt": "2026-11-06T04:28:43.719Z",
-                     *         "closedAt": "2026-11-06T04:28:43.719Z",
+                     *         "createdAt": "2026-11-06T04:32:32.330Z",
+                     *         "updatedAt": "2026-11-06T04:32:32.623Z",
+                     *         "closedAt": "2026-11-06T04:32:32.623Z",
                      *         "closedBy": "merchant"
                      *       }
                      *     }
@@ -8170,8 +8057,8 @@ export interface operations {
                      *         "status": "failed",
                      *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T03:07:38.947Z",
-                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
+                     *         "createdAt": "2026-11-06T04:32:45.395Z",
+                     *         "updatedAt": "2026-11-06T04:32:45.689Z",
                      *         "completedAt": null,
                      *         "failureReason": "Account closed"
                      *       }
@@ -8229,8 +8116,8 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Balance retrieved",
                      *       "data": {
-                     *         "totalBalance": 100,
-                     *         "unsettledBalance": 100,
+                     *         "totalBalance": 1234.56,
+                     *         "unsettledBalance": 1234.56,
                      *         "settledBalance": 0,
                      *         "currency": "NGN",
                      *         "bankAccountInfo": {
@@ -8244,7 +8131,7 @@ export interface operations {
                      *           "maximumAmount": 10000000
                      *         },
                      *         "nextSettlement": {
-                     *           "amount": 100,
+                     *           "amount": 1234.56,
                      *           "currency": "NGN",
                      *           "date": "2026-11-08T23:00:00.000Z"
                      *         }
@@ -8317,7 +8204,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyhfjxeUA5IrfecRb43xL"
                  *     }
                  */
                 "application/json": {
@@ -8407,7 +8294,7 @@ export interface operations {
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
-                     *             "bankName": "bank 1 example",
+                     *             "bankName": "bank 46 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
                      *           }
                      *         ]
@@ -8553,27 +8440,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8663,7 +8529,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 4200.5,
+                 *       "amount": 1500,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -8699,11 +8565,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 4200.5,
+                     *         "amount": 1500,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *         "expiresAt": "2026-11-06T04:31:31.417Z"
                      *       }
                      *     ]
                      */
@@ -8746,46 +8612,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": false
-                     *       },
-                     *       {
-                     *         "statusCode": 403,
-                     *         "success": false,
-                     *         "message": "Customer has not approved billing",
-                     *         "code": "billing_not_approved",
-                     *         "type": "permission_error",
-                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example2000000000000000",
-                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example2000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8885,7 +8711,7 @@ export interface operations {
                  *       "lookupPhrases": [
                  *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 40,
+                 *       "amount": 75,
                  *       "currency": "NGN",
                  *       "description": "One-time"
                  *     }
@@ -8921,11 +8747,11 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 40,
+                     *         "amount": 75,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T04:28:39.958Z"
+                     *         "expiresAt": "2026-11-06T04:32:31.427Z"
                      *       }
                      *     ]
                      */
@@ -9092,7 +8918,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:25:15.545Z",
+                     *           "createdAt": "2026-11-06T04:31:38.488Z",
                      *           "lastUsed": null
                      *         },
                      *         {
@@ -9103,7 +8929,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T03:24:56.307Z",
+                     *           "createdAt": "2026-11-06T04:31:37.783Z",
                      *           "lastUsed": null
                      *         }
                      *       ],
@@ -9170,27 +8996,23 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "monthly": 5000,
-                     *           "yearly": 50000
-                     *         },
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "validFrom": "2026-11-05T00:00:00.000Z",
-                     *         "validTo": "2100-11-04T23:59:59.000Z",
-                     *         "maxPayments": 12,
-                     *         "channel": "ussd",
-                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
-                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "validFrom": "2026-11-06T04:29:59.236Z",
+                     *         "validTo": "2026-11-06T04:30:59.236Z",
+                     *         "channel": "app",
+                     *         "customerAcceptedAt": "2026-11-06T04:29:59.236Z",
+                     *         "createdAt": "2026-11-06T04:29:59.236Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUpdated": "2026-11-06T04:29:59.236Z",
                      *         "lastUsed": null,
                      *         "remaining": {
                      *           "single": null,
                      *           "daily": null,
                      *           "weekly": null,
-                     *           "monthly": 5000,
-                     *           "yearly": 50000,
-                     *           "payments": 12
+                     *           "monthly": null,
+                     *           "yearly": null,
+                     *           "payments": null
                      *         }
                      *       }
                      *     }
@@ -9513,17 +9335,11 @@ export interface operations {
                  * @example {
                  *       "customerId": "cus_example1000000000000000",
                  *       "agreementPhrase": "example_agreementPhrase_1",
-                 *       "amount": 1500.5,
+                 *       "amount": 2500,
                  *       "currency": "NGN",
                  *       "frequency": "monthly",
-                 *       "startDate": "2026-11-04T09:00:00.000Z",
-                 *       "description": "Gym membership",
-                 *       "interval": 2,
-                 *       "maxBillings": 12,
-                 *       "metadata": {
-                 *         "plan": "gold",
-                 *         "seats": 3
-                 *       }
+                 *       "startDate": "2026-11-08T04:32:51.840Z",
+                 *       "description": "Gym membership"
                  *     }
                  */
                 "application/json": {
@@ -9566,10 +9382,10 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
-                     *         "amount": 1500.5,
+                     *         "amount": 2500,
                      *         "frequency": "monthly",
                      *         "status": "active",
-                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
+                     *         "nextBillingDate": "2026-11-08T04:32:51.840Z"
                      *       }
                      *     }
                      */
@@ -9623,8 +9439,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "holiday",
-                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
+                 *       "reason": "holiday"
                  *     }
                  */
                 "application/json": {
@@ -9654,8 +9469,7 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "paused",
-                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
-                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
+                     *         "pausedAt": "2026-11-06T04:32:52.054Z"
                      *       }
                      *     }
                      */
@@ -9705,11 +9519,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "reason": "back"
-                 *     }
-                 */
+                /** @example {} */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -9736,8 +9546,8 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "active",
-                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
-                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
+                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
+                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z"
                      *       }
                      *     }
                      */
@@ -9953,41 +9763,27 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 5000,
+                     *         "amount": 2500,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "startDate": "2026-12-06T04:32:51.840Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym, standard",
-                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T04:32:51.853Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "updatedAt": "2026-11-06T04:32:51.853Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
-                     *         "completedAt": null,
-                     *         "pendingAmendment": {
-                     *           "amendmentId": "amd_example1000000000000000",
-                     *           "from": {
-                     *             "description": "Gym, standard",
-                     *             "amount": 5000,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "to": {
-                     *             "description": "Gym, premium",
-                     *             "amount": 7500,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         }
+                     *         "completedAt": null
                      *       }
                      *     }
                      */
@@ -10202,25 +9998,65 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "succeeded",
-                     *             "amount": 100,
+                     *             "status": "declined",
+                     *             "amount": 1.22,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
                      *             "description": "Fixture order",
                      *             "customerId": "cus_example100",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": "BTX-PYszXl8u",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 100,
-                     *             "disputeStatus": "needs_response",
-                     *             "createdAt": "2026-11-06T04:28:05.283Z",
-                     *             "updatedAt": "2026-11-06T04:28:08.896Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:22:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:22:00.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "billingRequestId": "breq_example2000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 1.21,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_example200",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": "BTX-F4GBHs6z",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:21:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:21:00.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example3000000000000000",
+                     *             "billingRequestId": "breq_example3000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 1.2,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_JUOQLXSYuh",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 1 example",
+                     *             "bankTransactionId": "BTX-0p5Ogelf",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-05T10:20:00.000Z",
+                     *             "updatedAt": "2026-11-05T10:20:00.000Z"
                      *           }
                      *         ],
-                     *         "total": 1,
-                     *         "hasMore": false
+                     *         "total": 23,
+                     *         "hasMore": true
                      *       }
                      *     }
                      */
@@ -10285,22 +10121,22 @@ export interface operations {
                      *       "data": {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "type": "one_time",
-                     *         "status": "succeeded",
-                     *         "amount": 40,
-                     *         "refundedAmount": 0,
+                     *         "type": "agreement",
+                     *         "status": "partially_refunded",
+                     *         "amount": 500,
+                     *         "refundedAmount": 100.5,
                      *         "currency": "NGN",
-                     *         "description": "One-time",
-                     *         "customerId": "cus_example1000000000000000",
+                     *         "description": "Fixture order",
+                     *         "customerId": "cus_BlbPyPWTfr",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 2 example",
-                     *         "bankTransactionId": "SBX-breq_0mwyhdr39RpNzqMQUplY3JV",
+                     *         "merchantName": "merchant 5 example",
+                     *         "bankTransactionId": "BTX-0Sydqb3G",
                      *         "scheduleId": null,
-                     *         "settlementId": null,
-                     *         "disputedAmount": 40,
-                     *         "disputeStatus": "needs_response",
-                     *         "createdAt": "2026-11-06T04:28:09.958Z",
-                     *         "updatedAt": "2026-11-06T04:28:20.093Z"
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "disputedAmount": 0,
+                     *         "disputeStatus": null,
+                     *         "createdAt": "2030-04-22T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-06T04:30:01.140Z"
                      *       }
                      *     }
                      */
@@ -10343,7 +10179,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "reference": "txn_example1000000000000000",
-                 *       "amount": 7
+                 *       "amount": 30.5,
+                 *       "reason": "Damaged item"
                  *     }
                  */
                 "application/json": {
@@ -10374,7 +10211,7 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 7,
+                     *         "amount": 30.5,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "expectedBy": "2026-11-04T22:59:59.999Z"
@@ -10448,15 +10285,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 30,
+                     *         "amount": 30.5,
                      *         "currency": "NGN",
-                     *         "status": "failed",
-                     *         "reason": null,
+                     *         "status": "completed",
+                     *         "reason": "Damaged item",
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T03:09:31.673Z",
-                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
-                     *         "completedAt": null,
-                     *         "failureReason": "account_closed"
+                     *         "createdAt": "2026-11-06T04:29:17.621Z",
+                     *         "updatedAt": "2026-11-06T04:29:22.621Z",
+                     *         "completedAt": "2026-11-06T04:29:22.621Z"
                      *       }
                      *     }
                      */
@@ -10849,31 +10685,23 @@ export interface operations {
                      *         "merchants": [
                      *           {
                      *             "id": "mer_example1000000000000000",
-                     *             "name": "Shop One",
-                     *             "email": "m1-qyswga@example.com",
+                     *             "name": "merchant 18 example",
+                     *             "email": "merchant18-example@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:36.535Z"
+                     *             "createdAt": "2026-11-06T04:31:53.624Z"
                      *           },
                      *           {
                      *             "id": "mer_example2000000000000000",
-                     *             "name": "Shop Two",
-                     *             "email": "m2-qyswga@example.com",
+                     *             "name": "merchant 19 example",
+                     *             "email": "merchant19-example@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:36.536Z"
-                     *           },
-                     *           {
-                     *             "id": "mer_example3000000000000000",
-                     *             "name": "Keyed",
-                     *             "email": "m3-qyswga@example.com",
-                     *             "trusted": false,
-                     *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T03:29:42.533Z"
+                     *             "createdAt": "2026-11-06T04:31:53.830Z"
                      *           }
                      *         ],
-                     *         "total": 30,
-                     *         "hasMore": false
+                     *         "total": 5,
+                     *         "hasMore": true
                      *       }
                      *     }
                      */
@@ -11295,8 +11123,7 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced",
-                 *       "deviceLookupEnabled": false
+                 *       "trustLevel": "enhanced"
                  *     }
                  */
                 "application/json": {
@@ -11330,7 +11157,7 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *         "lastVerified": "2026-11-06T04:31:05.507Z"
                      *       }
                      *     }
                      */
@@ -11393,31 +11220,23 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "entityId": "mer_example1000000000000000",
-                     *           "entityName": "Trust M20",
-                     *           "trusted": true,
+                     *           "entityName": "merchant 18 example",
+                     *           "trusted": false,
                      *           "trustLevel": "basic",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
+                     *           "lastVerified": null
                      *         },
                      *         {
                      *           "entityId": "mer_example2000000000000000",
-                     *           "entityName": "Trust M21",
-                     *           "trusted": true,
-                     *           "trustLevel": "enhanced",
+                     *           "entityName": "merchant 19 example",
+                     *           "trusted": false,
+                     *           "trustLevel": "basic",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
-                     *         },
-                     *         {
-                     *           "entityId": "mer_example3000000000000000",
-                     *           "entityName": "Trust M22",
-                     *           "trusted": true,
-                     *           "trustLevel": "premium",
-                     *           "deviceLookupEnabled": true,
-                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
+                     *           "lastVerified": null
                      *         }
                      *       ],
-                     *       "total": 4,
-                     *       "hasMore": false
+                     *       "total": 5,
+                     *       "hasMore": true
                      *     }
                      */
                     "application/json": {
@@ -11626,7 +11445,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/ep-4",
+                     *             "url": "https://example.com/a",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -11634,37 +11453,11 @@ export interface operations {
                      *             "disabledAt": null,
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.584Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example2000000000000000",
-                     *             "url": "https://example.com/ep-5",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.651Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example3000000000000000",
-                     *             "url": "https://example.com/ep-6",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.697Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *             "createdAt": "2026-11-06T04:31:55.352Z",
+                     *             "updatedAt": "2026-11-06T04:31:55.352Z"
                      *           }
                      *         ],
-                     *         "total": 10,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -11713,7 +11506,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/sim-1"
+                 *       "url": "https://example.com/provider-4"
                  *     }
                  */
                 "application/json": {
@@ -11742,13 +11535,13 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/sim-1",
+                     *         "url": "https://example.com/provider-4",
                      *         "events": [
                      *           "*"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T04:28:04.907Z"
+                     *         "createdAt": "2026-11-06T04:29:33.321Z"
                      *       }
                      *     }
                      */
@@ -12022,75 +11815,8 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook deliveries retrieved",
                      *       "data": {
-                     *         "deliveries": [
-                     *           {
-                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *             "eventId": "evt_example1000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:47.009Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:47.143Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 8,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *             "eventId": "evt_example2000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:46.847Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:46.976Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 3,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *             "eventId": "evt_example3000000000000000",
-                     *             "eventType": "webhook.test",
-                     *             "endpointId": "whe_example1000000000000000",
-                     *             "status": "delivered",
-                     *             "attempts": 1,
-                     *             "lastStatusCode": 200,
-                     *             "lastError": null,
-                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
-                     *             "nextAttemptAt": null,
-                     *             "createdAt": "2026-11-06T03:07:46.610Z",
-                     *             "attemptHistory": [
-                     *               {
-                     *                 "at": "2026-11-06T03:07:46.813Z",
-                     *                 "error": null,
-                     *                 "attempt": 1,
-                     *                 "durationMs": 1,
-                     *                 "statusCode": 200
-                     *               }
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "total": 3,
+                     *         "deliveries": [],
+                     *         "total": 0,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -12490,7 +12216,7 @@ export interface operations {
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
-                     *             "createdAt": "2026-11-06T04:27:57.211Z",
+                     *             "createdAt": "2026-11-06T04:28:56.575Z",
                      *             "deviceIds": {
                      *               "approve_recurring": "sandbox-device-approve-recurring",
                      *               "recurring_limits": "sandbox-device-recurring-limits",
@@ -12607,20 +12333,20 @@ export interface operations {
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2026-12-06T03:07:57.562Z",
+                     *         "startDate": "2026-12-06T04:32:51.840Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
+                     *         "nextBillingDate": "2026-11-06T04:32:52.341Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
                      *         "description": "Gym membership",
-                     *         "createdAt": "2026-11-06T03:07:57.576Z",
+                     *         "createdAt": "2026-11-06T04:32:51.853Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
-                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
+                     *         "updatedAt": "2026-11-06T04:32:52.341Z",
+                     *         "pausedAt": "2026-11-06T04:32:52.054Z",
                      *         "pauseReason": null,
-                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
+                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
                      *         "cancelledAt": null,
                      *         "completedAt": null
                      *       }
@@ -12765,11 +12491,11 @@ export interface operations {
                      *           {
                      *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
                      *             "settlementDate": "2026-11-30",
-                     *             "amount": 4200.5,
-                     *             "count": 1
+                     *             "amount": 1234.56,
+                     *             "count": 2
                      *           }
                      *         ],
-                     *         "settledAmount": 4200.5,
+                     *         "settledAmount": 1234.56,
                      *         "remainingAmount": 0,
                      *         "currency": "NGN"
                      *       }
@@ -12868,10 +12594,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-13T04:28:35.846Z",
+                     *         "respondBy": "2026-11-13T03:38:47.039Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:28:35.846Z",
-                     *         "updatedAt": "2026-11-06T04:28:35.846Z",
+                     *         "createdAt": "2026-11-06T03:38:47.039Z",
+                     *         "updatedAt": "2026-11-06T03:38:47.039Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -12941,14 +12667,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 100,
+                     *         "amount": 400,
                      *         "currency": "NGN",
                      *         "status": "completed",
-                     *         "reason": null,
+                     *         "reason": "Returned",
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T04:16:30.741Z",
-                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
-                     *         "completedAt": "2026-11-06T04:16:31.285Z"
+                     *         "createdAt": "2026-11-06T04:32:41.746Z",
+                     *         "updatedAt": "2026-11-06T04:32:41.805Z",
+                     *         "completedAt": "2026-11-06T04:32:41.805Z"
                      *       }
                      *     }
                      */
