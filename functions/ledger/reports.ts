@@ -4,14 +4,15 @@
  * - the bank settlement report: what a bank's customers paid each merchant on one Lagos day
  *   (the day the billing succeeded) and what came back to them (refunds completed that day),
  *   from the sharded day counters the capture and refund transactions write
- *   (`BREP#<bankId>#<day>`, ledger/store.ts `bankDayAdd`): one Query of one partition.
+ *   (`BREP#<bankId>#<day>`, ledger/day-counters.ts `dayCounterAdd`): one Query of one partition.
  * - the operator's trial balance: Σ debits and Σ credits per account over every ledger
  *   entry. Every entry debits one account and credits another with one amount, so the
  *   totals agree whatever the workload; the report proves it from the entries themselves.
  */
 import { toMajor } from '../domain/money';
 import { queryAll, scanPages } from '../platform/table';
-import { bankDayPk, type BankDayCounter, type LedgerEntry } from './store';
+import { bankDayPk, type BankDayCounter } from './day-counters';
+import type { LedgerEntry } from './store';
 
 export interface BankReport {
   businessDate: string;

@@ -33,6 +33,7 @@ import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
+import { dayCounterAdd } from './day-counters';
 
 export const LEDGER_CURRENCY = 'NGN';
 
@@ -170,7 +171,8 @@ export const settlementDueId = (merchantId: string, sk: string) => `${merchantId
  *    becomes due again at once. The batch write has no condition: a capture never fails
  *    because of settlement.
  * 4. its settlement line (`SLINE#<m>#<day>`, unassigned until the day's settlement takes it).
- * 5. the customer's bank's day counter (`BREP#<bankId>#<Lagos day>`): the bank settlement report.
+ * 5. the day counter (`BREP#<bankId>#<Lagos day>`, ledger/day-counters.ts): the bank settlement
+ *    report and the volume reports.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
  */
@@ -246,14 +248,7 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       billingRequestId: bill.billingRequestId,
       postedAt: now,
     }),
-    bankDayAdd({
-      bankId: bill.bankId,
-      date: lagosDate(at),
-      merchantId: bill.merchantId,
-      merchantName: bill.merchantName,
-      shard,
-      captured: bill.amount,
-    }),
+    dayCounterAdd(bill, { date: lagosDate(at), shard, captured: bill.amount }),
   ];
 }
 
@@ -264,62 +259,6 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
   const { ts, ...rest } = l;
   const item: SettlementLine = { pk: linesPk(l.merchantId, l.settlementDate), sk: `${ts}#${l.entryId}`, ...rest };
   return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
-}
-
-// ---------------------------------------------------------------------------------------
-// Bank day counters (DESIGN 8.8 bank settlement report)
-
-/**
- * What a bank's customers paid each merchant on one Lagos day (captures) and what came back
- * (completed refunds), as sharded counters written in the capture's / refund's transaction:
- * `BREP#<bankId>#<yyyy-mm-dd>` / `M#<merchantId>#<shard>`. The report sums the partition.
- */
-export interface BankDayCounter {
-  pk: string;
-  sk: string;
-  bankId: string;
-  merchantId: string;
-  merchantName?: string;
-  date: string;
-  captured?: number;
-  capturedCount?: number;
-  refunded?: number;
-  refundCount?: number;
-  [extra: string]: unknown;
-}
-
-export const bankDayPk = (bankId: string, date: string) => `BREP#${bankId}#${date}`;
-
-export function bankDayAdd(a: {
-  bankId: string;
-  date: string;
-  merchantId: string;
-  merchantName?: string;
-  shard?: number;
-  captured?: number;
-  refunded?: number;
-}): TransactItem {
-  const captured = a.captured ?? 0;
-  const refunded = a.refunded ?? 0;
-  return {
-    Update: {
-      TableName: table(),
-      Key: { pk: bankDayPk(a.bankId, a.date), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
-      UpdateExpression:
-        'ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc SET bankId = :b, merchantId = :m, #date = :d, merchantName = if_not_exists(merchantName, :n)',
-      ExpressionAttributeNames: { '#date': 'date' },
-      ExpressionAttributeValues: {
-        ':c': captured,
-        ':cc': captured > 0 ? 1 : 0,
-        ':r': refunded,
-        ':rc': refunded > 0 ? 1 : 0,
-        ':b': a.bankId,
-        ':m': a.merchantId,
-        ':d': a.date,
-        ':n': a.merchantName ?? '',
-      },
-    },
-  };
 }
 
 /** All batch shards of one settlement day (strongly consistent). */

@@ -33,10 +33,11 @@ import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { dueAttributes } from '../platform/due';
 import { billKey, type BillItem } from '../bills/types';
+import { dayCounterAdd } from '../ledger/day-counters';
 import {
   accounts,
   balanceAdd,
-  bankDayAdd,
+  randomShard,
   captureEntryKey,
   entryPut,
   getLedgerEntry,
@@ -311,13 +312,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         postedAt: nowIso,
       }),
       balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
-      bankDayAdd({
-        bankId: bill.bankId,
-        date: lagosDate(now),
-        merchantId: bill.merchantId,
-        merchantName: bill.merchantName,
-        refunded: r.amount,
-      }),
+      dayCounterAdd(bill, { date: lagosDate(now), shard: randomShard(), refunded: r.amount }),
     ];
     const BATCH = items.length;
     if (fromUnsettled) {

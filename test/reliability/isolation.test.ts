@@ -515,6 +515,15 @@ const FIXTURES: Record<string, Fixture> = {
     prepare: async (r) => ({ path: path(r) }),
   },
 
+  'GET /v1/webhooks/deliveries/{id}': { owners: M_OWNERS, notFound: MSG.deliveryNotFound, prepare: async (r) => ({ path: path(r) }) },
+
+  // Search (DESIGN 9.3): everyone may search; only who may read the transaction finds it.
+  'GET /v1/search': {
+    owners: ['merchantA', 'providerA', 'bankA'],
+    list: true,
+    prepare: async () => ({ path: '/v1/search', query: { q: A.paid.reference } }),
+  },
+
   // Events: the addressee, and the provider of a merchant addressee (DESIGN 8.2).
   'GET /v1/events/{id}': { owners: ['merchantA', 'providerA'], notFound: MSG.eventNotFound, prepare: async (r) => ({ path: path(r) }) },
 

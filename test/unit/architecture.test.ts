@@ -36,6 +36,7 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'refunds/',
       'recurring/',
       'exports/',
+      'search/',
       'sandbox/',
       'openapi/',
     ],
