@@ -123,6 +123,8 @@ export function transactionScope(viewer: { kind: ParticipantKind; id: string }):
 
 export interface TransactionFilter {
   status?: TransactionStatus;
+  /** One customer's transactions (the dashboard's customer and decision pages). */
+  customerId?: string;
   /** Inclusive bounds on createdAt (ISO instants, any offset). */
   from?: Date;
   to?: Date;
@@ -177,7 +179,20 @@ export function statusFilter(status: TransactionStatus): NonNullable<ListRange['
 
 /** The scope's transactions matching the filter, newest first, as a list range (platform/list-page.ts). */
 export function transactionRange(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: TransactionFilter): ListRange {
-  return indexRange(scope.index, scope.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, {
+  const parts = [
+    ...(filter.status !== undefined ? [statusFilter(filter.status)] : []),
+    ...(filter.customerId !== undefined
+      ? [{ expression: '#fcus = :fcus', names: { '#fcus': 'customerId' }, values: { ':fcus': filter.customerId } }]
+      : []),
+  ];
+  const combined = parts.length
+    ? {
+        expression: parts.map((p) => `(${p.expression})`).join(' AND '),
+        names: Object.assign({}, ...parts.map((p) => p.names)),
+        values: Object.assign({}, ...parts.map((p) => p.values)),
+      }
+    : undefined;
+  return indexRange(scope.index, scope.pk, combined, {
     ...bounds(filter),
     projection: ATTRS,
   });

@@ -11,7 +11,8 @@ import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/deliver
 import { getItem } from '../../functions/platform/table';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, merchantWithTrust, onboardCustomer, webhook, type Agreement, type Party } from '../support/flows';
-import { expectLedgerInvariant, fixtureBill } from '../support/money-fixtures';
+import { expectLedgerInvariant, fixtureBill, until } from '../support/money-fixtures';
+import { csvRecords } from '../support/csv';
 import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
@@ -163,6 +164,34 @@ describe('GET /v1/reports/volume', () => {
     const ok = await volume(a.merchant.apiKey, { from: addDays(day, -91), to: day });
     expect(ok.status).toBe(200);
     expect(ok.body.data.days).toHaveLength(92);
+  });
+});
+
+describe('POST /v1/exports with the filters on screen', () => {
+  it('a transactions export takes a status filter and names its file after the filters', async () => {
+    const r = await t.call('POST', '/v1/exports', { key: a.merchant.apiKey, body: { kind: 'transactions', status: 'refunded' } });
+    expect(r.status).toBe(202);
+    const done = await until(async () => {
+      await t.app.tick(new Date());
+      await t.app.settle();
+      const e = await t.call('GET', `/v1/exports/${r.body.data.exportId}`, { key: a.merchant.apiKey });
+      return e.body.data?.status !== 'pending' ? e : undefined;
+    }, 30_000);
+    expect(done.body.data.status).toBe('ready');
+    const url = new URL(done.body.data.url);
+    expect(url.pathname).toMatch(new RegExp(`/idpay-transactions-refunded-start-to-${new Date().toISOString().slice(0, 10)}\\.csv$`));
+    const rows = csvRecords(await (await fetch(url)).text());
+    const refunded = (await history(a.merchant.apiKey)).filter((x) => x.status === 'refunded');
+    expect(refunded.length).toBeGreaterThan(0);
+    expect(rows.map((x) => x.reference).sort()).toEqual(refunded.map((x) => x.reference).sort());
+    expect(new Set(rows.map((x) => x.status))).toEqual(new Set(['refunded']));
+    // A settlement export takes no status.
+    const bad = await t.call('POST', '/v1/exports', {
+      key: a.merchant.apiKey,
+      body: { kind: 'settlement', settlementId: 'stl_x', status: 'refunded' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toContainEqual({ path: 'status', message: 'applies to transactions exports only' });
   });
 });
 

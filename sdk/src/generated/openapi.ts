@@ -7539,6 +7539,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                customerId?: string;
                 from?: string;
                 to?: string;
                 limit?: number;
@@ -7898,6 +7899,8 @@ export interface operations {
                     from?: string;
                     /** Format: date-time */
                     to?: string;
+                    /** @enum {string} */
+                    status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
                     settlementId?: string;
                 };
             };
