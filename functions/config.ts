@@ -42,7 +42,12 @@ export const config = {
     }
     return this.rateLimitPerMinute();
   },
-  dueShards: () => num('DUE_SHARDS', 8),
+  /** Partitions of the due index (raise only: the tick reads shards 0..N-1). */
+  dueShards: () => num('DUE_SHARDS', 32),
+  /** The most due items of one shard the tick claims itself; a shard with more goes to a claim job (fan-out). */
+  dueTickInline: () => Math.max(0, Math.floor(num('DUE_TICK_INLINE', 200))),
+  /** The most due items one claim job claims before handing the rest of its shard to the next. */
+  dueClaimJobMax: () => Math.max(1, Math.floor(num('DUE_CLAIM_JOB_MAX', 2_000))),
   /** How long a claimed due item stays invisible to other ticks (seconds). */
   dueLeaseSeconds: () => num('DUE_LEASE_SECONDS', 300),
   /** The operator's key: plain (local/dev) or its SHA-256 hex (deployed stacks keep only the hash). */

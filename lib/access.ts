@@ -139,8 +139,9 @@ export class AccessRoles extends Construct {
 
   /**
    * Workers: table read/write and the secret. The scheduler tick and the jobs worker send to
-   * every work queue (fan-out; jobs enqueue webhook deliveries); a queue worker sends to its
-   * DLQ and the queues its definition names in `sendsTo` (the webhook lanes, and a lane's own
+   * every work queue (fan-out; jobs enqueue webhook deliveries, a claim job the jobs it
+   * claimed); a queue worker sends to its DLQ and the queues its definition names in
+   * `sendsTo` (the webhook lanes, and a lane's own
    * queue: a retry is a new delayed message), and nothing else (the message visibility and
    * consume rights come from its event source). The event stream consumer reads the table,
    * writes only the items it makes (event items it carries, delivery records, receipts) and

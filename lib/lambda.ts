@@ -24,6 +24,9 @@ export const ESM_REQUIRE_BANNER =
 /** Modules taken from the Lambda runtime's own AWS SDK instead of the bundle (see below). */
 export const RUNTIME_PROVIDED_MODULES = [
   '@aws-sdk/client-secrets-manager',
+  // E-mail (invitations, people's notices): imported on the first message (platform/mail.ts);
+  // bundled it took the two routes that send mail to ~510 KB.
+  '@aws-sdk/client-sesv2',
   '@aws-sdk/credential-provider-sso',
   '@aws-sdk/credential-provider-ini',
   '@aws-sdk/credential-provider-process',
@@ -117,8 +120,9 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
       // Bundle the AWS SDK v3 too (the default marks @aws-sdk/* external): the clients on the
       // data path (DynamoDB, SQS) run at the version in package-lock.json. Left to the
       // runtime's SDK: credential providers a Lambda never reaches (its credentials come from
-      // the environment, the first link of the chain) and Secrets Manager (read once per
-      // instance at cold start). Keeps every bundle under 400 KB.
+      // the environment, the first link of the chain), Secrets Manager (read once per
+      // instance at cold start) and SES (mail, loaded on the first message). Keeps every
+      // bundle under 400 KB.
       externalModules: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
       banner: ESM_REQUIRE_BANNER,
       // API handlers may verify a person's token: ship the lazily loaded verifier beside them.

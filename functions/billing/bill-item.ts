@@ -4,9 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { newId } from '../domain/ids';
-import type { PeriodKeys } from '../domain/lagos-time';
+import { periodKeys, type PeriodKeys } from '../domain/lagos-time';
 import { toMajor } from '../domain/money';
-import { billKey, type BillItem, type BillingStatus, type BillingType } from '../bills/types';
+import { bankTxnKey, billKey, merchantTxnKey, providerTxnKey, type BillItem, type BillingStatus, type BillingType } from '../bills/types';
+import { shardedKey } from '../platform/list-page';
 import { dueAttributes } from '../platform/due';
 import { currentTestClock } from '../platform/clock';
 import { isCustomerRefusal } from '../bills/outcome';
@@ -61,6 +62,7 @@ export interface NewBill {
   requiresApproval: boolean;
   /** ISO; set exactly when requiresApproval. */
   expiresAt?: string;
+  /** The periods reserved under: those of `createdAt` (checked; not stored, see `billPeriods`). */
   periods: PeriodKeys;
   scheduleId?: string;
   runSeq?: number;
@@ -70,24 +72,39 @@ export interface NewBill {
   createdAt: string;
 }
 
-/** Index attributes of a transaction (docs/billing-design.md: Items). */
-export function billIndexAttributes(
-  b: Pick<BillItem, 'reference' | 'merchantId' | 'bankId' | 'providerId' | 'createdAt' | 'billingRequestId'>,
-) {
-  const sk = `${b.createdAt}#${b.billingRequestId}`;
+/**
+ * A billing's reference: `txn_` + its billing request id's body, so a reference names its
+ * billing by key (transactions/store.ts `findBillByReference`) with no alternate-key index
+ * entry. Billings made before release 3 have a random reference, found through gsi1 `REF#`.
+ */
+export const referenceFor = (billingRequestId: string) =>
+  `${REFERENCE_PREFIX}_${billingRequestId.slice(BILLING_REQUEST_PREFIX.length + 1)}`;
+
+/** The billing request id a reference of `referenceFor`'s shape names (a candidate: the caller checks the reference). */
+export const billingRequestIdOfReference = (reference: string): string | undefined =>
+  /^txn_[0-9A-Za-z]{1,58}$/.test(reference) ? `${BILLING_REQUEST_PREFIX}_${reference.slice(REFERENCE_PREFIX.length + 1)}` : undefined;
+
+/**
+ * List keys of a transaction (bills/types.ts): the merchant's, the bank's and the provider's
+ * lists on keys-only indexes, the bank's and provider's sharded by the billing request id,
+ * one shared sort key. Nothing that changes is in an index entry: the answer, a refund or a
+ * settlement rewrite no index copy.
+ */
+export function billIndexAttributes(b: Pick<BillItem, 'merchantId' | 'bankId' | 'providerId' | 'createdAt' | 'billingRequestId'>) {
   return {
-    gsi1pk: `REF#${b.reference}`,
-    gsi1sk: 'BILL',
-    gsi2pk: `MTXN#${b.merchantId}`,
-    gsi2sk: sk,
-    gsi3pk: `BTXN#${b.bankId}`,
-    gsi3sk: sk,
-    ...(b.providerId ? { gsi4pk: `PTXN#${b.providerId}`, gsi4sk: sk } : {}),
+    gsi5pk: merchantTxnKey(b.merchantId),
+    gsi6pk: shardedKey(bankTxnKey(b.bankId), b.billingRequestId),
+    ...(b.providerId ? { gsi7pk: shardedKey(providerTxnKey(b.providerId), b.billingRequestId) } : {}),
+    lsk: `${b.createdAt}#${b.billingRequestId}`,
   };
 }
 
+/**
+ * The billing request item. Kept small (under 1 KB with its answer, so each write is one
+ * unit): no attribute a reader can derive (the reservation's periods come from `createdAt`).
+ */
 export function buildBillItem(n: NewBill): BillItem {
-  const reference = newId(REFERENCE_PREFIX);
+  const reference = referenceFor(n.billingRequestId);
   const bill: BillItem = {
     ...billKey(n.billingRequestId),
     billingRequestId: n.billingRequestId,
@@ -109,13 +126,16 @@ export function buildBillItem(n: NewBill): BillItem {
     description: n.description,
     requiresApproval: n.requiresApproval,
     ...(n.expiresAt ? { expiresAt: n.expiresAt } : {}),
-    periods: { ...n.periods },
     ...(n.consentCounted ? { consentCounted: true } : {}),
     refundedAmount: 0,
     refundReserved: 0,
     createdAt: n.createdAt,
     updatedAt: n.createdAt,
   };
+  const derived = periodKeys(new Date(n.createdAt));
+  if (derived.day !== n.periods.day || derived.week !== n.periods.week || derived.month !== n.periods.month) {
+    throw new Error('buildBillItem: the reserved periods are not those of createdAt');
+  }
   Object.assign(bill, billIndexAttributes(bill));
   if (n.requiresApproval && n.expiresAt) Object.assign(bill, dueAttributes(EXPIRY_KIND, n.billingRequestId, expiryDueAt(n.expiresAt)));
   return bill;

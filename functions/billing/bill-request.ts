@@ -98,16 +98,18 @@ export function resultElement(field: PhraseField, phrase: string, entityId: stri
  * Runs `one` for each DISTINCT phrase with bounded concurrency and returns the elements in
  * input order (a phrase listed twice is billed once; both positions show its element). An
  * unexpected error is that element's 500 (the other phrases' billings stand), never the
- * whole request's.
+ * whole request's; an error `rethrow` picks ends the request instead (the caller answers it).
  */
 export async function perPhrase(
   field: PhraseField,
   list: readonly string[],
   entityId: string,
   one: (phrase: string) => Promise<ArrayElement>,
+  rethrow?: (error: unknown) => boolean,
 ): Promise<ArrayElement[]> {
   const distinct = [...new Set(list)];
   const byPhrase = new Map<string, ArrayElement>();
+  let fatal: { error: unknown } | undefined;
   let next = 0;
   const worker = async () => {
     while (next < distinct.length) {
@@ -115,12 +117,17 @@ export async function perPhrase(
       try {
         byPhrase.set(phrase, await one(phrase));
       } catch (error) {
+        if (rethrow?.(error)) {
+          fatal ??= { error };
+          continue;
+        }
         logger.error('billing element failed', { merchantId: entityId, error: error as Error });
         byPhrase.set(phrase, failureElement(field, phrase, entityId, 500, MSG.internal));
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(PHRASE_CONCURRENCY, distinct.length) }, worker));
+  if (fatal) throw fatal.error;
   return list.map((p) => byPhrase.get(p)!);
 }
 

@@ -2,26 +2,39 @@
  * THE per-customer billing core (docs/billing-design.md "Bill"): bill (type `agreement`),
  * one-time pay (`one_time`) and recurring runs (`recurring`) all create billings here.
  *
- * One billing = ONE DynamoDB transaction (through the outbox):
- *   0  the pair's decision: ConditionCheck on the version that was checked (or on its
- *      absence); an Update instead when an agreement or recurring billing counts itself in
- *      the consent counters (maxPayments / yearly set) or stamps an hour-old `lastUsed`
- *   1  month counter  LIM#<decisionId>/M#<yyyy-mm>  ADD amount (month + day), limit conditions
- *   2  week counter   LIM#<decisionId>/W#<yyyy-Www> ADD amount, limit condition
- *   3  the billing request (Put, attribute_not_exists)
- *   +  `billing.request` to the customer's bank (event + deliveries)
+ * One billing = ONE DynamoDB transaction (through the outbox), after the caller's
+ * `extraItems` (indexes 0 .. k-1 of `cancellationCodes`):
+ *   k    the pair's counter item  LIM#<decisionId>/C  ADD the amount to the day, week and
+ *        month under the limits' conditions, `lastUsed`, and the decision's version as a
+ *        condition (`decVersion`, which every decision change writes): a changed decision
+ *        cancels the billing with no write to, nor ConditionCheck of, the decision item
+ *   k+1  the billing request (Put, attribute_not_exists)
+ *   k+2  only when needed: the decision, an Update when the billing counts itself in the
+ *        consent counters (maxPayments / yearly set), else a ConditionCheck of the version
+ *        checked when the counter item does not carry that version yet
+ *   +    `billing.request` to the customer's bank (the outbox's event)
  *
- * A failed limit condition (items 1, 2) is the 403; a changed decision (item 0) means the
- * decision is read again and the refusal rules are applied again; a TransactionConflict
- * (concurrent billings of one pair) is retried with jittered backoff. Whatever the
- * concurrency, the counters never pass a limit, and contention never becomes a 500: after
- * the bounded retries the element is `busy` (409, nothing written, safe to retry).
+ * A failed limit condition is the 403; a changed decision means the decision is read again
+ * and the refusal rules are applied again; a TransactionConflict (concurrent billings of one
+ * pair) is retried with jittered backoff. Whatever the concurrency, the counters never pass
+ * a limit, and contention never becomes a 500: after the bounded retries the element is
+ * `busy` (409, nothing written, safe to retry).
  */
 import { clockNow } from '../platform/clock';
 import { billingRefusalFor, billingRequiresApproval } from '../domain/decisions';
 import type { TrustState } from '../domain/trust';
-import { limitConditions, type CounterUpdate } from '../domain/limits';
-import { periodKeys } from '../domain/lagos-time';
+import {
+  DECISION_VERSION,
+  limitCounterKeys,
+  limitRelease,
+  pairCounterKey,
+  pairCounts,
+  pairRelease,
+  pairReservation,
+  type CounterUpdate,
+  type PairCounterUpdate,
+} from '../domain/limits';
+import { periodKeys, type PeriodKeys } from '../domain/lagos-time';
 import { consentRefusal, countsConsent, lagosYear, PAYMENTS_USED, usageOf, yearAttribute } from '../domain/consent';
 import { config } from '../config';
 import { commit } from '../events/outbox';
@@ -29,9 +42,19 @@ import { sandboxBankDue } from '../events/sandbox-bank';
 import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import type { BillItem, BillingType } from '../bills/types';
-import { billKey } from '../bills/types';
+import { billKey, billPeriods } from '../bills/types';
 import { decisionId as pairDecisionId, decisionKey, termsOf, type DecisionItem } from '../decisions/views';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { unmarshallItem } from '../platform/marshall';
+import {
+  batchGetByKey,
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  itemKeyOf,
+  table,
+  type Item,
+  type TransactItem,
+} from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
 import { conflictBackoff } from '../platform/retry';
 import type { BillingCustomer, BillingMerchant } from '../bills/reads';
@@ -73,12 +96,19 @@ export interface CreateBillingInput {
   /** How long an existing billing with the seed's id counts as "this request's" (default 24 h, the Idempotency-Key window). */
   idSeedWindowMs?: number;
   /**
-   * Items committed in the SAME transaction, after the billing's own four (indexes 4, 5, ...
-   * of `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts). When one of
-   * their conditions fails, createBilling throws the TransactionCanceledException for the
-   * caller to read (nothing was written); a TransactionConflict on them is retried like any.
+   * The pair's counter item (`LIM#<decisionId>` / `C`) as read with the decision (strongly
+   * consistent; null: none), so the billing reads nothing more; undefined: createBilling reads it.
    */
-  extraItems?: TransactItem[];
+  counter?: Item | null;
+  /**
+   * Items committed in the SAME transaction, BEFORE the billing's own (indexes 0, 1, ... of
+   * `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts), the request's
+   * idempotency record. When one of their conditions fails, createBilling throws the
+   * TransactionCanceledException for the caller to read (nothing was written); a
+   * TransactionConflict on them is retried like any. A function builds them from each
+   * attempt's billing (the idempotency record of the request's answer).
+   */
+  extraItems?: TransactItem[] | ((bill: BillItem) => TransactItem[] | Promise<TransactItem[]>);
 }
 
 export type CreateBillingResult =
@@ -93,73 +123,78 @@ const BACKOFF_CAP_MS = 400;
 /** A deterministic id finds its earlier billing only within the Idempotency-Key window (24 h). */
 const SEED_WINDOW_MS = 24 * 3600 * 1000;
 
-const ITEM_DECISION = 0;
-const ITEM_MONTH = 1;
-const ITEM_WEEK = 2;
-const ITEM_BILL = 3;
-
-/** `lastUsed` on the decision moves at most once per this interval (docs/decisions/billing.md). */
-export const LAST_USED_GRANULARITY_MS = 3600 * 1000;
-
-/** `lastUsed` is unset or at least LAST_USED_GRANULARITY_MS away from `now` (either way: test clocks). */
-const lastUsedStale = (d: DecisionItem, now: Date): boolean =>
-  !d.lastUsed || Math.abs(now.getTime() - Date.parse(d.lastUsed)) >= LAST_USED_GRANULARITY_MS;
-
 /**
- * The decision's item in a billing's transaction. Always conditioned on the version that was
- * checked (the refusal rules were applied to exactly that version: approved, not blocked,
- * valid). A `ConditionCheck` (2 WRU, no GSI write) unless the billing must write the decision:
- * an agreement or recurring billing counts itself in the consent counters when the decision
- * has a consent term (conditioned on maxPayments and the yearly limit, so parallel billings
- * can never exceed them), and stamps `lastUsed` when it is unset or an hour old.
+ * The decision's item in a billing's transaction, when it needs one. An agreement or
+ * recurring billing counts itself in the consent counters while the decision has a consent
+ * term (an Update conditioned on the version checked and on maxPayments and the yearly limit,
+ * so parallel billings can never exceed them); otherwise a ConditionCheck of the version
+ * checked, only when the pair's counter item does not carry that version (`decVersion`).
+ * Undefined: the counter item's condition covers the decision.
  */
-function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined, nowIso: string, amount: number, now: Date): TransactItem {
+function decisionItem(
+  type: BillingType,
+  id: string,
+  d: DecisionItem | undefined,
+  amount: number,
+  now: Date,
+  counterHasVersion: boolean,
+): TransactItem | undefined {
   const Key = decisionKey(id);
-  if (!d) return { ConditionCheck: { TableName: table(), Key, ConditionExpression: 'attribute_not_exists(pk)' } };
-  const check: TransactItem = {
-    ConditionCheck: {
-      TableName: table(),
-      Key,
-      ConditionExpression: 'attribute_exists(pk) AND version = :v',
-      ExpressionAttributeValues: { ':v': d.version },
-    },
-  };
-  if (type === 'one_time') return check;
-  const counts = countsConsent(d);
-  const stamp = lastUsedStale(d, now);
-  if (!counts && !stamp) return check;
-  const conditions = ['attribute_exists(pk) AND version = :v'];
-  const values: Record<string, unknown> = { ':v': d.version };
-  const names: Record<string, string> = {};
-  const set: string[] = [];
-  if (stamp) {
-    set.push('lastUsed = :now');
-    values[':now'] = nowIso;
+  const counts = d !== undefined && type !== 'one_time' && countsConsent(d);
+  if (!counts) {
+    if (d === undefined || counterHasVersion) return undefined;
+    return {
+      ConditionCheck: {
+        TableName: table(),
+        Key,
+        ConditionExpression: 'attribute_exists(pk) AND version = :v',
+        ExpressionAttributeValues: { ':v': d.version },
+      },
+    };
   }
-  let add = '';
-  if (counts) {
-    add = ' ADD #pay :one, #yr :amt';
-    Object.assign(values, { ':one': 1, ':amt': amount });
-    Object.assign(names, { '#pay': PAYMENTS_USED, '#yr': yearAttribute(lagosYear(now)) });
-    if (d.maxPayments != null) {
-      conditions.push('(attribute_not_exists(#pay) OR #pay < :maxPay)');
-      values[':maxPay'] = d.maxPayments;
-    }
-    const yearly = d.spendingLimits.yearly;
-    if (yearly != null) {
-      conditions.push('(attribute_not_exists(#yr) OR #yr <= :yrMax)');
-      values[':yrMax'] = yearly - amount; // >= 0: consentRefusal refused a larger amount before
-    }
+  const conditions = ['attribute_exists(pk) AND version = :v'];
+  const values: Record<string, unknown> = { ':v': d.version, ':one': 1, ':amt': amount };
+  const names: Record<string, string> = { '#pay': PAYMENTS_USED, '#yr': yearAttribute(lagosYear(now)) };
+  if (d.maxPayments != null) {
+    conditions.push('(attribute_not_exists(#pay) OR #pay < :maxPay)');
+    values[':maxPay'] = d.maxPayments;
+  }
+  const yearly = d.spendingLimits.yearly;
+  if (yearly != null) {
+    conditions.push('(attribute_not_exists(#yr) OR #yr <= :yrMax)');
+    values[':yrMax'] = yearly - amount; // >= 0: consentRefusal refused a larger amount before
   }
   return {
     Update: {
       TableName: table(),
       Key,
-      UpdateExpression: `${set.length ? `SET ${set.join(', ')}` : ''}${add}`.trim(),
+      UpdateExpression: 'ADD #pay :one, #yr :amt',
       ConditionExpression: conditions.join(' AND '),
-      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     },
+  };
+}
+
+/** The pair's counter item and, when it does not count yet, the month and week items of `keys` (strongly consistent). */
+async function readCounters(
+  decisionId: string,
+  keys: PeriodKeys,
+  known?: Item | null,
+): Promise<{ counter: Item | undefined; legacy?: { month: Item | undefined; week: Item | undefined } }> {
+  const counter = known === undefined ? await getItem(pairCounterKey(decisionId)) : (known ?? undefined);
+  if (pairCounts(counter)) return { counter };
+  const k = limitCounterKeys(decisionId, keys);
+  const found = await batchGetByKey<Item>([k.month, k.week]);
+  return { counter, legacy: { month: found.get(itemKeyOf(k.month)), week: found.get(itemKeyOf(k.week)) } };
+}
+
+/** The decision and the pair's counter item, read together (a retry after a change). */
+async function readPair(decisionId: string): Promise<{ decision: DecisionItem | undefined; counter: Item | undefined }> {
+  const found = await batchGetByKey<Item>([decisionKey(decisionId), pairCounterKey(decisionId)]);
+  return {
+    decision: found.get(itemKeyOf(decisionKey(decisionId))) as DecisionItem | undefined,
+    counter: found.get(itemKeyOf(pairCounterKey(decisionId))),
   };
 }
 
@@ -168,7 +203,9 @@ function decisionItem(type: BillingType, id: string, d: DecisionItem | undefined
  * transaction as its status change; undefined when the billing counted none (one-time pays,
  * billings from before the counters).
  */
-export function consentRelease(bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'consentCounted'>): TransactItem | undefined {
+export function consentRelease(
+  bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'createdAt' | 'consentCounted'>,
+): TransactItem | undefined {
   if (!bill.consentCounted) return undefined;
   return {
     Update: {
@@ -176,14 +213,27 @@ export function consentRelease(bill: Pick<BillItem, 'decisionId' | 'amount' | 'p
       Key: decisionKey(bill.decisionId),
       UpdateExpression: 'ADD #pay :minusOne, #yr :minusAmt',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(bill.periods.month.slice(0, 4)) },
+      ExpressionAttributeNames: { '#pay': PAYMENTS_USED, '#yr': yearAttribute(billPeriods(bill).month.slice(0, 4)) },
       ExpressionAttributeValues: { ':minusOne': -1, ':minusAmt': -bill.amount },
     },
   };
 }
 
 /** A counter update of domain/limits.ts as a transaction item. */
-export const counterItem = (u: CounterUpdate): TransactItem => ({ Update: { TableName: table(), ...u } });
+export const counterItem = (u: CounterUpdate | PairCounterUpdate): TransactItem => ({ Update: { TableName: table(), ...u } });
+
+/**
+ * The release of a billing's reservation (declined, expired, failed), in the same transaction
+ * as its status change: from the pair's counter item (`pairRelease`, conditioned on the item
+ * counting), or, when `legacy` (the counter item turned out not to count: a billing reserved
+ * before release 3 on a pair not billed since), from the month and week items it was
+ * reserved on.
+ */
+export function limitReleaseItems(bill: Pick<BillItem, 'decisionId' | 'amount' | 'periods' | 'createdAt'>, legacy = false): TransactItem[] {
+  const reserved = billPeriods(bill);
+  if (legacy) return Object.values(limitRelease(bill.decisionId, bill.amount, reserved)).map(counterItem);
+  return [counterItem(pairRelease(bill.decisionId, bill.amount, reserved))];
+}
 
 const CONTENTION = { base: BACKOFF_BASE_MS, cap: BACKOFF_CAP_MS };
 
@@ -206,10 +256,10 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
   const decId = pairDecisionId(merchant.id, customer.id);
   let billingRequestId = billingRequestIdFor(input.idSeed);
   let decision = input.decision;
+  let known = input.counter;
   if (decision && (decision.id !== decId || decision.merchantId !== merchant.id || decision.customerId !== customer.id)) {
     throw new Error('createBilling: decision does not belong to the (merchant, customer) pair');
   }
-
   for (let attempt = 1; ; attempt++) {
     const refusal = billingRefusalFor(type, decision);
     if (refusal) return { ok: false, refusal, attempts: attempt };
@@ -227,7 +277,16 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
     const counted = bound && countsConsent(decision!);
     const requiresApproval = billingRequiresApproval(type, decision, input.trust);
     const periods = periodKeys(now);
-    const reservation = limitConditions(decId, limits, amount, periods);
+    const { counter, legacy } = await readCounters(decId, periods, known);
+    const carried = decision !== undefined && counter?.[DECISION_VERSION] === decision.version;
+    const decItem = decisionItem(type, decId, decision, amount, now, carried);
+    const reservation = pairReservation(decId, limits, amount, periods, {
+      seen: counter,
+      legacy,
+      // The counter item stands for the decision: its version (or, with no decision, that none was written since).
+      ...(decItem === undefined ? { decisionVersion: decision?.version ?? null } : { setDecisionVersion: decision!.version }),
+      ...(type !== 'one_time' ? { lastUsed: nowIso } : {}),
+    });
     if (!reservation.ok) return { ok: false, refusal: 'limits', attempts: attempt };
     const bill = buildBillItem({
       billingRequestId,
@@ -247,12 +306,15 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       consentCounted: counted,
       createdAt: nowIso,
     });
+    const extra = typeof input.extraItems === 'function' ? await input.extraItems(bill) : (input.extraItems ?? []);
+    const ITEM_COUNTER = extra.length;
+    const ITEM_BILL = extra.length + 1;
+    const ITEM_DECISION = extra.length + 2;
     const items: TransactItem[] = [
-      decisionItem(type, decId, decision, nowIso, amount, now),
-      counterItem(reservation.updates.month),
-      counterItem(reservation.updates.week),
+      ...extra,
+      { Update: { TableName: table(), ...reservation.update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
       { Put: { TableName: table(), Item: bill, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ...(input.extraItems ?? []),
+      ...(decItem ? [decItem] : []),
     ];
 
     try {
@@ -271,6 +333,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       }
       const codes = cancellationCodes(e);
       const failed = (i: number) => codes[i] === 'ConditionalCheckFailed';
+      if (extra.some((_, i) => failed(i))) throw e;
       if (failed(ITEM_BILL)) {
         // The id exists: only a deterministic id (idSeed) repeats. The earlier execution of
         // this same request committed: answer with what it created.
@@ -289,18 +352,32 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
         billingRequestId = billingRequestIdFor();
         continue;
       }
-      if (!failed(ITEM_DECISION) && (failed(ITEM_MONTH) || failed(ITEM_WEEK))) {
-        return { ok: false, refusal: 'limits', attempts: attempt };
-      }
+      // Which condition of the counter item failed: the decision (its version moved on, or a
+      // decision appeared), the first counting (another billing counted first), or a limit.
+      const counterNow = failed(ITEM_COUNTER) ? reasonItem(e, ITEM_COUNTER) : undefined;
+      const decisionMoved =
+        failed(ITEM_DECISION) ||
+        (failed(ITEM_COUNTER) && decItem === undefined && (counterNow?.[DECISION_VERSION] ?? null) !== (decision?.version ?? null));
+      const countingStarted = failed(ITEM_COUNTER) && !pairCounts(counter) && pairCounts(counterNow);
+      if (failed(ITEM_COUNTER) && !decisionMoved && !countingStarted) return { ok: false, refusal: 'limits', attempts: attempt };
       const retryable =
-        failed(ITEM_DECISION) || codes.some((c) => c === 'TransactionConflict' || RETRYABLE_ERRORS.has(c) || c === 'ThrottlingError');
+        decisionMoved ||
+        countingStarted ||
+        codes.some((c) => c === 'TransactionConflict' || RETRYABLE_ERRORS.has(c) || c === 'ThrottlingError');
       if (!retryable) throw e;
       if (attempt >= MAX_ATTEMPTS) {
         logger.warn('billing contention: giving up', { merchantId: merchant.id, decisionId: decId, attempts: attempt });
         return { ok: false, refusal: 'busy', attempts: attempt };
       }
-      if (!failed(ITEM_DECISION)) await conflictBackoff(attempt, CONTENTION);
-      decision = await getItem<DecisionItem>(decisionKey(decId));
+      if (!decisionMoved) await conflictBackoff(attempt, CONTENTION);
+      ({ decision, counter: known } = await readPair(decId));
+      known ??= null;
     }
   }
+}
+
+/** The item a cancelled transaction returned for index `i` (ReturnValuesOnConditionCheckFailure ALL_OLD), plain. */
+function reasonItem(e: unknown, i: number): Item | undefined {
+  const raw = (e as { CancellationReasons?: { Item?: Record<string, unknown> }[] }).CancellationReasons?.[i]?.Item;
+  return raw ? (unmarshallItem(raw as never) as Item) : undefined;
 }

@@ -35,7 +35,8 @@
 import { billingRequestIdFor } from './bill-item';
 import { createBilling, type BillingRefusal } from './create-billing';
 import { billingRefusalFor } from '../domain/decisions';
-import { batchGet, getBillingCustomers } from '../bills/reads';
+import { getBillingCustomers } from '../bills/reads';
+import { pairCounterKey } from '../domain/limits';
 import { settleBilling } from './settle-billing';
 import { canCreateRecurring, trustOf } from '../domain/trust';
 import { logger } from '../platform/log';
@@ -57,7 +58,7 @@ import { resumeDueSchedule } from '../recurring/lifecycle-store';
 import { noticeAt, noticeDue } from '../recurring/policy';
 import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from '../recurring/views';
-import { cancellationCodes, getItem, isTransactionCancelled, type Item } from '../platform/table';
+import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, type Item } from '../platform/table';
 import type { DueJob } from '../platform/due';
 
 /** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
@@ -80,9 +81,10 @@ async function refuse(s: ScheduleItem, job: DueJob, reason: RunRefusal, now: Dat
 /** Start the run `s.seq` (see the module comment). */
 async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> {
   // The merchant's trust and the decision, read fresh in one request for every run.
-  const found = await batchGet<Item>([participantKey(s.merchantId), decisionKey(s.decisionId)]);
-  const participant = found.get(participantKey(s.merchantId).pk) as Participant | undefined;
-  const decision = found.get(decisionKey(s.decisionId).pk) as DecisionItem | undefined;
+  const found = await batchGetByKey<Item>([participantKey(s.merchantId), decisionKey(s.decisionId), pairCounterKey(s.decisionId)]);
+  const participant = found.get(itemKeyOf(participantKey(s.merchantId))) as Participant | undefined;
+  const decision = found.get(itemKeyOf(decisionKey(s.decisionId))) as DecisionItem | undefined;
+  const counter = found.get(itemKeyOf(pairCounterKey(s.decisionId))) ?? null;
   const trust = participant && participant.type === 'merchant' ? trustOf(participant) : undefined;
   if (!participant || !trust || !canCreateRecurring(trust)) {
     return refuse(s, job, 'merchant_not_premium', now);
@@ -103,6 +105,7 @@ async function startRun(s: ScheduleItem, job: DueJob, now: Date): Promise<void> 
       merchant: { id: participant.id, name: participant.name, ...(participant.providerId ? { providerId: participant.providerId } : {}) },
       customer,
       decision,
+      counter,
       trust,
       amount: s.amount,
       currency: s.currency,

@@ -2,8 +2,8 @@
  * A billing leaves `pending` exactly once (docs/billing-design.md "Bank response / expiry"):
  *
  *   succeeded  (bank approve_once / approve_recurring): the ledger capture
- *              (`captureItems`: entry, balance shard, settlement batch); the amount stays
- *              counted against the limits
+ *              (`captureItems`: entry, balance shard, settlement batch and line, after one
+ *              read of the settlement day's round); the amount stays counted against the limits
  *   declined   (bank deny / suspended), expired (approval window over), failed:
  *              the reservation is released from the counters it was made under
  *
@@ -14,14 +14,13 @@
  * transaction is cancelled and it reads the winner's result.
  */
 import { settlementDate } from '../domain/business-days';
-import { limitRelease } from '../domain/limits';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
-import { captureItems } from '../ledger/store';
+import { CAPTURE_DAY_ITEMS, captureItems, readSettlementDay } from '../ledger/store';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
-import { consentRelease, counterItem } from './create-billing';
+import { consentRelease, limitReleaseItems } from './create-billing';
 import { billingOutcomeReason, type BillingOutcome } from '../bills/outcome';
 import { outcomeHookItems, runAfterSettledHooks } from './outcomes';
 import { conflictBackoff } from '../platform/retry';
@@ -98,16 +97,16 @@ export async function settleBilling(
   at: Date,
   opts: { leasedSk?: string } = {},
 ): Promise<SettleResult> {
+  // A reservation made before release 3 on a pair not billed since is on the month/week items.
+  let legacyRelease = false;
   for (let attempt = 1; ; attempt++) {
     if (bill.status !== 'pending') return { ok: false, reason: 'changed', current: bill };
     const { item, next } = billUpdate(bill, outcome, at, opts.leasedSk);
+    const release = outcome.status === 'succeeded' ? [] : limitReleaseItems(bill, legacyRelease);
     const money: TransactItem[] =
       outcome.status === 'succeeded'
-        ? captureItems(bill, at)
-        : [
-            ...Object.values(limitRelease(bill.decisionId, bill.amount, bill.periods)).map(counterItem),
-            ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined),
-          ];
+        ? captureItems(bill, at, await readSettlementDay(bill.merchantId, at))
+        : [...release, ...[consentRelease(bill)].filter((x): x is TransactItem => x !== undefined)];
     const hookItems = await outcomeHookItems(bill, outcome, at);
     const data = billingResponseEvent(bill, outcome.status, {
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,
@@ -124,6 +123,17 @@ export async function settleBilling(
         const current = await getItem<BillItem>(billKey(bill.billingRequestId));
         return { ok: false, reason: 'changed', current };
       }
+      if (!legacyRelease && release.length === 1 && codes[1] === 'ConditionalCheckFailed') {
+        legacyRelease = true; // the pair's counter item does not count yet: release from the month/week items
+        continue;
+      }
+      // The settlement day settled a round after our read of it: read it again (a capture never fails because of settlement).
+      if (
+        outcome.status === 'succeeded' &&
+        CAPTURE_DAY_ITEMS.some((i) => codes[1 + i] === 'ConditionalCheckFailed') &&
+        attempt < SETTLE_MAX_ATTEMPTS
+      )
+        continue;
       if (!codes.some((c) => c === 'TransactionConflict' || c === 'ThrottlingError')) throw e;
       if (attempt >= SETTLE_MAX_ATTEMPTS) {
         logger.warn('billing settle contention: giving up', { billingRequestId: bill.billingRequestId, attempts: attempt });

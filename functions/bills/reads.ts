@@ -1,14 +1,17 @@
 /**
- * Reads of the billing endpoints, amortized per request (docs/billing-design.md: at most 3
- * DynamoDB requests per billed phrase): decisions in one BatchGetItem per 100 phrases,
- * customers' bank data in one BatchGetItem (and cached: a customer's bank and clientRef
- * never change), the merchant once per request (cached briefly per process).
+ * Reads of the billing endpoints, amortized per request (DESIGN 9.6: at most 3 DynamoDB
+ * requests on a 1-phrase bill's path, auth and the transaction included): the merchant
+ * (name, provider, trust), the decisions and their pairs' counter items in ONE strongly
+ * consistent BatchGetItem per 100 keys (`getBillingContext`); the customer's bank data is on
+ * the decision (decisions made before release 3: one more BatchGetItem, cached per process:
+ * a customer's bank and clientRef never change).
  */
 import { customerKey } from '../customers/views';
 import { decisionKey, type DecisionItem } from '../decisions/views';
 import { trustOf, type TrustState } from '../domain/trust';
 import { getParticipant, participantKey } from '../identity/participant-store';
-import { batchGet, type Item } from '../platform/table';
+import { pairCounterKey } from '../domain/limits';
+import { batchGet, batchGetByKey, itemKeyOf, type Item } from '../platform/table';
 
 export { batchGet } from '../platform/table';
 
@@ -25,28 +28,50 @@ export interface BillingCustomer {
   clientRef: string;
 }
 
-/** Decisions by id (missing ids are absent from the map). */
-export async function getDecisions(ids: readonly string[]): Promise<Map<string, DecisionItem>> {
-  return (await getDecisionsAndTrust(ids)).decisions;
+export interface BillingContext {
+  /** With `merchantId`: the merchant (undefined when that participant is not a merchant). */
+  merchant?: BillingMerchant;
+  /** The merchant's trust state, read fresh (DESIGN 8.1: checked again at every billing). */
+  trust?: TrustState;
+  /** Decisions by id (missing ids are absent). */
+  decisions: Map<string, DecisionItem>;
+  /** The pairs' counter items by decision id (null: none yet), for createBilling's `counter`. */
+  counters: Map<string, Item | null>;
 }
 
 /**
- * The decisions and, with `merchantId`, the merchant's trust state read fresh IN THE SAME
- * BatchGetItem (DESIGN 8.1: trust is checked again at every billing, at no extra request).
- * No decision to read: nothing is read (nothing will be billed).
+ * The billing's reads in ONE strongly consistent BatchGetItem (per 100 keys): with
+ * `merchantId` its participant item (name, provider, trust), the decisions and the pairs'
+ * counter items (domain/limits.ts), so the billing itself reads nothing more.
  */
-export async function getDecisionsAndTrust(
-  ids: readonly string[],
-  merchantId?: string,
-): Promise<{ decisions: Map<string, DecisionItem>; trust: TrustState | undefined }> {
-  if (ids.length === 0) return { decisions: new Map(), trust: undefined };
-  const merchantPk = merchantId === undefined ? undefined : participantKey(merchantId).pk;
-  const byPk = await batchGet<Item>([...(merchantId === undefined ? [] : [participantKey(merchantId)]), ...ids.map(decisionKey)]);
-  const merchant = merchantPk === undefined ? undefined : byPk.get(merchantPk);
-  byPk.delete(merchantPk ?? '');
-  const decisions = new Map([...byPk.values()].map((d) => [(d as DecisionItem).id, d as DecisionItem]));
-  return { decisions, trust: merchant && merchant.type === 'merchant' ? trustOf(merchant) : undefined };
+export async function getBillingContext(ids: readonly string[], merchantId?: string): Promise<BillingContext> {
+  const distinct = [...new Set(ids)];
+  const keys = [
+    ...(merchantId === undefined ? [] : [participantKey(merchantId)]),
+    ...distinct.flatMap((id) => [decisionKey(id), pairCounterKey(id)]),
+  ];
+  const found = keys.length ? await batchGetByKey<Item>(keys) : new Map<string, Item>();
+  const decisions = new Map<string, DecisionItem>();
+  const counters = new Map<string, Item | null>();
+  for (const id of distinct) {
+    const d = found.get(itemKeyOf(decisionKey(id))) as DecisionItem | undefined;
+    if (d) decisions.set(id, d);
+    counters.set(id, found.get(itemKeyOf(pairCounterKey(id))) ?? null);
+  }
+  if (merchantId === undefined) return { decisions, counters };
+  const p = found.get(itemKeyOf(participantKey(merchantId)));
+  if (p?.type !== 'merchant') return { decisions, counters };
+  const merchant: BillingMerchant = {
+    id: p.id as string,
+    name: p.name as string,
+    ...(p.providerId ? { providerId: p.providerId as string } : {}),
+  };
+  return { merchant, trust: trustOf(p), decisions, counters };
 }
+
+/** The customer's bank data a decision carries (decisions made since release 3), else undefined. */
+export const customerOfDecision = (d: DecisionItem): BillingCustomer | undefined =>
+  typeof d.clientRef === 'string' ? { id: d.customerId, bankId: d.bankId, clientRef: d.clientRef } : undefined;
 
 // ---------------------------------------------------------------------------------------
 // Customers: id, bankId, clientRef are immutable, so they are cached per process.

@@ -3,6 +3,8 @@
  * (bill, pay, bank response, expiry, recurring runs) and the money side (ledger,
  * settlement, balance, refunds, transaction reads). See docs/billing-design.md.
  */
+import { periodKeys, type PeriodKeys } from '../domain/lagos-time';
+
 export type BillingType = 'agreement' | 'one_time' | 'recurring';
 export type BillingStatus = 'pending' | 'succeeded' | 'declined' | 'expired' | 'failed';
 /** What transaction reads show: the billing status, or the refund state once refunded. */
@@ -39,8 +41,11 @@ export interface BillItem {
   expiresAt?: string;
   bankTransactionId?: string;
   reason?: string;
-  /** Lagos period keys the amount was reserved under (to release exactly what was reserved). */
-  periods: { day: string; week: string; month: string };
+  /**
+   * Lagos period keys the amount was reserved under, on billings made before release 3; later
+   * ones derive them from `createdAt` (`billPeriods`).
+   */
+  periods?: { day: string; week: string; month: string };
   /** Counted in the decision's consent counters (DESIGN 8.5): a release gives them back. */
   consentCounted?: boolean;
   /** Minor units refunded (completed) and reserved by pending refunds. */
@@ -48,7 +53,10 @@ export interface BillItem {
   refundReserved: number;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
-  /** The settlement that paid it (set after that settlement commits; DESIGN 8.8). */
+  /**
+   * The settlement that paid it, stamped on billings settled before release 3; since then the
+   * settlement stamps its line only (the transaction reads it there: transactions/store.ts).
+   */
   settlementId?: string;
   createdAt: string;
   updatedAt: string;
@@ -57,3 +65,22 @@ export interface BillItem {
 }
 
 export const billKey = (billingRequestId: string) => ({ pk: `BILL#${billingRequestId}`, sk: 'BILL' as const });
+
+/**
+ * The Lagos periods a billing reserved its amount under: stored on billings made before
+ * release 3, else those of its `createdAt` (the instant the reservation was made, on the test
+ * clock's time when it has one).
+ */
+export const billPeriods = (b: Pick<BillItem, 'periods' | 'createdAt'>): PeriodKeys =>
+  (b.periods as PeriodKeys | undefined) ?? periodKeys(new Date(b.createdAt));
+
+/**
+ * The transaction lists a billing is in (docs/decisions/write-cost.md, list-paging.md), all
+ * sorted by `lsk` = `<createdAt>#<billingRequestId>` on keys-only indexes: gsi5 the
+ * merchant's (`MTXN#<merchantId>`), gsi6 the bank's (`BTXN#<bankId>#<shard>`), gsi7 the
+ * provider's (`PTXN#<providerId>#<shard>`). Billings made before release 3 are in gsi2 / gsi3 /
+ * gsi4 (projection ALL, unsharded keys) and stay there; the lists read both.
+ */
+export const merchantTxnKey = (merchantId: string) => `MTXN#${merchantId}`;
+export const bankTxnKey = (bankId: string) => `BTXN#${bankId}`;
+export const providerTxnKey = (providerId: string) => `PTXN#${providerId}`;

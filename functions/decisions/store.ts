@@ -6,18 +6,44 @@
  *
  * Every change increments `version` and is conditioned on the version read, so concurrent
  * changes never lose one another and a billing that conditions on the version it checked
- * is cancelled by any change in between. `lastUsed` is null until the billing feature SETs
- * it (in the transaction that creates a billing under the decision, without touching
- * `version`).
+ * is cancelled by any change in between. Every change also writes the version to the pair's
+ * counter item (`decVersion`, domain/limits.ts), in the same transaction: a billing conditions
+ * on it there and needs no write to, nor ConditionCheck of, the decision. `lastUsed` lives on
+ * that counter item too (the billing sets it); the decision item's own `lastUsed` is from
+ * before release 3 (views.ts shows the later of the two).
  */
 import { decisionId, type DecisionValue, type SpendingLimits } from '../domain/decisions';
 import { issueAgreementPhrase } from '../domain/agreement-phrase';
 import { countsConsent, lagosYear, yearAttribute, type ConsentTerms } from '../domain/consent';
-import { limitCounterPk, TOTAL_ATTRIBUTE } from '../domain/limits';
+import {
+  DECISION_VERSION,
+  dayTotal,
+  limitCounterKeys,
+  limitCounterPk,
+  monthTotal,
+  monthTotalsOf,
+  PAIR_COUNTING,
+  pairCounterKey,
+  TOTAL_ATTRIBUTE,
+  usedFromCounters,
+  weekTotal,
+} from '../domain/limits';
+import { periodKeys } from '../domain/lagos-time';
 import { commit, type EventSpec } from '../events/outbox';
 import { answerIntent, type IntentItem } from './intents';
 import { participantKey } from '../identity/participant-store';
-import { cancellationCodes, isTransactionCancelled, nowIso, queryAll, table, type TransactItem } from '../platform/table';
+import {
+  batchGetByKey,
+  cancellationCodes,
+  getItem,
+  isTransactionCancelled,
+  itemKeyOf,
+  nowIso,
+  queryAll,
+  table,
+  type Item,
+  type TransactItem,
+} from '../platform/table';
 import { backoff } from '../platform/retry';
 import { dueAttributes } from '../platform/due';
 import {
@@ -51,9 +77,50 @@ export const VALIDITY_KIND = 'decision.validity';
 const validityDue = (id: string, validTo: string | null, now: string) =>
   validTo && Date.parse(validTo) > Date.parse(now) ? dueAttributes(VALIDITY_KIND, id, validTo) : undefined;
 
+/** The decision's version on the pair's counter item (domain/limits.ts `decVersion`), in the change's transaction. */
+export function counterVersionItem(decisionId: string, version: number): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: pairCounterKey(decisionId),
+      UpdateExpression: 'SET #dv = :v',
+      ExpressionAttributeNames: { '#dv': DECISION_VERSION },
+      ExpressionAttributeValues: { ':v': version },
+    },
+  };
+}
+
+/**
+ * The pair's counter item of a NEW decision: its version, and counting from now on. A pair
+ * billed before release 3 (a one-time pay before the decision) starts from its month/week
+ * items' totals of the current periods; a pair already counting keeps its own.
+ */
+async function newPairCounterItem(decisionId: string, now: string): Promise<TransactItem> {
+  const keys = periodKeys(new Date(now));
+  const legacyKeys = limitCounterKeys(decisionId, keys);
+  const found = await batchGetByKey<Item>([legacyKeys.month, legacyKeys.week]);
+  const used = usedFromCounters(keys, found.get(itemKeyOf(legacyKeys.month)), found.get(itemKeyOf(legacyKeys.week)));
+  return {
+    Update: {
+      TableName: table(),
+      Key: pairCounterKey(decisionId),
+      UpdateExpression:
+        'SET #dv = :v, #lim = if_not_exists(#lim, :one), #m = if_not_exists(#m, :m), #w = if_not_exists(#w, :w), #d = if_not_exists(#d, :d)',
+      ExpressionAttributeNames: {
+        '#dv': DECISION_VERSION,
+        '#lim': PAIR_COUNTING,
+        '#m': monthTotal(keys.month),
+        '#w': weekTotal(keys.week),
+        '#d': dayTotal(keys.day),
+      },
+      ExpressionAttributeValues: { ':v': 1, ':one': 1, ':m': used.month, ':w': used.week, ':d': used.day },
+    },
+  };
+}
+
 /** A new decision item (the caller issues its agreementPhrase). */
 export function newDecisionItem(
-  p: { customerId: string; bankId: string; merchantId: string; agreementPhrase: string },
+  p: { customerId: string; bankId: string; merchantId: string; agreementPhrase: string; clientRef?: string },
   change: DecisionChange,
   now: string,
 ): DecisionItem {
@@ -63,6 +130,8 @@ export function newDecisionItem(
     id,
     customerId: p.customerId,
     bankId: p.bankId,
+    // The bank's own id of the customer (never changes): `billing.request` needs no customer read.
+    ...(p.clientRef !== undefined ? { clientRef: p.clientRef } : {}),
     merchantId: p.merchantId,
     lookupPhrase: change.lookupPhrase,
     decision: change.decision,
@@ -189,6 +258,7 @@ export async function recordValidityExpired(d: DecisionItem, leasedSk: string, a
           },
         },
         versionItem(next, 'system', 'validity_expired', at),
+        counterVersionItem(d.id, next.version),
       ],
       [],
     );
@@ -230,8 +300,8 @@ export type SaveDecisionInput = SaveDecisionBase &
 
 interface SaveDecisionBase {
   decisionId: string;
-  /** Who a NEW decision is for; absent = the decision must exist already (the bank's PUT). */
-  create?: { customerId: string; bankId: string; merchantId: string };
+  /** Who a NEW decision is for (with the bank's clientRef of the customer); absent = the decision must exist already (the bank's PUT). */
+  create?: { customerId: string; bankId: string; merchantId: string; clientRef?: string };
   /** Whether the caller may change an existing decision (absent = yes). */
   owns?: (d: DecisionItem) => boolean;
   /** The new state, from the current decision (undefined when none yet) and the intent. */
@@ -268,15 +338,24 @@ async function yearUsageToStart(
 ): Promise<{ attribute: string; used: number } | undefined> {
   if (countsConsent(current) || change.spendingLimits.yearly == null) return undefined;
   const year = lagosYear(now);
-  const months = await queryAll<Record<string, unknown>>(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :year)',
-      ExpressionAttributeValues: { ':pk': limitCounterPk(current.id), ':year': `M#${year}-` },
-      ConsistentRead: true,
-    },
-    12,
-  );
-  const used = months.reduce((sum, m) => sum + (typeof m[TOTAL_ATTRIBUTE] === 'number' ? (m[TOTAL_ATTRIBUTE] as number) : 0), 0);
+  const [months, counter] = await Promise.all([
+    queryAll<Record<string, unknown>>(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :year)',
+        ExpressionAttributeValues: { ':pk': limitCounterPk(current.id), ':year': `M#${year}-` },
+        ConsistentRead: true,
+      },
+      12,
+    ),
+    getItem(pairCounterKey(current.id)),
+  ]);
+  // Each month from the pair's counter item when it has it (it copied the month item it took over), else from the month item.
+  const byMonth = new Map<string, number>();
+  for (const m of months) {
+    if (typeof m[TOTAL_ATTRIBUTE] === 'number') byMonth.set(String(m.sk).slice(2), m[TOTAL_ATTRIBUTE] as number);
+  }
+  for (const [month, total] of monthTotalsOf(counter, year)) byMonth.set(month, total);
+  const used = [...byMonth.values()].reduce((sum, v) => sum + v, 0);
   return { attribute: yearAttribute(year), used };
 }
 
@@ -293,18 +372,21 @@ export async function saveDecision(p: SaveDecisionInput): Promise<SaveDecisionRe
     const now = nowIso();
     let next: DecisionItem;
     let write: TransactItem;
+    let counter: TransactItem;
     if (current) {
       ({ next, item: write } = updateDecision(current, change, now, await yearUsageToStart(current, change, new Date(now))));
+      counter = counterVersionItem(current.id, next.version);
     } else {
       const c = p.create!;
       next = newDecisionItem({ ...c, agreementPhrase: await issueAgreementPhrase(p.decisionId, c.merchantId) }, change, now);
       if (next.id !== p.decisionId) throw new Error('decision id does not match its pair');
       write = putNewDecision(next);
+      counter = await newPairCounterItem(next.id, now);
     }
 
     const items: TransactItem[] = [];
     const intentAt = intent ? items.push(answerIntent(intent, change.decision, now)) - 1 : -1;
-    items.push(write, versionItem(next, 'bank', p.reason, now));
+    items.push(write, versionItem(next, 'bank', p.reason, now), counter);
     // An intent that asks for a schedule's amendment settles it in the same transaction (DESIGN 8.6).
     const amendment = intent && p.onAnswer ? await p.onAnswer(intent, next, now) : { items: [], events: [] };
     items.push(...amendment.items);

@@ -26,7 +26,7 @@ import {
 } from '../domain/decisions';
 import { AGREEMENT_PHRASE_PREFIX } from '../domain/agreement-phrase';
 import { remainingOf, usageOf, type ConsentTerms, type Remaining } from '../domain/consent';
-import { limitCounterKeys, usedFromCounters } from '../domain/limits';
+import { LAST_USED, limitCounterKeys, pairCounterKey, pairCounts, usedFromCounters, usedFromPairCounter } from '../domain/limits';
 import { periodKeys } from '../domain/lagos-time';
 import { sha256Hex } from '../domain/ids';
 import { batchGetByKey, getItem, itemKeyOf, queryAll } from '../platform/table';
@@ -40,6 +40,8 @@ export interface DecisionItem {
   id: string;
   customerId: string;
   bankId: string;
+  /** The bank's own id of the customer (decisions made since release 3): billings read no customer. */
+  clientRef?: string;
   merchantId: string;
   /** The lookupPhrase of the latest answered intent. */
   lookupPhrase: string;
@@ -51,7 +53,10 @@ export interface DecisionItem {
   agreementPhrase: string;
   createdAt: string;
   lastUpdated: string;
-  /** Set by the billing feature when it bills under the decision; null until then. */
+  /**
+   * Set by billings before release 3 (at most hourly); since then the pair's counter item
+   * carries the last billing's time (`lastUsedOf`, `decisionUsage`).
+   */
   lastUsed: string | null;
   /** Consent terms (DESIGN 8.5); absent on decisions written before them = none. */
   validFrom?: string | null;
@@ -128,8 +133,8 @@ export function limitsToMajor(limits: SpendingLimits | undefined): Partial<Recor
   return out;
 }
 
-/** The list shape of the spec's Customer decision. */
-export function decisionSummary(d: DecisionItem) {
+/** The list shape of the spec's Customer decision (`lastUsed` from `lastUsedOf` / `decisionUsage`). */
+export function decisionSummary(d: DecisionItem, lastUsed: string | null = d.lastUsed ?? null) {
   return {
     id: d.id,
     customerId: d.customerId,
@@ -140,39 +145,60 @@ export function decisionSummary(d: DecisionItem) {
     blockMerchant: d.blockMerchant,
     ...setTermsOf(d),
     createdAt: d.createdAt,
-    lastUsed: d.lastUsed ?? null,
+    lastUsed,
   };
+}
+
+/** The later of two ISO times (either may be missing). */
+const later = (a: string | null | undefined, b: unknown): string | null => {
+  const x = a ?? null;
+  const y = typeof b === 'string' ? b : null;
+  if (x === null) return y;
+  if (y === null) return x;
+  return Date.parse(y) > Date.parse(x) ? y : x;
+};
+
+/** The decisions' `lastUsed`: the later of the pair's counter item's (since release 3) and the decision's own. One BatchGetItem. */
+export async function lastUsedOf(decisions: DecisionItem[]): Promise<Map<string, string | null>> {
+  const found = decisions.length ? await batchGetByKey<Record<string, unknown>>(decisions.map((d) => pairCounterKey(d.id))) : new Map();
+  return new Map(decisions.map((d) => [d.id, later(d.lastUsed, found.get(itemKeyOf(pairCounterKey(d.id)))?.[LAST_USED])]));
 }
 
 /** Minor units -> major, keeping null (no limit). */
 const major = (v: number | null) => (v === null ? null : v / 100);
 
 /**
- * `remaining` of each decision at `now` (DESIGN 8.5), from the same counters the billings
- * check: the pair's month and week counter items (one BatchGetItem for all of them) and the
- * decision's own year and payment counters.
+ * `remaining` (DESIGN 8.5) and `lastUsed` of each decision at `now`, from the same counters
+ * the billings check: the pair's counter item (or, for a pair not billed since release 3, its
+ * month and week items) in one BatchGetItem for all of them, and the decision's own year and
+ * payment counters.
  */
-export async function remainingFor(decisions: DecisionItem[], now: Date): Promise<Map<string, Remaining>> {
+export async function decisionUsage(
+  decisions: DecisionItem[],
+  now: Date,
+): Promise<Map<string, { remaining: Remaining; lastUsed: string | null }>> {
   const keys = periodKeys(now);
-  const counterKeys = decisions.map((d) => limitCounterKeys(d.id, keys));
-  const found = decisions.length ? await batchGetByKey<Record<string, unknown>>(counterKeys.flatMap((k) => [k.month, k.week])) : new Map();
-  const out = new Map<string, Remaining>();
+  const counterKeys = decisions.map((d) => ({ pair: pairCounterKey(d.id), ...limitCounterKeys(d.id, keys) }));
+  const found = decisions.length
+    ? await batchGetByKey<Record<string, unknown>>(counterKeys.flatMap((k) => [k.pair, k.month, k.week]))
+    : new Map();
+  const out = new Map<string, { remaining: Remaining; lastUsed: string | null }>();
   decisions.forEach((d, i) => {
     const k = counterKeys[i]!;
-    const r = remainingOf(
-      d.spendingLimits,
-      d.maxPayments ?? null,
-      usedFromCounters(keys, found.get(itemKeyOf(k.month)), found.get(itemKeyOf(k.week))),
-      usageOf(d, now),
-    );
-    out.set(d.id, {
+    const pair = found.get(itemKeyOf(k.pair));
+    const used = pairCounts(pair)
+      ? usedFromPairCounter(keys, pair)
+      : usedFromCounters(keys, found.get(itemKeyOf(k.month)), found.get(itemKeyOf(k.week)));
+    const r = remainingOf(d.spendingLimits, d.maxPayments ?? null, used, usageOf(d, now));
+    const remaining: Remaining = {
       ...r,
       single: major(r.single),
       daily: major(r.daily),
       weekly: major(r.weekly),
       monthly: major(r.monthly),
       yearly: major(r.yearly),
-    });
+    };
+    out.set(d.id, { remaining, lastUsed: later(d.lastUsed, pair?.[LAST_USED]) });
   });
   return out;
 }
@@ -235,8 +261,8 @@ export function versionView(v: DecisionVersionItem) {
 }
 
 /** The full record (single read, and the bank's change responses): adds lookupPhrase and lastUpdated. */
-export function decisionRecord(d: DecisionItem) {
-  const { lastUsed, ...rest } = decisionSummary(d);
+export function decisionRecord(d: DecisionItem, lastUsedAt: string | null = d.lastUsed ?? null) {
+  const { lastUsed, ...rest } = decisionSummary(d, lastUsedAt);
   return { ...rest, lookupPhrase: d.lookupPhrase, lastUpdated: d.lastUpdated, lastUsed };
 }
 

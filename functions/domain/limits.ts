@@ -26,7 +26,7 @@
  * case "amount alone exceeds the limit" (where attribute_not_exists would wrongly pass) is
  * refused here before any update is built.
  */
-import { periodRange, type PeriodKeys } from './lagos-time';
+import { addDays, isoWeekKey, periodRange, type PeriodKeys } from './lagos-time';
 
 export const LIMIT_NAMES = ['single', 'daily', 'weekly', 'monthly'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
@@ -227,5 +227,199 @@ export function usedFromCounters(
     day: num(monthItem?.[dayAttribute(keys.day)]),
     week: num(weekItem?.[TOTAL_ATTRIBUTE]),
     month: num(monthItem?.[TOTAL_ATTRIBUTE]),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The pair's counter item (release 3): one item per pair instead of a month and a week item
+
+/**
+ * Since release 3 a pair's counters live in ONE item, `LIM#<decisionId>` / `C`, written once
+ * per billing instead of two (docs/decisions/write-cost.md):
+ *
+ *   m<yyyy-mm>    the month's total (every month of the current Lagos year: a yearly limit
+ *                 set later starts from them, DESIGN 8.5)
+ *   w<yyyy-Www>   the ISO week's total (the current and the last few weeks)
+ *   d<yyyy-mm-dd> the day's total (the current and the last few days)
+ *   lastUsed      the last agreement or recurring billing's time (the decision's `lastUsed`)
+ *   decVersion    the decision's version, set by every decision change in its own
+ *                 transaction: a billing conditioned on it needs no ConditionCheck of the
+ *                 decision (a change in between cancels it)
+ *   lim           1 once the item counts (new pairs from the start; a pair counted by the
+ *                 month/week items before release 3 copies the current periods' totals from
+ *                 them on its first billing since)
+ *
+ * A reservation ADDs to the three current periods under the limits' conditions (as the
+ * month/week items did) and removes the days and weeks older than PAIR_RETAIN_DAYS /
+ * PAIR_RETAIN_WEEKS (and months of earlier years), which keeps the item under 1 KB; a
+ * release (declined, expired, failed) gives the amount back to the periods it was reserved
+ * under. (A billing still pending after those days would give back to a period already
+ * removed: it only recreates a total of a period that is over, removed again by the next
+ * reservation; no limit reads it.)
+ */
+export const PAIR_RETAIN_DAYS = 7;
+export const PAIR_RETAIN_WEEKS = 3;
+export const PAIR_COUNTER_SK = 'C';
+export const pairCounterKey = (decisionId: string): CounterKey => ({ pk: limitCounterPk(decisionId), sk: PAIR_COUNTER_SK });
+export const PAIR_COUNTING = 'lim';
+export const DECISION_VERSION = 'decVersion';
+export const LAST_USED = 'lastUsed';
+export const monthTotal = (month: string) => `m${month}`;
+export const weekTotal = (week: string) => `w${week}`;
+export const dayTotal = (day: string) => `d${day}`;
+
+const PERIOD_ATTR = /^([mwd])(\d{4}-(?:\d{2}|W\d{2})(?:-\d{2})?)$/;
+
+/** Whether the pair's counter item counts (else its totals are on the month/week items). */
+export const pairCounts = (item: Record<string, unknown> | undefined): boolean => item?.[PAIR_COUNTING] === 1;
+
+/** Used amounts of the periods `keys` from the pair's counter item. */
+export function usedFromPairCounter(keys: PeriodKeys, item: Record<string, unknown> | undefined): Required<UsedAmounts> {
+  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return { day: num(item?.[dayTotal(keys.day)]), week: num(item?.[weekTotal(keys.week)]), month: num(item?.[monthTotal(keys.month)]) };
+}
+
+/** The month totals of a Lagos year on the pair's counter item, by month (`2026-11`). */
+export function monthTotalsOf(item: Record<string, unknown> | undefined, year: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of Object.entries(item ?? {})) {
+    const m = PERIOD_ATTR.exec(k);
+    if (m?.[1] === 'm' && m[2]!.startsWith(`${year}-`) && typeof v === 'number') out.set(m[2]!, v);
+  }
+  return out;
+}
+
+/** Period attributes of the item no longer kept at `keys`: days and weeks older than the retention, months of earlier years. */
+export function periodsOver(item: Record<string, unknown> | undefined, keys: PeriodKeys): string[] {
+  const dayCut = addDays(keys.day, -PAIR_RETAIN_DAYS);
+  const weekCut = isoWeekKey(addDays(keys.day, -7 * PAIR_RETAIN_WEEKS));
+  return Object.keys(item ?? {}).filter((k) => {
+    const m = PERIOD_ATTR.exec(k);
+    if (!m) return false;
+    const [, kind, period] = m as unknown as [string, string, string];
+    if (kind === 'd') return period < dayCut;
+    if (kind === 'w') return period < weekCut;
+    return period.slice(0, 4) < keys.month.slice(0, 4);
+  });
+}
+
+export interface PairCounterUpdate extends Omit<CounterUpdate, 'ExpressionAttributeValues'> {
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+export interface PairReservationOptions {
+  /** The pair's counter item as read (strongly consistent), undefined when there is none. */
+  seen: Record<string, unknown> | undefined;
+  /** For a pair whose counter item does not count yet: its month and week items of `keys`. */
+  legacy?: { month: Record<string, unknown> | undefined; week: Record<string, unknown> | undefined };
+  /** Condition the reservation on the decision's version (`decVersion = :v`); or on no decision (`attribute_not_exists(decVersion)`). */
+  decisionVersion?: number | null;
+  /** Write `decVersion` (a billing that checked the decision itself, in the same transaction). */
+  setDecisionVersion?: number;
+  /** ISO time to record as `lastUsed` (agreement and recurring billings). */
+  lastUsed?: string;
+}
+
+/**
+ * The reservation of `amount` on the pair's counter item for the periods `keys`: refused
+ * without building anything when the amount alone breaks a limit (or, for a pair counted on
+ * the month/week items so far, when their totals plus the amount do); else the one update to
+ * run with the billing. A failed condition is a limit, or (with `decisionVersion`) a changed
+ * decision: read `decVersion` from the item the cancellation returns.
+ */
+export function pairReservation(
+  decisionId: string,
+  limits: SpendingLimitsMinor,
+  amount: number,
+  keys: PeriodKeys,
+  opts: PairReservationOptions,
+): { ok: true; update: PairCounterUpdate } | { ok: false; limit: LimitName } {
+  assertConsistent(keys);
+  const names: Record<string, string> = {
+    '#m': monthTotal(keys.month),
+    '#w': weekTotal(keys.week),
+    '#d': dayTotal(keys.day),
+  };
+  const values: Record<string, unknown> = {};
+  const conditions: string[] = [];
+  const set: string[] = [];
+  if (opts.lastUsed !== undefined) {
+    names['#lu'] = LAST_USED;
+    values[':lu'] = opts.lastUsed;
+    set.push('#lu = :lu');
+  }
+  if (opts.setDecisionVersion !== undefined) {
+    names['#dv'] = DECISION_VERSION;
+    values[':sdv'] = opts.setDecisionVersion;
+    set.push('#dv = :sdv');
+  }
+  if (opts.decisionVersion !== undefined) {
+    names['#dv'] = DECISION_VERSION;
+    if (opts.decisionVersion === null) conditions.push('attribute_not_exists(#dv)');
+    else {
+      values[':dv'] = opts.decisionVersion;
+      conditions.push('#dv = :dv');
+    }
+  }
+  const over = periodsOver(opts.seen, keys);
+  const remove = over.map((a, i) => {
+    names[`#x${i}`] = a;
+    return `#x${i}`;
+  });
+  let expression: string;
+  if (pairCounts(opts.seen)) {
+    const alone = checkLimits(limits, amount);
+    if (!alone.ok) return alone;
+    values[':amt'] = amount;
+    for (const name of ['daily', 'weekly', 'monthly'] as const) {
+      const limit = limitOf(limits, name);
+      if (limit === undefined) continue;
+      const a = { daily: '#d', weekly: '#w', monthly: '#m' }[name];
+      values[`:${name}Max`] = limit - amount;
+      conditions.push(`(attribute_not_exists(${a}) OR ${a} <= :${name}Max)`);
+    }
+    expression = `ADD #m :amt, #w :amt, #d :amt${set.length ? ` SET ${set.join(', ')}` : ''}`;
+  } else {
+    // First billing counted here: the current periods' totals come from the month/week items.
+    const used = usedFromCounters(keys, opts.legacy?.month, opts.legacy?.week);
+    const check = checkLimits(limits, amount, used);
+    if (!check.ok) return check;
+    names['#lim'] = PAIR_COUNTING;
+    Object.assign(values, { ':m': used.month + amount, ':w': used.week + amount, ':d': used.day + amount, ':one': 1 });
+    conditions.push('attribute_not_exists(#lim)');
+    expression = `SET #m = :m, #w = :w, #d = :d, #lim = :one${set.length ? `, ${set.join(', ')}` : ''}`;
+  }
+  if (remove.length) expression += ` REMOVE ${remove.join(', ')}`;
+  return {
+    ok: true,
+    update: {
+      Key: pairCounterKey(decisionId),
+      UpdateExpression: expression,
+      ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The release of a reservation from the pair's counter item: ADD `-amount` to the periods it
+ * was reserved under, conditioned on the item counting (else the amount is on the month/week
+ * items: `limitRelease`).
+ */
+export function pairRelease(decisionId: string, amount: number, reserved: PeriodKeys): PairCounterUpdate {
+  assertConsistent(reserved);
+  assertMinor(amount, 'amount');
+  return {
+    Key: pairCounterKey(decisionId),
+    UpdateExpression: 'ADD #d :neg, #w :neg, #m :neg',
+    ConditionExpression: 'attribute_exists(#lim)',
+    ExpressionAttributeNames: {
+      '#lim': PAIR_COUNTING,
+      '#d': dayTotal(reserved.day),
+      '#w': weekTotal(reserved.week),
+      '#m': monthTotal(reserved.month),
+    },
+    ExpressionAttributeValues: { ':neg': -amount },
   };
 }

@@ -33,7 +33,7 @@ import { isConditionFailure, nowIso, realNowIso, table, transact, type TransactI
 import { db } from '../platform/clients';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTestClock } from '../platform/clock';
-import { enqueueDeliveries, eventKey, messageFor, newDelivery, overdueAt, recoveryDue } from '../webhooks/delivery-store';
+import { eventKey, messageFor, newDelivery, overdueAt, recoveryDue, type DeliveryMessage } from '../webhooks/delivery-store';
 import { getEndpoint } from '../webhooks/endpoint-store';
 import { logger } from '../platform/log';
 import { isEventType } from './types';
@@ -78,6 +78,12 @@ export type EventDueHook = (
 
 export interface CommitOptions {
   eventDue?: EventDueHook;
+  /**
+   * Sends a `webhook.test` event's delivery after the commit (the caller passes
+   * `enqueueDeliveries`, webhooks/delivery-store.ts): the outbox itself sends nothing, so the
+   * business functions bundle no SQS client. Without it, recovery sends it a grace period later.
+   */
+  enqueue?: (messages: DeliveryMessage[]) => Promise<unknown>;
 }
 
 /** An event as its item stores it (the first event's item carries the others in `more`, with their due attributes). */
@@ -125,7 +131,7 @@ export async function infoOf(to: string): Promise<{ provider: string | null; sim
   return info;
 }
 
-/** Commit the items and the events atomically; a `webhook.test` event's delivery is enqueued after. */
+/** Commit the items and the events atomically; a `webhook.test` event's delivery is enqueued after (`options.enqueue`). */
 export async function commit(items: TransactItem[], events: EventSpec[], options: CommitOptions = {}): Promise<CommittedEvent[]> {
   // The event's time is the clock's (a test clock's in its context, DESIGN 8.7); deliveries
   // and the retention TTL always run on real time.
@@ -194,7 +200,7 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
 
   await transact([...items, ...eventItems]);
   // If this fails, the test delivery is on the due index: recovery sends it a grace period later.
-  await enqueueDeliveries(direct.map((d) => d.message));
+  if (direct.length > 0) await options.enqueue?.(direct.map((d) => d.message));
   return committed;
 }
 

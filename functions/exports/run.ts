@@ -21,7 +21,7 @@ import { getSettlement, settlementLinePage, signedLineAmount } from '../ledger/s
 import type { DueJob } from '../platform/due';
 import { logger } from '../platform/log';
 import { MIN_PART_BYTES, MultipartUpload } from '../platform/s3';
-import { transactionPage } from '../transactions/store';
+import { transactionPage, transactionScope } from '../transactions/store';
 import { csvRow, SETTLEMENT_COLUMNS, TRANSACTION_COLUMNS } from './csv';
 import { checkpointExport, finishExport } from './store';
 import { exportFileName, getExport, type ExportItem, type ExportProgress } from './views';
@@ -42,7 +42,7 @@ async function sourceOf(e: ExportItem): Promise<{ header: readonly string[]; pag
     return {
       header: TRANSACTION_COLUMNS,
       page: async (start) => {
-        const { transactions, next } = await transactionPage({ index: 'gsi2', pk: `MTXN#${e.merchantId}` }, filter, start);
+        const { transactions, next } = await transactionPage(transactionScope({ kind: 'merchant', id: e.merchantId }), filter, start);
         const kept = e.transactionStatus ? transactions.filter((t) => t.status === e.transactionStatus) : transactions;
         return { rows: kept.map((t) => csvRow(TRANSACTION_COLUMNS.map((c) => t[c]))), next };
       },

@@ -75,6 +75,8 @@ async function touch<T>(
   const cls = rateClass.replace(/[^a-z0-9]/gi, '');
   const id = `${key.pk}|${key.sk}|${cls}`;
   let local = localCounts.get(id);
+  // This instance's first request in the window: the window is most likely not opened yet.
+  const opening = local === undefined || local.window !== window;
   if (!local || local.window !== window) {
     if (!local && localCounts.size >= MAX_LOCAL_ENTRIES) localCounts.clear();
     local = { window, shared: 0, unflushed: 0, lastWriteMs: local?.lastWriteMs ?? Number.NEGATIVE_INFINITY };
@@ -84,7 +86,7 @@ async function touch<T>(
   const estimate = local.shared + local.unflushed + 1;
   if (nowMs - local.lastWriteMs >= FLUSH_INTERVAL_MS || estimate * 2 >= limit) {
     const delta = local.unflushed + 1;
-    const found = await countWrite<T>(key, cls, window, delta, nowMs);
+    const found = await countWrite<T>(key, cls, window, delta, nowMs, opening);
     if (found) {
       local.shared = found.count;
       local.unflushed = 0;
@@ -99,54 +101,56 @@ async function touch<T>(
   return { item: item as T, count: local.shared + local.unflushed };
 }
 
-/** ADD `delta` to the item's count of `window` in one conditional UpdateItem (a second one opens a new window). */
+/**
+ * ADD `delta` to the item's count of `window` in one conditional UpdateItem; a window not
+ * opened yet is opened by the other one. `opening` (this instance's first request in the
+ * window) tries opening first: on the bill's path the auth is then one request, not two, at
+ * each new minute (DESIGN 9.6: 3 requests); when another instance opened it already, the ADD
+ * follows.
+ */
 async function countWrite<T>(
   key: { pk: string; sk: string },
   cls: string,
   window: number,
   delta: number,
   nowMs: number,
+  opening: boolean,
 ): Promise<{ item: T; count: number } | undefined> {
   const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
   const usedAt = new Date(nowMs).toISOString();
+  const add = new UpdateCommand({
+    TableName: table(),
+    Key: key,
+    UpdateExpression: 'ADD #n :d SET lastUsedAt = :u',
+    ConditionExpression: 'attribute_exists(pk) AND #w = :w',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  const open = new UpdateCommand({
+    TableName: table(),
+    Key: key,
+    UpdateExpression: 'SET #w = :w, #n = :d, lastUsedAt = :u',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  // ADD counts in the open window; opening sets the count to delta.
+  const steps = opening ? [open, add] : [add, open];
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const out = await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: 'ADD #n :d SET lastUsedAt = :u',
-          ConditionExpression: 'attribute_exists(pk) AND #w = :w',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      const item = out.Attributes!;
-      return { item: item as T, count: Number(item[names['#n']]) };
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      if (!e.Item) return undefined; // no such key
-    }
-    try {
-      const out = await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: 'SET #w = :w, #n = :d, lastUsedAt = :u',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { item: out.Attributes as T, count: delta };
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      if (!e.Item) return undefined;
-      // Another request opened this window first: count in it (loop).
+    for (const step of steps) {
+      try {
+        const out = await db().send(step);
+        const item = out.Attributes!;
+        return { item: item as T, count: step === add ? Number(item[names['#n']]) : delta };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        if (!e.Item) return undefined; // no such key
+        // The window is in the other state (opened by another request, or not yet): the other step.
+      }
     }
   }
   throw new Error('Rate-limit window contention');

@@ -8,7 +8,16 @@ import { AppError, type ErrorMessage, MSG, SANDBOX_MSG, badRequest, conflict, no
 import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
-import { claimIdempotency, settleIdempotency } from './idempotency';
+import {
+  claimDeferred,
+  claimIdempotency,
+  deferredRecord,
+  existingAnswer,
+  idempotencyOf,
+  settleIdempotency,
+  storeDeferred,
+} from './idempotency';
+import type { TransactItem } from '../platform/table';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
 import { flushMetrics } from '../platform/metrics';
@@ -23,6 +32,12 @@ export interface EndpointSpec<B extends z.ZodType | undefined, Q extends z.ZodTy
   /** Success response schema (documentation only). */
   response?: z.ZodType;
   description?: string;
+  /**
+   * `deferred`: the Idempotency-Key is not claimed before the handler; the handler writes the
+   * completed record in its own transaction (`ctx.idempotency.record`) or claims the key itself
+   * (`ctx.idempotency.claim`), and any other answer is stored after it (functions/http/idempotency.ts).
+   */
+  idempotency?: 'deferred';
 }
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -47,6 +62,28 @@ export interface Ctx<B, Q> {
    * resource's id from it, so the retry finds what the first attempt made.
    */
   requestKey?: string;
+  /** On a `deferred` route with an Idempotency-Key (see EndpointSpec.idempotency). */
+  idempotency?: DeferredIdempotency;
+}
+
+/** What a deferred route's handler does with the request's Idempotency-Key. */
+export interface DeferredIdempotency {
+  /** The Put of the completed record answering `reply`, for the handler's own transaction. */
+  record(reply: Reply): Promise<TransactItem>;
+  /** The handler's transaction committed the record: the answer it returns is that reply. */
+  recorded(): void;
+  /** The record's condition failed in the handler's transaction: the existing record's answer (a replay), or its 409 thrown. */
+  existing(): Promise<never>;
+  /** Claim the key as a non-deferred route would (work that is not one transaction); returns a replay when there is one. */
+  claim(): Promise<HttpResponse | undefined>;
+}
+
+/** Thrown to answer with a stored response (a replay) from inside the pipeline. */
+export class ReplayResponse extends Error {
+  constructor(readonly response: HttpResponse) {
+    super('replay');
+    this.name = 'ReplayResponse';
+  }
 }
 
 type Internal = { state: RequestState };
@@ -65,6 +102,7 @@ export function toResponse(reply: Reply): HttpResponse {
 
 /** The error answer of `err`: an AppError's status, message, code and type; anything else a 500 that leaks nothing. */
 export function errorResponse(err: unknown, requestId: string): HttpResponse {
+  if (err instanceof ReplayResponse) return err.response;
   if (err instanceof AppError) return toResponse({ status: err.statusCode, body: errorBody(err, requestId), headers: err.headers });
   logger.error('Unhandled error', { requestId, error: err as Error });
   return toResponse({ status: 500, body: errorBody(new AppError(500, MSG.internal), requestId) });
@@ -167,18 +205,38 @@ const access: Mw = {
  * invocation). The record then stays `in_progress` until its lock ends (a retry meanwhile
  * is 409 in progress). Found by the reliability suite (test/reliability/faults.test.ts).
  */
-const idempotency: Mw = {
+const idempotency = (deferred: boolean): Mw => ({
   before: async (request) => {
-    if (request.event.requestContext?.http?.method === 'POST') await claimIdempotency(request.internal.state, request.event);
+    if (request.event.requestContext?.http?.method !== 'POST') return;
+    const state = request.internal.state;
+    if (!deferred) return claimIdempotency(state, request.event);
+    const key = idempotencyOf(state, request.event);
+    if (key) state.idempotency = { pk: key.pk, requestHash: key.requestHash };
   },
   after: async (request) => {
-    await settleQuietly(request.internal.state, request.response!);
+    const state = request.internal.state;
+    if (deferred && state.idempotency?.requestHash && !state.idempotency.claimed) {
+      request.response = await storeDeferred(state, request.response!);
+      return;
+    }
+    await settleQuietly(state, request.response!);
   },
   onError: async (request) => {
     const state = request.internal.state;
-    if (state?.idempotency) await settleQuietly(state, errorResponse(request.error, state.requestId));
+    if (!state?.idempotency || request.error instanceof ReplayResponse) return;
+    if (deferred && state.idempotency.requestHash && !state.idempotency.claimed) {
+      // A refusal thrown before or by the handler: stored, unless a record exists (its answer wins).
+      try {
+        const answer = await storeDeferred(state, errorResponse(request.error, state.requestId));
+        if (state.idempotency.replay) request.error = new ReplayResponse(answer);
+      } catch (e) {
+        request.error = e as Error;
+      }
+      return;
+    }
+    await settleQuietly(state, errorResponse(request.error, state.requestId));
   },
-};
+});
 
 async function settleQuietly(state: RequestState, response: HttpResponse): Promise<void> {
   try {
@@ -226,17 +284,31 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
         person: state.person,
         accessToken: state.accessToken,
         requestKey: state.idempotency?.pk,
+        idempotency: spec.idempotency === 'deferred' && state.idempotency?.requestHash ? deferredApi(state) : undefined,
       });
     return toResponse(await (clock ? withTestClock(clock, call) : call()));
   };
   const handler = middy<HttpEvent, HttpResponse, Error, Context, Internal>(core)
     .use(envelope)
     .use(access)
-    .use(idempotency)
+    .use(idempotency(spec.idempotency === 'deferred'))
     .use(validation(spec));
   // Each invocation logs in its own context (its X-Request-Id on every line).
   const observed = (event: HttpEvent, context: Context) => withLogContext(() => handler(event, context));
   return Object.assign(observed, { spec });
+}
+
+function deferredApi(state: RequestState): DeferredIdempotency {
+  return {
+    record: (reply) => deferredRecord(state, toResponse(reply)),
+    recorded: () => {
+      state.idempotency = { ...state.idempotency!, stored: true };
+    },
+    existing: async () => {
+      throw new ReplayResponse(await existingAnswer(state));
+    },
+    claim: () => claimDeferred(state),
+  };
 }
 
 /**

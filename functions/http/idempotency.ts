@@ -1,8 +1,8 @@
-import { PutCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshallItem } from '../platform/marshall';
 import { sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
-import { isConditionFailure, table } from '../platform/table';
+import { isConditionFailure, table, type TransactItem } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
 import { MSG, badRequest, conflict, errorEntryByCode } from '../platform/errors';
@@ -62,21 +62,32 @@ export const idempotencyRequestHash = (path: string, query: string, entityId: st
   sha256Hex(JSON.stringify([path, query, entityId, body]));
 
 /**
- * Idempotency-Key (DESIGN 6.4): scoped per API key (a person: per person and participant) and route, stored in the single table
- * with a TTL. Returns a stored response to replay, or claims the key for this request.
+ * The record key and request hash of this request's Idempotency-Key (DESIGN 6.4, scoped per
+ * API key — a person: per person and participant — and route); undefined without a key.
+ * A key that is empty or over 255 characters is 400.
+ */
+export function idempotencyOf(state: RequestState, event: HttpEvent): { pk: string; requestHash: string } | undefined {
+  const headerKey = event.headers?.['idempotency-key'];
+  if (headerKey === undefined || !state.scope) return undefined;
+  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey);
+  return {
+    pk: idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey),
+    requestHash: idempotencyRequestHash(event.rawPath, event.rawQueryString ?? '', event.headers?.['x-entity-id'] ?? '', state.rawBody),
+  };
+}
+
+/**
+ * Idempotency-Key (DESIGN 6.4), stored in the single table with a TTL: returns a stored
+ * response to replay, or claims the key for this request (an `in_progress` record, completed
+ * by `settleIdempotency`).
  */
 export async function claimIdempotency(state: RequestState, event: HttpEvent): Promise<void> {
-  const headerKey = event.headers?.['idempotency-key'];
-  if (headerKey === undefined || !state.scope) return;
-  if (headerKey.length < 1 || headerKey.length > 255) throw badRequest(MSG.invalidIdempotencyKey);
+  const key = idempotencyOf(state, event);
+  if (!key) return;
+  await claimKey(state, key.pk, key.requestHash);
+}
 
-  const pk = idempotencyPk(state.scope, `${state.route.method} ${state.route.path}`, headerKey);
-  const requestHash = idempotencyRequestHash(
-    event.rawPath,
-    event.rawQueryString ?? '',
-    event.headers?.['x-entity-id'] ?? '',
-    state.rawBody,
-  );
+async function claimKey(state: RequestState, pk: string, requestHash: string): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   const record: IdemRecord = { status: 'in_progress', requestHash, lockedUntil: now + LOCK_SECONDS, expiresAt: now + TTL_SECONDS };
   try {
@@ -94,14 +105,11 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   } catch (e) {
     if (!isConditionFailure(e) || !e.Item) throw e;
     const old = unmarshallItem(e.Item) as unknown as IdemRecord;
-    if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch);
-    if (old.status === 'completed' && old.response) {
-      const first = await fromStoredResponse(pk, old.response);
-      state.idempotency = { pk, replay: { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } } };
-      metric('IdempotentReplays');
+    const replay = await replayOf(pk, requestHash, old, now);
+    if (replay) {
+      state.idempotency = { pk, replay };
       return;
     }
-    if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress);
   }
   // A stale in-progress record (crashed invocation): take it over, once.
   try {
@@ -119,6 +127,99 @@ export async function claimIdempotency(state: RequestState, event: HttpEvent): P
   } catch (e) {
     if (isConditionFailure(e)) throw conflict(MSG.idempotencyInProgress);
     throw e;
+  }
+}
+
+/**
+ * What an existing record means for a request with `requestHash`: another request's (409
+ * mismatch), the first answer to replay, or a request still in flight (409 in progress);
+ * undefined when it is an in-progress record whose lock has ended (a crashed invocation: it
+ * may be taken over).
+ */
+async function replayOf(pk: string, requestHash: string, old: IdemRecord, now: number): Promise<HttpResponse | undefined> {
+  if (old.requestHash !== requestHash) throw conflict(MSG.idempotencyMismatch);
+  if (old.status === 'completed' && old.response) {
+    const first = await fromStoredResponse(pk, old.response);
+    metric('IdempotentReplays');
+    return { ...first, headers: { ...first.headers, 'Idempotent-Replayed': 'true' } };
+  }
+  if (old.lockedUntil > now) throw conflict(MSG.idempotencyInProgress);
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------
+// Deferred records (routes with `idempotency: 'deferred'`, functions/http/endpoint.ts)
+
+/**
+ * A deferred route claims nothing before its handler runs: the handler writes the completed
+ * record in its own transaction (`deferredRecord`: one DynamoDB request fewer on the
+ * request's path), or claims the key itself (`claimDeferred`) when its work is not one
+ * transaction; any other answer (a refusal, a 4xx before the handler) is stored after
+ * (`storeDeferred`). A record that already exists for the key decides the answer exactly as
+ * a claim would: replay, 409 mismatch, 409 in progress. Nothing of a request whose record
+ * could not be written was committed (it is part of the same transaction, or the request
+ * wrote nothing), and a 5xx or a "retry shortly" answer is never stored.
+ */
+const RECORD_CONDITION = 'attribute_not_exists(pk) OR expiresAt < :now OR (#s = :ip AND lockedUntil <= :now)';
+
+/** The Put of the completed record of `response`, for the handler's own transaction. */
+export async function deferredRecord(state: RequestState, response: HttpResponse): Promise<TransactItem> {
+  const d = state.idempotency!;
+  const now = Math.floor(Date.now() / 1000);
+  const record: IdemRecord = {
+    status: 'completed',
+    requestHash: d.requestHash!,
+    lockedUntil: now,
+    expiresAt: now + TTL_SECONDS,
+    response: await toStoredResponse(d.pk, response),
+  };
+  return {
+    Put: {
+      TableName: table(),
+      Item: { pk: d.pk, sk: 'IDEM', ...record },
+      ConditionExpression: RECORD_CONDITION,
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':now': now, ':ip': 'in_progress' },
+    },
+  };
+}
+
+/** After the record's condition failed: the answer the existing record gives (replay), or its 409. */
+export async function existingAnswer(state: RequestState): Promise<HttpResponse> {
+  const d = state.idempotency!;
+  state.idempotency = { ...d, answered: true };
+  const now = Math.floor(Date.now() / 1000);
+  const out = await db().send(new GetCommand({ TableName: table(), Key: { pk: d.pk, sk: 'IDEM' }, ConsistentRead: true }));
+  const old = out.Item as IdemRecord | undefined;
+  const replay = old && old.expiresAt >= now ? await replayOf(d.pk, d.requestHash!, old, now) : undefined;
+  if (!replay) throw conflict(MSG.idempotencyInProgress);
+  state.idempotency = { ...d, answered: true, replay };
+  return replay;
+}
+
+/** A deferred route's handler that cannot fold the record into one transaction claims the key as usual; a replay when there is one. */
+export async function claimDeferred(state: RequestState): Promise<HttpResponse | undefined> {
+  const d = state.idempotency!;
+  await claimKey(state, d.pk, d.requestHash!);
+  state.idempotency = { ...state.idempotency!, requestHash: d.requestHash, claimed: true };
+  return state.idempotency.replay;
+}
+
+/**
+ * The answer of a deferred route whose handler neither wrote the record nor claimed the key:
+ * stored now, unless a record exists (then that record's answer: replay or 409), or unless
+ * it asks for a retry (5xx, 409 retry shortly: never stored).
+ */
+export async function storeDeferred(state: RequestState, response: HttpResponse): Promise<HttpResponse> {
+  const d = state.idempotency;
+  if (!d?.requestHash || d.replay || d.stored || d.claimed || d.answered || isRetryLater(response)) return response;
+  const put = (await deferredRecord(state, response)).Put!;
+  try {
+    await db().send(new PutCommand(put as ConstructorParameters<typeof PutCommand>[0]));
+    return response;
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return existingAnswer(state);
   }
 }
 
@@ -142,7 +243,7 @@ export function isRetryLater(response: Pick<HttpResponse, 'statusCode' | 'body'>
 /** Store the final response for replay, or release the key when it says "retry" (5xx, 409 retry shortly: a retry may succeed). */
 export async function settleIdempotency(state: RequestState, response: HttpResponse): Promise<void> {
   const idem = state.idempotency;
-  if (!idem || idem.replay) return;
+  if (!idem || idem.replay || idem.stored || (idem.requestHash && !idem.claimed)) return;
   if (isRetryLater(response)) {
     await db().send(new DeleteCommand({ TableName: table(), Key: { pk: idem.pk, sk: 'IDEM' } }));
     return;

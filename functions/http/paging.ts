@@ -8,7 +8,7 @@
  * beyond 10,000 items`.
  */
 import { badRequest, MSG, messages } from '../platform/errors';
-import { inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, type ListRange } from '../platform/list-page';
+import { cursorSk, inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, type ListRange } from '../platform/list-page';
 import type { Item } from '../platform/table';
 
 export const PAGING_MSG = messages({
@@ -80,9 +80,8 @@ export async function pageOfFew<T extends object>(
     const items = candidates.slice(paging.skip, paging.skip + paging.limit);
     return { items, total: candidates.length, hasMore: paging.skip + items.length < candidates.length };
   }
-  const after = await cursor(paging.startingAfter);
-  if (!inPartition(range, after)) throw badCursor(what);
-  const at = after[range.skName] as string;
+  const at = cursorSk(range, await cursor(paging.startingAfter));
+  if (at === undefined) throw badCursor(what);
   const skOf = (c: T) => (c as Item)[range.skName] as string;
   const rest = candidates.filter((c) => (range.ascending ? skOf(c) > at : skOf(c) < at));
   return { items: rest.slice(0, paging.limit), hasMore: rest.length > paging.limit };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DECISION_VALUES } from '../domain/decisions';
 import { checkText } from '../domain/text';
 
 /** Shared request schema pieces (one place each). */
@@ -26,6 +27,9 @@ export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intStri
 export const cursorPaging = { limit: intString(1, MAX_PAGE, 20), startingAfter };
 
 export const boolString = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A customer decision value (the bank's answer, its change, and the decision lists' filter). */
+export const decisionValueSchema = z.enum(DECISION_VALUES);
 
 /** The text rules of domain/text.ts added to a string schema (keeps its type: chain on). */
 export const refuseUnsafe = <T extends z.ZodString>(s: T): T => s.superRefine(checkText) as T;

@@ -46,7 +46,13 @@ export interface RequestState {
   body?: unknown;
   query?: unknown;
   rawBody: string;
-  idempotency?: { pk: string; replay?: HttpResponse };
+  /**
+   * The Idempotency-Key record of this request: its key, a stored answer to replay; on a
+   * deferred route (endpoint.ts) also the request's hash, and whether the handler claimed the
+   * key (`claimed`) or wrote the completed record in its own transaction (`stored`), or an
+   * existing record already decided the answer (`answered`).
+   */
+  idempotency?: { pk: string; replay?: HttpResponse; requestHash?: string; claimed?: boolean; stored?: boolean; answered?: boolean };
 }
 
 /** What a handler returns: the full JSON body (envelope included) and its status. */

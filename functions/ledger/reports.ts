@@ -4,14 +4,14 @@
  * - the bank settlement report: what a bank's customers paid each merchant on one Lagos day
  *   (the day the billing succeeded) and what came back to them (refunds completed that day),
  *   from the sharded day counters the capture and refund transactions write
- *   (`BREP#<bankId>#<day>`, ledger/day-counters.ts `dayCounterAdd`): one Query of one partition.
+ *   (`BREP#<bankId>#<day>#<p>`, ledger/day-counters.ts `dayCounterAdd`): one Query per partition, at once.
  * - the operator's trial balance: Σ debits and Σ credits per account over every ledger
  *   entry. Every entry debits one account and credits another with one amount, so the
  *   totals agree whatever the workload; the report proves it from the entries themselves.
  */
 import { toMajor } from '../domain/money';
 import { queryAll, scanPages } from '../platform/table';
-import { bankDayPk, type BankDayCounter } from './day-counters';
+import { bankDayPartitions, type BankDayCounter } from './day-counters';
 import type { LedgerEntry } from './store';
 
 export interface BankReport {
@@ -25,10 +25,16 @@ export interface BankReport {
 
 /** A bank's report for one Lagos day (amounts in major units; `byMerchant` nets refunds, sorted by entityId). */
 export async function bankSettlementReport(bankId: string, date: string): Promise<BankReport> {
-  const counters = await queryAll<BankDayCounter>(
-    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': bankDayPk(bankId, date) }, ConsistentRead: true },
-    1_000_000,
-  );
+  const counters = (
+    await Promise.all(
+      bankDayPartitions(bankId, date).map((pk) =>
+        queryAll<BankDayCounter>(
+          { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true },
+          1_000_000,
+        ),
+      ),
+    )
+  ).flat();
   const byMerchant = new Map<string, { entityId: string; merchantName: string; captured: number; refunded: number; count: number }>();
   let debits = 0;
   let credits = 0;

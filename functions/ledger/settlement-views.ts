@@ -2,8 +2,8 @@
  * Settlement reads and API shapes (DESIGN 8.8). Writes: ledger/settlement-store.ts.
  *
  * | item | pk | sk | notes |
- * | settlement | `STL#<settlementId>` | `STL` | gsi2 `MSTL#<merchantId>` / `<settledAt>#<id>` (merchant's list, newest first); due `settlement.lines` until its transactions are stamped |
- * | settlement line | `SLINE#<merchantId>#<day>` | `<source ts>#<entryId>` | `settlementId` once a settlement took it |
+ * | settlement | `STL#<settlementId>` | `STL` | gsi2 `MSTL#<merchantId>` / `<settledAt>#<id>` (merchant's list, newest first) |
+ * | settlement line | `SLINE#<merchantId>#<day>` | `<source ts>#<entryId>` | `stlRound`: the round of the day's settlement that pays it (written once, with the capture / refund) |
  */
 import { toMajor } from '../domain/money';
 import { getItem, queryPage } from '../platform/table';
@@ -11,8 +11,10 @@ import { getItem, queryPage } from '../platform/table';
 /**
  * A capture, or a refund taken from a pending batch, adds one line to its settlement day in
  * the same transaction as its batch shard ADD (so a line is visible exactly when its amount
- * is in the shard). The day's settlement stamps the unassigned lines with its id before it
- * commits (ledger/settlement-store.ts); `settlementId` is absent until then.
+ * is in the shard). The line is written once and names the round of the day's settlement
+ * that pays it (`stlRound`): the capture read the day's settled round r and conditioned its
+ * shard write on it, so its line is paid by round r + 1 (docs/decisions/settlement.md).
+ * Lines written before release 3 carry `settlementId` instead (stamped by their settlement).
  */
 export interface SettlementLine extends SettlementLineFields {
   pk: string; // SLINE#<merchantId>#<yyyy-mm-dd>
@@ -33,10 +35,19 @@ export interface SettlementLineFields {
   billingRequestId: string;
   refundId?: string;
   postedAt: string;
+  /** The round of the day's settlement that pays this line (release 3). */
+  stlRound?: number;
+  /** Lines settled before release 3: the settlement that stamped them. */
   settlementId?: string;
 }
 
 export const linesPk = (merchantId: string, date: string) => `SLINE#${merchantId}#${date}`;
+
+/** The key of a capture's line: its settlement day's partition, `<billing createdAt>#capture:<billingRequestId>`. */
+export const captureLineKey = (merchantId: string, settlementDate: string, createdAt: string, billingRequestId: string) => ({
+  pk: linesPk(merchantId, settlementDate),
+  sk: `${createdAt}#capture:${billingRequestId}`,
+});
 
 /** Signed minor units of a line (refunds count negative). */
 export const signedLineAmount = (l: Pick<SettlementLine, 'type' | 'amount'>) => (l.type === 'refund' ? -l.amount : l.amount);
@@ -70,6 +81,22 @@ export interface SettlementFields {
 export const SETTLEMENT_STATUSES = ['completed'] as const;
 
 export const settlementKey = (settlementId: string) => ({ pk: `STL#${settlementId}`, sk: 'STL' });
+
+/** A settlement's id: one per (merchant, day, round), so a retried round writes the same record. */
+export const settlementId = (merchantId: string, date: string, round: number) => `stl_${merchantId}_${date}_${round}`;
+
+/**
+ * The settlement a line is paid by, once that settlement committed: the id its round names
+ * (or, before release 3, the id stamped on it). Whether it committed is the caller's read.
+ */
+export const lineSettlementId = (l: Pick<SettlementLine, 'merchantId' | 'settlementDate' | 'stlRound' | 'settlementId'>) =>
+  l.settlementId ?? (l.stlRound !== undefined ? settlementId(l.merchantId, l.settlementDate, l.stlRound) : undefined);
+
+/** The lines of a settlement: those of its round, or (before release 3) stamped with its id. */
+const linesOfFilter = (s: Pick<SettlementRecord, 'settlementId' | 'round'>) => ({
+  FilterExpression: 'stlRound = :round OR settlementId = :id',
+  ExpressionAttributeValues: { ':round': s.round, ':id': s.settlementId },
+});
 export const merchantSettlementsPk = (merchantId: string) => `MSTL#${merchantId}`;
 
 export const getSettlement = (settlementId: string) => getItem<SettlementRecord>(settlementKey(settlementId));
@@ -99,42 +126,32 @@ export async function listSettlements(
 }
 
 /**
- * The day's lines page by page (strongly consistent, one page in memory at a time): those
- * carrying `settlementId`, plus with `includeOpen` the unassigned ones.
+ * The lines of one round of (merchant, day) page by page (strongly consistent, one page in
+ * memory at a time): those of `round`, or (before release 3) stamped with its id.
  */
 export async function queryLinePages(
-  merchantId: string,
-  date: string,
-  settlementId: string,
-  opts: { includeOpen: boolean },
+  s: Pick<SettlementRecord, 'merchantId' | 'businessDate' | 'settlementId' | 'round'>,
   onPage: (lines: SettlementLine[]) => Promise<void | boolean>,
 ): Promise<void> {
   let start: Record<string, unknown> | undefined;
   do {
-    const { items, next } = await queryPage(
-      {
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: opts.includeOpen ? 'attribute_not_exists(settlementId) OR settlementId = :id' : 'settlementId = :id',
-        ExpressionAttributeValues: { ':pk': linesPk(merchantId, date), ':id': settlementId },
-        ConsistentRead: true,
-      },
-      start,
-    );
-    if ((await onPage(items as SettlementLine[])) === false) return;
+    const { lines, next } = await settlementLinePage(s, start);
+    if ((await onPage(lines)) === false) return;
     start = next;
   } while (start);
 }
 
 /** One page of a settlement's lines from `start` (`next`: undefined after the last). */
 export async function settlementLinePage(
-  s: SettlementRecord,
+  s: Pick<SettlementRecord, 'merchantId' | 'businessDate' | 'settlementId' | 'round'>,
   start?: Record<string, unknown>,
 ): Promise<{ lines: SettlementLine[]; next?: Record<string, unknown> }> {
+  const f = linesOfFilter(s);
   const { items, next } = await queryPage(
     {
       KeyConditionExpression: 'pk = :pk',
-      FilterExpression: 'settlementId = :id',
-      ExpressionAttributeValues: { ':pk': linesPk(s.merchantId, s.businessDate), ':id': s.settlementId },
+      FilterExpression: f.FilterExpression,
+      ExpressionAttributeValues: { ':pk': linesPk(s.merchantId, s.businessDate), ...f.ExpressionAttributeValues },
       ConsistentRead: true,
     },
     start,
@@ -157,7 +174,7 @@ export const toApiLine = (l: SettlementLine): ApiLine => ({ reference: l.referen
 export async function settlementLines(s: SettlementRecord, max = MAX_DETAIL_LINES): Promise<{ lines: ApiLine[]; complete: boolean }> {
   const lines: ApiLine[] = [];
   let complete = true;
-  await queryLinePages(s.merchantId, s.businessDate, s.settlementId, { includeOpen: false }, async (page) => {
+  await queryLinePages(s, async (page) => {
     for (const l of page) {
       if (lines.length >= max) {
         complete = false;

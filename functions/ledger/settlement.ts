@@ -1,16 +1,19 @@
 /**
- * Due kind `settlement` (docs/billing-design.md "Settlement"): at 00:00 Lagos of a
- * settlement day, the merchant's funds of that day move from unsettled to settled.
+ * Due kind `settlement` (docs/decisions/settlement.md): at 00:00 Lagos of a settlement day,
+ * the merchant's funds of that day move from unsettled to settled. One due entry and one job
+ * per merchant-day.
  *
  * A day's batch is spread over shard items (`SETTLE#<m>` / `<date>#<n>`, see
- * ledger/store.ts); each carries the due attributes, and whichever claimed shard runs first
+ * ledger/store.ts); the day's first capture puts the day's due entry on its shard. The job
  * settles EVERY pending shard of the day in one transaction: one ledger entry
- * (`merchant_unsettled` → `merchant_settled`), one balance shard ADD, each batch shard
- * marked `settled` (conditioned on the amount and count read, status `pending`, and the
- * due attributes read — the lease for the claimed one), and one `settlement.completed`
- * event to the merchant (+ provider). A capture or refund that lands between the read and
- * the write cancels the transaction, which re-reads and tries again; a capture after it
- * re-opens its shard, which settles on the next tick (a second round).
+ * (`merchant_unsettled` → `merchant_settled`), one balance shard ADD, each pending shard
+ * marked `settled` (conditioned on the amount and count read, status `pending`, and the due
+ * attributes read — the lease for the claimed one), every other shard of the day (and each
+ * of the `BALANCE_SHARDS` not written yet) given the new round, the record, and one
+ * `settlement.completed` event to the merchant (+ provider). The lines are not written: each
+ * already names its round. A capture or refund that lands between the read and the write
+ * cancels the transaction, which re-reads and tries again; a capture after it re-opens its
+ * shard with a new due entry, which settles on the next tick (a second round).
  */
 import { config } from '../config';
 import { commit } from '../events/outbox';
@@ -20,6 +23,8 @@ import { logger } from '../platform/log';
 import {
   accounts,
   balanceAdd,
+  batchKey,
+  batchSk,
   entryPut,
   ledgerEntryId,
   ledgerEntryKey,
@@ -31,17 +36,12 @@ import {
   type SettlementBatch,
 } from './store';
 import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
-import { parseDueSk, queryDue, type DueJob } from '../platform/due';
-import {
-  assignLines,
-  runSettlementLines,
-  SettlementCommitted,
-  settlementRecordPut,
-  stampSettledTransactions,
-  type LineSums,
-} from './settlement-store';
-import { getSettlement } from './settlement-views';
+import { parseDueSk, queryDue, releaseClaim, type DueJob } from '../platform/due';
+import { roundLineSums, runSettlementLines, settlementRecordPut, type LineSums } from './settlement-store';
+import { getSettlement, settlementId } from './settlement-views';
 import { conflictBackoff } from '../platform/retry';
+
+export { settlementId } from './settlement-views';
 
 export const SETTLEMENT_COMPLETED = 'settlement.completed';
 
@@ -56,8 +56,6 @@ export interface SettlementResult {
 }
 
 const MAX_ATTEMPTS = 8;
-
-export const settlementId = (merchantId: string, date: string, round: number) => `stl_${merchantId}_${date}_${round}`;
 
 /**
  * Settles every pending batch shard of (merchant, day). With `lease` (the tick's claim of
@@ -78,23 +76,18 @@ export async function settleDay(
       if (!mine || mine.dueSk !== lease.leasedSk) return undefined; // claim lost: another run finished or re-claimed it
     }
     const pending = shards.filter((b) => b.status === 'pending');
-    if (pending.length === 0) return undefined;
+    if (pending.length === 0) {
+      // Nothing to pay (a due entry left on a settled shard): take it off the index.
+      if (lease) await releaseClaim({ pk: settlePk(merchantId), sk: lease.sk }, lease.leasedSk);
+      return undefined;
+    }
     const amount = pending.reduce((s, b) => s + (b.amount ?? 0), 0);
     const count = pending.reduce((s, b) => s + (b.count ?? 0), 0);
     const round = Math.max(0, ...shards.map((b) => b.settleRound ?? 0)) + 1;
     const id = settlementId(merchantId, date, round);
     const currency = pending[0]!.currency ?? LEDGER_CURRENCY;
-    // Which captures and refunds this round pays: the day's lines, stamped with its id.
-    let sums: LineSums;
-    try {
-      sums = await assignLines(merchantId, date, id);
-    } catch (e) {
-      if ((e instanceof SettlementCommitted || isTransactionCancelled(e)) && attempt < MAX_ATTEMPTS) {
-        await conflictBackoff(attempt, { base: 15, cap: 120, jitter: 1 });
-        continue; // another run committed this round, or a line changed: read again
-      }
-      throw e;
-    }
+    // Which captures and refunds this round pays: the day's lines naming it.
+    const sums = await roundLineSums(merchantId, date, id, round);
     const linesComplete = linesMatch(pending, sums);
     if (!linesComplete) {
       if (linesExceed(pending, sums) && attempt < MAX_ATTEMPTS) {
@@ -105,7 +98,10 @@ export async function settleDay(
       // Captures posted before lines existed: the money still settles; the record says its lines are incomplete.
       logger.error('settlement lines do not match the batch', { merchantId, settlementDate: date, round });
     }
-    const items: TransactItem[] = pending.map((b) => settleShardUpdate(b, round, nowIso));
+    const items: TransactItem[] = [
+      ...shards.map((b) => (b.status === 'pending' ? settleShardUpdate(b, round, nowIso) : roundShardUpdate(b, round))),
+      ...missingShardPuts(merchantId, date, shards, round, currency, nowIso),
+    ];
     items.push(
       settlementRecordPut({
         settlementId: id,
@@ -168,14 +164,11 @@ export async function settleDay(
       }
       throw e;
     }
-    // Committed: name the settlement on its transactions (the due item `settlement.lines` retries this).
-    const record = await getSettlement(id);
-    if (record) await stampSettledTransactions(record);
     return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
   }
 }
 
-/** Every pending shard's amount and count equal the lines stamped for it. */
+/** Every pending shard's amount and count equal the sums of the round's lines on it. */
 function linesMatch(pending: SettlementBatch[], sums: LineSums): boolean {
   const shardSks = new Set(pending.map((b) => b.sk));
   if ([...sums.byShard.keys()].some((sk) => !shardSks.has(sk))) return false;
@@ -195,6 +188,20 @@ function linesExceed(pending: SettlementBatch[], sums: LineSums): boolean {
   return false;
 }
 
+/** The shard's due attributes as read (the lease, for the claimed one): a claim or a new entry since cancels. */
+function dueCondition(b: SettlementBatch, values: Record<string, unknown>): string {
+  if (b.dueSk === undefined) return 'attribute_not_exists(dueSk)';
+  values[':seenDue'] = b.dueSk;
+  return 'dueSk = :seenDue';
+}
+
+/** The round read (absent on shards written before release 3): a settlement since cancels. */
+function roundCondition(b: SettlementBatch, values: Record<string, unknown>): string {
+  if (b.settleRound === undefined) return 'attribute_not_exists(settleRound)';
+  values[':seenRound'] = b.settleRound;
+  return 'settleRound = :seenRound';
+}
+
 function settleShardUpdate(b: SettlementBatch, round: number, nowIso: string): TransactItem {
   const values: Record<string, unknown> = {
     ':settled': 'settled',
@@ -206,22 +213,68 @@ function settleShardUpdate(b: SettlementBatch, round: number, nowIso: string): T
     ':now': nowIso,
     ':round': round,
   };
-  let dueCondition = 'attribute_not_exists(dueSk)';
-  if (b.dueSk !== undefined) {
-    dueCondition = 'dueSk = :seenDue';
-    values[':seenDue'] = b.dueSk;
-  }
   return {
     Update: {
       TableName: table(),
       Key: { pk: b.pk, sk: b.sk },
       UpdateExpression:
         'SET #status = :settled, settledAt = :now, updatedAt = :now, settleRound = :round ADD #amount :negAmt, settledAmount :amt, #count :negCnt REMOVE duePk, dueSk',
-      ConditionExpression: `#status = :pending AND #amount = :amt AND #count = :cnt AND ${dueCondition}`,
+      ConditionExpression: `#status = :pending AND #amount = :amt AND #count = :cnt AND ${dueCondition(b, values)}`,
       ExpressionAttributeNames: { '#status': 'status', '#amount': 'amount', '#count': 'count' },
       ExpressionAttributeValues: values,
     },
   };
+}
+
+/** A shard of the day with nothing pending: it takes the new round (a capture reads it there), if still as read. */
+function roundShardUpdate(b: SettlementBatch, round: number): TransactItem {
+  const values: Record<string, unknown> = { ':round': round, ':status': b.status };
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: b.pk, sk: b.sk },
+      UpdateExpression: 'SET settleRound = :round REMOVE duePk, dueSk',
+      ConditionExpression: `#status = :status AND ${roundCondition(b, values)} AND ${dueCondition(b, values)}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * The shards of the day no capture wrote yet (of `BALANCE_SHARDS`), written settled with the
+ * new round: a capture that picks one later reads the round there, and one racing this
+ * settlement finds the item it assumed absent and reads again.
+ */
+function missingShardPuts(
+  merchantId: string,
+  date: string,
+  shards: SettlementBatch[],
+  round: number,
+  currency: string,
+  nowIso: string,
+): TransactItem[] {
+  const present = new Set(shards.map((b) => b.sk));
+  const puts: TransactItem[] = [];
+  for (let n = 0; n < config.balanceShards(); n++) {
+    if (present.has(batchSk(date, n))) continue;
+    const item: SettlementBatch = {
+      ...batchKey(merchantId, date, n),
+      merchantId,
+      settlementDate: date,
+      shard: n,
+      currency,
+      status: 'settled',
+      amount: 0,
+      count: 0,
+      capturedAmount: 0,
+      settleRound: round,
+      createdAt: nowIso,
+      updatedAt: nowIso,
+    };
+    puts.push({ Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  return puts;
 }
 
 /**
@@ -269,5 +322,5 @@ export async function runSettlement(job: DueJob): Promise<void> {
   await settleDay(merchantId, date, new Date(job.now), { sk: job.key.sk, leasedSk: job.leasedSk });
 }
 
-/** Due kind `settlement.lines`: stamp a committed settlement's transactions (after a worker stopped). */
+/** Due kind `settlement.lines` (retired): a record committed before release 3 leaves the due index. */
 export const runSettlementLinesJob = (job: DueJob) => runSettlementLines(job, getSettlement);

@@ -32,8 +32,8 @@ import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
-import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 import { dayCounterAdd } from './day-counters';
+import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
 export const LEDGER_CURRENCY = 'NGN';
 
@@ -63,6 +63,8 @@ export interface LedgerEntry {
   settlementDate?: string;
   /** capture: the settlement batch item (sk) the amount went to; refunds find it here. */
   batchSk?: string;
+  /** capture: the round of its day's settlement that pays it (its line says the same). */
+  stlRound?: number;
   /** The wall-clock (or tick) time the entry was written. */
   postedAt: string;
   [extra: string]: unknown;
@@ -144,6 +146,7 @@ export interface SettlementBatch {
   capturedAmount: number;
   refundedAmount?: number;
   settledAmount?: number;
+  /** The day's last settled round: a settlement writes it on every shard of the day (0: none yet). */
   settleRound?: number;
   createdAt: string;
   updatedAt: string;
@@ -156,30 +159,57 @@ export interface SettlementBatch {
 export const settlePk = (merchantId: string) => `SETTLE#${merchantId}`;
 export const batchSk = (date: string, shard: number) => `${date}#${shard}`;
 export const batchKey = (merchantId: string, date: string, shard: number) => ({ pk: settlePk(merchantId), sk: batchSk(date, shard) });
-export const settlementDueId = (merchantId: string, sk: string) => `${merchantId}/${sk}`;
+/** The day's one due entry (on whichever shard the day's first capture wrote). */
+export const settlementDueId = (merchantId: string, date: string) => `${merchantId}/${date}`;
+
+/** What a capture reads of its settlement day before it writes (captureItems). */
+export interface SettlementDay {
+  /** The day's settled round (0 before its first settlement). */
+  round: number;
+  /** Whether a shard of the day carries the day's due entry already. */
+  due: boolean;
+}
+
+export const settlementDayOf = (shards: readonly SettlementBatch[]): SettlementDay => ({
+  round: Math.max(0, ...shards.map((b) => b.settleRound ?? 0)),
+  due: shards.some((b) => b.dueSk !== undefined),
+});
+
+/** The state of the settlement day a capture at `at` goes to (one Query of the day's shards). */
+export async function readSettlementDay(merchantId: string, at: Date): Promise<SettlementDay> {
+  return settlementDayOf(await readDayBatches(merchantId, settlementDate(at).date));
+}
 
 /**
- * The transaction items that post a captured (succeeded) billing: 5.
+ * The transaction items that post a captured (succeeded) billing: 5, or 6 for the day's first
+ * capture. `day` is the state of its settlement day as read just before (`readSettlementDay`).
  *
  * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
  *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
  * 2. ADD `unsettled` on a random balance shard.
  * 3. the settlement batch shard for the next Nigerian business day: ADD amount and count;
- *    status `pending`; the due attributes (`settlement` at 00:00 Lagos of that day) are set
- *    only when absent (`if_not_exists`), so a batch whose due item a tick has already
- *    claimed keeps the claim, and a batch already settled (a late capture) is re-opened and
- *    becomes due again at once. The batch write has no condition: a capture never fails
- *    because of settlement.
- * 4. its settlement line (`SLINE#<m>#<day>`, unassigned until the day's settlement takes it).
- * 5. the day counter (`BREP#<bankId>#<Lagos day>`, ledger/day-counters.ts): the bank settlement
+ *    status `pending`; conditioned on the day's settled round read (`settleRound`), so a
+ *    settlement that commits in between cancels the capture, which reads again and retries
+ *    (it never fails because of settlement).
+ * 6. (the day's first capture, when no shard carries it) the day's ONE due entry (`settlement`
+ *    at 00:00 Lagos of that day) on shard 0 (`if_not_exists`: a claimed entry keeps its lease;
+ *    concurrent first captures write the same item). A capture after the day settled (a late
+ *    one) puts it again, due at once, and the next tick settles round 2.
+ * 4. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
+ * 5. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
  *    report and the volume reports.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
  */
-export function captureItems(bill: BillItem, at: Date): TransactItem[] {
+/**
+ * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
+ * and shard 0 with the day's due entry): their condition is the day's settled round.
+ */
+export const CAPTURE_DAY_ITEMS = [2, 5];
+
+export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
   const { date, at: dueAt } = settlementDate(at);
-  const shard = randomShard();
   const sk = batchSk(date, shard);
   const now = at.toISOString();
   const currency = bill.currency ?? LEDGER_CURRENCY;
@@ -196,46 +226,15 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
     billingRequestId: bill.billingRequestId,
     settlementDate: date,
     batchSk: sk,
+    stlRound: day.round + 1,
     postedAt: now,
   };
-  const due = dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, sk), dueAt);
-  return [
+  const due = day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, date), dueAt);
+  const add = { merchantId: bill.merchantId, date, currency, now, round: day.round };
+  const items: TransactItem[] = [
     entryPut(entry),
     balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
-    {
-      Update: {
-        TableName: table(),
-        Key: { pk: settlePk(bill.merchantId), sk },
-        UpdateExpression:
-          'ADD #amount :a, #count :one, #captured :a ' +
-          'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
-          'duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)',
-        ExpressionAttributeNames: {
-          '#amount': 'amount',
-          '#count': 'count',
-          '#captured': 'capturedAmount',
-          '#status': 'status',
-          '#m': 'merchantId',
-          '#date': 'settlementDate',
-          '#shard': 'shard',
-          '#cur': 'currency',
-          '#created': 'createdAt',
-          '#updated': 'updatedAt',
-        },
-        ExpressionAttributeValues: {
-          ':a': bill.amount,
-          ':one': 1,
-          ':pending': 'pending',
-          ':m': bill.merchantId,
-          ':date': date,
-          ':shard': shard,
-          ':cur': currency,
-          ':now': now,
-          ':duePk': due.duePk,
-          ':dueSk': due.dueSk,
-        },
-      },
-    },
+    batchShardAdd({ ...add, shard, amount: bill.amount, count: 1, due: shard === DUE_SHARD ? due : undefined }),
     linePut({
       merchantId: bill.merchantId,
       settlementDate: date,
@@ -246,10 +245,71 @@ export function captureItems(bill: BillItem, at: Date): TransactItem[] {
       amount: bill.amount,
       reference: bill.reference,
       billingRequestId: bill.billingRequestId,
+      stlRound: day.round + 1,
       postedAt: now,
     }),
     dayCounterAdd(bill, { date: lagosDate(at), shard, captured: bill.amount }),
   ];
+  // The day's first capture: the day's one due entry, on shard 0 (the same item whichever shard the capture took).
+  if (due && shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
+  return items;
+}
+
+/** The shard of a settlement day that carries the day's due entry. */
+const DUE_SHARD = 0;
+
+/**
+ * ADD to a settlement batch shard (status `pending`), conditioned on the day's settled round
+ * read; with `due`, the day's due entry too (`if_not_exists`: an entry a tick claimed keeps
+ * its lease). No other condition: a capture never fails because of settlement, it reads the
+ * day again when a settlement committed in between.
+ */
+function batchShardAdd(a: {
+  merchantId: string;
+  date: string;
+  shard: number;
+  currency: string;
+  now: string;
+  round: number;
+  amount: number;
+  count: number;
+  due: { duePk: string; dueSk: string } | undefined;
+}): TransactItem {
+  return {
+    Update: {
+      TableName: table(),
+      Key: batchKey(a.merchantId, a.date, a.shard),
+      UpdateExpression:
+        'ADD #amount :a, #count :c, #captured :a ' +
+        'SET #status = :pending, #m = :m, #date = :date, #shard = :shard, #cur = :cur, #created = if_not_exists(#created, :now), #updated = :now, ' +
+        `settleRound = if_not_exists(settleRound, :round)${a.due ? ', duePk = if_not_exists(duePk, :duePk), dueSk = if_not_exists(dueSk, :dueSk)' : ''}`,
+      ConditionExpression: 'attribute_not_exists(settleRound) OR settleRound = :round',
+      ExpressionAttributeNames: {
+        '#amount': 'amount',
+        '#count': 'count',
+        '#captured': 'capturedAmount',
+        '#status': 'status',
+        '#m': 'merchantId',
+        '#date': 'settlementDate',
+        '#shard': 'shard',
+        '#cur': 'currency',
+        '#created': 'createdAt',
+        '#updated': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':a': a.amount,
+        ':c': a.count,
+        ':pending': 'pending',
+        ':m': a.merchantId,
+        ':date': a.date,
+        ':shard': a.shard,
+        ':cur': a.currency,
+        ':now': a.now,
+        ':round': a.round,
+        ...(a.due ? { ':duePk': a.due.duePk, ':dueSk': a.due.dueSk } : {}),
+      },
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -20,12 +20,32 @@ export const TABLE = {
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'ALL' as const },
     /** Provider-owned lists sorted by time (its merchants' transactions). */
     { name: 'gsi4', partitionKey: 'gsi4pk', sortKey: 'gsi4sk', projection: 'ALL' as const },
+    /*
+     * Owner lists whose items change after they are listed (a billing's status, refunds):
+     * keys only, so an update that keeps the list keys writes no index copy, and the lists
+     * read each page's items by key (platform/list-page.ts `hydrate`). One shared sort key
+     * attribute `lsk` (`<createdAt>#<id>`) for the three. Bank and provider keys are sharded
+     * (`<owner key>#<n>`, LIST_SHARDS): no owner's list is one hot partition.
+     */
+    /** A merchant's transactions (`MTXN#<merchantId>`). */
+    { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
+    /** A bank's transactions (`BTXN#<bankId>#<shard>`). */
+    { name: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
+    /** A provider's merchants' transactions (`PTXN#<providerId>#<shard>`). */
+    { name: 'gsi7', partitionKey: 'gsi7pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
     /** Sparse, sharded index of things due at a time: DUE#<shard> / <ISO>#<kind>#<id>. */
     { name: 'due', partitionKey: 'duePk', sortKey: 'dueSk', projection: 'KEYS_ONLY' as const },
   ],
 } as const;
 
 export type IndexName = (typeof TABLE.indexes)[number]['name'];
+
+/**
+ * Shards of a bank's or a provider's list keys on gsi6 / gsi7 (`<key>#<0..LIST_SHARDS-1>`, by a
+ * hash of the item's id). Lists read every shard, so the number only grows with a reader that
+ * reads the old and the new count (the items never move).
+ */
+export const LIST_SHARDS = 8;
 
 export interface QueueDefinition {
   /** Logical name; the URL comes from env QUEUE_URL_<NAME>. */

@@ -104,35 +104,92 @@ export async function queryDuePartition(duePk: string, at: Date, maxItems = 10_0
 }
 
 export interface TickResult {
+  /** Due items the tick found in the shards it claimed itself. */
   found: number;
   claimed: number;
+  /** Jobs sent to the jobs queue (claimed items and claim jobs). */
   enqueued: number;
+  /** Shards with more than `DUE_TICK_INLINE` due items, handed to a claim job each. */
+  fannedOut: number;
 }
 
-/** One tick: claim everything due at or before `scheduledTime` and enqueue it. */
-export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promise<TickResult> {
-  const nowIso = scheduledTime.toISOString();
-  const leaseIso = new Date(scheduledTime.getTime() + config.dueLeaseSeconds() * 1000).toISOString();
-  const shards = Array.from({ length: config.dueShards() }, (_, s) => s);
-  const result: TickResult = { found: 0, claimed: 0, enqueued: 0 };
-  const jobs: DueJob[] = [];
+/** The job kind of a claim job: one shard's due items claimed by a jobs worker (the tick's fan-out). */
+export const DUE_CLAIM_KIND = 'due.claim';
+/** Conditional claims in flight per shard. */
+const CLAIMS_IN_FLIGHT = 16;
 
+/** A claim job for one shard of the due index at the tick's time. */
+export const claimJobOf = (shard: number, nowIso: string): DueJob => ({
+  kind: DUE_CLAIM_KIND,
+  id: String(shard),
+  key: { pk: `DUE#${shard}`, sk: DUE_CLAIM_KIND },
+  dueAt: nowIso,
+  leasedSk: '',
+  now: nowIso,
+});
+
+/**
+ * One tick: every shard's due items at or before `scheduledTime`. A shard with at most
+ * `DUE_TICK_INLINE` is claimed here; a busier one goes to a claim job (`due.claim`), so on a
+ * peak (the 1st of the month) as many jobs workers as shards claim in parallel instead of one
+ * Lambda's minute. Claims are conditional: concurrent ticks and claim jobs claim an item once.
+ */
+export async function runTick(scheduledTime: Date): Promise<TickResult> {
+  const nowIso = scheduledTime.toISOString();
+  const inline = config.dueTickInline();
+  const result: TickResult = { found: 0, claimed: 0, enqueued: 0, fannedOut: 0 };
+  const jobs: DueJob[] = [];
   await Promise.all(
-    shards.map(async (shard) => {
-      const due = await queryDue(shard, scheduledTime, maxPerShard);
+    Array.from({ length: config.dueShards() }, async (_, shard) => {
+      const due = await queryDue(shard, scheduledTime, inline + 1);
+      if (due.length > inline) {
+        result.fannedOut++;
+        jobs.push(claimJobOf(shard, nowIso));
+        return;
+      }
       result.found += due.length;
-      await mapLimit(due, 8, async (it) => {
-        const job = await claimDue(it, leaseIso, nowIso);
-        if (!job) return; // another tick claimed it, or it changed
-        result.claimed++;
-        jobs.push(job);
-      });
+      const claimed = await claimAll(due, scheduledTime);
+      result.claimed += claimed.length;
+      jobs.push(...claimed);
     }),
   );
+  result.enqueued = await enqueueJobs(jobs);
+  return result;
+}
 
+/**
+ * Claim job (`due.claim`): claims up to `DUE_CLAIM_JOB_MAX` due items of its shard at the tick's
+ * time and enqueues them; when the shard holds more, the next claim job takes over.
+ */
+export async function runClaimJob(job: DueJob): Promise<void> {
+  const shard = Number(job.id);
+  const at = new Date(job.now);
+  const max = config.dueClaimJobMax();
+  const due = await queryDue(shard, at, max + 1);
+  const claimed = await claimAll(due.slice(0, max), at);
+  const more = due.length > max ? [claimJobOf(shard, job.now)] : [];
+  await enqueueJobs([...claimed, ...more]);
+  logger.info('due shard claimed', { shard, found: Math.min(due.length, max), claimed: claimed.length, more: more.length > 0 });
+}
+
+/** Claims each entry (a lease from `at`); the jobs of the ones this claimer won. */
+async function claimAll(due: DueEntry[], at: Date): Promise<DueJob[]> {
+  const nowIso = at.toISOString();
+  const leaseIso = new Date(at.getTime() + config.dueLeaseSeconds() * 1000).toISOString();
+  const jobs: DueJob[] = [];
+  await mapLimit(due, CLAIMS_IN_FLIGHT, async (it) => {
+    const job = await claimDue(it, leaseIso, nowIso);
+    if (job) jobs.push(job); // else another tick claimed it, or it changed
+  });
+  return jobs;
+}
+
+/** Sends jobs to the jobs queue in batches of 10; how many were accepted. */
+async function enqueueJobs(jobs: DueJob[]): Promise<number> {
   const url = config.queueUrl('jobs');
   const batches: DueJob[][] = [];
   for (let i = 0; i < jobs.length; i += 10) batches.push(jobs.slice(i, i + 10));
+  let enqueued = 0;
   await mapLimit(batches, 8, async (batch) => {
     const out = await queue().send(
       new SendMessageBatchCommand({
@@ -140,11 +197,12 @@ export async function runTick(scheduledTime: Date, maxPerShard = 10_000): Promis
         Entries: batch.map((j, n) => ({ Id: String(n), MessageBody: JSON.stringify(j) })),
       }),
     );
-    result.enqueued += out.Successful?.length ?? 0;
-    // A job that failed to enqueue stays leased and becomes due again when the lease ends.
+    enqueued += out.Successful?.length ?? 0;
+    // A job that failed to enqueue stays leased and becomes due again when the lease ends
+    // (a lost claim job: the next tick finds its shard's items still due).
     if (out.Failed?.length) logger.warn('jobs not enqueued', { failed: out.Failed.length });
   });
-  return result;
+  return enqueued;
 }
 
 /**

@@ -14,10 +14,23 @@
  *   matches (the API refuses skip + limit above `MAX_SKIP_WINDOW`), and counts `total` with
  *   a `Select: COUNT` Query (no item leaves DynamoDB; it still reads the range, so `total`
  *   is only computed on skip pages).
+ *
+ * A list may span several partitions (`more`): the shards of a sharded owner key
+ * (`BTXN#<bank>#<n>`, so no bank's list is one hot partition) and the list's partition on a
+ * former index (items written before the list moved keep their old keys: read, never
+ * rewritten). Every partition shares the sort key's format, so the pages are a merge of the
+ * partitions' Queries in sort key order, with the same cursor rule (the cursor's sort key
+ * bounds every partition's Query). A list whose index holds keys only (`hydrate`: the index
+ * entries carry no attribute that changes, so an update of the item writes no index copy)
+ * reads each page's items from the table by key (one BatchGetItem per 100) and filters them
+ * in memory (`filter.test`: DynamoDB cannot filter an index entry on attributes it does not
+ * hold).
  */
+import { createHash } from 'node:crypto';
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from './clients';
-import { table, type Item } from './table';
+import { LIST_SHARDS } from './definitions';
+import { batchGetByKey, itemKeyOf, table, type Item } from './table';
 
 /** `skip + limit` (or `offset + limit`) above this is refused: use `startingAfter` (DESIGN 8.9). */
 export const MAX_SKIP_WINDOW = 10_000;
@@ -25,20 +38,43 @@ export const MAX_SKIP_WINDOW = 10_000;
 /** Items read per Query when a FilterExpression discards some (each read stays bounded). */
 const FILTERED_READ = 200;
 
-export interface ListRange {
+/** One partition of a list: an index (or the table) and its partition key value. */
+export interface ListSource {
   /** The GSI (undefined: the table itself). */
   index?: string;
   /** Names of the partition and sort key attributes of that index. */
   pkName: string;
   skName: string;
   pk: string;
+}
+
+export interface ListRange extends ListSource {
+  /**
+   * Further partitions of the same list, merged with the first in sort key order: the other
+   * shards of a sharded key, the list's partition on a former index.
+   */
+  more?: readonly ListSource[];
+  /**
+   * The indexes hold keys only (or attributes that never change): each page's items are read
+   * from the table by key (strongly consistent BatchGetItem), then filtered by `filter.test`.
+   */
+  hydrate?: boolean;
   /** Inclusive bounds on the sort key. */
   lo?: string;
   hi?: string;
   /** Oldest first (default: newest first). */
   ascending?: boolean;
-  /** A FilterExpression with its names and values (names `#f…`, values `:f…`, to stay clear of the key's). */
-  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /**
+   * A FilterExpression with its names and values (names `#f…`, values `:f…`, to stay clear of
+   * the key's), and the same filter as a predicate (`test`: required for a merged or
+   * hydrated range, which filters in memory).
+   */
+  filter?: {
+    expression: string;
+    names?: Record<string, string>;
+    values?: Record<string, unknown>;
+    test?: (item: Item) => boolean;
+  };
   /** Attributes to read (undefined: all of them). */
   projection?: readonly string[];
   /** Strongly consistent reads (the table only; GSIs cannot). */
@@ -47,9 +83,34 @@ export interface ListRange {
   exclusive?: 'lo' | 'hi';
 }
 
-/** Whether `item` belongs to the range's partition: the only items a cursor may name. */
-export const inPartition = (range: ListRange, item: Item | undefined): item is Item =>
-  item !== undefined && item[range.pkName] === range.pk && typeof item[range.skName] === 'string';
+/** The shard of a sharded list key an item with this id goes to (a hash: the same id, the same shard). */
+export const listShardOf = (id: string): number => createHash('sha1').update(id).digest().readUInt32BE(0) % LIST_SHARDS;
+
+/** The sharded key `<key>#<shard>` of an item. */
+export const shardedKey = (key: string, id: string): string => `${key}#${listShardOf(id)}`;
+
+/** Every shard of a sharded list key on `index` (sort key `skName`): the partitions a list reads. */
+export const shardSources = (index: string, pkName: string, skName: string, key: string): ListSource[] =>
+  Array.from({ length: LIST_SHARDS }, (_, n) => ({ index, pkName, skName, pk: `${key}#${n}` }));
+
+/** The range's partitions: the first and `more`. */
+export const sourcesOf = (range: ListRange): ListSource[] => [
+  { index: range.index, pkName: range.pkName, skName: range.skName, pk: range.pk },
+  ...(range.more ?? []),
+];
+
+/** Whether the range is read by the merging reader (several partitions, or keys-only indexes). */
+const merging = (range: ListRange) => (range.more?.length ?? 0) > 0 || range.hydrate === true;
+
+/** The sort key `item` has in the range's list, when it lies in one of its partitions; else undefined. */
+export function cursorSk(range: ListRange, item: Item | undefined): string | undefined {
+  if (item === undefined) return undefined;
+  for (const s of sourcesOf(range)) if (item[s.pkName] === s.pk && typeof item[s.skName] === 'string') return item[s.skName] as string;
+  return undefined;
+}
+
+/** Whether `item` belongs to the range's partitions: the only items a cursor may name. */
+export const inPartition = (range: ListRange, item: Item | undefined): item is Item => cursorSk(range, item) !== undefined;
 
 function queryInput(range: ListRange, select?: 'COUNT'): Omit<QueryCommandInput, 'TableName'> {
   const names: Record<string, string> = { '#lpk': range.pkName, ...range.filter?.names };
@@ -106,6 +167,7 @@ function continueAfter(range: ListRange, last: Record<string, unknown>): { range
 
 /** Reads matches from the range's start until `want` matched or the range ended; `more`: whether items may follow. */
 async function readMatches<T>(range: ListRange, want: number): Promise<{ items: T[]; more: boolean }> {
+  if (merging(range)) return readMerged<T>(range, want);
   // The item at an exclusive end that BETWEEN still returns (read once more, then dropped).
   const excluded =
     range.lo !== undefined && range.hi !== undefined && range.exclusive ? (range.exclusive === 'lo' ? range.lo : range.hi) : undefined;
@@ -131,13 +193,149 @@ async function readMatches<T>(range: ListRange, want: number): Promise<{ items: 
   return { items: items.slice(0, want), more: items.length > want || at !== undefined };
 }
 
+// ---------------------------------------------------------------------------------------
+// Merged partitions (sharded keys, former indexes) and keys-only indexes
+
+/** The range restricted to one of its partitions. */
+const onSource = (range: ListRange, s: ListSource): ListRange => ({
+  ...range,
+  index: s.index,
+  pkName: s.pkName,
+  skName: s.skName,
+  pk: s.pk,
+  more: undefined,
+});
+
+/** A partition's Query, read a page at a time: its entries not yet merged (with their sort keys). */
+interface Stream {
+  range: ListRange;
+  start?: Record<string, unknown>;
+  buf: { sk: string; item: Item }[];
+  done: boolean;
+}
+
+/** Reads the stream's next page of `size` index entries (keys only when the range hydrates). */
+async function fill(st: Stream, size: number, hydrate: boolean): Promise<void> {
+  const { FilterExpression: _f, ProjectionExpression: _p, ...input } = queryInput(st.range);
+  const names = { ...input.ExpressionAttributeNames };
+  const values = { ...input.ExpressionAttributeValues };
+  // The filter runs in memory (`filter.test`); its names and values must leave the Query too.
+  for (const k of Object.keys(st.range.filter?.names ?? {})) delete names[k];
+  for (const k of Object.keys(st.range.filter?.values ?? {})) delete values[k];
+  for (const k of Object.keys(names)) if (/^#lp\d+$/.test(k)) delete names[k];
+  const excluded =
+    st.range.lo !== undefined && st.range.hi !== undefined && st.range.exclusive
+      ? st.range.exclusive === 'lo'
+        ? st.range.lo
+        : st.range.hi
+      : undefined;
+  const out: QueryCommandOutput = await db().send(
+    new QueryCommand({
+      ...input,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ...(!hydrate && st.range.projection && !st.range.filter ? { ProjectionExpression: projectionOf(st.range, names) } : {}),
+      TableName: table(),
+      ExclusiveStartKey: st.start,
+      Limit: size,
+    }),
+  );
+  for (const it of out.Items ?? []) {
+    const sk = (it as Item)[st.range.skName];
+    if (typeof sk !== 'string' || sk === excluded) continue;
+    st.buf.push({ sk, item: it as Item });
+  }
+  const next = out.LastEvaluatedKey ? continueAfter(st.range, out.LastEvaluatedKey) : undefined;
+  if (!next) st.done = true;
+  else {
+    st.range = next.range;
+    st.start = next.start;
+  }
+}
+
+function projectionOf(range: ListRange, names: Record<string, string>): string {
+  return [...new Set([...(range.projection ?? []), range.skName, 'pk', 'sk'])]
+    .map((a, i) => {
+      names[`#lp${i}`] = a;
+      return `#lp${i}`;
+    })
+    .join(', ');
+}
+
+/**
+ * The range's items in its order, merged over its partitions: `skip` matches passed over
+ * (without reading their items when nothing filters), then matches until the caller stops.
+ * `size`: index entries read per Query of a partition.
+ */
+async function* mergedItems(range: ListRange, size: number, skip = 0): AsyncGenerator<Item> {
+  const hydrate = range.hydrate === true;
+  const test = range.filter?.test;
+  if (range.filter && !test) throw new Error('a merged or hydrated list range needs filter.test');
+  const streams: Stream[] = sourcesOf(range).map((s) => ({ range: onSource(range, s), buf: [], done: false }));
+  const newestFirst = range.ascending !== true;
+  const seen = new Set<string>();
+  let skipped = 0;
+  for (;;) {
+    await Promise.all(streams.filter((st) => st.buf.length === 0 && !st.done).map((st) => fill(st, size, hydrate)));
+    const chunk: Item[] = [];
+    // An entry can be taken only while every partition that is not finished shows its next one.
+    while (chunk.length < size && !streams.some((st) => st.buf.length === 0 && !st.done)) {
+      let best: Stream | undefined;
+      for (const st of streams) {
+        if (st.buf.length === 0) continue;
+        if (!best || (newestFirst ? st.buf[0]!.sk > best.buf[0]!.sk : st.buf[0]!.sk < best.buf[0]!.sk)) best = st;
+      }
+      if (!best) break;
+      const { item } = best.buf.shift()!;
+      const id = itemKeyOf(item as { pk: string; sk: string });
+      if (seen.has(id)) continue;
+      seen.add(id);
+      if (!test && skipped < skip) {
+        skipped++;
+        continue;
+      }
+      chunk.push(item);
+    }
+    if (chunk.length === 0) {
+      if (streams.every((st) => st.done && st.buf.length === 0)) return;
+      continue;
+    }
+    const read = hydrate
+      ? await batchGetByKey<Item>(chunk as { pk: string; sk: string }[], range.projection ? [...range.projection] : undefined)
+      : undefined;
+    for (const entry of chunk) {
+      const item = read ? read.get(itemKeyOf(entry as { pk: string; sk: string })) : entry;
+      if (!item || (test && !test(item))) continue;
+      if (skipped < skip) {
+        skipped++;
+        continue;
+      }
+      yield item;
+    }
+  }
+}
+
+/** Entries read per partition Query: what the page needs, bounded (a filter reads ahead). */
+const readSize = (range: ListRange, want: number) => Math.min(1000, range.filter ? Math.max(FILTERED_READ, want) : Math.max(1, want));
+
+async function readMerged<T>(range: ListRange, want: number, skip = 0): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  if (want <= 0) return { items, more: true };
+  for await (const it of mergedItems(range, readSize(range, want), skip)) {
+    items.push(it as T);
+    if (items.length >= want) return { items, more: true };
+  }
+  return { items, more: false };
+}
+
 /**
  * The page after `after` (an item of this partition: check with `inPartition` first), in the
  * range's order. A cursor outside the sort key bounds still has a place in that order: before
  * the range (the page starts at its beginning) or after it (nothing follows).
  */
 export async function pageAfter<T>(range: ListRange, limit: number, after: Item): Promise<{ items: T[]; hasMore: boolean }> {
-  const sk = after[range.skName] as string;
+  const sk = cursorSk(range, after);
+  if (sk === undefined) throw new Error('pageAfter: the cursor is not in the range');
   const beforeRange = range.ascending ? range.lo !== undefined && sk < range.lo : range.hi !== undefined && sk > range.hi;
   const pastRange = range.ascending ? range.hi !== undefined && sk > range.hi : range.lo !== undefined && sk < range.lo;
   if (pastRange) return { items: [], hasMore: false };
@@ -153,8 +351,23 @@ export async function pageAfter<T>(range: ListRange, limit: number, after: Item)
   return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
 
+/** The first `want` matches of the range, in its order. */
+export async function readRange<T>(range: ListRange, want: number): Promise<T[]> {
+  return (await readMatches<T>(range, want)).items;
+}
+
 /** How many items of the range match (a `Select: COUNT` Query, page by page; no item is returned). */
 export async function countMatches(range: ListRange): Promise<number> {
+  if (merging(range)) {
+    if (range.filter) {
+      // A filter on attributes the index does not hold: every item of the range is read.
+      let n = 0;
+      for await (const _ of mergedItems(range, 1000)) n++;
+      return n;
+    }
+    const counts = await Promise.all(sourcesOf(range).map((s) => countMatches({ ...onSource(range, s), hydrate: false })));
+    return counts.reduce((a, b) => a + b, 0);
+  }
   let total = 0;
   let at: { range: ListRange; start?: Record<string, unknown> } | undefined = { range };
   do {
@@ -172,8 +385,12 @@ export async function countMatches(range: ListRange): Promise<number> {
  * matches), `total` (a COUNT Query, run alongside) and `hasMore`.
  */
 export async function pageAt<T>(range: ListRange, skip: number, limit: number): Promise<{ items: T[]; total: number; hasMore: boolean }> {
-  const [read, total] = await Promise.all([readMatches<T>(range, skip + limit), countMatches(range)]);
-  const items = read.items.slice(skip);
+  const [items, total] = await Promise.all([
+    merging(range)
+      ? readMerged<T>(range, limit, skip).then((r) => r.items)
+      : readMatches<T>(range, skip + limit).then((r) => r.items.slice(skip)),
+    countMatches(range),
+  ]);
   return { items, total, hasMore: skip + items.length < total };
 }
 

@@ -114,8 +114,8 @@ export function claimRunItem(s: ScheduleItem, leasedSk: string, billingRequestId
   );
 }
 
-/** Index of the claim among createBilling's items (its own four come first). */
-export const CLAIM_ITEM_INDEX = 4;
+/** Index of the claim among createBilling's items (the caller's extra items come first). */
+export const CLAIM_ITEM_INDEX = 0;
 
 const PERMISSION_REFUSALS: ReadonlySet<RunRefusal> = new Set([
   'permission_revoked',

@@ -19,8 +19,9 @@
  *      `merchant_settled`, credit `bank:<bankId>`; deterministic key per refund
  *   3  balance shard ADD −amt (unsettled or settled)
  *   4  (unsettled only) the bill's settlement batch shard: ADD amount −amt, conditioned on
- *      the batch being pending with at least amt left; when that fails the funds are
- *      settled, and the transaction is retried on the settled path
+ *      the batch being pending with at least amt left and the capture's round not settled
+ *      yet; when that fails the funds are settled, and the transaction is retried on the
+ *      settled path. Its line names the capture's round (the settlement that pays the rest).
  *
  * Fail (pending | processing → failed): bill ADD refundReserved −amt (released).
  */
@@ -321,9 +322,16 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
           TableName: table(),
           Key: { pk: settlePk(bill.merchantId), sk: capture.batchSk! },
           UpdateExpression: 'ADD #amount :neg, refundedAmount :amt SET updatedAt = :now',
-          ConditionExpression: '#status = :pending AND #amount >= :amt',
+          // The capture's round has not settled yet (a shard re-opened by a later capture holds other funds).
+          ConditionExpression: `#status = :pending AND #amount >= :amt${capture.stlRound !== undefined ? ' AND settleRound = :before' : ''}`,
           ExpressionAttributeNames: { '#status': 'status', '#amount': 'amount' },
-          ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount, ':pending': 'pending', ':now': nowIso },
+          ExpressionAttributeValues: {
+            ':neg': -r.amount,
+            ':amt': r.amount,
+            ':pending': 'pending',
+            ':now': nowIso,
+            ...(capture.stlRound !== undefined ? { ':before': capture.stlRound - 1 } : {}),
+          },
         },
       });
       // The refund lowers that day's settlement: a refund line beside the capture's line.
@@ -339,6 +347,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
           reference: r.reference,
           billingRequestId: r.billingRequestId,
           refundId: r.refundId,
+          ...(capture.stlRound !== undefined ? { stlRound: capture.stlRound } : {}),
           postedAt: nowIso,
         }),
       );

@@ -121,7 +121,7 @@ async function answerIntent(bank: Participant, data: Record<string, unknown>): P
     try {
       const result = await saveDecision({
         decisionId: decisionId(merchant.id, customer.id),
-        create: { customerId: customer.id, bankId: bank.id, merchantId: merchant.id },
+        create: { customerId: customer.id, bankId: bank.id, merchantId: merchant.id, clientRef: customer.clientRef },
         owns: (d) => d.bankId === bank.id,
         intent: async () => {
           const lookup = await findIntentToAnswer({

@@ -1,16 +1,22 @@
 /**
  * Transaction reads (DESIGN 6.9 "Transactions"): a transaction is the billing request item
- * (`BILL#<id>`, bills/types.ts) seen through `toTransaction`. Lists come from the
- * owner indexes the billing flow writes: gsi2 `MTXN#<merchantId>`, gsi3 `BTXN#<bankId>`,
- * gsi4 `PTXN#<providerId>`, all sorted by `<createdAt>#<billingRequestId>`; a reference is
- * found through gsi1 `REF#<reference>` / `BILL`.
+ * (`BILL#<id>`, bills/types.ts) seen through `toTransaction`. Lists come from the owner
+ * indexes the billing flow writes, keys only and sorted by `lsk` = `<createdAt>#<id>`: gsi5
+ * `MTXN#<merchantId>`, gsi6 `BTXN#<bankId>#<shard>`, gsi7 `PTXN#<providerId>#<shard>`, plus
+ * the partitions billings made before release 3 are in (gsi2 / gsi3 / gsi4, projection ALL,
+ * unsharded); each page reads its items by key. A reference names its billing by key
+ * (`txn_<id body>`), or, made before release 3, through gsi1 `REF#<reference>` / `BILL`.
+ * `settlementId`: the capture's settlement line names its round; the id is shown once that
+ * round's record exists (ledger/settlement-views.ts). Stamped on the billing itself only
+ * before release 3.
  */
 import type { ParticipantKind } from '../routes';
 import { toMajor } from '../domain/money';
-import { billKey, type BillItem, type TransactionStatus } from '../bills/types';
-import { isBillingRequestIdShaped } from '../billing/bill-item';
-import { getItem, queryAll, queryPage } from '../platform/table';
-import { indexRange, type ListRange } from '../platform/list-page';
+import { bankTxnKey, billKey, merchantTxnKey, providerTxnKey, type BillItem, type TransactionStatus } from '../bills/types';
+import { billingRequestIdOfReference, isBillingRequestIdShaped } from '../billing/bill-item';
+import { batchGetByKey, getItem, itemKeyOf, queryAll, type Item } from '../platform/table';
+import { indexRange, readRange, shardSources, type ListRange, type ListSource } from '../platform/list-page';
+import { captureLineKey, lineSettlementId, settlementKey, type SettlementLine } from '../ledger/settlement-views';
 
 export const TRANSACTION_STATUSES = [
   'pending',
@@ -53,8 +59,12 @@ export interface Transaction {
   updatedAt: string;
 }
 
-/** The transaction as the API shows it (amounts in major units; an allow-list of fields). */
-export function toTransaction(b: BillItem): Transaction {
+/**
+ * The transaction as the API shows it (amounts in major units; an allow-list of fields).
+ * `settlementId`: the one stamped on a billing settled before release 3, else the one its
+ * capture's line carries (`settlementIdsOf`).
+ */
+export function toTransaction(b: BillItem, settlementId?: string | null): Transaction {
   return {
     reference: b.reference,
     billingRequestId: b.billingRequestId,
@@ -69,7 +79,7 @@ export function toTransaction(b: BillItem): Transaction {
     merchantName: b.merchantName,
     bankTransactionId: b.bankTransactionId ?? null,
     scheduleId: b.scheduleId ?? null,
-    settlementId: b.settlementId ?? null,
+    settlementId: b.settlementId ?? settlementId ?? null,
     createdAt: b.createdAt,
     updatedAt: b.updatedAt,
   };
@@ -89,8 +99,48 @@ export function canSee(viewer: { kind: ParticipantKind; id: string }, b: Pick<Bi
   }
 }
 
-/** The billing request of a reference (strongly consistent item read after the index lookup). */
+/**
+ * The settlements that paid these billings, by billing request id: the round their capture
+ * lines name (one BatchGetItem per 100), shown once that round's record exists (one more
+ * BatchGetItem of the few records), for succeeded billings that do not carry the id themselves.
+ */
+export async function settlementIdsOf(bills: readonly BillItem[]): Promise<Map<string, string>> {
+  const wanted = bills.filter((b) => b.status === 'succeeded' && b.settlementDate && !b.settlementId);
+  const out = new Map<string, string>();
+  if (wanted.length === 0) return out;
+  const keys = wanted.map((b) => captureLineKey(b.merchantId, b.settlementDate!, b.createdAt, b.billingRequestId));
+  const lines = await batchGetByKey<SettlementLine>(keys, ['merchantId', 'settlementDate', 'stlRound', 'settlementId']);
+  const candidates = new Map<string, string>(); // billingRequestId -> settlement id its line names
+  wanted.forEach((b, i) => {
+    const line = lines.get(itemKeyOf(keys[i]!));
+    const id = line ? lineSettlementId(line) : undefined;
+    if (id) candidates.set(b.billingRequestId, id);
+  });
+  if (candidates.size === 0) return out;
+  const committed = await batchGetByKey<Item>([...new Set(candidates.values())].map(settlementKey), ['pk']);
+  for (const [billingRequestId, id] of candidates) if (committed.has(itemKeyOf(settlementKey(id)))) out.set(billingRequestId, id);
+  return out;
+}
+
+/** The transactions as the API shows them, with their settlement ids. */
+export async function toTransactions(bills: readonly BillItem[]): Promise<Transaction[]> {
+  const settled = await settlementIdsOf(bills);
+  return bills.map((b) => toTransaction(b, settled.get(b.billingRequestId)));
+}
+
+/** One transaction as the API shows it, with its settlement id. */
+export const transactionOf = async (b: BillItem): Promise<Transaction> => (await toTransactions([b]))[0]!;
+
+/**
+ * The billing request of a reference: by key when the reference has the shape of one made
+ * since release 3 (`txn_<id body>`), else through gsi1 (made before). Strongly consistent.
+ */
 export async function findBillByReference(reference: string): Promise<BillItem | undefined> {
+  const byKey = billingRequestIdOfReference(reference);
+  if (byKey && isBillingRequestIdShaped(byKey)) {
+    const bill = await getItem<BillItem>(billKey(byKey));
+    if (bill?.reference === reference) return bill;
+  }
   const hits = await queryAll<{ billingRequestId?: string; pk: string }>(
     {
       IndexName: 'gsi1',
@@ -107,15 +157,24 @@ export async function findBillByReference(reference: string): Promise<BillItem |
   return bill && bill.reference === reference ? bill : undefined;
 }
 
-/** The index partition listing a viewer's transactions. */
-export function transactionScope(viewer: { kind: ParticipantKind; id: string }): { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string } {
+/** The partitions listing a viewer's transactions: the keys-only index (sharded for banks and providers) and the former one. */
+export function transactionScope(viewer: { kind: ParticipantKind; id: string }): ListSource[] {
   switch (viewer.kind) {
     case 'merchant':
-      return { index: 'gsi2', pk: `MTXN#${viewer.id}` };
+      return [
+        { index: 'gsi5', pkName: 'gsi5pk', skName: 'lsk', pk: merchantTxnKey(viewer.id) },
+        { index: 'gsi2', pkName: 'gsi2pk', skName: 'gsi2sk', pk: merchantTxnKey(viewer.id) },
+      ];
     case 'bank':
-      return { index: 'gsi3', pk: `BTXN#${viewer.id}` };
+      return [
+        ...shardSources('gsi6', 'gsi6pk', 'lsk', bankTxnKey(viewer.id)),
+        { index: 'gsi3', pkName: 'gsi3pk', skName: 'gsi3sk', pk: bankTxnKey(viewer.id) },
+      ];
     case 'provider':
-      return { index: 'gsi4', pk: `PTXN#${viewer.id}` };
+      return [
+        ...shardSources('gsi7', 'gsi7pk', 'lsk', providerTxnKey(viewer.id)),
+        { index: 'gsi4', pkName: 'gsi4pk', skName: 'gsi4sk', pk: providerTxnKey(viewer.id) },
+      ];
     default:
       throw new Error(`no transaction list for ${viewer.kind}`);
   }
@@ -168,34 +227,54 @@ function bounds(filter: Pick<TransactionFilter, 'from' | 'to'>): { lo?: string; 
  */
 export function statusFilter(status: TransactionStatus): NonNullable<ListRange['filter']> {
   const names = { '#fra': 'refundedAmount', '#fam': 'amount' };
-  if (status === 'refunded') return { expression: '#fra > :fzero AND #fra >= #fam', names, values: { ':fzero': 0 } };
-  if (status === 'partially_refunded') return { expression: '#fra > :fzero AND #fra < #fam', names, values: { ':fzero': 0 } };
+  const test = (b: Item) => transactionStatus(b as unknown as BillItem) === status;
+  if (status === 'refunded') return { expression: '#fra > :fzero AND #fra >= #fam', names, values: { ':fzero': 0 }, test };
+  if (status === 'partially_refunded') return { expression: '#fra > :fzero AND #fra < #fam', names, values: { ':fzero': 0 }, test };
   return {
     expression: '#fst = :fst AND (attribute_not_exists(#fra) OR #fra <= :fzero)',
     names: { '#fra': 'refundedAmount', '#fst': 'status' },
     values: { ':fst': status, ':fzero': 0 },
+    test,
   };
 }
 
 /** The scope's transactions matching the filter, newest first, as a list range (platform/list-page.ts). */
-export function transactionRange(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: TransactionFilter): ListRange {
+export function transactionRange(scope: ListSource[], filter: TransactionFilter): ListRange {
+  const [first, ...more] = scope;
+  return {
+    ...indexRange(first!.index!, first!.pk, transactionFilter(filter), {
+      ...bounds(filter),
+      projection: ATTRS,
+    }),
+    pkName: first!.pkName,
+    skName: first!.skName,
+    more,
+    hydrate: true,
+  };
+}
+
+/** The status and customer filters together (each as an expression and as the in-memory test a hydrated list runs). */
+function transactionFilter(filter: TransactionFilter): ListRange['filter'] {
   const parts = [
     ...(filter.status !== undefined ? [statusFilter(filter.status)] : []),
     ...(filter.customerId !== undefined
-      ? [{ expression: '#fcus = :fcus', names: { '#fcus': 'customerId' }, values: { ':fcus': filter.customerId } }]
+      ? [
+          {
+            expression: '#fcus = :fcus',
+            names: { '#fcus': 'customerId' },
+            values: { ':fcus': filter.customerId },
+            test: (b: Item) => b.customerId === filter.customerId,
+          },
+        ]
       : []),
   ];
-  const combined = parts.length
-    ? {
-        expression: parts.map((p) => `(${p.expression})`).join(' AND '),
-        names: Object.assign({}, ...parts.map((p) => p.names)),
-        values: Object.assign({}, ...parts.map((p) => p.values)),
-      }
-    : undefined;
-  return indexRange(scope.index, scope.pk, combined, {
-    ...bounds(filter),
-    projection: ATTRS,
-  });
+  if (parts.length <= 1) return parts[0];
+  return {
+    expression: parts.map((p) => `(${p.expression})`).join(' AND '),
+    names: Object.assign({}, ...parts.map((p) => p.names)),
+    values: Object.assign({}, ...parts.map((p) => p.values)),
+    test: (b: Item) => parts.every((p) => p.test!(b)),
+  };
 }
 
 /**
@@ -207,48 +286,24 @@ export async function billNamed(id: string): Promise<BillItem | undefined> {
   return findBillByReference(id);
 }
 
-/** The Query of a scope's transactions between the filter's bounds, newest first (key conditions on `<createdAt>#<id>`). */
-function rangeQuery(scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string }, filter: Pick<TransactionFilter, 'from' | 'to'>) {
-  const pkName = `${scope.index}pk`;
-  const skName = `${scope.index}sk`;
-  const values: Record<string, unknown> = { ':pk': scope.pk };
-  let key = '#pk = :pk';
-  const { lo, hi } = bounds(filter);
-  if (lo !== undefined && hi !== undefined) {
-    key += ' AND #sk BETWEEN :lo AND :hi';
-    Object.assign(values, { ':lo': lo, ':hi': hi });
-  } else if (lo !== undefined) {
-    key += ' AND #sk >= :lo';
-    values[':lo'] = lo;
-  } else if (hi !== undefined) {
-    key += ' AND #sk <= :hi';
-    values[':hi'] = hi;
-  }
-  const names: Record<string, string> = { '#pk': pkName, ...(lo !== undefined || hi !== undefined ? { '#sk': skName } : {}) };
-  ATTRS.forEach((a, i) => {
-    names[`#a${i}`] = a;
-  });
-  return {
-    IndexName: scope.index,
-    KeyConditionExpression: key,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-    ProjectionExpression: ATTRS.map((_, i) => `#a${i}`).join(', '),
-    ScanIndexForward: false,
-  };
-}
-
 /**
- * One Query page of the scope's transactions between the bounds, newest first, from `start`
- * (`next`: where the following page starts; undefined after the last). The exports walk the
- * range page by page, across runs, without holding it in memory.
+ * One page of the scope's transactions between the bounds, newest first, after the sort key
+ * `start.after` (`next`: where the following page starts; undefined after the last). The
+ * exports walk the range page by page, across runs, without holding it in memory. (A place
+ * saved before release 3 is the former index's key: its `gsi2sk` is the same sort key.)
  */
 export async function transactionPage(
-  scope: { index: 'gsi2' | 'gsi3' | 'gsi4'; pk: string },
+  scope: ListSource[],
   filter: Pick<TransactionFilter, 'from' | 'to'>,
   start?: Record<string, unknown>,
   pageSize = 1000,
 ): Promise<{ transactions: Transaction[]; next?: Record<string, unknown> }> {
-  const { items, next } = await queryPage({ ...rangeQuery(scope, filter), Limit: pageSize }, start);
-  return { transactions: (items as BillItem[]).map(toTransaction), ...(next ? { next } : {}) };
+  const range = transactionRange(scope, filter);
+  const after = typeof start?.after === 'string' ? start.after : typeof start?.gsi2sk === 'string' ? start.gsi2sk : undefined;
+  const from: ListRange = after === undefined ? range : { ...range, hi: after, exclusive: 'hi' };
+  const bills = await readRange<BillItem>(from, pageSize + 1);
+  const page = bills.slice(0, pageSize);
+  const last = page[page.length - 1];
+  const transactions = await toTransactions(page);
+  return { transactions, ...(bills.length > pageSize && last ? { next: { after: `${last.createdAt}#${last.billingRequestId}` } } : {}) };
 }

@@ -4,7 +4,7 @@
  * kind (functions/workers/jobs.ts dispatches from here). A new kind is one line here; its
  * worker function lives in its feature's folder.
  */
-import type { DueHandler } from '../platform/due';
+import { DUE_CLAIM_KIND, runClaimJob, type DueHandler } from '../platform/due';
 import { EXPIRY_KIND } from '../billing/bill-item';
 import { expireDueBilling } from '../billing/expiry';
 import { RECOVERY_KIND } from '../webhooks/delivery-store';
@@ -33,13 +33,14 @@ export interface DueKind {
 }
 
 export const DUE_KINDS: DueKind[] = [
+  { kind: DUE_CLAIM_KIND, run: runClaimJob, summary: "Claim a busy due shard's items (the tick's fan-out: one claim job per shard)" },
   { kind: RECOVERY_KIND, run: recoverDelivery, summary: 'Re-enqueue an overdue webhook delivery whose message was lost' },
   { kind: EXPIRY_KIND, run: expireDueBilling, summary: 'Expire a billing whose approval window has passed' },
-  { kind: SETTLEMENT_KIND, run: runSettlement, summary: "Settle a merchant's due funds" },
+  { kind: SETTLEMENT_KIND, run: runSettlement, summary: "Settle a merchant's due funds (one entry per merchant-day)" },
   {
     kind: SETTLEMENT_LINES_KIND,
     run: runSettlementLinesJob,
-    summary: 'Name a committed settlement on its transactions (if its worker stopped first)',
+    summary: 'Retired: take a settlement record committed before release 3 off the due index',
   },
   { kind: EXPORT_RUN_KIND, run: runExport, summary: 'Write an export (CSV) to S3' },
   { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },

@@ -10,6 +10,6 @@ export const handler = observedWorker(async (event: { scheduledTime?: string }) 
   // Tick lag (lib/alarms.ts TICK_LAG_METRIC): how late this tick starts after its scheduled time.
   metric('TickLagSeconds', Math.max(0, (Date.now() - at.getTime()) / 1000));
   const result = await runTick(at);
-  if (result.found > 0) logger.info('tick', { scheduledTime: at.toISOString(), ...result });
+  if (result.found > 0 || result.fannedOut > 0) logger.info('tick', { scheduledTime: at.toISOString(), ...result });
   return result;
 });

@@ -142,15 +142,19 @@ export function buildDocsPage(renderer: Pick<Renderer, 'source' | 'package' | 'v
   return { html, csp };
 }
 
-export function toAsset(renderer: Renderer, page: { html: string; csp: string }): DocsPageAsset {
-  const bytes = Buffer.from(page.html, 'utf8');
-  const brotli = brotliCompressSync(bytes, {
+/** Text compressed as the Lambdas store it (brotli, best quality). */
+export const brotliText = (bytes: Buffer): Buffer =>
+  brotliCompressSync(bytes, {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 11,
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
     },
   });
+
+export function toAsset(renderer: Renderer, page: { html: string; csp: string }): DocsPageAsset {
+  const bytes = Buffer.from(page.html, 'utf8');
+  const brotli = brotliText(bytes);
   return {
     renderer: { package: renderer.package, version: renderer.version, file: renderer.file, sha256: renderer.sha256 },
     sha256: sha256(bytes),

@@ -23,7 +23,7 @@ import { rolesFor } from '../../functions/identity/roles';
 import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { ERROR_TYPES, errorTable, errorTypeOf } from '../../functions/platform/errors';
 import { RETRY_SHORTLY_CODES } from '../../sdk/src/client';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 type Doc = Json & {
   paths: Record<string, Record<string, Json>>;
@@ -59,6 +59,7 @@ describe('generated files', () => {
   it('are up to date with the route table, the handlers, the event schemas and the renderer (else: npm run openapi)', () => {
     expect(artifacts.map((a) => a.path).sort()).toEqual([
       'functions/openapi/docs-page.json',
+      'functions/openapi/openapi-served.json',
       'functions/openapi/openapi.live.json',
       'functions/openapi/openapi.sandbox.json',
     ]);
@@ -90,6 +91,7 @@ describe('generated files', () => {
     expect(run.stdout.trim().split('\n')).toEqual([
       'up to date  functions/openapi/openapi.sandbox.json',
       'up to date  functions/openapi/openapi.live.json',
+      'up to date  functions/openapi/openapi-served.json',
       'up to date  functions/openapi/docs-page.json',
     ]);
     expect(Date.now() - started).toBeLessThan(90_000);
@@ -561,7 +563,7 @@ describe('documentation handlers (no stack: they never touch DynamoDB)', () => {
       requestContext: { requestId: 'req-1', http: { method: 'GET' } },
     }) as unknown as HttpEvent;
 
-  it("GET /v1/openapi.json serves the deployment's stage, gzip on request", async () => {
+  it("GET /v1/openapi.json serves the deployment's stage, brotli (as stored) or gzip on request", async () => {
     const { handler } = await import('../../functions/api/docs/openapi');
     const prev = process.env.STAGE;
     try {
@@ -571,8 +573,12 @@ describe('documentation handlers (no stack: they never touch DynamoDB)', () => {
       expect(live.headers['X-Request-Id']).toBe('req-1');
       expect(JSON.parse(live.body)).toEqual(docs.live);
       process.env.STAGE = 'sandbox';
-      const gz = (await handler(event('GET /v1/openapi.json', { 'accept-encoding': 'gzip, br' }))) as HttpResponse;
+      const br = (await handler(event('GET /v1/openapi.json', { 'accept-encoding': 'gzip, br' }))) as HttpResponse;
+      expect(br.headers['Content-Encoding']).toBe('br');
+      expect(JSON.parse(brotliDecompressSync(Buffer.from(br.body, 'base64')).toString('utf8'))).toEqual(docs.sandbox);
+      const gz = (await handler(event('GET /v1/openapi.json', { 'accept-encoding': 'gzip' }))) as HttpResponse;
       expect(gz.headers['Content-Encoding']).toBe('gzip');
+      expect(gz.headers.ETag).toBe(br.headers.ETag);
       expect(gz.isBase64Encoded).toBe(true);
       expect(JSON.parse(gunzipSync(Buffer.from(gz.body, 'base64')).toString('utf8'))).toEqual(docs.sandbox);
       const notModified = (await handler(event('GET /v1/openapi.json', { 'if-none-match': gz.headers.ETag! }))) as HttpResponse;

@@ -110,8 +110,11 @@ describe('bill: full loop', () => {
     expect(await ledgerProblems(a.merchant.id)).toEqual([]);
     // Succeeded billings keep counting against the limits.
     expect(await counters(a.decisionId)).toMatchObject({ month: 150050, day: 150050, week: 150050 });
+    // lastUsed is the billing's time (kept on the pair's counter item: the decision item is not written).
+    const read = await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey });
+    expect(read.body.data.lastUsed).toBe(stored!.createdAt);
     const dec = await getItem<DecisionItem>(decisionKey(a.decisionId));
-    expect(dec!.lastUsed).toBe(stored!.createdAt);
+    expect(dec).toMatchObject({ version: 1, lastUsed: null });
   });
 
   it('approve_once: requiresApproval true with expiresAt -> approve_once -> succeeded', async () => {
@@ -181,7 +184,8 @@ describe('bill: full loop', () => {
     expect(r.status).toBe(201);
     expect(r.body[0]).toMatchObject({ statusCode: 201, entityId: a.merchant.id });
     const stored = await getBill(r.body[0].billingRequestId);
-    expect(stored).toMatchObject({ merchantId: a.merchant.id, providerId: a.provider!.id, gsi4pk: `PTXN#${a.provider!.id}` });
+    expect(stored).toMatchObject({ merchantId: a.merchant.id, providerId: a.provider!.id });
+    expect(stored!.gsi7pk).toMatch(new RegExp(`^PTXN#${a.provider!.id}#[0-7]$`));
   });
 });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
 import type { BillItem } from '../../functions/bills/types';
-import { captureItems, ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
+import { captureItems, ledgerPk, readSettlementDay, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -298,7 +298,8 @@ describe('capture and settlement', () => {
   it('a replayed capture cannot post twice: the entry key is deterministic and conditioned', async () => {
     const m = await merchantSetup();
     const b = await fixtureBill({ parties: m.parties, amount: 4_200, capturedAt: lagos('2030-09-03T10:00:00') });
-    const err = await transact(captureItems(b, lagos('2030-09-03T10:00:05'))).catch((e) => e);
+    const at = lagos('2030-09-03T10:00:05');
+    const err = await transact(captureItems(b, at, await readSettlementDay(b.merchantId, at))).catch((e) => e);
     expect(isTransactionCancelled(err)).toBe(true);
     expect(await balance(m.apiKey)).toMatchObject({ unsettledBalance: 42 });
     expect(await entries(m.id)).toHaveLength(1);

@@ -7,11 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { billKey, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
-import { dueAttributes } from '../../functions/platform/due';
-import { getItem, table } from '../../functions/platform/table';
+import { dueAttributes, parseDueSk } from '../../functions/platform/due';
+import { getItem, queryAll, table } from '../../functions/platform/table';
+import { config } from '../../functions/config';
+import { settlePk, type SettlementBatch } from '../../functions/ledger/store';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SETTLEMENT_LINES_KIND } from '../../functions/ledger/settlement-store';
-import { getSettlement, settlementKey } from '../../functions/ledger/settlement-views';
+import { getSettlement, linesPk, settlementKey } from '../../functions/ledger/settlement-views';
 import { completeRefund } from '../../functions/refunds/complete';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -62,6 +64,13 @@ async function refund(key: string, reference: string, amount: number) {
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   const done = await completeRefund(r.body.data.refundId, new Date());
   expect(done!.status).toBe('completed');
+}
+
+/** The settlement a transaction names, as the API shows it (null until settled). */
+async function settledBy(s: Setup, reference: string): Promise<string | null> {
+  const r = await t.call('GET', '/v1/transaction-details', { key: s.merchant.apiKey, query: { reference } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.data.settlementId;
 }
 
 const sum = (xs: number[]) => Math.round(xs.reduce((s, x) => s + x * 100, 0)) / 100;
@@ -136,13 +145,10 @@ describe('settlements with lines', () => {
     const [evt] = await events(rx, s.hook, 'settlement.completed', 1);
     expect(evt!.data).toMatchObject({ settlementId: first.settlementId, amount: expected, settlementDate: '2030-04-23' });
 
-    // settlementId on exactly the settled transactions (stored and as the API shows it).
-    for (const x of [a, b, c, d]) expect((await getBill(x.billingRequestId)).settlementId).toBe(first.settlementId);
-    for (const x of [later, pending]) expect((await getBill(x.billingRequestId)).settlementId).toBeUndefined();
-    const shown = await t.call('GET', '/v1/transaction-details', { key: s.merchant.apiKey, query: { reference: c.reference } });
-    expect(shown.body.data.settlementId).toBe(first.settlementId);
-    const notYet = await t.call('GET', '/v1/transaction-details', { key: s.merchant.apiKey, query: { reference: later.reference } });
-    expect(notYet.body.data.settlementId).toBeNull();
+    // settlementId on exactly the settled transactions, as the API shows it; the settlement rewrote no bill.
+    for (const x of [a, b, c, d]) expect(await settledBy(s, x.reference)).toBe(first.settlementId);
+    for (const x of [later, pending]) expect(await settledBy(s, x.reference)).toBeNull();
+    for (const x of [a, b, c, d]) expect((await getBill(x.billingRequestId)).settlementId).toBeUndefined();
 
     // A capture stamped before 00:00 that commits after the run re-opens the day: round 2, its own lines.
     const late = await fixtureBill({ parties: s.parties, amount: 3_00, capturedAt: lagos('2030-04-22T23:59:59') });
@@ -164,7 +170,7 @@ describe('settlements with lines', () => {
     expect((await detail(s.merchant.apiKey, second.settlementId)).body.data.lines).toEqual([
       { reference: late.reference, type: 'payment', amount: 3 },
     ]);
-    expect((await getBill(late.billingRequestId)).settlementId).toBe(second.settlementId);
+    expect(await settledBy(s, late.reference)).toBe(second.settlementId);
     // The first settlement's lines did not change.
     expect((await detail(s.merchant.apiKey, first.settlementId)).body.data.lines).toHaveLength(6);
 
@@ -261,23 +267,57 @@ describe('settlements with lines', () => {
       }
     }
     expect(paidBy.size).toBe(bills.length);
-    for (const b of bills) expect((await getBill(b.billingRequestId)).settlementId).toBe(paidBy.get(b.reference));
+    for (const b of bills) expect(await settledBy(s, b.reference)).toBe(paidBy.get(b.reference));
     await expectLedgerInvariant();
   });
 
-  it('a settlement whose worker stopped after the commit: the tick names it on its transactions later (due kind settlement.lines)', async () => {
+  it('one due entry and one job per merchant-day; every line is written once (the settlement rewrites no line and no bill)', async () => {
     const s = await setup();
-    const a = await fixtureBill({ parties: s.parties, amount: 12_00, capturedAt: lagos('2030-12-09T10:00:00') });
-    const b = await fixtureBill({ parties: s.parties, amount: 13_00, capturedAt: lagos('2030-12-09T11:00:00') });
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        fixtureBill({ parties: s.parties, amount: 10_00 + i, capturedAt: lagos('2030-12-09T10:00:00') }),
+      ),
+    );
+    const shards = await queryAll<SettlementBatch>({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': settlePk(s.merchant.id) },
+      ConsistentRead: true,
+    });
+    expect(shards.length).toBeGreaterThan(1); // the captures spread over several shards
+    expect(shards.filter((b) => b.dueSk !== undefined).map((b) => parseDueSk(b.dueSk!))).toEqual([
+      { at: '2030-12-09T23:00:00.000Z', kind: 'settlement', id: `${s.merchant.id}/2030-12-10` },
+    ]);
+    const linesBefore = await dayLines(s.merchant.id, '2030-12-10');
+    expect(linesBefore).toHaveLength(12);
+    const billsBefore = await Promise.all(made.map((b) => getBill(b.billingRequestId)));
+
+    const claimsBefore = await claimsOf(s.merchant.id);
     await tick('2030-12-09T23:00:00.000Z');
+    expect((await claimsOf(s.merchant.id)) - claimsBefore).toBe(1); // one job
     const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
-    const record = (await getSettlement(stl.settlementId))!;
-    expect(record.dueSk).toBeUndefined(); // stamped inline, off the due index
-    // The state a crash right after the commit leaves: transactions not yet stamped, the record still due.
-    for (const x of [a, b]) {
-      await db().send(new UpdateCommand({ TableName: table(), Key: billKey(x.billingRequestId), UpdateExpression: 'REMOVE settlementId' }));
-    }
-    const due = dueAttributes(SETTLEMENT_LINES_KIND, stl.settlementId, '2030-12-09T23:05:00.000Z');
+    expect(stl).toMatchObject({ businessDate: '2030-12-10', transactionCount: 12, amount: sum(made.map((b) => b.amount / 100)) });
+    expect(await dayLines(s.merchant.id, '2030-12-10')).toEqual(linesBefore);
+    expect(await Promise.all(made.map((b) => getBill(b.billingRequestId)))).toEqual(billsBefore);
+    for (const b of made) expect(await settledBy(s, b.reference)).toBe(stl.settlementId);
+    // Every shard of the day (BALANCE_SHARDS, also those no capture wrote) carries the round; none is due.
+    const after = await queryAll<SettlementBatch>({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': settlePk(s.merchant.id) },
+      ConsistentRead: true,
+    });
+    expect(after).toHaveLength(config.balanceShards());
+    for (const b of after) expect(b).toMatchObject({ status: 'settled', amount: 0, settleRound: 1 });
+    expect(after.filter((b) => b.dueSk !== undefined)).toEqual([]);
+    await expectLedgerInvariant();
+  });
+
+  it('a settlement record put on the due index before release 3 (kind settlement.lines) is taken off it by the tick', async () => {
+    const s = await setup();
+    await fixtureBill({ parties: s.parties, amount: 12_00, capturedAt: lagos('2030-12-16T10:00:00') });
+    await tick('2030-12-16T23:00:00.000Z');
+    const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
+    expect((await getSettlement(stl.settlementId))!.dueSk).toBeUndefined();
+    const due = dueAttributes(SETTLEMENT_LINES_KIND, stl.settlementId, '2030-12-16T23:05:00.000Z');
     await db().send(
       new UpdateCommand({
         TableName: table(),
@@ -286,10 +326,24 @@ describe('settlements with lines', () => {
         ExpressionAttributeValues: { ':p': due.duePk, ':s': due.dueSk },
       }),
     );
-    await tick('2030-12-09T23:04:59.000Z'); // not yet due
-    expect((await getBill(a.billingRequestId)).settlementId).toBeUndefined();
-    await tick('2030-12-09T23:05:00.000Z');
-    for (const x of [a, b]) expect((await getBill(x.billingRequestId)).settlementId).toBe(stl.settlementId);
+    await tick('2030-12-16T23:04:59.000Z'); // not yet due
+    expect((await getSettlement(stl.settlementId))!.dueSk).toBe(due.dueSk);
+    await tick('2030-12-16T23:05:00.000Z');
     expect((await getSettlement(stl.settlementId))!.dueSk).toBeUndefined();
+    expect(await settledBy(s, (await detail(s.merchant.apiKey, stl.settlementId)).body.data.lines[0].reference)).toBe(stl.settlementId);
   });
 });
+
+/** The day's settlement lines as stored. */
+const dayLines = (merchantId: string, date: string) =>
+  queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': linesPk(merchantId, date) }, ConsistentRead: true });
+
+/** How many times the tick claimed a due entry of the merchant's settlement shards. */
+async function claimsOf(merchantId: string): Promise<number> {
+  const shards = await queryAll<SettlementBatch>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
+    ConsistentRead: true,
+  });
+  return shards.reduce((n, b) => n + Number(b.dueClaims ?? 0), 0);
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { dueAttributes, registerDueKind, clearDueUpdate, type DueJob } from '../../functions/platform/due';
+import { dueAttributes, registerDueKind, clearDueUpdate, shardOf, type DueJob } from '../../functions/platform/due';
 import { getItem, putItem, transact, table } from '../../functions/platform/table';
 
 let t: TestApp;
@@ -37,7 +37,7 @@ describe('scheduler tick', () => {
     await seed(3, '2030-01-01T00:00:00.000Z', 'a');
     await seed(2, '2030-01-01T00:05:00.000Z', 'b');
     const r = await t.app.tick(new Date('2030-01-01T00:01:00.000Z'));
-    expect(r).toEqual({ found: 3, claimed: 3, enqueued: 3 });
+    expect(r).toEqual({ found: 3, claimed: 3, enqueued: 3, fannedOut: 0 });
     await t.app.settle();
     for (let i = 0; i < 3; i++) expect(await getItem({ pk: `EX#a${i}#RUNS`, sk: 'RUNS' })).toMatchObject({ runCount: 1 });
     for (let i = 0; i < 2; i++) expect(await getItem({ pk: `EX#b${i}#RUNS`, sk: 'RUNS' })).toBeUndefined();
@@ -83,5 +83,28 @@ describe('scheduler tick', () => {
     expect((await t.app.tick(new Date('2032-01-01T00:05:00.000Z'))).claimed).toBe(1);
     await t.app.settle();
     expect(await getItem({ pk: 'EX#crash#RUNS', sk: 'RUNS' })).toMatchObject({ runCount: 1 });
+  });
+
+  it('fans busy shards out to claim jobs (one per shard, continued past DUE_CLAIM_JOB_MAX): every item runs once, also with concurrent ticks', async () => {
+    await t.app.updateEnvironment({ DUE_TICK_INLINE: '5', DUE_CLAIM_JOB_MAX: '7' });
+    try {
+      await seed(80, '2033-01-01T00:00:00.000Z', 'f');
+      const perShard = new Map<number, number>();
+      for (let i = 0; i < 80; i++) perShard.set(shardOf(`f${i}`), (perShard.get(shardOf(`f${i}`)) ?? 0) + 1);
+      const busy = [...perShard.values()].filter((n) => n > 5).length;
+      const quiet = [...perShard.values()].filter((n) => n <= 5).reduce((s, n) => s + n, 0);
+      const at = new Date('2033-01-01T00:00:30.000Z');
+      const [r1, r2] = await Promise.all([t.app.tick(at), t.app.tick(at)]);
+      // Each tick hands each busy shard to a claim job and claims the quiet ones itself.
+      expect(r1!.fannedOut).toBe(busy);
+      expect(r2!.fannedOut).toBe(busy);
+      expect(r1!.claimed + r2!.claimed).toBe(quiet);
+      await t.app.settle();
+      const counts = await Promise.all(Array.from({ length: 80 }, (_, i) => getItem({ pk: `EX#f${i}#RUNS`, sk: 'RUNS' })));
+      expect(counts.map((c) => c?.runCount)).toEqual(Array(80).fill(1));
+      expect((await t.app.tick(new Date('2033-01-01T00:01:00.000Z'))).found).toBe(0);
+    } finally {
+      await t.app.updateEnvironment({ DUE_TICK_INLINE: '200', DUE_CLAIM_JOB_MAX: '2000' });
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
- * What keeps write units down, as users see it (docs/decisions/write-cost.md): a bill does
- * not rewrite its decision (lastUsed moves at most once an hour, consent counters only while
- * a term needs them), and a key's requests are counted without a write each — yet a revoked
- * key fails at once and the remaining count is exact.
+ * What keeps write units down, as users see it (docs/decisions/write-cost.md): a bill never
+ * writes its decision item (its counters and lastUsed are on the pair's counter item; the
+ * consent counters only while a term needs them), and a key's requests are counted without a
+ * write each — yet a revoked key fails at once and the remaining count is exact.
  */
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -14,19 +14,27 @@ withAppAndReceiver((app) => {
   t = app;
 });
 
-describe('a bill condition-checks its decision instead of rewriting it', () => {
-  it('the first bill stamps lastUsed; the next ones within the hour leave the decision item as it was', async () => {
+describe('a bill leaves its decision item as it was', () => {
+  it("lastUsed is each bill's time, shown by every decision read; the decision item is never written by a bill", async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
-    const first = await bill(t, a.merchant, [a.agreementPhrase], 10);
-    expect(first.status).toBe(201);
-    const after1 = await getDecision(a.decisionId);
-    expect(after1!.lastUsed).toBe(
-      (await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey })).body.data.lastUsed,
-    );
-    expect(after1!.lastUsed).not.toBeNull();
-    for (let i = 0; i < 3; i++) expect((await bill(t, a.merchant, [a.agreementPhrase], 10)).status).toBe(201);
-    // No consent term: nothing counted; no stamp within the hour: the item is unchanged.
-    expect(await getDecision(a.decisionId)).toEqual(after1);
+    const before = await getDecision(a.decisionId);
+    const lastUsed = async () => ({
+      one: (await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey })).body.data.lastUsed,
+      merchantList: (await t.call('GET', '/v1/merchant/customer-decisions', { key: a.merchant.apiKey })).body.data[0].lastUsed,
+      bankList: (await t.call('GET', '/v1/bank/customer-decisions', { key: a.bank.apiKey, query: { customerId: a.customerId } })).body
+        .data[0].lastUsed,
+    });
+    expect(await lastUsed()).toEqual({ one: null, merchantList: null, bankList: null });
+    for (let i = 0; i < 3; i++) {
+      const r = await bill(t, a.merchant, [a.agreementPhrase], 10);
+      expect(r.status).toBe(201);
+      const created = (
+        await t.call('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: r.body[0].reference } })
+      ).body.data.createdAt;
+      expect(await lastUsed()).toEqual({ one: created, merchantList: created, bankList: created });
+    }
+    // No consent term: nothing counted on the decision; its item is as the intent answer left it.
+    expect(await getDecision(a.decisionId)).toEqual(before);
   });
 
   it('with maxPayments set, every bill counts (and the limit holds)', async () => {

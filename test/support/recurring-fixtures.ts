@@ -6,6 +6,7 @@
 import type { BillItem } from '../../functions/bills/types';
 import { getSchedule, type ScheduleItem } from '../../functions/recurring/views';
 import type { TestApp } from './app';
+import type { TickResult } from '../../local/app';
 import { bills } from './billing-table';
 import { agreement, type Agreement, type AgreementOptions } from './flows';
 
@@ -70,7 +71,7 @@ export async function runBills(scheduleId: string): Promise<BillItem[]> {
 export const stored = (scheduleId: string) => getSchedule(scheduleId) as Promise<ScheduleItem>;
 
 /** Tick at `at` and wait until the jobs (and webhook deliveries) are done. */
-export async function tickAt(t: TestApp, at: string | Date): Promise<{ found: number; claimed: number; enqueued: number }> {
+export async function tickAt(t: TestApp, at: string | Date): Promise<TickResult> {
   const r = await t.app.tick(typeof at === 'string' ? new Date(at) : at);
   await t.app.settle(30_000);
   return r;

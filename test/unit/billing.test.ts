@@ -13,6 +13,7 @@ import {
   buildBillItem,
   isBillingRequestIdShaped,
   type NewBill,
+  billingRequestIdOfReference,
 } from '../../functions/billing/bill-item';
 import { counterItem } from '../../functions/billing/create-billing';
 import { billingRefusalFor as refusalFor, billingRequiresApproval } from '../../functions/domain/decisions';
@@ -24,6 +25,7 @@ const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Paramete
 import { isPastExpiry } from '../../functions/billing/settle-billing';
 import { billingOutcomeReason as reasonOf } from '../../functions/bills/outcome';
 import { periodKeys } from '../../functions/domain/lagos-time';
+import { billPeriods } from '../../functions/bills/types';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
 import type { DecisionItem } from '../../functions/decisions/views';
 
@@ -139,7 +141,7 @@ const base: NewBill = {
 };
 
 describe('the billing item', () => {
-  it('is pending, indexed for merchant, bank and reference; no due entry without approval', () => {
+  it('is pending, on the merchant list and a shard of the bank list (keys-only indexes); its reference names it; no due entry without approval', () => {
     const b = buildBillItem(base);
     expect(b).toMatchObject({
       pk: 'BILL#breq_1',
@@ -148,14 +150,17 @@ describe('the billing item', () => {
       amount: 150050,
       refundedAmount: 0,
       refundReserved: 0,
-      gsi1pk: `REF#${b.reference}`,
-      gsi1sk: 'BILL',
-      gsi2pk: 'MTXN#mer_1',
-      gsi2sk: '2026-11-22T12:00:00.000Z#breq_1',
-      gsi3pk: 'BTXN#bnk_1',
+      gsi5pk: 'MTXN#mer_1',
+      lsk: '2026-11-22T12:00:00.000Z#breq_1',
     });
-    expect(b.reference).toMatch(/^txn_/);
-    expect(b.gsi4pk).toBeUndefined();
+    expect(b.gsi6pk).toMatch(/^BTXN#bnk_1#[0-7]$/);
+    expect(b.gsi6pk).toBe(buildBillItem(base).gsi6pk);
+    expect(b.reference).toBe('txn_1');
+    expect(billingRequestIdOfReference(b.reference)).toBe('breq_1');
+    // Nothing derivable is stored: the periods come from createdAt; no alternate-key index entry.
+    expect(b.periods).toBeUndefined();
+    expect(billPeriods(b)).toEqual(base.periods);
+    for (const a of ['gsi1pk', 'gsi2pk', 'gsi3pk', 'gsi4pk', 'gsi7pk']) expect(b[a]).toBeUndefined();
     expect(b.duePk).toBeUndefined();
     expect(b.expiresAt).toBeUndefined();
   });
@@ -167,7 +172,7 @@ describe('the billing item', () => {
       requiresApproval: true,
       expiresAt: '2026-11-22T12:10:00.000Z',
     });
-    expect(b.gsi4pk).toBe('PTXN#prv_1');
+    expect(b.gsi7pk).toMatch(/^PTXN#prv_1#[0-7]$/);
     expect(b.dueSk).toBe(`${new Date(Date.parse('2026-11-22T12:10:00.000Z') - EXPIRY_LEAD_MS).toISOString()}#${EXPIRY_KIND}#breq_1`);
     expect(b.duePk).toMatch(/^DUE#\d+$/);
   });

@@ -143,14 +143,14 @@ describe('every thrown message has a code', () => {
       "throw notFound('Dispute not found');",
       `throw conflict(\`Dispute is ${PLACEHOLDER}\`);`,
       'throw badRequest(MONEY_MSG.balanceRetrieved, [{ path: "x", message: "y" }]);',
-      'throw new AppError(401, MSG.sessionEnded);',
+      'throw new AppError(401, MSG.sessionOver);',
       'return failureElement(field, phrase, entityId, 404, MSG.customerNotFound);',
     ].join('\n');
     expect(uncoded(thrownMessages([{ rel: 'x.ts', text }]))).toEqual([
       expect.stringContaining("a literal message 'Dispute not found'"),
       expect.stringContaining(`a literal message \`Dispute is ${PLACEHOLDER}\``),
       expect.stringContaining('MONEY_MSG.balanceRetrieved ("Balance retrieved") has no code'),
-      expect.stringContaining('MSG.sessionEnded is not a message of a group'),
+      expect.stringContaining('MSG.sessionOver is not a message of a group'),
     ]);
   });
 

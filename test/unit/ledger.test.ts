@@ -1,7 +1,16 @@
 /** The capture items (pure builders): keys, amounts, conditions, settlement day and due time. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
-import { captureEntryKey, captureItems, entryPut, balanceAdd, type LedgerEntry } from '../../functions/ledger/store';
+import {
+  captureEntryKey,
+  captureItems as captureItemsOn,
+  entryPut,
+  balanceAdd,
+  settlementDayOf,
+  type LedgerEntry,
+  type SettlementBatch,
+  type SettlementDay,
+} from '../../functions/ledger/store';
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'unit';
@@ -36,9 +45,13 @@ const bill = (over: Partial<BillItem> = {}): BillItem =>
 
 const lagos = (s: string) => new Date(`${s}+01:00`);
 
+/** A capture on a settlement day no settlement has run on yet, with no due entry yet. */
+const FRESH_DAY: SettlementDay = { round: 0, due: false };
+const captureItems = (b: BillItem, at: Date, day = FRESH_DAY, shard?: number) => captureItemsOn(b, at, day, shard);
+
 describe('captureItems', () => {
   it('five items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day, its line, the bank day counter', () => {
-    const items = captureItems(bill(), lagos('2030-03-08T18:00:00')); // Friday
+    const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 0); // Friday, shard 0
     expect(items).toHaveLength(5);
     const entry = items[0]!.Put!;
     expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
@@ -65,10 +78,14 @@ describe('captureItems', () => {
     const n = Number(String(shard.Key!.sk).slice(2));
     expect(batch.Key!.sk).toBe(`2030-03-11#${n}`);
     expect(e.batchSk).toBe(batch.Key!.sk);
-    expect(batch.ConditionExpression).toBeUndefined(); // a capture never fails because of settlement
+    // Conditioned on the day's settled round read (none yet): a settlement in between makes the capture read again.
+    expect(batch.ConditionExpression).toBe('attribute_not_exists(settleRound) OR settleRound = :round');
+    expect(batch.ExpressionAttributeValues![':round']).toBe(0);
+    expect(e.stlRound).toBe(1);
+    // The day's one due entry on shard 0, named by merchant and day (not by shard).
     expect(batch.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
-    expect(String(batch.ExpressionAttributeValues![':dueSk'])).toMatch(/^2030-03-10T23:00:00\.000Z#settlement#mer_1\/2030-03-11#\d$/);
-    // The settlement line of the day (unassigned: no settlementId) in the same transaction as the batch ADD.
+    expect(String(batch.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
+    // The settlement line of the day, written once: it names the round that pays it.
     const line = items[3]!.Put!;
     expect(line.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(line.Item).toEqual({
@@ -82,12 +99,28 @@ describe('captureItems', () => {
       amount: 150_050,
       reference: 'txn_1',
       billingRequestId: 'breq_1',
+      stlRound: 1,
       postedAt: '2030-03-08T17:00:00.000Z',
     });
     // The bank's day counter: the Lagos day of the capture (Friday), not the settlement day.
     const bankDay = items[4]!.Update!;
-    expect(bankDay.Key).toEqual({ pk: 'BREP#bnk_1#2030-03-08', sk: `M#mer_1#${n}` });
+    expect(bankDay.Key!.sk).toBe(`M#mer_1#${n}`);
+    expect(String(bankDay.Key!.pk)).toMatch(/^BREP#bnk_1#2030-03-08#[0-7]$/); // one of the bank-day partitions
     expect(bankDay.ExpressionAttributeValues).toMatchObject({ ':c': 150_050, ':cc': 1, ':r': 0, ':rc': 0 });
+  });
+
+  it("the day's first capture on another shard also writes shard 0, the day's due entry (amount 0); later captures do not", () => {
+    const first = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 3);
+    expect(first).toHaveLength(6);
+    const own = first[2]!.Update!;
+    expect(own.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#3' });
+    expect(own.UpdateExpression).not.toContain('dueSk');
+    const carrier = first[5]!.Update!;
+    expect(carrier.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#0' });
+    expect(carrier.ExpressionAttributeValues).toMatchObject({ ':a': 0, ':c': 0, ':round': 0 });
+    expect(carrier.ConditionExpression).toBe(own.ConditionExpression);
+    expect(String(carrier.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
+    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(5);
   });
 
   it('the entry key depends only on the billing request: a replay writes the same key', () => {
@@ -107,6 +140,22 @@ describe('captureItems', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 200; i++) seen.add(String(captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!.sk));
     expect([...seen].sort()).toEqual(['S#0', 'S#1', 'S#2', 'S#3']);
+  });
+
+  it('on a day already settled in round 2 that is due again: round 3 pays it, no second due entry', () => {
+    const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 2, due: true }, 0);
+    const batch = items[2]!.Update!;
+    expect(batch.ExpressionAttributeValues![':round']).toBe(2);
+    expect(batch.UpdateExpression).not.toContain('dueSk');
+    expect(batch.ExpressionAttributeValues).not.toHaveProperty(':dueSk');
+    expect((items[0]!.Put!.Item as LedgerEntry).stlRound).toBe(3);
+    expect(items[3]!.Put!.Item!.stlRound).toBe(3);
+  });
+
+  it("reads a day's state from its shards: the highest settled round, and whether one carries the due entry", () => {
+    const shard = (over: Partial<SettlementBatch>) => ({ pk: 'SETTLE#m', sk: '2030-03-11#0', ...over }) as SettlementBatch;
+    expect(settlementDayOf([])).toEqual({ round: 0, due: false });
+    expect(settlementDayOf([shard({ settleRound: 1 }), shard({ settleRound: 2, dueSk: 'x' }), shard({})])).toEqual({ round: 2, due: true });
   });
 
   it('refuses amounts that are not positive integers (a programming error, never a posting)', () => {

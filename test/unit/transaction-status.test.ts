@@ -92,9 +92,16 @@ describe('visibility', () => {
     expect(canSee({ kind: 'bank', id: 'bnk_2' }, b)).toBe(false);
     expect(canSee({ kind: 'operator', id: 'operator' }, b)).toBe(false);
   });
-  it('lists come from the owner index of each kind', () => {
-    expect(transactionScope({ kind: 'merchant', id: 'm' })).toEqual({ index: 'gsi2', pk: 'MTXN#m' });
-    expect(transactionScope({ kind: 'bank', id: 'b' })).toEqual({ index: 'gsi3', pk: 'BTXN#b' });
-    expect(transactionScope({ kind: 'provider', id: 'p' })).toEqual({ index: 'gsi4', pk: 'PTXN#p' });
+  it("lists come from the owner's keys-only index (banks and providers: every shard) and the former index", () => {
+    expect(transactionScope({ kind: 'merchant', id: 'm' })).toEqual([
+      { index: 'gsi5', pkName: 'gsi5pk', skName: 'lsk', pk: 'MTXN#m' },
+      { index: 'gsi2', pkName: 'gsi2pk', skName: 'gsi2sk', pk: 'MTXN#m' },
+    ]);
+    const bank = transactionScope({ kind: 'bank', id: 'b' });
+    expect(bank.map((s) => s.pk)).toEqual([...Array.from({ length: 8 }, (_, n) => `BTXN#b#${n}`), 'BTXN#b']);
+    expect(bank.map((s) => s.index)).toEqual([...Array(8).fill('gsi6'), 'gsi3']);
+    const provider = transactionScope({ kind: 'provider', id: 'p' });
+    expect(provider.map((s) => s.pk)).toEqual([...Array.from({ length: 8 }, (_, n) => `PTXN#p#${n}`), 'PTXN#p']);
+    expect(provider.map((s) => s.index)).toEqual([...Array(8).fill('gsi7'), 'gsi4']);
   });
 });

@@ -1,12 +1,13 @@
 import { amendmentAnswerItems } from '../../recurring/amendments';
 import * as z from 'zod';
-import { DECISION_VALUES, LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { LIMIT_PERIODS, type SpendingLimits } from '../../domain/decisions';
+import { decisionValueSchema } from '../../http/schemas';
 import { CONSENT_CHANNELS, NO_TERMS, type ConsentTerms } from '../../domain/consent';
 import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, badRequest, conflict, notFound } from '../../platform/errors';
 import { getBankCustomer } from '../../customers/store';
-import { decisionId, decisionRecord } from '../../decisions/views';
+import { decisionId, decisionRecord, lastUsedOf } from '../../decisions/views';
 import { saveDecision } from '../../decisions/store';
 import { findIntentToAnswer } from '../../decisions/intents';
 import { isTrustedMerchant } from '../../merchants/store';
@@ -30,8 +31,6 @@ export const spendingLimitsSchema = z
     }
     return out;
   });
-
-export const decisionValueSchema = z.enum(DECISION_VALUES);
 
 const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v).toISOString());
 
@@ -92,7 +91,7 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
 
   const result = await saveDecision({
     decisionId: decisionId(merchant.id, customer.id),
-    create: { customerId: customer.id, bankId: principal.id, merchantId: merchant.id },
+    create: { customerId: customer.id, bankId: principal.id, merchantId: merchant.id, clientRef: customer.clientRef },
     owns: (d) => d.bankId === principal.id,
     intent: async () => {
       const lookup = await findIntentToAnswer({
@@ -123,7 +122,8 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, principal }
     if (result.reason === 'untrusted') throw untrustedError();
     throw notFound(MSG.customerNotFound);
   }
-  return ok(200, 'Customer decision recorded', decisionRecord(result.decision));
+  const lastUsed = (await lastUsedOf([result.decision])).get(result.decision.id) ?? null;
+  return ok(200, 'Customer decision recorded', decisionRecord(result.decision, lastUsed));
 });
 
 export const untrustedError = () =>

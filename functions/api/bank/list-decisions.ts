@@ -2,9 +2,8 @@ import { clockNow } from '../../platform/clock';
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pageOfFew, pagingOf } from '../../http/paging';
-import { skipPaging } from '../../http/schemas';
-import { decisionId, decisionRange, decisionSummary, getDecision, matching, remainingFor, type DecisionItem } from '../../decisions/views';
-import { decisionValueSchema } from './intent-response';
+import { decisionValueSchema, skipPaging } from '../../http/schemas';
+import { decisionId, decisionRange, decisionSummary, getDecision, matching, decisionUsage, type DecisionItem } from '../../decisions/views';
 
 const filterValue = z.string().min(1).max(100);
 
@@ -37,12 +36,12 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
   } else {
     page = await listPage<DecisionItem>(range, paging, cursor, OF_YOURS);
   }
-  // Each decision's `remaining` for the current periods (DESIGN 8.5): one BatchGetItem for the page.
-  const remaining = await remainingFor(page.items, clockNow());
+  // Each decision's `remaining` for the current periods (DESIGN 8.5) and lastUsed: one BatchGetItem for the page.
+  const usage = await decisionUsage(page.items, clockNow());
   return ok(
     200,
     'Customer decisions retrieved',
-    page.items.map((d) => ({ ...decisionSummary(d), remaining: remaining.get(d.id)! })),
+    page.items.map((d) => ({ ...decisionSummary(d, usage.get(d.id)!.lastUsed), remaining: usage.get(d.id)!.remaining })),
     pageFields(page),
   );
 });

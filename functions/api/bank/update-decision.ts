@@ -2,10 +2,11 @@ import * as z from 'zod';
 import { isDecisionIdShaped } from '../../domain/decisions';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
-import { decisionRecord, termsOf } from '../../decisions/views';
+import { decisionRecord, lastUsedOf, termsOf } from '../../decisions/views';
 import { saveDecision } from '../../decisions/store';
 import { isTrustedMerchant } from '../../merchants/store';
-import { consentTermsShape, decisionValueSchema, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
+import { consentTermsShape, mergeTerms, spendingLimitsSchema, untrustedError } from './intent-response';
+import { decisionValueSchema } from '../../http/schemas';
 
 const bodySchema = z
   .strictObject({
@@ -47,5 +48,6 @@ export const handler = endpoint({ body: bodySchema }, async ({ body, params, pri
     if (result.reason === 'untrusted') throw untrustedError();
     throw notFound(MSG.decisionNotFound);
   }
-  return ok(200, 'Customer decision updated', decisionRecord(result.decision));
+  const lastUsed = (await lastUsedOf([result.decision])).get(result.decision.id) ?? null;
+  return ok(200, 'Customer decision updated', decisionRecord(result.decision, lastUsed));
 });

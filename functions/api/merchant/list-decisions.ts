@@ -8,6 +8,7 @@ import {
   decisionId,
   decisionRange,
   decisionSummary,
+  lastUsedOf,
   getDecision,
   matching,
   type DecisionItem,
@@ -60,5 +61,11 @@ export const handler = endpoint({ query: querySchema }, async ({ query, principa
   } else {
     page = await listPage<DecisionItem>(range, paging, cursor, OF_YOURS);
   }
-  return ok(200, 'Customer decisions retrieved', page.items.map(decisionSummary), pageFields(page));
+  const lastUsed = await lastUsedOf(page.items);
+  return ok(
+    200,
+    'Customer decisions retrieved',
+    page.items.map((d) => decisionSummary(d, lastUsed.get(d.id) ?? null)),
+    pageFields(page),
+  );
 });

@@ -10,7 +10,7 @@ import {
 import { createBilling } from '../../billing/create-billing';
 import { billingRefusalFor } from '../../domain/decisions';
 import { BILLING_MSG } from '../../billing/messages';
-import { getBillingMerchant, getDecisions } from '../../bills/reads';
+import { getBillingContext, getBillingMerchant } from '../../bills/reads';
 import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
@@ -38,7 +38,7 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
     resolved.set(p, await resolveLookupPhrase(p, entityId));
   });
   const decisionIds = [...resolved.values()].filter((r): r is ResolvedLookupPhrase => !!r).map((r) => decisionId(entityId, r.customer.id));
-  const decisions = await getDecisions(decisionIds);
+  const { decisions, counters } = await getBillingContext(decisionIds);
 
   const elements = await perPhrase('lookupPhrase', body.lookupPhrases, entityId, async (phrase) => {
     const found = resolved.get(phrase);
@@ -50,6 +50,7 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
       merchant,
       customer: { id: found.customer.id, bankId: found.bankId, clientRef: found.customer.clientRef },
       decision,
+      counter: counters.get(decisionId(entityId, found.customer.id)) ?? null,
       amount: body.amount,
       currency: body.currency,
       description: body.description,

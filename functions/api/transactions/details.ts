@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../platform/errors';
-import { canSee, findBillByReference, toTransaction } from '../../transactions/store';
+import { canSee, findBillByReference, transactionOf } from '../../transactions/store';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z.object({ reference: z.string().trim().min(1).max(100) });
@@ -13,5 +13,5 @@ const query = z.object({ reference: z.string().trim().min(1).max(100) });
 export const handler = endpoint({ query, description: 'One transaction by its reference.' }, async ({ query, principal }) => {
   const bill = await findBillByReference(query.reference);
   if (!bill || !canSee(principal, bill)) throw notFound(MONEY_MSG.transactionNotFound);
-  return ok(200, MONEY_MSG.transactionRetrieved, toTransaction(bill));
+  return ok(200, MONEY_MSG.transactionRetrieved, await transactionOf(bill));
 });

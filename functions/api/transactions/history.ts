@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { isoDateTime, skipPaging } from '../../http/schemas';
-import { billNamed, toTransaction, TRANSACTION_STATUSES, transactionRange, transactionScope } from '../../transactions/store';
+import { billNamed, toTransactions, TRANSACTION_STATUSES, transactionRange, transactionScope } from '../../transactions/store';
 import type { BillItem } from '../../bills/types';
 import { MONEY_MSG } from '../../transactions/messages';
 
@@ -39,6 +39,6 @@ export const handler = endpoint(
       to: query.to !== undefined ? new Date(query.to) : undefined,
     });
     const page = await listPage<BillItem>(range, paging, billNamed, 'one of your transactions');
-    return ok(200, MONEY_MSG.transactionsRetrieved, { transactions: page.items.map(toTransaction), ...pageFields(page) });
+    return ok(200, MONEY_MSG.transactionsRetrieved, { transactions: await toTransactions(page.items), ...pageFields(page) });
   },
 );

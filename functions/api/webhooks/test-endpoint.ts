@@ -1,5 +1,6 @@
 import { commit } from '../../events/outbox';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
+import { enqueueDeliveries } from '../../webhooks/delivery-store';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
 
@@ -24,6 +25,7 @@ export const handler = endpoint({ description: 'Send a webhook.test event to thi
         data: { endpointId: id, participantId: principal.id, message: 'This is a test event.' },
       },
     ],
+    { enqueue: enqueueDeliveries },
   );
   return ok(202, 'Test event queued', {
     eventId: event!.id,
