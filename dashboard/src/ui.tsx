@@ -407,7 +407,7 @@ export function Pager({
 }) {
   if (!hasMore && pages.length === 0) return null;
   return (
-    <nav aria-label="Pages" className="row pager">
+    <div role="group" aria-label="Pages" className="row pager">
       <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => onPages(pages.slice(0, -1))}>
         Previous page
       </button>
@@ -415,7 +415,7 @@ export function Pager({
       <button type="button" className="secondary" disabled={!hasMore || !lastId} onClick={() => onPages([...pages, lastId!])}>
         Next page
       </button>
-    </nav>
+    </div>
   );
 }
 

@@ -106,7 +106,7 @@ export function TransactionsPage() {
       )}
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && (
+      {list.data && !list.loading && (
         <>
           <Table
             caption={`Transactions, page ${pages.length + 1}`}
