@@ -407,6 +407,7 @@ export function Pager({
 }) {
   if (!hasMore && pages.length === 0) return null;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would need a visible legend; a labelled group of two buttons is what it is
     <div role="group" aria-label="Pages" className="row pager">
       <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => onPages(pages.slice(0, -1))}>
         Previous page
