@@ -63,6 +63,8 @@ export const config = {
   preDebitNoticeSeconds: () => Math.max(0, num('PRE_DEBIT_NOTICE_SECONDS', 86_400)),
   /** Sandbox only: a refund completes this long after it was initiated. */
   refundAutoCompleteSeconds: () => num('REFUND_AUTO_COMPLETE_SECONDS', 5),
+  /** How long a merchant has to answer a dispute (DESIGN 9.4): past it, the dispute is lost. */
+  disputeResponseSeconds: () => num('DISPUTE_RESPONSE_SECONDS', 7 * 86_400),
   /** Exports (DESIGN 8.8): the S3 bucket of the stage, and how long a download URL stays valid. */
   exportsBucket: () => required('EXPORTS_BUCKET'),
   exportUrlSeconds: () => num('EXPORT_URL_SECONDS', 900),

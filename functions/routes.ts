@@ -98,6 +98,15 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/billing/intent-response', handler: 'api/bank/intent-response', kinds: B, access: 'write', summary: "Return the customer's decision on an intent" },
   { method: 'POST', path: '/v1/billing/bank-response', handler: 'api/bank/bank-response', kinds: B, access: 'write', summary: 'Answer a billing request' },
   { method: 'POST', path: '/v1/billing/bank-responses', handler: 'api/bank/bank-responses', kinds: B, access: 'write', rateClass: 'batch', summary: 'Answer up to 100 billing requests at once' },
+  // Disputes (DESIGN 9.4): the customer's bank opens and decides; the merchant answers
+  { method: 'POST', path: '/v1/bank/disputes', handler: 'api/disputes/open', kinds: B, access: 'write', summary: 'Dispute a debit of one of your customers' },
+  { method: 'GET', path: '/v1/bank/disputes', handler: 'api/disputes/bank-list', kinds: B, access: 'read', summary: 'List the disputes you opened' },
+  { method: 'GET', path: '/v1/bank/disputes/{disputeId}', notFound: 'Dispute not found', handler: 'api/disputes/bank-get', kinds: B, access: 'read', summary: 'Read a dispute you opened' },
+  { method: 'POST', path: '/v1/bank/disputes/{disputeId}/resolve', notFound: 'Dispute not found', handler: 'api/disputes/resolve', kinds: B, access: 'write', summary: 'Decide a dispute (won: the merchant keeps the money)' },
+  { method: 'GET', path: '/v1/disputes', handler: 'api/disputes/list', kinds: M, access: 'read', summary: 'List disputes of your transactions' },
+  { method: 'GET', path: '/v1/disputes/{disputeId}', notFound: 'Dispute not found', handler: 'api/disputes/get', kinds: M, access: 'read', summary: 'Read a dispute' },
+  { method: 'POST', path: '/v1/disputes/{disputeId}/respond', notFound: 'Dispute not found', handler: 'api/disputes/respond', kinds: M, access: 'write', summary: 'Answer a dispute with evidence' },
+  { method: 'POST', path: '/v1/disputes/{disputeId}/accept', notFound: 'Dispute not found', handler: 'api/disputes/accept', kinds: M, access: 'write', summary: 'Accept a dispute' },
   { method: 'POST', path: '/v1/billing/refund-response', handler: 'api/bank/refund-response', kinds: B, access: 'write', summary: 'Confirm (or fail) a refund the bank executed' },
 
   // Merchant: discovery, agreements, billing
@@ -170,6 +179,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/sandbox/recurring/{scheduleId}/run', notFound: 'Recurring schedule not found', handler: 'api/sandbox/run-recurring', kinds: M, access: 'write', sandboxOnly: true, summary: 'Make the next run due now' },
   { method: 'POST', path: '/v1/sandbox/billing-requests/{id}/expire', notFound: 'Billing request not found', handler: 'api/sandbox/expire-billing', kinds: M, access: 'write', sandboxOnly: true, summary: 'Expire a pending approval now' },
   { method: 'POST', path: '/v1/sandbox/settlements/run', handler: 'api/sandbox/run-settlements', kinds: M, access: 'write', sandboxOnly: true, summary: 'Settle all due funds now' },
+  { method: 'POST', path: '/v1/sandbox/transactions/{reference}/dispute', notFound: 'Transaction not found', handler: 'api/sandbox/dispute-transaction', kinds: M, access: 'write', sandboxOnly: true, summary: "Have the customer's bank dispute a transaction now" },
   { method: 'POST', path: '/v1/sandbox/refunds/{refundId}/complete', notFound: 'Refund not found', handler: 'api/sandbox/complete-refund', kinds: M, access: 'write', sandboxOnly: true, summary: 'Finish a refund now' },
   { method: 'POST', path: '/v1/sandbox/test-clocks', handler: 'api/sandbox/create-test-clock', kinds: M, access: 'write', sandboxOnly: true, summary: 'Create a test clock' },
   { method: 'GET', path: '/v1/sandbox/test-clocks/{clockId}', notFound: 'Test clock not found', handler: 'api/sandbox/get-test-clock', kinds: M, access: 'read', sandboxOnly: true, summary: 'Read a test clock' },

@@ -7,6 +7,7 @@ import { WebhooksPage } from './pages/Webhooks';
 import { EventsPage } from './pages/Events';
 import { TransactionsPage } from './pages/Transactions';
 import { SchedulesPage } from './pages/Schedules';
+import { DisputesPage } from './pages/Disputes';
 import { CustomersPage } from './pages/Customers';
 import { DecisionsPage } from './pages/Decisions';
 import { MerchantsPage } from './pages/Merchants';
@@ -45,6 +46,8 @@ const PAGES: Entry[] = [
     kinds: PARTICIPANTS,
     needs: ['GET', '/v1/transaction-history'],
   },
+  { path: 'disputes', label: 'Disputes', page: () => <DisputesPage />, kinds: ['merchant'], needs: ['GET', '/v1/disputes'] },
+  { path: 'disputes', label: 'Disputes', page: () => <DisputesPage />, kinds: ['bank'], needs: ['GET', '/v1/bank/disputes'] },
   { path: 'schedules', label: 'Schedules', page: () => <SchedulesPage />, kinds: ['merchant'], needs: ['GET', '/v1/recurring'] },
   { path: 'customers', label: 'Customers', page: () => <CustomersPage />, kinds: ['bank'], needs: ['POST', '/v1/bank/customers'] },
   {

@@ -12,6 +12,7 @@ import { TRUST_LEVELS } from '../domain/trust';
 import { EVENT_TYPES } from '../events/types';
 import { SCHEDULE_STATUSES } from '../recurring/views';
 import { TRANSACTION_STATUSES } from '../transactions/store';
+import { DISPUTE_REASONS, DISPUTE_STATUSES } from '../disputes/views';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-store';
 import { ERROR_TYPES } from '../platform/errors';
 
@@ -170,10 +171,37 @@ export const transaction = z
     bankTransactionId: z.string().nullable(),
     scheduleId: z.string().nullable(),
     settlementId: z.string().nullable().describe('The settlement that paid it; null until settled'),
+    disputedAmount: money.describe('Of its disputes, the amount open or lost (0 when none)'),
+    disputeStatus: z.enum(DISPUTE_STATUSES).nullable().describe('The status of its latest dispute; null when never disputed'),
     createdAt: iso,
     updatedAt: iso,
   })
   .meta({ id: 'Transaction' });
+
+export const dispute = z
+  .object({
+    disputeId: z.string(),
+    reference: z.string().describe('The disputed transaction'),
+    billingRequestId: z.string(),
+    entityId: z.string().describe('Merchant id'),
+    merchantName: z.string(),
+    customerId: z.string(),
+    amount: money.describe('Disputed amount'),
+    currency,
+    reason: z.enum(DISPUTE_REASONS),
+    status: z
+      .enum(DISPUTE_STATUSES)
+      .describe(
+        'needs_response (the merchant may respond or accept until respondBy), under_review (the bank decides), won (the merchant keeps the money), lost',
+      ),
+    respondBy: iso.describe('Without an answer by then the dispute is lost'),
+    evidence: z.object({ text: z.string(), submittedAt: iso }).nullable().describe("The merchant's answer; null until it responds"),
+    createdAt: iso,
+    updatedAt: iso,
+    closedAt: iso.nullable(),
+    closedBy: z.enum(['merchant', 'bank', 'system']).nullable().describe('Who closed it (system: respondBy passed)'),
+  })
+  .meta({ id: 'Dispute' });
 
 export const refund = z
   .object({

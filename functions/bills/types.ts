@@ -48,9 +48,18 @@ export interface BillItem {
   periods?: { day: string; week: string; month: string };
   /** Counted in the decision's consent counters (DESIGN 8.5): a release gives them back. */
   consentCounted?: boolean;
-  /** Minor units refunded (completed) and reserved by pending refunds. */
+  /** Minor units refunded (completed). */
   refundedAmount: number;
+  /**
+   * Minor units claimed against the amount: pending and completed refunds plus open and lost
+   * disputes (THE refundable/disputable rule: bills/claims.ts).
+   */
   refundReserved: number;
+  /** Minor units of its disputes that are open or lost (DESIGN 9.4). */
+  disputedAmount?: number;
+  /** The status of its latest dispute (`latestDisputeId`); absent when never disputed. */
+  disputeStatus?: 'needs_response' | 'under_review' | 'won' | 'lost';
+  latestDisputeId?: string;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
   /**

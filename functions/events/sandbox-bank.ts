@@ -11,8 +11,8 @@ import { dueAttributes } from '../platform/due';
 
 export const SANDBOX_BANK_KIND = 'sandbox.bank';
 
-/** Events a simulated bank answers. */
-export const SIMULATED_BANK_EVENTS: ReadonlySet<string> = new Set(['billing.intent', 'billing.request']);
+/** Events a simulated bank answers (`dispute.updated`: it decides a dispute under review). */
+export const SIMULATED_BANK_EVENTS: ReadonlySet<string> = new Set(['billing.intent', 'billing.request', 'dispute.updated']);
 
 /**
  * Due attributes for the event item of `type` sent to a bank flagged `simulated`; empty

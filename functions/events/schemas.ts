@@ -275,6 +275,33 @@ export const settlementCompletedData = z.object({
   settledAt: dateTime,
 });
 
+const disputeData = {
+  disputeId: id('Dispute id'),
+  reference: z.string().describe('The disputed transaction'),
+  billingRequestId: id('Its billing request'),
+  entityId: id('Merchant id'),
+  merchantName: z.string(),
+  customerId: id('Customer id'),
+  amount: amount.describe('Disputed amount, major units'),
+  currency,
+  reason: z.enum(['unauthorized', 'not_received', 'duplicate', 'amount_incorrect', 'cancelled_recurring', 'other']),
+  status: z
+    .enum(['needs_response', 'under_review', 'won', 'lost'])
+    .describe(
+      'needs_response: the merchant may respond or accept until respondBy; won: the merchant keeps the money; lost: the bank keeps it',
+    ),
+  respondBy: dateTime.describe('Without an answer by then the dispute is lost'),
+  evidenceSubmittedAt: dateTime.nullable().describe("When the merchant's evidence arrived (the text is in GET /v1/disputes/{id})"),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  closedAt: dateTime.nullable(),
+  closedBy: z.enum(['merchant', 'bank', 'system']).nullable(),
+  actor: z.enum(['merchant', 'bank', 'system']).describe('Who made this change (system: respondBy passed)'),
+};
+
+export const disputeCreatedData = z.object(disputeData);
+export const disputeUpdatedData = z.object(disputeData);
+
 export const webhookTestData = z.object({
   endpointId: id('The endpoint tested'),
   participantId: id('Its owner'),
@@ -372,6 +399,16 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     receiver: 'The merchant and its provider',
     when: 'Funds were settled to the merchant (next Nigerian business day)',
     data: settlementCompletedData,
+  },
+  'dispute.created': {
+    receiver: 'The merchant and its provider',
+    when: "The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance",
+    data: disputeCreatedData,
+  },
+  'dispute.updated': {
+    receiver: "The merchant and its provider, and the customer's bank",
+    when: 'A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost)',
+    data: disputeUpdatedData,
   },
   'webhook.test': {
     receiver: 'The endpoint tested only',

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   'refund.requested',
   'refund.updated',
   'settlement.completed',
+  'dispute.created',
+  'dispute.updated',
   'webhook.test',
 ] as const;
 

@@ -39,4 +39,13 @@ export const safeText = (max: number, min = 1) => refuseUnsafe(z.string().trim()
 
 export const nonEmpty = (max = 500) => safeText(max);
 
+/** A free text that may span lines (evidence): like `safeText`, but line breaks and tabs are allowed. */
+export const multilineText = (max: number, min = 1) =>
+  z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .superRefine((v, ctx) => checkText(v.replace(/[\t\r\n]/g, ' '), ctx));
+
 export const isoDateTime = z.iso.datetime({ offset: true });

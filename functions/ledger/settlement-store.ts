@@ -15,7 +15,14 @@
  */
 import { releaseClaim, type DueJob } from '../platform/due';
 import { type TransactItem, table } from '../platform/table';
-import { merchantSettlementsPk, queryLinePages, settlementKey, type SettlementFields, type SettlementRecord } from './settlement-views';
+import {
+  merchantSettlementsPk,
+  queryLinePages,
+  settlementKey,
+  signedLineAmount,
+  type SettlementFields,
+  type SettlementRecord,
+} from './settlement-views';
 
 /**
  * Retired due kind: settlements committed before release 3 were put on the due index until
@@ -37,16 +44,13 @@ export async function roundLineSums(merchantId: string, date: string, settlement
   await queryLinePages({ merchantId, businessDate: date, settlementId, round }, async (page) => {
     for (const l of page) {
       const s = sums.byShard.get(l.batchSk) ?? { count: 0, amount: 0 };
+      const signed = signedLineAmount(l);
+      s.amount += signed;
+      sums.amount += signed;
       if (l.type === 'payment') {
         s.count += 1;
-        s.amount += l.amount;
         sums.transactionCount += 1;
-        sums.amount += l.amount;
-      } else {
-        s.amount -= l.amount;
-        sums.refundCount += 1;
-        sums.amount -= l.amount;
-      }
+      } else if (l.type === 'refund') sums.refundCount += 1;
       sums.byShard.set(l.batchSk, s);
     }
   });

@@ -28,12 +28,15 @@ export interface SettlementLineFields {
   /** The batch shard (sk) whose amount the line is part of. */
   batchSk: string;
   entryId: string;
-  type: 'payment' | 'refund';
-  /** Minor units, > 0 (a refund line lowers the settlement by this amount). */
+  type: SettlementLineType;
+  /** Minor units, > 0 (a line of a NEGATIVE_LINES type lowers the settlement by this amount). */
   amount: number;
+  /** The transaction's reference; carried lines: the settlement the negative net came from. */
   reference: string;
+  /** The transaction's billing request ('' on carried lines). */
   billingRequestId: string;
   refundId?: string;
+  disputeId?: string;
   postedAt: string;
   /** The round of the day's settlement that pays this line (release 3). */
   stlRound?: number;
@@ -49,8 +52,19 @@ export const captureLineKey = (merchantId: string, settlementDate: string, creat
   sk: `${createdAt}#capture:${billingRequestId}`,
 });
 
-/** Signed minor units of a line (refunds count negative). */
-export const signedLineAmount = (l: Pick<SettlementLine, 'type' | 'amount'>) => (l.type === 'refund' ? -l.amount : l.amount);
+/**
+ * What a line is (docs/decisions/settlement.md, disputes.md): a capture (`payment`), a refund
+ * taken from a pending batch, a dispute opened (`dispute`) or won back (`dispute_reversal`),
+ * and a negative net moved from one settlement to the next: `carried_forward` (in the day
+ * that was negative, bringing it to 0) and `brought_forward` (in the next settlement day).
+ */
+export const SETTLEMENT_LINE_TYPES = ['payment', 'refund', 'dispute', 'dispute_reversal', 'carried_forward', 'brought_forward'] as const;
+export type SettlementLineType = (typeof SETTLEMENT_LINE_TYPES)[number];
+/** Line types that lower a settlement (shown negative). */
+const NEGATIVE_LINES: ReadonlySet<SettlementLineType> = new Set(['refund', 'dispute', 'brought_forward']);
+
+/** Signed minor units of a line (refunds, disputes and a negative net brought forward count negative). */
+export const signedLineAmount = (l: Pick<SettlementLine, 'type' | 'amount'>) => (NEGATIVE_LINES.has(l.type) ? -l.amount : l.amount);
 
 export interface SettlementRecord extends SettlementFields {
   pk: string;
@@ -164,7 +178,7 @@ export const MAX_DETAIL_LINES = 10_000;
 
 export interface ApiLine {
   reference: string;
-  type: 'payment' | 'refund';
+  type: SettlementLineType;
   amount: number;
 }
 

@@ -18,11 +18,13 @@
 import { config } from '../config';
 import { commit } from '../events/outbox';
 import { toMajor } from '../domain/money';
+import { nextBusinessDay } from '../domain/business-days';
 import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { logger } from '../platform/log';
 import {
   accounts,
   balanceAdd,
+  carryItems,
   batchKey,
   batchSk,
   entryPut,
@@ -31,6 +33,7 @@ import {
   LEDGER_CURRENCY,
   PENDING_LOOKBACK_DAYS,
   readDayBatches,
+  settlementDayOf,
   SETTLEMENT_KIND,
   settlePk,
   type SettlementBatch,
@@ -108,7 +111,7 @@ export async function settleDay(
         merchantId,
         businessDate: date,
         round,
-        amount,
+        amount: Math.max(0, amount),
         currency,
         transactionCount: sums.transactionCount,
         refundCount: sums.refundCount,
@@ -117,6 +120,14 @@ export async function settleDay(
         settledAt: nowIso,
       }),
     );
+    // A negative net (disputes beyond the day's payments) pays 0 and moves to the next settlement day.
+    if (amount < 0) {
+      const nextDate = nextBusinessDay(date);
+      const next = { date: nextDate, day: settlementDayOf(await readDayBatches(merchantId, nextDate)) };
+      items.push(
+        ...carryItems({ merchantId, date, settlementId: id, round, deficit: -amount, currency, fromBatchSk: pending[0]!.sk, next, nowIso }),
+      );
+    }
     if (amount > 0) {
       items.push(
         entryPut({
@@ -164,7 +175,7 @@ export async function settleDay(
       }
       throw e;
     }
-    return { settlementId: id, merchantId, settlementDate: date, amount, count, round };
+    return { settlementId: id, merchantId, settlementDate: date, amount: Math.max(0, amount), count, round };
   }
 }
 

@@ -2,9 +2,9 @@
  * Refunds (docs/billing-design.md "Refunds", DESIGN 6.5, 6.9).
  *
  * Initiate (one transaction through the outbox):
- *   0  the transaction (bill): ADD refundReserved :amt, conditioned on status `succeeded`,
- *      the merchant, and `refundReserved <= amount − amt` — concurrent refunds can never
- *      reserve more than the amount, whatever the interleaving
+ *   0  the transaction (bill): the claim of bills/claims.ts (THE refundable/disputable rule,
+ *      shared with disputes) — concurrent refunds and disputes can never take more than the
+ *      amount, whatever the interleaving
  *   1  the refund item (Put), status `pending`; in sandbox with the due attributes of
  *      `refund.complete` at createdAt + REFUND_AUTO_COMPLETE_SECONDS
  *   +  `refund.requested` to the customer's bank (it executes the refund)
@@ -35,6 +35,7 @@ import { logger } from '../platform/log';
 import { dueAttributes } from '../platform/due';
 import { billKey, type BillItem } from '../bills/types';
 import { dayCounterAdd } from '../ledger/day-counters';
+import { claimableOf, claimUpdate } from '../bills/claims';
 import {
   accounts,
   balanceAdd,
@@ -108,8 +109,7 @@ export async function initiateRefund(input: {
   let bill: BillItem = found;
   for (let attempt = 1; ; attempt++) {
     if (bill.status !== 'succeeded') return { ok: false, reason: 'not_refundable' };
-    const reserved = bill.refundReserved ?? 0;
-    const remaining = bill.amount - reserved;
+    const remaining = claimableOf(bill);
     const amount = input.amount ?? remaining;
     if (amount < MIN_REFUND_MINOR || amount > remaining) return { ok: false, reason: 'exceeds' };
 
@@ -139,22 +139,7 @@ export async function initiateRefund(input: {
         : {}),
     };
     const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: table(),
-          Key: billKey(bill.billingRequestId),
-          UpdateExpression: 'ADD refundReserved :amt',
-          ConditionExpression:
-            '#status = :succeeded AND merchantId = :m AND (attribute_not_exists(refundReserved) OR refundReserved <= :maxReserved)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':amt': amount,
-            ':succeeded': 'succeeded',
-            ':m': input.merchantId,
-            ':maxReserved': bill.amount - amount,
-          },
-        },
-      },
+      claimUpdate(bill, amount, { merchantId: input.merchantId }),
       { Put: { TableName: table(), Item: refund, ConditionExpression: 'attribute_not_exists(pk)' } },
     ];
     const requested = {

@@ -14,7 +14,8 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { answerAsSimulatedBank, type SimulationResult } from './simulator';
 import { getItem } from '../platform/table';
-import { releaseClaim, type DueJob } from '../platform/due';
+import { releaseClaim, rescheduleClaim, type DueJob } from '../platform/due';
+import { SANDBOX_BANK_KIND } from '../events/sandbox-bank';
 
 interface EventItem {
   pk: string;
@@ -50,6 +51,9 @@ export async function runSandboxBank(job: DueJob): Promise<SimulationResult | un
     ...(result.acted ? {} : { why: result.why }),
     outcome: result.outcome,
   });
-  await leaveIndex(job);
+  // A follow-up (a magic customer disputing the debit it approved): the same event is due again then.
+  if (result.acted && result.event === 'billing.request' && result.followUpAt)
+    await rescheduleClaim(job.key, SANDBOX_BANK_KIND, job.id, result.followUpAt, job.leasedSk);
+  else await leaveIndex(job);
   return result;
 }

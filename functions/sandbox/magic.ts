@@ -19,6 +19,7 @@
  * customer's approval each time.
  */
 import type { DecisionValue } from '../domain/decisions';
+import type { DisputeReason } from '../disputes/views';
 
 /** Domain of every magic email (`.test` is reserved: it can never reach a real mailbox). */
 export const SANDBOX_EMAIL_DOMAIN = 'sandbox.idpay.test';
@@ -51,6 +52,8 @@ export interface MagicCustomer {
   description: string;
   intent: MagicIntentAnswer | null;
   debit: MagicDebit | null;
+  /** The bank disputes every debit it approved, with this reason, SANDBOX_BANK_DELAY_SECONDS later (DESIGN 9.4). */
+  dispute?: DisputeReason;
 }
 
 const answer = (customerDecision: DecisionValue, spendingLimits: MagicLimits = {}, blockMerchant = false): MagicIntentAnswer => ({
@@ -136,6 +139,15 @@ export const MAGIC_CUSTOMERS: readonly MagicCustomer[] = [
     debit: 'insufficient_funds',
   },
   {
+    outcome: 'dispute_unauthorized',
+    local: 'dispute.unauthorized',
+    description:
+      'Approves intents with approve_recurring (approve_once for an untrusted merchant); approves every debit, then disputes it as unauthorized SANDBOX_BANK_DELAY_SECONDS later (dispute.created). Respond with evidence containing winning_evidence to win, anything else loses.',
+    intent: answer('approve_recurring'),
+    debit: 'approve',
+    dispute: 'unauthorized',
+  },
+  {
     outcome: 'debit_no_answer',
     local: 'debit.no.answer',
     description: 'Approves intents with approve_once but never answers a debit: the approval expires after APPROVAL_WINDOW_SECONDS.',
@@ -214,5 +226,6 @@ export function magicView(m: MagicCustomer) {
         }
       : null,
     debitResponse: m.debit,
+    disputeReason: m.dispute ?? null,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The simulated bank (sandbox only): answers `billing.intent` and `billing.request` in the
- * bank's place, as its magic customer (functions/sandbox/magic.ts) would have the bank answer.
+ * bank's place (and disputes: a magic customer's debits, merchants' evidence on `dispute.updated`), as its magic customer (functions/sandbox/magic.ts) would have the bank answer.
  *
  * It takes the SAME code paths as the bank's own calls, with the simulated bank as the
  * principal:
@@ -30,11 +30,23 @@ import { amendmentAnswerItems } from '../recurring/amendments';
 import { isTrustedMerchant } from '../merchants/store';
 import { getParticipant, type Participant } from '../identity/participant-store';
 import { getItem } from '../platform/table';
+import { openDispute, resolveDispute } from '../disputes/store';
+import { getDispute } from '../disputes/views';
+import { sandboxBankDelaySeconds } from '../events/sandbox-bank';
 import { magicForEmail, simulatedBankTransactionId, type MagicCustomer, type MagicIntentAnswer, type MagicLimits } from './magic';
 
 export type SimulationResult =
   | { acted: true; event: 'billing.intent'; outcome: string; decision: DecisionValue; fellBackToApproveOnce: boolean }
-  | { acted: true; event: 'billing.request'; outcome: string; status: BillItem['status'] }
+  | {
+      acted: true;
+      event: 'billing.request';
+      outcome: string;
+      status: BillItem['status'];
+      /** The bank acts on this billing again then (a magic customer that disputes its debits). */
+      followUpAt?: Date;
+      disputeId?: string;
+    }
+  | { acted: true; event: 'dispute.updated'; outcome: 'won' | 'lost'; disputeId: string }
   | {
       acted: false;
       why:
@@ -64,6 +76,7 @@ export async function answerAsSimulatedBank(event: BankEvent, now: Date): Promis
   if (bank?.type !== 'bank' || bank.simulated !== true) return { acted: false, why: 'not_simulated' };
   if (event.type === 'billing.intent') return answerIntent(bank, event.data);
   if (event.type === 'billing.request') return answerBillingRequest(bank, event.data, now);
+  if (event.type === 'dispute.updated') return decideDispute(bank, event.data, now);
   return { acted: false, why: 'unsupported_event' };
 }
 
@@ -200,15 +213,53 @@ async function answerBillingRequest(bank: Participant, data: Record<string, unkn
   if (!outcome) return { acted: false, why: 'never_answers', outcome: magic.outcome };
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    if (bill.status !== 'pending') return { acted: false, why: 'already_answered', outcome: magic.outcome };
+    if (bill.status !== 'pending') {
+      // A magic customer that disputes its debits: the follow-up of the approval.
+      if (magic.dispute && bill.status === 'succeeded' && !bill.latestDisputeId) return disputeDebit(bank, bill, magic, now);
+      return { acted: false, why: 'already_answered', outcome: magic.outcome };
+    }
     // Past the window the bank can no longer answer; the billing.expiry worker expires it.
     if (isPastExpiry(bill, now)) return { acted: false, why: 'expired', outcome: magic.outcome };
     const r = await settleBilling(bill, outcome, now);
-    if (r.ok) return { acted: true, event: 'billing.request', outcome: magic.outcome, status: r.bill.status };
+    if (r.ok)
+      return {
+        acted: true,
+        event: 'billing.request',
+        outcome: magic.outcome,
+        status: r.bill.status,
+        ...(magic.dispute && r.bill.status === 'succeeded'
+          ? { followUpAt: new Date(now.getTime() + sandboxBankDelaySeconds() * 1000) }
+          : {}),
+      };
     if (r.reason === 'busy') break;
     if (!r.current) return { acted: false, why: 'not_found', outcome: magic.outcome };
     bill = r.current;
   }
   // Contention outlasted the rounds: nothing was written; the job's lease makes it due again.
   throw new Error('simulated bank: billing contention');
+}
+
+/** POST /v1/bank/disputes, as a magic customer that disputes its debits has its bank do (for what is left). */
+async function disputeDebit(bank: Participant, bill: BillItem, magic: MagicCustomer, now: Date): Promise<SimulationResult> {
+  const r = await openDispute({ bankId: bank.id, reference: bill.reference, reason: magic.dispute!, now: () => now });
+  if (!r.ok) return { acted: false, why: r.reason === 'not_found' ? 'not_found' : 'already_answered', outcome: magic.outcome };
+  return { acted: true, event: 'billing.request', outcome: magic.outcome, status: bill.status, disputeId: r.dispute.disputeId };
+}
+
+/** The word in a merchant's evidence that wins a simulated bank's dispute (DESIGN 9.4). */
+export const WINNING_EVIDENCE = 'winning_evidence';
+
+/**
+ * POST /v1/bank/disputes/{id}/resolve, as a simulated bank decides a dispute under review
+ * (SANDBOX_BANK_DELAY_SECONDS after the merchant's evidence arrived): `won` when the evidence
+ * contains `winning_evidence`, else `lost`.
+ */
+async function decideDispute(bank: Participant, data: Record<string, unknown>, now: Date): Promise<SimulationResult> {
+  const d = await getDispute(str(data.disputeId));
+  if (!d || d.bankId !== bank.id) return { acted: false, why: 'not_found' };
+  if (d.status !== 'under_review') return { acted: false, why: 'already_answered' };
+  const outcome = d.evidence?.text.includes(WINNING_EVIDENCE) ? 'won' : 'lost';
+  const r = await resolveDispute(d.disputeId, outcome, now);
+  if (!r.ok) return { acted: false, why: 'already_answered' };
+  return { acted: true, event: 'dispute.updated', outcome, disputeId: d.disputeId };
 }

@@ -21,6 +21,7 @@ import { billKey } from '../bills/types';
 import { clientRefGuardKey, customerKey, emailIndexPk, type CustomerRecord } from '../customers/views';
 import { decisionId, decisionKey, getDecision, type DecisionItem } from '../decisions/views';
 import { toMajor } from '../domain/money';
+import { disputeFor, getDispute } from '../disputes/views';
 import { getVisibleEvent } from '../events/views';
 import { getExport } from '../exports/views';
 import type { Principal } from '../http/types';
@@ -150,6 +151,11 @@ async function byId(viewer: Viewer, q: string): Promise<SearchResult[]> {
       if (!e || !(await readsMerchant(viewer, e.merchantId))) return [];
       const what = e.kind === 'settlement' ? `settlement ${e.settlementId}` : `transactions ${e.from ?? '…'} to ${e.to ?? '…'}`;
       return [{ kind: 'export', id: e.exportId, title: `Export of ${what} · ${e.status}`, createdAt: e.createdAt }];
+    }
+    case 'dsp': {
+      const d = disputeFor(await getDispute(q), viewer);
+      if (!d) return [];
+      return [{ kind: 'dispute', id: d.disputeId, title: `${naira(d.amount)} ${d.reason} dispute of ${d.reference} · ${d.status}`, createdAt: d.createdAt }];
     }
     default:
       return [];

@@ -55,6 +55,10 @@ export interface Transaction {
   scheduleId: string | null;
   /** The settlement that paid it (DESIGN 8.8); null until settled. */
   settlementId: string | null;
+  /** Of its disputes, the amount open or lost (DESIGN 9.4); 0 when none. */
+  disputedAmount: number;
+  /** The status of its latest dispute; null when never disputed. */
+  disputeStatus: NonNullable<BillItem['disputeStatus']> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -80,6 +84,8 @@ export function toTransaction(b: BillItem, settlementId?: string | null): Transa
     bankTransactionId: b.bankTransactionId ?? null,
     scheduleId: b.scheduleId ?? null,
     settlementId: b.settlementId ?? settlementId ?? null,
+    disputedAmount: toMajor(b.disputedAmount ?? 0),
+    disputeStatus: b.disputeStatus ?? null,
     createdAt: b.createdAt,
     updatedAt: b.updatedAt,
   };
@@ -205,6 +211,8 @@ export const TRANSACTION_FIELDS = [
   'bankTransactionId',
   'scheduleId',
   'settlementId',
+  'disputedAmount',
+  'disputeStatus',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof Transaction)[];

@@ -24,6 +24,8 @@ import { TEST_CLOCK_KIND } from '../sandbox/test-clock-store';
 import { recoverDelivery } from '../webhooks/recovery';
 import { VALIDITY_KIND } from '../decisions/store';
 import { expireValidity } from '../decisions/validity';
+import { runDisputeExpiry } from '../disputes/expiry';
+import { DISPUTE_EXPIRY_KIND } from '../disputes/views';
 
 export interface DueKind {
   /** The `<kind>` in `dueSk` (`<ISO>#<kind>#<id>`). */
@@ -45,6 +47,7 @@ export const DUE_KINDS: DueKind[] = [
   { kind: EXPORT_RUN_KIND, run: runExport, summary: 'Write an export (CSV) to S3' },
   { kind: REFUND_COMPLETE_KIND, run: completeDueRefund, summary: 'Complete a sandbox refund (simulated bank)' },
   { kind: RECURRING_RUN_KIND, run: runRecurring, summary: "Run a recurring schedule's due billing (after the bank's pre-debit notice)" },
+  { kind: DISPUTE_EXPIRY_KIND, run: runDisputeExpiry, summary: 'Close a dispute the merchant did not answer by respondBy (lost)' },
   { kind: VALIDITY_KIND, run: expireValidity, summary: "Record the end of a decision's validity in its history" },
   { kind: SANDBOX_BANK_KIND, run: async (job) => void (await runSandboxBank(job)), summary: 'Answer as a simulated bank (sandbox)' },
   {

@@ -204,6 +204,11 @@ const TAGS: Record<string, { name: string; description: string }> = {
     description: 'Find what you may read by its id, a customer e-mail or (bank) a customer clientRef: exact matches, at most 20.',
   },
   reports: { name: 'Reports', description: 'Succeeded debits, refunds and disputes per Lagos day, from counters kept with the money.' },
+  disputes: {
+    name: 'Disputes',
+    description:
+      "The customer's bank disputes a debit (the amount leaves the merchant's balance at once); the merchant responds with evidence or accepts; the bank decides.",
+  },
   provider: { name: 'Provider', description: 'A provider onboards merchants and manages their trust.' },
   webhooks: {
     name: 'Webhook endpoints',

@@ -88,6 +88,8 @@ export const RESPONSE_FACTS: Record<string, ResponseFacts> = {
   'GET /v1/transaction-history': { note: '`data: {transactions[], total, hasMore}`, newest first (`total` on skip pages only).' },
   'POST /v1/refunds/initiate': { status: [201], note: '`data: {refundId, reference, amount, currency, status: "pending", expectedBy}`' },
   'POST /v1/exports': { status: [202] },
+  'POST /v1/bank/disputes': { status: [201] },
+  'POST /v1/sandbox/transactions/{reference}/dispute': { status: [201] },
   'POST /v1/provider/merchants': { status: [201], note: "`data: {created, merchants[]}`; each merchant's `apiKey` is shown only here." },
   'GET /v1/provider/merchants': { note: '`data: {merchants[], total, hasMore}` (`total` on offset pages only).' },
   'GET /v1/provider/merchant/trust/multiple': {

@@ -210,6 +210,21 @@ export async function refunds(idpay: IdpayClient, reference: string) {
   // README:end
 }
 
+export async function disputes(idpay: IdpayClient) {
+  // README:begin Disputes
+  const open = await unwrap(idpay.GET('/v1/disputes', { params: { query: { status: 'needs_response' } } }));
+  for (const d of open.data.disputes) {
+    // Answer before d.respondBy, or accept: without an answer the dispute is lost
+    await unwrap(
+      idpay.POST('/v1/disputes/{disputeId}/respond', {
+        params: { path: { disputeId: d.disputeId } },
+        body: { evidence: { text: 'Signed delivery receipt attached to order 1234' } },
+      }),
+    );
+  }
+  // README:end
+}
+
 export async function settlements(idpay: IdpayClient) {
   // README:begin Settlements
   const list = await unwrap(idpay.GET('/v1/settlements', { params: { query: { limit: 10 } } }));

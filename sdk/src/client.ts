@@ -58,6 +58,7 @@ export const RETRY_SHORTLY_CODES: ReadonlySet<string> = new Set([
   'billing_contention',
   'billing_request_contention',
   'decision_contention',
+  'dispute_contention',
   'member_contention',
   'refund_contention',
   'sandbox_race_lost',

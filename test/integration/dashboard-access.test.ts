@@ -269,7 +269,7 @@ describe('dashboard: staying in', () => {
     const { page } = await newPage(browser, PHONE);
     await signInThroughForm(page, t.url, owner.email, owner.password);
     await expectArrivedAt(page, 'Home');
-    for (const link of ['API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log', 'Home']) {
+    for (const link of ['API keys', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Schedules', 'Team', 'Audit log', 'Home']) {
       await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
       await expectArrivedAt(page, link);
       await openPage(page, link);
@@ -338,8 +338,8 @@ describe('dashboard: menus by role', () => {
       expect((await personCaller(t, who)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
     }
     const expected = {
-      developer: ['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Customers', 'Decisions'],
-      viewer: ['Home', 'Webhooks', 'Events', 'Transactions', 'Decisions'],
+      developer: ['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Customers', 'Decisions'],
+      viewer: ['Home', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Decisions'],
     };
     for (const [role, who] of Object.entries(roles)) {
       const { page } = await newPage(browser, PHONE);
@@ -421,6 +421,7 @@ describe('dashboard: invitations', () => {
       'Webhooks',
       'Events',
       'Transactions',
+      'Disputes',
       'Schedules',
     ]);
     await p.context().close();

@@ -106,7 +106,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await nav.waitFor();
     expect(await page.getByRole('navigation').count()).toBe(1);
     const links = await nav.getByRole('link').allTextContents();
-    expect(links).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Schedules', 'Team', 'Audit log']);
+    expect(links).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Schedules', 'Team', 'Audit log']);
     await page.getByRole('heading', { name: 'Recent transactions' }).waitFor();
     await page.getByText('No transactions yet.').waitFor();
     await expectAccessible(page, 'home');
@@ -344,6 +344,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
       'Webhooks',
       'Events',
       'Transactions',
+      'Disputes',
       'Customers',
       'Decisions',
       'Team',
@@ -402,7 +403,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const page = await signedIn(viewer, PHONE);
     await page.getByText('Role: viewer').waitFor();
     // The menu shows only what a viewer can use (DESIGN 9.7): no API keys, Team or Audit log.
-    const VIEWER_PAGES = ['Home', 'Webhooks', 'Events', 'Transactions', 'Schedules'];
+    const VIEWER_PAGES = ['Home', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Schedules'];
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(VIEWER_PAGES);
     const WRITE =
       /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;

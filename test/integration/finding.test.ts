@@ -47,17 +47,18 @@ const search = (key: string, q: string | undefined, headers?: Record<string, str
 const history = async (key: string) => {
   const r = await t.call('GET', '/v1/transaction-history', { key, query: { limit: 100 } });
   expect(r.status).toBe(200);
-  return r.body.data.transactions as { reference: string; status: string; amount: number; refundedAmount: number }[];
+  return r.body.data.transactions as { reference: string; status: string; amount: number; refundedAmount: number; disputedAmount: number }[];
 };
 
 /** Sums of the succeeded debits in a history (refunded ones included): what the volume must say. */
-function fromHistory(txs: { status: string; amount: number; refundedAmount: number }[]) {
+function fromHistory(txs: { status: string; amount: number; refundedAmount: number; disputedAmount: number }[]) {
   const ok = txs.filter((x) => ['succeeded', 'refunded', 'partially_refunded'].includes(x.status));
   const cents = (v: number) => Math.round(v * 100);
   return {
     count: ok.length,
     amount: ok.reduce((s, x) => s + cents(x.amount), 0) / 100,
     refunded: ok.reduce((s, x) => s + cents(x.refundedAmount), 0) / 100,
+    disputed: ok.reduce((s, x) => s + cents(x.disputedAmount ?? 0), 0) / 100,
   };
 }
 
@@ -91,11 +92,18 @@ describe('GET /v1/reports/volume', () => {
       asked.map((r) => t.call('POST', `/v1/sandbox/refunds/${r.body.data.refundId}/complete`, { key: a.merchant.apiKey })),
     );
     for (const r of done) expect(r.status).toBe(200);
+    // Concurrent disputes by the customer's bank: two whole, one partial.
+    const disputed = await Promise.all([
+      t.call('POST', '/v1/bank/disputes', { key: a.bank.apiKey, body: { reference: refs[5], reason: 'unauthorized' } }),
+      t.call('POST', '/v1/bank/disputes', { key: a.bank.apiKey, body: { reference: refs[6], reason: 'not_received' } }),
+      t.call('POST', '/v1/bank/disputes', { key: a.bank.apiKey, body: { reference: refs[7], reason: 'amount_incorrect', amount: 10 } }),
+    ]);
+    for (const r of disputed) expect(r.status, JSON.stringify(r.body)).toBe(201);
   });
 
-  it('agrees with the transaction history after concurrent bills and refunds (merchant, provider, bank)', async () => {
+  it('agrees with the transaction history after concurrent bills, refunds and disputes (merchant, provider, bank)', async () => {
     const expected = fromHistory(await history(a.merchant.apiKey));
-    expect(expected).toEqual({ count: 10, amount: 2591.33, refunded: 100 + 250.5 + 75 + 60 });
+    expect(expected).toEqual({ count: 10, amount: 2591.33, refunded: 100 + 250.5 + 75 + 60, disputed: 33.33 + 410 + 10 });
     const day = today();
     for (const [key, headers] of [
       [a.merchant.apiKey, undefined],
@@ -106,7 +114,7 @@ describe('GET /v1/reports/volume', () => {
       const r = await volume(key, { from: day, to: day }, headers);
       expect(r.status).toBe(200);
       expect(r.body.message).toBe('Volume retrieved');
-      expect(r.body.data.days).toEqual([{ date: day, ...expected, disputed: 0 }]);
+      expect(r.body.data.days).toEqual([{ date: day, ...expected }]);
     }
     await expectLedgerInvariant();
   });

@@ -103,6 +103,8 @@ describe('GET /v1/transaction-history', () => {
       bankTransactionId: b.bankTransactionId,
       scheduleId: null,
       settlementId: null,
+      disputedAmount: 0,
+      disputeStatus: null,
       createdAt: at(1).toISOString(),
       updatedAt: b.updatedAt,
     });
@@ -234,6 +236,8 @@ describe('GET /v1/transaction-details', () => {
           'bankTransactionId',
           'scheduleId',
           'settlementId',
+          'disputedAmount',
+          'disputeStatus',
           'createdAt',
           'updatedAt',
         ].sort(),

@@ -20,7 +20,7 @@ import { MSG } from '../../functions/platform/errors';
 import { lagosDate } from '../../functions/domain/lagos-time';
 import { ROUTES, routeKey, type Route } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
-import { bankResponse, pay, webhook } from '../support/flows';
+import { bankResponse, bill, pay, webhook } from '../support/flows';
 import { diffSnapshots, snapshotTable } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, expectOk, pathFor, secretsOf, type Group } from '../support/reliability-world';
@@ -172,6 +172,21 @@ async function freshRefund(): Promise<string> {
   });
   expectOk(r, 201, 'refund');
   return r.body.data.refundId;
+}
+async function freshDispute(): Promise<string> {
+  const r = await t.call('POST', '/v1/bank/disputes', {
+    key: A.bank.apiKey,
+    body: { reference: A.paid.reference, reason: 'other', amount: 0.01 },
+  });
+  expectOk(r, 201, 'dispute');
+  return r.body.data.disputeId;
+}
+/** A captured bill of its own (the sandbox dispute helper takes all that is left of a transaction). */
+async function freshPaid(): Promise<string> {
+  const b = await bill(t, A.merchant, [A.agreementPhrase], 2, { description: `${A.secret} isolation bill` });
+  expectOk(b, 201, 'bill');
+  expectOk(await bankResponse(t, A.bank, b.body[0].billingRequestId, 'approve_recurring'), 200, 'bank approves');
+  return b.body[0].reference;
 }
 async function freshSchedule(): Promise<string> {
   const r = await t.call('POST', '/v1/billing/recurring/create', {
@@ -422,6 +437,39 @@ const FIXTURES: Record<string, Fixture> = {
     prepare: async () => ({ path: '/v1/refunds/initiate', body: { reference: A.paid.reference, amount: 0.01, reason: 'iso' } }),
   },
   'GET /v1/refunds/{refundId}/status': { owners: M_OWNERS, notFound: 'Refund not found', prepare: async (r) => ({ path: path(r) }) },
+  // Disputes (DESIGN 9.4): the customer's bank opens, reads and resolves; the merchant (its provider for it) reads and answers.
+  'POST /v1/bank/disputes': {
+    owners: B_OWNERS,
+    notFound: 'Transaction not found',
+    prepare: async () => ({ path: '/v1/bank/disputes', body: { reference: A.paid.reference, reason: 'duplicate', amount: 0.01 } }),
+  },
+  'GET /v1/bank/disputes': {
+    owners: B_OWNERS,
+    list: true,
+    prepare: async () => ({ path: '/v1/bank/disputes', query: { reference: A.paid.reference } }),
+  },
+  'GET /v1/bank/disputes/{disputeId}': { owners: B_OWNERS, notFound: 'Dispute not found', prepare: async (r) => ({ path: path(r) }) },
+  'POST /v1/bank/disputes/{disputeId}/resolve': {
+    owners: B_OWNERS,
+    notFound: 'Dispute not found',
+    prepare: async (r) => ({ path: path(r, { disputeId: await freshDispute() }), body: { outcome: 'won' } }),
+  },
+  'GET /v1/disputes': {
+    owners: M_OWNERS,
+    list: true,
+    prepare: async () => ({ path: '/v1/disputes', query: { reference: A.paid.reference } }),
+  },
+  'GET /v1/disputes/{disputeId}': { owners: M_OWNERS, notFound: 'Dispute not found', prepare: async (r) => ({ path: path(r) }) },
+  'POST /v1/disputes/{disputeId}/respond': {
+    owners: M_OWNERS,
+    notFound: 'Dispute not found',
+    prepare: async (r) => ({ path: path(r, { disputeId: await freshDispute() }), body: { evidence: { text: `${A.secret} evidence` } } }),
+  },
+  'POST /v1/disputes/{disputeId}/accept': {
+    owners: M_OWNERS,
+    notFound: 'Dispute not found',
+    prepare: async (r) => ({ path: path(r, { disputeId: await freshDispute() }), body: {} }),
+  },
   'GET /v1/settlements': {
     owners: M_OWNERS,
     list: true,
@@ -559,6 +607,11 @@ const FIXTURES: Record<string, Fixture> = {
     owners: M_OWNERS,
     notFound: 'Test clock not found',
     prepare: async (r) => ({ path: path(r, { clockId: await freshClock() }) }),
+  },
+  'POST /v1/sandbox/transactions/{reference}/dispute': {
+    owners: M_OWNERS,
+    notFound: 'Transaction not found',
+    prepare: async (r) => ({ path: path(r, { reference: await freshPaid() }), body: {} }),
   },
   'POST /v1/sandbox/refunds/{refundId}/complete': {
     owners: M_OWNERS,

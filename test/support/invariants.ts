@@ -25,6 +25,7 @@ import { dayTotal, monthTotal, PAIR_COUNTER_SK, weekTotal } from '../../function
 import { db } from '../../functions/platform/clients';
 import { checkLedger, type LedgerEntry } from '../../functions/ledger/store';
 import { trialBalance } from '../../functions/ledger/reports';
+import type { DisputeItem } from '../../functions/disputes/views';
 import { lineSettlementId, signedLineAmount, type SettlementLine, type SettlementRecord } from '../../functions/ledger/settlement-views';
 import { settlementIdsOf } from '../../functions/transactions/store';
 import type { RefundItem } from '../../functions/refunds/views';
@@ -85,6 +86,7 @@ export async function checkInvariants(
   const problems: string[] = [];
   const bills = prefixed<BillItem>(items, 'BILL#');
   const refunds = prefixed<RefundItem>(items, 'REFUND#');
+  const disputes = prefixed<DisputeItem>(items, 'DISPUTE#');
   const entries = prefixed<LedgerEntry>(items, 'LEDGER#');
   const events = prefixed<{
     id: string;
@@ -140,6 +142,20 @@ export async function checkInvariants(
   // Transactions vs ledger entries.
   const byEntry = new Map<string, LedgerEntry[]>();
   for (const e of entries) byEntry.set(e.entryId, [...(byEntry.get(e.entryId) ?? []), e]);
+  const disputesOf = new Map<string, DisputeItem[]>();
+  for (const d of disputes) disputesOf.set(d.billingRequestId, [...(disputesOf.get(d.billingRequestId) ?? []), d]);
+  // Every dispute moved its money once, and once more when it closed (won: back; lost: to the bank).
+  for (const d of disputes) {
+    for (const [kind, wanted] of [
+      ['dispute', true],
+      ['dispute_reversal', d.status === 'won'],
+      ['dispute_lost', d.status === 'lost'],
+    ] as const) {
+      const es = byEntry.get(`${kind}:${d.disputeId}`) ?? [];
+      if (es.length !== (wanted ? 1 : 0) || es.some((e) => e.amount !== d.amount))
+        problems.push(`dispute ${d.disputeId} (${d.status}): ${es.length} ${kind} entries`);
+    }
+  }
   const refundsOf = new Map<string, RefundItem[]>();
   for (const r of refunds) refundsOf.set(r.billingRequestId, [...(refundsOf.get(r.billingRequestId) ?? []), r]);
   for (const b of bills) {
@@ -151,14 +167,19 @@ export async function checkInvariants(
         );
     } else if (captures.length) problems.push(`bill ${b.billingRequestId} is ${b.status} but has a capture entry`);
     const rs = refundsOf.get(b.billingRequestId) ?? [];
-    // refundReserved counts every refund that is not failed (completed ones stay reserved: refunds/store.ts).
+    const ds = disputesOf.get(b.billingRequestId) ?? [];
+    // refundReserved counts every refund that is not failed (completed ones stay reserved: refunds/store.ts)
+    // and every dispute that is open or lost (bills/claims.ts: one rule for both).
     const completed = rs.filter((r) => r.status === 'completed').reduce((s, r) => s + r.amount, 0);
-    const reserved = rs.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0);
+    const disputed = ds.filter((d) => d.status !== 'won').reduce((s, d) => s + d.amount, 0);
+    const reserved = rs.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0) + disputed;
     if ((b.refundedAmount ?? 0) !== completed)
       problems.push(`bill ${b.billingRequestId}: refundedAmount ${b.refundedAmount} != completed refunds ${completed}`);
     if ((b.refundReserved ?? 0) !== reserved)
-      problems.push(`bill ${b.billingRequestId}: refundReserved ${b.refundReserved} != refunds not failed ${reserved}`);
-    if (reserved > b.amount) problems.push(`bill ${b.billingRequestId}: refunds ${reserved} exceed amount ${b.amount}`);
+      problems.push(`bill ${b.billingRequestId}: refundReserved ${b.refundReserved} != refunds not failed + disputes not won ${reserved}`);
+    if ((b.disputedAmount ?? 0) !== disputed)
+      problems.push(`bill ${b.billingRequestId}: disputedAmount ${b.disputedAmount} != disputes not won ${disputed}`);
+    if (reserved > b.amount) problems.push(`bill ${b.billingRequestId}: refunds and disputes ${reserved} exceed amount ${b.amount}`);
     if (rs.length && b.status !== 'succeeded') problems.push(`bill ${b.billingRequestId} is ${b.status} but has refunds`);
   }
   for (const r of refunds) {
@@ -241,8 +262,9 @@ export async function checkInvariants(
     const total = ls.reduce((s, l) => s + signedLineAmount(l), 0);
     if (r.linesComplete && total !== r.amount) problems.push(`settlement ${id}: lines sum to ${total}, amount ${r.amount}`);
     const payments = ls.filter((l) => l.type === 'payment').length;
-    if (payments !== r.transactionCount || ls.length - payments !== r.refundCount)
-      problems.push(`settlement ${id}: ${payments}/${ls.length - payments} lines for counts ${r.transactionCount}/${r.refundCount}`);
+    const refundLines = ls.filter((l) => l.type === 'refund').length;
+    if (payments !== r.transactionCount || refundLines !== r.refundCount)
+      problems.push(`settlement ${id}: ${payments}/${refundLines} lines for counts ${r.transactionCount}/${r.refundCount}`);
     if (r.dueSk !== undefined) problems.push(`settlement ${id}: still on the due index (${r.dueSk})`);
   }
   const paidBy = new Map<string, string>();

@@ -34,6 +34,8 @@ export interface Group {
   paid: { billingRequestId: string; reference: string };
   pending: { billingRequestId: string; reference: string };
   refundId: string;
+  /** A dispute the bank opened on `paid` (1.00, needs_response). */
+  disputeId: string;
   scheduleId: string;
   intentId: string;
   deliveryId: string;
@@ -167,6 +169,11 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
     body: { reference: paid.reference, amount: 1, reason: `${secret} refund` },
   });
   expectOk(refund, 201, 'refund');
+  const dispute = await t.call('POST', '/v1/bank/disputes', {
+    key: bank.apiKey,
+    body: { reference: paid.reference, reason: 'other', amount: 1 },
+  });
+  expectOk(dispute, 201, 'dispute');
   const schedule = await t.call('POST', '/v1/billing/recurring/create', {
     key: merchant.apiKey,
     body: {
@@ -216,6 +223,7 @@ export async function buildGroup(t: TestApp, rx: Receiver, label: string): Promi
     paid,
     pending,
     refundId: refund.body.data.refundId,
+    disputeId: dispute.body.data.disputeId,
     scheduleId: schedule.body.data.scheduleId,
     intentId: intent.body[0].intentId,
     deliveryId: deliveries.body.data.deliveries[0].id,
@@ -243,6 +251,7 @@ export function secretsOf(g: Group): string[] {
     g.pending.billingRequestId,
     g.pending.reference,
     g.refundId,
+    g.disputeId,
     g.scheduleId,
     g.intentId,
     g.deliveryId,
@@ -280,6 +289,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'GET /v1/settlements/{id}#id': `stl_${g.merchant.id}_2030-01-01_1`,
     'GET /v1/exports/{id}#id': 'exp_00000000000000000000000',
     'POST /v1/sandbox/billing-requests/{id}/expire#id': g.pending.billingRequestId,
+    'POST /v1/sandbox/transactions/{reference}/dispute#reference': g.paid.reference,
     ...(g.people
       ? {
           'GET /v1/onboarding/applications/{id}#id': g.people.applicationId,
@@ -299,7 +309,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     const v =
       override[name] ??
       values[`${route.method} ${route.path}#${name}`] ??
-      (name === 'scheduleId' ? g.scheduleId : name === 'refundId' ? g.refundId : undefined);
+      (name === 'scheduleId' ? g.scheduleId : name === 'refundId' ? g.refundId : name === 'disputeId' ? g.disputeId : undefined);
     if (v === undefined)
       throw new Error(
         `no value for path parameter ${name} of ${route.method} ${route.path}: add it to pathFor in test/support/reliability-world.ts`,
@@ -476,6 +486,18 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
     case 'GET /v1/team/members':
     case 'GET /v1/audit-log':
       return { query: { limit: '10' } };
+    case 'POST /v1/bank/disputes':
+      return { body: { reference: g.paid.reference, reason: 'other', amount: 0.01 } };
+    case 'POST /v1/disputes/{disputeId}/respond':
+      return { body: { evidence: { text: 'Fuzz evidence:\nsigned receipt' } } };
+    case 'POST /v1/bank/disputes/{disputeId}/resolve':
+      return { body: { outcome: 'lost' } };
+    case 'POST /v1/sandbox/transactions/{reference}/dispute':
+      return { body: { reason: 'duplicate' } };
+    case 'GET /v1/disputes':
+    case 'GET /v1/bank/disputes':
+      return { query: { status: 'needs_response', limit: '10' } };
+    case 'POST /v1/disputes/{disputeId}/accept':
     case 'POST /v1/sandbox/recurring/{scheduleId}/run':
     case 'POST /v1/sandbox/billing-requests/{id}/expire':
     case 'POST /v1/sandbox/settlements/run':

@@ -34,6 +34,7 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'ledger/',
       'transactions/',
       'refunds/',
+      'disputes/',
       'recurring/',
       'exports/',
       'search/',

@@ -45,6 +45,7 @@ describe('magic customers', () => {
       'block_merchant',
       'debit_declined',
       'insufficient_funds',
+      'dispute_unauthorized',
       'debit_no_answer',
       'no_answer',
     ]);
@@ -87,7 +88,15 @@ describe('magic customers', () => {
   it('the public view carries no internal field and copies the limits', () => {
     const m = magicForOutcome('recurring_limits')!;
     const v = magicView(m);
-    expect(Object.keys(v).sort()).toEqual(['debitResponse', 'description', 'deviceId', 'email', 'intentResponse', 'outcome']);
+    expect(Object.keys(v).sort()).toEqual([
+      'debitResponse',
+      'description',
+      'deviceId',
+      'disputeReason',
+      'email',
+      'intentResponse',
+      'outcome',
+    ]);
     v.intentResponse!.spendingLimits.single = 1;
     expect(m.intent!.spendingLimits.single).toBe(50_000);
   });

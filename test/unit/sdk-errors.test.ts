@@ -161,7 +161,11 @@ describe('409: retry shortly?', () => {
 
   it("the SDK's contention codes are those the service releases the Idempotency-Key for (a retry may succeed)", async () => {
     // the groups declaring them (the docs project checks the whole table: test/docs/openapi.test.ts)
-    await Promise.all([import('../../functions/billing/messages'), import('../../functions/transactions/messages')]);
+    await Promise.all([
+      import('../../functions/billing/messages'),
+      import('../../functions/transactions/messages'),
+      import('../../functions/disputes/views'),
+    ]);
     for (const code of RETRY_SHORTLY_CODES) {
       if (code === IN_PROGRESS_CODE) continue; // answered before the key is taken: nothing to release
       const body = JSON.stringify({ statusCode: 409, success: false, message: 'retry shortly', code });

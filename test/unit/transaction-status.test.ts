@@ -64,6 +64,8 @@ describe('toTransaction', () => {
       bankTransactionId: null,
       scheduleId: null,
       settlementId: null,
+      disputedAmount: 0,
+      disputeStatus: null,
       createdAt: '2030-01-01T10:00:00.000Z',
       updatedAt: '2030-01-01T10:00:01.000Z',
     });

@@ -6,6 +6,7 @@ import { useSession } from '../session';
 import { ErrorMessage, Field, Form, Loading, Page, Pager, pagesOf, Select, Table, useConfirm, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
+import { TransactionDisputes } from './Disputes';
 
 type Transaction = Schemas['Transaction'];
 const STATUSES = [
@@ -32,6 +33,7 @@ export const transactionColumns: Column<Transaction>[] = [
   { header: 'Amount', cell: (t) => money(t.amount) },
   { header: 'Refunded', cell: (t) => money(t.refundedAmount) },
   { header: 'Description', cell: (t) => t.description },
+  { header: 'Disputed', cell: (t) => (t.disputeStatus ? `${money(t.disputedAmount)} (${t.disputeStatus.replace('_', ' ')})` : '—') },
   { header: 'Merchant', cell: (t) => t.merchantName },
   { header: 'Created', cell: (t) => when(t.createdAt) },
 ];
@@ -223,6 +225,13 @@ export function TransactionPage({ reference }: { reference: string }) {
         <p role="status" className="notice">
           {refunded}
         </p>
+      )}
+      {x && (s.acting!.kind === 'merchant' || s.acting!.kind === 'bank') && (
+        <TransactionDisputes
+          reference={reference}
+          canDispute={x.status === 'succeeded' || x.status === 'partially_refunded'}
+          onChanged={() => t.reload()}
+        />
       )}
     </Page>
   );

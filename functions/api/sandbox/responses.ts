@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { DECISION_VALUES } from '../../domain/decisions';
 import { TRANSACTION_STATUSES } from '../../transactions/store';
-import { refund, iso, spendingLimits, schedule, count, currency, money } from '../shapes';
+import { dispute, refund, iso, spendingLimits, schedule, count, currency, money } from '../shapes';
 import type { Responses } from '../shapes';
 
 const testClock = z
@@ -25,6 +25,7 @@ export const RESPONSES = {
   'advance-test-clock': {
     data: testClock,
   },
+  'dispute-transaction': { data: dispute },
   'complete-refund': {
     data: refund,
   },
@@ -43,6 +44,10 @@ export const RESPONSES = {
           description: z.string(),
           intentResponse: z.object({ customerDecision: z.enum(DECISION_VALUES), spendingLimits, blockMerchant: z.boolean() }).nullable(),
           debitResponse: z.string().nullable(),
+          disputeReason: z
+            .string()
+            .nullable()
+            .describe('The reason the simulated bank disputes every approved debit with; null: it never disputes'),
         }),
       ),
       banks: z.array(z.object({ bankId: z.string(), bankName: z.string(), createdAt: iso, deviceIds: z.record(z.string(), z.string()) })),

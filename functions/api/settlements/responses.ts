@@ -5,7 +5,7 @@
  * the handlers: zod stays out of their bundles.
  */
 import * as z from 'zod';
-import { SETTLEMENT_STATUSES } from '../../ledger/settlement-views';
+import { SETTLEMENT_LINE_TYPES, SETTLEMENT_STATUSES } from '../../ledger/settlement-views';
 import { count, currency, iso, money } from '../shapes';
 import type { Responses } from '../shapes';
 
@@ -25,8 +25,12 @@ const settlement = z
 const settlementLine = z
   .object({
     reference: z.string().describe("The transaction's reference"),
-    type: z.enum(['payment', 'refund']),
-    amount: money.describe('Signed: a refund is negative'),
+    type: z
+      .enum(SETTLEMENT_LINE_TYPES)
+      .describe(
+        'payment; refund; dispute (opened: the amount left the balance); dispute_reversal (won back); carried_forward (a negative net moved to the next settlement: this one pays 0); brought_forward (that negative net, in the next settlement)',
+      ),
+    amount: money.describe('Signed: refunds, disputes and a negative net brought forward are negative'),
   })
   .meta({ id: 'SettlementLine' });
 
@@ -34,7 +38,7 @@ export const RESPONSES = {
   get: {
     /** DESIGN 8.8 */
     data: settlement.extend({
-      lines: z.array(settlementLine).describe('Payments and refunds this settlement paid; they sum to amount'),
+      lines: z.array(settlementLine).describe('Payments, refunds, disputes and carried nets this settlement took; they sum to amount'),
       linesComplete: z.boolean().describe('False when the settlement has more than 10,000 lines (export it for all of them)'),
     }),
   },

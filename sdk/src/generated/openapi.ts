@@ -752,6 +752,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the disputes you opened
+         * @description The disputes you opened, newest first.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesBankList"];
+        put?: never;
+        /**
+         * Dispute a debit of one of your customers
+         * @description Dispute a debit of one of your customers. Honours Idempotency-Key.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesOpen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dispute you opened
+         * @description One dispute you opened.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesBankGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank/disputes/{disputeId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a dispute (won: the merchant keeps the money)
+         * @description Decide a dispute you opened.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List disputes of your transactions
+         * @description Disputes of your transactions, newest first.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dispute
+         * @description One dispute of your transactions.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["disputesGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}/respond": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a dispute with evidence
+         * @description Answer a dispute with evidence.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesRespond"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/disputes/{disputeId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a dispute
+         * @description Accept a dispute (the amount goes back to the customer).
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         */
+        post: operations["disputesAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/refund-response": {
         parameters: {
             query?: never;
@@ -1790,6 +1950,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/transactions/{reference}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Have the customer's bank dispute a transaction now
+         * @description Have the customer's bank dispute one of your transactions now.
+         *
+         *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
+         *
+         *     **Sandbox only:** 404 `Route not found` in live.
+         */
+        post: operations["sandboxDisputeTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/refunds/{refundId}/complete": {
         parameters: {
             query?: never;
@@ -2336,6 +2520,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created
+         * @description **To:** The merchant and its provider. **When:** The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance.
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventDisputeCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.updated
+         * @description **To:** The merchant and its provider, and the customer's bank. **When:** A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost).
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventDisputeUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2386,7 +2614,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2411,7 +2639,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -3208,6 +3436,108 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["SettlementCompletedData"];
         };
+        DisputeCreatedData: {
+            /** @description Dispute id */
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            /** @description Its billing request */
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Disputed amount, major units */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response: the merchant may respond or accept until respondBy; won: the merchant keeps the money; lost: the bank keeps it
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /**
+             * Format: date-time
+             * @description Without an answer by then the dispute is lost
+             */
+            respondBy: string;
+            /** @description When the merchant's evidence arrived (the text is in GET /v1/disputes/{id}) */
+            evidenceSubmittedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            closedAt: string | null;
+            closedBy: ("merchant" | "bank" | "system") | null;
+            /**
+             * @description Who made this change (system: respondBy passed)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+        };
+        DisputeCreatedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "dispute.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DisputeCreatedData"];
+        };
+        DisputeUpdatedData: {
+            /** @description Dispute id */
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            /** @description Its billing request */
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            /** @description Customer id */
+            customerId: string;
+            /** @description Disputed amount, major units */
+            amount: number;
+            /** @description ISO 4217 code; NGN today */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response: the merchant may respond or accept until respondBy; won: the merchant keeps the money; lost: the bank keeps it
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /**
+             * Format: date-time
+             * @description Without an answer by then the dispute is lost
+             */
+            respondBy: string;
+            /** @description When the merchant's evidence arrived (the text is in GET /v1/disputes/{id}) */
+            evidenceSubmittedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            closedAt: string | null;
+            closedBy: ("merchant" | "bank" | "system") | null;
+            /**
+             * @description Who made this change (system: respondBy passed)
+             * @enum {string}
+             */
+            actor: "merchant" | "bank" | "system";
+        };
+        DisputeUpdatedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "dispute.updated";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DisputeUpdatedData"];
+        };
         WebhookTestData: {
             /** @description The endpoint tested */
             endpointId: string;
@@ -3225,7 +3555,7 @@ export interface components {
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
-        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
             /** @enum {string} */
@@ -3351,6 +3681,42 @@ export interface components {
             changedAt: string;
             /** @description intent_response, bank_update, validity_expired */
             reason: string | null;
+        };
+        Dispute: {
+            disputeId: string;
+            /** @description The disputed transaction */
+            reference: string;
+            billingRequestId: string;
+            /** @description Merchant id */
+            entityId: string;
+            merchantName: string;
+            customerId: string;
+            /** @description Disputed amount */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+            /**
+             * @description needs_response (the merchant may respond or accept until respondBy), under_review (the bank decides), won (the merchant keeps the money), lost
+             * @enum {string}
+             */
+            status: "needs_response" | "under_review" | "won" | "lost";
+            /** @description Without an answer by then the dispute is lost */
+            respondBy: string;
+            /** @description The merchant's answer; null until it responds */
+            evidence: {
+                text: string;
+                /** @description ISO 8601 date-time, UTC */
+                submittedAt: string;
+            } | null;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            closedAt: string | null;
+            /** @description Who closed it (system: respondBy passed) */
+            closedBy: ("merchant" | "bank" | "system") | null;
         };
         Refund: {
             refundId: string;
@@ -3487,6 +3853,10 @@ export interface components {
             scheduleId: string | null;
             /** @description The settlement that paid it; null until settled */
             settlementId: string | null;
+            /** @description Of its disputes, the amount open or lost (0 when none) */
+            disputedAmount: number;
+            /** @description The status of its latest dispute; null when never disputed */
+            disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             /** @description ISO 8601 date-time, UTC */
@@ -3512,9 +3882,12 @@ export interface components {
         SettlementLine: {
             /** @description The transaction's reference */
             reference: string;
-            /** @enum {string} */
-            type: "payment" | "refund";
-            /** @description Signed: a refund is negative */
+            /**
+             * @description payment; refund; dispute (opened: the amount left the balance); dispute_reversal (won back); carried_forward (a negative net moved to the next settlement: this one pays 0); brought_forward (that negative net, in the next settlement)
+             * @enum {string}
+             */
+            type: "payment" | "refund" | "dispute" | "dispute_reversal" | "carried_forward" | "brought_forward";
+            /** @description Signed: refunds, disputes and a negative net brought forward are negative */
             amount: number;
         };
         MerchantTrust: {
@@ -3555,7 +3928,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -3854,6 +4227,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "provider",
+                 *       "name": "provider person-uoyty3xppq@example.com",
+                 *       "email": "provider-tinjsh2dvc@example.com",
+                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "bank" | "merchant" | "provider";
@@ -3884,6 +4265,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Participant created",
+                     *       "data": {
+                     *         "id": "prv_example1000000000000000",
+                     *         "type": "provider",
+                     *         "name": "provider person-uoyty3xppq@example.com",
+                     *         "email": "provider-tinjsh2dvc@example.com",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "invitation": {
+                     *           "invitationId": "ivt_example1000000000000000",
+                     *           "token": "example_token_1"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -3944,6 +4343,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -3989,6 +4400,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:32:39.992Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4026,6 +4449,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxTrustLevel": "premium"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     maxTrustLevel: "basic" | "enhanced" | "premium";
@@ -4041,6 +4469,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Provider updated",
+                     *       "data": {
+                     *         "id": "prv_example1000000000000000",
+                     *         "maxTrustLevel": "premium"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4087,6 +4526,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Applications retrieved",
+                     *       "data": {
+                     *         "applications": [
+                     *           {
+                     *             "applicationId": "app_example1000000000000000",
+                     *             "status": "rejected",
+                     *             "type": "merchant",
+                     *             "businessName": "Ada Stores L9LCOG",
+                     *             "email": "biz-2p6x1maln3@example.com",
+                     *             "country": "NG",
+                     *             "registrationNumber": "RCTqwFqtLb",
+                     *             "website": "https://ada.example.com",
+                     *             "address": {
+                     *               "city": "Lagos",
+                     *               "country": "NG",
+                     *               "line1": "1 Marina"
+                     *             },
+                     *             "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *             "createdAt": "2026-11-06T04:16:14.805Z",
+                     *             "decidedAt": "2026-11-06T04:16:14.859Z",
+                     *             "decidedBy": "operator",
+                     *             "reason": "Registration number not found",
+                     *             "participantId": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4132,6 +4604,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application approved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "provider",
+                     *         "businessName": "Ada Stores b2shbJ",
+                     *         "email": "biz-f24a0gm7v1@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCqtTL7Y5W",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-ypv5bo0tac@example.com",
+                     *         "createdAt": "2026-11-06T04:16:12.443Z",
+                     *         "decidedAt": "2026-11-06T04:16:13.431Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": null,
+                     *         "participantId": "prv_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4166,6 +4666,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Registration number not found"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                 };
@@ -4181,6 +4686,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application rejected",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "rejected",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores L9LCOG",
+                     *         "email": "biz-2p6x1maln3@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCTqwFqtLb",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-r97ri5fyw0@example.com",
+                     *         "createdAt": "2026-11-06T04:16:14.805Z",
+                     *         "decidedAt": "2026-11-06T04:16:14.859Z",
+                     *         "decidedBy": "operator",
+                     *         "reason": "Registration number not found",
+                     *         "participantId": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4215,6 +4748,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "merchant",
+                 *       "businessName": "Ada Stores ziv5gt",
+                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "country": "NG",
+                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "website": "https://ada.example.com",
+                 *       "address": {
+                 *         "line1": "1 Marina",
+                 *         "city": "Lagos",
+                 *         "country": "NG"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     type: "merchant" | "provider";
@@ -4243,6 +4791,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Application submitted",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4291,6 +4851,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Application retrieved",
+                     *       "data": {
+                     *         "applicationId": "app_example1000000000000000",
+                     *         "status": "approved",
+                     *         "type": "merchant",
+                     *         "businessName": "Ada Stores t3LP19",
+                     *         "email": "biz-ptgb9xvuwg@example.com",
+                     *         "country": "NG",
+                     *         "registrationNumber": "RCDtl1SqU4",
+                     *         "website": "https://ada.example.com",
+                     *         "address": {
+                     *           "city": "Lagos",
+                     *           "country": "NG",
+                     *           "line1": "1 Marina"
+                     *         },
+                     *         "applicantEmail": "person-qagsp2semh@example.com",
+                     *         "createdAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedAt": "2026-11-06T03:28:57.915Z",
+                     *         "decidedBy": "sandbox",
+                     *         "reason": null,
+                     *         "participantId": "mer_example1000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4330,6 +4918,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Profile retrieved",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "memberships": [
+                     *           {
+                     *             "participantId": "mer_example1000000000000000",
+                     *             "name": "Ada Stores ziv5gt",
+                     *             "kind": "merchant",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
+                     *           },
+                     *           {
+                     *             "participantId": "mer_example2000000000000000",
+                     *             "name": "Ada Stores D1O6zc",
+                     *             "kind": "merchant",
+                     *             "role": "viewer",
+                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4368,6 +4983,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "example_refreshToken_1"
+                 *     }
+                 */
                 "application/json": {
                     refreshToken?: string;
                 };
@@ -4383,6 +5003,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Signed out",
+                     *       "data": {
+                     *         "signedOut": true,
+                     *         "refreshTokenRevoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4436,6 +5067,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API keys retrieved",
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "keyId": "key_example1000000000000000",
+                     *             "name": "old",
+                     *             "prefix": "sk_sandbox_wOTV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:52.820Z",
+                     *             "lastUsedAt": "2026-11-06T03:30:00.411Z",
+                     *             "expiresAt": null,
+                     *             "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *           },
+                     *           {
+                     *             "keyId": "key_example2000000000000000",
+                     *             "name": null,
+                     *             "prefix": "sk_sandbox_dFAV",
+                     *             "role": "admin",
+                     *             "createdBy": {
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-g9kd7przle@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:29:47.647Z",
+                     *             "lastUsedAt": "2026-11-06T03:29:51.701Z",
+                     *             "expiresAt": "2026-11-07T03:29:47.647Z",
+                     *             "revokedAt": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4495,6 +5166,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "server",
+                 *       "expiresInDays": 30
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     expiresInDays?: number;
@@ -4519,6 +5196,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "API key created",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "expiresAt": "2026-11-08T03:28:59.148Z",
+                     *         "role": "admin"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4577,6 +5267,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "API key revoked",
+                     *       "data": {
+                     *         "keyId": "key_example1000000000000000",
+                     *         "revokedAt": "2026-11-06T03:29:59.856Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4630,6 +5331,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Team retrieved",
+                     *       "data": {
+                     *         "members": [
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000001",
+                     *             "email": "person-x67xnaivao@example.com",
+                     *             "role": "owner",
+                     *             "joinedAt": "2026-11-06T03:29:40.039Z"
+                     *           },
+                     *           {
+                     *             "userId": "00000000-0000-4000-8000-000000000002",
+                     *             "email": "person-ehdnmhs6xi@example.com",
+                     *             "role": "admin",
+                     *             "joinedAt": "2026-11-06T03:29:43.979Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4681,6 +5406,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitations retrieved",
+                     *       "data": {
+                     *         "invitations": [
+                     *           {
+                     *             "invitationId": "ivt_example1000000000000000",
+                     *             "email": "second-gsvjnct5re@example.com",
+                     *             "role": "viewer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:38.539Z",
+                     *             "expiresAt": "2026-11-13T03:55:38.000Z"
+                     *           },
+                     *           {
+                     *             "invitationId": "ivt_example2000000000000000",
+                     *             "email": "teammate-953kmn07sz@example.com",
+                     *             "role": "developer",
+                     *             "invitedBy": {
+                     *               "type": "user",
+                     *               "userId": "00000000-0000-4000-8000-000000000001",
+                     *               "email": "person-fz6lc4v9f0@example.com"
+                     *             },
+                     *             "createdAt": "2026-11-06T03:55:31.875Z",
+                     *             "expiresAt": "2026-11-13T03:55:31.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4735,6 +5496,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "person-jfx17si1rg@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -4756,6 +5523,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Invitation created",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "token": "example_token_1",
+                     *         "expiresAt": "2026-11-06T03:29:14.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -4810,6 +5589,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation withdrawn",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4857,6 +5647,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation retrieved",
+                     *       "data": {
+                     *         "invitationId": "ivt_example1000000000000000",
+                     *         "participantName": "Ada Stores IPDxrp",
+                     *         "participantType": "merchant",
+                     *         "role": "developer",
+                     *         "invitedBy": {
+                     *           "email": "person-fz6lc4v9f0@example.com"
+                     *         },
+                     *         "email": "teammate-953kmn07sz@example.com",
+                     *         "expiresAt": "2026-11-06T03:55:31.000Z",
+                     *         "status": "revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4917,6 +5726,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Invitation accepted",
+                     *       "data": {
+                     *         "participantId": "mer_example1000000000000000",
+                     *         "participantType": "merchant",
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-jfx17si1rg@example.com",
+                     *         "role": "developer",
+                     *         "joinedAt": "2026-11-06T03:29:14.919Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -4986,6 +5810,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member removed",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "removed": true,
+                     *         "keysCreated": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5029,6 +5865,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     role: "owner" | "admin" | "developer" | "viewer";
@@ -5047,6 +5888,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Member updated",
+                     *       "data": {
+                     *         "userId": "00000000-0000-4000-8000-000000000001",
+                     *         "email": "person-7b0jnekkqg@example.com",
+                     *         "role": "viewer",
+                     *         "joinedAt": "2026-11-06T03:29:20.770Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5096,6 +5950,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Audit log retrieved",
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "aud_example1000000000000000",
+                     *             "at": "2026-11-06T03:29:34.068Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-gunsgsn2cy@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000001"
+                     *             },
+                     *             "action": "member.removed:viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000003",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example2000000000000000",
+                     *             "at": "2026-11-06T03:29:31.209Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:owner->viewer",
+                     *             "target": "00000000-0000-4000-8000-000000000002",
+                     *             "requestId": "00000000-0000-4000-8000-000000000004",
+                     *             "ip": "127.0.0.1"
+                     *           },
+                     *           {
+                     *             "id": "aud_example3000000000000000",
+                     *             "at": "2026-11-06T03:29:30.512Z",
+                     *             "actor": {
+                     *               "type": "user",
+                     *               "email": "person-7b0jnekkqg@example.com",
+                     *               "id": "00000000-0000-4000-8000-000000000002"
+                     *             },
+                     *             "action": "member.role_changed:admin->owner",
+                     *             "target": "00000000-0000-4000-8000-000000000001",
+                     *             "requestId": "00000000-0000-4000-8000-000000000005",
+                     *             "ip": "127.0.0.1"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5153,6 +6058,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Trial balance retrieved",
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
+                     *             "debit": 1096.62,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
+                     *             "debit": 7.77,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
+                     *             "debit": 45.5,
+                     *             "credit": 5.5
+                     *           }
+                     *         ],
+                     *         "totalDebit": 2699.78,
+                     *         "totalCredit": 2699.78,
+                     *         "balanced": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5200,6 +6134,111 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customers": [
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1007@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1007"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1008",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1008@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzpy11004",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1009@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1009"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1010",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1010@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzpy11004"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1011",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "not-an-email",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1011"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1012",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1012@example.com",
+                 *           "country": "XX",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1012"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1013",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1013@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "12-34-56",
+                 *           "reference": "REF-mwyfzslu1013"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1014",
+                 *           "firstname": "Ada",
+                 *           "email": "ada.mwyfzslu1014@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1014"
+                 *         },
+                 *         "not an object",
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1006",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1006@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1006"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1015",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1015@example.com",
+                 *           "country": "UK",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1015"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     customers: unknown[];
                 };
@@ -5218,6 +6257,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Customer batch processed; created customers will reflect shortly",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "total": 12,
+                     *           "successful": 2,
+                     *           "failed": 10,
+                     *           "duplicates": 4,
+                     *           "invalidData": 6
+                     *         },
+                     *         "data": {
+                     *           "createdCount": 2,
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -5279,6 +6343,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Batch retrieved",
+                     *       "data": {
+                     *         "batchId": "bat_example1000000000000000",
+                     *         "status": "COMPLETED",
+                     *         "summary": {
+                     *           "duplicates": 4,
+                     *           "invalidData": 6,
+                     *           "total": 12,
+                     *           "failed": 10,
+                     *           "successful": 2
+                     *         },
+                     *         "data": {
+                     *           "customerIds": [
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
+                     *           ],
+                     *           "createdCount": 2
+                     *         },
+                     *         "failures": [
+                     *           {
+                     *             "index": 1,
+                     *             "clientRef": "CR-mwyfzsls1005",
+                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "clientRef": "CR-mwyfzsls1008",
+                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 3,
+                     *             "clientRef": "CR-mwyfzpy11004",
+                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5327,6 +6433,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "phrase": "blue heron at dawn",
+                 *       "deviceId": "dev-mwyfnep32"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     phrase: string;
@@ -5347,6 +6460,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Device linked",
+                     *       "data": {
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "deviceId": "dev-mwyfnep32",
+                     *         "linkedAt": "2026-11-06T03:39:42.419Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5403,6 +6528,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:56.280Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.633Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "dec_example300000000000000",
+                     *           "customerId": "cus_example3000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_3",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:06:55.188Z",
+                     *           "lastUsed": null,
+                     *           "remaining": {
+                     *             "single": null,
+                     *             "daily": null,
+                     *             "weekly": null,
+                     *             "monthly": null,
+                     *             "yearly": null,
+                     *             "payments": null
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5460,6 +6653,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "validFrom": "2026-11-05T00:00:00.000Z",
+                 *       "validTo": "2100-11-04T23:59:59.000Z",
+                 *       "maxPayments": 12,
+                 *       "channel": "ussd",
+                 *       "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                 *       "spendingLimits": {
+                 *         "monthly": 5000,
+                 *         "yearly": 50000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     customerDecision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
@@ -5491,6 +6697,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision updated",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5537,6 +6771,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:34.037Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:40.444Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 100
+                     *             },
+                     *             "blockMerchant": true,
+                     *             "validFrom": null,
+                     *             "validTo": "2098-12-11T00:00:00.000Z",
+                     *             "maxPayments": 3,
+                     *             "channel": "app",
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2026-11-06T03:46:45.633Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5590,6 +6889,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Subscriptions retrieved",
+                     *       "data": {
+                     *         "subscriptions": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5659,6 +6970,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer asked to skip September"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5677,6 +6993,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5720,6 +7048,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer revoked the mandate in the app"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -5738,6 +7071,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T03:37:26.393Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5789,6 +7134,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement report retrieved",
+                     *       "data": {
+                     *         "businessDate": "2030-08-05",
+                     *         "debits": 1077.75,
+                     *         "credits": 0,
+                     *         "net": 1077.75,
+                     *         "transactionCount": 3,
+                     *         "byMerchant": [
+                     *           {
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "amount": 1002.5,
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 4 example",
+                     *             "amount": 75.25,
+                     *             "count": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5841,6 +7214,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *       "customerDecision": "approve_recurring",
+                 *       "spendingLimits": {
+                 *         "single": 5000,
+                 *         "monthly": 20000
+                 *       },
+                 *       "intentId": "int_example1000000000000000"
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     entityId: string;
@@ -5877,6 +7263,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision recorded",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "single": 5000,
+                     *           "monthly": 20000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUsed": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5912,6 +7321,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "billingRequestId": "breq_example1000000000000000",
+                 *       "action": "approve_recurring",
+                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *     }
+                 */
                 "application/json": {
                     billingRequestId: string;
                     /** @enum {string} */
@@ -5935,6 +7351,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing response recorded",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "succeeded"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -5975,6 +7403,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "responses": [
+                 *         {
+                 *           "billingRequestId": "breq_example1000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
+                 *         },
+                 *         {
+                 *           "billingRequestId": "breq_example2000000000000000",
+                 *           "action": "approve_once",
+                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     responses: {
                         billingRequestId: string;
@@ -6000,6 +7444,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -6027,6 +7487,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing response recorded"
+                     *       },
+                     *       {
+                     *         "billingRequestId": "breq_example3000000000000",
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Billing request not found",
+                     *         "code": "billing_request_not_found",
+                     *         "type": "not_found_error"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         billingRequestId: string;
                         statusCode: number;
@@ -6091,6 +7575,666 @@ export interface operations {
             };
         };
     };
+    disputesBankList: {
+        parameters: {
+            query?: {
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                reference?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example100",
+                     *             "amount": 100,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-06T03:39:15.316Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:15.316Z",
+                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesOpen: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "reason": "amount_incorrect",
+                 *       "amount": 20
+                 *     }
+                 */
+                "application/json": {
+                    reference: string;
+                    /** @enum {string} */
+                    reason: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+                    amount?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "amount_incorrect",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:41.981Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:41.981Z",
+                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesBankGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "won"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "won" | "lost";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 7 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 20,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "won",
+                     *         "respondBy": "2026-11-06T03:39:24.185Z",
+                     *         "evidence": {
+                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
+                     *           "text": "Delivered on 3 May.\nSigned receipt attached."
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:24.185Z",
+                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedBy": "bank"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesList: {
+        parameters: {
+            query?: {
+                status?: "needs_response" | "under_review" | "won" | "lost";
+                reference?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Disputes retrieved",
+                     *       "data": {
+                     *         "disputes": [
+                     *           {
+                     *             "disputeId": "dsp_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "amount": 40,
+                     *             "currency": "NGN",
+                     *             "reason": "unauthorized",
+                     *             "status": "needs_response",
+                     *             "respondBy": "2026-11-13T03:38:32.684Z",
+                     *             "evidence": null,
+                     *             "createdAt": "2026-11-06T03:38:32.684Z",
+                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
+                     *             "closedAt": null,
+                     *             "closedBy": null
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            disputes: components["schemas"]["Dispute"][];
+                            /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute retrieved",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesRespond: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "evidence": {
+                 *         "text": "The customer signed for it: winning_evidence"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    evidence: {
+                        text: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 40,
+                     *         "currency": "NGN",
+                     *         "reason": "unauthorized",
+                     *         "status": "under_review",
+                     *         "respondBy": "2026-11-13T03:38:32.684Z",
+                     *         "evidence": {
+                     *           "text": "The customer signed for it: winning_evidence",
+                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
+                     *         },
+                     *         "createdAt": "2026-11-06T03:38:32.684Z",
+                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disputesAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                disputeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Dispute updated",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 12 example",
+                     *         "customerId": "cus_example100",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "reason": "duplicate",
+                     *         "status": "lost",
+                     *         "respondBy": "2026-11-06T03:39:34.878Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:34.878Z",
+                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedBy": "merchant"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     bankRefundResponse: {
         parameters: {
             query?: never;
@@ -6107,6 +8251,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refundId": "rfd_example1000000000000000",
+                 *       "status": "failed",
+                 *       "reason": "Account closed"
+                 *     }
+                 */
                 "application/json": {
                     refundId: string;
                     /** @enum {string} */
@@ -6129,6 +8280,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund updated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 50,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:07:38.947Z",
+                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "Account closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6175,6 +8346,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Balance retrieved",
+                     *       "data": {
+                     *         "totalBalance": 0,
+                     *         "unsettledBalance": 0,
+                     *         "settledBalance": 0,
+                     *         "currency": "NGN",
+                     *         "bankAccountInfo": {
+                     *           "bankName": "Zenith Bank",
+                     *           "accountNumber": "0123456789",
+                     *           "accountName": "Ada Stores Ltd"
+                     *         },
+                     *         "withdrawalInfo": {
+                     *           "isSupported": true,
+                     *           "minimumAmount": 500,
+                     *           "maximumAmount": 2000000.5
+                     *         },
+                     *         "nextSettlement": {
+                     *           "amount": 0,
+                     *           "currency": "NGN",
+                     *           "date": "2026-11-08T23:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6239,6 +8438,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
+                 *     }
+                 */
                 "application/json": {
                     deviceId: string;
                 };
@@ -6257,6 +8461,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer found",
+                     *       "data": {
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6307,6 +8521,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer banks found",
+                     *       "data": {
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *           },
+                     *           {
+                     *             "bankId": "bnk_example2000000000000000",
+                     *             "bankName": "bank 2 example",
+                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6350,6 +8585,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken2000000000000000000000000000",
+                 *         "lp_ExampleToken3000000000000000000000000000",
+                 *         "lp_ExampleToken4000000000000000000000000000",
+                 *         "lp_ExampleToken5000000000000000000000000000",
+                 *         "lp_ExampleToken6000000000000000000000000000",
+                 *         "lp_ExampleToken7000000000000000000000000000",
+                 *         "lp_ExampleToken8000000000000000000000000000",
+                 *         "lp_ExampleToken9000000000000000000000000000",
+                 *         "lp_ExampleToken1000000000000000000000000000",
+                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *       ],
+                 *       "currency": "NGN",
+                 *       "description": "Sandbox membership"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     currency: string;
@@ -6370,6 +8624,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example2000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example3000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6399,6 +8681,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6483,6 +8786,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agreementPhrases": [
+                 *         "ap_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 4200.5,
+                 *       "currency": "NGN",
+                 *       "description": "Order"
+                 *     }
+                 */
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
@@ -6504,6 +8817,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 4200.5,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6543,6 +8874,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": false
+                     *       },
+                     *       {
+                     *         "statusCode": 403,
+                     *         "success": false,
+                     *         "message": "Customer has not approved billing",
+                     *         "code": "billing_not_approved",
+                     *         "type": "permission_error",
+                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example2000000000000000",
+                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6637,6 +9008,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lookupPhrases": [
+                 *         "lp_ExampleToken1000000000000000000000000000"
+                 *       ],
+                 *       "amount": 25,
+                 *       "currency": "NGN",
+                 *       "description": "Clocked one-time"
+                 *     }
+                 */
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
@@ -6658,6 +9039,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 25,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-04T10:00:30.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6697,6 +9096,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:12.019Z"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -6807,6 +9242,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decisions retrieved",
+                     *       "data": [
+                     *         {
+                     *           "id": "dec_example100000000000000",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_1",
+                     *           "decision": "deny",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:25:15.545Z",
+                     *           "lastUsed": null
+                     *         },
+                     *         {
+                     *           "id": "dec_example200000000000000",
+                     *           "customerId": "cus_example2000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "agreementPhrase": "example_agreementPhrase_2",
+                     *           "decision": "approve_once",
+                     *           "spendingLimits": {},
+                     *           "blockMerchant": false,
+                     *           "createdAt": "2026-11-06T03:24:56.307Z",
+                     *           "lastUsed": null
+                     *         }
+                     *       ],
+                     *       "total": 5,
+                     *       "hasMore": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6855,6 +9323,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision retrieved",
+                     *       "data": {
+                     *         "id": "dec_example100000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "decision": "approve_recurring",
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
+                     *         "blockMerchant": false,
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
+                     *         "lastUsed": null,
+                     *         "remaining": {
+                     *           "single": null,
+                     *           "daily": null,
+                     *           "weekly": null,
+                     *           "monthly": 5000,
+                     *           "yearly": 50000,
+                     *           "payments": 12
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6927,6 +9431,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer decision history retrieved",
+                     *       "data": {
+                     *         "versions": [
+                     *           {
+                     *             "version": 1,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {},
+                     *             "blockMerchant": false,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "maxPayments": null,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": null,
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:44.096Z",
+                     *             "reason": "intent_response"
+                     *           },
+                     *           {
+                     *             "version": 2,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": "ussd",
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:45.037Z",
+                     *             "reason": "bank_update"
+                     *           },
+                     *           {
+                     *             "version": 3,
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "monthly": 5000,
+                     *               "yearly": 50000
+                     *             },
+                     *             "blockMerchant": false,
+                     *             "validFrom": "2026-11-05T00:00:00.000Z",
+                     *             "validTo": "2100-11-04T23:59:59.000Z",
+                     *             "maxPayments": 12,
+                     *             "channel": null,
+                     *             "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *             "actor": {
+                     *               "type": "bank"
+                     *             },
+                     *             "changedAt": "2027-10-01T03:40:46.891Z",
+                     *             "reason": "bank_update"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -6975,6 +9544,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy retrieved",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           3,
+                     *           3
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7009,6 +9593,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "retryAfterDays": [
+                 *         1,
+                 *         3,
+                 *         3,
+                 *         7,
+                 *         30
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     retryAfterDays: number[];
                 };
@@ -7026,6 +9621,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Retry policy updated",
+                     *       "data": {
+                     *         "retryAfterDays": [
+                     *           1,
+                     *           3,
+                     *           3
+                     *         ],
+                     *         "isDefault": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7063,6 +9673,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "cus_example1000000000000000",
+                 *       "agreementPhrase": "example_agreementPhrase_1",
+                 *       "amount": 1500.5,
+                 *       "currency": "NGN",
+                 *       "frequency": "monthly",
+                 *       "startDate": "2026-11-04T09:00:00.000Z",
+                 *       "description": "Gym membership",
+                 *       "interval": 2,
+                 *       "maxBillings": 12,
+                 *       "metadata": {
+                 *         "plan": "gold",
+                 *         "seats": 3
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     customerId: string;
                     agreementPhrase: string;
@@ -7095,6 +9722,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Recurring schedule created",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 1500.5,
+                     *         "frequency": "monthly",
+                     *         "status": "active",
+                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -7143,6 +9785,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "holiday",
+                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                     resumesAt?: string | null;
@@ -7162,6 +9810,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule paused",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "paused",
+                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
+                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7208,6 +9869,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "back"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -7226,6 +9892,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule resumed",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "active",
+                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
+                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7271,6 +9950,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Gym closed for works"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -7289,6 +9973,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run skipped",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "skippedRunAt": "2026-11-02T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-11-09T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7347,6 +10043,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedules retrieved",
+                     *       "data": {
+                     *         "schedules": [],
+                     *         "total": 0,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7400,6 +10108,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule retrieved",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 5000,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "active",
+                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym, standard",
+                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "pausedAt": null,
+                     *         "pauseReason": null,
+                     *         "resumedAt": null,
+                     *         "cancelledAt": null,
+                     *         "completedAt": null,
+                     *         "pendingAmendment": {
+                     *           "amendmentId": "amd_example1000000000000000",
+                     *           "from": {
+                     *             "description": "Gym, standard",
+                     *             "amount": 5000,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "to": {
+                     *             "description": "Gym, premium",
+                     *             "amount": 7500,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7447,6 +10202,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring schedule cancelled",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "status": "cancelled",
+                     *         "cancelledAt": "2026-11-06T04:17:44.078Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7489,6 +10256,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 7500,
+                 *       "description": "Gym, premium"
+                 *     }
+                 */
                 "application/json": {
                     amount?: number;
                     /** @enum {string} */
@@ -7509,6 +10282,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Amendment sent to the customer's bank",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "amendmentId": "amd_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -7571,6 +10356,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transactions retrieved",
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "billingRequestId": "breq_example1000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 75.25,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_FyGdPIuZrD",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 4 example",
+                     *             "bankTransactionId": "BTX-N6nCMuph",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-09T22:59:59.000Z",
+                     *             "updatedAt": "2026-11-09T22:59:59.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "billingRequestId": "breq_example2000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 2.5,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_whcrhrHDyG",
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-TGouk5K7",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-09T12:30:00.000Z",
+                     *             "updatedAt": "2026-11-09T12:30:00.000Z"
+                     *           },
+                     *           {
+                     *             "reference": "txn_example3000000000000000",
+                     *             "billingRequestId": "breq_example3000000000000000",
+                     *             "type": "agreement",
+                     *             "status": "succeeded",
+                     *             "amount": 1000,
+                     *             "refundedAmount": 0,
+                     *             "currency": "NGN",
+                     *             "description": "Fixture order",
+                     *             "customerId": "cus_example100",
+                     *             "entityId": "mer_example2000000000000000",
+                     *             "merchantName": "merchant 3 example",
+                     *             "bankTransactionId": "BTX-u6o9t4Rl",
+                     *             "scheduleId": null,
+                     *             "settlementId": null,
+                     *             "createdAt": "2026-11-08T23:00:00.000Z",
+                     *             "updatedAt": "2026-11-08T23:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7624,6 +10476,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Transaction retrieved",
+                     *       "data": {
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "type": "agreement",
+                     *         "status": "partially_refunded",
+                     *         "amount": 500,
+                     *         "refundedAmount": 100.5,
+                     *         "currency": "NGN",
+                     *         "description": "Fixture order",
+                     *         "customerId": "cus_example100",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 5 example",
+                     *         "bankTransactionId": "BTX-gKFxB3as",
+                     *         "scheduleId": null,
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "createdAt": "2030-04-22T09:00:00.000Z",
+                     *         "updatedAt": "2026-11-06T03:09:25.765Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7660,6 +10537,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reference": "txn_example1000000000000000",
+                 *       "amount": 30.5,
+                 *       "reason": "Damaged item"
+                 *     }
+                 */
                 "application/json": {
                     reference: string;
                     amount?: number;
@@ -7680,6 +10564,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Refund initiated",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 30.5,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "expectedBy": "2026-11-04T22:59:59.999Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -7739,6 +10638,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund retrieved",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 30,
+                     *         "currency": "NGN",
+                     *         "status": "failed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T03:09:31.673Z",
+                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "account_closed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7787,6 +10706,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlements retrieved",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 3,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 1,
+                     *             "refundCount": 0,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:10:00.000Z"
+                     *           },
+                     *           {
+                     *             "settlementId": "stl_ExampleToken2000000000000000000000000000",
+                     *             "businessDate": "2026-11-03",
+                     *             "amount": 1311.83,
+                     *             "currency": "NGN",
+                     *             "transactionCount": 4,
+                     *             "refundCount": 2,
+                     *             "status": "completed",
+                     *             "settledAt": "2026-11-02T23:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7837,6 +10788,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement retrieved",
+                     *       "data": {
+                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "businessDate": "2026-11-03",
+                     *         "amount": 1311.83,
+                     *         "currency": "NGN",
+                     *         "transactionCount": 4,
+                     *         "refundCount": 2,
+                     *         "status": "completed",
+                     *         "settledAt": "2026-11-02T23:00:00.000Z",
+                     *         "lines": [
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -30.5
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -20
+                     *           },
+                     *           {
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "payment",
+                     *             "amount": 100
+                     *           }
+                     *         ],
+                     *         "linesComplete": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -7859,7 +10845,7 @@ export interface operations {
                             status: "completed";
                             /** @description ISO 8601 date-time, UTC */
                             settledAt: string;
-                            /** @description Payments and refunds this settlement paid; they sum to amount */
+                            /** @description Payments, refunds, disputes and carried nets this settlement took; they sum to amount */
                             lines: components["schemas"]["SettlementLine"][];
                             /** @description False when the settlement has more than 10,000 lines (export it for all of them) */
                             linesComplete: boolean;
@@ -7893,6 +10879,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "transactions",
+                 *       "from": "2026-11-02T23:00:00.000Z",
+                 *       "to": "2026-12-03T22:59:59.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "transactions" | "settlement";
@@ -7919,6 +10912,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Export accepted",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -7971,6 +10975,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Export retrieved",
+                     *       "data": {
+                     *         "exportId": "exp_example1000000000000000",
+                     *         "status": "ready",
+                     *         "rowCount": 4,
+                     *         "url": "https://example.com/t-example-exports/exports/mer_0mwygykfimLfY5yMfpxBBqG/exp_0mwygyom0tjCjo7QJAvwNf8/run-1.csv?X-Amz-Algorithm=example&X-Amz-Credential=example&X-Amz-Date=example&X-Amz-Expires=example&X-Amz-SignedHeaders=example&X-Amz-Signature=example"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8028,6 +11045,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchants retrieved",
+                     *       "data": {
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.535Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:36.536Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example3000000000000000",
+                     *             "name": "Keyed",
+                     *             "email": "m3-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:42.533Z"
+                     *           }
+                     *         ],
+                     *         "total": 30,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8077,6 +11131,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchants": [
+                 *         {
+                 *           "name": "Shop One",
+                 *           "email": "m1-qyswga@example.com",
+                 *           "phone": "+2348012345678",
+                 *           "address": "1 Marina, Lagos",
+                 *           "website": "https://shop.example.com",
+                 *           "description": "Groceries"
+                 *         },
+                 *         {
+                 *           "name": "Shop Two",
+                 *           "email": "m2-qyswga@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     merchants: {
                         name: string;
@@ -8114,6 +11186,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Merchants created",
+                     *       "data": {
+                     *         "created": 2,
+                     *         "merchants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *           },
+                     *           {
+                     *             "id": "mer_example2000000000000000",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
+                     *             "providerId": "prv_example1000000000000000",
+                     *             "apiKey": "sk_sandbox_ExampleKey200000000000000000000000000000Chk000"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8170,6 +11268,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant retrieved",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "ref": "MRU5YMG0Z3IMCH",
+                     *         "name": "Full",
+                     *         "email": "m43-qyswga@example.com",
+                     *         "phone": "+2348000000000",
+                     *         "code": "EGDQHSWA",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "userType": "merchant",
+                     *         "country": "NG",
+                     *         "state": "Lagos",
+                     *         "website": "https://full.example.com",
+                     *         "description": "Everything",
+                     *         "icon": "https://full.example.com/icon.png",
+                     *         "trusted": false,
+                     *         "trustLevel": "basic",
+                     *         "address": null,
+                     *         "industry": null,
+                     *         "createdAt": "2026-11-06T03:30:57.195Z",
+                     *         "updatedAt": "2026-11-06T03:30:57.195Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8226,6 +11352,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "name": "New Name",
+                 *       "description": "Now described",
+                 *       "icon": "https://cdn.example.com/i.png",
+                 *       "website": null
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     name?: string;
@@ -8253,6 +11388,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant updated",
+                     *       "data": {
+                     *         "id": "mer_example1000000000000000",
+                     *         "name": "New Name",
+                     *         "email": "m53-qyswga@example.com"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8303,6 +11450,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust status retrieved",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": true,
+                     *         "lastVerified": "2026-11-06T03:32:08.886Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8335,6 +11496,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "trusted": true,
+                 *       "trustLevel": "enhanced",
+                 *       "deviceLookupEnabled": false
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     trusted: boolean;
@@ -8356,6 +11525,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust updated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "trusted": true,
+                     *         "trustLevel": "enhanced",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8407,6 +11590,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust statuses retrieved",
+                     *       "data": [
+                     *         {
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "entityName": "Trust M20",
+                     *           "trusted": true,
+                     *           "trustLevel": "basic",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example2000000000000000",
+                     *           "entityName": "Trust M21",
+                     *           "trusted": true,
+                     *           "trustLevel": "enhanced",
+                     *           "deviceLookupEnabled": false,
+                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example3000000000000000",
+                     *           "entityName": "Trust M22",
+                     *           "trusted": true,
+                     *           "trustLevel": "premium",
+                     *           "deviceLookupEnabled": true,
+                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
+                     *         }
+                     *       ],
+                     *       "total": 4,
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8461,6 +11679,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "allowed": false,
+                     *       "reason": "Merchant trust level basic does not include device lookup (enhanced or premium required) and device lookup is not enabled for it",
+                     *       "trustStatus": {
+                     *         "trusted": true,
+                     *         "trustLevel": "basic",
+                     *         "deviceLookupEnabled": false,
+                     *         "lastVerified": "2026-11-06T03:33:28.296Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8494,6 +11725,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityId": "mer_example1000000000000000",
+                 *       "requiredTrustLevel": "enhanced"
+                 *     }
+                 */
                 "application/json": {
                     entityId: string;
                     /** @enum {string} */
@@ -8514,6 +11751,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Merchant trust level validated",
+                     *       "data": {
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "currentTrustLevel": "enhanced",
+                     *         "requiredTrustLevel": "enhanced",
+                     *         "trusted": true,
+                     *         "valid": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8571,6 +11822,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoints retrieved",
+                     *       "data": {
+                     *         "endpoints": [
+                     *           {
+                     *             "id": "whe_example1000000000000000",
+                     *             "url": "https://example.com/ep-4",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.584Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example2000000000000000",
+                     *             "url": "https://example.com/ep-5",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.651Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
+                     *           },
+                     *           {
+                     *             "id": "whe_example3000000000000000",
+                     *             "url": "https://example.com/ep-6",
+                     *             "events": [
+                     *               "*"
+                     *             ],
+                     *             "status": "enabled",
+                     *             "disabledAt": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-11-06T03:07:08.697Z",
+                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *           }
+                     *         ],
+                     *         "total": 10,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8613,9 +11916,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/ep-2",
+                 *       "events": [
+                 *         "billing.response",
+                 *         "billing.response",
+                 *         "refund.updated"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
                 };
             };
         };
@@ -8632,6 +11945,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint created",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "url": "https://example.com/ep-2",
+                     *         "events": [
+                     *           "billing.response",
+                     *           "refund.updated"
+                     *         ],
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "status": "enabled",
+                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -8690,6 +12021,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook endpoint deleted",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8745,6 +12087,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook secret rotated",
+                     *       "data": {
+                     *         "id": "whe_example1000000000000000",
+                     *         "secret": "whsec_ExampleSecret100000000000000000000000000",
+                     *         "previousSecretExpiresAt": "2026-11-07T03:07:44.721Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8802,6 +12156,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test event queued",
+                     *       "data": {
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "deliveryId": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "type": "webhook.test"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -8831,7 +12198,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 limit?: number;
                 skip?: number;
                 startingAfter?: string;
@@ -8860,6 +12227,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Webhook deliveries retrieved",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "eventId": "evt_example1000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:47.009Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:47.143Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 8,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
+                     *             "eventId": "evt_example2000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.847Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.976Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 3,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
+                     *             "eventId": "evt_example3000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.610Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.813Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 1,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total": 3,
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -8923,7 +12369,7 @@ export interface operations {
                             id: string;
                             eventId: string;
                             /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                             endpointId: string;
                             /** @description Where it was sent; null once the endpoint is deleted */
                             url: string | null;
@@ -8977,6 +12423,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Delivery replay queued",
+                     *       "data": {
+                     *         "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "eventType": "webhook.test",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "status": "pending",
+                     *         "attempts": 3,
+                     *         "lastStatusCode": 503,
+                     *         "lastError": null,
+                     *         "lastAttemptAt": "2026-11-06T03:07:26.132Z",
+                     *         "nextAttemptAt": "2026-11-06T03:07:26.715Z",
+                     *         "createdAt": "2026-11-06T03:07:22.796Z",
+                     *         "attemptHistory": [
+                     *           {
+                     *             "at": "2026-11-06T03:07:22.927Z",
+                     *             "error": null,
+                     *             "attempt": 1,
+                     *             "durationMs": 1,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:24.069Z",
+                     *             "error": null,
+                     *             "attempt": 2,
+                     *             "durationMs": 10,
+                     *             "statusCode": 503
+                     *           },
+                     *           {
+                     *             "at": "2026-11-06T03:07:26.229Z",
+                     *             "error": null,
+                     *             "attempt": 3,
+                     *             "durationMs": 2,
+                     *             "statusCode": 503
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -8999,7 +12488,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 createdFrom?: string;
                 createdTo?: string;
@@ -9030,6 +12519,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Events retrieved",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_example1000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "evt_example2000000000000000",
+                     *             "type": "webhook.test",
+                     *             "createdAt": "2026-11-06T04:01:09.491Z",
+                     *             "data": {
+                     *               "participantId": "mer_example1000000000000000",
+                     *               "message": "This is a test event.",
+                     *               "endpointId": "whe_example1000000000000000"
+                     *             },
+                     *             "deliveries": {
+                     *               "total": 1,
+                     *               "succeeded": 1,
+                     *               "failed": 0,
+                     *               "pending": 0
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9088,6 +12621,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Event retrieved",
+                     *       "data": {
+                     *         "id": "evt_example1000000000000000",
+                     *         "type": "webhook.test",
+                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "data": {
+                     *           "participantId": "mer_example1000000000000000",
+                     *           "message": "This is a test event.",
+                     *           "endpointId": "whe_example1000000000000000"
+                     *         },
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "responseStatus": 200
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9246,6 +12806,80 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Sandbox customers",
+                     *       "data": {
+                     *         "emailDomain": "sandbox.idpay.test",
+                     *         "answerDelaySeconds": 1,
+                     *         "customers": [
+                     *           {
+                     *             "outcome": "approve_recurring",
+                     *             "email": "approve.recurring@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-recurring",
+                     *             "description": "Approves intents with approve_recurring and no spending limits (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "recurring_limits",
+                     *             "email": "recurring.limits@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-recurring-limits",
+                     *             "description": "Approves intents with approve_recurring and limits single 50,000 / daily 100,000 / monthly 1,000,000 NGN (approve_once for an untrusted merchant); approves every debit.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {
+                     *                 "single": 50000,
+                     *                 "daily": 100000,
+                     *                 "monthly": 1000000
+                     *               },
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           },
+                     *           {
+                     *             "outcome": "approve_two_payments",
+                     *             "email": "approve.two.payments@sandbox.idpay.test",
+                     *             "deviceId": "sandbox-device-approve-two-payments",
+                     *             "description": "Approves intents with approve_recurring (approve_once for an untrusted merchant) whose consent allows 2 payments (maxPayments: 2, channel app); approves every debit: the third billing is refused with 403 `Customer approval has no payments left`.",
+                     *             "intentResponse": {
+                     *               "customerDecision": "approve_recurring",
+                     *               "spendingLimits": {},
+                     *               "blockMerchant": false
+                     *             },
+                     *             "debitResponse": "approve"
+                     *           }
+                     *         ],
+                     *         "banks": [
+                     *           {
+                     *             "bankId": "bnk_example1000000000000000",
+                     *             "bankName": "bank 1 example",
+                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "deviceIds": {
+                     *               "approve_recurring": "sandbox-device-approve-recurring",
+                     *               "recurring_limits": "sandbox-device-recurring-limits",
+                     *               "approve_two_payments": "sandbox-device-approve-two-payments",
+                     *               "approve_valid_one_minute": "sandbox-device-approve-valid-one-minute",
+                     *               "approve_once": "sandbox-device-approve-once",
+                     *               "deny": "sandbox-device-deny",
+                     *               "suspended": "sandbox-device-suspended",
+                     *               "block_merchant": "sandbox-device-block-merchant",
+                     *               "debit_declined": "sandbox-device-debit-declined",
+                     *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "debit_no_answer": "sandbox-device-debit-no-answer",
+                     *               "no_answer": "sandbox-device-no-answer"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9267,6 +12901,8 @@ export interface operations {
                                     blockMerchant: boolean;
                                 } | null;
                                 debitResponse: string | null;
+                                /** @description The reason the simulated bank disputes every approved debit with; null: it never disputes */
+                                disputeReason: string | null;
                             }[];
                             banks: {
                                 bankId: string;
@@ -9309,6 +12945,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9325,6 +12962,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Recurring run is due now",
+                     *       "data": {
+                     *         "scheduleId": "sch_example1000000000000000",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "agreementPhrase": "example_agreementPhrase_1",
+                     *         "amount": 2500,
+                     *         "currency": "NGN",
+                     *         "frequency": "monthly",
+                     *         "interval": 1,
+                     *         "status": "active",
+                     *         "startDate": "2026-12-06T03:07:57.562Z",
+                     *         "endDate": null,
+                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
+                     *         "totalBillings": 0,
+                     *         "maxBillings": null,
+                     *         "failedAttempts": 0,
+                     *         "description": "Gym membership",
+                     *         "createdAt": "2026-11-06T03:07:57.576Z",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "metadata": null,
+                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
+                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
+                     *         "pauseReason": null,
+                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
+                     *         "cancelledAt": null,
+                     *         "completedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9364,6 +13034,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9380,6 +13051,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Billing request expired",
+                     *       "data": {
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "status": "expired",
+                     *         "reason": "approval_expired"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9423,6 +13107,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9439,6 +13124,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Settlement run completed",
+                     *       "data": {
+                     *         "settlements": [
+                     *           {
+                     *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *             "settlementDate": "2026-11-30",
+                     *             "amount": 4200.5,
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "settledAmount": 4200.5,
+                     *         "remainingAmount": 0,
+                     *         "currency": "NGN"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9472,6 +13177,94 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    sandboxDisputeTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "not_received"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    reason?: "unauthorized" | "not_received" | "duplicate" | "amount_incorrect" | "cancelled_recurring" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Dispute opened",
+                     *       "data": {
+                     *         "disputeId": "dsp_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "merchantName": "merchant 3 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 25,
+                     *         "currency": "NGN",
+                     *         "reason": "not_received",
+                     *         "status": "needs_response",
+                     *         "respondBy": "2026-11-13T03:38:47.039Z",
+                     *         "evidence": null,
+                     *         "createdAt": "2026-11-06T03:38:47.039Z",
+                     *         "updatedAt": "2026-11-06T03:38:47.039Z",
+                     *         "closedAt": null,
+                     *         "closedBy": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 201;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: components["schemas"]["Dispute"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     sandboxCompleteRefund: {
         parameters: {
             query?: never;
@@ -9492,6 +13285,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -9508,6 +13302,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Refund completed",
+                     *       "data": {
+                     *         "refundId": "rfd_example1000000000000000",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "amount": 100,
+                     *         "currency": "NGN",
+                     *         "status": "completed",
+                     *         "reason": null,
+                     *         "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *         "createdAt": "2026-11-06T04:16:30.741Z",
+                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
+                     *         "completedAt": "2026-11-06T04:16:31.285Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9545,6 +13358,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2028-04-19T10:00:00.000Z",
+                 *       "name": "Monthly plan test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -9565,6 +13384,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 201,
+                     *       "success": true,
+                     *       "message": "Test clock created",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
+                     *         "status": "ready",
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 201;
@@ -9613,6 +13446,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock retrieved",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2026-12-13T08:00:01.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2027-12-11T00:00:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:53.915Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9660,6 +13508,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Test clock deleted",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -9703,6 +13562,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "frozenTime": "2028-04-19T10:01:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: date-time */
                     frozenTime: string;
@@ -9722,6 +13586,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 202,
+                     *       "success": true,
+                     *       "message": "Test clock advancing",
+                     *       "data": {
+                     *         "clockId": "clk_example1000000000000000",
+                     *         "name": "Monthly plan test",
+                     *         "frozenTime": "2028-04-19T10:00:00.000Z",
+                     *         "status": "advancing",
+                     *         "targetTime": "2028-04-19T10:01:00.000Z",
+                     *         "createdAt": "2026-11-06T04:14:44.967Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 202;
@@ -9761,6 +13640,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.1",
+                     *       "info": {
+                     *         "title": "idpay API (sandbox)",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {},
+                     *       "components": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -9801,6 +13691,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *     <meta name="generator" content="redoc 2.5.4">
+                     *     <title>idpay API refer…
+                     */
                     "text/html": string;
                 };
             };
@@ -10664,6 +14563,104 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SettlementCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDisputeCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDisputeUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeUpdatedEvent"];
             };
         };
         responses: {
