@@ -163,11 +163,16 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', permission: 'config', summary: "Rotate an endpoint's secret" },
   { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Send a webhook.test event' },
   { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
+  { method: 'GET', path: '/v1/webhooks/deliveries/{id}', notFound: 'Delivery not found', handler: 'api/webhooks/get-delivery', kinds: ANY, access: 'read', summary: 'Read a delivery with its requests and answers' },
   { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', notFound: 'Delivery not found', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', permission: 'config', summary: 'Re-send a delivery now' },
 
   // Events (DESIGN 8.2): what was sent to the caller, for 30 days
   { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', summary: 'List events sent to the caller' },
   { method: 'GET', path: '/v1/events/{id}', notFound: 'Event not found', handler: 'api/events/get', kinds: ANY, access: 'read', summary: 'Read an event and its deliveries' },
+
+  // Finding things (DESIGN 9.3)
+  { method: 'GET', path: '/v1/search', handler: 'api/search/search', kinds: ANY, access: 'read', summary: 'Find anything of yours by its id, a customer e-mail or a clientRef' },
+  { method: 'GET', path: '/v1/reports/volume', handler: 'api/reports/volume', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Succeeded debits, refunds and disputes per Lagos day' },
 
   // Sandbox test helpers (sandbox stage only)
   { method: 'GET', path: '/v1/sandbox/customers', handler: 'api/sandbox/customers', kinds: M, access: 'read', sandboxOnly: true, summary: "The simulated bank's magic customers" },

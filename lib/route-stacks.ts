@@ -24,8 +24,8 @@ export const ROUTE_STACKS = [
   },
   {
     name: 'money',
-    summary: 'transactions, refunds, settlements, exports, disputes',
-    prefixes: ['/v1/transaction-', '/v1/refunds/', '/v1/settlements', '/v1/exports', '/v1/disputes'],
+    summary: 'transactions, refunds, settlements, exports, disputes, search, reports',
+    prefixes: ['/v1/transaction-', '/v1/refunds/', '/v1/settlements', '/v1/exports', '/v1/disputes', '/v1/search', '/v1/reports/'],
   },
   { name: 'webhooks', summary: 'webhook endpoints, deliveries, events', prefixes: ['/v1/webhooks/', '/v1/events'] },
   {

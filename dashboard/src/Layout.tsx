@@ -16,6 +16,9 @@ import { ParticipantsPage } from './pages/Participants';
 import { TeamPage } from './pages/Team';
 import { AuditLogPage } from './pages/AuditLog';
 import { SecurityPage } from './pages/Security';
+import { TransactionPage } from './pages/Transactions';
+import { DeliveryPage } from './pages/Delivery';
+import { SearchField, SearchPage } from './pages/Search';
 import { Page } from './ui';
 import type { HttpMethod, ParticipantKind } from '../../functions/routes';
 
@@ -73,6 +76,35 @@ const PAGES: Entry[] = [
   { path: 'audit-log', label: 'Audit log', page: () => <AuditLogPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/audit-log'] },
 ];
 
+/** Pages of one object (deep-linkable: DESIGN 9.7), under a menu page; the rest of the path is the object's id. */
+interface Detail {
+  prefix: string;
+  /** The menu page it belongs to. */
+  parent: string;
+  page: (id: string) => ReactNode;
+  kinds: ParticipantKind[];
+  needs: [HttpMethod, string];
+}
+
+const DETAILS: Detail[] = [
+  {
+    prefix: 'transactions/',
+    parent: 'transactions',
+    page: (id) => <TransactionPage reference={id} />,
+    kinds: PARTICIPANTS,
+    needs: ['GET', '/v1/transaction-details'],
+  },
+  {
+    prefix: 'deliveries/',
+    parent: 'webhooks',
+    page: (id) => <DeliveryPage id={id} />,
+    kinds: PARTICIPANTS,
+    needs: ['GET', '/v1/webhooks/deliveries/{id}'],
+  },
+];
+
+const SEARCH: Entry = { path: 'search', label: 'Search', page: () => <SearchPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/search'] };
+
 const usable = (s: SessionValue, p: Entry) => p.kinds.includes(s.acting!.kind) && (!p.needs || s.can(...p.needs));
 
 /** The signed-in shell: header, the menu of the pages this role can use, and the page at the URL. */
@@ -82,9 +114,14 @@ export function Layout() {
   const pages = PAGES.filter((p) => usable(s, p));
   // A live owner or admin sets up the authenticator app before any other page (DESIGN 9.7).
   const gated = s.mfa?.required === true && !s.mfa.enabled;
-  const current = pages.find((p) => p.path === path);
+  const detail = DETAILS.find((d) => path.startsWith(d.prefix) && path.length > d.prefix.length);
+  const detailUsable = detail && detail.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
+  const current = pages.find((p) => p.path === (detailUsable ? detail.parent : path));
+  const searchable = usable(s, SEARCH);
   let main: ReactNode;
   if (gated) main = <SecurityPage />;
+  else if (detail && detailUsable) main = detail.page(decodeURIComponent(path.slice(detail.prefix.length)));
+  else if (path === 'search' && searchable) main = SEARCH.page();
   else if (current) main = current.page();
   else if (path === 'security' && s.mfa) main = <SecurityPage />;
   else main = <Unavailable entry={PAGES.find((p) => p.path === path)} />;
@@ -111,6 +148,7 @@ export function Layout() {
           <span className="who">{s.current ? `${s.current.name ?? s.current.participantId} (${s.current.kind})` : 'Operator'}</span>
         )}
         {s.current && <span className="role">Role: {s.current.role}</span>}
+        {searchable && !gated && <SearchField />}
         <span className="account">
           {s.mfa && !gated && (
             <Link to="security" aria-current={path === 'security' ? 'page' : undefined}>
@@ -127,7 +165,7 @@ export function Layout() {
           <ul>
             {pages.map((p) => (
               <li key={p.path}>
-                <Link to={p.path} aria-current={p === current ? 'page' : undefined}>
+                <Link to={p.path} aria-current={p === current && p.path === path ? 'page' : undefined}>
                   {p.label}
                 </Link>
               </li>

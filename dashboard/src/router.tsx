@@ -31,3 +31,21 @@ export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTML
   };
   return <a href={BASE + to} onClick={onClick} {...rest} />;
 }
+
+/** The query string's parameters (filters and the page cursor live in the URL: DESIGN 9.7). */
+export function useSearchParams(): [URLSearchParams, (next: Record<string, string | undefined>) => void] {
+  const [search, setSearch] = useState(() => window.location.search);
+  useEffect(() => {
+    const on = () => setSearch(window.location.search);
+    window.addEventListener('popstate', on);
+    return () => window.removeEventListener('popstate', on);
+  }, []);
+  const set = (next: Record<string, string | undefined>) => {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(next)) if (v) q.set(k, v);
+    const text = q.toString();
+    window.history.pushState(null, '', `${window.location.pathname}${text ? `?${text}` : ''}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  };
+  return [new URLSearchParams(search), set];
+}

@@ -1,3 +1,9 @@
 /** The API's schemas, as the SDK's generated types name them. */
-import type { components } from '../../sdk/src/generated/openapi';
+import type { components, paths } from '../../sdk/src/generated/openapi';
 export type Schemas = components['schemas'];
+/** The JSON body of an operation. */
+export type BodyOf<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;

@@ -250,30 +250,74 @@ export function Select(props: {
   );
 }
 
-/** A button that runs an action, then reports its outcome (the API's message on failure). */
+export interface Confirmation {
+  title: string;
+  message: ReactNode;
+}
+
+/**
+ * A question before an action that moves money or removes something (DESIGN 9.7): `ask()`
+ * opens a modal dialog (role `dialog`) with `Confirm` and `Cancel` and resolves to the answer;
+ * render `dialog` where the question belongs.
+ */
+export function useConfirm(): { ask(c: Confirmation): Promise<boolean>; dialog: ReactNode } {
+  const [open, setOpen] = useState<Confirmation & { answer(yes: boolean): void }>();
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    if (open && ref.current && !ref.current.open) ref.current.showModal();
+  }, [open]);
+  const answer = (yes: boolean) => {
+    ref.current?.close();
+    open?.answer(yes);
+    setOpen(undefined);
+  };
+  const dialog = open ? (
+    <dialog ref={ref} aria-labelledby={titleId} className="confirm" onCancel={() => answer(false)}>
+      <h2 id={titleId}>{open.title}</h2>
+      <div>{open.message}</div>
+      <div className="row">
+        <button type="button" className="danger" onClick={() => answer(true)}>
+          Confirm
+        </button>
+        <button type="button" className="secondary" onClick={() => answer(false)}>
+          Cancel
+        </button>
+      </div>
+    </dialog>
+  ) : null;
+  return { ask: (c) => new Promise<boolean>((resolve) => setOpen({ ...c, answer: resolve })), dialog };
+}
+
+/** A button that runs an action (after `confirm`, when given), then reports its outcome (the API's message on failure). */
 export function ActionButton({
   label,
   action,
   onDone,
   accessibleName,
   danger,
+  confirm,
 }: {
   label: string;
   accessibleName?: string;
   action(): Promise<unknown>;
   onDone?(): void;
   danger?: boolean;
+  confirm?: Confirmation;
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
+  const question = useConfirm();
   return (
     <span className="action">
+      {question.dialog}
       <button
         type="button"
         className={danger ? 'danger' : undefined}
         aria-label={accessibleName}
         disabled={busy}
         onClick={async () => {
+          if (confirm && !(await question.ask(confirm))) return;
           setBusy(true);
           setError(undefined);
           try {
@@ -348,3 +392,36 @@ export function DetailToggle({
     </button>
   );
 }
+
+/** A cursor-paged list (DESIGN 9.7): the cursors of the pages before this one live in the URL (`pages`). */
+export function Pager({
+  hasMore,
+  lastId,
+  pages,
+  onPages,
+}: {
+  hasMore: boolean;
+  lastId?: string;
+  pages: string[];
+  onPages(next: string[]): void;
+}) {
+  if (!hasMore && pages.length === 0) return null;
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would need a visible legend; a labelled group of two buttons is what it is
+    <div role="group" aria-label="Pages" className="row pager">
+      <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => onPages(pages.slice(0, -1))}>
+        Previous page
+      </button>
+      <span>Page {pages.length + 1}</span>
+      <button type="button" className="secondary" disabled={!hasMore || !lastId} onClick={() => onPages([...pages, lastId!])}>
+        Next page
+      </button>
+    </div>
+  );
+}
+
+/** The page cursors kept in the URL's `pages` parameter, and the `startingAfter` of the page shown. */
+export const pagesOf = (q: URLSearchParams) => {
+  const pages = (q.get('pages') ?? '').split(',').filter(Boolean);
+  return { pages, startingAfter: pages.at(-1) };
+};

@@ -255,6 +255,11 @@ export const endpointView = z
     disabledAt: iso.nullable(),
     disabledReason: z.string().nullable(),
     previousSecretExpiresAt: iso.nullable(),
+    health: z
+      .enum(['healthy', 'failing', 'unknown'])
+      .describe(
+        'failing: its last 5 attempts failed (any status but 2xx, or no answer), retries still pending included; unknown: no attempt yet',
+      ),
     createdAt: iso,
     updatedAt: iso,
   })

@@ -24,7 +24,7 @@ import { MIN_PART_BYTES, MultipartUpload } from '../platform/s3';
 import { transactionPage, transactionScope } from '../transactions/store';
 import { csvRow, SETTLEMENT_COLUMNS, TRANSACTION_COLUMNS } from './csv';
 import { checkpointExport, finishExport } from './store';
-import { getExport, type ExportItem, type ExportProgress } from './views';
+import { exportFileName, getExport, type ExportItem, type ExportProgress } from './views';
 
 /** Failed claims of one export (since its last saved place) before it is given up. */
 export const MAX_RUNS = 3;
@@ -43,7 +43,8 @@ async function sourceOf(e: ExportItem): Promise<{ header: readonly string[]; pag
       header: TRANSACTION_COLUMNS,
       page: async (start) => {
         const { transactions, next } = await transactionPage(transactionScope({ kind: 'merchant', id: e.merchantId }), filter, start);
-        return { rows: transactions.map((t) => csvRow(TRANSACTION_COLUMNS.map((c) => t[c]))), next };
+        const kept = e.transactionStatus ? transactions.filter((t) => t.status === e.transactionStatus) : transactions;
+        return { rows: kept.map((t) => csvRow(TRANSACTION_COLUMNS.map((c) => t[c]))), next };
       },
     };
   }
@@ -77,7 +78,7 @@ export async function runExport(job: DueJob): Promise<void> {
   const now = new Date(job.now);
   const claims = Number((e as { dueClaims?: number }).dueClaims ?? 1);
   const saved = e.progress;
-  const key = saved?.key ?? `exports/${e.merchantId}/${e.exportId}/run-${claims}.csv`;
+  const key = saved?.key ?? `exports/${e.merchantId}/${e.exportId}/run-${claims}/${exportFileName(e)}`;
   const bucket = config.exportsBucket();
   if (claims - (saved?.claimsAtCheckpoint ?? 0) > MAX_RUNS) {
     if (saved) await MultipartUpload.resume(bucket, key, saved).abort();

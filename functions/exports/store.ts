@@ -2,6 +2,7 @@
  * Export writes: creation (on the due index at once: the tick hands it to the
  * jobs worker), and the job's conditional finish. See exports/views.ts for the item.
  */
+import type { TransactionStatus } from '../bills/types';
 import { newId } from '../domain/ids';
 import { dueAttributes, type DueJob } from '../platform/due';
 import { db } from '../platform/clients';
@@ -11,7 +12,7 @@ import { exportKey, type ExportItem, type ExportKind, type ExportProgress } from
 export const EXPORT_RUN_KIND = 'export.run';
 
 export async function createExport(
-  e: { merchantId: string; kind: ExportKind; from?: string; to?: string; settlementId?: string },
+  e: { merchantId: string; kind: ExportKind; from?: string; to?: string; transactionStatus?: TransactionStatus; settlementId?: string },
   now: Date,
 ): Promise<ExportItem> {
   const exportId = newId('exp');
@@ -22,6 +23,7 @@ export async function createExport(
     kind: e.kind,
     ...(e.from ? { from: e.from } : {}),
     ...(e.to ? { to: e.to } : {}),
+    ...(e.transactionStatus ? { transactionStatus: e.transactionStatus } : {}),
     ...(e.settlementId ? { settlementId: e.settlementId } : {}),
     status: 'pending',
     createdAt: now.toISOString(),

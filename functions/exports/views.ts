@@ -5,6 +5,7 @@
  * | item | pk | sk | notes |
  * | export | `EXP#<exportId>` | `EXP` | `merchantId`, `kind`, `from`/`to` or `settlementId`, `status` pending → ready \| failed, `rowCount`, `s3Key` (per attempt), due `export.run` while pending |
  */
+import type { TransactionStatus } from '../bills/types';
 import { config } from '../config';
 import { getItem } from '../platform/table';
 import { presignGet } from '../platform/s3';
@@ -22,6 +23,8 @@ export interface ExportItem {
   kind: ExportKind;
   from?: string;
   to?: string;
+  /** transactions: only those with this status. */
+  transactionStatus?: TransactionStatus;
   settlementId?: string;
   status: ExportStatus;
   rowCount?: number;
@@ -50,6 +53,16 @@ export interface ExportProgress {
   /** `dueClaims` when this was saved: runs that fail after it count from here. */
   claimsAtCheckpoint: number;
   stats: Record<string, number>;
+}
+
+/**
+ * The file's name as the merchant downloads it (the last segment of its key):
+ * `idpay-transactions-<status|all>-<from day|start>-to-<to day|now>.csv`, `idpay-settlement-<id>.csv`.
+ */
+export function exportFileName(e: Pick<ExportItem, 'kind' | 'from' | 'to' | 'transactionStatus' | 'settlementId' | 'createdAt'>): string {
+  if (e.kind === 'settlement') return `idpay-settlement-${e.settlementId}.csv`;
+  const day = (iso: string | undefined, otherwise: string) => (iso ? iso.slice(0, 10) : otherwise);
+  return `idpay-transactions-${e.transactionStatus ?? 'all'}-${day(e.from, 'start')}-to-${day(e.to, e.createdAt.slice(0, 10))}.csv`;
 }
 
 export const exportKey = (exportId: string) => ({ pk: `EXP#${exportId}`, sk: 'EXP' as const });

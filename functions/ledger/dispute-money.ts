@@ -4,7 +4,7 @@
  * dispute's own transaction, and the carried negative net of a settlement day.
  */
 import { settlementDate } from '../domain/business-days';
-import { startOfLagosDay } from '../domain/lagos-time';
+import { lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { TransactItem } from '../platform/table';
 import {
@@ -24,11 +24,14 @@ import {
   type SettlementDay,
 } from './store';
 import type { SettlementLineFields } from './settlement-views';
+import { dayCounterAdd } from './day-counters';
 
 /** The dispute fields the ledger needs. */
 export interface DisputeMoney {
   disputeId: string;
   merchantId: string;
+  merchantName?: string;
+  providerId?: string;
   bankId: string;
   reference: string;
   billingRequestId: string;
@@ -51,7 +54,8 @@ export interface DisputeMoney {
  * - `dispute_lost`: disputes → bank:<bankId> (the customer's bank keeps it); the merchant's
  *   balance does not change again.
  *
- * Other writers that count money per day (volume counters) add their item here.
+ * Opening and reversal also count on the day counter (`dayCounterAdd`, ledger/day-counters.ts):
+ * `disputed` +amount when opened, −amount when reversed (the volume report's `disputed`).
  */
 export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at: Date, day: SettlementDay): TransactItem[] {
   if (!Number.isSafeInteger(d.amount) || d.amount <= 0) throw new RangeError('dispute amount must be a positive integer');
@@ -85,6 +89,7 @@ export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at
       stlRound: day.round + 1,
     }),
     balanceAdd(d.merchantId, { unsettled: signed }, shard),
+    dayCounterAdd(d, { date: lagosDate(at), shard, disputed: -signed }),
     ...dayMoveItems({
       merchantId: d.merchantId,
       date,

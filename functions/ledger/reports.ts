@@ -4,14 +4,15 @@
  * - the bank settlement report: what a bank's customers paid each merchant on one Lagos day
  *   (the day the billing succeeded) and what came back to them (refunds completed that day),
  *   from the sharded day counters the capture and refund transactions write
- *   (`BREP#<bankId>#<day>#<p>`, ledger/store.ts `bankDayAdd`): one Query per partition, at once.
+ *   (`BREP#<bankId>#<day>#<p>`, ledger/day-counters.ts `dayCounterAdd`): one Query per partition, at once.
  * - the operator's trial balance: Σ debits and Σ credits per account over every ledger
  *   entry. Every entry debits one account and credits another with one amount, so the
  *   totals agree whatever the workload; the report proves it from the entries themselves.
  */
 import { toMajor } from '../domain/money';
 import { queryAll, scanPages } from '../platform/table';
-import { BANK_DAY_PARTITIONS, bankDayPk, type BankDayCounter, type LedgerEntry } from './store';
+import { bankDayPartitions, type BankDayCounter } from './day-counters';
+import type { LedgerEntry } from './store';
 
 export interface BankReport {
   businessDate: string;
@@ -24,12 +25,11 @@ export interface BankReport {
 
 /** A bank's report for one Lagos day (amounts in major units; `byMerchant` nets refunds, sorted by entityId). */
 export async function bankSettlementReport(bankId: string, date: string): Promise<BankReport> {
-  const partitions = [undefined, ...Array.from({ length: BANK_DAY_PARTITIONS }, (_, p) => p)];
   const counters = (
     await Promise.all(
-      partitions.map((p) =>
+      bankDayPartitions(bankId, date).map((pk) =>
         queryAll<BankDayCounter>(
-          { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': bankDayPk(bankId, date, p) }, ConsistentRead: true },
+          { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true },
           1_000_000,
         ),
       ),

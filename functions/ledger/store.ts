@@ -35,6 +35,7 @@ import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, table, type TransactItem } from '../platform/table';
+import { dayCounterAdd } from './day-counters';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
 export const LEDGER_CURRENCY = 'NGN';
@@ -201,7 +202,8 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  *    concurrent first captures write the same item). A capture after the day settled (a late
  *    one) puts it again, due at once, and the next tick settles round 2.
  * 4. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
- * 5. the customer's bank's day counter (`BREP#<bankId>#<Lagos day>`): the bank settlement report.
+ * 5. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
+ *    report and the volume reports.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
  */
@@ -252,14 +254,7 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
       stlRound: day.round + 1,
       postedAt: now,
     }),
-    bankDayAdd({
-      bankId: bill.bankId,
-      date: lagosDate(at),
-      merchantId: bill.merchantId,
-      merchantName: bill.merchantName,
-      shard,
-      captured: bill.amount,
-    }),
+    dayCounterAdd(bill, { date: lagosDate(at), shard, captured: bill.amount }),
   ];
   // The day's first capture: the day's one due entry, on shard 0 (the same item whichever shard the capture took).
   if (due && shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
@@ -331,68 +326,6 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
   const { ts, ...rest } = l;
   const item: SettlementLine = { pk: linesPk(l.merchantId, l.settlementDate), sk: `${ts}#${l.entryId}`, ...rest };
   return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
-}
-
-// ---------------------------------------------------------------------------------------
-// Bank day counters (DESIGN 8.8 bank settlement report)
-
-/**
- * What a bank's customers paid each merchant on one Lagos day (captures) and what came back
- * (completed refunds), as sharded counters written in the capture's / refund's transaction:
- * `BREP#<bankId>#<yyyy-mm-dd>#<p>` / `M#<merchantId>#<shard>`, p random in
- * 0..BANK_DAY_PARTITIONS-1: the largest bank's captures at 500 bills/s are ~400 write units a
- * second, one partition each would take them all (DESIGN 9.6: none over 100). The report sums
- * the partitions (and the unsharded one of days counted before release 3).
- */
-export interface BankDayCounter {
-  pk: string;
-  sk: string;
-  bankId: string;
-  merchantId: string;
-  merchantName?: string;
-  date: string;
-  captured?: number;
-  capturedCount?: number;
-  refunded?: number;
-  refundCount?: number;
-  [extra: string]: unknown;
-}
-
-export const BANK_DAY_PARTITIONS = 8;
-/** A partition of a bank's day counters (`partition` undefined: the one days before release 3 used). */
-export const bankDayPk = (bankId: string, date: string, partition?: number) =>
-  `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
-
-export function bankDayAdd(a: {
-  bankId: string;
-  date: string;
-  merchantId: string;
-  merchantName?: string;
-  shard?: number;
-  captured?: number;
-  refunded?: number;
-}): TransactItem {
-  const captured = a.captured ?? 0;
-  const refunded = a.refunded ?? 0;
-  return {
-    Update: {
-      TableName: table(),
-      Key: { pk: bankDayPk(a.bankId, a.date, randomInt(BANK_DAY_PARTITIONS)), sk: `M#${a.merchantId}#${a.shard ?? randomShard()}` },
-      UpdateExpression:
-        'ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc SET bankId = :b, merchantId = :m, #date = :d, merchantName = if_not_exists(merchantName, :n)',
-      ExpressionAttributeNames: { '#date': 'date' },
-      ExpressionAttributeValues: {
-        ':c': captured,
-        ':cc': captured > 0 ? 1 : 0,
-        ':r': refunded,
-        ':rc': refunded > 0 ? 1 : 0,
-        ':b': a.bankId,
-        ':m': a.merchantId,
-        ':d': a.date,
-        ':n': a.merchantName ?? '',
-      },
-    },
-  };
 }
 
 /** All batch shards of one settlement day (strongly consistent). */

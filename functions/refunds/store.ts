@@ -34,11 +34,12 @@ import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { dueAttributes } from '../platform/due';
 import { billKey, type BillItem } from '../bills/types';
+import { dayCounterAdd } from '../ledger/day-counters';
 import { claimableOf, claimUpdate } from '../bills/claims';
 import {
   accounts,
   balanceAdd,
-  bankDayAdd,
+  randomShard,
   captureEntryKey,
   entryPut,
   getLedgerEntry,
@@ -297,13 +298,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         postedAt: nowIso,
       }),
       balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
-      bankDayAdd({
-        bankId: bill.bankId,
-        date: lagosDate(now),
-        merchantId: bill.merchantId,
-        merchantName: bill.merchantName,
-        refunded: r.amount,
-      }),
+      dayCounterAdd(bill, { date: lagosDate(now), shard: randomShard(), refunded: r.amount }),
     ];
     const BATCH = items.length;
     if (fromUnsettled) {

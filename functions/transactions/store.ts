@@ -188,6 +188,8 @@ export function transactionScope(viewer: { kind: ParticipantKind; id: string }):
 
 export interface TransactionFilter {
   status?: TransactionStatus;
+  /** One customer's transactions (the dashboard's customer and decision pages). */
+  customerId?: string;
   /** Inclusive bounds on createdAt (ISO instants, any offset). */
   from?: Date;
   to?: Date;
@@ -248,7 +250,7 @@ export function statusFilter(status: TransactionStatus): NonNullable<ListRange['
 export function transactionRange(scope: ListSource[], filter: TransactionFilter): ListRange {
   const [first, ...more] = scope;
   return {
-    ...indexRange(first!.index!, first!.pk, filter.status !== undefined ? statusFilter(filter.status) : undefined, {
+    ...indexRange(first!.index!, first!.pk, transactionFilter(filter), {
       ...bounds(filter),
       projection: ATTRS,
     }),
@@ -256,6 +258,30 @@ export function transactionRange(scope: ListSource[], filter: TransactionFilter)
     skName: first!.skName,
     more,
     hydrate: true,
+  };
+}
+
+/** The status and customer filters together (each as an expression and as the in-memory test a hydrated list runs). */
+function transactionFilter(filter: TransactionFilter): ListRange['filter'] {
+  const parts = [
+    ...(filter.status !== undefined ? [statusFilter(filter.status)] : []),
+    ...(filter.customerId !== undefined
+      ? [
+          {
+            expression: '#fcus = :fcus',
+            names: { '#fcus': 'customerId' },
+            values: { ':fcus': filter.customerId },
+            test: (b: Item) => b.customerId === filter.customerId,
+          },
+        ]
+      : []),
+  ];
+  if (parts.length <= 1) return parts[0];
+  return {
+    expression: parts.map((p) => `(${p.expression})`).join(' AND '),
+    names: Object.assign({}, ...parts.map((p) => p.names)),
+    values: Object.assign({}, ...parts.map((p) => p.values)),
+    test: (b: Item) => parts.every((p) => p.test!(b)),
   };
 }
 

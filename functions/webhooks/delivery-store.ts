@@ -36,6 +36,14 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 /** Attempts kept on the item (the count `attempts` is exact; the log keeps the latest). */
 export const ATTEMPT_LOG_SIZE = 20;
+/**
+ * Attempts whose answer (headers and the first 4 KB of the body) the log keeps: the latest 5.
+ * Older ones keep their status, error and timing (docs/decisions/delivery-attempts.md: the
+ * record is written at every attempt, so its size is paid again at every write).
+ */
+export const ANSWERS_KEPT = 5;
+/** Delivery records are kept as long as their events (DESIGN 9.3: 30 days; TTL `expiresAt`). */
+export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
 export interface AttemptRecord {
   attempt: number;
@@ -44,6 +52,18 @@ export interface AttemptRecord {
   /** timeout | connection_error | dns_error | address_not_allowed | endpoint_disabled ... */
   error: string | null;
   durationMs: number;
+  /** The receiver's answer (headers, body cut at 4 KB), on the latest `ANSWERS_KEPT` attempts that got one. */
+  response?: { headers: Record<string, string>; body: string };
+}
+
+/** The log with `record` appended: the latest `ATTEMPT_LOG_SIZE`, answers kept on the latest `ANSWERS_KEPT`. */
+export function appendAttempt(log: readonly AttemptRecord[] | undefined, record: AttemptRecord): AttemptRecord[] {
+  const next = [...(log ?? []), record].slice(-ATTEMPT_LOG_SIZE);
+  return next.map((a, i) => {
+    if (i >= next.length - ANSWERS_KEPT || a.response === undefined) return a;
+    const { response: _dropped, ...rest } = a;
+    return rest;
+  });
 }
 
 export interface DeliveryItem {
@@ -69,6 +89,8 @@ export interface DeliveryItem {
   /** Absent: due at once. */
   nextAttemptAt?: string | null;
   deliveredAt?: string;
+  /** TTL (epoch seconds): 30 days after creation (DESIGN 9.3). Release-2 records have none. */
+  expiresAt?: number;
   /** The latest attempts. A record no attempt has touched yet has none: read it with `?? []`. */
   attemptLog: AttemptRecord[];
   /** Epoch ms until which an attempt is in flight, and the chain that holds it. */
@@ -151,6 +173,7 @@ export function newDelivery(d: {
     seq: 1,
     ...(d.manual ? { manual: true } : {}),
     createdAt: d.createdAt,
+    expiresAt: Math.floor(Date.parse(d.createdAt) / 1000) + DELIVERY_RETENTION_SECONDS,
   } as DeliveryItem;
 }
 
@@ -311,7 +334,13 @@ export function toApiDelivery(d: DeliveryItem) {
     // A record no attempt has touched yet is due at once: when it was made.
     nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt ?? d.createdAt) : null,
     createdAt: d.createdAt,
-    attemptHistory: d.attemptLog ?? [],
+    attemptHistory: (d.attemptLog ?? []).map((a) => ({
+      attempt: a.attempt,
+      at: a.at,
+      statusCode: a.statusCode,
+      error: a.error,
+      durationMs: a.durationMs,
+    })),
   };
 }
 

@@ -41,7 +41,7 @@ import { randomToken } from '../domain/ids';
 import { MAX_DELAY_SECONDS, maxQueueDelaySeconds, retryDelaySeconds } from './backoff';
 import { eventBody, type EventBodySource } from './event-body';
 import {
-  ATTEMPT_LOG_SIZE,
+  appendAttempt,
   claimAttempt,
   clearDlqPending,
   eventKey,
@@ -58,8 +58,8 @@ import {
   type DeliveryItem,
   type DeliveryMessage,
 } from './delivery-store';
-import { getEndpoint, setEndpointStatus, signingSecrets, type EndpointItem } from './endpoint-store';
-import { webhookHeaders } from './signing';
+import { getEndpoint, noteAttemptOutcome, setEndpointStatus, signingSecrets, type EndpointItem } from './endpoint-store';
+import { attemptHeaders } from './signing';
 import { postWebhook } from './transport';
 import { LANE_QUEUES, isSlow, laneOf, toSlowLane, watchAttempt, type Lane } from './lanes';
 
@@ -249,11 +249,7 @@ async function attempt(
     body,
     stage: config.stage(),
     abort: cutter.signal,
-    headers: {
-      'Content-Type': 'application/json',
-      'User-Agent': 'idpay-webhooks/1.0',
-      ...webhookHeaders(ev.id, body, secrets, startedMs),
-    },
+    headers: attemptHeaders(ev.id, body, secrets, startedMs),
   });
   if ((await watch.settle()).cut) return handOver(claimed, msg, sqsRecord, 'attempt_over_budget');
   const nowMs = Date.now();
@@ -268,6 +264,7 @@ async function attempt(
     statusCode: status,
     error,
     durationMs: result.durationMs,
+    ...(result.response ? { response: result.response } : {}),
   };
   logger.info('webhook attempt', {
     deliveryId: claimed.id,
@@ -283,12 +280,13 @@ async function attempt(
   metric('WebhookLatency', result.durationMs);
   if (!ok) metric('WebhookFailures');
 
+  await noteAttemptOutcome(ep, ok, nowIso);
   if (gone) await changeEndpointStatus(ep, 'disabled', nowIso);
   if (ok && ep.status === 'disabled' && claimed.manual) await changeEndpointStatus(ep, 'enabled', nowIso);
 
   let cur = claimed;
   for (let round = 0; round < 5; round++) {
-    const log = [...(cur.attemptLog ?? []), record].slice(-ATTEMPT_LOG_SIZE);
+    const log = appendAttempt(cur.attemptLog, record);
     const superseded = cur.seq !== msg.seq;
     const final = !ok && !gone && !superseded && n >= cur.maxAttempts;
     const delay =

@@ -46,6 +46,12 @@ export interface EndpointItem {
   disabledReason?: string;
   /** Health (webhooks/lanes.ts): in the slow lane until then (epoch ms). */
   slowUntil?: number;
+  /**
+   * Failed attempts in a row, across the endpoint's deliveries (DESIGN 9.3 `health`): 0 after a
+   * 2xx, +1 per failed attempt; absent until the first attempt (`noteAttemptOutcome`).
+   */
+  failStreak?: number;
+  lastFailureAt?: string;
   createdAt: string;
   updatedAt: string;
   [extra: string]: unknown;
@@ -130,9 +136,23 @@ export function toApiEndpoint(ep: EndpointItem) {
     disabledReason: ep.disabledReason ?? null,
     previousSecretExpiresAt:
       ep.previousSecretExpiresAt && Date.parse(ep.previousSecretExpiresAt) > Date.now() ? ep.previousSecretExpiresAt : null,
+    health: endpointHealth(ep),
     createdAt: ep.createdAt,
     updatedAt: ep.updatedAt,
   };
+}
+
+/** Failed attempts in a row that make an endpoint `failing` (DESIGN 9.3). */
+export const FAILING_STREAK = 5;
+export type EndpointHealth = 'healthy' | 'failing' | 'unknown';
+
+/**
+ * DESIGN 9.3: `failing` when its last 5 attempts failed (any status but 2xx, or no answer),
+ * pending retries included; `unknown` before any attempt; else `healthy`.
+ */
+export function endpointHealth(ep: Pick<EndpointItem, 'failStreak'>): EndpointHealth {
+  if (typeof ep.failStreak !== 'number') return 'unknown';
+  return ep.failStreak >= FAILING_STREAK ? 'failing' : 'healthy';
 }
 
 // ---------------------------------------------------------------------------------------
@@ -219,6 +239,22 @@ async function updateEndpointIf(input: Omit<ConstructorParameters<typeof UpdateC
     if (isConditionFailure(e)) return false;
     throw e;
   }
+}
+
+/**
+ * Count an attempt's outcome on its endpoint (docs/decisions/delivery-attempts.md): a failure
+ * adds one to `failStreak`; a success resets it, and is written only when it changes something
+ * (`ep` as the worker read it had a streak, or no attempt yet), so a healthy endpoint costs no
+ * write per delivery. A deleted endpoint is left alone.
+ */
+export async function noteAttemptOutcome(ep: EndpointItem, ok: boolean, nowIso: string): Promise<void> {
+  if (ok && ep.failStreak === 0) return;
+  await updateEndpointIf({
+    Key: endpointKey(ep.ownerId, ep.id),
+    UpdateExpression: ok ? 'SET failStreak = :zero' : 'ADD failStreak :one SET lastFailureAt = :now',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: ok ? { ':zero': 0 } : { ':one': 1, ':now': nowIso },
+  });
 }
 
 /** `slowUntil = until`, unless a mark already lasts beyond `unlessBeyond`. */

@@ -60,6 +60,25 @@ export function signStandard(secret: string, webhookId: string, timestampSeconds
   return `v1,${mac}`;
 }
 
+/** The headers whose values are signatures: shown as `<redacted>` (DESIGN 9.3). */
+export const SIGNATURE_HEADERS = ['X-Webhook-Signature', 'webhook-signature'] as const;
+export const REDACTED = '<redacted>';
+
+/**
+ * Every header of one attempt's request: the content type, the user agent and the signing
+ * headers. With `secrets` null (showing a stored attempt), the signatures read `<redacted>`:
+ * everything else is what was sent, rebuilt from the event and the attempt's time.
+ */
+export function attemptHeaders(eventId: string, rawBody: string, secrets: SigningSecrets | null, nowMs: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'idpay-webhooks/1.0',
+    ...webhookHeaders(eventId, rawBody, secrets ?? { current: '' }, nowMs),
+  };
+  if (secrets === null) for (const h of SIGNATURE_HEADERS) headers[h] = REDACTED;
+  return headers;
+}
+
 /**
  * Every signing header of one attempt at `nowMs` of event `eventId` with body `rawBody`:
  * 6.6's three and Standard Webhooks' three (the same id and timestamp under both names).

@@ -13,12 +13,40 @@ import { checkWebhookUrl, isAddressAllowed, isLoopback, type Stage } from './url
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
+/** Bodies and header values kept of an attempt (DESIGN 9.3: cut at 4 KB). */
+export const KEPT_BODY_BYTES = 4096;
+const KEPT_HEADERS = 30;
+const KEPT_HEADER_CHARS = 512;
+
 export interface PostResult {
   statusCode: number | null;
   /** Set when no HTTP status was received. */
   error: string | null;
   retryAfter: string | null;
   durationMs: number;
+  /** What the receiver answered (with a status): its headers and the first 4 KB of its body. */
+  response?: { headers: Record<string, string>; body: string };
+}
+
+/** `text` cut to at most `bytes` UTF-8 bytes (never inside a character). */
+export function cutUtf8(text: string, bytes = KEPT_BODY_BYTES): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= bytes) return text;
+  return buf
+    .subarray(0, bytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+}
+
+/** A receiver's headers as kept: at most 30, each value cut to 512 characters; cookies never. */
+function keptHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw).slice(0, KEPT_HEADERS)) {
+    if (v === undefined) continue;
+    const value = Array.isArray(v) ? v.join(', ') : v;
+    out[k] = k === 'set-cookie' ? '<redacted>' : value.slice(0, KEPT_HEADER_CHARS);
+  }
+  return out;
 }
 
 const agents = {
@@ -98,6 +126,8 @@ export async function postWebhook(opts: {
   const signal = opts.abort ? AbortSignal.any([timeout, opts.abort]) : timeout;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
+    /** Once the receiver answered: finish with its answer (a body cut short keeps what arrived). */
+    let answer: (() => void) | undefined;
     const finish = (r: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -114,12 +144,29 @@ export async function postWebhook(opts: {
       },
       (res) => {
         const ra = res.headers['retry-after'];
-        finish({ statusCode: res.statusCode ?? null, error: null, retryAfter: Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null) });
-        res.resume(); // the body is not used; drain it so the connection can be reused
-        res.on('error', () => undefined);
+        const answered = {
+          statusCode: res.statusCode ?? null,
+          error: null,
+          retryAfter: Array.isArray(ra) ? (ra[0] ?? null) : (ra ?? null),
+        };
+        // The first 4 KB of the body are kept (shown with the attempt); the rest is drained so
+        // the connection can be reused. A body that breaks off keeps what arrived.
+        const chunks: Buffer[] = [];
+        let size = 0;
+        answer = () =>
+          finish({ ...answered, response: { headers: keptHeaders(res.headers), body: cutUtf8(Buffer.concat(chunks).toString('utf8')) } });
+        res.on('data', (chunk: Buffer) => {
+          if (size < KEPT_BODY_BYTES) chunks.push(chunk);
+          size += chunk.length;
+          if (size >= KEPT_BODY_BYTES) answer?.(); // enough kept: the rest only drains
+        });
+        res.on('end', answer);
+        res.on('error', answer);
+        res.on('aborted', answer);
+        res.on('close', answer);
       },
     );
-    req.on('error', (e) => finish({ statusCode: null, error: errorCode(e), retryAfter: null }));
+    req.on('error', (e) => (answer ? answer() : finish({ statusCode: null, error: errorCode(e), retryAfter: null })));
     req.end(opts.body);
   });
 }

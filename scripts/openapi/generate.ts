@@ -199,6 +199,11 @@ const TAGS: Record<string, { name: string; description: string }> = {
     description: 'Transaction history and details, visible to the merchant, its provider and the bank.',
   },
   refunds: { name: 'Refunds', description: 'Full or partial refunds of succeeded transactions.' },
+  search: {
+    name: 'Search',
+    description: 'Find what you may read by its id, a customer e-mail or (bank) a customer clientRef: exact matches, at most 20.',
+  },
+  reports: { name: 'Reports', description: 'Succeeded debits, refunds and disputes per Lagos day, from counters kept with the money.' },
   disputes: {
     name: 'Disputes',
     description:

@@ -266,6 +266,30 @@ export async function webhookEndpoints(idpay: IdpayClient) {
   // README:end
 }
 
+export async function search(idpay: IdpayClient) {
+  // README:begin Search
+  // an id (txn_, breq_, rfd_, sch_, cus_, dec_, evt_, dlv_, stl_, exp_), a customer e-mail or (bank) a clientRef
+  const found = await unwrap(idpay.GET('/v1/search', { params: { query: { q: 'ada@example.com' } } }));
+  for (const r of found.data.results) console.log(r.kind, r.id, r.title);
+  // README:end
+}
+
+export async function reports(idpay: IdpayClient) {
+  // README:begin Reports
+  // one entry per Lagos day (at most 92), zeros included
+  const volume = await unwrap(idpay.GET('/v1/reports/volume', { params: { query: { from: '2026-11-01', to: '2026-11-30' } } }));
+  for (const d of volume.data.days) console.log(d.date, d.count, d.amount, d.refunded, d.disputed);
+  // README:end
+}
+
+export async function deliveryAttempts(idpay: IdpayClient, deliveryId: string) {
+  // README:begin Webhook deliveries
+  // each attempt: the request sent (signatures redacted) and the answer received, bodies cut at 4 KB
+  const delivery = await unwrap(idpay.GET('/v1/webhooks/deliveries/{id}', { params: { path: { id: deliveryId } } }));
+  for (const a of delivery.data.attempts) console.log(a.at, a.response?.status ?? a.error, a.response?.body);
+  // README:end
+}
+
 export async function events(idpay: IdpayClient, eventId: string) {
   // README:begin Events
   const event = await unwrap(idpay.GET('/v1/events/{id}', { params: { path: { id: eventId } } }));

@@ -234,13 +234,14 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await openPage(page, 'Transactions');
     const table = page.getByRole('table', { name: /^Transactions/ });
     const row = table.getByRole('row').filter({ hasText: 'succeeded' });
-    await row.getByRole('button', { name: 'View' }).click();
+    await row.getByRole('link', { name: /^txn_/ }).click();
     await page.getByRole('heading', { name: /^Transaction txn_/ }).waitFor();
     await expectAccessible(page, 'transactions');
     await screenshot(page, 'transactions-desktop');
     await page.getByLabel('Refund amount (NGN)').fill('1000');
     await page.getByLabel('Reason').fill('Damaged item');
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     const notice = await page.getByText(/^Refund rf\S* of ₦1,000.00 is/).textContent();
     const refundId = /^Refund (\S+) of/.exec(notice!)![1]!;
     const status = await t.call('GET', `/v1/refunds/${refundId}/status`, { key: merchant.apiKey });
@@ -327,6 +328,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await row.getByRole('button', { name: 'Resume' }).click();
     await row.getByRole('cell', { name: 'active', exact: true }).waitFor();
     await row.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog', { name: 'Cancel this schedule?' }).getByRole('button', { name: 'Confirm' }).click();
     await row.getByRole('cell', { name: 'cancelled', exact: true }).waitFor();
     expect((await t.call('GET', `/v1/recurring/${scheduleId}`, { key: merchant.apiKey })).body.data.status).toBe('cancelled');
     await page.context().close();
@@ -410,7 +412,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
       if (link === 'Transactions') {
         await page
           .getByRole('table', { name: /^Transactions/ })
-          .getByRole('button', { name: 'View' })
+          .getByRole('link', { name: /^txn_/ })
           .first()
           .click();
         await page.getByRole('heading', { name: /^Transaction txn_/ }).waitFor();

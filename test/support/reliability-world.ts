@@ -283,6 +283,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'POST /v1/webhooks/endpoints/{id}/rotate-secret#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/test#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/deliveries/{id}/replay#id': g.deliveryId,
+    'GET /v1/webhooks/deliveries/{id}#id': g.deliveryId,
     'GET /v1/events/{id}#id': g.eventId,
     // No settlement exists in the world (nothing is settled): the fuzzed id reaches the read and its 404.
     'GET /v1/settlements/{id}#id': `stl_${g.merchant.id}_2030-01-01_1`,

@@ -37,6 +37,7 @@ export const LAYERS: { name: string; members: string[] }[] = [
       'disputes/',
       'recurring/',
       'exports/',
+      'search/',
       'sandbox/',
       'openapi/',
     ],

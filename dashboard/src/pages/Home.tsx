@@ -10,7 +10,9 @@ export function HomePage() {
   if (s.acting!.kind === 'operator') return <OperatorHome />;
   return (
     <Page title="Home">
+      <GetStarted />
       {s.acting!.kind === 'merchant' && <Balance />}
+      <Volume />
       <Recent />
       <Failing />
     </Page>
@@ -67,18 +69,17 @@ function Recent() {
   );
 }
 
+/** Endpoints whose last 5 attempts failed (DESIGN 9.3 `health`) or that a 410 disabled, each with its latest delivery. */
 function Failing() {
   const s = useSession();
   const d = useLoad(async () => {
-    const [endpoints, failed] = await Promise.all([
+    const [endpoints, recent] = await Promise.all([
       unwrap(s.client.GET('/v1/webhooks/endpoints')),
-      unwrap(s.client.GET('/v1/webhooks/deliveries', { params: { query: { status: 'failed', limit: 100 } } })),
+      unwrap(s.client.GET('/v1/webhooks/deliveries', { params: { query: { limit: 100 } } })),
     ]);
-    const failures = new Map<string, number>();
-    for (const x of failed.deliveries) failures.set(x.endpointId, (failures.get(x.endpointId) ?? 0) + 1);
     return endpoints.endpoints
-      .filter((e) => e.status === 'disabled' || failures.has(e.id))
-      .map((e) => ({ ...e, failed: failures.get(e.id) ?? 0 }));
+      .filter((e) => e.health === 'failing' || e.status === 'disabled')
+      .map((e) => ({ ...e, latest: recent.deliveries.find((x) => x.endpointId === e.id) }));
   }, [s.client]);
   return (
     <section aria-labelledby="failing-h">
@@ -90,14 +91,134 @@ function Failing() {
           caption="Failing webhook endpoints"
           rows={d.data}
           rowKey={(r) => r.id}
-          empty="Every webhook endpoint is healthy."
+          empty="No endpoint is failing: none has failed its last 5 attempts."
           columns={[
             { header: 'URL', cell: (r) => r.url },
-            { header: 'Status', cell: (r) => r.status },
-            { header: 'Failed deliveries', cell: (r) => r.failed },
-            { header: 'Disabled', cell: (r) => when(r.disabledAt) },
+            { header: 'Health', cell: (r) => <span className="badge failed">{r.health}</span> },
+            { header: 'Status', cell: (r) => (r.status === 'disabled' ? `disabled ${when(r.disabledAt)}` : r.status) },
+            {
+              header: 'Latest delivery',
+              cell: (r) =>
+                r.latest ? (
+                  <Link to={`deliveries/${encodeURIComponent(r.latest.id)}`}>
+                    {r.latest.eventType}: {r.latest.lastStatusCode ?? r.latest.lastError ?? r.latest.status}
+                  </Link>
+                ) : (
+                  '—'
+                ),
+            },
           ]}
         />
+      )}
+    </section>
+  );
+}
+
+/** Home's `Get started` checklist (DESIGN 9.7), shown until every step is done. */
+function GetStarted() {
+  const s = useSession();
+  const canKeys = s.can('GET', '/v1/keys');
+  const d = useLoad(async () => {
+    const [keys, endpoints, tests, txns] = await Promise.all([
+      canKeys ? unwrap(s.client.GET('/v1/keys')) : Promise.resolve(undefined),
+      unwrap(s.client.GET('/v1/webhooks/endpoints', { params: { query: { limit: 1 } } })),
+      unwrap(s.client.GET('/v1/events', { params: { query: { type: 'webhook.test', limit: 1 } } })),
+      unwrap(s.client.GET('/v1/transaction-history', { params: { query: { limit: 1 } } })),
+    ]);
+    return [
+      { label: 'Create an API key', done: keys ? keys.keys.length > 0 : true, to: 'keys' },
+      { label: 'Add a webhook endpoint', done: endpoints.endpoints.length > 0, to: 'webhooks' },
+      { label: 'Send a test event', done: tests.events.length > 0, to: 'webhooks' },
+      { label: 'Make a first sandbox bill', done: txns.transactions.length > 0, to: 'transactions' },
+      { label: 'Apply for live', done: s.config.stage === 'live', to: undefined },
+    ];
+  }, [s.client]);
+  if (d.data?.every((x) => x.done)) return null;
+  return (
+    <section aria-labelledby="start-h">
+      <h2 id="start-h">Get started</h2>
+      {d.loading && <Loading />}
+      <ErrorMessage error={d.error} />
+      {d.data && (
+        <ul className="checklist">
+          {d.data.map((x) => (
+            <li key={x.label} className={x.done ? 'done' : undefined}>
+              <span aria-hidden="true">{x.done ? '✓ ' : '○ '}</span>
+              {x.to && !x.done ? <Link to={x.to}>{x.label}</Link> : x.label}
+              <span className="visually-hidden">{x.done ? ' (done)' : ' (to do)'}</span>
+              {x.label === 'Apply for live' && !x.done && ': your sandbox work stays here; live keys come with a live account.'}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The last 30 Lagos days of succeeded debits (GET /v1/reports/volume) as bars, with the same figures as a table. */
+function Volume() {
+  const s = useSession();
+  const v = useLoad(() => unwrap(s.client.GET('/v1/reports/volume')), [s.client]);
+  const days = v.data?.days ?? [];
+  const max = Math.max(1, ...days.map((x) => x.amount));
+  const total = days.reduce((sum, x) => sum + x.amount, 0);
+  const count = days.reduce((sum, x) => sum + x.count, 0);
+  const W = 600;
+  const H = 160;
+  const bar = days.length ? W / days.length : W;
+  return (
+    <section aria-labelledby="volume-h">
+      <h2 id="volume-h">Volume, last 30 days</h2>
+      {v.loading && <Loading />}
+      <ErrorMessage error={v.error} />
+      {v.data && (
+        <>
+          <p>
+            {count} succeeded {count === 1 ? 'debit' : 'debits'}, {money(total)}.
+          </p>
+          <svg
+            className="chart"
+            viewBox={`0 0 ${W} ${H + 20}`}
+            role="img"
+            aria-label={`Daily volume: ${count} debits, ${money(total)} over 30 days; the table below has each day`}
+          >
+            <line className="axis" x1={0} y1={H} x2={W} y2={H} />
+            {days.map((x, i) => {
+              const h = Math.round((x.amount / max) * (H - 10));
+              return (
+                <rect key={x.date} className="bar" x={i * bar + 1} y={H - h} width={Math.max(1, bar - 2)} height={h}>
+                  <title>{`${x.date}: ${x.count} debits, ${money(x.amount)}`}</title>
+                </rect>
+              );
+            })}
+            {days.length > 0 && (
+              <>
+                <text x={0} y={H + 14}>
+                  {days[0]!.date}
+                </text>
+                <text x={W} y={H + 14} textAnchor="end">
+                  {days.at(-1)!.date}
+                </text>
+              </>
+            )}
+          </svg>
+          <details>
+            <summary>Show the volume as a table</summary>
+            <Table
+              caption="Volume per day"
+              rows={[...days].reverse()}
+              rowKey={(x) => x.date}
+              empty="No days."
+              columns={[
+                { header: 'Day (Lagos)', cell: (x) => x.date },
+                { header: 'Debits', cell: (x) => x.count },
+                { header: 'Amount', cell: (x) => money(x.amount) },
+                { header: 'Refunded', cell: (x) => money(x.refunded) },
+                { header: 'Disputed', cell: (x) => money(x.disputed) },
+              ]}
+            />
+          </details>
+        </>
       )}
     </section>
   );

@@ -50,6 +50,10 @@ export function KeysPage() {
                   <ActionButton
                     label="Revoke"
                     danger
+                    confirm={{
+                      title: 'Revoke this key?',
+                      message: <p>Every call made with {k.name ?? k.keyId} is refused from now on.</p>,
+                    }}
                     action={() => unwrap(s.client.DELETE('/v1/keys/{keyId}', { params: { path: { keyId: k.keyId } } }))}
                     onDone={keys.reload}
                   />

@@ -48,6 +48,7 @@ export function SchedulesPage() {
                   {r.status === 'active' && can('POST', '/v1/recurring/{scheduleId}/skip') && (
                     <ActionButton
                       label="Skip next run"
+                      confirm={{ title: 'Skip the next run?', message: <p>The next billing of {r.scheduleId} does not happen.</p> }}
                       action={() => unwrap(s.client.POST('/v1/recurring/{scheduleId}/skip', { ...path(r.scheduleId), body: {} }))}
                       onDone={list.reload}
                     />
@@ -56,6 +57,7 @@ export function SchedulesPage() {
                     <ActionButton
                       label="Cancel"
                       danger
+                      confirm={{ title: 'Cancel this schedule?', message: <p>{r.scheduleId} bills no more. This cannot be undone.</p> }}
                       action={() => unwrap(s.client.DELETE('/v1/recurring/{scheduleId}', path(r.scheduleId)))}
                       onDone={list.reload}
                     />

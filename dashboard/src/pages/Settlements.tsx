@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { lagosDate, money, settlementWhen } from '../format';
 import { useSession } from '../session';
+import type { BodyOf } from '../sdk-types';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Table, useLoad, DetailToggle } from '../ui';
 
 /**
@@ -15,7 +16,6 @@ export function MerchantSettlements() {
   return (
     <section aria-labelledby="settlements-h">
       <h2 id="settlements-h">Settlements</h2>
-      {s.can('POST', '/v1/exports') && <Export label="Export all transactions (CSV)" body={{ kind: 'transactions' }} />}
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
       {list.data && (
@@ -74,8 +74,10 @@ function SettlementLines({ id }: { id: string }) {
   );
 }
 
-/** Starts an export, then follows it until its pre-signed CSV link is ready. */
-function Export({ label, body }: { label: string; body: { kind: 'transactions' } | { kind: 'settlement'; settlementId: string } }) {
+type ExportBody = BodyOf<'/v1/exports', 'post'>;
+
+/** Starts an export (with the filters on screen), then follows it until its pre-signed CSV link is ready. */
+export function Export({ label, body }: { label: string; body: ExportBody }) {
   const s = useSession();
   const [state, setState] = useState<{ status: string; url?: string | null; rows?: number | null }>();
   return (
@@ -96,7 +98,9 @@ function Export({ label, body }: { label: string; body: { kind: 'transactions' }
       {state && (
         <span role="status">
           {state.status === 'ready' && state.url ? (
-            <a href={state.url}>Download CSV ({state.rows} rows)</a>
+            <a href={state.url} download>
+              Download CSV ({state.rows} rows)
+            </a>
           ) : state.status === 'failed' ? (
             'The export failed.'
           ) : (

@@ -62,6 +62,10 @@ export function TeamPage() {
                     <ActionButton
                       label="Remove"
                       danger
+                      confirm={{
+                        title: 'Remove this member?',
+                        message: <p>{m.email} loses access now. Keys they made keep working until you revoke them.</p>,
+                      }}
                       action={() => unwrap(s.client.DELETE('/v1/team/members/{userId}', { params: { path: { userId: m.userId } } }))}
                       onDone={list.reload}
                     />

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
+import { Link } from '../router';
 import { useSession } from '../session';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
 
@@ -50,6 +51,12 @@ export function WebhooksPage() {
               header: 'Status',
               cell: (e) => (e.status === 'disabled' ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ''}` : 'enabled'),
             },
+            {
+              header: 'Health',
+              cell: (e) => (
+                <span className={`badge ${e.health === 'failing' ? 'failed' : e.health === 'healthy' ? 'delivered' : ''}`}>{e.health}</span>
+              ),
+            },
             { header: 'Created', cell: (e) => when(e.createdAt) },
             {
               header: 'Actions',
@@ -79,6 +86,10 @@ export function WebhooksPage() {
                     <ActionButton
                       label="Delete"
                       danger
+                      confirm={{
+                        title: 'Delete this endpoint?',
+                        message: <p>{e.url} will receive no more events. Its deliveries stay listed.</p>,
+                      }}
                       action={() => unwrap(s.client.DELETE('/v1/webhooks/endpoints/{id}', { params: { path: { id: e.id } } }))}
                       onDone={endpoints.reload}
                     />
@@ -90,12 +101,12 @@ export function WebhooksPage() {
           ]}
         />
       )}
-      <Deliveries version={deliveriesVersion} />
+      <Deliveries version={deliveriesVersion} endpoints={new Map((endpoints.data?.endpoints ?? []).map((e) => [e.id, e.url]))} />
     </Page>
   );
 }
 
-function Deliveries({ version }: { version: number }) {
+function Deliveries({ version, endpoints }: { version: number; endpoints: Map<string, string> }) {
   const s = useSession();
   const [status, setStatus] = useState<Status | ''>('');
   const [n, setN] = useState(0);
@@ -139,7 +150,16 @@ function Deliveries({ version }: { version: number }) {
           rowKey={(d) => d.id}
           empty={status ? `No ${status} deliveries.` : 'No deliveries yet.'}
           columns={[
+            {
+              header: 'Delivery',
+              cell: (d) => (
+                <Link to={`deliveries/${encodeURIComponent(d.id)}`}>
+                  <code>{d.id}</code>
+                </Link>
+              ),
+            },
             { header: 'Event', cell: (d) => d.eventType },
+            { header: 'Endpoint', cell: (d) => endpoints.get(d.endpointId) ?? d.endpointId },
             { header: 'Status', cell: (d) => <span className={`badge ${d.status}`}>{d.status}</span> },
             { header: 'Attempts', cell: (d) => d.attempts },
             { header: 'Last response', cell: (d) => d.lastStatusCode ?? d.lastError ?? '—' },

@@ -9,6 +9,8 @@ import { MONEY_MSG } from '../../transactions/messages';
 const query = z
   .object({
     status: z.enum(TRANSACTION_STATUSES).optional(),
+    /** Only this customer's transactions. */
+    customerId: z.string().trim().min(1).max(100).optional(),
     /** Inclusive bounds on createdAt, ISO 8601 date-times (any offset). */
     from: isoDateTime.optional(),
     to: isoDateTime.optional(),
@@ -20,7 +22,7 @@ const query = z
   });
 
 /**
- * GET /v1/transaction-history?status=&from=&to=&limit=&skip=|startingAfter= ->
+ * GET /v1/transaction-history?status=&customerId=&from=&to=&limit=&skip=|startingAfter= ->
  * `{transactions[], total, hasMore}` (`total` on skip pages only), newest first. Merchants
  * (and providers with X-Entity-Id) see their own; providers without the header all their
  * merchants'; banks their customers'. `startingAfter`: a billingRequestId or reference of
@@ -32,6 +34,7 @@ export const handler = endpoint(
     const paging = pagingOf(query);
     const range = transactionRange(transactionScope(principal), {
       status: query.status,
+      customerId: query.customerId,
       from: query.from !== undefined ? new Date(query.from) : undefined,
       to: query.to !== undefined ? new Date(query.to) : undefined,
     });

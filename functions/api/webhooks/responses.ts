@@ -6,6 +6,8 @@
  */
 import * as z from 'zod';
 import { iso, delivery, hasMore, total, endpointView } from '../shapes';
+import { EVENT_TYPES } from '../../events/types';
+import { DELIVERY_STATUSES } from '../../webhooks/delivery-store';
 import type { Responses } from '../shapes';
 
 export const RESPONSES = {
@@ -21,6 +23,44 @@ export const RESPONSES = {
   },
   'delete-endpoint': {
     data: z.object({ id: z.string(), deleted: z.literal(true) }),
+  },
+  'get-delivery': {
+    data: z.object({
+      id: z.string(),
+      eventId: z.string(),
+      type: z.enum(EVENT_TYPES),
+      endpointId: z.string(),
+      url: z.string().nullable().describe('Where it was sent; null once the endpoint is deleted'),
+      status: z.enum(DELIVERY_STATUSES),
+      createdAt: iso,
+      attempts: z
+        .array(
+          z
+            .object({
+              attempt: z.number().int(),
+              at: iso,
+              durationMs: z.number(),
+              request: z
+                .object({
+                  headers: z.record(z.string(), z.string()).describe('As sent; signature values read `<redacted>`'),
+                  body: z.string().describe('The first 4 KB'),
+                })
+                .nullable()
+                .describe('null once the event is no longer kept'),
+              response: z
+                .object({
+                  status: z.number().int(),
+                  headers: z.record(z.string(), z.string()).describe('Kept for the latest 5 attempts (else empty)'),
+                  body: z.string().describe('The first 4 KB; kept for the latest 5 attempts (else empty)'),
+                })
+                .nullable()
+                .describe('null when no answer came (see `error`)'),
+              error: z.string().nullable().describe('timeout, connection_refused, dns_error, endpoint_gone, redirect ...'),
+            })
+            .meta({ id: 'DeliveryAttemptDetail' }),
+        )
+        .describe('The latest 20 attempts, oldest first'),
+    }),
   },
   'list-deliveries': {
     data: z.object({ deliveries: z.array(delivery), total, hasMore }),

@@ -1722,6 +1722,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delivery with its requests and answers
+         * @description Read a delivery with its attempts: each request sent (signatures redacted) and the answer received.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["webhooksGetDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/deliveries/{id}/replay": {
         parameters: {
             query?: never;
@@ -1780,6 +1802,50 @@ export interface paths {
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
         get: operations["eventsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find anything of yours by its id, a customer e-mail or a clientRef
+         * @description Find what you may read by its id, a customer e-mail or (bank) a customer clientRef.
+         *
+         *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["searchSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/volume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Succeeded debits, refunds and disputes per Lagos day
+         * @description Succeeded debits, refunds and disputes per Lagos day (at most 92 days).
+         *
+         *     **Who may call:** a merchant, a bank or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["reportsVolume"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3848,6 +3914,11 @@ export interface components {
             disabledAt: string | null;
             disabledReason: string | null;
             previousSecretExpiresAt: string | null;
+            /**
+             * @description failing: its last 5 attempts failed (any status but 2xx, or no answer), retries still pending included; unknown: no attempt yet
+             * @enum {string}
+             */
+            health: "healthy" | "failing" | "unknown";
             /** @description ISO 8601 date-time, UTC */
             createdAt: string;
             /** @description ISO 8601 date-time, UTC */
@@ -3877,6 +3948,55 @@ export interface components {
             statusCode: number | null;
             error: string | null;
             durationMs: number;
+        };
+        DeliveryAttemptDetail: {
+            attempt: number;
+            /** @description ISO 8601 date-time, UTC */
+            at: string;
+            durationMs: number;
+            /** @description null once the event is no longer kept */
+            request: {
+                /** @description As sent; signature values read `<redacted>` */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The first 4 KB */
+                body: string;
+            } | null;
+            /** @description null when no answer came (see `error`) */
+            response: {
+                status: number;
+                /** @description Kept for the latest 5 attempts (else empty) */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The first 4 KB; kept for the latest 5 attempts (else empty) */
+                body: string;
+            } | null;
+            /** @description timeout, connection_refused, dns_error, endpoint_gone, redirect ... */
+            error: string | null;
+        };
+        SearchResult: {
+            /** @enum {string} */
+            kind: "transaction" | "billing_request" | "refund" | "schedule" | "customer" | "decision" | "event" | "delivery" | "settlement" | "export" | "dispute";
+            /** @description The id to read it with (a transaction: its reference) */
+            id: string;
+            /** @description A short human description: amount, names, e-mail, status */
+            title: string;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+        };
+        VolumeDay: {
+            /** @description Lagos day, YYYY-MM-DD */
+            date: string;
+            /** @description Debits that succeeded that day */
+            count: number;
+            /** @description Their total */
+            amount: number;
+            /** @description Refunds completed that day */
+            refunded: number;
+            /** @description Amounts disputed that day, net of disputes reversed that day */
+            disputed: number;
         };
         TestClock: {
             clockId: string;
@@ -9957,6 +10077,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                customerId?: string;
                 from?: string;
                 to?: string;
                 limit?: number;
@@ -10526,6 +10647,8 @@ export interface operations {
                     from?: string;
                     /** Format: date-time */
                     to?: string;
+                    /** @enum {string} */
+                    status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
                     settlementId?: string;
                 };
             };
@@ -11845,6 +11968,67 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    webhooksGetDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            id: string;
+                            eventId: string;
+                            /** @enum {string} */
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                            endpointId: string;
+                            /** @description Where it was sent; null once the endpoint is deleted */
+                            url: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            /** @description The latest 20 attempts, oldest first */
+                            attempts: components["schemas"]["DeliveryAttemptDetail"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     webhooksReplayDelivery: {
         parameters: {
             query?: never;
@@ -12120,6 +12304,107 @@ export interface operations {
                                 /** @description HTTP status of the last attempt (null: no answer) */
                                 responseStatus: number | null;
                             }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    searchSearch: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description At most 20, newest first; empty when nothing you may read matches */
+                            results: components["schemas"]["SearchResult"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reportsVolume: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
+                "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description One entry per day from `from` to `to`, zeros included */
+                            days: components["schemas"]["VolumeDay"][];
                         };
                     };
                 };

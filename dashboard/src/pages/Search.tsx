@@ -1,0 +1,118 @@
+import { useState, type FormEvent } from 'react';
+import { unwrap } from '../api';
+import { when } from '../format';
+import { Link, navigate, useSearchParams } from '../router';
+import { useSession } from '../session';
+import type { Schemas } from '../sdk-types';
+import { ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
+
+type Result = Schemas['SearchResult'];
+
+/** The dashboard page of a found thing (null: none of its own; the results list shows it). */
+export function pageOf(r: Pick<Result, 'kind' | 'id'>): string | null {
+  const id = encodeURIComponent(r.id);
+  switch (r.kind) {
+    case 'transaction':
+      return `transactions/${id}`;
+    case 'delivery':
+      return `deliveries/${id}`;
+    case 'decision':
+      return `decisions/${id}`;
+    case 'schedule':
+      return `schedules/${id}`;
+    case 'customer':
+      return `transactions?customerId=${id}`;
+    default:
+      return null;
+  }
+}
+
+/** The header's Search field (DESIGN 9.7): one result with a page opens it; otherwise the results page. */
+export function SearchField() {
+  const s = useSession();
+  const [error, setError] = useState<Error>();
+  const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const q = String(new FormData(e.currentTarget).get('q') ?? '').trim();
+    if (!q) return;
+    setError(undefined);
+    try {
+      const found = await unwrap(s.client.GET('/v1/search', { params: { query: { q } } }));
+      // One thing found, or one customer (with the caller's decisions for it): its page at once.
+      const customers = found.results.filter((r) => r.kind === 'customer');
+      const one =
+        found.results.length === 1
+          ? found.results[0]
+          : customers.length === 1 && found.results.every((r) => r.kind === 'customer' || r.kind === 'decision')
+            ? customers[0]
+            : undefined;
+      const only = one ? pageOf(one) : null;
+      navigate(only ?? `search?q=${encodeURIComponent(q)}`);
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a form in the search landmark (<search> has no JSX type in React 19's DOM types here)
+    <form role="search" className="search" onSubmit={onSubmit}>
+      <label htmlFor="site-search" className="visually-hidden">
+        Search
+      </label>
+      <input id="site-search" name="q" type="search" maxLength={200} placeholder="Id, reference or e-mail" />
+      <button type="submit" className="secondary">
+        Find
+      </button>
+      {error && (
+        <span className="visually-hidden" role="alert">
+          {error.message}
+        </span>
+      )}
+    </form>
+  );
+}
+
+/** `/dashboard/search?q=`: what the search found, each opening its page. */
+export function SearchPage() {
+  const s = useSession();
+  const [params] = useSearchParams();
+  const q = params.get('q') ?? '';
+  const found = useLoad(
+    () => (q ? unwrap(s.client.GET('/v1/search', { params: { query: { q } } })) : Promise.resolve({ results: [] as Result[] })),
+    [s.client, q],
+  );
+  return (
+    <Page title="Search">
+      <p>
+        Results for “{q}”: exact ids, references, customer e-mails{s.acting!.kind === 'bank' ? ' and client references' : ''}.
+      </p>
+      {found.loading && <Loading />}
+      <ErrorMessage error={found.error} />
+      {found.data && (
+        <Table
+          caption="Search results"
+          rows={found.data.results}
+          rowKey={(r) => `${r.kind}:${r.id}`}
+          empty="Nothing found. Search takes a whole id, reference or e-mail."
+          columns={[
+            { header: 'Kind', cell: (r) => r.kind.replace('_', ' ') },
+            {
+              header: 'Id',
+              cell: (r) => {
+                const to = pageOf(r);
+                return to ? (
+                  <Link to={to}>
+                    <code>{r.id}</code>
+                  </Link>
+                ) : (
+                  <code>{r.id}</code>
+                );
+              },
+            },
+            { header: 'What', cell: (r) => r.title },
+            { header: 'Created', cell: (r) => when(r.createdAt) },
+          ]}
+        />
+      )}
+    </Page>
+  );
+}

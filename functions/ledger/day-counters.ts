@@ -1,0 +1,198 @@
+/**
+ * Day counters: what moved on one Lagos day, per (customer's bank, merchant, shard), written in
+ * the transaction that moves the money (docs/decisions/volume-report.md). One item serves
+ * three readers:
+ *
+ *   BREP#<bankId>#<day>#<p> / M#<merchantId>#<shard>   the bank's settlement report and volume (the table)
+ *     gsi3 MVOL#<merchantId> / <day>#<bankId>#<shard>            the merchant's volume
+ *     gsi4 PVOL#<providerId> / <day>#<merchantId>#<bankId>#<shard>  its provider's volume
+ *
+ * `captured`/`capturedCount` (a debit succeeded that day), `refunded`/`refundCount` (a refund
+ * completed that day), `disputed`/`disputeCount` (a dispute took the amount out of the
+ * merchant's balance that day; a reversal adds a negative amount). The shard is the balance
+ * shard the money transaction picked (ledger/store.ts `randomShard`), so the counters spread
+ * like the balances.
+ *
+ * `dayCounterAdd` is THE way a money transaction counts itself: it adds its item to the
+ * transaction's items (one small item, no extra request).
+ */
+import { randomInt } from 'node:crypto';
+import { toMajor } from '../domain/money';
+import { addDays } from '../domain/lagos-time';
+import { mapLimit } from '../platform/retry';
+import { queryAll, table, type TransactItem } from '../platform/table';
+
+export interface BankDayCounter {
+  pk: string;
+  sk: string;
+  bankId: string;
+  merchantId: string;
+  merchantName?: string;
+  providerId?: string;
+  date: string;
+  captured?: number;
+  capturedCount?: number;
+  refunded?: number;
+  refundCount?: number;
+  disputed?: number;
+  disputeCount?: number;
+  [extra: string]: unknown;
+}
+
+/**
+ * A bank's day is spread over partitions `BREP#<bankId>#<day>#<p>` (p random in
+ * 0..BANK_DAY_PARTITIONS-1): the largest bank's captures at 500 bills/s are ~400 write units a
+ * second, one partition each would take them all (DESIGN 9.6: none over 100). `partition`
+ * undefined: the one days counted before release 3 used.
+ */
+export const BANK_DAY_PARTITIONS = 8;
+export const bankDayPk = (bankId: string, date: string, partition?: number) =>
+  `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
+/** Every partition of a bank's day, the pre-release-3 one first. */
+export const bankDayPartitions = (bankId: string, date: string) => [
+  bankDayPk(bankId, date),
+  ...Array.from({ length: BANK_DAY_PARTITIONS }, (_, p) => bankDayPk(bankId, date, p)),
+];
+export const merchantVolumePk = (merchantId: string) => `MVOL#${merchantId}`;
+export const providerVolumePk = (providerId: string) => `PVOL#${providerId}`;
+
+/** The parties of the money that moved: a bill's (or its refund's or dispute's). */
+export interface MoneyParties {
+  bankId: string;
+  merchantId: string;
+  merchantName?: string;
+  providerId?: string;
+}
+
+/**
+ * The one item a money transaction adds to count itself on `date` (a Lagos day): amounts in
+ * minor units; a positive amount also counts one movement of its kind, a negative one
+ * (a reversal) takes one back.
+ */
+export function dayCounterAdd(
+  parties: MoneyParties,
+  a: { date: string; shard: number; captured?: number; refunded?: number; disputed?: number },
+): TransactItem {
+  const shard = a.shard;
+  const amount = (v: number | undefined) => v ?? 0;
+  const count = (v: number | undefined) => Math.sign(v ?? 0);
+  const sets = [
+    'bankId = :b',
+    'merchantId = :m',
+    '#date = :d',
+    'merchantName = if_not_exists(merchantName, :n)',
+    'gsi3pk = :g3pk',
+    'gsi3sk = :g3sk',
+    ...(parties.providerId ? ['providerId = :p', 'gsi4pk = :g4pk', 'gsi4sk = :g4sk'] : []),
+  ];
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: bankDayPk(parties.bankId, a.date, randomInt(BANK_DAY_PARTITIONS)), sk: `M#${parties.merchantId}#${shard}` },
+      UpdateExpression: `ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc, disputed :x, disputeCount :xc SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: { '#date': 'date' },
+      ExpressionAttributeValues: {
+        ':c': amount(a.captured),
+        ':cc': count(a.captured),
+        ':r': amount(a.refunded),
+        ':rc': count(a.refunded),
+        ':x': amount(a.disputed),
+        ':xc': count(a.disputed),
+        ':b': parties.bankId,
+        ':m': parties.merchantId,
+        ':d': a.date,
+        ':n': parties.merchantName ?? '',
+        ':g3pk': merchantVolumePk(parties.merchantId),
+        ':g3sk': `${a.date}#${parties.bankId}#${shard}`,
+        ...(parties.providerId
+          ? {
+              ':p': parties.providerId,
+              ':g4pk': providerVolumePk(parties.providerId),
+              ':g4sk': `${a.date}#${parties.merchantId}#${parties.bankId}#${shard}`,
+            }
+          : {}),
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The volume report (DESIGN 9.3)
+
+/** The longest report (DESIGN 9.3). */
+export const MAX_VOLUME_DAYS = 92;
+
+export interface VolumeDay {
+  date: string;
+  count: number;
+  amount: number;
+  refunded: number;
+  disputed: number;
+}
+
+/** How many days from `from` to `to`, both included (YYYY-MM-DD dates). */
+export const spanDays = (from: string, to: string) =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+
+/** The Lagos days from `from` to `to`, both included. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let d = from; d <= to; d = addDays(d, 1)) days.push(d);
+  return days;
+}
+
+/** Whose volume: a merchant's (a provider acting for one is that merchant), a provider's, a bank's. */
+export type VolumeOwner = { kind: 'merchant' | 'provider' | 'bank'; id: string };
+
+const COUNTER_ATTRS = 'pk, #date, captured, capturedCount, refunded, disputed';
+
+/** The counters of the owner's days from `from` to `to` (indexes for a merchant or provider, the bank's day partitions). */
+async function countersOf(owner: VolumeOwner, days: string[]): Promise<BankDayCounter[]> {
+  const from = days[0]!;
+  const to = days[days.length - 1]!;
+  if (owner.kind === 'bank') {
+    const pks = days.flatMap((day) => bankDayPartitions(owner.id, day));
+    const perPartition = await mapLimit(pks, 16, (pk) =>
+      queryAll<BankDayCounter>(
+        {
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeNames: { '#date': 'date' },
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: COUNTER_ATTRS,
+        },
+        1_000_000,
+      ),
+    );
+    return perPartition.flat();
+  }
+  const index = owner.kind === 'merchant' ? 'gsi3' : 'gsi4';
+  const pk = owner.kind === 'merchant' ? merchantVolumePk(owner.id) : providerVolumePk(owner.id);
+  return queryAll<BankDayCounter>(
+    {
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lo AND :hi`,
+      ExpressionAttributeNames: { '#date': 'date' },
+      ExpressionAttributeValues: { ':pk': pk, ':lo': `${from}#`, ':hi': `${to}#~` },
+      ProjectionExpression: COUNTER_ATTRS,
+    },
+    1_000_000,
+  );
+}
+
+/** One entry per day from `from` to `to` (zeros included), amounts in major units. */
+export async function volumeReport(owner: VolumeOwner, from: string, to: string): Promise<VolumeDay[]> {
+  const days = daysBetween(from, to);
+  const sums = new Map(days.map((date) => [date, { date, count: 0, amount: 0, refunded: 0, disputed: 0 }]));
+  for (const c of await countersOf(owner, days)) {
+    const day = sums.get(c.date);
+    if (!day || !c.pk.startsWith('BREP#')) continue;
+    day.count += c.capturedCount ?? 0;
+    day.amount += c.captured ?? 0;
+    day.refunded += c.refunded ?? 0;
+    day.disputed += c.disputed ?? 0;
+  }
+  return days.map((d) => {
+    const s = sums.get(d)!;
+    return { date: d, count: s.count, amount: toMajor(s.amount), refunded: toMajor(s.refunded), disputed: toMajor(s.disputed) };
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * One delivery as `GET /v1/webhooks/deliveries/{id}` shows it (DESIGN 9.3): the record, the
+ * endpoint it went to, and each kept attempt with its request and the receiver's answer.
+ *
+ * Nothing per attempt is stored but what the receiver answered (docs/decisions/delivery-attempts.md):
+ * the request is rebuilt here from the event item (the same bytes on every attempt,
+ * webhooks/event-body.ts) and the attempt's time (the signing headers' timestamp), with the
+ * signatures shown as `<redacted>`; bodies are cut at 4 KB.
+ */
+import { getItem } from '../platform/table';
+import { type AttemptRecord, deliveryKey, eventKey, type DeliveryItem } from './delivery-store';
+import { getEndpoint } from './endpoint-store';
+import { eventBody, type EventBodySource } from './event-body';
+import { attemptHeaders } from './signing';
+import { cutUtf8 } from './transport';
+
+interface StoredEvent extends EventBodySource {
+  body?: string;
+  [extra: string]: unknown;
+}
+
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  durationMs: number;
+  request: { headers: Record<string, string>; body: string } | null;
+  response: { status: number; headers: Record<string, string>; body: string } | null;
+  error: string | null;
+}
+
+/** An attempt as shown: the request rebuilt (null once the event is gone), the answer as kept. */
+export function attemptView(a: AttemptRecord, eventId: string, body: string | null): AttemptView {
+  const atMs = Date.parse(a.at);
+  return {
+    attempt: a.attempt,
+    at: a.at,
+    durationMs: a.durationMs,
+    request: body === null ? null : { headers: attemptHeaders(eventId, body, null, atMs), body: cutUtf8(body) },
+    response: a.statusCode === null ? null : { status: a.statusCode, headers: a.response?.headers ?? {}, body: a.response?.body ?? '' },
+    error: a.error,
+  };
+}
+
+/** The caller's delivery with its attempts, or undefined (unknown, expired, or another participant's). */
+export async function deliveryDetail(ownerId: string, id: string) {
+  const d = await getItem<DeliveryItem>(deliveryKey(id));
+  if (!d || d.ownerId !== ownerId) return undefined;
+  if (typeof d.expiresAt === 'number' && d.expiresAt <= Date.now() / 1000) return undefined; // TTL deletion lags
+  const [ep, ev] = await Promise.all([getEndpoint(ownerId, d.endpointId), getItem<StoredEvent>(eventKey(d.eventId))]);
+  const body = ev ? (ev.body ?? eventBody(ev)) : null;
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    type: d.eventType,
+    endpointId: d.endpointId,
+    url: ep?.url ?? null,
+    status: d.status,
+    createdAt: d.createdAt,
+    attempts: (d.attemptLog ?? []).map((a) => attemptView(a, d.eventId, body)),
+  };
+}
