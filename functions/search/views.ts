@@ -155,7 +155,14 @@ async function byId(viewer: Viewer, q: string): Promise<SearchResult[]> {
     case 'dsp': {
       const d = disputeFor(await getDispute(q), viewer);
       if (!d) return [];
-      return [{ kind: 'dispute', id: d.disputeId, title: `${naira(d.amount)} ${d.reason} dispute of ${d.reference} · ${d.status}`, createdAt: d.createdAt }];
+      return [
+        {
+          kind: 'dispute',
+          id: d.disputeId,
+          title: `${naira(d.amount)} ${d.reason} dispute of ${d.reference} · ${d.status}`,
+          createdAt: d.createdAt,
+        },
+      ];
     }
     default:
       return [];

@@ -47,7 +47,13 @@ const search = (key: string, q: string | undefined, headers?: Record<string, str
 const history = async (key: string) => {
   const r = await t.call('GET', '/v1/transaction-history', { key, query: { limit: 100 } });
   expect(r.status).toBe(200);
-  return r.body.data.transactions as { reference: string; status: string; amount: number; refundedAmount: number; disputedAmount: number }[];
+  return r.body.data.transactions as {
+    reference: string;
+    status: string;
+    amount: number;
+    refundedAmount: number;
+    disputedAmount: number;
+  }[];
 };
 
 /** Sums of the succeeded debits in a history (refunded ones included): what the volume must say. */

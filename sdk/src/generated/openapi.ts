@@ -10367,58 +10367,64 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "succeeded",
-                     *             "amount": 75.25,
+                     *             "status": "declined",
+                     *             "amount": 45,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_FyGdPIuZrD",
+                     *             "description": "Volume 10",
+                     *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 4 example",
-                     *             "bankTransactionId": "BTX-N6nCMuph",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-09T22:59:59.000Z",
-                     *             "updatedAt": "2026-11-09T22:59:59.000Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-06T04:37:24.646Z",
+                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
                      *           },
                      *           {
                      *             "reference": "txn_example2000000000000000",
                      *             "billingRequestId": "breq_example2000000000000000",
                      *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 2.5,
+                     *             "amount": 90,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_whcrhrHDyG",
-                     *             "entityId": "mer_example2000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-TGouk5K7",
+                     *             "description": "Volume 7",
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": "BTX-V7",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-09T12:30:00.000Z",
-                     *             "updatedAt": "2026-11-09T12:30:00.000Z"
+                     *             "disputedAmount": 10,
+                     *             "disputeStatus": "needs_response",
+                     *             "createdAt": "2026-11-06T04:37:24.630Z",
+                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
                      *           },
                      *           {
                      *             "reference": "txn_example3000000000000000",
                      *             "billingRequestId": "breq_example3000000000000000",
                      *             "type": "agreement",
-                     *             "status": "succeeded",
-                     *             "amount": 1000,
+                     *             "status": "declined",
+                     *             "amount": 5,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_example100",
-                     *             "entityId": "mer_example2000000000000000",
-                     *             "merchantName": "merchant 3 example",
-                     *             "bankTransactionId": "BTX-u6o9t4Rl",
+                     *             "description": "Volume 11",
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "entityId": "mer_example1000000000000000",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "createdAt": "2026-11-08T23:00:00.000Z",
-                     *             "updatedAt": "2026-11-08T23:00:00.000Z"
+                     *             "disputedAmount": 0,
+                     *             "disputeStatus": null,
+                     *             "createdAt": "2026-11-06T04:37:24.607Z",
+                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
                      *           }
                      *         ],
-                     *         "total": 3,
+                     *         "total": 12,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -11831,7 +11837,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/ep-4",
+                     *             "url": "https://example.com/health-2",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -11839,37 +11845,12 @@ export interface operations {
                      *             "disabledAt": null,
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.584Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.584Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example2000000000000000",
-                     *             "url": "https://example.com/ep-5",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.651Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.651Z"
-                     *           },
-                     *           {
-                     *             "id": "whe_example3000000000000000",
-                     *             "url": "https://example.com/ep-6",
-                     *             "events": [
-                     *               "*"
-                     *             ],
-                     *             "status": "enabled",
-                     *             "disabledAt": null,
-                     *             "disabledReason": null,
-                     *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T03:07:08.697Z",
-                     *             "updatedAt": "2026-11-06T03:07:08.697Z"
+                     *             "health": "unknown",
+                     *             "createdAt": "2026-11-06T04:37:40.577Z",
+                     *             "updatedAt": "2026-11-06T04:37:40.577Z"
                      *           }
                      *         ],
-                     *         "total": 10,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -12359,6 +12340,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Delivery retrieved",
+                     *       "data": {
+                     *         "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "type": "webhook.test",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "url": "https://example.com/ok-4",
+                     *         "status": "delivered",
+                     *         "createdAt": "2026-11-06T04:37:44.459Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "at": "2026-11-06T04:37:44.620Z",
+                     *             "durationMs": 16,
+                     *             "request": {
+                     *               "headers": {
+                     *                 "Content-Type": "application/json",
+                     *                 "User-Agent": "idpay-webhooks/1.0",
+                     *                 "X-Webhook-Id": "evt_example1000000000000000",
+                     *                 "X-Webhook-Timestamp": "1795754264",
+                     *                 "X-Webhook-Signature": "<redacted>",
+                     *                 "webhook-id": "evt_example1000000000000000",
+                     *                 "webhook-timestamp": "1795754264",
+                     *                 "webhook-signature": "<redacted>"
+                     *               },
+                     *               "body": "{\"id\":\"evt_0mwyhq2dnIAitF3sLrIri5M\",\"type\":\"webhook.test\",\"createdAt\":\"2026-11-27T04:37:44.459Z\",\"data\":{\"endpointId\":\"whe_0mwyhq20liSL4VPQ2my8y85\",\"message\":\"This is a test event.\",\"participantId\":\"mer_0mwyhq1xpTfgbCFQ1qQPsY2\"}}"
+                     *             },
+                     *             "response": {
+                     *               "status": 200,
+                     *               "headers": {
+                     *                 "date": "Fri, 27 Nov 2026 04:37:44 GMT",
+                     *                 "content-type": "text/plain",
+                     *                 "connection": "keep-alive",
+                     *                 "keep-alive": "timeout=5",
+                     *                 "transfer-encoding": "chunked"
+                     *               },
+                     *               "body": ""
+                     *             },
+                     *             "error": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12707,6 +12736,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Search results",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "kind": "billing_request",
+                     *             "id": "breq_example1000000000000000",
+                     *             "title": "NGN 42.00 · Searchable order · succeeded",
+                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12758,6 +12804,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Volume retrieved",
+                     *       "data": {
+                     *         "days": [
+                     *           {
+                     *             "date": "2026-11-27",
+                     *             "count": 10,
+                     *             "amount": 2591.33,
+                     *             "refunded": 485.5,
+                     *             "disputed": 453.33
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
