@@ -4229,10 +4229,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "merchant",
-                 *       "name": "merchant 4 example",
-                 *       "email": "merchant4-example@example.com",
-                 *       "providerId": "prv_example1000000000000000"
+                 *       "type": "provider",
+                 *       "name": "provider person-uoyty3xppq@example.com",
+                 *       "email": "provider-tinjsh2dvc@example.com",
+                 *       "ownerEmail": "person-uoyty3xppq@example.com"
                  *     }
                  */
                 "application/json": {
@@ -4271,12 +4271,15 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Participant created",
                      *       "data": {
-                     *         "id": "mer_example1000000000000000",
-                     *         "type": "merchant",
-                     *         "name": "merchant 4 example",
-                     *         "email": "merchant4-example@example.com",
-                     *         "providerId": "prv_example1000000000000000",
-                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
+                     *         "id": "prv_example1000000000000000",
+                     *         "type": "provider",
+                     *         "name": "provider person-uoyty3xppq@example.com",
+                     *         "email": "provider-tinjsh2dvc@example.com",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
+                     *         "invitation": {
+                     *           "invitationId": "ivt_example1000000000000000",
+                     *           "token": "example_token_1"
+                     *         }
                      *       }
                      *     }
                      */
@@ -6063,23 +6066,23 @@ export interface operations {
                      *       "data": {
                      *         "accounts": [
                      *           {
-                     *             "account": "bank:bnk_0mwyhirbt4TMvCmyrfzrJOt",
-                     *             "debit": 100,
-                     *             "credit": 100
-                     *           },
-                     *           {
-                     *             "account": "bank:bnk_0mwyhivkp18T7GRgV9Y9Ze9",
-                     *             "debit": 50,
+                     *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
+                     *             "debit": 1096.62,
                      *             "credit": 0
                      *           },
                      *           {
-                     *             "account": "bank:bnk_0mwyhjcscMxuuVwUH0owA0W",
-                     *             "debit": 100,
-                     *             "credit": 50
+                     *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
+                     *             "debit": 7.77,
+                     *             "credit": 0
+                     *           },
+                     *           {
+                     *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
+                     *             "debit": 45.5,
+                     *             "credit": 5.5
                      *           }
                      *         ],
-                     *         "totalDebit": 1552,
-                     *         "totalCredit": 1552,
+                     *         "totalDebit": 2699.78,
+                     *         "totalCredit": 2699.78,
                      *         "balanced": true
                      *       }
                      *     }
@@ -6135,13 +6138,103 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-zqcx3y-1",
+                 *           "clientRef": "CR-mwyfzsls1005",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi1",
-                 *           "email": "ada1-zqcx3y@example.com",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1005@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123400001",
-                 *           "reference": "REF-zqcx3y-1"
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1007@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1007"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1008",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1008@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1005"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzpy11004",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1009@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1009"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1010",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1010@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzpy11004"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1011",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "not-an-email",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1011"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1012",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1012@example.com",
+                 *           "country": "XX",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1012"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1013",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1013@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "12-34-56",
+                 *           "reference": "REF-mwyfzslu1013"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1014",
+                 *           "firstname": "Ada",
+                 *           "email": "ada.mwyfzslu1014@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1014"
+                 *         },
+                 *         "not an object",
+                 *         {
+                 *           "clientRef": "CR-mwyfzsls1006",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzsls1006@example.com",
+                 *           "country": "NG",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzsls1006"
+                 *         },
+                 *         {
+                 *           "clientRef": "CR-mwyfzslu1015",
+                 *           "firstname": "Ada",
+                 *           "lastname": "Obi",
+                 *           "email": "ada.mwyfzslu1015@example.com",
+                 *           "country": "UK",
+                 *           "accountNumber": "0123456789",
+                 *           "reference": "REF-mwyfzslu1015"
                  *         }
                  *       ]
                  *     }
@@ -6173,16 +6266,17 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 1,
-                     *           "successful": 1,
-                     *           "failed": 0,
-                     *           "duplicates": 0,
-                     *           "invalidData": 0
+                     *           "total": 12,
+                     *           "successful": 2,
+                     *           "failed": 10,
+                     *           "duplicates": 4,
+                     *           "invalidData": 6
                      *         },
                      *         "data": {
-                     *           "createdCount": 1,
+                     *           "createdCount": 2,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000"
+                     *             "cus_example1000000000000000",
+                     *             "cus_example2000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -6258,21 +6352,36 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "duplicates": 0,
-                     *           "invalidData": 0,
-                     *           "total": 13,
-                     *           "failed": 0,
-                     *           "successful": 13
+                     *           "duplicates": 4,
+                     *           "invalidData": 6,
+                     *           "total": 12,
+                     *           "failed": 10,
+                     *           "successful": 2
                      *         },
                      *         "data": {
                      *           "customerIds": [
                      *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000",
-                     *             "cus_example3000000000000000"
+                     *             "cus_example2000000000000000"
                      *           ],
-                     *           "createdCount": 13
+                     *           "createdCount": 2
                      *         },
-                     *         "failures": []
+                     *         "failures": [
+                     *           {
+                     *             "index": 1,
+                     *             "clientRef": "CR-mwyfzsls1005",
+                     *             "reason": "Duplicate clientRef: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "clientRef": "CR-mwyfzsls1008",
+                     *             "reason": "Duplicate reference: same as the record at index 0 of this batch"
+                     *           },
+                     *           {
+                     *             "index": 3,
+                     *             "clientRef": "CR-mwyfzpy11004",
+                     *             "reason": "Duplicate clientRef: the bank already has a customer with this clientRef"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -6433,7 +6542,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T04:31:38.488Z",
+                     *           "createdAt": "2026-11-06T03:06:56.280Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6452,7 +6561,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T04:31:37.783Z",
+                     *           "createdAt": "2026-11-06T03:06:55.633Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6468,10 +6577,10 @@ export interface operations {
                      *           "customerId": "cus_example3000000000000000",
                      *           "entityId": "mer_example1000000000000000",
                      *           "agreementPhrase": "example_agreementPhrase_3",
-                     *           "decision": "deny",
+                     *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T04:31:36.803Z",
+                     *           "createdAt": "2026-11-06T03:06:55.188Z",
                      *           "lastUsed": null,
                      *           "remaining": {
                      *             "single": null,
@@ -6483,8 +6592,8 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "total": 5,
-                     *       "hasMore": false
+                     *       "total": 4,
+                     *       "hasMore": true
                      *     }
                      */
                     "application/json": {
@@ -7111,6 +7220,10 @@ export interface operations {
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                  *       "customerDecision": "approve_recurring",
+                 *       "spendingLimits": {
+                 *         "single": 5000,
+                 *         "monthly": 20000
+                 *       },
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7161,11 +7274,14 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {},
+                     *         "spendingLimits": {
+                     *           "single": 5000,
+                     *           "monthly": 20000
+                     *         },
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T04:31:08.609Z",
+                     *         "createdAt": "2026-11-06T03:21:27.432Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T04:31:08.609Z",
+                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7209,7 +7325,7 @@ export interface operations {
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
                  *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-NqQPprvtfe"
+                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
                  *     }
                  */
                 "application/json": {
@@ -7293,12 +7409,12 @@ export interface operations {
                  *         {
                  *           "billingRequestId": "breq_example1000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyhihp3MSdNHbh9JHeNDh"
+                 *           "bankTransactionId": "BTX-breq_0mwyf81omzfSg8bAh0zVgvf"
                  *         },
                  *         {
                  *           "billingRequestId": "breq_example2000000000000000",
                  *           "action": "approve_once",
-                 *           "bankTransactionId": "BTX-breq_0mwyhihrosom0dqsKX5Y1Pf"
+                 *           "bankTransactionId": "BTX-breq_0mwyf8ezbZZS0b46MVRByu1"
                  *         }
                  *       ]
                  *     }
@@ -7507,10 +7623,10 @@ export interface operations {
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-06T04:33:05.621Z",
+                     *             "respondBy": "2026-11-06T03:39:15.316Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T04:32:05.621Z",
-                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
+                     *             "createdAt": "2026-11-06T03:38:15.316Z",
+                     *             "updatedAt": "2026-11-06T03:38:15.316Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7596,15 +7712,15 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_KZURtSjdhh",
+                     *         "customerId": "cus_example100",
                      *         "amount": 20,
                      *         "currency": "NGN",
                      *         "reason": "amount_incorrect",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:33:33.595Z",
+                     *         "respondBy": "2026-11-06T03:39:41.981Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:32:33.595Z",
-                     *         "updatedAt": "2026-11-06T04:32:33.595Z",
+                     *         "createdAt": "2026-11-06T03:38:41.981Z",
+                     *         "updatedAt": "2026-11-06T03:38:41.981Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7672,10 +7788,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:33:05.621Z",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:32:05.621Z",
-                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7757,14 +7873,14 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "not_received",
                      *         "status": "won",
-                     *         "respondBy": "2026-11-06T04:33:11.024Z",
+                     *         "respondBy": "2026-11-06T03:39:24.185Z",
                      *         "evidence": {
-                     *           "submittedAt": "2026-11-06T04:32:11.250Z",
+                     *           "submittedAt": "2026-11-06T03:38:24.485Z",
                      *           "text": "Delivered on 3 May.\nSigned receipt attached."
                      *         },
-                     *         "createdAt": "2026-11-06T04:32:11.024Z",
-                     *         "updatedAt": "2026-11-06T04:32:16.552Z",
-                     *         "closedAt": "2026-11-06T04:32:16.552Z",
+                     *         "createdAt": "2026-11-06T03:38:24.185Z",
+                     *         "updatedAt": "2026-11-06T03:38:29.096Z",
+                     *         "closedAt": "2026-11-06T03:38:29.096Z",
                      *         "closedBy": "bank"
                      *       }
                      *     }
@@ -7833,15 +7949,15 @@ export interface operations {
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
                      *             "merchantName": "merchant 2 example",
-                     *             "customerId": "cus_example100",
-                     *             "amount": 100,
+                     *             "customerId": "cus_example1000000000000000",
+                     *             "amount": 40,
                      *             "currency": "NGN",
                      *             "reason": "unauthorized",
                      *             "status": "needs_response",
-                     *             "respondBy": "2026-11-06T04:33:05.621Z",
+                     *             "respondBy": "2026-11-13T03:38:32.684Z",
                      *             "evidence": null,
-                     *             "createdAt": "2026-11-06T04:32:05.621Z",
-                     *             "updatedAt": "2026-11-06T04:32:05.621Z",
+                     *             "createdAt": "2026-11-06T03:38:32.684Z",
+                     *             "updatedAt": "2026-11-06T03:38:32.684Z",
                      *             "closedAt": null,
                      *             "closedBy": null
                      *           }
@@ -7917,10 +8033,10 @@ export interface operations {
                      *         "currency": "NGN",
                      *         "reason": "unauthorized",
                      *         "status": "needs_response",
-                     *         "respondBy": "2026-11-06T04:33:05.621Z",
+                     *         "respondBy": "2026-11-06T03:39:15.316Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:32:05.621Z",
-                     *         "updatedAt": "2026-11-06T04:32:05.621Z",
+                     *         "createdAt": "2026-11-06T03:38:15.316Z",
+                     *         "updatedAt": "2026-11-06T03:38:15.316Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -7967,7 +8083,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "evidence": {
-                 *         "text": "Delivered on 3 May.\nSigned receipt attached."
+                 *         "text": "The customer signed for it: winning_evidence"
                  *       }
                  *     }
                  */
@@ -8001,19 +8117,19 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 7 example",
-                     *         "customerId": "cus_example100",
-                     *         "amount": 20,
+                     *         "merchantName": "merchant 2 example",
+                     *         "customerId": "cus_example1000000000000000",
+                     *         "amount": 40,
                      *         "currency": "NGN",
-                     *         "reason": "not_received",
+                     *         "reason": "unauthorized",
                      *         "status": "under_review",
-                     *         "respondBy": "2026-11-06T04:33:11.024Z",
+                     *         "respondBy": "2026-11-13T03:38:32.684Z",
                      *         "evidence": {
-                     *           "text": "Delivered on 3 May.\nSigned receipt attached.",
-                     *           "submittedAt": "2026-11-06T04:32:11.250Z"
+                     *           "text": "The customer signed for it: winning_evidence",
+                     *           "submittedAt": "2026-11-06T03:38:34.986Z"
                      *         },
-                     *         "createdAt": "2026-11-06T04:32:11.024Z",
-                     *         "updatedAt": "2026-11-06T04:32:11.250Z",
+                     *         "createdAt": "2026-11-06T03:38:32.684Z",
+                     *         "updatedAt": "2026-11-06T03:38:34.986Z",
                      *         "closedAt": null,
                      *         "closedBy": null
                      *       }
@@ -8086,16 +8202,16 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 12 example",
-                     *         "customerId": "cus_KZURtSjdhh",
+                     *         "customerId": "cus_example100",
                      *         "amount": 30,
                      *         "currency": "NGN",
                      *         "reason": "duplicate",
                      *         "status": "lost",
-                     *         "respondBy": "2026-11-06T04:33:32.330Z",
+                     *         "respondBy": "2026-11-06T03:39:34.878Z",
                      *         "evidence": null,
-                     *         "createdAt": "2026-11-06T04:32:32.330Z",
-                     *         "updatedAt": "2026-11-06T04:32:32.623Z",
-                     *         "closedAt": "2026-11-06T04:32:32.623Z",
+                     *         "createdAt": "2026-11-06T03:38:34.878Z",
+                     *         "updatedAt": "2026-11-06T03:38:35.123Z",
+                     *         "closedAt": "2026-11-06T03:38:35.123Z",
                      *         "closedBy": "merchant"
                      *       }
                      *     }
@@ -8177,8 +8293,8 @@ export interface operations {
                      *         "status": "failed",
                      *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T04:32:45.395Z",
-                     *         "updatedAt": "2026-11-06T04:32:45.689Z",
+                     *         "createdAt": "2026-11-06T03:07:38.947Z",
+                     *         "updatedAt": "2026-11-06T03:07:39.034Z",
                      *         "completedAt": null,
                      *         "failureReason": "Account closed"
                      *       }
@@ -8236,22 +8352,22 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Balance retrieved",
                      *       "data": {
-                     *         "totalBalance": 1234.56,
-                     *         "unsettledBalance": 1234.56,
+                     *         "totalBalance": 0,
+                     *         "unsettledBalance": 0,
                      *         "settledBalance": 0,
                      *         "currency": "NGN",
                      *         "bankAccountInfo": {
-                     *           "bankName": null,
-                     *           "accountNumber": null,
-                     *           "accountName": null
+                     *           "bankName": "Zenith Bank",
+                     *           "accountNumber": "0123456789",
+                     *           "accountName": "Ada Stores Ltd"
                      *         },
                      *         "withdrawalInfo": {
-                     *           "isSupported": false,
-                     *           "minimumAmount": 100,
-                     *           "maximumAmount": 10000000
+                     *           "isSupported": true,
+                     *           "minimumAmount": 500,
+                     *           "maximumAmount": 2000000.5
                      *         },
                      *         "nextSettlement": {
-                     *           "amount": 1234.56,
+                     *           "amount": 0,
                      *           "currency": "NGN",
                      *           "date": "2026-11-08T23:00:00.000Z"
                      *         }
@@ -8324,7 +8440,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyhfjxeUA5IrfecRb43xL"
+                 *       "deviceId": "sandbox-device-approve-once.bnk_0mwyegct7fjK7xegNXasbH7"
                  *     }
                  */
                 "application/json": {
@@ -8414,8 +8530,13 @@ export interface operations {
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
-                     *             "bankName": "bank 46 example",
+                     *             "bankName": "bank 1 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
+                     *           },
+                     *           {
+                     *             "bankId": "bnk_example2000000000000000",
+                     *             "bankName": "bank 2 example",
+                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
                      *           }
                      *         ]
                      *       }
@@ -8560,6 +8681,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 200,
+                     *         "success": true,
+                     *         "message": "Billing intent sent",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "intentId": "int_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8649,7 +8791,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 1500,
+                 *       "amount": 4200.5,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -8685,11 +8827,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 1500,
+                     *         "amount": 4200.5,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T04:31:31.417Z"
+                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
                      *       }
                      *     ]
                      */
@@ -8732,6 +8874,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": false
+                     *       },
+                     *       {
+                     *         "statusCode": 403,
+                     *         "success": false,
+                     *         "message": "Customer has not approved billing",
+                     *         "code": "billing_not_approved",
+                     *         "type": "permission_error",
+                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Billing request sent to the customer's bank",
+                     *         "reference": "txn_example2000000000000000",
+                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example2000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8831,9 +9013,9 @@ export interface operations {
                  *       "lookupPhrases": [
                  *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 75,
+                 *       "amount": 25,
                  *       "currency": "NGN",
-                 *       "description": "One-time"
+                 *       "description": "Clocked one-time"
                  *     }
                  */
                 "application/json": {
@@ -8867,11 +9049,11 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 75,
+                     *         "amount": 25,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T04:32:31.427Z"
+                     *         "expiresAt": "2026-11-04T10:00:30.000Z"
                      *       }
                      *     ]
                      */
@@ -8914,6 +9096,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "statusCode": 201,
+                     *         "success": true,
+                     *         "message": "Payment request sent to the customer's bank",
+                     *         "reference": "txn_example1000000000000000",
+                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000",
+                     *         "billingRequestId": "breq_example1000000000000000",
+                     *         "amount": 10,
+                     *         "currency": "NGN",
+                     *         "status": "pending",
+                     *         "requiresApproval": true,
+                     *         "expiresAt": "2026-11-06T03:19:12.019Z"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       },
+                     *       {
+                     *         "statusCode": 404,
+                     *         "success": false,
+                     *         "message": "Customer not found",
+                     *         "code": "customer_not_found",
+                     *         "type": "not_found_error",
+                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
+                     *         "entityId": "mer_example1000000000000000"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -9038,7 +9256,7 @@ export interface operations {
                      *           "decision": "deny",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T04:31:38.488Z",
+                     *           "createdAt": "2026-11-06T03:25:15.545Z",
                      *           "lastUsed": null
                      *         },
                      *         {
@@ -9049,7 +9267,7 @@ export interface operations {
                      *           "decision": "approve_once",
                      *           "spendingLimits": {},
                      *           "blockMerchant": false,
-                     *           "createdAt": "2026-11-06T04:31:37.783Z",
+                     *           "createdAt": "2026-11-06T03:24:56.307Z",
                      *           "lastUsed": null
                      *         }
                      *       ],
@@ -9116,23 +9334,27 @@ export interface operations {
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
                      *         "decision": "approve_recurring",
-                     *         "spendingLimits": {},
+                     *         "spendingLimits": {
+                     *           "monthly": 5000,
+                     *           "yearly": 50000
+                     *         },
                      *         "blockMerchant": false,
-                     *         "validFrom": "2026-11-06T04:29:59.236Z",
-                     *         "validTo": "2026-11-06T04:30:59.236Z",
-                     *         "channel": "app",
-                     *         "customerAcceptedAt": "2026-11-06T04:29:59.236Z",
-                     *         "createdAt": "2026-11-06T04:29:59.236Z",
+                     *         "validFrom": "2026-11-05T00:00:00.000Z",
+                     *         "validTo": "2100-11-04T23:59:59.000Z",
+                     *         "maxPayments": 12,
+                     *         "channel": "ussd",
+                     *         "customerAcceptedAt": "2027-09-24T07:30:00.000Z",
+                     *         "createdAt": "2027-10-01T03:40:44.096Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T04:29:59.236Z",
+                     *         "lastUpdated": "2027-10-01T03:40:45.037Z",
                      *         "lastUsed": null,
                      *         "remaining": {
                      *           "single": null,
                      *           "daily": null,
                      *           "weekly": null,
-                     *           "monthly": null,
-                     *           "yearly": null,
-                     *           "payments": null
+                     *           "monthly": 5000,
+                     *           "yearly": 50000,
+                     *           "payments": 12
                      *         }
                      *       }
                      *     }
@@ -9455,11 +9677,17 @@ export interface operations {
                  * @example {
                  *       "customerId": "cus_example1000000000000000",
                  *       "agreementPhrase": "example_agreementPhrase_1",
-                 *       "amount": 2500,
+                 *       "amount": 1500.5,
                  *       "currency": "NGN",
                  *       "frequency": "monthly",
-                 *       "startDate": "2026-11-08T04:32:51.840Z",
-                 *       "description": "Gym membership"
+                 *       "startDate": "2026-11-04T09:00:00.000Z",
+                 *       "description": "Gym membership",
+                 *       "interval": 2,
+                 *       "maxBillings": 12,
+                 *       "metadata": {
+                 *         "plan": "gold",
+                 *         "seats": 3
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -9502,10 +9730,10 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
-                     *         "amount": 2500,
+                     *         "amount": 1500.5,
                      *         "frequency": "monthly",
                      *         "status": "active",
-                     *         "nextBillingDate": "2026-11-08T04:32:51.840Z"
+                     *         "nextBillingDate": "2026-11-04T09:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -9559,7 +9787,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "reason": "holiday"
+                 *       "reason": "holiday",
+                 *       "resumesAt": "2029-09-29T12:00:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -9589,7 +9818,8 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "paused",
-                     *         "pausedAt": "2026-11-06T04:32:52.054Z"
+                     *         "pausedAt": "2026-11-06T04:17:06.460Z",
+                     *         "resumesAt": "2029-09-29T12:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -9639,7 +9869,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "reason": "back"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string | null;
                 };
@@ -9666,8 +9900,8 @@ export interface operations {
                      *       "data": {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "status": "active",
-                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
-                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z"
+                     *         "resumedAt": "2026-11-06T03:24:13.107Z",
+                     *         "nextBillingDate": "2028-12-25T09:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -9883,27 +10117,41 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 2500,
+                     *         "amount": 5000,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2026-12-06T04:32:51.840Z",
+                     *         "startDate": "2029-02-12T09:00:00.000Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2026-12-06T04:32:51.840Z",
+                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym membership",
-                     *         "createdAt": "2026-11-06T04:32:51.853Z",
+                     *         "description": "Gym, standard",
+                     *         "createdAt": "2026-11-06T04:15:38.591Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:32:51.853Z",
+                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
-                     *         "completedAt": null
+                     *         "completedAt": null,
+                     *         "pendingAmendment": {
+                     *           "amendmentId": "amd_example1000000000000000",
+                     *           "from": {
+                     *             "description": "Gym, standard",
+                     *             "amount": 5000,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "to": {
+                     *             "description": "Gym, premium",
+                     *             "amount": 7500,
+                     *             "frequency": "monthly"
+                     *           },
+                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
+                     *         }
                      *       }
                      *     }
                      */
@@ -10120,64 +10368,64 @@ export interface operations {
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
                      *             "status": "declined",
-                     *             "amount": 1.22,
+                     *             "amount": 45,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_example100",
+                     *             "description": "Volume 10",
+                     *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 1 example",
+                     *             "merchantName": "merchant 2 example",
                      *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
                      *             "disputedAmount": 0,
                      *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-05T10:22:00.000Z",
-                     *             "updatedAt": "2026-11-05T10:22:00.000Z"
+                     *             "createdAt": "2026-11-06T04:37:24.646Z",
+                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
                      *           },
                      *           {
                      *             "reference": "txn_example2000000000000000",
                      *             "billingRequestId": "breq_example2000000000000000",
                      *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 1.21,
+                     *             "amount": 90,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_example200",
+                     *             "description": "Volume 7",
+                     *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 1 example",
-                     *             "bankTransactionId": "BTX-F4GBHs6z",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": "BTX-V7",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-05T10:21:00.000Z",
-                     *             "updatedAt": "2026-11-05T10:21:00.000Z"
+                     *             "disputedAmount": 10,
+                     *             "disputeStatus": "needs_response",
+                     *             "createdAt": "2026-11-06T04:37:24.630Z",
+                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
                      *           },
                      *           {
                      *             "reference": "txn_example3000000000000000",
                      *             "billingRequestId": "breq_example3000000000000000",
                      *             "type": "agreement",
-                     *             "status": "succeeded",
-                     *             "amount": 1.2,
+                     *             "status": "declined",
+                     *             "amount": 5,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Fixture order",
-                     *             "customerId": "cus_JUOQLXSYuh",
+                     *             "description": "Volume 11",
+                     *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 1 example",
-                     *             "bankTransactionId": "BTX-0p5Ogelf",
+                     *             "merchantName": "merchant 2 example",
+                     *             "bankTransactionId": null,
                      *             "scheduleId": null,
                      *             "settlementId": null,
                      *             "disputedAmount": 0,
                      *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-05T10:20:00.000Z",
-                     *             "updatedAt": "2026-11-05T10:20:00.000Z"
+                     *             "createdAt": "2026-11-06T04:37:24.607Z",
+                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
                      *           }
                      *         ],
-                     *         "total": 23,
-                     *         "hasMore": true
+                     *         "total": 12,
+                     *         "hasMore": false
                      *       }
                      *     }
                      */
@@ -10406,14 +10654,15 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 30.5,
+                     *         "amount": 30,
                      *         "currency": "NGN",
-                     *         "status": "completed",
-                     *         "reason": "Damaged item",
+                     *         "status": "failed",
+                     *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T04:29:17.621Z",
-                     *         "updatedAt": "2026-11-06T04:29:22.621Z",
-                     *         "completedAt": "2026-11-06T04:29:22.621Z"
+                     *         "createdAt": "2026-11-06T03:09:31.673Z",
+                     *         "updatedAt": "2026-11-06T03:09:31.713Z",
+                     *         "completedAt": null,
+                     *         "failureReason": "account_closed"
                      *       }
                      *     }
                      */
@@ -10554,23 +10803,28 @@ export interface operations {
                      *       "message": "Settlement retrieved",
                      *       "data": {
                      *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
-                     *         "businessDate": "2026-11-05",
-                     *         "amount": 20,
+                     *         "businessDate": "2026-11-03",
+                     *         "amount": 1311.83,
                      *         "currency": "NGN",
-                     *         "transactionCount": 1,
-                     *         "refundCount": 0,
+                     *         "transactionCount": 4,
+                     *         "refundCount": 2,
                      *         "status": "completed",
-                     *         "settledAt": "2026-11-04T23:00:00.000Z",
+                     *         "settledAt": "2026-11-02T23:00:00.000Z",
                      *         "lines": [
                      *           {
-                     *             "reference": "stl_ExampleToken2000000000000000000000000000",
-                     *             "type": "brought_forward",
-                     *             "amount": -30
+                     *             "reference": "txn_example1000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -30.5
+                     *           },
+                     *           {
+                     *             "reference": "txn_example2000000000000000",
+                     *             "type": "refund",
+                     *             "amount": -20
                      *           },
                      *           {
                      *             "reference": "txn_example1000000000000000",
                      *             "type": "payment",
-                     *             "amount": 50
+                     *             "amount": 100
                      *           }
                      *         ],
                      *         "linesComplete": true
@@ -10808,23 +11062,31 @@ export interface operations {
                      *         "merchants": [
                      *           {
                      *             "id": "mer_example1000000000000000",
-                     *             "name": "merchant 18 example",
-                     *             "email": "merchant18-example@example.com",
+                     *             "name": "Shop One",
+                     *             "email": "m1-qyswga@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T04:31:53.624Z"
+                     *             "createdAt": "2026-11-06T03:29:36.535Z"
                      *           },
                      *           {
                      *             "id": "mer_example2000000000000000",
-                     *             "name": "merchant 19 example",
-                     *             "email": "merchant19-example@example.com",
+                     *             "name": "Shop Two",
+                     *             "email": "m2-qyswga@example.com",
                      *             "trusted": false,
                      *             "trustLevel": "basic",
-                     *             "createdAt": "2026-11-06T04:31:53.830Z"
+                     *             "createdAt": "2026-11-06T03:29:36.536Z"
+                     *           },
+                     *           {
+                     *             "id": "mer_example3000000000000000",
+                     *             "name": "Keyed",
+                     *             "email": "m3-qyswga@example.com",
+                     *             "trusted": false,
+                     *             "trustLevel": "basic",
+                     *             "createdAt": "2026-11-06T03:29:42.533Z"
                      *           }
                      *         ],
-                     *         "total": 5,
-                     *         "hasMore": true
+                     *         "total": 30,
+                     *         "hasMore": false
                      *       }
                      *     }
                      */
@@ -11246,7 +11508,8 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced"
+                 *       "trustLevel": "enhanced",
+                 *       "deviceLookupEnabled": false
                  *     }
                  */
                 "application/json": {
@@ -11280,7 +11543,7 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T04:31:05.507Z"
+                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
                      *       }
                      *     }
                      */
@@ -11343,23 +11606,31 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "entityId": "mer_example1000000000000000",
-                     *           "entityName": "merchant 18 example",
-                     *           "trusted": false,
+                     *           "entityName": "Trust M20",
+                     *           "trusted": true,
                      *           "trustLevel": "basic",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": null
+                     *           "lastVerified": "2026-11-06T03:33:22.237Z"
                      *         },
                      *         {
                      *           "entityId": "mer_example2000000000000000",
-                     *           "entityName": "merchant 19 example",
-                     *           "trusted": false,
-                     *           "trustLevel": "basic",
+                     *           "entityName": "Trust M21",
+                     *           "trusted": true,
+                     *           "trustLevel": "enhanced",
                      *           "deviceLookupEnabled": false,
-                     *           "lastVerified": null
+                     *           "lastVerified": "2026-11-06T03:33:22.563Z"
+                     *         },
+                     *         {
+                     *           "entityId": "mer_example3000000000000000",
+                     *           "entityName": "Trust M22",
+                     *           "trusted": true,
+                     *           "trustLevel": "premium",
+                     *           "deviceLookupEnabled": true,
+                     *           "lastVerified": "2026-11-06T03:33:23.280Z"
                      *         }
                      *       ],
-                     *       "total": 5,
-                     *       "hasMore": true
+                     *       "total": 4,
+                     *       "hasMore": false
                      *     }
                      */
                     "application/json": {
@@ -11568,7 +11839,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/a",
+                     *             "url": "https://example.com/health-2",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -11576,8 +11847,9 @@ export interface operations {
                      *             "disabledAt": null,
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
-                     *             "createdAt": "2026-11-06T04:31:55.352Z",
-                     *             "updatedAt": "2026-11-06T04:31:55.352Z"
+                     *             "health": "unknown",
+                     *             "createdAt": "2026-11-06T04:37:40.577Z",
+                     *             "updatedAt": "2026-11-06T04:37:40.577Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -11629,7 +11901,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/provider-4"
+                 *       "url": "https://example.com/ep-2",
+                 *       "events": [
+                 *         "billing.response",
+                 *         "billing.response",
+                 *         "refund.updated"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -11658,13 +11935,14 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/provider-4",
+                     *         "url": "https://example.com/ep-2",
                      *         "events": [
-                     *           "*"
+                     *           "billing.response",
+                     *           "refund.updated"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T04:29:33.321Z"
+                     *         "createdAt": "2026-11-06T03:07:07.559Z"
                      *       }
                      *     }
                      */
@@ -11938,8 +12216,75 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook deliveries retrieved",
                      *       "data": {
-                     *         "deliveries": [],
-                     *         "total": 0,
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *             "eventId": "evt_example1000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:47.055Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:47.009Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:47.143Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 8,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken2000000000000000000000000000",
+                     *             "eventId": "evt_example2000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.915Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.847Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.976Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 3,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "dlv_ExampleToken3000000000000000000000000000",
+                     *             "eventId": "evt_example3000000000000000",
+                     *             "eventType": "webhook.test",
+                     *             "endpointId": "whe_example1000000000000000",
+                     *             "status": "delivered",
+                     *             "attempts": 1,
+                     *             "lastStatusCode": 200,
+                     *             "lastError": null,
+                     *             "lastAttemptAt": "2026-11-06T03:07:46.735Z",
+                     *             "nextAttemptAt": null,
+                     *             "createdAt": "2026-11-06T03:07:46.610Z",
+                     *             "attemptHistory": [
+                     *               {
+                     *                 "at": "2026-11-06T03:07:46.813Z",
+                     *                 "error": null,
+                     *                 "attempt": 1,
+                     *                 "durationMs": 1,
+                     *                 "statusCode": 200
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "total": 3,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -11997,6 +12342,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Delivery retrieved",
+                     *       "data": {
+                     *         "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *         "eventId": "evt_example1000000000000000",
+                     *         "type": "webhook.test",
+                     *         "endpointId": "whe_example1000000000000000",
+                     *         "url": "https://example.com/ok-4",
+                     *         "status": "delivered",
+                     *         "createdAt": "2026-11-06T04:37:44.459Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "at": "2026-11-06T04:37:44.620Z",
+                     *             "durationMs": 16,
+                     *             "request": {
+                     *               "headers": {
+                     *                 "Content-Type": "application/json",
+                     *                 "User-Agent": "idpay-webhooks/1.0",
+                     *                 "X-Webhook-Id": "evt_example1000000000000000",
+                     *                 "X-Webhook-Timestamp": "1795754264",
+                     *                 "X-Webhook-Signature": "<redacted>",
+                     *                 "webhook-id": "evt_example1000000000000000",
+                     *                 "webhook-timestamp": "1795754264",
+                     *                 "webhook-signature": "<redacted>"
+                     *               },
+                     *               "body": "{\"id\":\"evt_0mwyhq2dnIAitF3sLrIri5M\",\"type\":\"webhook.test\",\"createdAt\":\"2026-11-27T04:37:44.459Z\",\"data\":{\"endpointId\":\"whe_0mwyhq20liSL4VPQ2my8y85\",\"message\":\"This is a test event.\",\"participantId\":\"mer_0mwyhq1xpTfgbCFQ1qQPsY2\"}}"
+                     *             },
+                     *             "response": {
+                     *               "status": 200,
+                     *               "headers": {
+                     *                 "date": "Fri, 27 Nov 2026 04:37:44 GMT",
+                     *                 "content-type": "text/plain",
+                     *                 "connection": "keep-alive",
+                     *                 "keep-alive": "timeout=5",
+                     *                 "transfer-encoding": "chunked"
+                     *               },
+                     *               "body": ""
+                     *             },
+                     *             "error": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12345,6 +12738,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Search results",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "kind": "billing_request",
+                     *             "id": "breq_example1000000000000000",
+                     *             "title": "NGN 42.00 · Searchable order · succeeded",
+                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12396,6 +12806,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Volume retrieved",
+                     *       "data": {
+                     *         "days": [
+                     *           {
+                     *             "date": "2026-11-27",
+                     *             "count": 10,
+                     *             "amount": 2591.33,
+                     *             "refunded": 485.5,
+                     *             "disputed": 453.33
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -12618,20 +13046,20 @@ export interface operations {
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2026-12-06T04:32:51.840Z",
+                     *         "startDate": "2026-12-06T03:07:57.562Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2026-11-06T04:32:52.341Z",
+                     *         "nextBillingDate": "2026-11-06T03:07:57.918Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
                      *         "description": "Gym membership",
-                     *         "createdAt": "2026-11-06T04:32:51.853Z",
+                     *         "createdAt": "2026-11-06T03:07:57.576Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:32:52.341Z",
-                     *         "pausedAt": "2026-11-06T04:32:52.054Z",
+                     *         "updatedAt": "2026-11-06T03:07:57.918Z",
+                     *         "pausedAt": "2026-11-06T03:07:57.727Z",
                      *         "pauseReason": null,
-                     *         "resumedAt": "2026-11-06T04:32:52.273Z",
+                     *         "resumedAt": "2026-11-06T03:07:57.842Z",
                      *         "cancelledAt": null,
                      *         "completedAt": null
                      *       }
@@ -12776,11 +13204,11 @@ export interface operations {
                      *           {
                      *             "settlementId": "stl_ExampleToken1000000000000000000000000000",
                      *             "settlementDate": "2026-11-30",
-                     *             "amount": 1234.56,
-                     *             "count": 2
+                     *             "amount": 4200.5,
+                     *             "count": 1
                      *           }
                      *         ],
-                     *         "settledAmount": 1234.56,
+                     *         "settledAmount": 4200.5,
                      *         "remainingAmount": 0,
                      *         "currency": "NGN"
                      *       }
@@ -12952,14 +13380,14 @@ export interface operations {
                      *       "data": {
                      *         "refundId": "rfd_example1000000000000000",
                      *         "reference": "txn_example1000000000000000",
-                     *         "amount": 400,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "status": "completed",
-                     *         "reason": "Returned",
+                     *         "reason": null,
                      *         "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *         "createdAt": "2026-11-06T04:32:41.746Z",
-                     *         "updatedAt": "2026-11-06T04:32:41.805Z",
-                     *         "completedAt": "2026-11-06T04:32:41.805Z"
+                     *         "createdAt": "2026-11-06T04:16:30.741Z",
+                     *         "updatedAt": "2026-11-06T04:16:31.285Z",
+                     *         "completedAt": "2026-11-06T04:16:31.285Z"
                      *       }
                      *     }
                      */
