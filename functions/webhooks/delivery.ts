@@ -42,22 +42,24 @@ import { MAX_DELAY_SECONDS, maxQueueDelaySeconds, retryDelaySeconds } from './ba
 import { eventBody, type EventBodySource } from './event-body';
 import {
   appendAttempt,
-  claimAttempt,
-  clearDlqPending,
   eventKey,
-  finalizeDelivery,
-  giveBackClaim,
   messageFor,
   overdueAt,
   parseMessage,
-  recordAttempt,
-  reopenFromDlq,
-  stopClaimed,
-  type AttemptEffect,
   type AttemptRecord,
   type DeliveryItem,
   type DeliveryMessage,
 } from './delivery-store';
+import {
+  claimAttempt,
+  clearDlqPending,
+  finalizeDelivery,
+  giveBackClaim,
+  recordAttempt,
+  reopenFromDlq,
+  stopClaimed,
+  type AttemptEffect,
+} from './delivery-transition-store';
 import { getEndpoint, noteAttemptOutcome, setEndpointStatus, signingSecrets, type EndpointItem } from './endpoint-store';
 import { attemptHeaders } from './signing';
 import { postWebhook } from './transport';
