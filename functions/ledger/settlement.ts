@@ -21,10 +21,10 @@ import { toMajor } from '../domain/money';
 import { nextBusinessDay } from '../domain/business-days';
 import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
 import { logger } from '../platform/log';
+import { carryItems } from './dispute-money';
 import {
   accounts,
   balanceAdd,
-  carryItems,
   batchKey,
   batchSk,
   entryPut,

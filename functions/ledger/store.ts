@@ -31,10 +31,10 @@
 import { randomInt } from 'node:crypto';
 import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
-import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
+import { addDays, lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
-import { getItem, queryAll, scanPages, table, type TransactItem } from '../platform/table';
+import { getItem, queryAll, table, type TransactItem } from '../platform/table';
 import { dayCounterAdd } from './day-counters';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
@@ -262,7 +262,7 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
 }
 
 /** The shard of a settlement day that carries the day's due entry. */
-const DUE_SHARD = 0;
+export const DUE_SHARD = 0;
 
 /**
  * ADD to a settlement batch shard (status `pending`), conditioned on the day's settled round
@@ -270,7 +270,7 @@ const DUE_SHARD = 0;
  * its lease). No other condition: a capture never fails because of settlement, it reads the
  * day again when a settlement committed in between.
  */
-function batchShardAdd(a: {
+export function batchShardAdd(a: {
   merchantId: string;
   date: string;
   shard: number;
@@ -320,182 +320,6 @@ function batchShardAdd(a: {
 }
 
 // ---------------------------------------------------------------------------------------
-// Disputes (DESIGN 9.4, docs/decisions/disputes.md): THE money of a dispute.
-
-/** What a dispute does to the money: opened, won by the merchant (reversed), lost. */
-export type DisputeMovement = 'dispute' | 'dispute_reversal' | 'dispute_lost';
-
-/** The dispute fields the ledger needs. */
-export interface DisputeMoney {
-  disputeId: string;
-  merchantId: string;
-  merchantName?: string;
-  providerId?: string;
-  bankId: string;
-  reference: string;
-  billingRequestId: string;
-  /** Minor units, > 0. */
-  amount: number;
-  currency: string;
-  /** The dispute's creation time: the entries' key timestamp (deterministic per movement). */
-  createdAt: string;
-}
-
-/**
- * The transaction items that move a dispute's money, written in the SAME transaction as the
- * dispute's change (one entry per movement and dispute, deterministic key: a replay cancels):
- *
- * - `dispute` (opened): merchant_unsettled → disputes; the balance shard ADD −amount; the
- *   batch of the merchant's next settlement day ADD −amount (it may go below zero) and a
- *   `dispute` line there: the next settlement pays that much less.
- * - `dispute_reversal` (won): disputes → merchant_unsettled, the same three the other way
- *   (a `dispute_reversal` line).
- * - `dispute_lost`: disputes → bank:<bankId> (the customer's bank keeps it); the merchant's
- *   balance does not change again.
- *
- * Opening and reversal also count on the day counter (`dayCounterAdd`, ledger/day-counters.ts):
- * `disputed` +amount when opened, −amount when reversed (the volume report's `disputed`).
- */
-export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at: Date, day: SettlementDay): TransactItem[] {
-  if (!Number.isSafeInteger(d.amount) || d.amount <= 0) throw new RangeError('dispute amount must be a positive integer');
-  const nowIso = at.toISOString();
-  const entryId = ledgerEntryId(movement, d.disputeId);
-  const common = {
-    ...ledgerEntryKey(d.merchantId, d.createdAt, entryId),
-    entryId,
-    kind: movement,
-    merchantId: d.merchantId,
-    amount: d.amount,
-    currency: d.currency,
-    reference: d.reference,
-    billingRequestId: d.billingRequestId,
-    disputeId: d.disputeId,
-    postedAt: nowIso,
-  };
-  if (movement === 'dispute_lost')
-    return [entryPut({ ...common, debit: accounts.disputes(d.merchantId), credit: accounts.bank(d.bankId) })];
-  const opened = movement === 'dispute';
-  const { date, at: dueAt } = settlementDate(at);
-  const shard = randomShard();
-  const signed = opened ? -d.amount : d.amount;
-  return [
-    entryPut({
-      ...common,
-      debit: opened ? accounts.unsettled(d.merchantId) : accounts.disputes(d.merchantId),
-      credit: opened ? accounts.disputes(d.merchantId) : accounts.unsettled(d.merchantId),
-      settlementDate: date,
-      batchSk: batchSk(date, shard),
-      stlRound: day.round + 1,
-    }),
-    balanceAdd(d.merchantId, { unsettled: signed }, shard),
-    dayCounterAdd(d, { date: lagosDate(at), shard, disputed: -signed }),
-    ...dayMoveItems({
-      merchantId: d.merchantId,
-      date,
-      dueAt,
-      day,
-      shard,
-      amount: signed,
-      currency: d.currency,
-      now: nowIso,
-      line: {
-        ts: d.createdAt,
-        entryId,
-        type: movement,
-        reference: d.reference,
-        billingRequestId: d.billingRequestId,
-        disputeId: d.disputeId,
-      },
-    }),
-  ];
-}
-
-/**
- * A signed amount that is not a capture moved into a settlement day (a dispute, its reversal,
- * a negative net brought forward), the way a capture moves its own (captureItems): the batch
- * shard ADD conditioned on the day's settled round read (`day`), the day's due entry when it
- * has none yet, and the line naming the round that pays it.
- */
-function dayMoveItems(a: {
-  merchantId: string;
-  date: string;
-  dueAt: Date;
-  day: SettlementDay;
-  shard: number;
-  /** Signed minor units. */
-  amount: number;
-  currency: string;
-  now: string;
-  line: Pick<SettlementLineFields, 'entryId' | 'type' | 'reference' | 'billingRequestId' | 'disputeId'> & { ts: string };
-}): TransactItem[] {
-  const due = a.day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(a.merchantId, a.date), a.dueAt);
-  const add = { merchantId: a.merchantId, date: a.date, currency: a.currency, now: a.now, round: a.day.round };
-  const items: TransactItem[] = [
-    batchShardAdd({ ...add, shard: a.shard, amount: a.amount, count: 0, due: a.shard === DUE_SHARD ? due : undefined }),
-    linePut({
-      merchantId: a.merchantId,
-      settlementDate: a.date,
-      batchSk: batchSk(a.date, a.shard),
-      amount: Math.abs(a.amount),
-      stlRound: a.day.round + 1,
-      postedAt: a.now,
-      ...a.line,
-    }),
-  ];
-  if (due && a.shard !== DUE_SHARD) items.push(batchShardAdd({ ...add, shard: DUE_SHARD, amount: 0, count: 0, due }));
-  return items;
-}
-
-/**
- * A settlement day whose net is negative (disputes beyond its payments) pays nothing and
- * carries the deficit into the merchant's next settlement day, in the settlement's own
- * transaction: a `carried_forward` line (+deficit) in the settling day, stamped with its
- * settlement (its lines then sum to 0), and on the next business day a `brought_forward`
- * line (−deficit) with its batch ADD. No ledger entry: the money stays in merchant_unsettled
- * (below zero) and the pending batches still sum to it.
- */
-export function carryItems(a: {
-  merchantId: string;
-  date: string;
-  settlementId: string;
-  /** The round settling `date` (its carried_forward line is one of that round's lines). */
-  round: number;
-  /** Minor units, > 0: the negative net of the day. */
-  deficit: number;
-  currency: string;
-  /** A pending batch shard of the settling day (the line's shard). */
-  fromBatchSk: string;
-  /** The next business day, as read (its settled round and due entry). */
-  next: { date: string; day: SettlementDay };
-  nowIso: string;
-}): TransactItem[] {
-  const ts = startOfLagosDay(a.date).toISOString();
-  const line = { merchantId: a.merchantId, amount: a.deficit, reference: a.settlementId, billingRequestId: '', postedAt: a.nowIso };
-  return [
-    linePut({
-      ...line,
-      ts,
-      settlementDate: a.date,
-      batchSk: a.fromBatchSk,
-      entryId: `carried_forward:${a.settlementId}`,
-      type: 'carried_forward',
-      stlRound: a.round,
-    }),
-    ...dayMoveItems({
-      merchantId: a.merchantId,
-      date: a.next.date,
-      dueAt: startOfLagosDay(a.next.date),
-      day: a.next.day,
-      shard: randomShard(),
-      amount: -a.deficit,
-      currency: a.currency,
-      now: a.nowIso,
-      line: { ts, entryId: `brought_forward:${a.settlementId}`, type: 'brought_forward', reference: a.settlementId, billingRequestId: '' },
-    }),
-  ];
-}
-
-// ---------------------------------------------------------------------------------------
 // Settlement lines (DESIGN 8.8): which captures and refunds a settlement paid.
 
 export function linePut(l: SettlementLineFields & { ts: string }): TransactItem {
@@ -539,124 +363,7 @@ export async function pendingSettlements(merchantId: string, now: Date): Promise
   return [...byDay.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
 
-// ---------------------------------------------------------------------------------------
-// Invariant
+/** What a dispute does to the money: opened, won by the merchant (reversed), lost (docs/decisions/disputes.md; the items: ledger/dispute-money.ts). */
+export type DisputeMovement = 'dispute' | 'dispute_reversal' | 'dispute_lost';
 
-export interface LedgerCheck {
-  merchantId: string;
-  /** Recomputed from the ledger entries. */
-  entries: Balance;
-  /** Sum of the balance shards. */
-  shards: Balance;
-  /** Sum of pending batch amounts (must equal the unsettled balance). */
-  pendingBatches: number;
-  entryCount: number;
-  /** Per account: Σ debits − Σ credits of this merchant's entries. */
-  net: Record<string, number>;
-  problems: string[];
-}
-
-/**
- * Recomputes the merchant's balances from its ledger entries and compares them with the
- * shards and the pending settlement batches; checks every entry is well formed and that
- * no balance is negative. Read-only (tests and ops).
- */
-export async function checkMerchantLedger(merchantId: string): Promise<LedgerCheck> {
-  const [entries, shards, batches] = await Promise.all([
-    queryAll<LedgerEntry>(
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true },
-      1_000_000,
-    ),
-    readBalance(merchantId),
-    queryAll<SettlementBatch>(
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true },
-      1_000_000,
-    ),
-  ]);
-  const problems: string[] = [];
-  const unsettledAcct = accounts.unsettled(merchantId);
-  const settledAcct = accounts.settled(merchantId);
-  const disputesAcct = accounts.disputes(merchantId);
-  let disputesHeld = 0;
-  const sums: Balance = { unsettled: 0, settled: 0 };
-  const ids = new Set<string>();
-  const net: Record<string, number> = {};
-  for (const e of entries) {
-    net[e.debit] = (net[e.debit] ?? 0) + e.amount;
-    net[e.credit] = (net[e.credit] ?? 0) - e.amount;
-    if (!Number.isSafeInteger(e.amount) || e.amount <= 0) problems.push(`entry ${e.entryId}: bad amount ${e.amount}`);
-    if (e.debit === e.credit) problems.push(`entry ${e.entryId}: debit equals credit`);
-    if (ids.has(e.entryId)) problems.push(`entry ${e.entryId}: posted twice`);
-    ids.add(e.entryId);
-    for (const [acct, sign] of [
-      [e.credit, 1],
-      [e.debit, -1],
-    ] as const) {
-      if (acct === unsettledAcct) sums.unsettled += sign * e.amount;
-      else if (acct === settledAcct) sums.settled += sign * e.amount;
-      else if (acct === disputesAcct) disputesHeld += sign * e.amount;
-      else if (!acct.startsWith('bank:')) problems.push(`entry ${e.entryId}: unknown account ${acct}`);
-    }
-  }
-  const pendingBatches = batches.filter((b) => b.status === 'pending').reduce((s, b) => s + (b.amount ?? 0), 0);
-  if (sums.unsettled !== shards.unsettled) problems.push(`unsettled: entries ${sums.unsettled} != shards ${shards.unsettled}`);
-  if (sums.settled !== shards.settled) problems.push(`settled: entries ${sums.settled} != shards ${shards.settled}`);
-  if (pendingBatches !== sums.unsettled) problems.push(`unsettled ${sums.unsettled} != pending batches ${pendingBatches}`);
-  // A dispute may take a balance (and its settlement day) below zero; nothing else may.
-  const disputed = entries.some((e) => e.kind === 'dispute');
-  if (!disputed && (sums.unsettled < 0 || sums.settled < 0)) problems.push(`negative balance ${JSON.stringify(sums)}`);
-  if (!disputed) for (const b of batches) if ((b.amount ?? 0) < 0) problems.push(`batch ${b.sk}: negative amount ${b.amount}`);
-  if (disputesHeld < 0) problems.push(`disputes account holds ${disputesHeld}`);
-  return { merchantId, entries: sums, shards, pendingBatches, entryCount: entries.length, net, problems };
-}
-
-export interface LedgerReport {
-  merchants: LedgerCheck[];
-  /** Σ debits − Σ credits over every entry and account: 0 when every entry is double-sided. */
-  imbalance: number;
-  /** Per bank account: Σ debits − Σ credits (what each bank owes us, net of refunds). */
-  banks: Record<string, number>;
-  problems: string[];
-}
-
-/** Every merchant with money items in the table (a Scan: tests and ops only). */
-export async function moneyMerchants(): Promise<string[]> {
-  const ids = new Set<string>();
-  await scanPages(
-    {
-      ProjectionExpression: 'pk',
-      FilterExpression: 'begins_with(pk, :l) OR begins_with(pk, :b) OR begins_with(pk, :s)',
-      ExpressionAttributeValues: { ':l': 'LEDGER#', ':b': 'BAL#', ':s': 'SETTLE#' },
-      ConsistentRead: true,
-    },
-    (page) => {
-      for (const it of page) ids.add(String(it.pk).slice(String(it.pk).indexOf('#') + 1));
-    },
-  );
-  return [...ids].sort();
-}
-
-/** The ledger invariant over every merchant (tests run it after each scenario). */
-export async function checkLedger(merchantIds?: string[]): Promise<LedgerReport> {
-  const ids = merchantIds ?? (await moneyMerchants());
-  const merchants = await Promise.all(ids.map(checkMerchantLedger));
-  const net = new Map<string, number>();
-  for (const m of merchants) for (const [acct, v] of Object.entries(m.net)) net.set(acct, (net.get(acct) ?? 0) + v);
-  const banks: Record<string, number> = {};
-  let imbalance = 0;
-  let merchantTotal = 0;
-  for (const [acct, v] of net) {
-    imbalance += v;
-    if (acct.startsWith('bank:')) banks[acct] = v;
-    else merchantTotal -= v;
-  }
-  const problems = merchants.flatMap((m) => m.problems.map((p) => `${m.merchantId}: ${p}`));
-  if (imbalance !== 0) problems.push(`debits and credits differ by ${imbalance}`);
-  const bankTotal = Object.values(banks).reduce((s, v) => s + v, 0);
-  // What the merchants are owed equals what the banks owe: nothing created or lost.
-  if (merchantTotal !== bankTotal) problems.push(`merchants are owed ${merchantTotal}, banks owe ${bankTotal}`);
-  return { merchants, imbalance, banks, problems };
-}
-
-/** A ledger entry by key (refunds read a bill's capture entry). */
 export const getLedgerEntry = (key: { pk: string; sk: string }) => getItem<LedgerEntry>(key);

@@ -21,7 +21,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { BASE62 } from '../domain/ids';
 import { logger } from '../platform/log';
@@ -96,6 +96,8 @@ export interface DeliveryItem {
   /** Epoch ms until which an attempt is in flight, and the chain that holds it. */
   leaseUntil?: number;
   leaseSeq?: number;
+  /** The claim that holds the lease: a claim the SDK retried after DynamoDB applied it knows itself by it. */
+  leaseToken?: string;
   /**
    * The token of the delayed message that carries the scheduled retry (the message's `chain`):
    * another message of the chain arriving before the retry is due is dropped.
@@ -460,12 +462,17 @@ const KEEP_DUE_MARGIN_MS = 30_000;
  * cannot fall due while this attempt holds the delivery. So a claim is one write of the
  * record alone (1 write unit), with no due-index change.
  */
-export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
+export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
   const leaseUntil = nowMs + LEASE_SECONDS * 1000;
   const keepDue = msg.recoveryAt === null || (msg.recoveryAt !== undefined && msg.recoveryAt > leaseUntil + KEEP_DUE_MARGIN_MS);
-  return updateDelivery({
+  // An update DynamoDB applied but whose answer was lost is sent again by the SDK, and that
+  // retry fails its own condition (the lease is held: by this claim). The token tells the
+  // claim it holds the lease, so the message is not dropped as a stale copy (a first message
+  // has no due entry to recover it: the delivery would stay pending for ever).
+  const token = randomUUID();
+  const r = await updateDelivery({
     Key: deliveryKey(msg.deliveryId),
-    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, lastAttemptAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
+    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, leaseToken = :token, lastAttemptAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
     ConditionExpression:
       '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
     ExpressionAttributeNames: { '#s': 'status' },
@@ -478,9 +485,11 @@ export function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: numbe
       ':nowMs': nowMs,
       ':nullType': 'NULL',
       ':dueBy': new Date(dueByMs).toISOString(),
+      ':token': token,
       ...(keepDue ? {} : dueValues(msg.deliveryId, leaseUntil)),
     },
   });
+  return !r.ok && r.item?.leaseToken === token ? { ok: true, item: r.item } : r;
 }
 
 /** Ops moved a failed delivery's message back from the DLQ: pending again, one more attempt. */

@@ -130,6 +130,11 @@ describe('open, read, respond, resolve', () => {
       const tx = await details(key, b.reference);
       expect(tx.body.data).toMatchObject({ disputedAmount: 100, disputeStatus: 'needs_response', status: 'succeeded' });
     }
+    const history = await t.call('GET', '/v1/transaction-history', { key: s.merchant.apiKey });
+    expect(history.body.data.transactions.find((x: { reference: string }) => x.reference === b.reference)).toMatchObject({
+      disputedAmount: 100,
+      disputeStatus: 'needs_response',
+    });
 
     const [created] = await events(rx, s.hooks.merchant, 'dispute.created', 1, (e) => e.data.disputeId === d.disputeId);
     expect(created!.data).toMatchObject({

@@ -82,6 +82,8 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
       'bankTransactionId',
       'scheduleId',
       'settlementId',
+      'disputedAmount',
+      'disputeStatus',
       'createdAt',
       'updatedAt',
     ]);
@@ -96,6 +98,8 @@ describe('POST /v1/exports and GET /v1/exports/{id}', () => {
         status: 'succeeded',
         currency: 'NGN',
         settlementId: '',
+        disputedAmount: '0',
+        disputeStatus: '',
         billingRequestId: b.billingRequestId,
         entityId: s.merchant.id,
         merchantName: s.merchant.name,

@@ -42,6 +42,16 @@ describe('the simulated bank disputes and decides', () => {
   it('dispute.unauthorized: the approved debit is disputed as unauthorized after the delay; winning_evidence wins it back', async () => {
     const merchant = await t.participant('merchant');
     const hook = await webhook(t, rx, merchant, { label: 'm' });
+    const customers = (await t.call('GET', '/v1/sandbox/customers', { key: merchant.apiKey })).body.data.customers as {
+      email: string;
+      deviceId: string;
+      disputeReason: string | null;
+    }[];
+    expect(customers.find((c) => c.email === magicEmail('dispute.unauthorized'))).toMatchObject({
+      deviceId: 'sandbox-device-dispute-unauthorized',
+      disputeReason: 'unauthorized',
+    });
+    expect(customers.find((c) => c.email === magicEmail('approve.recurring'))?.disputeReason).toBeNull();
     const reference = await paidBy(merchant, hook, 'dispute.unauthorized', 40);
 
     await bankActsAgain();

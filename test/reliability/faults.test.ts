@@ -30,6 +30,11 @@ import { RetryingClient, messageOf } from '../support/careful-client';
 import { checkInvariants, dueCount, scanAll } from '../support/invariants';
 import { premiumMerchant } from '../support/reliability-world';
 import { sleep } from '../../functions/platform/retry';
+import { QUEUES } from '../../functions/platform/definitions';
+
+/** How long a webhook lane's received message stays invisible (the longest of the lanes). */
+const WEBHOOK_VISIBILITY_MS =
+  Math.max(...QUEUES.filter((q) => q.name.startsWith('webhooks')).map((q) => q.visibilityTimeoutSeconds)) * 1000;
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const SEED = Number(process.env.FAULT_SEED || 4242);
@@ -66,10 +71,20 @@ async function recover(rounds = 8): Promise<string[]> {
     const due = await dueCount(at);
     notes.push(`recovery tick ${k}: ${pending.length} pending deliveries, ${due} due`);
     if (pending.length === 0 && due === 0) break;
-    // An attempt whose worker died holds its delivery for LEASE_SECONDS of real time (the worker
-    // reads the clock, not the tick): wait them out, then the next tick's recovery re-sends.
+    // An attempt whose worker failed holds its delivery for LEASE_SECONDS of real time (the
+    // worker reads the clock, not the tick). Its message was not deleted: SQS makes it visible
+    // again after the lane's visibility timeout (real time too), and that copy carries the
+    // delivery on (the claim took it off the due index). A delivery still on the due index is
+    // re-sent by the next tick's recovery. Wait for whichever applies, from its last attempt.
     const leaseEnd = Math.max(0, ...pending.map((d) => Number(d.leaseUntil ?? 0)));
-    if (leaseEnd > Date.now()) await sleep(leaseEnd - Date.now() + 500);
+    const redelivery = Math.max(
+      0,
+      ...pending
+        .filter((d) => d.duePk === undefined && d.lastAttemptAt)
+        .map((d) => Date.parse(String(d.lastAttemptAt)) + WEBHOOK_VISIBILITY_MS),
+    );
+    const until = Math.max(leaseEnd, redelivery);
+    if (until > Date.now()) await sleep(until - Date.now() + 1_000);
   }
   return notes;
 }

@@ -5,7 +5,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { billKey, type BillItem } from '../../functions/bills/types';
 import { db } from '../../functions/platform/clients';
-import { checkMerchantLedger } from '../../functions/ledger/store';
+import { checkMerchantLedger } from '../../functions/ledger/invariant';
 import { getItem, table } from '../../functions/platform/table';
 
 /** Every item whose pk starts with `prefix` (full scan; test tables are small). */

@@ -10,7 +10,7 @@ import { settleBilling } from '../../functions/billing/settle-billing';
 import { newId, randomToken } from '../../functions/domain/ids';
 import { periodKeys } from '../../functions/domain/lagos-time';
 import { billKey, type BillItem, type BillingStatus } from '../../functions/bills/types';
-import { checkLedger } from '../../functions/ledger/store';
+import { checkLedger } from '../../functions/ledger/invariant';
 import { getItem, putItem } from '../../functions/platform/table';
 import { scanPrefix } from './billing-table';
 import { sleep } from '../../functions/platform/retry';

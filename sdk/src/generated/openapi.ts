@@ -10496,14 +10496,16 @@ export interface operations {
                      *         "refundedAmount": 100.5,
                      *         "currency": "NGN",
                      *         "description": "Fixture order",
-                     *         "customerId": "cus_example100",
+                     *         "customerId": "cus_BlbPyPWTfr",
                      *         "entityId": "mer_example1000000000000000",
                      *         "merchantName": "merchant 5 example",
-                     *         "bankTransactionId": "BTX-gKFxB3as",
+                     *         "bankTransactionId": "BTX-0Sydqb3G",
                      *         "scheduleId": null,
                      *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
+                     *         "disputedAmount": 0,
+                     *         "disputeStatus": null,
                      *         "createdAt": "2030-04-22T09:00:00.000Z",
-                     *         "updatedAt": "2026-11-06T03:09:25.765Z"
+                     *         "updatedAt": "2026-11-06T04:30:01.140Z"
                      *       }
                      *     }
                      */
@@ -12889,7 +12891,8 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "recurring_limits",
@@ -12905,7 +12908,8 @@ export interface operations {
                      *               },
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           },
                      *           {
                      *             "outcome": "approve_two_payments",
@@ -12917,14 +12921,15 @@ export interface operations {
                      *               "spendingLimits": {},
                      *               "blockMerchant": false
                      *             },
-                     *             "debitResponse": "approve"
+                     *             "debitResponse": "approve",
+                     *             "disputeReason": null
                      *           }
                      *         ],
                      *         "banks": [
                      *           {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
-                     *             "createdAt": "2026-11-06T03:56:20.913Z",
+                     *             "createdAt": "2026-11-06T04:28:56.575Z",
                      *             "deviceIds": {
                      *               "approve_recurring": "sandbox-device-approve-recurring",
                      *               "recurring_limits": "sandbox-device-recurring-limits",
@@ -12936,6 +12941,7 @@ export interface operations {
                      *               "block_merchant": "sandbox-device-block-merchant",
                      *               "debit_declined": "sandbox-device-debit-declined",
                      *               "insufficient_funds": "sandbox-device-insufficient-funds",
+                     *               "dispute_unauthorized": "sandbox-device-dispute-unauthorized",
                      *               "debit_no_answer": "sandbox-device-debit-no-answer",
                      *               "no_answer": "sandbox-device-no-answer"
                      *             }
