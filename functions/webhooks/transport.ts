@@ -16,6 +16,8 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Bodies and header values kept of an attempt (DESIGN 9.3: cut at 4 KB). */
 export const KEPT_BODY_BYTES = 4096;
 const KEPT_HEADERS = 30;
+/** How long after the status line the body may take to arrive (what came by then is kept). */
+const BODY_WAIT_MS = 200;
 const KEPT_HEADER_CHARS = 512;
 
 export interface PostResult {
@@ -164,6 +166,9 @@ export async function postWebhook(opts: {
         res.on('error', answer);
         res.on('aborted', answer);
         res.on('close', answer);
+        // The answer's status decides the attempt: its body gets a short while, not the attempt's budget.
+        if (res.headers['content-length'] === '0') answer();
+        else setTimeout(() => answer?.(), BODY_WAIT_MS).unref();
       },
     );
     req.on('error', (e) => (answer ? answer() : finish({ statusCode: null, error: errorCode(e), retryAfter: null })));
