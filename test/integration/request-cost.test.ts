@@ -29,7 +29,7 @@ async function requests(call: () => Promise<unknown>): Promise<number> {
 }
 
 describe('the cost of refusing what cannot exist (DESIGN 9.2)', () => {
-  it('an over-long path id is 404 with no DynamoDB request, on every route with a path parameter', async () => {
+  it('an over-long path id is 404 with no DynamoDB request, on every route with a path parameter', { timeout: 300_000 }, async () => {
     const merchant = await t.participant('merchant');
     for (const r of routesFor('sandbox').filter((x) => x.path.includes('{') && x.kinds.includes('merchant'))) {
       const path = r.path.replace(/\{[^}]+\}/g, 'x'.repeat(2_050));

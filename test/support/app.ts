@@ -3,8 +3,10 @@
  * and SQS emulator, the HTTP server on a free port, the pollers, and no tick timer (tests
  * drive time with app.tick(at)).
  */
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startApp, type LocalApp } from '../../local/app';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
 import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
@@ -105,7 +107,18 @@ export async function startTestApp(
       if (r.status !== 201) throw new Error(`participant create failed: ${r.status} ${JSON.stringify(r.body)}`);
       return { id: r.body.data.id, apiKey: r.body.data.apiKey, name, email };
     },
-    stop: () => app.stop(),
+    async stop() {
+      await app.stop();
+      // The file's table goes with it: DynamoDB Local keeps every table's stream, and a whole
+      // run creates hundreds of stream-enabled tables in one process otherwise.
+      const ddb = new DynamoDBClient({
+        endpoint: inject('dynamoEndpoint'),
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      });
+      await ddb.send(new DeleteTableCommand({ TableName: `t-${suffix}` })).catch(() => undefined);
+      ddb.destroy();
+    },
   };
 }
 
