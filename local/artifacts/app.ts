@@ -37,6 +37,7 @@ import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
 import { matchRoute } from '../../functions/routes';
 import {
+  SETTLE_TIMEOUT_MS,
   startTickTimer,
   stopRuntime,
   streamCheckpoints,
@@ -413,7 +414,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     updateEnvironment: async (vars) => {
       for (const p of pools.values()) p.updateEnvironment(vars);
     },
-    settle: (timeoutMs = 45_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
+    settle: (timeoutMs = SETTLE_TIMEOUT_MS) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
     eventStream,
     processing: pollers.processing,
     mailDir: overridesIn.MAIL_DIR ?? '',
