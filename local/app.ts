@@ -88,12 +88,19 @@ export async function waitQuiet(
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
   let since = Date.now();
+  let why = '';
   while (quiet < 2) {
-    if (Date.now() > deadline) throw new Error('local app did not settle');
+    if (Date.now() > deadline) throw new Error(`local app did not settle in ${timeoutMs} ms: ${why}`);
     await new Promise((r) => setTimeout(r, 50));
     const checked = Date.now();
     const caughtUp = !stream || (!stream.busy() && stream.caughtUpSince(since));
-    quiet = caughtUp && !busy() && (await visible()) === 0 ? quiet + 1 : 0;
+    const working = busy();
+    const waiting = await visible();
+    quiet = caughtUp && !working && waiting === 0 ? quiet + 1 : 0;
+    if (quiet === 0)
+      why = [!caughtUp && stream?.describe(), working && 'a worker is running', waiting > 0 && `${waiting} message(s) visible`]
+        .filter(Boolean)
+        .join('; ');
     since = checked;
   }
 }

@@ -62,6 +62,8 @@ export interface StreamPoller {
   caughtUpSince(t: number): boolean;
   /** Tests: the next `n` batches the consumer finishes end in a crash before the checkpoint. */
   crashBeforeCheckpoint(n: number): void;
+  /** Why it is not caught up, for a settle that timed out (shards, rounds, the last error). */
+  describe(): string;
   /** Batches sent to the consumer, and how many were sent again after a crash or failure. */
   readonly stats: { invocations: number; records: number; redelivered: number; failuresSent: number };
 }
@@ -215,6 +217,9 @@ export function startStreamPoller(
   let inFlight = 0;
   let crashes = 0;
   let lastEmptyRoundStart = 0;
+  let lastRoundEnd = 0;
+  let rounds = 0;
+  let lastError = '';
   const shards = new Map<string, ShardState>();
   let streamArn: string | undefined;
   let lastDescribe = 0;
@@ -332,6 +337,7 @@ export function startStreamPoller(
       // while empty) that it says points at trimmed records: take a new one from the checkpoint
       // at once. Anything else: the same, after the loop's pause.
       sh.iterator = undefined;
+      lastError = `${(e as Error).name} (iterator taken again)`;
       if (REREAD.has((e as Error).name)) return true;
       throw e;
     }
@@ -391,10 +397,13 @@ export function startStreamPoller(
       } catch (e) {
         if (!running) break;
         found = true; // not known to be caught up
+        lastError = `${(e as Error).name}: ${(e as Error).message}`;
         console.error('stream poller:', (e as Error).message);
         await sleep(500);
       }
       if (!found && inFlight === 0) lastEmptyRoundStart = roundStart;
+      lastRoundEnd = Date.now();
+      rounds++;
       if (found) {
         idleRounds = 0;
         continue;
@@ -407,6 +416,11 @@ export function startStreamPoller(
   return {
     stats,
     busy: () => inFlight > 0,
+    describe: () => {
+      const now = Date.now();
+      const open = [...shards.values()].filter((sh) => !sh.drained).length;
+      return `stream: ${inFlight} page(s) at the consumer, ${shards.size} shard(s) (${open} open), ${rounds} round(s), last round ended ${now - lastRoundEnd} ms ago, last empty round started ${now - lastEmptyRoundStart} ms ago, ${stats.invocations} invocation(s), ${stats.redelivered} redelivered${lastError ? `, last error ${lastError}` : ''}`;
+    },
     caughtUpSince: (t) => lastEmptyRoundStart >= t && inFlight === 0,
     crashBeforeCheckpoint: (n) => void (crashes += n),
     stop: async () => {
