@@ -18,7 +18,7 @@ import { db } from '../../functions/platform/clients';
 import { settleDue } from '../../functions/ledger/settlement';
 import { completeRefund } from '../../functions/refunds/complete';
 import { startTestApp, type TestApp } from '../support/app';
-import { agreement, bankResponse, bill, events, receivedEvents, webhook, type Hook } from '../support/flows';
+import { agreement, bankResponse, bill, events, inCreationOrder, receivedEvents, webhook, type Hook } from '../support/flows';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { expectLedgerInvariant, fixtureBill, lagos, scan, type Parties } from '../support/money-fixtures';
 
@@ -154,7 +154,7 @@ describe('initiate, sandbox completion, statuses and events', () => {
 
     // refund.updated at each change, to the merchant and to its provider.
     for (const hook of [s.hooks.merchant, s.hooks.provider]) {
-      const evs = await events(rx, hook, 'refund.updated', 2, (e) => e.data.refundId === data.refundId);
+      const evs = inCreationOrder(await events(rx, hook, 'refund.updated', 2, (e) => e.data.refundId === data.refundId));
       expect(evs.map((e) => e.data.status)).toEqual(['processing', 'completed']);
       expect(evs[1]!.data).toMatchObject({
         refundId: data.refundId,
@@ -469,7 +469,9 @@ describe('end to end through the API', () => {
     const created = Date.parse((await getRefund(ref.body.data.refundId))!.createdAt);
     await tickAt(created + 5_000);
     expect((await status(a.merchant.apiKey, ref.body.data.refundId)).body.data.status).toBe('completed');
-    const evs = await events(rx, a.hooks!.merchant, 'refund.updated', 2, (e) => e.data.refundId === ref.body.data.refundId);
+    const evs = inCreationOrder(
+      await events(rx, a.hooks!.merchant, 'refund.updated', 2, (e) => e.data.refundId === ref.body.data.refundId),
+    );
     expect(evs.map((e) => e.data.status)).toEqual(['processing', 'completed']);
     await events(rx, a.hooks!.provider!, 'refund.updated', 2, (e) => e.data.refundId === ref.body.data.refundId);
 

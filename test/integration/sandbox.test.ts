@@ -22,6 +22,7 @@ import {
   lookupPhraseFor,
   merchantWithTrust,
   onboardCustomer,
+  inCreationOrder,
   pay,
   receivedEvents,
   webhook,
@@ -759,7 +760,7 @@ describe('POST /v1/sandbox/refunds/{refundId}/complete', () => {
       message: 'Refund completed',
       data: { refundId, reference: ref, amount: 400, status: 'completed' },
     });
-    const updates = await events(rx, m.hook, 'refund.updated', 2, (e) => e.data.refundId === refundId);
+    const updates = inCreationOrder(await events(rx, m.hook, 'refund.updated', 2, (e) => e.data.refundId === refundId));
     expect(updates.map((e) => e.data.status)).toEqual(['processing', 'completed']);
     await events(rx, m.providerHook!, 'refund.updated', 2, (e) => e.data.refundId === refundId);
     const status = await t.call('GET', `/v1/refunds/${refundId}/status`, { key: m.merchant.apiKey });

@@ -81,6 +81,13 @@ export function receivedEvents<D = any>(receiver: Receiver, hook: Pick<Hook, 'pa
     .filter((e) => (type === undefined || e.type === type) && !seen.has(e.id) && !!seen.add(e.id));
 }
 
+/**
+ * Events in the order they happened (`createdAt`): the order a receiver rebuilds, since
+ * deliveries of separate events may arrive in any order (docs/webhooks.md section 4).
+ */
+export const inCreationOrder = <E extends { createdAt: string; id: string }>(evs: E[]): E[] =>
+  [...evs].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+
 /** Wait until at least `count` distinct events of `type` (matching `where`) reached the hook. */
 export async function events<D = any>(
   receiver: Receiver,
