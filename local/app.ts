@@ -56,7 +56,7 @@ export interface LocalApp {
    * updated (tests use it to break a dependency on purpose).
    */
   updateEnvironment(vars: Record<string, string>): Promise<void>;
-  /** Wait until the queues hold no visible message, the table's stream is read to its end, and no worker is running. */
+  /** Wait until the queues hold no visible message, the table's stream is read to its end, and no worker is running (up to 45 s by default: a loaded machine is slow, a stuck stack still fails). */
   settle(timeoutMs?: number): Promise<void>;
   /** The poller on the table's stream (undefined with LOCAL_STREAM_POLLER=0). */
   eventStream?: StreamPoller;
@@ -239,7 +239,7 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
     env,
     tick,
     updateEnvironment: async (vars) => void Object.assign(process.env, vars),
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
+    settle: (timeoutMs = 45_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
     eventStream,
     processing: pollers.processing,
     mailDir: opts.env.MAIL_DIR!,

@@ -20,28 +20,12 @@ export interface FieldError {
   message: string;
 }
 
-/** The kinds of error (the body's `type`), as the SDK names them too. */
-export const ERROR_TYPES = [
-  'invalid_request_error',
-  'authentication_error',
-  'permission_error',
-  'not_found_error',
-  'conflict_error',
-  'rate_limit_error',
-  'api_error',
-] as const;
-export type ErrorType = (typeof ERROR_TYPES)[number];
-
-/** The `type` of an error answer with this status. */
-export function errorTypeOf(status: number): ErrorType {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 409) return 'conflict_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'api_error';
-  return 'invalid_request_error';
-}
+/**
+ * The kinds of error (the body's `type`) and the status each kind has: the SDK's published
+ * definitions (one place for both sides; sdk/src/errors.ts imports nothing).
+ */
+export { ERROR_TYPES, type IdpayErrorType as ErrorType, errorTypeForStatus as errorTypeOf } from '../../sdk/src/errors';
+import { errorTypeForStatus as errorTypeOf, type IdpayErrorType as ErrorType } from '../../sdk/src/errors';
 
 /** The statuses an error message may be thrown with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500;

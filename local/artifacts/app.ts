@@ -413,7 +413,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     updateEnvironment: async (vars) => {
       for (const p of pools.values()) p.updateEnvironment(vars);
     },
-    settle: (timeoutMs = 15_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
+    settle: (timeoutMs = 45_000) => waitQuiet(pollers.busy, () => visibleMessages(sqs, workQueues), timeoutMs, eventStream),
     eventStream,
     processing: pollers.processing,
     mailDir: overridesIn.MAIL_DIR ?? '',

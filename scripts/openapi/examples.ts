@@ -163,6 +163,14 @@ const LIMIT = 2500;
  * One example per route and success status: a sandbox one when there is one, the fullest that
  * stays short (at most 2,500 characters), else the shortest; ties by text (deterministic).
  */
+/** Answers quoted in part: the document's own route would quote the whole document (and the other stage's schemas). */
+function abridged(route: string, response: unknown): unknown {
+  if (route !== 'GET /v1/openapi.json' || typeof response !== 'object' || response === null) return response;
+  const doc = response as Json;
+  const info = (doc.info ?? {}) as Json;
+  return { openapi: doc.openapi, info: { title: info.title, version: info.version }, paths: {}, components: {} };
+}
+
 export function pickExamples(records: readonly Recorded[]): ExamplesFile {
   const groups = new Map<string, Recorded[]>();
   for (const r of records) {
@@ -178,7 +186,7 @@ export function pickExamples(records: readonly Recorded[]): ExamplesFile {
     const best = short.length ? short[short.length - 1]! : [...pool].sort(order)[0]!;
     (out[best.route] ??= {})[String(best.status)] = {
       ...(best.request === undefined ? {} : { request: best.request }),
-      response: best.response,
+      response: abridged(best.route, best.response),
     };
   }
   return out;

@@ -272,6 +272,9 @@ function components(stage: Stage): Json {
     headers: { 'X-Request-Id': requestId, 'Idpay-Version': ref('headers', 'Idpay-Version'), ...headers },
     content: { 'application/json': { schema, example } },
   });
+  /** A shared error response: the envelope, with a real body of this status and message as its example. */
+  const shared = (description: string, status: number, message: ErrorMessage, headers: Json = {}) =>
+    errorResponse(description, ref('schemas', 'Error'), example(status, message), headers);
   return {
     securitySchemes: {
       apiKey: {
@@ -395,30 +398,26 @@ function components(stage: Stage): Json {
         ref('schemas', 'ValidationError'),
         example(400, MSG.invalidRequest, [{ path: 'amount', message: 'Too small: expected number to be >=1' }]),
       ),
-      Unauthorized: errorResponse(
+      Unauthorized: shared(
         'Missing, invalid, expired or revoked API key, a key of the other stage, or a refused access token (`authentication_error`).',
-        ref('schemas', 'Error'),
-        example(401, MSG.invalidKey),
+        401,
+        MSG.invalidKey,
       ),
-      Forbidden: errorResponse(
+      Forbidden: shared(
         'The caller may not do this: participant kind, role, trust level, permission (`permission_error`).',
-        ref('schemas', 'Error'),
-        example(403, MSG.forbiddenKind),
+        403,
+        MSG.forbiddenKind,
       ),
-      NotFound: errorResponse(
-        "Not found, or another participant's resource: never visible (`not_found_error`).",
-        ref('schemas', 'Error'),
-        example(404, MSG.routeNotFound),
-      ),
-      Conflict: errorResponse(
+      NotFound: shared("Not found, or another participant's resource: never visible (`not_found_error`).", 404, MSG.routeNotFound),
+      Conflict: shared(
         'Conflicts with the current state, or an Idempotency-Key reused with a different request or still in progress (`conflict_error`). The codes marked "retry" in the table under Errors mean nothing was written: send the same request again shortly.',
-        ref('schemas', 'Error'),
-        example(409, MSG.idempotencyMismatch),
+        409,
+        MSG.idempotencyMismatch,
       ),
-      TooManyRequests: errorResponse(
+      TooManyRequests: shared(
         'Rate limit reached for this key and endpoint class (`rate_limit_error`): wait `Retry-After` seconds.',
-        ref('schemas', 'Error'),
-        example(429, MSG.tooManyRequests),
+        429,
+        MSG.tooManyRequests,
         {
           'Retry-After': ref('headers', 'Retry-After'),
           'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
@@ -426,10 +425,10 @@ function components(stage: Stage): Json {
           'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
         },
       ),
-      InternalError: errorResponse(
+      InternalError: shared(
         'Unexpected failure (`api_error`, code `internal_error`); never leaks internals. Safe to retry with backoff (with the same Idempotency-Key for a POST).',
-        ref('schemas', 'Error'),
-        example(500, MSG.internal),
+        500,
+        MSG.internal,
       ),
     },
   };

@@ -13,6 +13,7 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { commit, type EventSpec } from '../../functions/events/outbox';
+import { billingResponse, eventData } from '../support/event-data';
 import { batchGet, getItem, scanPages, table } from '../../functions/platform/table';
 import { deliveryIdFor, deliveryKey, eventKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { sleep } from '../../functions/platform/retry';
@@ -88,13 +89,16 @@ describe('the stream consumer', () => {
     await t.app.settle();
     expect(stream.stats.invocations).toBe(before);
 
-    const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'STREAM-1', status: 'succeeded' } }]);
+    const [ev] = await commit(
+      [],
+      [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'STREAM-1', status: 'succeeded' }) }],
+    );
     const [req] = await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id));
     expect(JSON.parse(req!.body)).toEqual({
       id: ev!.id,
       type: 'billing.response',
       createdAt: ev!.createdAt,
-      data: { reference: 'STREAM-1', status: 'succeeded' },
+      data: billingResponse({ reference: 'STREAM-1', status: 'succeeded' }),
     });
     expect(stream.stats.invocations).toBeGreaterThan(before);
     // The record's id is the event's and the endpoint's: the one delivery of that pair.
@@ -114,8 +118,8 @@ describe('the stream consumer', () => {
     const [e1, e2] = await commit(
       [],
       [
-        { type: 'billing.response', to: m.id, data: { reference: 'MULTI-1' } },
-        { type: 'refund.requested', to: b.id, data: { refundId: 'MULTI-2' } },
+        { type: 'billing.response', to: m.id, data: billingResponse({ reference: 'MULTI-1' }) },
+        { type: 'refund.requested', to: b.id, data: eventData('refund.requested', { refundId: 'MULTI-2' }) },
       ],
     );
     const first = await getItem<{ more?: { id: string }[] }>(eventKey(e1!.id));
@@ -135,7 +139,7 @@ describe('the stream consumer', () => {
     await t.app.settle();
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: `LAT-${i}` } }]);
+      const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: `LAT-${i}` }) }]);
       const [req] = (await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id))).filter(
         (q) => q.headers['x-webhook-id'] === ev!.id,
       );
@@ -182,8 +186,8 @@ describe('exactly once per endpoint and event', () => {
     faults?.enable();
     const specs: EventSpec[] = Array.from({ length: 24 }, (_, i) =>
       i % 3 === 0
-        ? { type: 'billing.request', to: b.id, data: { reference: `X-${i}` } }
-        : { type: 'billing.response', to: m.id, data: { reference: `X-${i}` } },
+        ? { type: 'billing.request', to: b.id, data: eventData('billing.request', { reference: `X-${i}` }) }
+        : { type: 'billing.response', to: m.id, data: billingResponse({ reference: `X-${i}` }) },
     );
     const events: { id: string; to: string }[] = [];
     try {
@@ -257,7 +261,7 @@ describe('a batch the consumer cannot fan out', () => {
       faults.enable();
       let ev: { id: string } | undefined;
       try {
-        [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'FAILED-1' } }]);
+        [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'FAILED-1' }) }]);
         await waitUntil(
           'the batch described to the failure queue',
           async () => (stream.stats.failuresSent > before ? true : undefined),
@@ -350,7 +354,7 @@ describe('a receiver outage', () => {
       await t.app.settle();
       const ids: string[] = [];
       for (let i = 0; i < 30; i++) {
-        const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: `OUT-${i}` } }]);
+        const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: `OUT-${i}` }) }]);
         ids.push(deliveryIdFor(ev!.id, hook.endpointId));
       }
       // 10 s of outage = 10 minutes at the deployed backoff base.

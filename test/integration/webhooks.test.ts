@@ -9,6 +9,7 @@ import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/co
 import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
+import { billingResponse } from '../support/event-data';
 import { sign, verifySignature } from '../../functions/webhooks/signing';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
@@ -387,7 +388,7 @@ describe('delivery', () => {
     await sleep(2500);
     expect(rx.received(ep.path)).toHaveLength(1); // no retry
     // Disabled endpoints get no new deliveries (made from the stream: none for this event).
-    const [none] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'x' } }]);
+    const [none] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'x' }) }]);
     await t.app.settle();
     const seen = await t.call('GET', `/v1/events/${none!.id}`, { key: m.apiKey });
     expect(seen.status).toBe(200);
@@ -513,7 +514,8 @@ describe('outbox', () => {
     const otherMerchant = await t.participant('merchant');
     const stranger = await createEndpoint(otherMerchant);
 
-    const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: { reference: 'REF-1', status: 'succeeded' } }]);
+    const data = billingResponse({ reference: 'REF-1', status: 'succeeded' });
+    const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data }]);
     // The commit writes the event only; its deliveries are made from the table's stream.
     expect(ev!.deliveryIds).toEqual([]);
     for (const ep of [mAll, mBilling, pAll]) {
@@ -541,7 +543,7 @@ describe('outbox', () => {
       id: ev!.id,
       type: 'billing.response',
       createdAt: ev!.createdAt,
-      data: { reference: 'REF-1', status: 'succeeded' },
+      data,
     });
   });
 
@@ -551,7 +553,7 @@ describe('outbox', () => {
     const guard = { pk: `TEST#${m.id}`, sk: 'GUARD' };
     const put = { Put: { TableName: table(), Item: { ...guard, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
     await commit([put], []);
-    await expect(commit([put], [{ type: 'billing.response', to: m.id, data: {} }])).rejects.toMatchObject({
+    await expect(commit([put], [{ type: 'billing.response', to: m.id, data: billingResponse() }])).rejects.toMatchObject({
       name: 'TransactionCanceledException',
     });
     await t.app.settle();
@@ -567,12 +569,12 @@ describe('outbox', () => {
     const items = Array.from({ length: 100 }, (_, i) => ({
       Put: { TableName: table(), Item: { pk: `TEST#${m.id}#${i}`, sk: 'X' } },
     }));
-    const err = await commit(items, [{ type: 'billing.response', to: m.id, data: {} }]).catch((e: unknown) => e);
+    const err = await commit(items, [{ type: 'billing.response', to: m.id, data: billingResponse() }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OutboxTooLargeError);
     expect((err as Error).message).toContain('101 items (100 state + 1 events + 0 deliveries); DynamoDB allows 100');
     expect(await getItem({ pk: `TEST#${m.id}#0`, sk: 'X' })).toBeUndefined();
     // 99 + 1 = 100 fits, and the event still reaches both endpoints
-    const [ok] = await commit(items.slice(0, 99), [{ type: 'billing.response', to: m.id, data: {} }]);
+    const [ok] = await commit(items.slice(0, 99), [{ type: 'billing.response', to: m.id, data: billingResponse() }]);
     await t.app.settle();
     expect((await t.call('GET', `/v1/events/${ok!.id}`, { key: m.apiKey })).body.data.deliveries).toHaveLength(2);
   });

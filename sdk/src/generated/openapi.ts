@@ -4827,6 +4827,7 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
                     [name: string]: unknown;
                 };
                 content: {
