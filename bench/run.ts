@@ -591,7 +591,9 @@ function finalize(res: any): void {
   writeFileSync(join(BENCH_DIR, 'results.md'), md);
   // docs/cost.md: its generated blocks from this run (the prose around them is kept).
   const costDoc = resolve(BENCH_DIR, '../docs/cost.md');
-  writeFileSync(costDoc, fillBlocks(readFileSync(costDoc, 'utf8'), costDocBlocks(res)));
+  const notRun = PHASES.filter((p) => !res.phases?.[p]?.ok).join(', ');
+  const missing = `_Not measured by the run of ${res.recordedAt}${notRun ? ` (phases not run: ${notRun})` : ''}: \`npm run bench\` measures it._`;
+  writeFileSync(costDoc, fillBlocks(readFileSync(costDoc, 'utf8'), costDocBlocks(res), missing));
   console.log(md);
 }
 

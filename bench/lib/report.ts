@@ -390,7 +390,9 @@ export function costDocBlocks(res: any): Record<string, string> {
   }
   if (tk)
     parts.push(
-      `one tick claimed ${tk.items.toLocaleString('en-US')} due items in ${round(tk.tick.ms / 1000, 1)} s (${tk.tick.claimsPerSecond} claims/s) and all ran in ${round(tk.endToEnd.ms / 1000, 1)} s`,
+      tk.tick.fannedOut
+        ? `${tk.items.toLocaleString('en-US')} due items over ${tk.shards} shards: one tick (${round(tk.tick.ms / 1000, 1)} s) handed ${tk.tick.fannedOut} busy shards to claim jobs and all ran in ${round(tk.endToEnd.ms / 1000, 1)} s`
+        : `one tick claimed ${tk.items.toLocaleString('en-US')} due items in ${round(tk.tick.ms / 1000, 1)} s (${tk.tick.claimsPerSecond} claims/s) and all ran in ${round(tk.endToEnd.ms / 1000, 1)} s`,
     );
   if (wh)
     parts.push(
@@ -420,8 +422,10 @@ function verdict(h: { wcuAt500: number; owner: string }): string {
 }
 
 /** Replace each `<!-- bench:name -->…<!-- /bench:name -->` block of `doc` that `blocks` has. */
-export function fillBlocks(doc: string, blocks: Record<string, string>): string {
-  return doc.replace(/(<!-- bench:([a-z]+) -->)[\s\S]*?(<!-- \/bench:\2 -->)/g, (whole, open: string, name: string, close: string) =>
-    blocks[name] === undefined ? whole : `${open}\n${blocks[name]}\n${close}`,
+export function fillBlocks(doc: string, blocks: Record<string, string>, missing = 'Not measured by this run.'): string {
+  // A block this run has no figures for says so: it never keeps a figure of an older run.
+  return doc.replace(
+    /(<!-- bench:([a-z]+) -->)[\s\S]*?(<!-- \/bench:\2 -->)/g,
+    (_whole, open: string, name: string, close: string) => `${open}\n${blocks[name] ?? missing}\n${close}`,
   );
 }

@@ -88,8 +88,10 @@ export async function runTickBench(items = Number(process.env.BENCH_TICK_ITEMS ?
       tick: {
         ...tick,
         ms: Math.round(tickMs),
-        claimsPerSecond: round(tick.claimed / (tickMs / 1000), 1),
-        note: 'query + conditional claim of every item + SendMessageBatch of 10; the jobs worker starts on the first batches meanwhile',
+        // Shards with more than DUE_TICK_INLINE due items go to claim jobs (platform/due.ts): the
+        // tick itself claims only the quiet ones, so the end-to-end rate is the figure to read.
+        claimsPerSecond: tick.claimed > 0 ? round(tick.claimed / (tickMs / 1000), 1) : null,
+        note: "query of every shard + conditional claim of the quiet shards' items (busy shards: one claim job each, claimed by the jobs workers) + SendMessageBatch of 10; the jobs worker starts on the first batches meanwhile",
       },
       endToEnd: { ms: Math.round(doneMs), itemsPerSecond: round(items / (doneMs / 1000), 1) },
       worker: { ms: Math.round(doneMs - tickMs), itemsPerSecond: round(items / ((doneMs - tickMs) / 1000), 1) },
