@@ -182,7 +182,10 @@ describe('GET /v1/reports/volume', () => {
 });
 
 describe('POST /v1/exports with the filters on screen', () => {
-  it('a transactions export takes a status filter and names its file after the filters', async () => {
+  // Artifacts mode's AWS gateway has no S3 (vitest.config.ts leaves exports.test.ts out of that
+  // project for the same reason): the export job cannot write its file there. This runs in
+  // `integration`, on the emulator's S3.
+  it.skipIf(process.env.LOCAL_ARTIFACTS === '1')('a transactions export takes a status filter and names its file after the filters', async () => {
     const r = await t.call('POST', '/v1/exports', { key: a.merchant.apiKey, body: { kind: 'transactions', status: 'refunded' } });
     expect(r.status).toBe(202);
     const done = await until(async () => {
