@@ -392,36 +392,3 @@ export function DetailToggle({
     </button>
   );
 }
-
-/** A cursor-paged list (DESIGN 9.7): the cursors of the pages before this one live in the URL (`pages`). */
-export function Pager({
-  hasMore,
-  lastId,
-  pages,
-  onPages,
-}: {
-  hasMore: boolean;
-  lastId?: string;
-  pages: string[];
-  onPages(next: string[]): void;
-}) {
-  if (!hasMore && pages.length === 0) return null;
-  return (
-    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would need a visible legend; a labelled group of two buttons is what it is
-    <div role="group" aria-label="Pages" className="row pager">
-      <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => onPages(pages.slice(0, -1))}>
-        Previous page
-      </button>
-      <span>Page {pages.length + 1}</span>
-      <button type="button" className="secondary" disabled={!hasMore || !lastId} onClick={() => onPages([...pages, lastId!])}>
-        Next page
-      </button>
-    </div>
-  );
-}
-
-/** The page cursors kept in the URL's `pages` parameter, and the `startingAfter` of the page shown. */
-export const pagesOf = (q: URLSearchParams) => {
-  const pages = (q.get('pages') ?? '').split(',').filter(Boolean);
-  return { pages, startingAfter: pages.at(-1) };
-};
