@@ -107,7 +107,8 @@ function Pager({
   onLimit(n: number): void;
 }) {
   const id = useId();
-  if (!hasMore && pages.length === 0 && limit === DEFAULT_PAGE_SIZE) return null;
+  // Nothing to page through: an empty first page.
+  if (!lastId && pages.length === 0) return null;
   return (
     // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would need a visible legend; a labelled group of paging controls is what it is
     <div role="group" aria-label="Pages" className="row pager">

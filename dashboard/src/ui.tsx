@@ -1,6 +1,7 @@
 /** The dashboard's building blocks: loading, empty and error states, tables that scroll at 375 px, forms. */
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from './api';
+import { Link } from './router';
 
 export interface Loaded<T> {
   data?: T;
@@ -390,5 +391,17 @@ export function DetailToggle({
     <button type="button" aria-expanded={open === id} onClick={() => onToggle(open === id ? undefined : id)}>
       {open === id ? hide : show}
     </button>
+  );
+}
+
+/** Who an id is (DESIGN 9.7 "names and e-mails beside ids"): the name, its e-mail when known, then the id (linked when `to`). */
+export function Named({ name, email, id, to }: { name?: string | null; email?: string | null; id: string; to?: string }) {
+  const code = <code>{id}</code>;
+  return (
+    <span className="named">
+      {name && <span>{name}</span>}
+      {email && <span className="muted">{email}</span>}
+      {to ? <Link to={to}>{code}</Link> : code}
+    </span>
   );
 }

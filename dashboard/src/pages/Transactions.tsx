@@ -4,7 +4,7 @@ import { money, when } from '../format';
 import { Link } from '../router';
 import { usePagedList } from '../paged';
 import { useSession } from '../session';
-import { ErrorMessage, Field, Form, Loading, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
+import { ErrorMessage, Field, Form, Loading, Named, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
 import { TransactionDisputes } from './Disputes';
@@ -153,7 +153,7 @@ export function TransactionPage({ reference }: { reference: string }) {
           </dd>
           <dt>Customer</dt>
           <dd>
-            <code>{x.customerId}</code>
+            <Named id={x.customerId} to={`transactions?customerId=${encodeURIComponent(x.customerId)}`} />
           </dd>
           <dt>Type</dt>
           <dd>{x.type}</dd>
@@ -164,7 +164,19 @@ export function TransactionPage({ reference }: { reference: string }) {
           <dt>Bank transaction</dt>
           <dd>{x.bankTransactionId ?? '—'}</dd>
           <dt>Schedule</dt>
-          <dd>{x.scheduleId ? <code>{x.scheduleId}</code> : '—'}</dd>
+          <dd>
+            {x.scheduleId ? (
+              s.can('GET', '/v1/recurring/{scheduleId}') ? (
+                <Link to={`schedules/${encodeURIComponent(x.scheduleId)}`}>
+                  <code>{x.scheduleId}</code>
+                </Link>
+              ) : (
+                <code>{x.scheduleId}</code>
+              )
+            ) : (
+              '—'
+            )}
+          </dd>
           <dt>Settlement</dt>
           <dd>{x.settlementId ? <code>{x.settlementId}</code> : '—'}</dd>
           <dt>Created</dt>

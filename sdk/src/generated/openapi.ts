@@ -3631,6 +3631,12 @@ export interface components {
             yearly: number | null;
             payments: number | null;
         };
+        /** @description The customer's name and e-mail */
+        CustomerName: {
+            /** @description First and last name */
+            name: string;
+            email: string;
+        };
         /** @description A decision with its lookup phrase and last change. */
         CustomerDecisionDetail: {
             id: string;
@@ -3764,65 +3770,6 @@ export interface components {
             retryAfterDays: number[];
             /** @description true: the merchant has not set a policy ([1, 1, 1]) */
             isDefault: boolean;
-        };
-        ScheduleSummary: {
-            scheduleId: string;
-            customerId: string;
-            /** @description Amount in major units (NGN 1500.5) */
-            amount: number;
-            /** @description ISO 4217 code (NGN) */
-            currency: string;
-            /** @enum {string} */
-            frequency: "daily" | "weekly" | "monthly" | "yearly";
-            /** @enum {string} */
-            status: "active" | "paused" | "cancelled" | "completed" | "processing";
-            nextBillingDate: string | null;
-            totalBillings: number;
-            /** @description ISO 8601 date-time, UTC */
-            createdAt: string;
-        };
-        RecurringSchedule: {
-            scheduleId: string;
-            customerId: string;
-            /** @description Amount in major units (NGN 1500.5) */
-            amount: number;
-            /** @description ISO 4217 code (NGN) */
-            currency: string;
-            /** @enum {string} */
-            frequency: "daily" | "weekly" | "monthly" | "yearly";
-            /** @enum {string} */
-            status: "active" | "paused" | "cancelled" | "completed" | "processing";
-            nextBillingDate: string | null;
-            totalBillings: number;
-            /** @description ISO 8601 date-time, UTC */
-            createdAt: string;
-            agreementPhrase: string;
-            interval: number;
-            /** @description ISO 8601 date-time, UTC */
-            startDate: string;
-            endDate: string | null;
-            maxBillings: number | null;
-            failedAttempts: number;
-            description: string | null;
-            entityId: string;
-            metadata: {
-                [key: string]: unknown;
-            } | null;
-            /** @description ISO 8601 date-time, UTC */
-            updatedAt: string;
-            pausedAt: string | null;
-            pauseReason: string | null;
-            resumedAt: string | null;
-            cancelledAt: string | null;
-            completedAt: string | null;
-            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
-            pendingAmendment?: {
-                amendmentId: string;
-                from: components["schemas"]["ScheduleTerms"];
-                to: components["schemas"]["ScheduleTerms"];
-                /** @description ISO 8601 date-time, UTC */
-                requestedAt: string;
-            };
         };
         /** @description A schedule's amendable terms */
         ScheduleTerms: {
@@ -3997,6 +3944,49 @@ export interface components {
             refunded: number;
             /** @description Amounts disputed that day, net of disputes reversed that day */
             disputed: number;
+        };
+        RecurringSchedule: {
+            scheduleId: string;
+            customerId: string;
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            nextBillingDate: string | null;
+            totalBillings: number;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            agreementPhrase: string;
+            interval: number;
+            /** @description ISO 8601 date-time, UTC */
+            startDate: string;
+            endDate: string | null;
+            maxBillings: number | null;
+            failedAttempts: number;
+            description: string | null;
+            entityId: string;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            pausedAt: string | null;
+            pauseReason: string | null;
+            resumedAt: string | null;
+            cancelledAt: string | null;
+            completedAt: string | null;
+            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
+            pendingAmendment?: {
+                amendmentId: string;
+                from: components["schemas"]["ScheduleTerms"];
+                to: components["schemas"]["ScheduleTerms"];
+                /** @description ISO 8601 date-time, UTC */
+                requestedAt: string;
+            };
         };
         TestClock: {
             clockId: string;
@@ -6499,6 +6489,7 @@ export interface operations {
     bankListDecisions: {
         parameters: {
             query?: {
+                id?: string;
                 customerId?: string;
                 entityId?: string;
                 decision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
@@ -6551,7 +6542,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example1",
+                     *             "email": "customer1@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         },
                      *         {
                      *           "id": "dec_example200000000000000",
@@ -6570,7 +6566,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example2",
+                     *             "email": "customer2@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         },
                      *         {
                      *           "id": "dec_example300000000000000",
@@ -6589,7 +6590,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example3",
+                     *             "email": "customer3@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         }
                      *       ],
                      *       "total": 4,
@@ -6625,6 +6631,9 @@ export interface operations {
                             createdAt: string;
                             lastUsed: string | null;
                             remaining: components["schemas"]["RemainingLimits"];
+                            customer: components["schemas"]["CustomerName"] | null;
+                            /** @description The merchant's current name (null: the merchant is gone) */
+                            merchantName: string | null;
                         }[];
                     };
                 };
@@ -10062,7 +10071,23 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            schedules: components["schemas"]["ScheduleSummary"][];
+                            schedules: {
+                                scheduleId: string;
+                                customerId: string;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                                nextBillingDate: string | null;
+                                totalBillings: number;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10151,7 +10176,12 @@ export interface operations {
                      *             "frequency": "monthly"
                      *           },
                      *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         }
+                     *         },
+                     *         "customer": {
+                     *           "name": "Ada Example",
+                     *           "email": "ada@example.com"
+                     *         },
+                     *         "runs": []
                      *       }
                      *     }
                      */
@@ -10161,7 +10191,52 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["RecurringSchedule"];
+                        data: {
+                            scheduleId: string;
+                            customerId: string;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            amount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            /** @enum {string} */
+                            frequency: "daily" | "weekly" | "monthly" | "yearly";
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                            nextBillingDate: string | null;
+                            totalBillings: number;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            agreementPhrase: string;
+                            interval: number;
+                            /** @description ISO 8601 date-time, UTC */
+                            startDate: string;
+                            endDate: string | null;
+                            maxBillings: number | null;
+                            failedAttempts: number;
+                            description: string | null;
+                            entityId: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            updatedAt: string;
+                            pausedAt: string | null;
+                            pauseReason: string | null;
+                            resumedAt: string | null;
+                            cancelledAt: string | null;
+                            completedAt: string | null;
+                            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
+                            pendingAmendment?: {
+                                amendmentId: string;
+                                from: components["schemas"]["ScheduleTerms"];
+                                to: components["schemas"]["ScheduleTerms"];
+                                /** @description ISO 8601 date-time, UTC */
+                                requestedAt: string;
+                            };
+                            customer: components["schemas"]["CustomerName"] | null;
+                            /** @description The transactions of its latest 20 runs, newest first (a run refused before billing has none) */
+                            runs: components["schemas"]["Transaction"][];
+                        };
                     };
                 };
             };
