@@ -143,7 +143,7 @@ describe('dashboard: finding and seeing', () => {
     await page.context().close();
   });
 
-  it('a refund happens only after Confirm', async () => {
+  it('a refund happens only after Confirm, and the transaction page lists it', async () => {
     const page = await signedIn(owner);
     await page.goto(`${t.url}/dashboard/transactions/${reference}`);
     await page.getByRole('heading', { level: 1, name: `Transaction ${reference}` }).waitFor();
@@ -159,8 +159,17 @@ describe('dashboard: finding and seeing', () => {
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page.getByText(/^Refund rfd_\S+ of ₦10\.00 is/).waitFor();
-    const refunds = await scanPrefix<{ reference: string; amount: number }>('REFUND#');
+    const refunds = await scanPrefix<{ reference: string; amount: number; refundId: string }>('REFUND#');
     expect(refunds.map((r) => [r.reference, r.amount])).toEqual([[reference, 1_000]]);
+    // The transaction's page lists its refund, also when opened afresh.
+    const listed = page
+      .getByRole('table', { name: `Refunds of ${reference}` })
+      .getByRole('row')
+      .filter({ hasText: refunds[0]!.refundId });
+    await listed.getByRole('cell', { name: '₦10.00' }).waitFor();
+    await page.reload();
+    await listed.getByRole('cell', { name: '₦10.00' }).waitFor();
+    await check(page, 'transaction page with its refund');
     await page.context().close();
   });
 

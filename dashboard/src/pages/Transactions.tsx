@@ -226,6 +226,33 @@ export function TransactionPage({ reference }: { reference: string }) {
           {refunded}
         </p>
       )}
+      {x && (
+        <section aria-labelledby="txn-refunds-h">
+          <h2 id="txn-refunds-h">Refunds</h2>
+          <Table
+            caption={`Refunds of ${reference}`}
+            rows={x.refunds}
+            rowKey={(r) => r.refundId}
+            empty="No refunds of this transaction."
+            columns={[
+              { header: 'Refund', cell: (r) => <code>{r.refundId}</code> },
+              { header: 'Amount', cell: (r) => money(r.amount) },
+              {
+                header: 'Status',
+                cell: (r) => (
+                  <span className={`badge ${r.status === 'completed' ? 'succeeded' : r.status}`}>
+                    {r.status}
+                    {r.failureReason ? `: ${r.failureReason}` : ''}
+                  </span>
+                ),
+              },
+              { header: 'Reason', cell: (r) => r.reason ?? '—' },
+              { header: 'Asked', cell: (r) => when(r.createdAt) },
+              { header: 'Completed', cell: (r) => (r.completedAt ? when(r.completedAt) : `expected by ${when(r.expectedBy)}`) },
+            ]}
+          />
+        </section>
+      )}
       {x && (s.acting!.kind === 'merchant' || s.acting!.kind === 'bank') && (
         <TransactionDisputes
           reference={reference}

@@ -6058,17 +6058,26 @@ export interface operations {
                      *           {
                      *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
                      *             "debit": 1096.62,
-                     *             "credit": 0
+                     *             "credit": 0,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyq4saFjBmnOe1CzyzZ",
+                     *             "participantName": "Example Bank 1"
                      *           },
                      *           {
                      *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
                      *             "debit": 7.77,
-                     *             "credit": 0
+                     *             "credit": 0,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyqfmbJM4hmYLL4rNu9",
+                     *             "participantName": "Example Bank 2"
                      *           },
                      *           {
                      *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
                      *             "debit": 45.5,
-                     *             "credit": 5.5
+                     *             "credit": 5.5,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyu85gtxXuQ7r1EhU1U",
+                     *             "participantName": "Example Bank 3"
                      *           }
                      *         ],
                      *         "totalDebit": 2699.78,
@@ -6085,8 +6094,14 @@ export interface operations {
                         message: string;
                         data: {
                             accounts: {
-                                /** @description bank:<bankId>, merchant_unsettled:<merchantId> or merchant_settled:<merchantId> */
+                                /** @description bank:<bankId>, merchant_unsettled:<merchantId>, merchant_settled:<merchantId> or disputes:<merchantId> */
                                 account: string;
+                                /** @description bank: owed by the customers' bank; merchant_unsettled / merchant_settled: the merchant's balance before / after settlement; disputes: held by the merchant's open disputes */
+                                type: ("bank" | "merchant_unsettled" | "merchant_settled" | "disputes") | null;
+                                /** @description The bank or merchant the account is of */
+                                participantId: string | null;
+                                /** @description That participant's current name */
+                                participantName: string | null;
                                 /** @description Amount in major units (NGN 1500.5) */
                                 debit: number;
                                 /** @description Amount in major units (NGN 1500.5) */
@@ -10580,7 +10595,21 @@ export interface operations {
                      *         "disputedAmount": 0,
                      *         "disputeStatus": null,
                      *         "createdAt": "2030-04-22T09:00:00.000Z",
-                     *         "updatedAt": "2026-11-06T04:30:01.140Z"
+                     *         "updatedAt": "2026-11-06T04:30:01.140Z",
+                     *         "refunds": [
+                     *           {
+                     *             "refundId": "rfd_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "amount": 100.5,
+                     *             "currency": "NGN",
+                     *             "status": "completed",
+                     *             "reason": "Returned item",
+                     *             "expectedBy": "2030-04-26T22:59:59.999Z",
+                     *             "createdAt": "2030-04-23T09:00:00.000Z",
+                     *             "updatedAt": "2030-04-23T09:05:00.000Z",
+                     *             "completedAt": "2030-04-23T09:05:00.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -10590,7 +10619,38 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["Transaction"];
+                        data: {
+                            reference: string;
+                            billingRequestId: string;
+                            /** @enum {string} */
+                            type: "agreement" | "one_time" | "recurring";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                            /** @description Amount in major units (NGN 1500.5) */
+                            amount: number;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            refundedAmount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            description: string | null;
+                            customerId: string;
+                            entityId: string;
+                            merchantName: string;
+                            bankTransactionId: string | null;
+                            scheduleId: string | null;
+                            /** @description The settlement that paid it; null until settled */
+                            settlementId: string | null;
+                            /** @description Of its disputes, the amount open or lost (0 when none) */
+                            disputedAmount: number;
+                            /** @description The status of its latest dispute; null when never disputed */
+                            disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            updatedAt: string;
+                            /** @description Its refunds, newest first */
+                            refunds: components["schemas"]["Refund"][];
+                        };
                     };
                 };
             };
