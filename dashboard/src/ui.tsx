@@ -405,3 +405,8 @@ export function Named({ name, email, id, to }: { name?: string | null; email?: s
     </span>
   );
 }
+
+/** A customer beside its id (name and e-mail when the answer has them), linked to the customer's transactions. */
+export const CustomerNamed = ({ id, customer }: { id: string; customer?: { name: string; email: string } | null }) => (
+  <Named name={customer?.name} email={customer?.email} id={id} to={`transactions?customerId=${encodeURIComponent(id)}`} />
+);

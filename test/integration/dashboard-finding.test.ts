@@ -16,14 +16,14 @@ import { csvRecords } from '../support/csv';
 import type { SignedIn } from '../support/people';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  checkPage,
   DESKTOP,
   PHONE,
   expectAccessible,
-  expectFitsWidth,
-  newPage,
   openPage,
   ownedBy,
-  signInThroughForm,
+  searchFor,
+  signedInPage,
   withBrowser,
 } from '../support/browser';
 
@@ -45,28 +45,9 @@ withBrowser('dashboard-finding', (b) => {
   browser = b;
 });
 
-async function signedIn(who: SignedIn, viewport = DESKTOP): Promise<Page> {
-  const { page } = await newPage(browser, viewport);
-  await signInThroughForm(page, t.url, who.email, who.password);
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-  return page;
-}
-
-const check = async (page: Page, label: string) => {
-  await page
-    .getByRole('status')
-    .filter({ hasText: 'Loading' })
-    .first()
-    .waitFor({ state: 'detached' })
-    .catch(() => undefined);
-  await expectAccessible(page, label);
-  await expectFitsWidth(page, label);
-};
-
-const search = async (page: Page, q: string) => {
-  await page.getByRole('searchbox', { name: 'Search' }).fill(q);
-  await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
-};
+const signedIn = (who: SignedIn, viewport = DESKTOP): Promise<Page> => signedInPage(browser, t.url, who, viewport);
+const check = checkPage;
+const search = searchFor;
 
 let owner: SignedIn;
 let a: Agreement;

@@ -14,15 +14,14 @@ import { newSchedule } from '../support/recurring-fixtures';
 import type { SignedIn } from '../support/people';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  checkPage,
   DESKTOP,
   PHONE,
-  expectAccessible,
-  expectFitsWidth,
-  newPage,
   openPage,
   ownedBy,
+  searchFor,
   screenshot,
-  signInThroughForm,
+  signedInPage,
   withBrowser,
 } from '../support/browser';
 
@@ -40,29 +39,9 @@ withBrowser('dashboard-lists', (b) => {
   browser = b;
 });
 
-async function signedIn(who: SignedIn, viewport = DESKTOP): Promise<Page> {
-  const { page } = await newPage(browser, viewport);
-  await signInThroughForm(page, t.url, who.email, who.password);
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-  return page;
-}
-
-/** The page once loaded: axe-clean and no wider than its viewport. */
-const check = async (page: Page, label: string) => {
-  await page
-    .getByRole('status')
-    .filter({ hasText: 'Loading' })
-    .first()
-    .waitFor({ state: 'detached' })
-    .catch(() => undefined);
-  await expectAccessible(page, label);
-  await expectFitsWidth(page, label);
-};
-
-const search = async (page: Page, q: string) => {
-  await page.getByRole('searchbox', { name: 'Search' }).fill(q);
-  await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
-};
+const signedIn = (who: SignedIn, viewport = DESKTOP): Promise<Page> => signedInPage(browser, t.url, who, viewport);
+const check = checkPage;
+const search = searchFor;
 
 /** Data rows of the table named `name` (without its header row). */
 const dataRows = (page: Page, name: string | RegExp) =>

@@ -4,7 +4,7 @@ import { money, when } from '../format';
 import { useSession } from '../session';
 import { Link } from '../router';
 import { usePagedList } from '../paged';
-import { ActionButton, ErrorMessage, Field, Form, Loading, Named, Page, Select, Table, useLoad } from '../ui';
+import { ActionButton, CustomerNamed, ErrorMessage, Field, Form, Loading, Named, Page, Select, Table, useLoad } from '../ui';
 import { schedulePath } from './Schedules';
 import type { Schemas } from '../sdk-types';
 
@@ -70,7 +70,7 @@ export function DecisionsPage() {
                 </Link>
               ),
             },
-            { header: 'Customer', cell: (d) => <Named name={d.customer?.name} email={d.customer?.email} id={d.customerId} /> },
+            { header: 'Customer', cell: (d) => <CustomerNamed id={d.customerId} customer={d.customer} /> },
             { header: 'Merchant', cell: (d) => <Named name={d.merchantName} id={d.entityId} /> },
             { header: 'Status', cell: (d) => <span className={`badge ${d.decision}`}>{d.decision.replace('_', ' ')}</span> },
             { header: 'Single limit', cell: (d) => money(d.spendingLimits?.single ?? null) },
@@ -165,12 +165,7 @@ export function DecisionPage({ id }: { id: string }) {
             </dd>
             <dt>Customer</dt>
             <dd>
-              <Named
-                name={x.customer?.name}
-                email={x.customer?.email}
-                id={x.customerId}
-                to={`transactions?customerId=${encodeURIComponent(x.customerId)}`}
-              />
+              <CustomerNamed id={x.customerId} customer={x.customer} />
             </dd>
             <dt>Merchant</dt>
             <dd>

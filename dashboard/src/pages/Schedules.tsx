@@ -5,7 +5,7 @@ import { useSession } from '../session';
 import { Link } from '../router';
 import { usePagedList } from '../paged';
 import type { QueryOf, Schemas } from '../sdk-types';
-import { ActionButton, ErrorMessage, Field, Form, Loading, Named, Page, Select, Table, useLoad } from '../ui';
+import { ActionButton, CustomerNamed, ErrorMessage, Field, Form, Loading, Page, Select, Table, useLoad } from '../ui';
 import { transactionColumns } from './Transactions';
 
 type Status = NonNullable<QueryOf<'/v1/recurring'>['status']>;
@@ -70,7 +70,7 @@ export function SchedulesPage() {
                 </Link>
               ),
             },
-            { header: 'Customer', cell: (r) => <Named name={r.customer?.name} email={r.customer?.email} id={r.customerId} /> },
+            { header: 'Customer', cell: (r) => <CustomerNamed id={r.customerId} customer={r.customer} /> },
             { header: 'Amount', cell: (r) => money(r.amount) },
             { header: 'Frequency', cell: (r) => r.frequency },
             { header: 'Status', cell: (r) => <span className={`badge ${r.status}`}>{r.status}</span> },
@@ -146,12 +146,7 @@ export function SchedulePage({ scheduleId }: { scheduleId: string }) {
             </dd>
             <dt>Customer</dt>
             <dd>
-              <Named
-                name={x.customer?.name}
-                email={x.customer?.email}
-                id={x.customerId}
-                to={`transactions?customerId=${encodeURIComponent(x.customerId)}`}
-              />
+              <CustomerNamed id={x.customerId} customer={x.customer} />
             </dd>
             <dt>Amount</dt>
             <dd>

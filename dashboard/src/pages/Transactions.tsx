@@ -4,7 +4,7 @@ import { money, when } from '../format';
 import { Link } from '../router';
 import { usePagedList } from '../paged';
 import { useSession } from '../session';
-import { ErrorMessage, Field, Form, Loading, Named, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
+import { CustomerNamed, ErrorMessage, Field, Form, Loading, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
 import { TransactionDisputes } from './Disputes';
@@ -153,7 +153,7 @@ export function TransactionPage({ reference }: { reference: string }) {
           </dd>
           <dt>Customer</dt>
           <dd>
-            <Named id={x.customerId} to={`transactions?customerId=${encodeURIComponent(x.customerId)}`} />
+            <CustomerNamed id={x.customerId} />
           </dd>
           <dt>Type</dt>
           <dd>{x.type}</dd>
