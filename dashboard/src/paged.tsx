@@ -23,6 +23,11 @@ export interface PagedList<T, F extends string> {
   /** New filters: back to the first page. */
   setFilters(next: Partial<Record<F, string | undefined>>): void;
   list: Loaded<ListPage<T>>;
+  /**
+   * The rows shown are of the URL's page: true once it loaded, and while the same page loads
+   * again (a refresh keeps its rows on screen); false while another page or filter loads.
+   */
+  ready: boolean;
   rows: T[];
   /** The page shown, from 1. */
   page: number;
@@ -54,20 +59,22 @@ export function usePagedList<T, F extends string>(opts: {
   const asked = Number(q.get(param('limit')));
   const limit = (PAGE_SIZES as readonly number[]).includes(asked) ? asked : DEFAULT_PAGE_SIZE;
   const startingAfter = pages.at(-1);
+  const key = JSON.stringify([opts.filters.map((f) => filters[f]), limit, startingAfter]);
   const list = useLoad(
-    () => opts.load(filters, { limit, ...(startingAfter ? { startingAfter } : {}) }),
-    [...opts.deps, ...opts.filters.map((f) => filters[f]), limit, startingAfter],
+    async () => ({ ...(await opts.load(filters, { limit, ...(startingAfter ? { startingAfter } : {}) })), key }),
+    [...opts.deps, key],
   );
+  const ready = list.data?.key === key;
   /** The URL with `changes` applied (undefined or empty: removed), every other parameter kept. */
   const update = (changes: Record<string, string | undefined>) => {
     const next: Record<string, string | undefined> = Object.fromEntries(q.entries());
     for (const [k, v] of Object.entries(changes)) next[k] = v || undefined;
     setQ(next);
   };
-  const rows = list.data?.items ?? [];
-  const pager = list.data && !list.loading && (
+  const rows = ready ? list.data!.items : [];
+  const pager = ready && (
     <Pager
-      hasMore={list.data.hasMore}
+      hasMore={list.data!.hasMore}
       lastId={rows.length ? opts.cursorOf(rows[rows.length - 1]!) : undefined}
       pages={pages}
       onPages={(next) => update({ [param('pages')]: next.join(',') })}
@@ -79,6 +86,7 @@ export function usePagedList<T, F extends string>(opts: {
     filters,
     setFilters: (next) => update({ ...next, [param('pages')]: undefined }),
     list,
+    ready,
     rows,
     page: pages.length + 1,
     pager,

@@ -20,7 +20,7 @@ export function AuditLogPage() {
     <Page title="Audit log">
       {paged.list.loading && <Loading />}
       <ErrorMessage error={paged.list.error} />
-      {paged.list.data && !paged.list.loading && (
+      {paged.ready && (
         <Table
           caption={`Audit log entries, page ${paged.page}`}
           rows={paged.rows}

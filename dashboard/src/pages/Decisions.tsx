@@ -55,7 +55,7 @@ export function DecisionsPage() {
       </Form>
       {paged.list.loading && <Loading />}
       <ErrorMessage error={paged.list.error} />
-      {paged.list.data && !paged.list.loading && (
+      {paged.ready && (
         <Table
           caption={`Customer decisions, page ${paged.page}`}
           rows={paged.rows}

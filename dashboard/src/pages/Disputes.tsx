@@ -78,7 +78,7 @@ export function DisputesPage() {
       </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && !list.loading && (
+      {paged.ready && (
         <DisputeTable
           disputes={paged.rows}
           open={open}

@@ -50,7 +50,7 @@ export function EventsPage() {
       </div>
       {paged.list.loading && <Loading />}
       <ErrorMessage error={paged.list.error} />
-      {paged.list.data && !paged.list.loading && (
+      {paged.ready && (
         <Table
           caption={`Events, page ${paged.page}`}
           rows={paged.rows}

@@ -40,7 +40,7 @@ export function MerchantsPage() {
       </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && !list.loading && (
+      {paged.ready && (
         <Table
           caption={`Merchants, page ${paged.page}`}
           rows={paged.rows}

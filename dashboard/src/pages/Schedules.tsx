@@ -55,7 +55,7 @@ export function SchedulesPage() {
       </Form>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && !list.loading && (
+      {paged.ready && (
         <Table
           caption={`Recurring schedules, page ${paged.page}`}
           rows={paged.rows}

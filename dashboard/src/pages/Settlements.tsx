@@ -30,7 +30,7 @@ export function MerchantSettlements() {
       <h2 id="settlements-h">Settlements</h2>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && !list.loading && (
+      {paged.ready && (
         <Table
           caption={`Settlements, page ${paged.page}`}
           rows={paged.rows}

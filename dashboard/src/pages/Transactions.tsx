@@ -93,7 +93,7 @@ export function TransactionsPage() {
       )}
       {paged.list.loading && <Loading />}
       <ErrorMessage error={paged.list.error} />
-      {paged.list.data && !paged.list.loading && (
+      {paged.ready && (
         <Table
           caption={`Transactions, page ${paged.page}`}
           rows={paged.rows}

@@ -150,7 +150,7 @@ function Deliveries({ version, endpoints }: { version: number; endpoints: Map<st
       </div>
       {paged.list.loading && <Loading />}
       <ErrorMessage error={paged.list.error} />
-      {paged.list.data && !paged.list.loading && (
+      {paged.ready && (
         <Table
           caption={`Webhook deliveries, page ${paged.page}`}
           rows={paged.rows}
