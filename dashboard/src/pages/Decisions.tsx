@@ -198,14 +198,6 @@ export function DecisionPage({ id }: { id: string }) {
                 </dd>
               </>
             )}
-            {x.agreementPhrase && (
-              <>
-                <dt>Agreement phrase</dt>
-                <dd>
-                  <code>{x.agreementPhrase}</code>
-                </dd>
-              </>
-            )}
             <dt>Created</dt>
             <dd>{when(x.createdAt)}</dd>
             <dt>Last used</dt>

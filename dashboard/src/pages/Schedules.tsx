@@ -166,10 +166,6 @@ export function SchedulePage({ scheduleId }: { scheduleId: string }) {
               {x.maxBillings ? ` of ${x.maxBillings}` : ''}
               {x.failedAttempts ? `, ${x.failedAttempts} failed attempts in a row` : ''}
             </dd>
-            <dt>Agreement phrase</dt>
-            <dd>
-              <code>{x.agreementPhrase}</code>
-            </dd>
             <Stamps schedule={x} />
             {x.pendingAmendment && (
               <>
