@@ -6,10 +6,10 @@ import { KeysPage } from './pages/Keys';
 import { WebhooksPage } from './pages/Webhooks';
 import { EventsPage } from './pages/Events';
 import { TransactionsPage } from './pages/Transactions';
-import { SchedulesPage } from './pages/Schedules';
+import { SchedulePage, SchedulesPage } from './pages/Schedules';
 import { DisputesPage } from './pages/Disputes';
 import { CustomersPage } from './pages/Customers';
-import { DecisionsPage } from './pages/Decisions';
+import { DecisionPage, DecisionsPage } from './pages/Decisions';
 import { MerchantsPage } from './pages/Merchants';
 import { ApplicationsPage } from './pages/Applications';
 import { ParticipantsPage } from './pages/Participants';
@@ -95,6 +95,28 @@ const DETAILS: Detail[] = [
     needs: ['GET', '/v1/transaction-details'],
   },
   {
+    prefix: 'schedules/',
+    parent: 'schedules',
+    page: (id) => <SchedulePage scheduleId={id} />,
+    kinds: ['merchant'],
+    needs: ['GET', '/v1/recurring/{scheduleId}'],
+  },
+  {
+    prefix: 'decisions/',
+    parent: 'decisions',
+    page: (id) => <DecisionPage id={id} />,
+    kinds: ['bank'],
+    needs: ['GET', '/v1/bank/customer-decisions'],
+  },
+  {
+    // A merchant has no Decisions list: its decisions are reached from search and its schedules.
+    prefix: 'decisions/',
+    parent: 'schedules',
+    page: (id) => <DecisionPage id={id} />,
+    kinds: ['merchant'],
+    needs: ['GET', '/v1/customer-decisions/{id}'],
+  },
+  {
     prefix: 'deliveries/',
     parent: 'webhooks',
     page: (id) => <DeliveryPage id={id} />,
@@ -114,7 +136,8 @@ export function Layout() {
   const pages = PAGES.filter((p) => usable(s, p));
   // A live owner or admin sets up the authenticator app before any other page (DESIGN 9.7).
   const gated = s.mfa?.required === true && !s.mfa.enabled;
-  const detail = DETAILS.find((d) => path.startsWith(d.prefix) && path.length > d.prefix.length);
+  const at = (d: Detail) => path.startsWith(d.prefix) && path.length > d.prefix.length;
+  const detail = DETAILS.find((d) => at(d) && d.kinds.includes(s.acting!.kind)) ?? DETAILS.find(at);
   const detailUsable = detail && detail.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
   const current = pages.find((p) => p.path === (detailUsable ? detail.parent : path));
   const searchable = usable(s, SEARCH);

@@ -7,3 +7,5 @@ export type BodyOf<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = 
 }
   ? B
   : never;
+/** The query parameters of a GET operation. */
+export type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;

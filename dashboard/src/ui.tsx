@@ -1,6 +1,7 @@
 /** The dashboard's building blocks: loading, empty and error states, tables that scroll at 375 px, forms. */
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from './api';
+import { Link } from './router';
 
 export interface Loaded<T> {
   data?: T;
@@ -393,35 +394,19 @@ export function DetailToggle({
   );
 }
 
-/** A cursor-paged list (DESIGN 9.7): the cursors of the pages before this one live in the URL (`pages`). */
-export function Pager({
-  hasMore,
-  lastId,
-  pages,
-  onPages,
-}: {
-  hasMore: boolean;
-  lastId?: string;
-  pages: string[];
-  onPages(next: string[]): void;
-}) {
-  if (!hasMore && pages.length === 0) return null;
+/** Who an id is (DESIGN 9.7 "names and e-mails beside ids"): the name, its e-mail when known, then the id (linked when `to`). */
+export function Named({ name, email, id, to }: { name?: string | null; email?: string | null; id: string; to?: string }) {
+  const code = <code>{id}</code>;
   return (
-    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> would need a visible legend; a labelled group of two buttons is what it is
-    <div role="group" aria-label="Pages" className="row pager">
-      <button type="button" className="secondary" disabled={pages.length === 0} onClick={() => onPages(pages.slice(0, -1))}>
-        Previous page
-      </button>
-      <span>Page {pages.length + 1}</span>
-      <button type="button" className="secondary" disabled={!hasMore || !lastId} onClick={() => onPages([...pages, lastId!])}>
-        Next page
-      </button>
-    </div>
+    <span className="named">
+      {name && <span>{name}</span>}
+      {email && <span className="muted">{email}</span>}
+      {to ? <Link to={to}>{code}</Link> : code}
+    </span>
   );
 }
 
-/** The page cursors kept in the URL's `pages` parameter, and the `startingAfter` of the page shown. */
-export const pagesOf = (q: URLSearchParams) => {
-  const pages = (q.get('pages') ?? '').split(',').filter(Boolean);
-  return { pages, startingAfter: pages.at(-1) };
-};
+/** A customer beside its id (name and e-mail when the answer has them), linked to the customer's transactions. */
+export const CustomerNamed = ({ id, customer }: { id: string; customer?: { name: string; email: string } | null }) => (
+  <Named name={customer?.name} email={customer?.email} id={id} to={`transactions?customerId=${encodeURIComponent(id)}`} />
+);

@@ -102,6 +102,11 @@ export const decision = z
   })
   .meta({ id: 'CustomerDecision' });
 
+/** A customer beside its id in a list or a read (DESIGN 9.7); null when the customer's record is gone. */
+export const customerName = z
+  .object({ name: z.string().describe('First and last name'), email: z.string() })
+  .meta({ id: 'CustomerName', description: "The customer's name and e-mail" });
+
 export const decisionDetail = decision
   .extend({ lookupPhrase: z.string(), lastUpdated: iso })
   .meta({ id: 'CustomerDecisionDetail', description: 'A decision with its lookup phrase and last change.' });

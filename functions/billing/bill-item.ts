@@ -32,6 +32,12 @@ export const isBillingRequestIdShaped = (id: unknown): id is string =>
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
+export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;
+
+/** The billing request id of a schedule's run `seq` (whether or not that run billed). */
+export const runBillingRequestId = (scheduleId: string, seq: number) => billingRequestIdFor(runSeed(scheduleId, seq));
+
 /**
  * The billing request id. Random and time-ordered, except under an Idempotency-Key: then it
  * is derived from (API key id, idempotency key, element index), so a retry of a request

@@ -32,7 +32,7 @@
  *
  * "Now" is the tick's time (`job.now`), never the clock.
  */
-import { billingRequestIdFor } from './bill-item';
+import { billingRequestIdFor, runSeed } from './bill-item';
 import { createBilling, type BillingRefusal } from './create-billing';
 import { billingRefusalFor } from '../domain/decisions';
 import { getBillingCustomers } from '../bills/reads';
@@ -60,9 +60,6 @@ import { config } from '../config';
 import { getSchedule, type RunRefusal, type ScheduleItem } from '../recurring/views';
 import { batchGetByKey, cancellationCodes, getItem, isTransactionCancelled, itemKeyOf, type Item } from '../platform/table';
 import type { DueJob } from '../platform/due';
-
-/** The seed of a run's billing request id: one billing per (schedule, run sequence number). */
-export const runSeed = (scheduleId: string, seq: number) => `recurring|${scheduleId}|${seq}`;
 
 const REFUSALS: Record<Exclude<BillingRefusal, 'busy'>, RunRefusal> = {
   limits: 'spending_limit_exceeded',

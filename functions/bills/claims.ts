@@ -20,13 +20,13 @@ export const claimableOf = (b: Pick<BillItem, 'amount' | 'refundReserved'>) => b
 /**
  * The bill update that claims `amount` (one item of the caller's transaction). `owner` pins
  * the transaction to the caller (a merchant refunds its own, a bank disputes its customer's);
- * `extra` adds SET clauses (`disputeStatus`, ...) with their values.
+ * `extra` adds ADD clauses (numbers, or ids to a string set) and SET clauses (`disputeStatus`, ...) with their values.
  */
 export function claimUpdate(
   bill: Pick<BillItem, 'billingRequestId' | 'amount'>,
   amount: number,
   owner: { merchantId: string } | { bankId: string },
-  extra?: { adds?: Record<string, number>; sets?: Record<string, unknown> },
+  extra?: { adds?: Record<string, number | Set<string>>; sets?: Record<string, unknown> },
 ): TransactItem {
   const ownerAttr = 'merchantId' in owner ? 'merchantId' : 'bankId';
   const values: Record<string, unknown> = {

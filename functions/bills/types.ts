@@ -55,6 +55,8 @@ export interface BillItem {
    * disputes (THE refundable/disputable rule: bills/claims.ts).
    */
   refundReserved: number;
+  /** Its refunds' ids, added by each refund's initiation (absent on billings refunded before release 3: refunds/views.ts `refundsOf`). */
+  refundIds?: Set<string>;
   /** Minor units of its disputes that are open or lost (DESIGN 9.4). */
   disputedAmount?: number;
   /** The status of its latest dispute (`latestDisputeId`); absent when never disputed. */

@@ -3,7 +3,7 @@
  * path — billing reads, the simulated bank — bundles only this). Writes: ./store.ts.
  */
 import { normalizeEmail } from '../domain/email';
-import { getItem, type Item } from '../platform/table';
+import { batchGet, getItem, type Item } from '../platform/table';
 
 export const customerKey = (customerId: string) => ({ pk: `CUS#${customerId}`, sk: 'PROFILE' });
 export const clientRefGuardKey = (bankId: string, clientRef: string) => ({ pk: `UNIQ#CREF#${bankId}#${clientRef}`, sk: 'UNIQ' });
@@ -47,4 +47,17 @@ export const getCustomer = (customerId: string) => getItem<CustomerRecord & Item
 export async function getBankCustomer(bankId: string, customerId: string): Promise<CustomerRecord | undefined> {
   const c = await getCustomer(customerId);
   return c && c.type === 'customer' && c.bankId === bankId ? c : undefined;
+}
+
+/** Who a customer is beside its id in a list (DESIGN 9.7): its name and e-mail. */
+export interface CustomerName {
+  name: string;
+  email: string;
+}
+
+/** The names and e-mails of a page's customers: one BatchGetItem (per 100), only those fields read. */
+export async function customerNames(customerIds: readonly string[]): Promise<Map<string, CustomerName>> {
+  if (customerIds.length === 0) return new Map();
+  const found = await batchGet<CustomerRecord & Item>([...new Set(customerIds)].map(customerKey), ['id', 'firstname', 'lastname', 'email']);
+  return new Map([...found.values()].map((c) => [c.id, { name: `${c.firstname} ${c.lastname}`.trim(), email: c.email }]));
 }

@@ -3,7 +3,18 @@ import { newApiKeyToken } from '../domain/api-keys';
 import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
-import { batchGet, cancellationCodes, getItem, nowIso, queryAll, queryPage, transact, type TransactItem, table } from '../platform/table';
+import {
+  batchGet,
+  cancellationCodes,
+  getItem,
+  nowIso,
+  queryAll,
+  queryPage,
+  transact,
+  type Item,
+  type TransactItem,
+  table,
+} from '../platform/table';
 import { auditPut, type AuditContext } from './audit';
 import { keyRoleOf, type KeyRole } from './roles';
 
@@ -68,6 +79,13 @@ export const keyIdKey = (keyId: string) => ({ pk: `KEYID#${keyId}`, sk: 'KEY' })
 const ID_PREFIX: Record<Participant['type'], string> = { bank: 'bnk', merchant: 'mer', provider: 'prv' };
 
 export const getParticipant = (id: string) => getItem<Participant>(participantKey(id));
+
+/** The names of a page's participants (merchants beside their ids): one BatchGetItem (per 100), only `name` read. */
+export async function participantNames(ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const found = await batchGet<Item>([...new Set(ids)].map(participantKey), ['name']);
+  return new Map([...found.values()].map((p) => [(p.pk as string).slice('PART#'.length), p.name as string]));
+}
 
 export function newParticipantId(type: Participant['type']): string {
   return newId(ID_PREFIX[type]);

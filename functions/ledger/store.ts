@@ -50,6 +50,16 @@ export const accounts = {
   disputes: (merchantId: string) => `disputes:${merchantId}`,
 };
 
+export const ACCOUNT_TYPES = ['bank', 'merchant_unsettled', 'merchant_settled', 'disputes'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+/** The type and participant of an account key (`accounts`' format); undefined for a key of no known type. */
+export function accountOwner(account: string): { type: AccountType; participantId: string } | undefined {
+  const at = account.indexOf(':');
+  const type = account.slice(0, at) as AccountType;
+  return at > 0 && ACCOUNT_TYPES.includes(type) ? { type, participantId: account.slice(at + 1) } : undefined;
+}
+
 export interface LedgerEntry {
   pk: string; // LEDGER#<merchantId>
   sk: string; // <ISO ts>#<entryId>

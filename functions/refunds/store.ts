@@ -4,7 +4,7 @@
  * Initiate (one transaction through the outbox):
  *   0  the transaction (bill): the claim of bills/claims.ts (THE refundable/disputable rule,
  *      shared with disputes) — concurrent refunds and disputes can never take more than the
- *      amount, whatever the interleaving
+ *      amount, whatever the interleaving — and the refund's id added to its `refundIds`
  *   1  the refund item (Put), status `pending`; in sandbox with the due attributes of
  *      `refund.complete` at createdAt + REFUND_AUTO_COMPLETE_SECONDS
  *   +  `refund.requested` to the customer's bank (it executes the refund)
@@ -139,7 +139,8 @@ export async function initiateRefund(input: {
         : {}),
     };
     const items: TransactItem[] = [
-      claimUpdate(bill, amount, { merchantId: input.merchantId }),
+      // The refund's id joins the transaction's (`refundIds`): its refunds are read by key on its page.
+      claimUpdate(bill, amount, { merchantId: input.merchantId }, { adds: { refundIds: new Set([refundId]) } }),
       { Put: { TableName: table(), Item: refund, ConditionExpression: 'attribute_not_exists(pk)' } },
     ];
     const requested = {

@@ -7,7 +7,8 @@
  *     due  refund.complete (sandbox only: the simulated bank executes it)
  */
 import { toMajor } from '../domain/money';
-import { getItem } from '../platform/table';
+import { batchGet, getItem, queryAll } from '../platform/table';
+import type { BillItem } from '../bills/types';
 import { parseItem, type Shape } from '../platform/parse';
 
 export type RefundStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -84,4 +85,32 @@ export function refundView(r: RefundItem) {
     completedAt: r.completedAt ?? null,
     ...(r.status === 'failed' ? { failureReason: r.failureReason ?? null } : {}),
   };
+}
+
+/**
+ * A transaction's refunds, newest first: by key from its `refundIds` (one BatchGetItem). A
+ * billing refunded before the ids were kept on it (release 3) has none while it holds refunds
+ * (claims above its disputes): those are found among its merchant's refunds (gsi2 `MREF#`,
+ * filtered by reference; not bounded by the billing's createdAt, which a test clock may have
+ * put after a refund's).
+ */
+export async function refundsOf(
+  bill: Pick<BillItem, 'reference' | 'merchantId' | 'createdAt' | 'refundIds' | 'refundReserved' | 'disputedAmount'>,
+): Promise<RefundItem[]> {
+  let found: RefundItem[];
+  if (bill.refundIds && bill.refundIds.size > 0) {
+    found = [...(await batchGet<RefundItem>([...bill.refundIds].map(refundKey))).values()];
+  } else if ((bill.refundReserved ?? 0) > (bill.disputedAmount ?? 0)) {
+    found = await queryAll<RefundItem>({
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      FilterExpression: '#ref = :ref',
+      ExpressionAttributeNames: { '#ref': 'reference' },
+      ExpressionAttributeValues: { ':pk': `MREF#${bill.merchantId}`, ':ref': bill.reference },
+    });
+  } else return [];
+  return found
+    .map((r) => parseRefund(r)!)
+    .filter((r) => r && r.reference === bill.reference)
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
 }

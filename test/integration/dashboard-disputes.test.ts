@@ -59,7 +59,7 @@ describe('dashboard: disputes', () => {
       .getByRole('table', { name: /^Transactions/ })
       .getByRole('row')
       .filter({ hasText: reference })
-      .getByRole('button', { name: 'View' })
+      .getByRole('link', { name: reference })
       .click();
     await bp.getByRole('heading', { name: `Transaction ${reference}` }).waitFor();
     const form = bp.getByRole('form', { name: 'Open a dispute' });

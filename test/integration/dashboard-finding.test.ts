@@ -16,14 +16,14 @@ import { csvRecords } from '../support/csv';
 import type { SignedIn } from '../support/people';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  checkPage,
   DESKTOP,
   PHONE,
   expectAccessible,
-  expectFitsWidth,
-  newPage,
   openPage,
   ownedBy,
-  signInThroughForm,
+  searchFor,
+  signedInPage,
   withBrowser,
 } from '../support/browser';
 
@@ -45,28 +45,9 @@ withBrowser('dashboard-finding', (b) => {
   browser = b;
 });
 
-async function signedIn(who: SignedIn, viewport = DESKTOP): Promise<Page> {
-  const { page } = await newPage(browser, viewport);
-  await signInThroughForm(page, t.url, who.email, who.password);
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
-  return page;
-}
-
-const check = async (page: Page, label: string) => {
-  await page
-    .getByRole('status')
-    .filter({ hasText: 'Loading' })
-    .first()
-    .waitFor({ state: 'detached' })
-    .catch(() => undefined);
-  await expectAccessible(page, label);
-  await expectFitsWidth(page, label);
-};
-
-const search = async (page: Page, q: string) => {
-  await page.getByRole('searchbox', { name: 'Search' }).fill(q);
-  await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
-};
+const signedIn = (who: SignedIn, viewport = DESKTOP): Promise<Page> => signedInPage(browser, t.url, who, viewport);
+const check = checkPage;
+const search = searchFor;
 
 let owner: SignedIn;
 let a: Agreement;
@@ -143,7 +124,7 @@ describe('dashboard: finding and seeing', () => {
     await page.context().close();
   });
 
-  it('a refund happens only after Confirm', async () => {
+  it('a refund happens only after Confirm, and the transaction page lists it', async () => {
     const page = await signedIn(owner);
     await page.goto(`${t.url}/dashboard/transactions/${reference}`);
     await page.getByRole('heading', { level: 1, name: `Transaction ${reference}` }).waitFor();
@@ -159,8 +140,17 @@ describe('dashboard: finding and seeing', () => {
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page.getByText(/^Refund rfd_\S+ of ₦10\.00 is/).waitFor();
-    const refunds = await scanPrefix<{ reference: string; amount: number }>('REFUND#');
+    const refunds = await scanPrefix<{ reference: string; amount: number; refundId: string }>('REFUND#');
     expect(refunds.map((r) => [r.reference, r.amount])).toEqual([[reference, 1_000]]);
+    // The transaction's page lists its refund, also when opened afresh.
+    const listed = page
+      .getByRole('table', { name: `Refunds of ${reference}` })
+      .getByRole('row')
+      .filter({ hasText: refunds[0]!.refundId });
+    await listed.getByRole('cell', { name: '₦10.00' }).waitFor();
+    await page.reload();
+    await listed.getByRole('cell', { name: '₦10.00' }).waitFor();
+    await check(page, 'transaction page with its refund');
     await page.context().close();
   });
 

@@ -454,6 +454,22 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Participants' }).waitFor();
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);
     await page.getByText('The ledger balances.').waitFor();
+    // Accounts in words, each named by its participant, no raw ledger key (the earlier tests moved money).
+    const accounts = page.getByRole('table', { name: 'Ledger accounts' });
+    await accounts.getByRole('cell', { name: "Customers' bank (owes the captured funds)" }).first().waitFor();
+    await accounts
+      .getByRole('cell', { name: /^Merchant balance, (not )?settled/ })
+      .first()
+      .waitFor();
+    expect(await accounts.getByText(/^(bank|merchant_unsettled|merchant_settled|disputes):/).count()).toBe(0);
+    const tb = (await t.call('GET', '/v1/operator/ledger/trial-balance', { key: t.operatorKey })).body.data;
+    const named = tb.accounts.find((a: { participantName: string | null }) => a.participantName);
+    await accounts
+      .getByRole('row')
+      .filter({ hasText: named.participantId })
+      .getByText(named.participantName, { exact: true })
+      .first()
+      .waitFor();
     await expectAccessible(page, 'operator home');
     await openPage(page, 'Participants');
     await expectAccessible(page, 'participants');

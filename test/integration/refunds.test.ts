@@ -13,7 +13,7 @@ import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../.
 import { failRefund, initiateRefund } from '../../functions/refunds/store';
 import { getRefund, refundKey, type RefundItem } from '../../functions/refunds/views';
 import { getItem, queryAll, table } from '../../functions/platform/table';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../functions/platform/clients';
 import { settleDue } from '../../functions/ledger/settlement';
 import { completeRefund } from '../../functions/refunds/complete';
@@ -284,6 +284,44 @@ describe('initiate, sandbox completion, statuses and events', () => {
     expect(item.status).toBe('pending');
     expect(item.dueSk).toBeUndefined();
     await expectLedgerInvariant();
+  });
+});
+
+describe("a transaction's refunds (GET /v1/transaction-details)", () => {
+  it('lists its refunds newest first, a failed one included, for the merchant and the bank; a billing refunded before refundIds too', async () => {
+    const s = await setup();
+    const b = await fixtureBill({ parties: s.parties, amount: 5_000, capturedAt: lagos('2030-06-03T10:00:00') });
+    const other = await fixtureBill({ parties: s.parties, amount: 2_000, capturedAt: lagos('2030-06-03T10:00:01') });
+    expect((await details(s.merchant.apiKey, b.reference)).body.data.refunds).toEqual([]);
+    const first = await initiate(s.merchant.apiKey, { reference: b.reference, amount: 10, reason: 'Broken' });
+    expect(first.status).toBe(201);
+    await failRefund(first.body.data.refundId, 'account_closed', new Date());
+    const second = await initiate(s.merchant.apiKey, { reference: b.reference, amount: 5 });
+    expect(second.status).toBe(201);
+    expect((await initiate(s.merchant.apiKey, { reference: other.reference, amount: 1 })).status).toBe(201);
+
+    const shown = (await details(s.merchant.apiKey, b.reference)).body.data.refunds;
+    expect(shown.map((r: { refundId: string }) => r.refundId)).toEqual([second.body.data.refundId, first.body.data.refundId]);
+    expect(shown[1]).toMatchObject({
+      amount: 10,
+      status: 'failed',
+      failureReason: 'account_closed',
+      reason: 'Broken',
+      reference: b.reference,
+    });
+    expect(shown[0]).toMatchObject({ amount: 5, status: 'pending', reference: b.reference });
+    // The customer's bank sees them too.
+    const forBank = await t.call('GET', '/v1/transaction-details', { key: s.bank.apiKey, query: { reference: b.reference } });
+    expect(forBank.body.data.refunds.map((r: { refundId: string }) => r.refundId)).toEqual([
+      second.body.data.refundId,
+      first.body.data.refundId,
+    ]);
+
+    // A billing refunded before its refunds' ids were kept on it: found among its merchant's refunds.
+    await db().send(new UpdateCommand({ TableName: table(), Key: billKey(b.billingRequestId), UpdateExpression: 'REMOVE refundIds' }));
+    expect((await getBill(b.billingRequestId))!.refundIds).toBeUndefined();
+    const legacy = (await details(s.merchant.apiKey, b.reference)).body.data.refunds;
+    expect(legacy.map((r: { refundId: string }) => r.refundId)).toEqual([second.body.data.refundId, first.body.data.refundId]);
   });
 });
 

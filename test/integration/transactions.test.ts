@@ -222,6 +222,7 @@ describe('GET /v1/transaction-details', () => {
       });
       expect(Object.keys(r.body.data).sort()).toEqual(
         [
+          'refunds',
           'reference',
           'billingRequestId',
           'type',

@@ -145,15 +145,41 @@ export async function signInThroughForm(page: Page, baseUrl: string, email: stri
   await page.getByRole('navigation').waitFor();
 }
 
-export async function openPage(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: link === 'Home' ? 'Home' : link }).waitFor();
+/** Until the page's first `Loading…` is gone (if it shows one). */
+async function loaded(page: Page): Promise<void> {
   await page
     .getByRole('status')
     .filter({ hasText: 'Loading' })
     .first()
     .waitFor({ state: 'detached' })
     .catch(() => undefined);
+}
+
+export async function openPage(page: Page, link: string): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: link === 'Home' ? 'Home' : link }).waitFor();
+  await loaded(page);
+}
+
+/** A new page of its own browser context, signed in as `who` through the form, its menu shown. */
+export async function signedInPage(browser: Browser, baseUrl: string, who: SignedIn, viewport = DESKTOP): Promise<Page> {
+  const { page } = await newPage(browser, viewport);
+  await signInThroughForm(page, baseUrl, who.email, who.password);
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  return page;
+}
+
+/** The page once loaded (no `Loading…` left): axe-clean and no wider than its viewport. */
+export async function checkPage(page: Page, label: string): Promise<void> {
+  await loaded(page);
+  await expectAccessible(page, label);
+  await expectFitsWidth(page, label);
+}
+
+/** Types `q` into the header's Search field and sends it. */
+export async function searchFor(page: Page, q: string): Promise<void> {
+  await page.getByRole('searchbox', { name: 'Search' }).fill(q);
+  await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
 }
 
 /** The 6-digit TOTP code (RFC 6238: SHA-1, 30 s) an authenticator app shows for a base32 `secret`. */

@@ -1,26 +1,29 @@
-import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
+import { usePagedList } from '../paged';
 import { useSession } from '../session';
-import { ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
+import { ErrorMessage, Loading, Page, Table } from '../ui';
 
+/** Who changed what, newest first; the page in the URL. */
 export function AuditLogPage() {
   const s = useSession();
-  const [after, setAfter] = useState<string[]>([]);
-  const startingAfter = after[after.length - 1];
-  const list = useLoad(
-    () => unwrap(s.client.GET('/v1/audit-log', { params: { query: { limit: 50, ...(startingAfter ? { startingAfter } : {}) } } })),
-    [s.client, startingAfter],
-  );
-  const entries = list.data?.entries ?? [];
+  const paged = usePagedList({
+    filters: [] as const,
+    deps: [s.client],
+    load: async (_f, paging) => {
+      const r = await unwrap(s.client.GET('/v1/audit-log', { params: { query: paging } }));
+      return { items: r.entries, hasMore: r.hasMore };
+    },
+    cursorOf: (e) => e.id,
+  });
   return (
     <Page title="Audit log">
-      {list.loading && <Loading />}
-      <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.list.loading && <Loading />}
+      <ErrorMessage error={paged.list.error} />
+      {paged.ready && (
         <Table
-          caption="Audit log entries"
-          rows={entries}
+          caption={`Audit log entries, page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(e) => e.id}
           empty="Nothing recorded yet."
           columns={[
@@ -32,18 +35,7 @@ export function AuditLogPage() {
           ]}
         />
       )}
-      <div className="row">
-        {after.length > 0 && (
-          <button type="button" className="secondary" onClick={() => setAfter(after.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {list.data?.hasMore && (
-          <button type="button" className="secondary" onClick={() => setAfter([...after, entries[entries.length - 1]!.id])}>
-            Older
-          </button>
-        )}
-      </div>
+      {paged.pager}
     </Page>
   );
 }

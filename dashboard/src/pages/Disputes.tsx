@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { unwrap } from '../api';
 import { money, when } from '../format';
 import { useSession } from '../session';
+import { usePagedList } from '../paged';
 import { ActionButton, DetailToggle, ErrorMessage, Field, Form, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 
@@ -27,54 +28,66 @@ const columns: Column<Dispute>[] = [
   { header: 'Respond by', cell: (d) => (d.status === 'needs_response' ? when(d.respondBy) : '—') },
 ];
 
-/** The disputes of the acting merchant or bank (optionally of one transaction), newest first. */
-function useDisputes(filter: { status?: Dispute['status']; reference?: string }) {
-  const s = useSession();
-  const bank = s.acting!.kind === 'bank';
-  return useLoad(async () => {
-    const query = {
-      limit: 50,
-      ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.reference ? { reference: filter.reference } : {}),
-    };
-    const page = bank
+type Session = ReturnType<typeof useSession>;
+
+/** One page of the disputes of the acting merchant or bank (optionally of one transaction), newest first. */
+async function disputePage(
+  s: Session,
+  filter: { status?: string; reference?: string },
+  paging: { limit: number; startingAfter?: string },
+): Promise<{ items: Dispute[]; hasMore: boolean }> {
+  const query = {
+    ...paging,
+    ...(filter.status ? { status: filter.status as Dispute['status'] } : {}),
+    ...(filter.reference ? { reference: filter.reference } : {}),
+  };
+  const page =
+    s.acting!.kind === 'bank'
       ? await unwrap(s.client.GET('/v1/bank/disputes', { params: { query } }))
       : await unwrap(s.client.GET('/v1/disputes', { params: { query } }));
-    return page.disputes;
-  }, [s.client, bank, filter.status, filter.reference]);
+  return { items: page.disputes, hasMore: page.hasMore };
 }
 
 /**
  * Disputes (DESIGN 9.4). A merchant answers with evidence or accepts (after a confirmation);
- * the customer's bank opens a dispute on a transaction and decides it.
+ * the customer's bank opens a dispute on a transaction and decides it. The status filter and
+ * the page are in the URL.
  */
 export function DisputesPage() {
   const s = useSession();
   const bank = s.acting!.kind === 'bank';
-  const [status, setStatus] = useState<Dispute['status']>();
   const [open, setOpen] = useState<string>();
-  const list = useDisputes({ status });
+  const paged = usePagedList({
+    filters: ['status'] as const,
+    deps: [s.client],
+    load: (f, paging) => disputePage(s, f, paging),
+    cursorOf: (d) => d.disputeId,
+  });
+  const list = paged.list;
   return (
     <Page title="Disputes">
       {bank && s.can('POST', '/v1/bank/disputes') && <OpenDispute onOpened={list.reload} />}
-      <Select
-        label="Status"
-        name="status"
-        options={[['', 'Any status'], ...STATUSES.map((x): [string, string] => [x, label(x)])]}
-        defaultValue=""
-        onChange={(v) => setStatus(v ? (v as Dispute['status']) : undefined)}
-      />
+      <div className="row filters" key={paged.formKey}>
+        <Select
+          label="Status"
+          name="status"
+          options={[['', 'Any status'], ...STATUSES.map((x): [string, string] => [x, label(x)])]}
+          defaultValue={paged.filters.status ?? ''}
+          onChange={(v) => paged.setFilters({ status: v })}
+        />
+      </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.ready && (
         <DisputeTable
-          disputes={list.data}
+          disputes={paged.rows}
           open={open}
           onToggle={setOpen}
-          caption={`Disputes (${list.data.length})`}
+          caption={`Disputes, page ${paged.page}`}
           empty="No disputes match."
         />
       )}
+      {paged.pager}
       {open && <DisputeDetail key={open} disputeId={open} onChanged={list.reload} />}
     </Page>
   );
@@ -244,7 +257,8 @@ function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(
 /** The disputes of one transaction (its detail), with the bank's form to open one. */
 export function TransactionDisputes({ reference, canDispute, onChanged }: { reference: string; canDispute: boolean; onChanged(): void }) {
   const s = useSession();
-  const list = useDisputes({ reference });
+  // A transaction's disputes are few: the first 100 (the API's largest page).
+  const list = useLoad(async () => (await disputePage(s, { reference }, { limit: 100 })).items, [s.client, reference]);
   const [open, setOpen] = useState<string>();
   const bank = s.acting!.kind === 'bank';
   return (

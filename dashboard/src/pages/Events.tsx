@@ -2,34 +2,39 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
+import { usePagedList } from '../paged';
 import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, DetailToggle } from '../ui';
 import { EVENT_TYPES } from '../../../functions/events/types';
 
 type EventType = (typeof EVENT_TYPES)[number];
 
+/** The events sent to the caller, newest first: filters (`type`, `deliverySuccess`) and the page in the URL. */
 export function EventsPage() {
   const s = useSession();
-  const [type, setType] = useState<EventType | ''>('');
-  const [success, setSuccess] = useState<'' | 'true' | 'false'>('');
   const [open, setOpen] = useState<string>();
-  const list = useLoad(
-    () =>
-      unwrap(
-        s.client.GET('/v1/events', {
-          params: { query: { limit: 50, ...(type ? { type } : {}), ...(success ? { deliverySuccess: success } : {}) } },
-        }),
-      ),
-    [s.client, type, success],
-  );
+  const paged = usePagedList({
+    filters: ['type', 'deliverySuccess'] as const,
+    deps: [s.client],
+    load: async (f, paging) => {
+      const query = {
+        ...paging,
+        ...(f.type ? { type: f.type as EventType } : {}),
+        ...(f.deliverySuccess ? { deliverySuccess: f.deliverySuccess as 'true' | 'false' } : {}),
+      };
+      const r = await unwrap(s.client.GET('/v1/events', { params: { query } }));
+      return { items: r.events, hasMore: r.hasMore };
+    },
+    cursorOf: (e) => e.id,
+  });
   return (
     <Page title="Events">
-      <div className="row filters">
+      <div className="row filters" key={paged.formKey}>
         <Select
           label="Event type"
           name="type"
           options={[['', 'All types'], ...EVENT_TYPES]}
-          defaultValue=""
-          onChange={(v) => setType(v as EventType | '')}
+          defaultValue={paged.filters.type ?? ''}
+          onChange={(v) => paged.setFilters({ type: v })}
         />
         <Select
           label="Deliveries"
@@ -39,19 +44,20 @@ export function EventsPage() {
             ['true', 'All delivered'],
             ['false', 'Some failed'],
           ]}
-          defaultValue=""
-          onChange={(v) => setSuccess(v as '' | 'true' | 'false')}
+          defaultValue={paged.filters.deliverySuccess ?? ''}
+          onChange={(v) => paged.setFilters({ deliverySuccess: v })}
         />
       </div>
-      {list.loading && <Loading />}
-      <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.list.loading && <Loading />}
+      <ErrorMessage error={paged.list.error} />
+      {paged.ready && (
         <Table
-          caption="Events"
-          rows={list.data.events}
+          caption={`Events, page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(e) => e.id}
           empty="No events match."
           columns={[
+            { header: 'Event', cell: (e) => <code>{e.id}</code> },
             { header: 'Type', cell: (e) => e.type },
             { header: 'Created', cell: (e) => when(e.createdAt) },
             {
@@ -66,6 +72,7 @@ export function EventsPage() {
           ]}
         />
       )}
+      {paged.pager}
       {open && <EventDetail id={open} />}
     </Page>
   );

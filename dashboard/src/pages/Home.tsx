@@ -2,7 +2,7 @@ import { unwrap } from '../api';
 import { money, settlementWhen, when } from '../format';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
+import { ErrorMessage, Loading, Named, Page, Table, useLoad } from '../ui';
 import { transactionColumns } from './Transactions';
 
 export function HomePage() {
@@ -224,6 +224,14 @@ function Volume() {
   );
 }
 
+/** The trial balance's account types in words. */
+const ACCOUNT_LABELS = {
+  bank: "Customers' bank (owes the captured funds)",
+  merchant_unsettled: 'Merchant balance, not settled yet',
+  merchant_settled: 'Merchant balance, settled',
+  disputes: "Held by the merchant's open disputes",
+} as const;
+
 function OperatorHome() {
   const s = useSession();
   const tb = useLoad(() => unwrap(s.client.GET('/v1/operator/ledger/trial-balance')), [s.client]);
@@ -245,7 +253,11 @@ function OperatorHome() {
               rowKey={(r) => r.account}
               empty="No ledger entries yet."
               columns={[
-                { header: 'Account', cell: (r) => r.account },
+                {
+                  header: 'Account',
+                  cell: (r) => (r.participantId ? <Named name={r.participantName} id={r.participantId} /> : <code>{r.account}</code>),
+                },
+                { header: 'Type', cell: (r) => (r.type ? ACCOUNT_LABELS[r.type] : 'Unknown account') },
                 { header: 'Debit', cell: (r) => money(r.debit) },
                 { header: 'Credit', cell: (r) => money(r.credit) },
               ]}

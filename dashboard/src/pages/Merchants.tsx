@@ -1,25 +1,49 @@
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
-import { ActionButton, ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
+import { usePagedList } from '../paged';
+import { ActionButton, ErrorMessage, Loading, Page, Select, Table } from '../ui';
 
 type Level = 'basic' | 'enhanced' | 'premium';
 
 /** A provider's merchants and the trust it vouches for each. */
 export function MerchantsPage() {
   const s = useSession();
-  const list = useLoad(() => unwrap(s.client.GET('/v1/provider/merchants', { params: { query: { limit: 50 } } })), [s.client]);
+  const paged = usePagedList({
+    filters: ['trusted'] as const,
+    deps: [s.client],
+    load: async (f, paging) => {
+      const query = { ...paging, ...(f.trusted ? { trusted: f.trusted as 'true' | 'false' } : {}) };
+      const r = await unwrap(s.client.GET('/v1/provider/merchants', { params: { query } }));
+      return { items: r.merchants, hasMore: r.hasMore };
+    },
+    cursorOf: (m) => m.id,
+  });
+  const list = paged.list;
   const canTrust = s.can('PATCH', '/v1/provider/merchant/trust');
   const setTrust = (entityId: string, trusted: boolean, trustLevel?: Level) =>
     unwrap(s.client.PATCH('/v1/provider/merchant/trust', { body: { entityId, trusted, ...(trustLevel ? { trustLevel } : {}) } }));
   return (
     <Page title="Merchants">
+      <div className="row filters" key={paged.formKey}>
+        <Select
+          label="Trust"
+          name="trusted"
+          options={[
+            ['', 'Any'],
+            ['true', 'Trusted'],
+            ['false', 'Not trusted'],
+          ]}
+          defaultValue={paged.filters.trusted ?? ''}
+          onChange={(v) => paged.setFilters({ trusted: v })}
+        />
+      </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.ready && (
         <Table
-          caption={`Merchants (${list.data.total})`}
-          rows={list.data.merchants}
+          caption={`Merchants, page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(m) => m.id}
           empty="No merchants yet."
           columns={[
@@ -49,6 +73,7 @@ export function MerchantsPage() {
           ]}
         />
       )}
+      {paged.pager}
     </Page>
   );
 }

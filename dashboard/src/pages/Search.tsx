@@ -4,12 +4,13 @@ import { when } from '../format';
 import { Link, navigate, useSearchParams } from '../router';
 import { useSession } from '../session';
 import type { Schemas } from '../sdk-types';
+import type { ParticipantKind } from '../../../functions/routes';
 import { ErrorMessage, Loading, Page, Table, useLoad } from '../ui';
 
 type Result = Schemas['SearchResult'];
 
-/** The dashboard page of a found thing (null: none of its own; the results list shows it). */
-export function pageOf(r: Pick<Result, 'kind' | 'id'>): string | null {
+/** The dashboard page of a found thing for the viewer (null: none of its own; the results list shows it). */
+export function pageOf(r: Pick<Result, 'kind' | 'id'>, viewer: ParticipantKind): string | null {
   const id = encodeURIComponent(r.id);
   switch (r.kind) {
     case 'transaction':
@@ -17,9 +18,10 @@ export function pageOf(r: Pick<Result, 'kind' | 'id'>): string | null {
     case 'delivery':
       return `deliveries/${id}`;
     case 'decision':
-      return `decisions/${id}`;
+      return viewer === 'bank' || viewer === 'merchant' ? `decisions/${id}` : null;
     case 'schedule':
-      return `schedules/${id}`;
+      // A bank reads its customers' schedules in lists (no schedule read of its own): no page.
+      return viewer === 'merchant' ? `schedules/${id}` : null;
     case 'customer':
       return `transactions?customerId=${id}`;
     default:
@@ -46,7 +48,7 @@ export function SearchField() {
           : customers.length === 1 && found.results.every((r) => r.kind === 'customer' || r.kind === 'decision')
             ? customers[0]
             : undefined;
-      const only = one ? pageOf(one) : null;
+      const only = one ? pageOf(one, s.acting!.kind) : null;
       navigate(only ?? `search?q=${encodeURIComponent(q)}`);
     } catch (err) {
       setError(err as Error);
@@ -98,7 +100,7 @@ export function SearchPage() {
             {
               header: 'Id',
               cell: (r) => {
-                const to = pageOf(r);
+                const to = pageOf(r, s.acting!.kind);
                 return to ? (
                   <Link to={to}>
                     <code>{r.id}</code>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { lagosDate, money, settlementWhen } from '../format';
 import { useSession } from '../session';
+import { usePagedList } from '../paged';
 import type { BodyOf } from '../sdk-types';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Table, useLoad, DetailToggle } from '../ui';
 
@@ -11,17 +12,28 @@ import { ActionButton, ErrorMessage, Field, Form, Loading, Table, useLoad, Detai
  */
 export function MerchantSettlements() {
   const s = useSession();
-  const list = useLoad(() => unwrap(s.client.GET('/v1/settlements', { params: { query: { limit: 20 } } })), [s.client]);
+  // Beside the transactions on one page: its own URL parameters (`settlements-pages`, `settlements-limit`).
+  const paged = usePagedList({
+    ns: 'settlements',
+    filters: [] as const,
+    deps: [s.client],
+    load: async (_f, paging) => {
+      const r = await unwrap(s.client.GET('/v1/settlements', { params: { query: paging } }));
+      return { items: r.settlements, hasMore: r.hasMore };
+    },
+    cursorOf: (x) => x.settlementId,
+  });
+  const list = paged.list;
   const [open, setOpen] = useState<string>();
   return (
     <section aria-labelledby="settlements-h">
       <h2 id="settlements-h">Settlements</h2>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.ready && (
         <Table
-          caption="Settlements"
-          rows={list.data.settlements}
+          caption={`Settlements, page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(x) => x.settlementId}
           empty="No settlements yet: funds settle on the next Lagos business day."
           columns={[
@@ -37,6 +49,7 @@ export function MerchantSettlements() {
           ]}
         />
       )}
+      {paged.pager}
       {open && <SettlementLines id={open} />}
     </section>
   );

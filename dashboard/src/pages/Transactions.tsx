@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { unwrap } from '../api';
 import { money, when } from '../format';
-import { Link, useSearchParams } from '../router';
+import { Link } from '../router';
+import { usePagedList } from '../paged';
 import { useSession } from '../session';
-import { ErrorMessage, Field, Form, Loading, Page, Pager, pagesOf, Select, Table, useConfirm, useLoad, type Column } from '../ui';
+import { CustomerNamed, ErrorMessage, Field, Form, Loading, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
 import { TransactionDisputes } from './Disputes';
@@ -18,7 +19,6 @@ const STATUSES = [
   'refunded',
   'partially_refunded',
 ] as const satisfies readonly Transaction['status'][];
-const PAGE_SIZE = 50;
 
 export const transactionColumns: Column<Transaction>[] = [
   {
@@ -39,35 +39,22 @@ export const transactionColumns: Column<Transaction>[] = [
 ];
 
 /** A Lagos-agnostic day (YYYY-MM-DD, the viewer's) as the bound of a createdAt range. */
-const dayBound = (day: string | null, end: boolean) =>
-  day ? new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString() : undefined;
+const dayBound = (day: string, end: boolean) => new Date(`${day}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString();
 
-/** Transactions: filters and the page in the URL (`status`, `from`, `to`, `pages`), cursor paging, exports that take the filters. */
+/** Transactions: filters and the page in the URL (`status`, `customerId`, `from`, `to`, `pages`), cursor paging, exports that take the filters. */
 export function TransactionsPage() {
   const s = useSession();
-  const [q, setQ] = useSearchParams();
-  const status = (q.get('status') ?? '') as Transaction['status'] | '';
-  const from = q.get('from');
-  const to = q.get('to');
-  const customerId = q.get('customerId');
-  const { pages, startingAfter } = pagesOf(q);
-  const filters = {
-    ...(status ? { status } : {}),
-    ...(customerId ? { customerId } : {}),
-    ...(dayBound(from, false) ? { from: dayBound(from, false) } : {}),
-    ...(dayBound(to, true) ? { to: dayBound(to, true) } : {}),
-  };
-  const list = useLoad(
-    () =>
-      unwrap(
-        s.client.GET('/v1/transaction-history', {
-          params: { query: { limit: PAGE_SIZE, ...filters, ...(startingAfter ? { startingAfter } : {}) } },
-        }),
-      ),
-    [s.client, status, customerId, from, to, startingAfter],
-  );
-  const rows = list.data?.transactions ?? [];
-  const keep = { status: status || undefined, customerId: customerId ?? undefined, from: from ?? undefined, to: to ?? undefined };
+  const paged = usePagedList({
+    filters: ['status', 'customerId', 'from', 'to'] as const,
+    deps: [s.client],
+    cursorOf: (t: Transaction) => t.reference,
+    load: async (f, paging) => {
+      const r = await unwrap(s.client.GET('/v1/transaction-history', { params: { query: { ...paging, ...query(f) } } }));
+      return { items: r.transactions, hasMore: r.hasMore };
+    },
+  });
+  const { status, customerId, from, to } = paged.filters;
+  const range = query(paged.filters);
   return (
     <Page title="Transactions">
       <Form
@@ -75,60 +62,61 @@ export function TransactionsPage() {
         submit="Apply filters"
         onSubmit={async (f) => {
           const v = (k: string) => String(f.get(k) ?? '') || undefined;
-          setQ({ status: v('status'), customerId: customerId ?? undefined, from: v('from'), to: v('to') });
+          paged.setFilters({ status: v('status'), from: v('from'), to: v('to') });
         }}
       >
-        <div className="row filters" key={q.toString()}>
-          <Select label="Status" name="status" options={[['', 'Any status'], ...STATUSES]} defaultValue={status} />
-          <Field label="From" name="from" type="date" defaultValue={from ?? undefined} />
-          <Field label="To" name="to" type="date" defaultValue={to ?? undefined} />
+        <div className="row filters" key={paged.formKey}>
+          <Select label="Status" name="status" options={[['', 'Any status'], ...STATUSES]} defaultValue={status ?? ''} />
+          <Field label="From" name="from" type="date" defaultValue={from} />
+          <Field label="To" name="to" type="date" defaultValue={to} />
         </div>
       </Form>
       {customerId && (
         <p className="notice">
           Transactions of customer <code>{customerId}</code>.{' '}
-          <Link
-            to={`transactions${status || from || to ? `?${new URLSearchParams({ ...(status ? { status } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) })}` : ''}`}
-          >
+          <button type="button" className="link" onClick={() => paged.setFilters({ customerId: undefined })}>
             Show every customer
-          </Link>
+          </button>
         </p>
       )}
       {s.acting!.kind === 'merchant' && s.can('POST', '/v1/exports') && !customerId && (
         <Export
-          key={q.toString()}
+          key={paged.formKey}
           label={status || from || to ? 'Export these transactions (CSV)' : 'Export all transactions (CSV)'}
           body={{
             kind: 'transactions',
-            ...(status ? { status } : {}),
-            ...(filters.from ? { from: filters.from } : {}),
-            ...(filters.to ? { to: filters.to } : {}),
+            ...(range.status ? { status: range.status } : {}),
+            ...(range.from ? { from: range.from } : {}),
+            ...(range.to ? { to: range.to } : {}),
           }}
         />
       )}
-      {list.loading && <Loading />}
-      <ErrorMessage error={list.error} />
-      {list.data && !list.loading && (
-        <>
-          <Table
-            caption={`Transactions, page ${pages.length + 1}`}
-            rows={rows}
-            rowKey={(t) => t.reference}
-            empty="No transactions match."
-            columns={transactionColumns}
-          />
-          <Pager
-            hasMore={list.data.hasMore}
-            lastId={rows.at(-1)?.reference}
-            pages={pages}
-            onPages={(next) => setQ({ ...keep, pages: next.join(',') })}
-          />
-        </>
+      {paged.list.loading && <Loading />}
+      <ErrorMessage error={paged.list.error} />
+      {paged.ready && (
+        <Table
+          caption={`Transactions, page ${paged.page}`}
+          rows={paged.rows}
+          rowKey={(t) => t.reference}
+          empty="No transactions match."
+          columns={transactionColumns}
+        />
       )}
+      {paged.pager}
       {s.acting!.kind === 'merchant' && <MerchantSettlements />}
       {s.acting!.kind === 'bank' && <BankSettlementReport />}
     </Page>
   );
+}
+
+/** The history's query for the filters in the URL (days are the viewer's, as bounds of createdAt). */
+function query(f: { status?: string; customerId?: string; from?: string; to?: string }) {
+  return {
+    ...(f.status ? { status: f.status as Transaction['status'] } : {}),
+    ...(f.customerId ? { customerId: f.customerId } : {}),
+    ...(f.from ? { from: dayBound(f.from, false) } : {}),
+    ...(f.to ? { to: dayBound(f.to, true) } : {}),
+  };
 }
 
 /** `/dashboard/transactions/<reference>`: one transaction, its amounts, customer, schedule, and a refund after `Confirm`. */
@@ -165,7 +153,7 @@ export function TransactionPage({ reference }: { reference: string }) {
           </dd>
           <dt>Customer</dt>
           <dd>
-            <code>{x.customerId}</code>
+            <CustomerNamed id={x.customerId} />
           </dd>
           <dt>Type</dt>
           <dd>{x.type}</dd>
@@ -176,7 +164,19 @@ export function TransactionPage({ reference }: { reference: string }) {
           <dt>Bank transaction</dt>
           <dd>{x.bankTransactionId ?? '—'}</dd>
           <dt>Schedule</dt>
-          <dd>{x.scheduleId ? <code>{x.scheduleId}</code> : '—'}</dd>
+          <dd>
+            {x.scheduleId ? (
+              s.can('GET', '/v1/recurring/{scheduleId}') ? (
+                <Link to={`schedules/${encodeURIComponent(x.scheduleId)}`}>
+                  <code>{x.scheduleId}</code>
+                </Link>
+              ) : (
+                <code>{x.scheduleId}</code>
+              )
+            ) : (
+              '—'
+            )}
+          </dd>
           <dt>Settlement</dt>
           <dd>{x.settlementId ? <code>{x.settlementId}</code> : '—'}</dd>
           <dt>Created</dt>
@@ -225,6 +225,33 @@ export function TransactionPage({ reference }: { reference: string }) {
         <p role="status" className="notice">
           {refunded}
         </p>
+      )}
+      {x && (
+        <section aria-labelledby="txn-refunds-h">
+          <h2 id="txn-refunds-h">Refunds</h2>
+          <Table
+            caption={`Refunds of ${reference}`}
+            rows={x.refunds}
+            rowKey={(r) => r.refundId}
+            empty="No refunds of this transaction."
+            columns={[
+              { header: 'Refund', cell: (r) => <code>{r.refundId}</code> },
+              { header: 'Amount', cell: (r) => money(r.amount) },
+              {
+                header: 'Status',
+                cell: (r) => (
+                  <span className={`badge ${r.status === 'completed' ? 'succeeded' : r.status}`}>
+                    {r.status}
+                    {r.failureReason ? `: ${r.failureReason}` : ''}
+                  </span>
+                ),
+              },
+              { header: 'Reason', cell: (r) => r.reason ?? '—' },
+              { header: 'Asked', cell: (r) => when(r.createdAt) },
+              { header: 'Completed', cell: (r) => (r.completedAt ? when(r.completedAt) : `expected by ${when(r.expectedBy)}`) },
+            ]}
+          />
+        </section>
       )}
       {x && (s.acting!.kind === 'merchant' || s.acting!.kind === 'bank') && (
         <TransactionDisputes

@@ -3,6 +3,7 @@ import { unwrap } from '../api';
 import { when } from '../format';
 import { Link } from '../router';
 import { useSession } from '../session';
+import { usePagedList } from '../paged';
 import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
 
 type Status = 'pending' | 'delivered' | 'failed';
@@ -106,29 +107,35 @@ export function WebhooksPage() {
   );
 }
 
+/** The caller's deliveries, newest first: the status filter and the page in the URL. */
 function Deliveries({ version, endpoints }: { version: number; endpoints: Map<string, string> }) {
   const s = useSession();
-  const [status, setStatus] = useState<Status | ''>('');
-  const [n, setN] = useState(0);
-  const list = useLoad(
-    () => unwrap(s.client.GET('/v1/webhooks/deliveries', { params: { query: { limit: 50, ...(status ? { status } : {}) } } })),
-    [s.client, status, version, n],
-  );
+  const paged = usePagedList({
+    filters: ['status'] as const,
+    deps: [s.client, version],
+    load: async (f, paging) => {
+      const query = { ...paging, ...(f.status ? { status: f.status as Status } : {}) };
+      const r = await unwrap(s.client.GET('/v1/webhooks/deliveries', { params: { query } }));
+      return { items: r.deliveries, hasMore: r.hasMore };
+    },
+    cursorOf: (d) => d.id,
+  });
+  const status = paged.filters.status;
   const canReplay = s.can('POST', '/v1/webhooks/deliveries/{id}/replay');
   const replay = (id: string) => unwrap(s.client.POST('/v1/webhooks/deliveries/{id}/replay', { params: { path: { id } } }));
-  const failed = list.data?.deliveries.filter((d) => d.status === 'failed') ?? [];
+  const failed = paged.rows.filter((d) => d.status === 'failed');
   return (
     <section aria-labelledby="deliveries-h">
       <h2 id="deliveries-h">Deliveries</h2>
-      <div className="row filters">
+      <div className="row filters" key={paged.formKey}>
         <Select
           label="Status"
           name="status"
           options={[['', 'All'], 'pending', 'delivered', 'failed']}
-          defaultValue=""
-          onChange={(v) => setStatus(v as Status | '')}
+          defaultValue={status ?? ''}
+          onChange={(v) => paged.setFilters({ status: v })}
         />
-        <button type="button" className="secondary" onClick={() => setN((x) => x + 1)}>
+        <button type="button" className="secondary" onClick={paged.list.reload}>
           Refresh
         </button>
         {canReplay && failed.length > 0 && (
@@ -137,16 +144,16 @@ function Deliveries({ version, endpoints }: { version: number; endpoints: Map<st
             action={async () => {
               for (const d of failed) await replay(d.id);
             }}
-            onDone={() => setN((x) => x + 1)}
+            onDone={paged.list.reload}
           />
         )}
       </div>
-      {list.loading && <Loading />}
-      <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.list.loading && <Loading />}
+      <ErrorMessage error={paged.list.error} />
+      {paged.ready && (
         <Table
-          caption="Webhook deliveries"
-          rows={list.data.deliveries}
+          caption={`Webhook deliveries, page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(d) => d.id}
           empty={status ? `No ${status} deliveries.` : 'No deliveries yet.'}
           columns={[
@@ -167,12 +174,12 @@ function Deliveries({ version, endpoints }: { version: number; endpoints: Map<st
             { header: 'Next attempt', cell: (d) => when(d.nextAttemptAt) },
             {
               header: 'Replay',
-              cell: (d) =>
-                canReplay ? <ActionButton label="Replay" action={() => replay(d.id)} onDone={() => setN((x) => x + 1)} /> : '—',
+              cell: (d) => (canReplay ? <ActionButton label="Replay" action={() => replay(d.id)} onDone={paged.list.reload} /> : '—'),
             },
           ]}
         />
       )}
+      {paged.pager}
     </section>
   );
 }

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { batchGet } from '../../bills/reads';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
 import { skipPaging } from '../../http/schemas';
-import { participantKey } from '../../identity/participant-store';
+import { participantNames } from '../../identity/participant-store';
 import { parseSchedule, SCHEDULE_STATUSES, scheduleItemNamed, scheduleRange, subscriptionView } from '../../recurring/views';
 import type { Item } from '../../platform/table';
 
@@ -30,10 +29,8 @@ export const handler = endpoint(
     );
     const page = await listPage<Item>(range, pagingOf(query), scheduleItemNamed, "one of your customers' schedules");
     const schedules = page.items.map((it) => parseSchedule(it)!);
-    const merchants = schedules.length
-      ? await batchGet<Item>([...new Set(schedules.map((s) => s.merchantId))].map(participantKey), ['name'])
-      : new Map<string, Item>();
-    const nameOf = (merchantId: string) => (merchants.get(participantKey(merchantId).pk)?.name as string | undefined) ?? null;
+    const names = await participantNames(schedules.map((s) => s.merchantId));
+    const nameOf = (merchantId: string) => names.get(merchantId) ?? null;
     return ok(200, 'Subscriptions retrieved', {
       subscriptions: schedules.map((s) => subscriptionView(s, nameOf(s.merchantId))),
       ...pageFields(page),

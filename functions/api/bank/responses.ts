@@ -8,7 +8,21 @@ import * as z from 'zod';
 import { FREQUENCIES } from '../../domain/schedule-dates';
 import { SCHEDULE_STATUSES } from '../../recurring/views';
 import { TRANSACTION_STATUSES } from '../../transactions/store';
-import { element, batchSummary, count, decisionDetail, iso, decision, remaining, hasMore, total, currency, money, refund } from '../shapes';
+import {
+  customerName,
+  element,
+  batchSummary,
+  count,
+  decisionDetail,
+  iso,
+  decision,
+  remaining,
+  hasMore,
+  total,
+  currency,
+  money,
+  refund,
+} from '../shapes';
 import type { Responses } from '../shapes';
 import { RESPONSES as RECURRING } from '../recurring/responses';
 import { RESPONSES as MERCHANT } from '../merchant/responses';
@@ -46,7 +60,13 @@ export const RESPONSES = {
   },
   'list-decisions': {
     data: z
-      .array(decision.extend({ remaining }))
+      .array(
+        decision.extend({
+          remaining,
+          customer: customerName.nullable(),
+          merchantName: z.string().nullable().describe("The merchant's current name (null: the merchant is gone)"),
+        }),
+      )
       .describe('The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level'),
   },
   'list-subscriptions': {

@@ -5,6 +5,7 @@
  * the handlers: zod stays out of their bundles.
  */
 import * as z from 'zod';
+import { ACCOUNT_TYPES } from '../../ledger/store';
 import { TRUST_LEVELS } from '../../domain/trust';
 import { application, iso, money } from '../shapes';
 import type { Responses } from '../shapes';
@@ -45,7 +46,17 @@ export const RESPONSES = {
     data: z.object({
       accounts: z.array(
         z.object({
-          account: z.string().describe('bank:<bankId>, merchant_unsettled:<merchantId> or merchant_settled:<merchantId>'),
+          account: z
+            .string()
+            .describe('bank:<bankId>, merchant_unsettled:<merchantId>, merchant_settled:<merchantId> or disputes:<merchantId>'),
+          type: z
+            .enum(ACCOUNT_TYPES)
+            .nullable()
+            .describe(
+              "bank: owed by the customers' bank; merchant_unsettled / merchant_settled: the merchant's balance before / after settlement; disputes: held by the merchant's open disputes",
+            ),
+          participantId: z.string().nullable().describe('The bank or merchant the account is of'),
+          participantName: z.string().nullable().describe("That participant's current name"),
           debit: money,
           credit: money,
         }),

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { SCHEDULE_STATUSES } from '../../recurring/views';
-import { iso, schedule, hasMore, total, scheduleSummary } from '../shapes';
+import { customerName, iso, schedule, hasMore, total, scheduleSummary, transaction } from '../shapes';
 import type { Responses } from '../shapes';
 
 export const RESPONSES = {
@@ -22,10 +22,13 @@ export const RESPONSES = {
     data: z.object({ scheduleId: z.string(), status: z.literal('cancelled'), cancelledAt: iso.nullable() }),
   },
   get: {
-    data: schedule,
+    data: schedule.extend({
+      customer: customerName.nullable(),
+      runs: z.array(transaction).describe('The transactions of its latest 20 runs, newest first (a run refused before billing has none)'),
+    }),
   },
   list: {
-    data: z.object({ schedules: z.array(scheduleSummary), total, hasMore }),
+    data: z.object({ schedules: z.array(scheduleSummary.extend({ customer: customerName.nullable() })), total, hasMore }),
   },
   pause: {
     data: z.object({

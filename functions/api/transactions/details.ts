@@ -3,15 +3,17 @@ import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../platform/errors';
 import { canSee, findBillByReference, transactionOf } from '../../transactions/store';
 import { MONEY_MSG } from '../../transactions/messages';
+import { refundsOf, refundView } from '../../refunds/views';
 
 const query = z.object({ reference: z.string().trim().min(1).max(100) });
 
 /**
- * GET /v1/transaction-details?reference= -> one transaction. Unknown, or not visible to the
+ * GET /v1/transaction-details?reference= -> one transaction with its refunds. Unknown, or not visible to the
  * caller (another merchant's, bank's or provider's): 404 `Transaction not found`.
  */
 export const handler = endpoint({ query, description: 'One transaction by its reference.' }, async ({ query, principal }) => {
   const bill = await findBillByReference(query.reference);
   if (!bill || !canSee(principal, bill)) throw notFound(MONEY_MSG.transactionNotFound);
-  return ok(200, MONEY_MSG.transactionRetrieved, await transactionOf(bill));
+  const [transaction, refunds] = await Promise.all([transactionOf(bill), refundsOf(bill)]);
+  return ok(200, MONEY_MSG.transactionRetrieved, { ...transaction, refunds: refunds.map(refundView) });
 });

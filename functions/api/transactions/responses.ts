@@ -5,12 +5,12 @@
  * the handlers: zod stays out of their bundles.
  */
 import * as z from 'zod';
-import { transaction, hasMore, total } from '../shapes';
+import { refund, transaction, hasMore, total } from '../shapes';
 import type { Responses } from '../shapes';
 
 export const RESPONSES = {
   details: {
-    data: transaction,
+    data: transaction.extend({ refunds: z.array(refund).describe('Its refunds, newest first') }),
   },
   history: {
     data: z.object({ transactions: z.array(transaction), total, hasMore }),

@@ -3631,6 +3631,12 @@ export interface components {
             yearly: number | null;
             payments: number | null;
         };
+        /** @description The customer's name and e-mail */
+        CustomerName: {
+            /** @description First and last name */
+            name: string;
+            email: string;
+        };
         /** @description A decision with its lookup phrase and last change. */
         CustomerDecisionDetail: {
             id: string;
@@ -3764,65 +3770,6 @@ export interface components {
             retryAfterDays: number[];
             /** @description true: the merchant has not set a policy ([1, 1, 1]) */
             isDefault: boolean;
-        };
-        ScheduleSummary: {
-            scheduleId: string;
-            customerId: string;
-            /** @description Amount in major units (NGN 1500.5) */
-            amount: number;
-            /** @description ISO 4217 code (NGN) */
-            currency: string;
-            /** @enum {string} */
-            frequency: "daily" | "weekly" | "monthly" | "yearly";
-            /** @enum {string} */
-            status: "active" | "paused" | "cancelled" | "completed" | "processing";
-            nextBillingDate: string | null;
-            totalBillings: number;
-            /** @description ISO 8601 date-time, UTC */
-            createdAt: string;
-        };
-        RecurringSchedule: {
-            scheduleId: string;
-            customerId: string;
-            /** @description Amount in major units (NGN 1500.5) */
-            amount: number;
-            /** @description ISO 4217 code (NGN) */
-            currency: string;
-            /** @enum {string} */
-            frequency: "daily" | "weekly" | "monthly" | "yearly";
-            /** @enum {string} */
-            status: "active" | "paused" | "cancelled" | "completed" | "processing";
-            nextBillingDate: string | null;
-            totalBillings: number;
-            /** @description ISO 8601 date-time, UTC */
-            createdAt: string;
-            agreementPhrase: string;
-            interval: number;
-            /** @description ISO 8601 date-time, UTC */
-            startDate: string;
-            endDate: string | null;
-            maxBillings: number | null;
-            failedAttempts: number;
-            description: string | null;
-            entityId: string;
-            metadata: {
-                [key: string]: unknown;
-            } | null;
-            /** @description ISO 8601 date-time, UTC */
-            updatedAt: string;
-            pausedAt: string | null;
-            pauseReason: string | null;
-            resumedAt: string | null;
-            cancelledAt: string | null;
-            completedAt: string | null;
-            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
-            pendingAmendment?: {
-                amendmentId: string;
-                from: components["schemas"]["ScheduleTerms"];
-                to: components["schemas"]["ScheduleTerms"];
-                /** @description ISO 8601 date-time, UTC */
-                requestedAt: string;
-            };
         };
         /** @description A schedule's amendable terms */
         ScheduleTerms: {
@@ -3997,6 +3944,49 @@ export interface components {
             refunded: number;
             /** @description Amounts disputed that day, net of disputes reversed that day */
             disputed: number;
+        };
+        RecurringSchedule: {
+            scheduleId: string;
+            customerId: string;
+            /** @description Amount in major units (NGN 1500.5) */
+            amount: number;
+            /** @description ISO 4217 code (NGN) */
+            currency: string;
+            /** @enum {string} */
+            frequency: "daily" | "weekly" | "monthly" | "yearly";
+            /** @enum {string} */
+            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+            nextBillingDate: string | null;
+            totalBillings: number;
+            /** @description ISO 8601 date-time, UTC */
+            createdAt: string;
+            agreementPhrase: string;
+            interval: number;
+            /** @description ISO 8601 date-time, UTC */
+            startDate: string;
+            endDate: string | null;
+            maxBillings: number | null;
+            failedAttempts: number;
+            description: string | null;
+            entityId: string;
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /** @description ISO 8601 date-time, UTC */
+            updatedAt: string;
+            pausedAt: string | null;
+            pauseReason: string | null;
+            resumedAt: string | null;
+            cancelledAt: string | null;
+            completedAt: string | null;
+            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
+            pendingAmendment?: {
+                amendmentId: string;
+                from: components["schemas"]["ScheduleTerms"];
+                to: components["schemas"]["ScheduleTerms"];
+                /** @description ISO 8601 date-time, UTC */
+                requestedAt: string;
+            };
         };
         TestClock: {
             clockId: string;
@@ -6068,17 +6058,26 @@ export interface operations {
                      *           {
                      *             "account": "bank:bnk_0mwygyq4saFjBmnOe1CzyzZ",
                      *             "debit": 1096.62,
-                     *             "credit": 0
+                     *             "credit": 0,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyq4saFjBmnOe1CzyzZ",
+                     *             "participantName": "Example Bank 1"
                      *           },
                      *           {
                      *             "account": "bank:bnk_0mwygyqfmbJM4hmYLL4rNu9",
                      *             "debit": 7.77,
-                     *             "credit": 0
+                     *             "credit": 0,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyqfmbJM4hmYLL4rNu9",
+                     *             "participantName": "Example Bank 2"
                      *           },
                      *           {
                      *             "account": "bank:bnk_0mwygyu85gtxXuQ7r1EhU1U",
                      *             "debit": 45.5,
-                     *             "credit": 5.5
+                     *             "credit": 5.5,
+                     *             "type": "bank",
+                     *             "participantId": "bnk_0mwygyu85gtxXuQ7r1EhU1U",
+                     *             "participantName": "Example Bank 3"
                      *           }
                      *         ],
                      *         "totalDebit": 2699.78,
@@ -6095,8 +6094,14 @@ export interface operations {
                         message: string;
                         data: {
                             accounts: {
-                                /** @description bank:<bankId>, merchant_unsettled:<merchantId> or merchant_settled:<merchantId> */
+                                /** @description bank:<bankId>, merchant_unsettled:<merchantId>, merchant_settled:<merchantId> or disputes:<merchantId> */
                                 account: string;
+                                /** @description bank: owed by the customers' bank; merchant_unsettled / merchant_settled: the merchant's balance before / after settlement; disputes: held by the merchant's open disputes */
+                                type: ("bank" | "merchant_unsettled" | "merchant_settled" | "disputes") | null;
+                                /** @description The bank or merchant the account is of */
+                                participantId: string | null;
+                                /** @description That participant's current name */
+                                participantName: string | null;
                                 /** @description Amount in major units (NGN 1500.5) */
                                 debit: number;
                                 /** @description Amount in major units (NGN 1500.5) */
@@ -6499,6 +6504,7 @@ export interface operations {
     bankListDecisions: {
         parameters: {
             query?: {
+                id?: string;
                 customerId?: string;
                 entityId?: string;
                 decision?: "approve_once" | "approve_recurring" | "deny" | "suspended";
@@ -6551,7 +6557,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example1",
+                     *             "email": "customer1@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         },
                      *         {
                      *           "id": "dec_example200000000000000",
@@ -6570,7 +6581,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example2",
+                     *             "email": "customer2@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         },
                      *         {
                      *           "id": "dec_example300000000000000",
@@ -6589,7 +6605,12 @@ export interface operations {
                      *             "monthly": null,
                      *             "yearly": null,
                      *             "payments": null
-                     *           }
+                     *           },
+                     *           "customer": {
+                     *             "name": "Customer Example3",
+                     *             "email": "customer3@example.com"
+                     *           },
+                     *           "merchantName": "Example Merchant"
                      *         }
                      *       ],
                      *       "total": 4,
@@ -6625,6 +6646,9 @@ export interface operations {
                             createdAt: string;
                             lastUsed: string | null;
                             remaining: components["schemas"]["RemainingLimits"];
+                            customer: components["schemas"]["CustomerName"] | null;
+                            /** @description The merchant's current name (null: the merchant is gone) */
+                            merchantName: string | null;
                         }[];
                     };
                 };
@@ -10062,7 +10086,23 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            schedules: components["schemas"]["ScheduleSummary"][];
+                            schedules: {
+                                scheduleId: string;
+                                customerId: string;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly" | "yearly";
+                                /** @enum {string} */
+                                status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                                nextBillingDate: string | null;
+                                totalBillings: number;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10151,7 +10191,12 @@ export interface operations {
                      *             "frequency": "monthly"
                      *           },
                      *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         }
+                     *         },
+                     *         "customer": {
+                     *           "name": "Ada Example",
+                     *           "email": "ada@example.com"
+                     *         },
+                     *         "runs": []
                      *       }
                      *     }
                      */
@@ -10161,7 +10206,52 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["RecurringSchedule"];
+                        data: {
+                            scheduleId: string;
+                            customerId: string;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            amount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            /** @enum {string} */
+                            frequency: "daily" | "weekly" | "monthly" | "yearly";
+                            /** @enum {string} */
+                            status: "active" | "paused" | "cancelled" | "completed" | "processing";
+                            nextBillingDate: string | null;
+                            totalBillings: number;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            agreementPhrase: string;
+                            interval: number;
+                            /** @description ISO 8601 date-time, UTC */
+                            startDate: string;
+                            endDate: string | null;
+                            maxBillings: number | null;
+                            failedAttempts: number;
+                            description: string | null;
+                            entityId: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            updatedAt: string;
+                            pausedAt: string | null;
+                            pauseReason: string | null;
+                            resumedAt: string | null;
+                            cancelledAt: string | null;
+                            completedAt: string | null;
+                            /** @description An amendment waiting for the customer's bank to approve it; absent otherwise */
+                            pendingAmendment?: {
+                                amendmentId: string;
+                                from: components["schemas"]["ScheduleTerms"];
+                                to: components["schemas"]["ScheduleTerms"];
+                                /** @description ISO 8601 date-time, UTC */
+                                requestedAt: string;
+                            };
+                            customer: components["schemas"]["CustomerName"] | null;
+                            /** @description The transactions of its latest 20 runs, newest first (a run refused before billing has none) */
+                            runs: components["schemas"]["Transaction"][];
+                        };
                     };
                 };
             };
@@ -10505,7 +10595,21 @@ export interface operations {
                      *         "disputedAmount": 0,
                      *         "disputeStatus": null,
                      *         "createdAt": "2030-04-22T09:00:00.000Z",
-                     *         "updatedAt": "2026-11-06T04:30:01.140Z"
+                     *         "updatedAt": "2026-11-06T04:30:01.140Z",
+                     *         "refunds": [
+                     *           {
+                     *             "refundId": "rfd_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "amount": 100.5,
+                     *             "currency": "NGN",
+                     *             "status": "completed",
+                     *             "reason": "Returned item",
+                     *             "expectedBy": "2030-04-26T22:59:59.999Z",
+                     *             "createdAt": "2030-04-23T09:00:00.000Z",
+                     *             "updatedAt": "2030-04-23T09:05:00.000Z",
+                     *             "completedAt": "2030-04-23T09:05:00.000Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -10515,7 +10619,38 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["Transaction"];
+                        data: {
+                            reference: string;
+                            billingRequestId: string;
+                            /** @enum {string} */
+                            type: "agreement" | "one_time" | "recurring";
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                            /** @description Amount in major units (NGN 1500.5) */
+                            amount: number;
+                            /** @description Amount in major units (NGN 1500.5) */
+                            refundedAmount: number;
+                            /** @description ISO 4217 code (NGN) */
+                            currency: string;
+                            description: string | null;
+                            customerId: string;
+                            entityId: string;
+                            merchantName: string;
+                            bankTransactionId: string | null;
+                            scheduleId: string | null;
+                            /** @description The settlement that paid it; null until settled */
+                            settlementId: string | null;
+                            /** @description Of its disputes, the amount open or lost (0 when none) */
+                            disputedAmount: number;
+                            /** @description The status of its latest dispute; null when never disputed */
+                            disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                            /** @description ISO 8601 date-time, UTC */
+                            createdAt: string;
+                            /** @description ISO 8601 date-time, UTC */
+                            updatedAt: string;
+                            /** @description Its refunds, newest first */
+                            refunds: components["schemas"]["Refund"][];
+                        };
                     };
                 };
             };
