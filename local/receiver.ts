@@ -96,7 +96,7 @@ export async function startReceiver(defaultResponse: ScriptedResponse = { status
       responders.set(path, typeof responder === 'function' ? responder : () => responder);
     },
     received: (path) => requests.filter((r) => r.path === path),
-    async waitFor(path, pred, timeoutMs = 20_000) {
+    async waitFor(path, pred, timeoutMs = 40_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const reqs = requests.filter((r) => r.path === path);

@@ -97,7 +97,7 @@ function eventsAt(h: Hook, type?: string): Event[] {
 
 /** Wait for an event at the hook matching `pred`; checks its signature. */
 async function waitEvent(h: Hook, type: string, pred: (data: any) => boolean = () => true): Promise<Event> {
-  await rx.waitFor(h.path, () => eventsAt(h, type).some((e) => pred(e.data)), 15_000);
+  await rx.waitFor(h.path, () => eventsAt(h, type).some((e) => pred(e.data)), 40_000);
   const e = eventsAt(h, type).find((x) => pred(x.data))!;
   const expected = createHmac('sha256', h.secret).update(e.raw.body).digest('hex');
   expect(e.raw.headers['x-webhook-signature']).toBe(expected);

@@ -79,7 +79,7 @@ export function withBrowser(dir: string, ready: (browser: Browser) => void): voi
 
 export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'Europe/London' });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   if (process.env.BROWSER_LOG === '1') {
     page.on('console', (m) => console.log(`[browser ${m.type()}] ${m.text()}`));

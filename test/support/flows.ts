@@ -95,7 +95,7 @@ export async function events<D = any>(
   type: string,
   count = 1,
   where: (e: WebhookEvent<D>) => boolean = () => true,
-  timeoutMs = 15_000,
+  timeoutMs = 40_000,
 ): Promise<WebhookEvent<D>[]> {
   const pick = () => receivedEvents<D>(receiver, hook, type).filter(where);
   await receiver.waitFor(hook.path, () => pick().length >= count, timeoutMs);

@@ -76,7 +76,7 @@ export async function expectLedgerInvariant(): Promise<void> {
 }
 
 /** Waits until `fn` returns a truthy value (polling). */
-export async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
