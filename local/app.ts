@@ -72,13 +72,15 @@ let dnsPatched = false;
 /** Whether LOCAL_ARTIFACTS asks for artifacts mode (`npm start -- --artifacts` sets it). */
 export const artifactsRequested = (): boolean => ['1', 'true'].includes(process.env.LOCAL_ARTIFACTS ?? '');
 
-/**
- * Settled: twice in a row no worker is running, the work queues hold no visible message, and
- * the stream poller has read its shards to the end since the check before.
- */
 /** How long `settle()` waits by default: a loaded machine is slow, a stuck stack still fails. */
 export const SETTLE_TIMEOUT_MS = 45_000;
 
+/**
+ * Settled: twice in a row no worker is running, the work queues hold no visible message, and
+ * the stream poller has read its shards to the end in a round that started after the check
+ * before. Each check waits for such a round (waking the poller from its idle pause) instead of
+ * hoping one falls between two checks: a round takes longer than a check on a loaded machine.
+ */
 export async function waitQuiet(
   busy: () => boolean,
   visible: () => Promise<number>,
@@ -86,13 +88,20 @@ export async function waitQuiet(
   stream?: StreamPoller,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   let quiet = 0;
-  let since = Date.now();
   let why = '';
   while (quiet < 2) {
     if (Date.now() > deadline) throw new Error(`local app did not settle in ${timeoutMs} ms: ${why}`);
-    await new Promise((r) => setTimeout(r, 50));
-    const checked = Date.now();
+    const since = Date.now();
+    await pause(50);
+    if (stream) {
+      stream.wake();
+      while (!stream.caughtUpSince(since) && Date.now() <= deadline) {
+        await pause(10);
+        stream.wake();
+      }
+    }
     const caughtUp = !stream || (!stream.busy() && stream.caughtUpSince(since));
     const working = busy();
     const waiting = await visible();
@@ -101,7 +110,6 @@ export async function waitQuiet(
       why = [!caughtUp && stream?.describe(), working && 'a worker is running', waiting > 0 && `${waiting} message(s) visible`]
         .filter(Boolean)
         .join('; ');
-    since = checked;
   }
 }
 

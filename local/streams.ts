@@ -60,6 +60,8 @@ export interface StreamPoller {
   busy(): boolean;
   /** Whether a full round over the shards that started at or after `t` (epoch ms) found nothing to do. */
   caughtUpSince(t: number): boolean;
+  /** Ends the idle pause now: the next round starts at once (settle() waits for one). */
+  wake(): void;
   /** Tests: the next `n` batches the consumer finishes end in a crash before the checkpoint. */
   crashBeforeCheckpoint(n: number): void;
   /** Why it is not caught up, for a settle that timed out (shards, rounds, the last error). */
@@ -220,6 +222,7 @@ export function startStreamPoller(
   let lastRoundEnd = 0;
   let rounds = 0;
   let lastError = '';
+  let wakeUp: () => void = () => undefined;
   const shards = new Map<string, ShardState>();
   let streamArn: string | undefined;
   let lastDescribe = 0;
@@ -409,7 +412,14 @@ export function startStreamPoller(
         continue;
       }
       // Poll fast while records come, slower (up to pollMs) the longer the stream stays quiet.
-      await sleep(Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 4)));
+      await new Promise<void>((res) => {
+        const timer = setTimeout(res, Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 4)));
+        wakeUp = () => {
+          clearTimeout(timer);
+          res();
+        };
+      });
+      wakeUp = () => undefined;
     }
   })();
 
@@ -422,6 +432,7 @@ export function startStreamPoller(
       return `stream: ${inFlight} page(s) at the consumer, ${shards.size} shard(s) (${open} open), ${rounds} round(s), last round ended ${now - lastRoundEnd} ms ago, last empty round started ${now - lastEmptyRoundStart} ms ago, ${stats.invocations} invocation(s), ${stats.redelivered} redelivered${lastError ? `, last error ${lastError}` : ''}`;
     },
     caughtUpSince: (t) => lastEmptyRoundStart >= t && inFlight === 0,
+    wake: () => wakeUp(),
     crashBeforeCheckpoint: (n) => void (crashes += n),
     stop: async () => {
       running = false;

@@ -450,6 +450,8 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     expect(await page.getByRole('navigation').count()).toBe(0);
     await page.getByLabel('Operator key').fill(t.operatorKey);
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    // The menu once it is there (allTextContents does not wait; a loaded machine renders late).
+    await page.getByRole('navigation').getByRole('link', { name: 'Participants' }).waitFor();
     expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);
     await page.getByText('The ledger balances.').waitFor();
     // Accounts in words, each named by its participant, no raw ledger key (the earlier tests moved money).

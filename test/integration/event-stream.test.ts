@@ -137,6 +137,13 @@ describe('the stream consumer', () => {
     const m = await t.participant('merchant');
     const hook = await webhook(t, rx, m, { label: 'stream-latency' });
     await t.app.settle();
+    if (!inProcess) {
+      // Artifacts mode starts a bundle's worker thread on demand and stops it after 60 s idle
+      // (a Lambda cold start): one delivery first, untimed, so the ten below time the pipeline.
+      const [warm] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'LAT-warm' }) }]);
+      await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === warm!.id));
+      await t.app.settle();
+    }
     const latencies: number[] = [];
     for (let i = 0; i < 10; i++) {
       const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: `LAT-${i}` }) }]);
