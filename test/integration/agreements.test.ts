@@ -277,11 +277,18 @@ describe('the agreement loop', () => {
       expect(f.body.data.map((d: { id: string }) => d.id)).toEqual([decision.id]);
     }
 
-    // 7. The bank reads it in its list.
+    // 7. The bank reads it in its list, its customer and merchant named.
     const bl = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey });
     expect(bl.status).toBe(200);
     expect(bl.body).toMatchObject({ statusCode: 200, success: true, total: 1 });
-    expect(bl.body.data).toEqual([{ ...list.body.data[0], remaining }]);
+    expect(bl.body.data).toEqual([
+      {
+        ...list.body.data[0],
+        remaining,
+        customer: { name: expect.stringMatching(/^Ada Obi\d+$/), email: c!.email },
+        merchantName: w.merchant.name,
+      },
+    ]);
   });
 
   it('a later intent-response updates the ONE decision in place: same id, same agreementPhrase, new state', async () => {
@@ -840,6 +847,39 @@ describe('decision reads and the bank PUT: isolation and validation', () => {
       query: { entityId: w.merchant.id, decision: 'approve_once' },
     });
     expect(byMerchant.body.total).toBe(3);
+  });
+
+  it("the bank's list names each customer and merchant, and takes one decision by its id", async () => {
+    const all = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey });
+    const c1 = w.customers[1]!;
+    const listed = all.body.data.find((d: { id: string }) => d.id === decisions[1]!.id);
+    expect(listed).toMatchObject({
+      customer: { name: expect.stringMatching(/^Ada Obi\d+$/), email: c1.email },
+      merchantName: w.merchant.name,
+    });
+    const byId = await t.call('GET', '/v1/bank/customer-decisions', { key: w.bank.apiKey, query: { id: decisions[1]!.id } });
+    expect(byId.status).toBe(200);
+    expect(byId.body).toMatchObject({
+      total: 1,
+      hasMore: false,
+      data: [{ id: decisions[1]!.id, customerId: c1.id, customer: { email: c1.email } }],
+    });
+    // With filters it must also match; another bank's, a malformed or an unknown id: nothing.
+    const mismatch = await t.call('GET', '/v1/bank/customer-decisions', {
+      key: w.bank.apiKey,
+      query: { id: decisions[1]!.id, customerId: decisions[0]!.customerId },
+    });
+    expect(mismatch.body).toMatchObject({ data: [], total: 0 });
+    const otherBank = await t.participant('bank');
+    for (const [key, id] of [
+      [otherBank.apiKey, decisions[1]!.id],
+      [w.bank.apiKey, 'dec_nope'],
+      [w.bank.apiKey, `dec_${'0'.repeat(22)}`],
+    ] as const) {
+      const r = await t.call('GET', '/v1/bank/customer-decisions', { key, query: { id } });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ data: [], total: 0 });
+    }
   });
 
   it('filters combine; a customerId with another phrase matches nothing', async () => {

@@ -50,6 +50,10 @@ const dataRows = (page: Page, name: string | RegExp) =>
     .getByRole('row')
     .filter({ has: page.getByRole('cell') });
 
+/** Until the table shows `n` data rows (the page loads at the machine's pace: up to 30 s). */
+const expectRows = (page: Page, name: string | RegExp, n: number) =>
+  expect.poll(() => dataRows(page, name).count(), { timeout: 30_000 }).toBe(n);
+
 // A merchant (signed in by its owner) with 22 test events beside other events, and a bank
 // (signed in by its owner) with 22 approved customers and 2 denied ones of that merchant.
 const TEST_EVENTS = 22;
@@ -84,24 +88,24 @@ describe('dashboard: every list pages, with its filters in the URL', () => {
     await page.getByLabel('Event type').selectOption('webhook.test');
     await page.waitForURL(/[?&]type=webhook\.test/);
     expect(page.url()).toMatch(/[?&]limit=20/);
-    await expect.poll(() => dataRows(page, 'Events, page 1').count()).toBe(20);
+    await expectRows(page, 'Events, page 1', 20);
     expect(await dataRows(page, 'Events, page 1').filter({ hasNotText: 'webhook.test' }).count()).toBe(0);
 
     await page.getByRole('button', { name: 'Next page' }).click();
-    await expect.poll(() => dataRows(page, 'Events, page 2').count()).toBe(TEST_EVENTS - 20);
+    await expectRows(page, 'Events, page 2', TEST_EVENTS - 20);
     expect(await dataRows(page, 'Events, page 2').filter({ hasNotText: 'webhook.test' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     expect(page.url()).toMatch(/[?&]pages=evt_/);
 
     // The URL is the page: a reload shows page 2 of the same filter.
     await page.reload();
-    await expect.poll(() => dataRows(page, 'Events, page 2').count()).toBe(TEST_EVENTS - 20);
+    await expectRows(page, 'Events, page 2', TEST_EVENTS - 20);
     expect(await page.getByLabel('Event type').inputValue()).toBe('webhook.test');
     await check(page, 'events page 2');
     await screenshot(page, 'events-desktop');
     // The back button returns to page 1, the filter still on.
     await page.goBack();
-    await expect.poll(() => dataRows(page, 'Events, page 1').count()).toBe(20);
+    await expectRows(page, 'Events, page 1', 20);
     expect(await page.getByLabel('Event type').inputValue()).toBe('webhook.test');
     await page.getByRole('button', { name: 'Previous page' }).waitFor();
     expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
@@ -115,7 +119,7 @@ describe('dashboard: every list pages, with its filters in the URL', () => {
     await page.getByLabel('Decision', { exact: true }).selectOption('approve_once');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/decision=approve_once/);
-    await expect.poll(() => dataRows(page, 'Customer decisions, page 1').count()).toBe(20);
+    await expectRows(page, 'Customer decisions, page 1', 20);
     // The customer's name and e-mail and the merchant's name beside their ids.
     const first = dataRows(page, 'Customer decisions, page 1').filter({ hasText: approved.at(-1)!.customerId });
     await first.getByText(approved.at(-1)!.email).waitFor();
@@ -123,9 +127,9 @@ describe('dashboard: every list pages, with its filters in the URL', () => {
     await first.getByText(merchant.party.name, { exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Next page' }).click();
-    await expect.poll(() => dataRows(page, 'Customer decisions, page 2').count()).toBe(APPROVED - 20);
+    await expectRows(page, 'Customer decisions, page 2', APPROVED - 20);
     await page.reload();
-    await expect.poll(() => dataRows(page, 'Customer decisions, page 2').count()).toBe(APPROVED - 20);
+    await expectRows(page, 'Customer decisions, page 2', APPROVED - 20);
     const rows = dataRows(page, 'Customer decisions, page 2');
     expect(await rows.filter({ hasText: 'deny' }).filter({ hasNotText: 'approve once' }).count()).toBe(0);
     for (const d of denied) expect(await rows.filter({ hasText: d.customerId }).count()).toBe(0);
@@ -162,7 +166,7 @@ describe('dashboard: pages of their own for a decision and a schedule', () => {
     await page.getByLabel('New decision').selectOption('suspended');
     await page.getByRole('button', { name: 'Save decision' }).click();
     await facts.getByText('suspended').waitFor();
-    await expect.poll(() => dataRows(page, `Versions of ${a.decisionId}`).count()).toBe(2);
+    await expectRows(page, `Versions of ${a.decisionId}`, 2);
 
     await openPage(page, 'Home');
     await search(page, a.decisionId);

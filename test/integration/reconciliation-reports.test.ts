@@ -148,9 +148,23 @@ describe('GET /v1/operator/ledger/trial-balance', () => {
     expect(totalDebit).toBe(totalCredit);
     const acct = (name: string) => accounts.find((x: { account: string }) => x.account === name);
     // capture 200 bank -> unsettled; refund 50 unsettled -> bank; settlement 150 unsettled -> settled.
-    expect(acct(`bank:${bank.id}`)).toEqual({ account: `bank:${bank.id}`, debit: 200, credit: 50 });
-    expect(acct(`merchant_unsettled:${m.id}`)).toEqual({ account: `merchant_unsettled:${m.id}`, debit: 200, credit: 200 });
-    expect(acct(`merchant_settled:${m.id}`)).toEqual({ account: `merchant_settled:${m.id}`, debit: 0, credit: 150 });
+    // Each account typed and named by its participant.
+    const of = (p: { id: string; name: string }) => ({ participantId: p.id, participantName: p.name });
+    expect(acct(`bank:${bank.id}`)).toEqual({ account: `bank:${bank.id}`, type: 'bank', ...of(bank), debit: 200, credit: 50 });
+    expect(acct(`merchant_unsettled:${m.id}`)).toEqual({
+      account: `merchant_unsettled:${m.id}`,
+      type: 'merchant_unsettled',
+      ...of(m),
+      debit: 200,
+      credit: 200,
+    });
+    expect(acct(`merchant_settled:${m.id}`)).toEqual({
+      account: `merchant_settled:${m.id}`,
+      type: 'merchant_settled',
+      ...of(m),
+      debit: 0,
+      credit: 150,
+    });
     expect(sum(accounts.map((x: { debit: number }) => x.debit))).toBe(totalDebit);
     expect(sum(accounts.map((x: { credit: number }) => x.credit))).toBe(totalCredit);
 

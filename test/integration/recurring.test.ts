@@ -368,6 +368,9 @@ describe('reads', () => {
       createdAt: expect.any(String),
       metadata: { sku: 'B1' },
       entityId: a.merchant.id,
+      // The customer named; no run yet.
+      customer: { name: expect.stringMatching(/^Ada Obi\d+$/), email: a.email },
+      runs: [],
     });
     // No internals.
     for (const k of ['pk', 'sk', 'gsi2pk', 'duePk', 'dueSk', 'version', 'metadataJson', 'decisionId', 'bankId'])
@@ -389,11 +392,25 @@ describe('reads', () => {
     expect(all.body.data.total).toBe(3);
     expect(all.body.data.schedules.map((s: any) => s.scheduleId)).toEqual([...ids].reverse());
     expect(Object.keys(all.body.data.schedules[0]).sort()).toEqual(
-      ['amount', 'createdAt', 'currency', 'customerId', 'frequency', 'nextBillingDate', 'scheduleId', 'status', 'totalBillings'].sort(),
+      [
+        'amount',
+        'createdAt',
+        'currency',
+        'customer',
+        'customerId',
+        'frequency',
+        'nextBillingDate',
+        'scheduleId',
+        'status',
+        'totalBillings',
+      ].sort(),
     );
 
     const mine = await list(a, { customerId: a.customerId });
     expect(mine.body.data.total).toBe(2);
+    // Each schedule names its customer.
+    for (const sch of mine.body.data.schedules)
+      expect(sch.customer).toEqual({ name: expect.stringMatching(/^Ada Obi\d+$/), email: a.email });
     const paused = await list(a, { status: 'paused' });
     expect(paused.body.data).toMatchObject({ total: 1, schedules: [{ scheduleId: ids[1], status: 'paused' }] });
     const both = await list(a, { customerId: a.customerId, status: 'active' });
