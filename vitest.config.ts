@@ -1,5 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that time the local stack against DESIGN's local bounds (a webhook within 1 s of its
+ * commit, an expiry within a tick plus 1 s, a fair first attempt) and the consumer-crash
+ * fault run. They run after every other project, one file at a time (sequence.groupOrder), so
+ * what they time is the stack, not the other test files sharing the machine's 2 cores.
+ */
+const ARTIFACTS_ENV = {
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+  LOCAL_ARTIFACTS: '1',
+  LOCAL_ARTIFACTS_QUIET: '1',
+  LOCAL_ARTIFACTS_SYNTH: 'reuse',
+  LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4',
+};
+
+const TIMED = [
+  'test/integration/event-stream.test.ts',
+  'test/integration/webhook-fairness.test.ts',
+  'test/integration/billing-expiry-timing.test.ts',
+];
+
 export default defineConfig({
   test: {
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
@@ -36,14 +56,32 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: TIMED,
           environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
           globalSetup: ['test/support/global-setup.ts'],
           setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // A loaded 2-core machine runs the heavier flows (racing settlements, fault injection)
+          // past a minute; a stack that hangs still fails.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           pool: 'forks',
           maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'integration-timed',
+          include: TIMED,
+          environment: 'node',
+          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/lagos-day.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -86,21 +124,32 @@ export default defineConfig({
             // exports run in `integration` (fauxqs S3); the bucket and its grants are checked
             // in test/cdk.
             'test/integration/exports.test.ts',
+            // Timed: after the others, alone (integration-artifacts-timed).
+            ...TIMED,
           ],
           environment: 'node',
-          env: {
-            LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
-            LOCAL_ARTIFACTS: '1',
-            LOCAL_ARTIFACTS_QUIET: '1',
-            LOCAL_ARTIFACTS_SYNTH: 'reuse',
-            LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4',
-          },
+          env: ARTIFACTS_ENV,
           globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
           setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 90_000,
-          hookTimeout: 90_000,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
           pool: 'forks',
           maxWorkers: 2,
+        },
+      },
+      {
+        test: {
+          name: 'integration-artifacts-timed',
+          include: TIMED.filter((f) => !f.endsWith('webhook-fairness.test.ts')),
+          environment: 'node',
+          env: ARTIFACTS_ENV,
+          globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
+          setupFiles: ['test/support/lagos-day.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          pool: 'forks',
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
       {

@@ -9,7 +9,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resetClients } from '../functions/platform/clients';
+import { localWriteListeners, resetClients } from '../functions/platform/clients';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureBucket, ensureQueues, ensureTable, localBucketName } from './resources';
 import { invoke } from './lambda';
@@ -113,6 +113,18 @@ export async function waitQuiet(
   }
 }
 
+/**
+ * Wakes the stream poller after every table write of this process (handlers in source mode,
+ * the tests' own writes): it reads the stream at once instead of polling it often. The
+ * in-process DynamoDB client is created again with the listener; returns the unregister.
+ */
+export function wakeOnLocalWrites(stream: () => StreamPoller | undefined): () => void {
+  const listener = () => stream()?.wake();
+  localWriteListeners.add(listener);
+  resetClients();
+  return () => void localWriteListeners.delete(listener);
+}
+
 /** Queue URLs the workers consume (not the DLQs, nor the stream's failure queue). */
 export const workQueueUrls = (urls: string[]) => urls.filter((url) => !url.endsWith('-dlq') && !url.endsWith(EVENT_STREAM.onFailure));
 
@@ -209,7 +221,8 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
   await ensureBucket(opts.sqsEndpoint, LOCAL_REGION, LOCAL_CREDENTIALS, base.EXPORTS_BUCKET!);
   const env = { ...base, ...queueEnv, ...opts.env };
   Object.assign(process.env, env);
-  resetClients();
+  let stream: StreamPoller | undefined;
+  const unwake = wakeOnLocalWrites(() => stream);
   resetSecrets();
 
   const server: Server = await startHttpServer({
@@ -243,6 +256,7 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
         },
       )
     : undefined;
+  stream = eventStream;
 
   const tick = async (at = new Date()) => {
     return (await invoke('workers/scheduler-tick', { scheduledTime: at.toISOString() }, 60_000)) as TickResult;
@@ -261,6 +275,6 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
     eventStream,
     processing: pollers.processing,
     mailDir: opts.env.MAIL_DIR!,
-    stop: () => stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }),
+    stop: () => stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }, async () => unwake()),
   };
 }

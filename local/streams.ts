@@ -212,7 +212,11 @@ export function startStreamPoller(
     maxAttempts: 2,
   });
   const checkpoints = opts.checkpoints ?? memoryCheckpoints();
-  const pollMs = opts.pollMs ?? Number(process.env.LOCAL_STREAM_POLL_MS ?? 100);
+  // Quiet: up to a second between reads. Writes of this process (and settle()) wake the poller
+  // at once (wake()): DynamoDB Local's GetRecords gets dearer with every record the instance
+  // holds (~10 ms of CPU on a fresh instance, ~40 after 20,000 records of any table, deleted
+  // ones included), so a whole test run polling 10 times a second per app saturated it.
+  const pollMs = opts.pollMs ?? Number(process.env.LOCAL_STREAM_POLL_MS ?? 1000);
   let idleRounds = 0;
   const stats = { invocations: 0, records: 0, redelivered: 0, failuresSent: 0 };
   let running = true;
@@ -223,6 +227,8 @@ export function startStreamPoller(
   let rounds = 0;
   let lastError = '';
   let wakeUp: () => void = () => undefined;
+  /** A wake that came while a round was running: the next round starts without a pause. */
+  let wakeRequested = false;
   const shards = new Map<string, ShardState>();
   let streamArn: string | undefined;
   let lastDescribe = 0;
@@ -388,6 +394,7 @@ export function startStreamPoller(
   const loop = (async () => {
     while (running) {
       const roundStart = Date.now();
+      wakeRequested = false;
       let found = false;
       try {
         if (!streamArn || Date.now() - lastDescribe > 2000) await discover();
@@ -411,9 +418,10 @@ export function startStreamPoller(
         idleRounds = 0;
         continue;
       }
+      if (wakeRequested) continue;
       // Poll fast while records come, slower (up to pollMs) the longer the stream stays quiet.
       await new Promise<void>((res) => {
-        const timer = setTimeout(res, Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 4)));
+        const timer = setTimeout(res, Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 7)));
         wakeUp = () => {
           clearTimeout(timer);
           res();
@@ -432,7 +440,10 @@ export function startStreamPoller(
       return `stream: ${inFlight} page(s) at the consumer, ${shards.size} shard(s) (${open} open), ${rounds} round(s), last round ended ${now - lastRoundEnd} ms ago, last empty round started ${now - lastEmptyRoundStart} ms ago, ${stats.invocations} invocation(s), ${stats.redelivered} redelivered${lastError ? `, last error ${lastError}` : ''}`;
     },
     caughtUpSince: (t) => lastEmptyRoundStart >= t && inFlight === 0,
-    wake: () => wakeUp(),
+    wake: () => {
+      wakeRequested = true;
+      wakeUp();
+    },
     crashBeforeCheckpoint: (n) => void (crashes += n),
     stop: async () => {
       running = false;

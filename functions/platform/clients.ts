@@ -9,9 +9,37 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 let ddb: DynamoDBDocumentClient | undefined;
 let sqs: SQSClient | undefined;
 
+/**
+ * The local runtime's stream poller (local/streams.ts) wants to know when this process wrote
+ * to the table, to read the stream at once instead of polling it often: DynamoDB Local's
+ * GetRecords costs more with every stream record the instance holds. Empty on Lambda (no
+ * middleware is added then).
+ */
+export const localWriteListeners = new Set<() => void>();
+const WRITE_COMMANDS = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+  'ExecuteStatementCommand',
+]);
+
 export function db(): DynamoDBDocumentClient {
   if (!ddb) {
     const client = new DynamoDBClient({ maxAttempts: 4 });
+    if (localWriteListeners.size > 0) {
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          try {
+            return await next(args);
+          } finally {
+            if (WRITE_COMMANDS.has(context.commandName ?? '')) for (const l of localWriteListeners) l();
+          }
+        },
+        { step: 'initialize', name: 'localWriteListeners' },
+      );
+    }
     ddb = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

@@ -44,6 +44,7 @@ import {
   streamPollerWanted,
   visibleMessages,
   waitQuiet,
+  wakeOnLocalWrites,
   type AppOptions,
   type LocalApp,
   type TickResult,
@@ -196,7 +197,9 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     principalOf.set(fn.id, p);
   }
   const denials: ArtifactsApp['denials'] = [];
+  let stream: StreamPoller | undefined;
   const gateway = await startGateway({
+    onWrite: () => stream?.wake(),
     region: LOCAL_REGION,
     dynamoEndpoint: opts.dynamoEndpoint,
     sqsEndpoint: opts.sqsEndpoint,
@@ -348,6 +351,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   }
   if (streamPollers.length > 1) throw new Error('artifacts mode runs one table stream event source (the event stream)');
   const eventStream = streamPollers[0];
+  stream = eventStream;
 
   // The Scheduler schedule: its target function, its input with the scheduled time, its role.
   const schedule = model.schedules.find((s) => s.enabled);
@@ -391,6 +395,8 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     LOCAL_ARTIFACTS_OVERRIDES: Object.keys(overrides).sort().join(','),
   };
   Object.assign(process.env, env);
+  // This process's own writes (the tests') wake the poller too; the bundles' come through the gateway.
+  const unwake = wakeOnLocalWrites(() => stream);
 
   const dlqArns = new Set(
     model.queues
@@ -422,6 +428,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       stopRuntime({ timer, pollers, stream: eventStream, server, clients: [ddb, sqs] }, async () => {
         await Promise.allSettled([...pools.values()].map((p) => p.stop()));
         await gateway.stop();
+        unwake();
       }),
   };
 }

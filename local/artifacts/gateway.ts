@@ -28,6 +28,8 @@ export interface GatewayOptions {
   tables: (nameOrArn: string) => TableInfo;
   /** Secrets by ARN: their current string value. */
   secrets: Map<string, string>;
+  /** After each DynamoDB write forwarded (the stream poller reads the stream at once). */
+  onWrite?: () => void;
   /** Every refusal, for logs and tests. */
   onDenied?: (e: { principal: string; action: string; resource: string }) => void;
 }
@@ -101,6 +103,8 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
   });
 }
 
+const DYNAMO_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'ExecuteStatement']);
+
 const accessKeyOf = (auth: string | undefined) => /Credential=([^/,\s]+)\//.exec(auth ?? '')?.[1];
 
 export function startGateway(opts: GatewayOptions): Promise<Gateway> {
@@ -157,7 +161,11 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
         opts.onDenied?.({ principal: principal.arn, action: decision.action, resource: decision.resource });
         return denied(res, service, accessDeniedMessage(principal.arn, decision));
       }
-      if (service === 'dynamodb') return forward(opts.dynamoEndpoint, req, body, res);
+      if (service === 'dynamodb') {
+        await forward(opts.dynamoEndpoint, req, body, res);
+        if (DYNAMO_WRITES.has(operation)) opts.onWrite?.();
+        return;
+      }
       if (service === 'sqs') return forward(opts.sqsEndpoint, req, body, res);
       const arn = secretArn(String(parsed.SecretId));
       const value = opts.secrets.get(arn);
