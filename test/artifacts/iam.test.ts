@@ -10,6 +10,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dynamoEndpoint } from '../support/app';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { accessKeyOf, startArtifactsApp, type ArtifactsApp } from '../../local/artifacts/app';
@@ -32,7 +33,7 @@ async function start(dir: string) {
   const operatorKey = `op_${randomToken(32)}`;
   const app = await startArtifactsApp(
     {
-      dynamoEndpoint: inject('dynamoEndpoint'),
+      dynamoEndpoint: dynamoEndpoint(),
       sqsEndpoint: inject('sqsEndpoint'),
       tableName: `iam-${suffix}`,
       queuePrefix: `iam-${suffix}-`,
@@ -117,7 +118,7 @@ describe('artifacts mode: IAM from the template', () => {
     });
     expect(broken.app.denials.every((d) => d.action === REMOVED)).toBe(true);
     // The transaction was refused as a whole: no participant in the broken stack's table.
-    const admin = new DynamoDBClient({ endpoint: inject('dynamoEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    const admin = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
     const items = await admin.send(new ScanCommand({ TableName: table.name }));
     admin.destroy();
     expect((items.Items ?? []).filter((i) => i.pk?.S?.startsWith('PART#'))).toEqual([]);

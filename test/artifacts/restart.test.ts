@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, inject, it } from 'vitest';
+import { dynamoEndpoint } from '../support/app';
+import { afterAll, expect, it } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { startArtifactsApp } from '../../local/artifacts/app';
 import { startSqs } from '../../local/services';
@@ -23,7 +24,7 @@ it('starts again on the SQS data of an earlier run, the emulator on another port
     endpoints.push(sqs.endpoint);
     try {
       const app = await startArtifactsApp({
-        dynamoEndpoint: inject('dynamoEndpoint'),
+        dynamoEndpoint: dynamoEndpoint(),
         sqsEndpoint: sqs.endpoint,
         tableName: `restart-${suffix}`,
         queuePrefix: `restart-${suffix}-`,

@@ -42,6 +42,13 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** This worker's DynamoDB Local (VITEST_POOL_ID: 1, 2, ...): files running side by side use different ones. */
+export function dynamoEndpoint(): string {
+  const all = inject('dynamoEndpoints') ?? [inject('dynamoEndpoint')];
+  const id = Number(process.env.VITEST_POOL_ID ?? 1);
+  return all[(Math.max(1, id) - 1) % all.length] ?? inject('dynamoEndpoint');
+}
+
 export async function startTestApp(
   env: Record<string, string> = {},
   opts: { tickMs?: number; tickPaused?: () => boolean } = {},
@@ -49,7 +56,7 @@ export async function startTestApp(
   const operatorKey = newOperatorKey();
   const suffix = randomToken(8).toLowerCase();
   const app = await startApp({
-    dynamoEndpoint: inject('dynamoEndpoint'),
+    dynamoEndpoint: dynamoEndpoint(),
     sqsEndpoint: inject('sqsEndpoint'),
     tableName: `t-${suffix}`,
     queuePrefix: `t-${suffix}-`,
@@ -112,7 +119,7 @@ export async function startTestApp(
       // The file's table goes with it: DynamoDB Local keeps every table's stream, and a whole
       // run creates hundreds of stream-enabled tables in one process otherwise.
       const ddb = new DynamoDBClient({
-        endpoint: inject('dynamoEndpoint'),
+        endpoint: dynamoEndpoint(),
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,
       });

@@ -10,16 +10,24 @@ import { ensureUserPool, startCognito, type LocalUserPool } from '../../local/co
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** Every DynamoDB Local of the project: each worker uses one (test/support/app.ts dynamoEndpoint()). */
+    dynamoEndpoints: string[];
     sqsEndpoint: string;
     /** The run's Cognito emulator, its sandbox pool and dashboard client, and its data folder (confirmation codes). */
     cognito: LocalUserPool & { endpoint: string; dataDir: string };
   }
 }
 
+/** DynamoDB Local instances per project (a project runs at most 2 files at once). */
+const DYNAMO_INSTANCES = 2;
+
 export default async function setup(project: TestProject) {
   // The dashboard's browser tests load the built app from the local server (local/dashboard.ts).
   ensureDashboardBuilt();
-  const dynamo = await startDynamo();
+  // One DynamoDB Local per worker: its GetRecords costs more CPU with every stream record the
+  // instance holds, and one instance for a whole project's files saturated a core.
+  const dynamos = await Promise.all(Array.from({ length: DYNAMO_INSTANCES }, () => startDynamo()));
+  const dynamo = dynamos[0]!;
   let sqs;
   let cognito;
   try {
@@ -30,14 +38,18 @@ export default async function setup(project: TestProject) {
   } catch (e) {
     await cognito?.stop().catch(() => undefined);
     await sqs?.stop().catch(() => undefined);
-    await dynamo.stop();
+    await Promise.all(dynamos.map((d) => d.stop()));
     throw e;
   }
   project.provide('dynamoEndpoint', dynamo.endpoint);
+  project.provide(
+    'dynamoEndpoints',
+    dynamos.map((d) => d.endpoint),
+  );
   project.provide('sqsEndpoint', sqs.endpoint);
   return async () => {
     await cognito.stop().catch(() => undefined);
     await sqs.stop().catch(() => undefined);
-    await dynamo.stop().catch(() => undefined);
+    await Promise.all(dynamos.map((d) => d.stop().catch(() => undefined)));
   };
 }
