@@ -20,6 +20,28 @@ const TIMED = [
   'test/integration/billing-expiry-timing.test.ts',
 ];
 
+/** What every project on the local stack shares: its services, the Lagos day, forks. */
+const LOCAL_STACK = {
+  environment: 'node',
+  globalSetup: ['test/support/global-setup.ts'],
+  setupFiles: ['test/support/lagos-day.ts'],
+  // A loaded 2-core machine runs the heavier flows (racing settlements, fault injection)
+  // past a minute; a stack that hangs still fails.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+  pool: 'forks' as const,
+  maxWorkers: 2,
+};
+
+/** Artifacts mode: the synthesized assemblies first; functions take up to 4x their timeout. */
+const ARTIFACTS = {
+  ...LOCAL_STACK,
+  env: ARTIFACTS_ENV,
+  globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
+};
+
 export default defineConfig({
   test: {
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
@@ -54,38 +76,26 @@ export default defineConfig({
       },
       {
         test: {
+          ...LOCAL_STACK,
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: TIMED,
-          environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/lagos-day.ts'],
-          // A loaded 2-core machine runs the heavier flows (racing settlements, fault injection)
-          // past a minute; a stack that hangs still fails.
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          pool: 'forks',
-          maxWorkers: 2,
         },
       },
       {
         test: {
+          ...LOCAL_STACK,
           name: 'integration-timed',
           include: TIMED,
-          environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          pool: 'forks',
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
       },
       {
         test: {
+          ...ARTIFACTS,
           // The integration flows again in artifacts mode: each function from its
           // built bundle, in its own worker threads, under the template's environment and IAM
           // policies (local/artifacts/). Plus the tests of artifacts mode itself.
@@ -127,27 +137,13 @@ export default defineConfig({
             // Timed: after the others, alone (integration-artifacts-timed).
             ...TIMED,
           ],
-          environment: 'node',
-          env: ARTIFACTS_ENV,
-          globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
-          setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
-          pool: 'forks',
-          maxWorkers: 2,
         },
       },
       {
         test: {
+          ...ARTIFACTS,
           name: 'integration-artifacts-timed',
           include: TIMED.filter((f) => !f.endsWith('webhook-fairness.test.ts')),
-          environment: 'node',
-          env: ARTIFACTS_ENV,
-          globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
-          setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
-          pool: 'forks',
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
@@ -156,16 +152,10 @@ export default defineConfig({
         test: {
           // Reliability suite: fuzzing, isolation matrix, fault injection, concurrency.
           // The long form: RELIABILITY_LONG=1 (npm run test:reliability).
+          ...LOCAL_STACK,
           name: 'reliability',
           include: ['test/reliability/**/*.test.ts'],
-          environment: 'node',
           env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/lagos-day.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          pool: 'forks',
-          maxWorkers: 2,
         },
       },
     ],

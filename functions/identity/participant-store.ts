@@ -83,8 +83,8 @@ export const getParticipant = (id: string) => getItem<Participant>(participantKe
 /** The names of a page's participants (merchants beside their ids): one BatchGetItem (per 100), only `name` read. */
 export async function participantNames(ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const found = await batchGet<Item>([...new Set(ids)].map(participantKey), ['name']);
-  return new Map([...found.values()].map((p) => [(p.pk as string).slice('PART#'.length), p.name as string]));
+  const found = await batchGet<Pick<Participant, 'id' | 'name'> & Item>([...new Set(ids)].map(participantKey), ['id', 'name']);
+  return new Map([...found.values()].map((p) => [p.id, p.name]));
 }
 
 export function newParticipantId(type: Participant['type']): string {

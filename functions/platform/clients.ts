@@ -16,13 +16,14 @@ let sqs: SQSClient | undefined;
  * middleware is added then).
  */
 export const localWriteListeners = new Set<() => void>();
-const WRITE_COMMANDS = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'BatchWriteItemCommand',
-  'TransactWriteItemsCommand',
-  'ExecuteStatementCommand',
+/** DynamoDB's write operations (the SDK's command names add `Command`; artifacts mode's gateway sees them bare). */
+export const DYNAMO_WRITE_OPERATIONS: ReadonlySet<string> = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'ExecuteStatement',
 ]);
 
 export function db(): DynamoDBDocumentClient {
@@ -34,7 +35,7 @@ export function db(): DynamoDBDocumentClient {
           try {
             return await next(args);
           } finally {
-            if (WRITE_COMMANDS.has(context.commandName ?? '')) for (const l of localWriteListeners) l();
+            if (DYNAMO_WRITE_OPERATIONS.has((context.commandName ?? '').replace(/Command$/, ''))) for (const l of localWriteListeners) l();
           }
         },
         { step: 'initialize', name: 'localWriteListeners' },

@@ -10,6 +10,7 @@
  * function calls can silently reach a real AWS endpoint.
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { DYNAMO_WRITE_OPERATIONS } from '../../functions/platform/clients';
 import {
   accessDeniedMessage,
   dynamoAuthorizations,
@@ -103,8 +104,6 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
   });
 }
 
-const DYNAMO_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems', 'ExecuteStatement']);
-
 const accessKeyOf = (auth: string | undefined) => /Credential=([^/,\s]+)\//.exec(auth ?? '')?.[1];
 
 export function startGateway(opts: GatewayOptions): Promise<Gateway> {
@@ -163,7 +162,7 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
       }
       if (service === 'dynamodb') {
         await forward(opts.dynamoEndpoint, req, body, res);
-        if (DYNAMO_WRITES.has(operation)) opts.onWrite?.();
+        if (DYNAMO_WRITE_OPERATIONS.has(operation)) opts.onWrite?.();
         return;
       }
       if (service === 'sqs') return forward(opts.sqsEndpoint, req, body, res);

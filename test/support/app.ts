@@ -44,9 +44,8 @@ export interface TestApp {
 
 /** This worker's DynamoDB Local (VITEST_POOL_ID: 1, 2, ...): files running side by side use different ones. */
 export function dynamoEndpoint(): string {
-  const all = inject('dynamoEndpoints') ?? [inject('dynamoEndpoint')];
-  const id = Number(process.env.VITEST_POOL_ID ?? 1);
-  return all[(Math.max(1, id) - 1) % all.length] ?? inject('dynamoEndpoint');
+  const all = inject('dynamoEndpoints');
+  return all[(Math.max(1, Number(process.env.VITEST_POOL_ID ?? 1)) - 1) % all.length]!;
 }
 
 export async function startTestApp(

@@ -9,7 +9,6 @@ import { ensureUserPool, startCognito, type LocalUserPool } from '../../local/co
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamoEndpoint: string;
     /** Every DynamoDB Local of the project: each worker uses one (test/support/app.ts dynamoEndpoint()). */
     dynamoEndpoints: string[];
     sqsEndpoint: string;
@@ -27,7 +26,6 @@ export default async function setup(project: TestProject) {
   // One DynamoDB Local per worker: its GetRecords costs more CPU with every stream record the
   // instance holds, and one instance for a whole project's files saturated a core.
   const dynamos = await Promise.all(Array.from({ length: DYNAMO_INSTANCES }, () => startDynamo()));
-  const dynamo = dynamos[0]!;
   let sqs;
   let cognito;
   try {
@@ -41,7 +39,6 @@ export default async function setup(project: TestProject) {
     await Promise.all(dynamos.map((d) => d.stop()));
     throw e;
   }
-  project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide(
     'dynamoEndpoints',
     dynamos.map((d) => d.endpoint),
