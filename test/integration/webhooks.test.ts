@@ -617,7 +617,24 @@ describe('outbox', () => {
     const sent = await sendTest(m, ep.id);
     const d1 = await waitForDelivery(sent.deliveryId, (x) => x.attempts === 1 && x.leaseUntil === undefined);
     expect(d1.status).toBe('pending');
-    // The message sleeps (invisible) until its retry; purging the queue loses it.
+    // The retry sleeps in the queue (a delayed message, sent once the attempt is recorded);
+    // purging the queue then loses it.
+    await expect
+      .poll(
+        async () =>
+          Number(
+            (
+              await sqs.send(
+                new GetQueueAttributesCommand({
+                  QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS,
+                  AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+                }),
+              )
+            ).Attributes?.ApproximateNumberOfMessagesDelayed ?? 0,
+          ),
+        { timeout: 20_000, interval: 50 },
+      )
+      .toBeGreaterThan(0);
     await sqs.send(new PurgeQueueCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS }));
     await sleep(Math.max(0, Date.parse(d1.nextAttemptAt!) - Date.now()) + 1500);
     expect(rx.received(ep.path)).toHaveLength(1);
