@@ -33,7 +33,7 @@ async function start(dir: string) {
   const operatorKey = `op_${randomToken(32)}`;
   const app = await startArtifactsApp(
     {
-      dynamoEndpoint: dynamoEndpoint(),
+      dynamoEndpoint: await dynamoEndpoint(),
       sqsEndpoint: inject('sqsEndpoint'),
       tableName: `iam-${suffix}`,
       queuePrefix: `iam-${suffix}-`,
@@ -118,7 +118,7 @@ describe('artifacts mode: IAM from the template', () => {
     });
     expect(broken.app.denials.every((d) => d.action === REMOVED)).toBe(true);
     // The transaction was refused as a whole: no participant in the broken stack's table.
-    const admin = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    const admin = new DynamoDBClient({ endpoint: await dynamoEndpoint(), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
     const items = await admin.send(new ScanCommand({ TableName: table.name }));
     admin.destroy();
     expect((items.Items ?? []).filter((i) => i.pk?.S?.startsWith('PART#'))).toEqual([]);

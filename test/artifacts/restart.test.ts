@@ -24,7 +24,7 @@ it('starts again on the SQS data of an earlier run, the emulator on another port
     endpoints.push(sqs.endpoint);
     try {
       const app = await startArtifactsApp({
-        dynamoEndpoint: dynamoEndpoint(),
+        dynamoEndpoint: await dynamoEndpoint(),
         sqsEndpoint: sqs.endpoint,
         tableName: `restart-${suffix}`,
         queuePrefix: `restart-${suffix}-`,

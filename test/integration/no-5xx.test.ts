@@ -174,8 +174,10 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/settlements\//, 'Settlement not found'],
     [/^\/v1\/exports\//, 'Export not found'],
     [/^\/v1\/team\/members\//, 'Member not found'],
-    [/^\/v1\/team\/invitations\//, 'Invitation not found'],
+    [/^\/v1\/(team\/)?invitations\//, 'Invitation not found'],
     [/^\/v1\/sandbox\/test-clocks\//, 'Test clock not found'],
+    [/^\/v1\/(bank\/)?disputes\//, 'Dispute not found'],
+    [/^\/v1\/sandbox\/transactions\//, 'Transaction not found'],
   ];
   const BODIES: Record<string, unknown> = {
     'PUT /v1/bank/customer-decisions/{id}': { customerDecision: 'deny' },
@@ -184,6 +186,8 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     'POST /v1/operator/applications/{id}/reject': { reason: 'Registration number does not match' },
     'PATCH /v1/recurring/{scheduleId}': { amount: 5 },
     'POST /v1/sandbox/test-clocks/{clockId}/advance': { frozenTime: '2030-01-01T00:00:00.000Z' },
+    'POST /v1/bank/disputes/{disputeId}/resolve': { outcome: 'won' },
+    'POST /v1/disputes/{disputeId}/respond': { evidence: { text: 'Delivered on the 3rd; signed receipt attached.' } },
   };
 
   it('every route with a path parameter, as its own caller: 404 with the resource not-found message', async () => {

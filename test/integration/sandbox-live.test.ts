@@ -62,6 +62,7 @@ describe('live stage: the sandbox does not exist', () => {
       'POST /v1/sandbox/settlements/run',
       'POST /v1/sandbox/test-clocks',
       'POST /v1/sandbox/test-clocks/{clockId}/advance',
+      'POST /v1/sandbox/transactions/{reference}/dispute',
     ]);
     const provider = await t.participant('provider');
     const merchant = await t.participant('merchant', { providerId: provider.id });

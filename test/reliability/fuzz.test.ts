@@ -41,7 +41,12 @@ import { signUpAndIn, type SignedIn } from '../support/people';
 const LONG = process.env.RELIABILITY_LONG === '1';
 const RUNS = Number(process.env.FUZZ_RUNS || (LONG ? 300 : 15));
 const SEED = Number(process.env.FUZZ_SEED || 20261122);
-const MULTI_STATUS = new Set(['POST /v1/billing/intent', 'POST /v1/customer/bill', 'POST /v1/customer/pay']);
+const MULTI_STATUS = new Set([
+  'POST /v1/billing/intent',
+  'POST /v1/customer/bill',
+  'POST /v1/customer/pay',
+  'POST /v1/billing/bank-responses',
+]);
 
 let t: TestApp;
 let rx: Receiver;

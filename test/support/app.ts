@@ -42,10 +42,23 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** This worker's DynamoDB Local (VITEST_POOL_ID: 1, 2, ...): files running side by side use different ones. */
-export function dynamoEndpoint(): string {
-  const all = inject('dynamoEndpoints');
-  return all[(Math.max(1, Number(process.env.VITEST_POOL_ID ?? 1)) - 1) % all.length]!;
+/** This file's lease token: a test file runs in a process of its own. */
+const LEASE_TOKEN = randomToken(16);
+let leased: string | undefined;
+
+/**
+ * This file's DynamoDB Local (test/support/dynamo-pool.ts): a fresh instance on the file's
+ * worker slot (VITEST_POOL_ID), the same one for every stack the file starts.
+ */
+export async function dynamoEndpoint(): Promise<string> {
+  if (leased) return leased;
+  const url = new URL(inject('dynamoPool'));
+  url.searchParams.set('slot', String(Math.max(1, Number(process.env.VITEST_POOL_ID ?? 1))));
+  url.searchParams.set('token', LEASE_TOKEN);
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`No DynamoDB Local for this test file: ${r.status} ${await r.text()}`);
+  leased = ((await r.json()) as { endpoint: string }).endpoint;
+  return leased;
 }
 
 export async function startTestApp(
@@ -55,7 +68,7 @@ export async function startTestApp(
   const operatorKey = newOperatorKey();
   const suffix = randomToken(8).toLowerCase();
   const app = await startApp({
-    dynamoEndpoint: dynamoEndpoint(),
+    dynamoEndpoint: await dynamoEndpoint(),
     sqsEndpoint: inject('sqsEndpoint'),
     tableName: `t-${suffix}`,
     queuePrefix: `t-${suffix}-`,
@@ -118,7 +131,7 @@ export async function startTestApp(
       // The file's table goes with it: DynamoDB Local keeps every table's stream, and a whole
       // run creates hundreds of stream-enabled tables in one process otherwise.
       const ddb = new DynamoDBClient({
-        endpoint: dynamoEndpoint(),
+        endpoint: await dynamoEndpoint(),
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,
       });
