@@ -87,31 +87,38 @@ describe('POST /v1/sandbox/settlements/run answers once', () => {
   }, 600_000);
 
   it('concurrent runs: a run whose days another run settled first still reports those settlements; every report of a day names the same settlement; the money settles once', async () => {
-    const days = ['2030-04-01', '2030-04-02', '2030-04-03'];
-    const m = await merchantWithCaptures(12, days);
-    const runs = await Promise.all([run(m.key, 'together-a'), run(m.key, 'together-b'), run(m.key, 'together-c')]);
-    const byDay = new Map<string, Set<string>>();
-    const reporters = new Map<string, number>();
-    for (const r of runs) {
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-      for (const s of r.body.data.settlements as { settlementId: string; settlementDate: string }[]) {
-        byDay.set(s.settlementDate, (byDay.get(s.settlementDate) ?? new Set()).add(s.settlementId));
-        reporters.set(s.settlementId, (reporters.get(s.settlementId) ?? 0) + 1);
+    // Whether one run reads a day before another settles it is up to timing (a run that
+    // starts after the others finished finds nothing pending and reports nothing): each
+    // attempt asserts what always holds, and the attempts together must see the overlap.
+    let overlapped = false;
+    for (let attempt = 1; attempt <= 5 && !overlapped; attempt++) {
+      const days = ['2030-04-01', '2030-04-02', '2030-04-03'];
+      const m = await merchantWithCaptures(12, days);
+      const runs = await Promise.all(['a', 'b', 'c'].map((x) => run(m.key, `together-${attempt}-${x}`)));
+      const byDay = new Map<string, Set<string>>();
+      const reporters = new Map<string, number>();
+      for (const r of runs) {
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        for (const s of r.body.data.settlements as { settlementId: string; settlementDate: string }[]) {
+          byDay.set(s.settlementDate, (byDay.get(s.settlementDate) ?? new Set()).add(s.settlementId));
+          reporters.set(s.settlementId, (reporters.get(s.settlementId) ?? 0) + 1);
+        }
       }
+      for (const [day, ids] of byDay) expect([...ids], `settlements reported for ${day}`).toHaveLength(1);
+      // Only one run can have made each settlement: a second report is a run that found its day taken.
+      overlapped = Math.max(0, ...reporters.values()) > 1;
+      // What the runs left (their time is bounded) a later call settles; in total, once.
+      for (let call = 1; ; call++) {
+        const next = await run(m.key, `together-${attempt}-after-${call}`);
+        expect(next.status).toBe(200);
+        for (const s of next.body.data.settlements as { settlementId: string }[]) expect(reporters.has(s.settlementId)).toBe(false);
+        if (next.body.data.remainingAmount === 0) break;
+        expect(call).toBeLessThan(10);
+      }
+      const bal = await t.call('GET', '/v1/balance/details', { key: m.key });
+      expect(bal.body.data).toMatchObject({ unsettledBalance: 0, settledBalance: m.total / 100 });
+      expect(await ledgerProblems(m.id)).toEqual([]);
     }
-    for (const [day, ids] of byDay) expect([...ids], `settlements reported for ${day}`).toHaveLength(1);
-    // Only one run can have made each settlement: a second report is a run that found its day taken.
-    expect(Math.max(...reporters.values()), 'a settlement reported by more than one run').toBeGreaterThan(1);
-    // What the runs left (their time is bounded) a later call settles; in total, once.
-    for (let call = 1; ; call++) {
-      const next = await run(m.key, `together-after-${call}`);
-      expect(next.status).toBe(200);
-      for (const s of next.body.data.settlements as { settlementId: string }[]) expect(reporters.has(s.settlementId)).toBe(false);
-      if (next.body.data.remainingAmount === 0) break;
-      expect(call).toBeLessThan(10);
-    }
-    const bal = await t.call('GET', '/v1/balance/details', { key: m.key });
-    expect(bal.body.data).toMatchObject({ unsettledBalance: 0, settledBalance: m.total / 100 });
-    expect(await ledgerProblems(m.id)).toEqual([]);
-  }, 120_000);
+    expect(overlapped, 'in 5 attempts, no settlement was reported by more than one run').toBe(true);
+  }, 300_000);
 });
