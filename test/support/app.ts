@@ -3,10 +3,8 @@
  * and SQS emulator, the HTTP server on a free port, the pollers, and no tick timer (tests
  * drive time with app.tick(at)).
  */
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { startApp, type LocalApp } from '../../local/app';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
 import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
@@ -126,18 +124,8 @@ export async function startTestApp(
       if (r.status !== 201) throw new Error(`participant create failed: ${r.status} ${JSON.stringify(r.body)}`);
       return { id: r.body.data.id, apiKey: r.body.data.apiKey, name, email };
     },
-    async stop() {
-      await app.stop();
-      // The file's table goes with it: DynamoDB Local keeps every table's stream, and a whole
-      // run creates hundreds of stream-enabled tables in one process otherwise.
-      const ddb = new DynamoDBClient({
-        endpoint: await dynamoEndpoint(),
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-      });
-      await ddb.send(new DeleteTableCommand({ TableName: `t-${suffix}` })).catch(() => undefined);
-      ddb.destroy();
-    },
+    // The file's table goes with its DynamoDB Local, retired when the next file leases its slot.
+    stop: () => app.stop(),
   };
 }
 

@@ -67,9 +67,8 @@ export async function startDynamoPool(slots: number): Promise<DynamoPool> {
     url: `http://127.0.0.1:${port}/`,
     async stop() {
       await new Promise((res) => server.close(res));
-      const all = state.flatMap((s) => [s.current ? Promise.resolve(s.current) : undefined, s.spare]).filter(Boolean);
-      await Promise.all(all.map(async (p) => (await p)?.stop().catch(() => undefined)));
-      await Promise.all(retired);
+      const all = await Promise.all(state.flatMap((s) => [s.current, s.spare]));
+      await Promise.all([...all.map((d) => d?.stop().catch(() => undefined)), ...retired]);
     },
   };
 }

@@ -20,14 +20,14 @@ declare module 'vitest' {
 }
 
 /** DynamoDB Local slots per project (a project runs at most 2 files at once). */
-const DYNAMO_INSTANCES = 2;
+const DYNAMO_SLOTS = 2;
 
 export default async function setup(project: TestProject) {
   // The dashboard's browser tests load the built app from the local server (local/dashboard.ts).
   ensureDashboardBuilt();
   // A fresh DynamoDB Local per test file (dynamo-pool.ts): its GetRecords costs more CPU with
   // every stream record the instance holds.
-  const dynamos = await startDynamoPool(DYNAMO_INSTANCES);
+  const dynamos = await startDynamoPool(DYNAMO_SLOTS);
   let sqs;
   let cognito;
   try {
