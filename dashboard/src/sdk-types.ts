@@ -9,3 +9,9 @@ export type BodyOf<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = 
   : never;
 /** The query parameters of a GET operation. */
 export type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+/** The `data` of a GET operation's 200 answer. */
+export type DataOf<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': { data?: infer D } } } } };
+}
+  ? NonNullable<D>
+  : never;

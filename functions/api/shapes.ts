@@ -20,9 +20,13 @@ import { ERROR_TYPES } from '../platform/errors';
  * An area's response schemas (`functions/api/<area>/responses.ts` exports `RESPONSES`), keyed
  * by handler file name: `data` (the envelope's `data` of the 2xx answer), `elements` (one
  * element of a per-phrase array answer) or `body` (the whole 2xx body, for answers without
- * the envelope).
+ * the envelope); beside `data`, `envelope`: properties of the envelope next to it (the
+ * array-shaped lists' `hasMore` and `total`).
  */
-export type Responses = Record<string, { data?: z.ZodType; elements?: z.ZodType; body?: z.ZodType }>;
+export type Responses = Record<string, { data?: z.ZodType; envelope?: z.ZodObject; elements?: z.ZodType; body?: z.ZodType }>;
+
+/** The top-level properties beside an array-shaped list's `data` (DESIGN 8.9). */
+export const listEnvelope = () => z.object({ hasMore, total });
 
 export const iso = z.string().describe('ISO 8601 date-time, UTC');
 export const money = z.number().describe('Amount in major units (NGN 1500.5)');

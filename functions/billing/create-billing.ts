@@ -320,6 +320,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
     try {
       await commit(items, [{ type: 'billing.request', to: customer.bankId, data: billingRequestEvent(bill, customer.clientRef) }], {
         eventDue: sandboxBankDue,
+        recordOn: ITEM_BILL,
       });
       return { ok: true, bill, attempts: attempt };
     } catch (e) {

@@ -113,7 +113,7 @@ export async function settleBilling(
       reason: billingOutcomeReason(outcome),
     });
     try {
-      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }]);
+      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }], { recordOn: 0 });
       await runAfterSettledHooks(next, outcome, at);
       return { ok: true, bill: next };
     } catch (e) {

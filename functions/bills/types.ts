@@ -62,6 +62,10 @@ export interface BillItem {
   /** The status of its latest dispute (`latestDisputeId`); absent when never disputed. */
   disputeStatus?: 'needs_response' | 'under_review' | 'won' | 'lost';
   latestDisputeId?: string;
+  /** Its disputes' ids, added by each dispute's opening (absent on billings disputed before: `latestDisputeId`). */
+  disputeIds?: Set<string>;
+  /** The events it caused, oldest first (events/outbox.ts `recordOn`; absent on billings made before). */
+  eventIds?: string[];
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
   /**

@@ -128,13 +128,16 @@ export async function openDispute(input: {
         bill,
         amount,
         { bankId: input.bankId },
-        { adds: { disputedAmount: amount }, sets: { disputeStatus: 'needs_response', latestDisputeId: disputeId, updatedAt: nowIso } },
+        {
+          adds: { disputedAmount: amount, disputeIds: new Set([disputeId]) },
+          sets: { disputeStatus: 'needs_response', latestDisputeId: disputeId, updatedAt: nowIso },
+        },
       ),
       { Put: { TableName: table(), Item: dispute, ConditionExpression: 'attribute_not_exists(pk)' } },
       ...disputeMoneyItems(dispute, 'dispute', now, await readSettlementDay(dispute.merchantId, now)),
     ];
     try {
-      await commit(items, [{ type: DISPUTE_CREATED, to: dispute.merchantId, data: disputeEventData(dispute, 'bank') }]);
+      await commit(items, [{ type: DISPUTE_CREATED, to: dispute.merchantId, data: disputeEventData(dispute, 'bank') }], { recordOn: 1 });
       logger.info('dispute opened', { disputeId, billingRequestId: bill.billingRequestId });
       return { ok: true, dispute };
     } catch (e) {
@@ -265,7 +268,7 @@ async function change(disputeId: string, c: Change, now: Date): Promise<ChangeRe
       { type: DISPUTE_UPDATED, to: d.merchantId, data },
     ];
     try {
-      await commit(items, events, OPTIONS);
+      await commit(items, events, { ...OPTIONS, recordOn: 0 });
       logger.info('dispute updated', { disputeId, status: c.to, actor: c.actor });
       return { ok: true, dispute: next };
     } catch (e) {

@@ -11,7 +11,8 @@ import { toMajor } from '../domain/money';
 import { messages } from '../platform/errors';
 import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
-import { getItem, type Item } from '../platform/table';
+import { batchGet, getItem, type Item } from '../platform/table';
+import type { BillItem } from '../bills/types';
 import { listPage, pagingOf } from '../http/paging';
 
 export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost'] as const;
@@ -52,6 +53,8 @@ export interface DisputeItem {
   disputeId: string;
   reference: string;
   billingRequestId: string;
+  /** The events it caused, oldest first (events/outbox.ts `recordOn`). */
+  eventIds?: string[];
   merchantId: string;
   merchantName: string;
   providerId?: string;
@@ -105,6 +108,19 @@ export const parseDispute = (item: Record<string, unknown> | undefined) => parse
 export async function getDispute(disputeId: string): Promise<DisputeItem | undefined> {
   if (!isDisputeIdShaped(disputeId)) return undefined;
   return parseDispute(await getItem(disputeKey(disputeId), true));
+}
+
+/**
+ * A transaction's disputes, newest first: by the ids its billing keeps (`disputeIds`), or its
+ * latest only when it was disputed before it kept them. One BatchGetItem.
+ */
+export async function disputesOf(bill: Pick<BillItem, 'reference' | 'disputeIds' | 'latestDisputeId'>): Promise<DisputeItem[]> {
+  const ids = new Set([...(bill.disputeIds ?? []), ...(bill.latestDisputeId ? [bill.latestDisputeId] : [])]);
+  if (ids.size === 0) return [];
+  return [...(await batchGet([...ids].map(disputeKey))).values()]
+    .map((it) => parseDispute(it)!)
+    .filter((d) => d.reference === bill.reference)
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
 }
 
 export const isDisputeIdShaped = (id: string) => /^dsp_[A-Za-z0-9]{1,60}$/.test(id);

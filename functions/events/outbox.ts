@@ -84,6 +84,13 @@ export interface CommitOptions {
    * business functions bundle no SQS client. Without it, recovery sends it a grace period later.
    */
   enqueue?: (messages: DeliveryMessage[]) => Promise<unknown>;
+  /**
+   * The index of the caller's item that keeps the ids of the events this transaction emits
+   * (its `eventIds` list, appended in the same write: no extra request, no index), so the
+   * object's page finds its events by key (a transaction, a refund, a dispute: DESIGN 9.7).
+   * The item must be a Put or an Update.
+   */
+  recordOn?: number;
 }
 
 /** An event as its item stores it (the first event's item carries the others in `more`, with their due attributes). */
@@ -150,6 +157,18 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
     spec: e,
     event: { id: newId('evt'), type: e.type, to: e.to, data: testClock ? { ...e.data, testClock } : e.data } as StoredEvent,
   }));
+  const at = options.recordOn;
+  const own =
+    at === undefined || stored.length === 0
+      ? items
+      : items.map((item, i) =>
+          i === at
+            ? recordEventIds(
+                item,
+                stored.map((s) => s.event.id),
+              )
+            : item,
+        );
   const committed: CommittedEvent[] = stored.map(({ event }) => ({ ...event, createdAt, deliveryIds: [] }));
   // The sandbox hook needs to know whether the receiver is a simulated bank (read once per process).
   const dueOf = async (ev: StoredEvent) => (options.eventDue ? options.eventDue(await infoOf(ev.to), ev.type, ev.id, createdMs) : {});
@@ -195,10 +214,10 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
     if (info?.provider) eventItems.push(receiptTransactItem({ participantId: info.provider, event: head, deliveryIds: [], expiresAt }));
   }
 
-  const total = items.length + eventItems.length;
-  if (total > TRANSACTION_LIMIT) throw new OutboxTooLargeError(total, items.length, eventItems.length - deliveryItems, deliveryItems);
+  const total = own.length + eventItems.length;
+  if (total > TRANSACTION_LIMIT) throw new OutboxTooLargeError(total, own.length, eventItems.length - deliveryItems, deliveryItems);
 
-  await transact([...items, ...eventItems]);
+  await transact([...own, ...eventItems]);
   // If this fails, the test delivery is on the due index: recovery sends it a grace period later.
   if (direct.length > 0) await options.enqueue?.(direct.map((d) => d.message));
   return committed;
@@ -206,6 +225,36 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
 
 /** WEBHOOK_MAX_ATTEMPTS, at least 1: a new delivery's attempts. */
 export const maxAttempts = () => Math.max(1, Math.floor(config.webhookMaxAttempts()));
+
+/** The attribute of an object's item that lists the events it caused (`CommitOptions.recordOn`). */
+export const EVENT_IDS = 'eventIds';
+
+/**
+ * `item` (a Put or an Update of a transaction) also appending `ids` to its `eventIds` list: a
+ * Put's item gets them, an Update's expression gets one more SET assignment (in its SET
+ * clause, or a SET clause of its own).
+ */
+export function recordEventIds(item: TransactItem, ids: readonly string[]): TransactItem {
+  if (item.Put) {
+    const Item = item.Put.Item as Record<string, unknown>;
+    const before = Array.isArray(Item[EVENT_IDS]) ? (Item[EVENT_IDS] as string[]) : [];
+    return { ...item, Put: { ...item.Put, Item: { ...Item, [EVENT_IDS]: [...before, ...ids] } } };
+  }
+  const u = item.Update;
+  if (!u?.UpdateExpression) throw new Error('recordOn: the item keeping the event ids must be a Put or an Update');
+  const assign = `${EVENT_IDS} = list_append(if_not_exists(${EVENT_IDS}, :outboxNoEvents), :outboxEventIds)`;
+  const expression = /(^|\s)SET\s/.test(u.UpdateExpression)
+    ? u.UpdateExpression.replace(/(^|\s)SET\s/, (m) => `${m}${assign}, `)
+    : `SET ${assign} ${u.UpdateExpression}`;
+  return {
+    ...item,
+    Update: {
+      ...u,
+      UpdateExpression: expression,
+      ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ':outboxNoEvents': [], ':outboxEventIds': [...ids] },
+    },
+  };
+}
 
 /** The compact event item (conditional: an event id is written once). */
 function eventPut(item: StoredEvent & { createdAt: string; expiresAt: number; [extra: string]: unknown }): TransactItem {

@@ -11,7 +11,7 @@
  * id (GET /v1/events/{id}, their delivery ids and index keys are on the item) and their
  * deliveries replayable, but are not listed.
  */
-import { batchGet, getItem, queryPage, type Item } from '../platform/table';
+import { batchGet, batchGetByKey, getItem, itemKeyOf, queryPage, type Item } from '../platform/table';
 import { deliveryKey, eventKey, type DeliveryItem, type DeliveryStatus } from '../webhooks/delivery-store';
 import { receiptDeliveryIds, receiptKey, receiptPk, RECEIPT_SHARDS, receiptSk, type ReceiptItem } from './receipts';
 
@@ -52,17 +52,45 @@ export interface VisibleEvent {
   deliveryIds: string[];
 }
 
+/** Release 2's events: the index keys name who may read it; its deliveries are on the item. */
+const release2Visible = (participantId: string, event: EventItem): VisibleEvent | undefined => {
+  const pk = `EVENTS#${participantId}`;
+  return event.gsi3pk === pk || event.gsi4pk === pk ? { event, deliveryIds: event.deliveryIds ?? [] } : undefined;
+};
+
 /** An event the participant may read (addressed to it, or to one of its merchants), or undefined. */
 export async function getVisibleEvent(participantId: string, id: string): Promise<VisibleEvent | undefined> {
   const event = await getLiveEvent(id);
   if (!event) return undefined;
-  if (event.deliveryIds !== undefined) {
-    // Release 2: the index keys name who may read it; its deliveries are on the item.
-    const pk = `EVENTS#${participantId}`;
-    return event.gsi3pk === pk || event.gsi4pk === pk ? { event, deliveryIds: event.deliveryIds } : undefined;
-  }
+  if (event.deliveryIds !== undefined) return release2Visible(participantId, event);
   const receipt = await getItem<ReceiptItem>(receiptKey(participantId, event));
   return receipt ? { event, deliveryIds: receiptDeliveryIds(receipt) } : undefined;
+}
+
+/**
+ * The events among `ids` the participant may read, oldest first: two BatchGetItems (the
+ * events, then the participant's receipts of them), whatever their number. Ids of events no
+ * longer kept (30 days) or addressed to others are left out.
+ */
+export async function visibleEvents(participantId: string, ids: readonly string[]): Promise<VisibleEvent[]> {
+  if (ids.length === 0) return [];
+  const nowS = Date.now() / 1000;
+  const events = [...(await batchGet<EventItem>(ids.map(eventKey))).values()].filter((ev) => live(ev, nowS));
+  const current = events.filter((ev) => ev.deliveryIds === undefined);
+  const receipts = await batchGetByKey<ReceiptItem>(current.map((ev) => receiptKey(participantId, ev)));
+  const out: VisibleEvent[] = [];
+  for (const event of events) {
+    if (event.deliveryIds !== undefined) {
+      const v = release2Visible(participantId, event);
+      if (v) out.push(v);
+      continue;
+    }
+    const receipt = receipts.get(itemKeyOf(receiptKey(participantId, event)));
+    if (receipt) out.push({ event, deliveryIds: receiptDeliveryIds(receipt) });
+  }
+  return out.sort((a, b) =>
+    a.event.createdAt === b.event.createdAt ? (a.event.id < b.event.id ? -1 : 1) : a.event.createdAt < b.event.createdAt ? -1 : 1,
+  );
 }
 
 /** The participant's own delivery records among `ids`, in id order. */
@@ -73,6 +101,50 @@ export async function deliveriesByIds(participantId: string, ids: readonly strin
     .sort()
     .map((id) => found.get(deliveryKey(id).pk))
     .filter((d): d is DeliveryItem => d !== undefined && d.ownerId === participantId);
+}
+
+/**
+ * Events as the events API shows one (GET /v1/events/{id}): the body and the participant's own
+ * deliveries of it (one BatchGetItem for all of them).
+ */
+export async function eventsWithDeliveries(participantId: string, visible: readonly VisibleEvent[]) {
+  const found = new Map(
+    (
+      await deliveriesByIds(
+        participantId,
+        visible.flatMap((v) => v.deliveryIds),
+      )
+    ).map((d) => [d.id, d]),
+  );
+  return visible.map(({ event, deliveryIds }) => ({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    data: event.data,
+    deliveries: [...deliveryIds]
+      .sort()
+      .flatMap((id) => found.get(id) ?? [])
+      .map((d) => ({
+        id: d.id,
+        endpointId: d.endpointId,
+        status: d.status,
+        attempts: d.attempts,
+        lastAttemptAt: d.lastAttemptAt ?? null,
+        responseStatus: d.lastStatusCode ?? null,
+      })),
+  }));
+}
+
+/**
+ * The events some objects caused, as `participantId` sees them (DESIGN 9.7's transaction page:
+ * a billing, its refunds and its disputes): by the ids each keeps (`eventIds`, appended by the
+ * transaction that emitted them: events/outbox.ts `recordOn`), read by key with the caller's own
+ * deliveries, oldest first. The caller sees what the events API shows it (a bank its events, a
+ * merchant or its provider the merchant's); events are kept 30 days.
+ */
+export async function eventsCausedBy(participantId: string, objects: readonly { eventIds?: readonly string[] }[]) {
+  const ids = new Set(objects.flatMap((o) => o.eventIds ?? []));
+  return eventsWithDeliveries(participantId, await visibleEvents(participantId, [...ids]));
 }
 
 export function countDeliveries(deliveries: readonly DeliveryItem[]): DeliveryCounts {

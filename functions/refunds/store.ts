@@ -162,7 +162,7 @@ export async function initiateRefund(input: {
       },
     };
     try {
-      await commit(items, [requested]);
+      await commit(items, [requested], { recordOn: 1 });
       logger.info('refund initiated', { refundId, billingRequestId: bill.billingRequestId });
       return { ok: true, refund };
     } catch (e) {
@@ -225,6 +225,7 @@ export async function markRefundProcessing(refundId: string, now: Date, lease?: 
         },
       ],
       [updatedEvent(next)],
+      { recordOn: 0 },
     );
     return next;
   } catch (e) {
@@ -339,7 +340,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
       );
     }
     try {
-      await commit(items, [updatedEvent(next)]);
+      await commit(items, [updatedEvent(next)], { recordOn: 0 });
       logger.info('refund completed', { refundId, debited: side });
       return next;
     } catch (e) {
@@ -392,6 +393,7 @@ export async function failRefund(refundId: string, failureReason: string, now: D
           },
         ],
         [updatedEvent(next)],
+        { recordOn: 0 },
       );
       return next;
     } catch (e) {

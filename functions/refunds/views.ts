@@ -19,6 +19,8 @@ export interface RefundItem {
   refundId: string;
   reference: string;
   billingRequestId: string;
+  /** The events it caused, oldest first (events/outbox.ts `recordOn`). */
+  eventIds?: string[];
   merchantId: string;
   providerId?: string;
   bankId: string;

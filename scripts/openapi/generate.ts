@@ -31,6 +31,8 @@ export interface HandlerSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   response?: z.ZodType;
+  /** Properties of the envelope beside `data` (an array-shaped list's `hasMore`, `total`). */
+  envelope?: z.ZodType;
   /** One element of a per-phrase array answer (intent, bill, pay). */
   elements?: z.ZodType;
   /** The whole 2xx body, for answers without the envelope (device permission, the document). */
@@ -67,6 +69,7 @@ export const loadHandlerSpec: SpecLoader = async (route) => {
   const spec = { ...((mod.handler as { spec?: HandlerSpec }).spec ?? {}) };
   const r = (await responsesOf(dirname(route.handler)))[basename(route.handler)];
   if (r?.data) spec.response = r.data;
+  if (r?.envelope) spec.envelope = r.envelope;
   if (r?.elements) spec.elements = r.elements;
   if (r?.body) spec.responseBody = r.body;
   return spec;
@@ -491,16 +494,18 @@ function successResponse(route: Route, spec: HandlerSpec, facts: ResponseFacts, 
     content = { 'application/json': { schema: { type: 'object', required: ['statusCode'], properties: { statusCode: integer } } } };
   else if (spec.response) {
     const data = conv.convert(spec.response, 'output', `${routeKey(route)} response`);
+    const beside = spec.envelope ? conv.convert(spec.envelope, 'output', `${routeKey(route)} envelope`) : {};
     content = {
       'application/json': {
         schema: {
           type: 'object',
-          required: ['statusCode', 'success', 'message', 'data'],
+          required: ['statusCode', 'success', 'message', 'data', ...((beside.required as string[] | undefined) ?? [])],
           properties: {
             statusCode: { type: 'integer', const: status },
             success: { type: 'boolean', const: true },
             message: { type: 'string' },
             data,
+            ...((beside.properties as Json | undefined) ?? {}),
           },
         },
       },

@@ -2,7 +2,8 @@
  * The dashboard, finding and seeing (DESIGN 9.3, 9.7) in Debian's Chromium against the local
  * stack: the Search field finds a transaction by its reference and by the customer's e-mail
  * and lands on its page; 120 transactions page by cursor; a failing endpoint is flagged on
- * Home and its delivery's 500 answer is shown; a refund happens only after `Confirm`; an export
+ * Home and its delivery's 500 answer is shown; a transaction's page lists its events and their
+ * deliveries; a refund happens only after `Confirm`; an export
  * follows the status filter; no page is wider than 375 px; every page passes axe.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -204,6 +205,42 @@ describe('dashboard: finding and seeing', () => {
     // Both signature headers (Standard Webhooks' and X-Webhook-Signature) show as <redacted>.
     expect(await requestHeaders.getByRole('cell', { name: '<redacted>', exact: true }).count()).toBe(2);
     await check(page, 'delivery page');
+    await page.context().close();
+  });
+
+  it("a transaction's page lists its events, each delivery with its answer and a link to its page", async () => {
+    const m = await ownedBy(t, 'merchant');
+    const { url, path } = rx.endpointUrl('txn-events');
+    rx.respond(path, { status: 500, body: 'order system down' });
+    expect((await t.call('POST', '/v1/webhooks/endpoints', { key: m.party.apiKey, body: { url } })).status).toBe(201);
+    const ag = await agreement(t, { merchant: m.party });
+    const b = await bill(t, m.party, [ag.agreementPhrase], 700, { description: 'Watched lamp' });
+    expect(b.status).toBe(201);
+    const ref = b.body[0].reference as string;
+    expect((await bankResponse(t, ag.bank, b.body[0].billingRequestId, 'approve_once')).status).toBe(200);
+    await rx.waitFor(path, (reqs) => reqs.length >= 1);
+    await t.app.settle();
+
+    const page = await signedIn(m.owner);
+    await page.goto(`${t.url}/dashboard/transactions/${ref}`);
+    await page.getByRole('heading', { level: 1, name: `Transaction ${ref}` }).waitFor();
+    const row = page
+      .getByRole('table', { name: `Events of ${ref}` })
+      .getByRole('row')
+      .filter({ hasText: 'billing.response' });
+    await row.getByText('failed 500, 1 attempt').waitFor();
+    // Only the merchant's event: the bank's billing.request is not on its page.
+    expect(
+      await page
+        .getByRole('table', { name: `Events of ${ref}` })
+        .getByRole('row')
+        .count(),
+    ).toBe(2);
+    await check(page, 'transaction page with its events');
+    await row.getByRole('link', { name: /^dlv_/ }).click();
+    await page.getByRole('heading', { level: 1, name: /^Delivery dlv_/ }).waitFor();
+    await page.getByRole('heading', { name: 'Attempt 1: answered 500' }).waitFor();
+    await page.getByRole('region', { name: 'Response body of attempt 1' }).getByText('order system down').waitFor();
     await page.context().close();
   });
 

@@ -220,9 +220,15 @@ describe('GET /v1/transaction-details', () => {
         refundedAmount: 12.34,
         entityId: m1.id,
       });
+      // Each caller's own events of it: the fixture's billing is written straight to the table and
+      // answered through the outbox; its refund is initiated and completed through it.
+      expect(r.body.data.events.map((e: { type: string }) => e.type)).toEqual(
+        key === bank1.apiKey ? ['refund.requested'] : ['billing.response', 'refund.updated', 'refund.updated'],
+      );
       expect(Object.keys(r.body.data).sort()).toEqual(
         [
           'refunds',
+          'events',
           'reference',
           'billingRequestId',
           'type',

@@ -11,6 +11,7 @@ import { eventBody } from '../../functions/webhooks/event-body';
 import { RECEIPT_SHARDS, receiptKey, receiptShard } from '../../functions/events/receipts';
 import { newId } from '../../functions/domain/ids';
 import { matchesPattern } from '../../local/streams';
+import { recordEventIds } from '../../functions/events/outbox';
 
 describe('the body of an event (built at delivery time)', () => {
   it('is {id, type, createdAt, data}, the same bytes whatever order the stored map comes back in', () => {
@@ -144,5 +145,41 @@ describe("the stream poller's filter (Lambda event filter patterns)", () => {
     expect(matchesPattern({ a: [{ 'anything-but': ['x'] }] }, { a: 'x' })).toBe(false);
     expect(matchesPattern({ a: { b: [1] } }, { a: { b: 1 } })).toBe(true);
     expect(matchesPattern({ a: { b: [1] } }, { a: {} })).toBe(false);
+  });
+});
+
+describe("an object's event ids, kept in the transaction that emits them (outbox recordOn)", () => {
+  const values = { ':outboxNoEvents': [], ':outboxEventIds': ['evt_a', 'evt_b'] };
+  const assign = 'eventIds = list_append(if_not_exists(eventIds, :outboxNoEvents), :outboxEventIds)';
+  const update = (UpdateExpression: string) => ({
+    Update: { TableName: 't', Key: { pk: 'p', sk: 's' }, UpdateExpression, ExpressionAttributeValues: { ':x': 1 } },
+  });
+
+  it("a Put's item gets them after any it already lists", () => {
+    const put = { Put: { TableName: 't', Item: { pk: 'p', sk: 's', eventIds: ['evt_0'] } } };
+    expect(recordEventIds(put, ['evt_a', 'evt_b'])).toEqual({
+      Put: { TableName: 't', Item: { pk: 'p', sk: 's', eventIds: ['evt_0', 'evt_a', 'evt_b'] } },
+    });
+    expect(put.Put.Item.eventIds).toEqual(['evt_0']); // the caller's item is left as it was (a retry builds on it again)
+    expect(recordEventIds({ Put: { TableName: 't', Item: { pk: 'p' } } }, ['evt_a']).Put!.Item).toEqual({ pk: 'p', eventIds: ['evt_a'] });
+  });
+
+  it("an Update's expression gets one more assignment in its SET clause, or a SET clause of its own", () => {
+    const cases: [string, string][] = [
+      ['SET a = :x REMOVE duePk', `SET ${assign}, a = :x REMOVE duePk`],
+      ['ADD refundedAmount :x SET updatedAt = :x', `ADD refundedAmount :x SET ${assign}, updatedAt = :x`],
+      ['ADD refundReserved :x', `SET ${assign} ADD refundReserved :x`],
+    ];
+    for (const [before, after] of cases) {
+      const u = recordEventIds(update(before), ['evt_a', 'evt_b']).Update!;
+      expect(u.UpdateExpression).toBe(after);
+      expect(u.ExpressionAttributeValues).toEqual({ ':x': 1, ...values });
+    }
+  });
+
+  it('refuses any other kind of item', () => {
+    expect(() =>
+      recordEventIds({ ConditionCheck: { TableName: 't', Key: {}, ConditionExpression: 'attribute_exists(pk)' } }, ['evt_a']),
+    ).toThrow('recordOn: the item keeping the event ids must be a Put or an Update');
   });
 });

@@ -30,8 +30,8 @@ export function DecisionsPage() {
         ...(f.decision ? { decision: f.decision as Value } : {}),
       };
       const r = await s.client.GET('/v1/bank/customer-decisions', { params: { query } });
-      // `hasMore` is at the envelope's top level beside the array (the document does not type it there).
-      return { items: await unwrap(Promise.resolve(r)), hasMore: (r.data as { hasMore?: boolean } | undefined)?.hasMore === true };
+      // `hasMore` is at the envelope's top level, beside the array.
+      return { items: await unwrap(Promise.resolve(r)), hasMore: r.data?.hasMore === true };
     },
     cursorOf: (d) => d.id,
   });

@@ -3,12 +3,19 @@ import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
 import { usePagedList } from '../paged';
-import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, DetailToggle } from '../ui';
+import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, DetailToggle, type Column } from '../ui';
 import { EVENT_TYPES } from '../../../functions/events/types';
 
 type EventType = (typeof EVENT_TYPES)[number];
 
 /** The events sent to the caller, newest first: filters (`type`, `deliverySuccess`) and the page in the URL. */
+/** An event's id, type and time: the first columns of every table of events. */
+export const eventColumns = <E extends { id: string; type: string; createdAt: string }>(): Column<E>[] => [
+  { header: 'Event', cell: (e) => <code>{e.id}</code> },
+  { header: 'Type', cell: (e) => e.type },
+  { header: 'Created', cell: (e) => when(e.createdAt) },
+];
+
 export function EventsPage() {
   const s = useSession();
   const [open, setOpen] = useState<string>();
@@ -57,9 +64,7 @@ export function EventsPage() {
           rowKey={(e) => e.id}
           empty="No events match."
           columns={[
-            { header: 'Event', cell: (e) => <code>{e.id}</code> },
-            { header: 'Type', cell: (e) => e.type },
-            { header: 'Created', cell: (e) => when(e.createdAt) },
+            ...eventColumns<(typeof paged.rows)[number]>(),
             {
               header: 'Deliveries',
               cell: (e) =>

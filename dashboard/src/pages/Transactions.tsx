@@ -5,9 +5,10 @@ import { Link } from '../router';
 import { usePagedList } from '../paged';
 import { useSession } from '../session';
 import { CustomerNamed, ErrorMessage, Field, Form, Loading, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
-import type { Schemas } from '../sdk-types';
+import type { DataOf, Schemas } from '../sdk-types';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
 import { TransactionDisputes } from './Disputes';
+import { eventColumns } from './Events';
 
 type Transaction = Schemas['Transaction'];
 const STATUSES = [
@@ -253,6 +254,7 @@ export function TransactionPage({ reference }: { reference: string }) {
           />
         </section>
       )}
+      {x && <TransactionEvents reference={reference} events={x.events} />}
       {x && (s.acting!.kind === 'merchant' || s.acting!.kind === 'bank') && (
         <TransactionDisputes
           reference={reference}
@@ -261,5 +263,51 @@ export function TransactionPage({ reference }: { reference: string }) {
         />
       )}
     </Page>
+  );
+}
+
+type ShownEvent = DataOf<'/v1/transaction-details'>['events'][number];
+
+/** The caller's events of a transaction (its refunds' and disputes' too), oldest first, each with its deliveries. */
+function TransactionEvents({ reference, events }: { reference: string; events: ShownEvent[] }) {
+  const s = useSession();
+  const canOpen = s.can('GET', '/v1/webhooks/deliveries/{id}');
+  return (
+    <section aria-labelledby="txn-events-h">
+      <h2 id="txn-events-h">Events</h2>
+      <Table
+        caption={`Events of ${reference}`}
+        rows={events}
+        rowKey={(e) => e.id}
+        empty="No events of this transaction in the last 30 days."
+        columns={[
+          ...eventColumns<ShownEvent>(),
+          {
+            header: 'Deliveries',
+            cell: (e) =>
+              e.deliveries.length === 0 ? (
+                'No endpoint subscribed'
+              ) : (
+                <ul className="deliveries">
+                  {e.deliveries.map((d) => (
+                    <li key={d.id}>
+                      {canOpen ? (
+                        <Link to={`deliveries/${encodeURIComponent(d.id)}`}>
+                          <code>{d.id}</code>
+                        </Link>
+                      ) : (
+                        <code>{d.id}</code>
+                      )}{' '}
+                      <span className={`badge ${d.status}`}>{d.status}</span>
+                      {d.responseStatus !== null ? ` ${d.responseStatus}` : ''}
+                      {`, ${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}`}
+                    </li>
+                  ))}
+                </ul>
+              ),
+          },
+        ]}
+      />
+    </section>
   );
 }

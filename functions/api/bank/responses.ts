@@ -22,6 +22,7 @@ import {
   currency,
   money,
   refund,
+  listEnvelope,
 } from '../shapes';
 import type { Responses } from '../shapes';
 import { RESPONSES as RECURRING } from '../recurring/responses';
@@ -67,7 +68,8 @@ export const RESPONSES = {
           merchantName: z.string().nullable().describe("The merchant's current name (null: the merchant is gone)"),
         }),
       )
-      .describe('The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level'),
+      .describe('The page; `hasMore` and, on skip pages, `total` (all matches) are beside it'),
+    envelope: listEnvelope(),
   },
   'list-subscriptions': {
     data: z.object({

@@ -1,4 +1,4 @@
-import { deliveriesByIds, getVisibleEvent } from '../../events/views';
+import { eventsWithDeliveries, getVisibleEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
 import { eventResponse } from './schemas';
@@ -9,21 +9,7 @@ export const handler = endpoint(
   async ({ params, principal }) => {
     const visible = await getVisibleEvent(principal.id, params.id ?? '');
     if (!visible) throw notFound(MSG.eventNotFound);
-    const { event } = visible;
-    const deliveries = await deliveriesByIds(principal.id, visible.deliveryIds);
-    return ok(200, 'Event retrieved', {
-      id: event.id,
-      type: event.type,
-      createdAt: event.createdAt,
-      data: event.data,
-      deliveries: deliveries.map((d) => ({
-        id: d.id,
-        endpointId: d.endpointId,
-        status: d.status,
-        attempts: d.attempts,
-        lastAttemptAt: d.lastAttemptAt ?? null,
-        responseStatus: d.lastStatusCode ?? null,
-      })),
-    });
+    const [event] = await eventsWithDeliveries(principal.id, [visible]);
+    return ok(200, 'Event retrieved', event);
   },
 );

@@ -5,7 +5,7 @@
  * the handlers: zod stays out of their bundles.
  */
 import * as z from 'zod';
-import { currency, money, billedElement, element, decisionVersion, decisionDetail, remaining, decision } from '../shapes';
+import { currency, money, billedElement, element, decisionVersion, decisionDetail, remaining, decision, listEnvelope } from '../shapes';
 import type { Responses } from '../shapes';
 
 const retryPolicy = z
@@ -55,7 +55,8 @@ export const RESPONSES = {
     data: decisionDetail.extend({ remaining }),
   },
   'list-decisions': {
-    data: z.array(decision).describe('The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level'),
+    data: z.array(decision).describe('The page; `hasMore` and, on skip pages, `total` (all matches) are beside it'),
+    envelope: listEnvelope(),
   },
   pay: {
     /** one element of the per-phrase array answer */

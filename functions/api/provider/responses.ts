@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { TRUST_LEVELS } from '../../domain/trust';
-import { count, trustStatus, iso, merchantTrust, hasMore, total } from '../shapes';
+import { count, trustStatus, iso, merchantTrust, hasMore, total, listEnvelope } from '../shapes';
 import type { Responses } from '../shapes';
 
 export const RESPONSES = {
@@ -73,7 +73,8 @@ export const RESPONSES = {
   'list-trust': {
     data: z
       .array(merchantTrust.extend({ entityName: z.string() }))
-      .describe('The page; `hasMore` and, on offset pages, `total` are at the top level'),
+      .describe('The page; `hasMore` and, on offset pages, `total` are beside it'),
+    envelope: listEnvelope(),
   },
   'update-merchant': {
     data: z.object({ id: z.string(), name: z.string(), email: z.string() }),

@@ -4,16 +4,20 @@ import { notFound } from '../../platform/errors';
 import { canSee, findBillByReference, transactionOf } from '../../transactions/store';
 import { MONEY_MSG } from '../../transactions/messages';
 import { refundsOf, refundView } from '../../refunds/views';
+import { disputesOf } from '../../disputes/views';
+import { eventsCausedBy } from '../../events/views';
 
 const query = z.object({ reference: z.string().trim().min(1).max(100) });
 
 /**
- * GET /v1/transaction-details?reference= -> one transaction with its refunds. Unknown, or not visible to the
- * caller (another merchant's, bank's or provider's): 404 `Transaction not found`.
+ * GET /v1/transaction-details?reference= -> one transaction with its refunds and the caller's
+ * events of it, its refunds and its disputes (with the caller's deliveries). Unknown, or not
+ * visible to the caller (another merchant's, bank's or provider's): 404 `Transaction not found`.
  */
 export const handler = endpoint({ query, description: 'One transaction by its reference.' }, async ({ query, principal }) => {
   const bill = await findBillByReference(query.reference);
   if (!bill || !canSee(principal, bill)) throw notFound(MONEY_MSG.transactionNotFound);
-  const [transaction, refunds] = await Promise.all([transactionOf(bill), refundsOf(bill)]);
-  return ok(200, MONEY_MSG.transactionRetrieved, { ...transaction, refunds: refunds.map(refundView) });
+  const [transaction, refunds, disputes] = await Promise.all([transactionOf(bill), refundsOf(bill), disputesOf(bill)]);
+  const events = await eventsCausedBy(principal.id, [bill, ...refunds, ...disputes]);
+  return ok(200, MONEY_MSG.transactionRetrieved, { ...transaction, refunds: refunds.map(refundView), events });
 });

@@ -7,10 +7,18 @@
 import * as z from 'zod';
 import { refund, transaction, hasMore, total } from '../shapes';
 import type { Responses } from '../shapes';
+import { eventResponse } from '../events/schemas';
 
 export const RESPONSES = {
   details: {
-    data: transaction.extend({ refunds: z.array(refund).describe('Its refunds, newest first') }),
+    data: transaction.extend({
+      refunds: z.array(refund).describe('Its refunds, newest first'),
+      events: z
+        .array(eventResponse)
+        .describe(
+          "The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids)",
+        ),
+    }),
   },
   history: {
     data: z.object({ transactions: z.array(transaction), total, hasMore }),

@@ -6623,7 +6623,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level */
+                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are beside it */
                         data: {
                             id: string;
                             customerId: string;
@@ -6650,6 +6650,10 @@ export interface operations {
                             /** @description The merchant's current name (null: the merchant is gone) */
                             merchantName: string | null;
                         }[];
+                        /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                        hasMore: boolean;
+                        /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                        total?: number;
                     };
                 };
             };
@@ -9305,8 +9309,12 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are at the top level */
+                        /** @description The page; `hasMore` and, on skip pages, `total` (all matches) are beside it */
                         data: components["schemas"]["CustomerDecision"][];
+                        /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                        hasMore: boolean;
+                        /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                        total?: number;
                     };
                 };
             };
@@ -10650,6 +10658,20 @@ export interface operations {
                             updatedAt: string;
                             /** @description Its refunds, newest first */
                             refunds: components["schemas"]["Refund"][];
+                            /** @description The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids) */
+                            events: (components["schemas"]["Event"] & {
+                                /** @description The event's deliveries to the caller's endpoints */
+                                deliveries: {
+                                    id: string;
+                                    endpointId: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "delivered" | "failed";
+                                    attempts: number;
+                                    lastAttemptAt: string | null;
+                                    /** @description HTTP status of the last attempt (null: no answer) */
+                                    responseStatus: number | null;
+                                }[];
+                            })[];
                         };
                     };
                 };
@@ -11774,7 +11796,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        /** @description The page; `hasMore` and, on offset pages, `total` are at the top level */
+                        /** @description The page; `hasMore` and, on offset pages, `total` are beside it */
                         data: {
                             trusted: boolean;
                             /** @enum {string} */
@@ -11784,6 +11806,10 @@ export interface operations {
                             entityId: string;
                             entityName: string;
                         }[];
+                        /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
+                        hasMore: boolean;
+                        /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
+                        total?: number;
                     };
                 };
             };
