@@ -10590,32 +10590,118 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
                      *         "status": "partially_refunded",
-                     *         "amount": 500,
-                     *         "refundedAmount": 100.5,
+                     *         "amount": 100,
+                     *         "refundedAmount": 10,
                      *         "currency": "NGN",
-                     *         "description": "Fixture order",
-                     *         "customerId": "cus_BlbPyPWTfr",
+                     *         "description": "Events on the page",
+                     *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 5 example",
-                     *         "bankTransactionId": "BTX-0Sydqb3G",
+                     *         "merchantName": "merchant 3 example",
+                     *         "bankTransactionId": "BTX-Gwkc7xgaG9",
                      *         "scheduleId": null,
-                     *         "settlementId": "stl_ExampleToken1000000000000000000000000000",
-                     *         "disputedAmount": 0,
-                     *         "disputeStatus": null,
-                     *         "createdAt": "2030-04-22T09:00:00.000Z",
-                     *         "updatedAt": "2026-11-06T04:30:01.140Z",
+                     *         "settlementId": null,
+                     *         "disputedAmount": 20,
+                     *         "disputeStatus": "lost",
+                     *         "createdAt": "2026-11-06T17:06:36.940Z",
+                     *         "updatedAt": "2026-11-06T17:06:38.295Z",
                      *         "refunds": [
                      *           {
                      *             "refundId": "rfd_example1000000000000000",
                      *             "reference": "txn_example1000000000000000",
-                     *             "amount": 100.5,
+                     *             "amount": 10,
                      *             "currency": "NGN",
                      *             "status": "completed",
-                     *             "reason": "Returned item",
-                     *             "expectedBy": "2030-04-26T22:59:59.999Z",
-                     *             "createdAt": "2030-04-23T09:00:00.000Z",
-                     *             "updatedAt": "2030-04-23T09:05:00.000Z",
-                     *             "completedAt": "2030-04-23T09:05:00.000Z"
+                     *             "reason": null,
+                     *             "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *             "createdAt": "2026-11-06T17:06:37.344Z",
+                     *             "updatedAt": "2026-11-06T17:06:37.475Z",
+                     *             "completedAt": "2026-11-06T17:06:37.475Z"
+                     *           }
+                     *         ],
+                     *         "events": [
+                     *           {
+                     *             "id": "evt_example1000000000000000",
+                     *             "type": "billing.response",
+                     *             "createdAt": "2026-11-06T17:06:37.173Z",
+                     *             "data": {
+                     *               "reference": "txn_example1000000000000000",
+                     *               "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *               "amount": 100,
+                     *               "billingRequestId": "breq_example1000000000000000",
+                     *               "customerAction": "approved",
+                     *               "customerId": "cus_example1000000000000000",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "currency": "NGN",
+                     *               "status": "succeeded"
+                     *             },
+                     *             "deliveries": [
+                     *               {
+                     *                 "id": "dlv_ExampleToken1000000000000000000000000000",
+                     *                 "endpointId": "whe_example1000000000000000",
+                     *                 "status": "delivered",
+                     *                 "attempts": 1,
+                     *                 "lastAttemptAt": "2026-11-06T17:06:37.354Z",
+                     *                 "responseStatus": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "evt_example2000000000000000",
+                     *             "type": "refund.updated",
+                     *             "createdAt": "2026-11-06T17:06:37.563Z",
+                     *             "data": {
+                     *               "reference": "txn_example1000000000000000",
+                     *               "reason": null,
+                     *               "createdAt": "2026-11-06T17:06:37.344Z",
+                     *               "amount": 10,
+                     *               "completedAt": null,
+                     *               "billingRequestId": "breq_example1000000000000000",
+                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *               "currency": "NGN",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "refundId": "rfd_example1000000000000000",
+                     *               "status": "processing",
+                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
+                     *             },
+                     *             "deliveries": [
+                     *               {
+                     *                 "id": "dlv_ExampleToken2000000000000000000000000000",
+                     *                 "endpointId": "whe_example1000000000000000",
+                     *                 "status": "delivered",
+                     *                 "attempts": 1,
+                     *                 "lastAttemptAt": "2026-11-06T17:06:37.825Z",
+                     *                 "responseStatus": 200
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "evt_example3000000000000000",
+                     *             "type": "refund.updated",
+                     *             "createdAt": "2026-11-06T17:06:37.652Z",
+                     *             "data": {
+                     *               "reference": "txn_example1000000000000000",
+                     *               "reason": null,
+                     *               "createdAt": "2026-11-06T17:06:37.344Z",
+                     *               "amount": 10,
+                     *               "completedAt": "2026-11-06T17:06:37.475Z",
+                     *               "billingRequestId": "breq_example1000000000000000",
+                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *               "currency": "NGN",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "refundId": "rfd_example1000000000000000",
+                     *               "status": "completed",
+                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
+                     *             },
+                     *             "deliveries": [
+                     *               {
+                     *                 "id": "dlv_ExampleToken3000000000000000000000000000",
+                     *                 "endpointId": "whe_example1000000000000000",
+                     *                 "status": "delivered",
+                     *                 "attempts": 1,
+                     *                 "lastAttemptAt": "2026-11-06T17:06:37.990Z",
+                     *                 "responseStatus": 200
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       }
