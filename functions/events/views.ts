@@ -60,11 +60,7 @@ const release2Visible = (participantId: string, event: EventItem): VisibleEvent 
 
 /** An event the participant may read (addressed to it, or to one of its merchants), or undefined. */
 export async function getVisibleEvent(participantId: string, id: string): Promise<VisibleEvent | undefined> {
-  const event = await getLiveEvent(id);
-  if (!event) return undefined;
-  if (event.deliveryIds !== undefined) return release2Visible(participantId, event);
-  const receipt = await getItem<ReceiptItem>(receiptKey(participantId, event));
-  return receipt ? { event, deliveryIds: receiptDeliveryIds(receipt) } : undefined;
+  return (await visibleEvents(participantId, [id]))[0];
 }
 
 /**
@@ -88,9 +84,9 @@ export async function visibleEvents(participantId: string, ids: readonly string[
     const receipt = receipts.get(itemKeyOf(receiptKey(participantId, event)));
     if (receipt) out.push({ event, deliveryIds: receiptDeliveryIds(receipt) });
   }
-  return out.sort((a, b) =>
-    a.event.createdAt === b.event.createdAt ? (a.event.id < b.event.id ? -1 : 1) : a.event.createdAt < b.event.createdAt ? -1 : 1,
-  );
+  // Oldest first, as a receipt's sort key orders them.
+  const order = (v: VisibleEvent) => receiptSk(v.event.createdAt, v.event.id);
+  return out.sort((a, b) => (order(a) < order(b) ? -1 : 1));
 }
 
 /** The participant's own delivery records among `ids`, in id order. */
