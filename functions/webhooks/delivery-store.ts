@@ -392,9 +392,17 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
 /**
  * The tick re-enqueues an overdue pending delivery: a new chain (`seq` + 1) due again a grace
  * period later, only while the tick's claim holds (any attempt since then moved `dueSk`: it
- * is alive). The new chain's `seq`, or undefined when someone else moved on.
+ * is alive) and no attempt holds the delivery at `realNowMs`. An attempt in flight is never
+ * superseded by recovery: its 2xx must end the delivery, not be followed by a second POST.
+ * The new chain's `seq`; `heldUntil` when an attempt's lease refused it (recovery waits for
+ * the lease: deferRecovery); undefined when someone else moved on.
  */
-export async function leaseForRecovery(id: string, due: { duePk: string; dueSk: string }, leasedSk: string): Promise<number | undefined> {
+export async function leaseForRecovery(
+  id: string,
+  due: { duePk: string; dueSk: string },
+  leasedSk: string,
+  realNowMs: number,
+): Promise<{ seq: number } | { heldUntil: number } | undefined> {
   try {
     const out = await db().send(
       new UpdateCommand({
@@ -402,7 +410,7 @@ export async function leaseForRecovery(id: string, due: { duePk: string; dueSk: 
         Key: deliveryKey(id),
         UpdateExpression:
           'SET seq = seq + :one, duePk = :duePk, dueSk = :dueSk, updatedAt = :now, recoveries = if_not_exists(recoveries, :zero) + :one',
-        ConditionExpression: '#s = :pending AND dueSk = :leased',
+        ConditionExpression: '#s = :pending AND dueSk = :leased AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :realNow)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':one': 1,
@@ -412,13 +420,40 @@ export async function leaseForRecovery(id: string, due: { duePk: string; dueSk: 
           ':now': new Date().toISOString(),
           ':pending': 'pending',
           ':leased': leasedSk,
+          ':realNow': realNowMs,
         },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return (out.Attributes as DeliveryItem).seq;
+    return { seq: (out.Attributes as DeliveryItem).seq };
   } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
+    if (!isConditionFailure(e)) throw e;
+    const old = e.Item ? (unmarshallItem(e.Item) as DeliveryItem) : undefined;
+    const held = old?.status === 'pending' && old.dueSk === leasedSk && typeof old.leaseUntil === 'number' && old.leaseUntil > realNowMs;
+    return held ? { heldUntil: old.leaseUntil! } : undefined;
   }
+}
+
+/**
+ * An attempt holds the delivery: recovery is due again a grace period after the lease ends
+ * (the attempt's outcome moves or removes it first; a worker that died holding the lease does
+ * not). Only while the tick's claim holds.
+ */
+export async function deferRecovery(id: string, leasedSk: string, heldUntilMs: number): Promise<void> {
+  const due = recoveryDue(id, heldUntilMs);
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(id),
+        UpdateExpression: 'SET duePk = :duePk, dueSk = :dueSk',
+        ConditionExpression: '#s = :pending AND dueSk = :leased',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':duePk': due.duePk, ':dueSk': due.dueSk, ':pending': 'pending', ':leased': leasedSk },
+      }),
+    )
+    .catch((e) => {
+      if (!isConditionFailure(e)) throw e;
+    });
 }

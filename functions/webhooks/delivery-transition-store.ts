@@ -50,9 +50,10 @@ const KEEP_DUE_MARGIN_MS = 30_000;
  * of this chain (`seq`), has attempts left, nobody holds an attempt, and the attempt is due
  * by `dueByMs`. The claim moves the delivery's due entry past its lease, unless the message
  * says where the chain's due entry is (`recoveryAt`: every sender does) and that is nowhere
- * (null) or well after the lease: within one chain the entry only ever moves later, so it
- * cannot fall due while this attempt holds the delivery. So a claim is one write of the
- * record alone (1 write unit), with no due-index change.
+ * (null) or well after the lease: within one chain the entry only ever moves later, and a
+ * recovery that falls due while this attempt holds the delivery waits for the lease
+ * (delivery-store.ts, leaseForRecovery), so it never supersedes the attempt. So a claim is
+ * one write of the record alone (1 write unit), with no due-index change.
  */
 export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
   const leaseUntil = nowMs + LEASE_SECONDS * 1000;

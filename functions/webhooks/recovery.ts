@@ -5,14 +5,16 @@
  * first message could not be sent, a grace period after it was expected (the message was
  * lost, never sent, or moved to the DLQ by SQS's redrive). Recovery starts a new message
  * chain: `seq` + 1 (older messages of this delivery are then dropped by the worker), the due
- * time moved a grace period ahead, then one message enqueued.
+ * time moved a grace period ahead, then one message enqueued. While an attempt holds the
+ * delivery (its lease), recovery waits until a grace period after the lease instead: the
+ * attempt in flight may well succeed (a message that SQS took but reported as refused).
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
-import { deliveryKey, leaseForRecovery, messageFor, overdueAt, recoveryDue, type DeliveryItem } from './delivery-store';
+import { deferRecovery, deliveryKey, leaseForRecovery, messageFor, overdueAt, recoveryDue, type DeliveryItem } from './delivery-store';
 import { releaseClaim, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
@@ -24,8 +26,15 @@ export async function recoverDelivery(job: DueJob): Promise<void> {
     return;
   }
   const nowMs = Date.parse(job.now);
-  const seq = await leaseForRecovery(d.id, recoveryDue(d.id, nowMs), job.leasedSk);
-  if (seq === undefined) return;
+  // The lease is real time (the worker's clock), whatever time the tick says it is.
+  const leased = await leaseForRecovery(d.id, recoveryDue(d.id, nowMs), job.leasedSk, Date.now());
+  if (!leased) return;
+  if ('heldUntil' in leased) {
+    await deferRecovery(d.id, job.leasedSk, leased.heldUntil);
+    logger.info('webhook delivery recovery waits for the attempt in flight', { deliveryId: d.id, endpointId: d.endpointId });
+    return;
+  }
+  const { seq } = leased;
   // If this send fails, the delivery is overdue again a grace period from now.
   await queue().send(
     new SendMessageCommand({

@@ -230,7 +230,13 @@ describe('exactly once per endpoint and event', () => {
       const got = rx.received(h.path).filter((r) => r.headers['x-webhook-id'] === e.id);
       if (d.status !== 'delivered') problems.push(`${d.id} is ${d.status}`);
       if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
-      if (got.filter((r) => r.status < 300).length !== 1) problems.push(`${d.id}: ${got.filter((r) => r.status < 300).length} 2xx`);
+      if (got.filter((r) => r.status < 300).length !== 1) {
+        // Which path sent it again: the chain (seq), recovery and the attempts' own record.
+        const log = (d.attemptLog ?? []).map((a) => `${a.attempt}:${a.statusCode ?? a.error}`).join(',');
+        problems.push(
+          `${d.id}: ${got.filter((r) => r.status < 300).length} 2xx (seq ${d.seq}, recoveries ${d.recoveries ?? 0}, log ${log})`,
+        );
+      }
       if (new Set(got.map((r) => r.body)).size !== 1) problems.push(`${d.id}: bodies differ between attempts`);
     }
     expect(problems).toEqual([]);

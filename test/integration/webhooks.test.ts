@@ -6,7 +6,8 @@
 import { GetQueueAttributesCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/commands/dlq';
-import { deliveryKey, eventKey, messageFor, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { deliveryKey, eventKey, messageFor, overdueAt, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { claimAttempt } from '../../functions/webhooks/delivery-transition-store';
 import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
 import { billingResponse } from '../support/event-data';
@@ -648,6 +649,53 @@ describe('outbox', () => {
     expect(d.attempts).toBe(2);
     expect(d.seq).toBe(2);
     expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 200]);
+  });
+
+  it('a recovery falling due while an attempt is in flight waits for it: its 2xx ends the delivery, with one POST', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    rx.respond(ep.path, { status: 200, delayMs: 4000 });
+    const sent = await sendTest(m, ep.id);
+    // The claim kept the due entry where it was (the message said it is well after the lease).
+    const inFlight = await waitForDelivery(sent.deliveryId, (x) => x.attempts === 1 && typeof x.leaseUntil === 'number');
+    expect(inFlight.dueSk).toContain('#webhook.recovery#');
+    await t.app.tick(new Date(Date.now() + 301_000));
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    await t.app.settle();
+    await t.app.tick(new Date(Date.now() + 700_000));
+    await t.app.settle();
+    expect(rx.received(ep.path).map((r) => r.status)).toEqual([200]);
+    expect(await delivery(sent.deliveryId)).toMatchObject({ status: 'delivered', seq: 1, attempts: 1 });
+    expect(d.duePk).toBeUndefined();
+  });
+
+  it('a worker that died holding an attempt: recovery waits for its lease, then a grace period, then sends again', async () => {
+    const m = await t.participant('merchant');
+    const ep = await createEndpoint(m);
+    const real = t.app.env.QUEUE_URL_WEBHOOKS!;
+    await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: `${real}-unreachable` });
+    let sent: { eventId: string; deliveryId: string };
+    try {
+      sent = await sendTest(m, ep.id);
+    } finally {
+      await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
+    }
+    const d0 = (await delivery(sent.deliveryId))!;
+    // A worker claims the attempt (its lease ends 5 s from now) and dies before the POST.
+    const claimed = await claimAttempt(messageFor(d0, overdueAt(Date.parse(d0.createdAt))), Date.now() - 25_000, Date.now());
+    expect(claimed.ok).toBe(true);
+    const leaseUntil = Number(claimed.item!.leaseUntil);
+    await t.app.tick(new Date(Date.now() + 301_000));
+    await t.app.settle();
+    const deferred = (await delivery(sent.deliveryId))!;
+    expect(deferred).toMatchObject({ status: 'pending', seq: 1, attempts: 1 });
+    expect(deferred.dueSk).toBe(`${new Date(overdueAt(leaseUntil)).toISOString()}#webhook.recovery#${sent.deliveryId}`);
+    expect(rx.received(ep.path)).toHaveLength(0);
+    await sleep(Math.max(0, leaseUntil - Date.now()) + 200);
+    await t.app.tick(new Date(overdueAt(leaseUntil) + 1_000));
+    const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
+    expect(d).toMatchObject({ seq: 2, attempts: 2 });
+    expect(rx.received(ep.path).map((r) => r.headers['x-webhook-id'])).toEqual([sent.eventId]);
   });
 });
 
