@@ -394,8 +394,8 @@ export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: nu
  * period later, only while the tick's claim holds (any attempt since then moved `dueSk`: it
  * is alive) and no attempt holds the delivery at `realNowMs`. An attempt in flight is never
  * superseded by recovery: its 2xx must end the delivery, not be followed by a second POST.
- * The new chain's `seq`; `heldUntil` when an attempt's lease refused it (recovery waits for
- * the lease: deferRecovery); undefined when someone else moved on.
+ * The new chain's `seq`; `heldUntil` when an attempt's lease refused it (recovery is then due
+ * again a grace period after the lease: recovery.ts); undefined when someone else moved on.
  */
 export async function leaseForRecovery(
   id: string,
@@ -433,27 +433,4 @@ export async function leaseForRecovery(
     const held = old?.status === 'pending' && old.dueSk === leasedSk && typeof old.leaseUntil === 'number' && old.leaseUntil > realNowMs;
     return held ? { heldUntil: old.leaseUntil! } : undefined;
   }
-}
-
-/**
- * An attempt holds the delivery: recovery is due again a grace period after the lease ends
- * (the attempt's outcome moves or removes it first; a worker that died holding the lease does
- * not). Only while the tick's claim holds.
- */
-export async function deferRecovery(id: string, leasedSk: string, heldUntilMs: number): Promise<void> {
-  const due = recoveryDue(id, heldUntilMs);
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: deliveryKey(id),
-        UpdateExpression: 'SET duePk = :duePk, dueSk = :dueSk',
-        ConditionExpression: '#s = :pending AND dueSk = :leased',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':duePk': due.duePk, ':dueSk': due.dueSk, ':pending': 'pending', ':leased': leasedSk },
-      }),
-    )
-    .catch((e) => {
-      if (!isConditionFailure(e)) throw e;
-    });
 }

@@ -14,8 +14,8 @@ import { config } from '../config';
 import { logger } from '../platform/log';
 import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
-import { deferRecovery, deliveryKey, leaseForRecovery, messageFor, overdueAt, recoveryDue, type DeliveryItem } from './delivery-store';
-import { releaseClaim, type DueJob } from '../platform/due';
+import { RECOVERY_KIND, deliveryKey, leaseForRecovery, messageFor, overdueAt, recoveryDue, type DeliveryItem } from './delivery-store';
+import { releaseClaim, rescheduleClaim, type DueJob } from '../platform/due';
 
 export async function recoverDelivery(job: DueJob): Promise<void> {
   const d = await getItem<DeliveryItem>(job.key);
@@ -30,7 +30,10 @@ export async function recoverDelivery(job: DueJob): Promise<void> {
   const leased = await leaseForRecovery(d.id, recoveryDue(d.id, nowMs), job.leasedSk, Date.now());
   if (!leased) return;
   if ('heldUntil' in leased) {
-    await deferRecovery(d.id, job.leasedSk, leased.heldUntil);
+    // Due again a grace period after the lease, while our claim holds and it is pending (the
+    // attempt's outcome moves or removes the entry first; a worker that died holding it does not).
+    // A recovery job never runs under a test clock, so this is the real due index.
+    await rescheduleClaim(job.key, RECOVERY_KIND, d.id, new Date(overdueAt(leased.heldUntil)), job.leasedSk, 'pending');
     logger.info('webhook delivery recovery waits for the attempt in flight', { deliveryId: d.id, endpointId: d.endpointId });
     return;
   }

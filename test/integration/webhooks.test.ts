@@ -56,6 +56,20 @@ async function sendTest(who: Who, endpointId: string, headers?: Record<string, s
   return r.body.data as { eventId: string; deliveryId: string };
 }
 
+/**
+ * A test event whose message is never sent: SQS unreachable for the outbox's enqueue, so the
+ * commit succeeds and no message leaves (the same state as a process dying right after the commit).
+ */
+async function sendTestUnsent(who: Who, endpointId: string) {
+  const real = t.app.env.QUEUE_URL_WEBHOOKS!;
+  await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: `${real}-unreachable` });
+  try {
+    return await sendTest(who, endpointId);
+  } finally {
+    await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
+  }
+}
+
 const delivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
 
 async function waitForDelivery(id: string, pred: (d: DeliveryItem) => boolean, timeoutMs = 20_000): Promise<DeliveryItem> {
@@ -583,16 +597,7 @@ describe('outbox', () => {
   it('a crash between commit and enqueue still delivers, via the tick (recovery)', async () => {
     const m = await t.participant('merchant');
     const ep = await createEndpoint(m);
-    // SQS unreachable for the outbox's enqueue: the commit succeeds, no message is sent
-    // (the same state as a process dying right after the commit).
-    const real = t.app.env.QUEUE_URL_WEBHOOKS!;
-    await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: `${real}-unreachable` });
-    let sent: { eventId: string; deliveryId: string };
-    try {
-      sent = await sendTest(m, ep.id);
-    } finally {
-      await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
-    }
+    const sent = await sendTestUnsent(m, ep.id);
     await sleep(1500);
     expect(rx.received(ep.path)).toHaveLength(0);
     const pending = await delivery(sent.deliveryId);
@@ -672,14 +677,7 @@ describe('outbox', () => {
   it('a worker that died holding an attempt: recovery waits for its lease, then a grace period, then sends again', async () => {
     const m = await t.participant('merchant');
     const ep = await createEndpoint(m);
-    const real = t.app.env.QUEUE_URL_WEBHOOKS!;
-    await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: `${real}-unreachable` });
-    let sent: { eventId: string; deliveryId: string };
-    try {
-      sent = await sendTest(m, ep.id);
-    } finally {
-      await t.app.updateEnvironment({ QUEUE_URL_WEBHOOKS: real });
-    }
+    const sent = await sendTestUnsent(m, ep.id);
     const d0 = (await delivery(sent.deliveryId))!;
     // A worker claims the attempt (its lease ends 5 s from now) and dies before the POST.
     const claimed = await claimAttempt(messageFor(d0, overdueAt(Date.parse(d0.createdAt))), Date.now() - 25_000, Date.now());
