@@ -9,7 +9,8 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localWriteListeners, resetClients } from '../functions/platform/clients';
+import { localDynamoSetup, localWriteListeners, resetClients } from '../functions/platform/clients';
+import { addLockRetry } from './dynamodb/lock-timeout';
 import { resetSecrets } from '../functions/domain/secrets';
 import { ensureBucket, ensureQueues, ensureTable, localBucketName } from './resources';
 import { invoke } from './lambda';
@@ -121,6 +122,8 @@ export async function waitQuiet(
 export function wakeOnLocalWrites(stream: () => StreamPoller | undefined): () => void {
   const listener = () => stream()?.wake();
   localWriteListeners.add(listener);
+  // This process's clients also wait out DynamoDB Local's table lock (dynamodb/lock-timeout.ts).
+  localDynamoSetup.add(addLockRetry);
   resetClients();
   return () => void localWriteListeners.delete(listener);
 }

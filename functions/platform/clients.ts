@@ -16,6 +16,11 @@ let sqs: SQSClient | undefined;
  * middleware is added then).
  */
 export const localWriteListeners = new Set<() => void>();
+/**
+ * What the local runtime adds to each new DynamoDB client of this process (local/app.ts:
+ * re-sending DynamoDB Local's lock timeouts, local/dynamodb/lock-timeout.ts). Empty on Lambda.
+ */
+export const localDynamoSetup = new Set<(client: DynamoDBClient) => void>();
 /** DynamoDB's write operations (the SDK's command names add `Command`; artifacts mode's gateway sees them bare). */
 export const DYNAMO_WRITE_OPERATIONS: ReadonlySet<string> = new Set([
   'PutItem',
@@ -29,6 +34,7 @@ export const DYNAMO_WRITE_OPERATIONS: ReadonlySet<string> = new Set([
 export function db(): DynamoDBDocumentClient {
   if (!ddb) {
     const client = new DynamoDBClient({ maxAttempts: 4 });
+    for (const setup of localDynamoSetup) setup(client);
     if (localWriteListeners.size > 0) {
       client.middlewareStack.add(
         (next, context) => async (args) => {

@@ -11,6 +11,7 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { DYNAMO_WRITE_OPERATIONS } from '../../functions/platform/clients';
+import { isLockTimeoutAnswer, LOCK_RETRY_BUDGET_MS, lockRetryPause } from '../dynamodb/lock-timeout';
 import {
   accessDeniedMessage,
   dynamoAuthorizations,
@@ -82,25 +83,51 @@ function denied(res: ServerResponse, service: 'dynamodb' | 'sqs' | 'secretsmanag
   return json(res, 400, { __type: 'AccessDeniedException', Message: message }, {}, 'application/x-amz-json-1.1');
 }
 
-function forward(target: string, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+/**
+ * Forwards the request unchanged and pipes the answer back. With `lockRetry` (DynamoDB), an
+ * answer that is DynamoDB Local's lock timeout is not passed on: the request is sent again
+ * until it gets the lock (local/dynamodb/lock-timeout.ts), as the real service would have
+ * served it.
+ */
+function forward(target: string, req: IncomingMessage, body: Buffer, res: ServerResponse, lockRetry = false): Promise<void> {
   const url = new URL(target);
+  const until = Date.now() + LOCK_RETRY_BUDGET_MS;
   return new Promise((resolve) => {
-    const headers = { ...req.headers, host: url.host, 'content-length': String(body.length) };
-    const up = httpRequest(
-      { protocol: url.protocol, hostname: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-        r.on('end', () => resolve());
-        r.on('error', () => resolve());
-      },
-    );
-    up.on('error', (e) => {
-      if (!res.headersSent) json(res, 502, { __type: 'ServiceUnavailable', message: `local service unreachable: ${e.message}` });
-      else res.destroy();
-      resolve();
-    });
-    up.end(body);
+    const send = () => {
+      const headers = { ...req.headers, host: url.host, 'content-length': String(body.length) };
+      const up = httpRequest(
+        { protocol: url.protocol, hostname: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent },
+        (r) => {
+          if (lockRetry && r.statusCode === 500) {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('error', () => resolve());
+            r.on('end', () => {
+              const text = Buffer.concat(chunks);
+              if (isLockTimeoutAnswer(r.statusCode, text.toString('utf8')) && Date.now() < until) {
+                void lockRetryPause().then(send);
+                return;
+              }
+              res.writeHead(500, r.headers);
+              res.end(text);
+              resolve();
+            });
+            return;
+          }
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+          r.on('end', () => resolve());
+          r.on('error', () => resolve());
+        },
+      );
+      up.on('error', (e) => {
+        if (!res.headersSent) json(res, 502, { __type: 'ServiceUnavailable', message: `local service unreachable: ${e.message}` });
+        else res.destroy();
+        resolve();
+      });
+      up.end(body);
+    };
+    send();
   });
 }
 
@@ -161,7 +188,7 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
         return denied(res, service, accessDeniedMessage(principal.arn, decision));
       }
       if (service === 'dynamodb') {
-        await forward(opts.dynamoEndpoint, req, body, res);
+        await forward(opts.dynamoEndpoint, req, body, res, true);
         if (DYNAMO_WRITE_OPERATIONS.has(operation)) opts.onWrite?.();
         return;
       }

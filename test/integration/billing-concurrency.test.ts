@@ -77,7 +77,10 @@ describe('parallel bills against limits', () => {
       ),
     );
     const results = await Promise.all(calls);
-    expect(results.every((r) => [201, 403, 409].includes(r.status))).toBe(true);
+    expect(
+      results.every((r) => [201, 403, 409].includes(r.status)),
+      results.map((r) => r.status).join(','),
+    ).toBe(true);
     for (const p of pairs) {
       const c = await counters(p.decisionId);
       expect(c.day).toBeLessThanOrEqual(5000);

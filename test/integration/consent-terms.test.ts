@@ -170,7 +170,7 @@ describe('maxPayments', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     const refused = results.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(40);
-    for (const r of refused) expect(r.element).toMatchObject({ statusCode: 403, message: NO_PAYMENTS });
+    for (const r of refused) expect(r.element, `status ${r.status}`).toMatchObject({ statusCode: 403, message: NO_PAYMENTS });
     expect((await getDecision(a.decisionId))!.paymentsUsed).toBe(10);
     expect((await readDecision(a)).remaining.payments).toBe(0);
     expect(await ledgerProblems(a.merchant.id)).toEqual([]);

@@ -159,7 +159,7 @@ describe('POST /v1/bank/customers: per-record outcomes', () => {
       { ...shared, reference: `${shared.reference}-${i}` },
     ]);
     const results = await Promise.all(batches.map((customers) => post(bank.apiKey, { customers })));
-    for (const r of results) expect(r.status).toBe(201);
+    for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
     const created = results.reduce((n, r) => n + r.body.data.summary.successful, 0);
     const dups = results.reduce((n, r) => n + r.body.data.summary.duplicates, 0);
     expect(created).toBe(4 * 40 + 1);

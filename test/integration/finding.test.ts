@@ -93,7 +93,7 @@ describe('GET /v1/reports/volume', () => {
         t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: refs[3], amount } }),
       ),
     ]);
-    for (const r of asked) expect(r.status).toBe(201);
+    for (const r of asked) expect(r.status, JSON.stringify(r.body)).toBe(201);
     const done = await Promise.all(
       asked.map((r) => t.call('POST', `/v1/sandbox/refunds/${r.body.data.refundId}/complete`, { key: a.merchant.apiKey })),
     );
