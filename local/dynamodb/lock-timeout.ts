@@ -5,15 +5,16 @@
  * waits more than 10 s for it (LocalDBAccess.LOCK_WAIT_TIMEOUT_IN_SECONDS) is answered with
  * HTTP 500 InternalServerError: "This action timed out because it too long waiting for a
  * lock. This request will succeed in actual DynamoDB API". Nothing was applied. A burst of
- * 50 concurrent transactions on a loaded 2-core machine queues that long (measured: 300
- * concurrent 50-item transactions, 53 of them refused), and the SDK's own retries (4
- * attempts, a shared retry quota) then give up and the handler answers 500: CI's failure on
- * 1e4e8c3 (concurrent bills, refunds and customer batches, each 500).
+ * concurrent transactions on a loaded 2-core machine queues that long (measured with three
+ * busy loops beside it: 600 concurrent 50-item transactions, 215 refused after the SDK's 4
+ * attempts): the SDK's own retries (4 attempts, a shared retry quota) give up, and the handler
+ * answers 500. That is the likeliest cause of CI's failure on 1e4e8c3 (concurrent bills,
+ * refunds and customer batches answering 500; not reproduced here).
  *
  * DynamoDB itself has no such lock, so the local runtime re-sends exactly these answers
  * until the lock is had (up to LOCK_RETRY_BUDGET_MS), in the two places a handler's request
- * reaches DynamoDB Local: the in-process client (`lockRetryMiddleware`, registered by the
- * local apps through `localDynamoSetup`) and the artifacts gateway (gateway.ts). Any other
+ * reaches DynamoDB Local: the in-process client (`addLockRetry`, registered by the local
+ * apps through `localDynamoSetup`) and the artifacts gateway (gateway.ts). Any other
  * 500, and every answer of the real service, goes through unchanged.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
