@@ -18,6 +18,7 @@
  * 500, and every answer of the real service, goes through unchanged.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { backoff } from '../../functions/platform/retry';
 
 /** The words of DynamoDB Local's lock-timeout message (its wording, typo included). */
 const LOCK_TIMEOUT = 'too long waiting for a lock';
@@ -32,8 +33,8 @@ export const isLockTimeoutError = (e: unknown): boolean =>
   (e as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 500 &&
   String((e as Error)?.message ?? '').includes(LOCK_TIMEOUT);
 
-/** A short, jittered pause before the next try (the lock is busy: let the queue move). */
-export const lockRetryPause = () => new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+/** A short, jittered pause before the next try (20-100 ms; the lock is busy: let the queue move). */
+export const lockRetryPause = () => backoff(1, { base: 60, cap: 60, jitter: 2 / 3 });
 
 /**
  * Re-sends a request DynamoDB Local refused for its lock, inside the SDK's retry (each HTTP

@@ -81,6 +81,13 @@ function client(endpoint: string, credentials = LOCAL_CREDENTIALS) {
   return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials, maxAttempts: 4 });
 }
 
+/** The in-process client: a handler's, with what the local apps add (localDynamoSetup). */
+function inProcessClient() {
+  const c = client(frontUrl);
+  addLockRetry(c);
+  return c;
+}
+
 /** A new item key whose first `times` PutItems are refused with `body`. */
 function refused(times: number, body = LOCK_TIMEOUT_BODY) {
   const pk = `item-${randomToken(10)}`;
@@ -100,6 +107,27 @@ const stored = async (pk: string) => {
   }
 };
 
+/** After 6 lock timeouts, the write is had at the SDK's first attempt (7 requests) and stored. */
+async function expectLockWaitedOut(c: DynamoDBClient) {
+  const { pk, rule } = refused(6);
+  const out = await put(c, pk);
+  expect(out.$metadata.attempts).toBe(1);
+  expect(rule.seen).toBe(7);
+  expect(await stored(pk)).toBe('written');
+  c.destroy();
+}
+
+/** Any other 500 reaches the SDK, which gives up after its 4 attempts; nothing is stored. */
+async function expectOther500PassedOn(c: DynamoDBClient) {
+  const { pk, rule } = refused(5, OTHER_500_BODY);
+  const e = await put(c, pk).catch((x: unknown) => x as Error);
+  expect((e as Error).name).toBe('InternalServerError');
+  expect((e as Error).message).toBe('Internal server error');
+  expect(rule.seen).toBe(4);
+  expect(await stored(pk)).toBeUndefined();
+  c.destroy();
+}
+
 describe("DynamoDB Local's lock timeout", () => {
   it('without the local runtime: the SDK gives up after its 4 attempts with the 500 a handler turns into its own 500', async () => {
     const c = client(frontUrl);
@@ -114,26 +142,11 @@ describe("DynamoDB Local's lock timeout", () => {
   });
 
   it('the in-process client re-sends it until the write is had, without spending an SDK attempt', async () => {
-    const c = client(frontUrl);
-    addLockRetry(c);
-    const { pk, rule } = refused(6);
-    const out = await put(c, pk);
-    expect(out.$metadata.attempts).toBe(1);
-    expect(rule.seen).toBe(7);
-    expect(await stored(pk)).toBe('written');
-    c.destroy();
+    await expectLockWaitedOut(inProcessClient());
   });
 
   it('the in-process client passes any other 500 on to the SDK, which retries it as usual', async () => {
-    const c = client(frontUrl);
-    addLockRetry(c);
-    const { pk, rule } = refused(5, OTHER_500_BODY);
-    const e = await put(c, pk).catch((x: unknown) => x as Error);
-    expect((e as Error).name).toBe('InternalServerError');
-    expect((e as Error).message).toBe('Internal server error');
-    expect(rule.seen).toBe(4);
-    expect(await stored(pk)).toBeUndefined();
-    c.destroy();
+    await expectOther500PassedOn(inProcessClient());
   });
 
   describe('the artifacts gateway', () => {
@@ -154,24 +167,11 @@ describe("DynamoDB Local's lock timeout", () => {
     const fnClient = () => client(gw.endpoint, { accessKeyId: ACCESS_KEY, secretAccessKey: 'local' });
 
     it("re-sends it for a function's client (no local middleware in a bundle): the write is had at the SDK's first attempt", async () => {
-      const c = fnClient();
-      const { pk, rule } = refused(6);
-      const out = await put(c, pk);
-      expect(out.$metadata.attempts).toBe(1);
-      expect(rule.seen).toBe(7);
-      expect(await stored(pk)).toBe('written');
-      c.destroy();
+      await expectLockWaitedOut(fnClient());
     });
 
     it('passes any other 500 through unchanged', async () => {
-      const c = fnClient();
-      const { pk, rule } = refused(5, OTHER_500_BODY);
-      const e = await put(c, pk).catch((x: unknown) => x as Error);
-      expect((e as Error).name).toBe('InternalServerError');
-      expect((e as Error).message).toBe('Internal server error');
-      expect(rule.seen).toBe(4);
-      expect(await stored(pk)).toBeUndefined();
-      c.destroy();
+      await expectOther500PassedOn(fnClient());
     });
   });
 });
