@@ -8,8 +8,8 @@
  * concurrent transactions on a loaded 2-core machine queues that long (measured with three
  * busy loops beside it: 600 concurrent 50-item transactions, 215 refused after the SDK's 4
  * attempts): the SDK's own retries (4 attempts, a shared retry quota) give up, and the handler
- * answers 500. That is the likeliest cause of CI's failure on 1e4e8c3 (concurrent bills,
- * refunds and customer batches answering 500; not reproduced here).
+ * answers 500. That is the likeliest cause of CI's failures on 1e4e8c3 in artifacts mode
+ * (concurrent bills, refunds and customer batches answering 500; not reproduced here).
  *
  * DynamoDB itself has no such lock, so the local runtime re-sends exactly these answers
  * until the lock is had (up to LOCK_RETRY_BUDGET_MS), in the two places a handler's request
