@@ -1,6 +1,6 @@
 /**
- * THE money of a dispute (DESIGN 9.4, docs/decisions/disputes.md): the ledger entries,
- * balance and settlement-day items a dispute's opening, reversal or loss writes in the
+ * THE money of a dispute (DESIGN 9.4, docs/decisions/disputes.md): the ledger entries and
+ * settlement-day items a dispute's opening, reversal or loss writes in the
  * dispute's own transaction, and the carried negative net of a settlement day.
  */
 import { settlementDate } from '../domain/business-days';
@@ -9,7 +9,6 @@ import { dueAttributes } from '../platform/due';
 import type { TransactItem } from '../platform/table';
 import {
   accounts,
-  balanceAdd,
   batchShardAdd,
   batchSk,
   DUE_SHARD,
@@ -46,10 +45,10 @@ export interface DisputeMoney {
  * The transaction items that move a dispute's money, written in the SAME transaction as the
  * dispute's change (one entry per movement and dispute, deterministic key: a replay cancels):
  *
- * - `dispute` (opened): merchant_unsettled → disputes; the balance shard ADD −amount; the
- *   batch of the merchant's next settlement day ADD −amount (it may go below zero) and a
- *   `dispute` line there: the next settlement pays that much less.
- * - `dispute_reversal` (won): disputes → merchant_unsettled, the same three the other way
+ * - `dispute` (opened): merchant_unsettled → disputes; the batch of the merchant's next
+ *   settlement day ADD −amount (it may go below zero; the unsettled balance is the pending
+ *   batches' sum) and a `dispute` line there: the next settlement pays that much less.
+ * - `dispute_reversal` (won): disputes → merchant_unsettled, the same two the other way
  *   (a `dispute_reversal` line).
  * - `dispute_lost`: disputes → bank:<bankId> (the customer's bank keeps it); the merchant's
  *   balance does not change again.
@@ -88,7 +87,6 @@ export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at
       batchSk: batchSk(date, shard),
       stlRound: day.round + 1,
     }),
-    balanceAdd(d.merchantId, { unsettled: signed }, shard),
     dayCounterAdd(d, { date: lagosDate(at), shard, disputed: -signed }),
     ...dayMoveItems({
       merchantId: d.merchantId,

@@ -1,6 +1,7 @@
 /**
  * The ledger invariant (docs/decisions/ledger.md): every merchant's entries balance, the
- * sharded balances equal what the entries say, and the settlement batches what is unsettled.
+ * balance the API shows (settled: the balance shards; unsettled: the pending settlement
+ * batches) equals what the entries say.
  */
 import { queryAll, scanPages } from '../platform/table';
 import { accounts, ledgerPk, readBalance, settlePk, type Balance, type LedgerEntry, type SettlementBatch } from './store';
@@ -8,7 +9,7 @@ export interface LedgerCheck {
   merchantId: string;
   /** Recomputed from the ledger entries. */
   entries: Balance;
-  /** Sum of the balance shards. */
+  /** The balance `readBalance` shows: settled from the balance shards, unsettled from the pending batches. */
   shards: Balance;
   /** Sum of pending batch amounts (must equal the unsettled balance). */
   pendingBatches: number;
@@ -29,7 +30,7 @@ export async function checkMerchantLedger(merchantId: string): Promise<LedgerChe
       { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true },
       1_000_000,
     ),
-    readBalance(merchantId),
+    readBalance(merchantId).then(({ settled, unsettled }) => ({ settled, unsettled })),
     queryAll<SettlementBatch>(
       { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true },
       1_000_000,

@@ -6,7 +6,7 @@
  * A day's batch is spread over shard items (`SETTLE#<m>` / `<date>#<n>`, see
  * ledger/store.ts); the day's first capture puts the day's due entry on its shard. The job
  * settles EVERY pending shard of the day in one transaction: one ledger entry
- * (`merchant_unsettled` → `merchant_settled`), one balance shard ADD, each pending shard
+ * (`merchant_unsettled` → `merchant_settled`), one settled-balance shard ADD, each pending shard
  * marked `settled` (conditioned on the amount and count read, status `pending`, and the due
  * attributes read — the lease for the claimed one), every other shard of the day (and each
  * of the `BALANCE_SHARDS` not written yet) given the new round, the record, and one
@@ -24,7 +24,7 @@ import { logger } from '../platform/log';
 import { carryItems } from './dispute-money';
 import {
   accounts,
-  balanceAdd,
+  settledAdd,
   batchKey,
   batchSk,
   entryPut,
@@ -143,7 +143,7 @@ export async function settleDay(
           settlementId: id,
           postedAt: nowIso,
         }),
-        balanceAdd(merchantId, { unsettled: -amount, settled: amount }),
+        settledAdd(merchantId, amount),
       );
     }
     const events =

@@ -16,12 +16,14 @@
  * | dispute won (reversal) | disputes:<m>    | merchant_unsettled:<m>      |
  * | dispute lost | disputes:<m>              | bank:<bankId>               |
  *
- * Balances are kept as sharded counters (`BAL#<m>` / `S#<n>`) that change in the SAME
- * transaction as the entry that justifies them, so they always equal the entries
- * (`checkMerchantLedger` recomputes them). Settlement batches (`SETTLE#<m>` /
- * `<date>#<shard>`) hold the unsettled amount per settlement day; a capture adds to the
- * batch shard of the balance shard it picked, so one hot merchant spreads its writes over
- * N items instead of one (docs/decisions/ledger.md).
+ * Settlement batches (`SETTLE#<m>` / `<date>#<shard>`) hold the unsettled amount per
+ * settlement day, changed in the SAME transaction as the entry that justifies it: the unsettled
+ * balance IS the sum of the pending batches (one copy of that money, not two). The settled
+ * balance is kept as sharded counters (`BAL#<m>` / `S#<n>`, attribute `settled`), changed in
+ * the transaction of the settlement or refund that moves it. Both always equal the entries
+ * (`checkMerchantLedger` recomputes them). A capture picks a random batch shard, so one hot
+ * merchant spreads its writes over N items instead of one (docs/decisions/ledger.md;
+ * release 3 dropped the capture's `BAL#` `unsettled` ADD, which only repeated the batch's).
  *
  * Entry keys are deterministic per (source, kind): `<ts>#<kind>:<sourceId>` where `ts` is
  * the source's creation time (bill.createdAt, refund.createdAt, the settlement day), and
@@ -31,7 +33,7 @@
 import { randomInt } from 'node:crypto';
 import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
-import { addDays, lagosDate } from '../domain/lagos-time';
+import { lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, table, type TransactItem } from '../platform/table';
@@ -105,21 +107,25 @@ export function entryPut(entry: LedgerEntry): TransactItem {
 }
 
 // ---------------------------------------------------------------------------------------
-// Balance shards
+// Balance shards (the settled balance)
 
 export const balancePk = (merchantId: string) => `BAL#${merchantId}`;
 export const balanceShardKey = (merchantId: string, shard: number) => ({ pk: balancePk(merchantId), sk: `S#${shard}` });
 export const randomShard = () => randomInt(config.balanceShards());
 
-/** ADD to one balance shard (negative deltas subtract; a shard may go negative, the sum never does). */
-export function balanceAdd(merchantId: string, delta: { unsettled?: number; settled?: number }, shard = randomShard()): TransactItem {
+/**
+ * ADD to the settled balance on one shard (a negative delta subtracts; a shard may go negative,
+ * the sum never does). Shards written before release 3 also carry an `unsettled` count, no
+ * longer kept or read: the unsettled balance is the pending batches' (`readBalance`).
+ */
+export function settledAdd(merchantId: string, delta: number, shard = randomShard()): TransactItem {
   return {
     Update: {
       TableName: table(),
       Key: balanceShardKey(merchantId, shard),
-      UpdateExpression: 'ADD #u :u, #s :s SET #m = :m',
-      ExpressionAttributeNames: { '#u': 'unsettled', '#s': 'settled', '#m': 'merchantId' },
-      ExpressionAttributeValues: { ':u': delta.unsettled ?? 0, ':s': delta.settled ?? 0, ':m': merchantId },
+      UpdateExpression: 'ADD #s :s SET #m = :m',
+      ExpressionAttributeNames: { '#s': 'settled', '#m': 'merchantId' },
+      ExpressionAttributeValues: { ':s': delta, ':m': merchantId },
     },
   };
 }
@@ -129,17 +135,35 @@ export interface Balance {
   settled: number;
 }
 
-/** The merchant's balance: the sum of its shards (one partition, strongly consistent). */
-export async function readBalance(merchantId: string): Promise<Balance> {
-  const shards = await queryAll<{ unsettled?: number; settled?: number }>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': balancePk(merchantId) },
-    ConsistentRead: true,
-  });
-  return shards.reduce<Balance>((b, s) => ({ unsettled: b.unsettled + (s.unsettled ?? 0), settled: b.settled + (s.settled ?? 0) }), {
-    unsettled: 0,
-    settled: 0,
-  });
+/** A pending settlement day of a merchant: what its batch shards still hold. */
+export interface PendingDay {
+  date: string;
+  amount: number;
+  count: number;
+}
+
+/**
+ * The merchant's balance (strongly consistent, two Queries of its own partitions): settled is
+ * the sum of its balance shards, unsettled the sum of its pending settlement batches, whatever
+ * their age (a day the tick has not settled yet still counts), with those pending days in date
+ * order. The batch Query reads every batch shard of the merchant's history: about 1 read unit
+ * per 13 settlement-day shards, one 1 MB page per ~3,000 (docs/decisions/ledger.md).
+ */
+export async function readBalance(merchantId: string): Promise<Balance & { pending: PendingDay[] }> {
+  const [shards, pending] = await Promise.all([
+    queryAll<{ settled?: number }>({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': balancePk(merchantId) },
+      ProjectionExpression: 'settled',
+      ConsistentRead: true,
+    }),
+    pendingSettlements(merchantId),
+  ]);
+  return {
+    settled: shards.reduce((sum, s) => sum + (s.settled ?? 0), 0),
+    unsettled: pending.reduce((sum, d) => sum + d.amount, 0),
+    pending,
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -197,22 +221,21 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
 }
 
 /**
- * The transaction items that post a captured (succeeded) billing: 5, or 6 for the day's first
+ * The transaction items that post a captured (succeeded) billing: 4, or 5 for the day's first
  * capture. `day` is the state of its settlement day as read just before (`readSettlementDay`).
  *
  * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
  *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
- * 2. ADD `unsettled` on a random balance shard.
- * 3. the settlement batch shard for the next Nigerian business day: ADD amount and count;
- *    status `pending`; conditioned on the day's settled round read (`settleRound`), so a
+ * 2. the settlement batch shard (random) for the next Nigerian business day: ADD amount and
+ *    count; status `pending`; conditioned on the day's settled round read (`settleRound`), so a
  *    settlement that commits in between cancels the capture, which reads again and retries
- *    (it never fails because of settlement).
- * 6. (the day's first capture, when no shard carries it) the day's ONE due entry (`settlement`
+ *    (it never fails because of settlement). This ADD is also the unsettled balance's.
+ * 5. (the day's first capture, when no shard carries it) the day's ONE due entry (`settlement`
  *    at 00:00 Lagos of that day) on shard 0 (`if_not_exists`: a claimed entry keeps its lease;
  *    concurrent first captures write the same item). A capture after the day settled (a late
  *    one) puts it again, due at once, and the next tick settles round 2.
- * 4. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
- * 5. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
+ * 3. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
+ * 4. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
  *    report and the volume reports.
  *
  * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
@@ -221,7 +244,7 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
  * and shard 0 with the day's due entry): their condition is the day's settled round.
  */
-export const CAPTURE_DAY_ITEMS = [2, 5];
+export const CAPTURE_DAY_ITEMS = [1, 4];
 
 export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
@@ -249,7 +272,6 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
   const add = { merchantId: bill.merchantId, date, currency, now, round: day.round };
   const items: TransactItem[] = [
     entryPut(entry),
-    balanceAdd(bill.merchantId, { unsettled: bill.amount }, shard),
     batchShardAdd({ ...add, shard, amount: bill.amount, count: 1, due: shard === DUE_SHARD ? due : undefined }),
     linePut({
       merchantId: bill.merchantId,
@@ -348,22 +370,26 @@ export function readDayBatches(merchantId: string, date: string): Promise<Settle
 }
 
 /**
- * How far back the balance looks for a pending batch. A batch stays pending after its day
- * only while the tick is down; a month covers any realistic outage and bounds the read.
+ * How far back the sandbox's settlement run and `settleDue` for one merchant look for a pending
+ * batch. A batch stays pending after its day only while the tick is down; a month covers any
+ * realistic outage and bounds the read (the tick itself finds due days on the due index).
  */
 export const PENDING_LOOKBACK_DAYS = 31;
 
-/** Pending batches from `PENDING_LOOKBACK_DAYS` before `now` on, by day: [{date, amount, count}] ascending. */
-export async function pendingSettlements(merchantId: string, now: Date): Promise<{ date: string; amount: number; count: number }[]> {
-  const from = addDays(lagosDate(now), -PENDING_LOOKBACK_DAYS);
-  const batches = await queryAll<SettlementBatch>({
-    KeyConditionExpression: 'pk = :pk AND sk >= :from',
-    FilterExpression: '#status = :pending',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':from': from, ':pending': 'pending' },
-    ConsistentRead: true,
-  });
-  const byDay = new Map<string, { date: string; amount: number; count: number }>();
+/** Every pending batch of the merchant, by day: [{date, amount, count}] ascending. */
+async function pendingSettlements(merchantId: string): Promise<PendingDay[]> {
+  const batches = await queryAll<SettlementBatch>(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: '#status = :pending',
+      ProjectionExpression: 'settlementDate, amount, #count',
+      ExpressionAttributeNames: { '#status': 'status', '#count': 'count' },
+      ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':pending': 'pending' },
+      ConsistentRead: true,
+    },
+    Number.MAX_SAFE_INTEGER,
+  );
+  const byDay = new Map<string, PendingDay>();
   for (const b of batches) {
     const d = byDay.get(b.settlementDate) ?? { date: b.settlementDate, amount: 0, count: 0 };
     d.amount += b.amount ?? 0;

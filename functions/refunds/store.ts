@@ -17,8 +17,10 @@
  *   1  bill: ADD refundedAmount (the transaction reads `partially_refunded` / `refunded`)
  *   2  ledger entry: debit `merchant_unsettled` (funds not settled yet) or
  *      `merchant_settled`, credit `bank:<bankId>`; deterministic key per refund
- *   3  balance shard ADD −amt (unsettled or settled)
- *   4  (unsettled only) the bill's settlement batch shard: ADD amount −amt, conditioned on
+ *   3  the day counter (refunded)
+ *   4  settled funds: a balance shard ADD settled −amt;
+ *      unsettled funds: the bill's settlement batch shard: ADD amount −amt (the unsettled
+ *      balance is the pending batches' sum), conditioned on
  *      the batch being pending with at least amt left and the capture's round not settled
  *      yet; when that fails the funds are settled, and the transaction is retried on the
  *      settled path. Its line names the capture's round (the settlement that pays the rest).
@@ -38,7 +40,7 @@ import { dayCounterAdd } from '../ledger/day-counters';
 import { claimableOf, claimUpdate } from '../bills/claims';
 import {
   accounts,
-  balanceAdd,
+  settledAdd,
   randomShard,
   captureEntryKey,
   entryPut,
@@ -299,8 +301,9 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         ...(fromUnsettled ? { batchSk: capture.batchSk } : {}),
         postedAt: nowIso,
       }),
-      balanceAdd(bill.merchantId, fromUnsettled ? { unsettled: -r.amount } : { settled: -r.amount }),
       dayCounterAdd(bill, { date: lagosDate(now), shard: randomShard(), refunded: r.amount }),
+      // From a pending batch, the batch's ADD below is the unsettled balance's; from the settled balance, a shard's.
+      ...(fromUnsettled ? [] : [settledAdd(bill.merchantId, -r.amount)]),
     ];
     const BATCH = items.length;
     if (fromUnsettled) {

@@ -130,6 +130,34 @@ describe('GET /v1/balance/details', () => {
     expect(b.body.message).toBe('Forbidden for this participant type');
     await expectLedgerInvariant();
   });
+
+  it('unsettled is what the pending batches hold, whatever their age; settled is the balance shards, written by settlement only', async () => {
+    const m = await merchantSetup();
+    // A day the tick has not settled 40 days on (an outage) still counts, as does a day not yet due.
+    const old = await fixtureBill({ parties: m.parties, amount: 40_000, capturedAt: new Date(Date.now() - 40 * 86_400_000) });
+    await fixtureBill({ parties: m.parties, amount: 2_500, capturedAt: new Date() });
+    const shards = () =>
+      queryAll<Record<string, unknown>>({
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `BAL#${m.id}` },
+        ConsistentRead: true,
+      });
+    expect(await shards()).toEqual([]); // a capture writes no balance shard (the batch ADD is the unsettled balance)
+    const before = await balance(m.apiKey);
+    expect(before).toMatchObject({ unsettledBalance: 425, settledBalance: 0, totalBalance: 425 });
+    expect(before.nextSettlement).toEqual({ amount: 400, currency: 'NGN', date: startOfLagosDay(old.settlementDate!).toISOString() });
+    await expectLedgerInvariant();
+
+    await tick(new Date().toISOString()); // the tick finds the old day on the due index
+    const after = await balance(m.apiKey);
+    expect(after).toMatchObject({ unsettledBalance: 25, settledBalance: 400, totalBalance: 425 });
+    expect(after.nextSettlement.amount).toBe(25);
+    const written = await shards();
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({ settled: 40_000, merchantId: m.id });
+    expect(written[0]).not.toHaveProperty('unsettled');
+    await expectLedgerInvariant();
+  });
 });
 
 describe('capture and settlement', () => {

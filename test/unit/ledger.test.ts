@@ -5,7 +5,7 @@ import {
   captureEntryKey,
   captureItems as captureItemsOn,
   entryPut,
-  balanceAdd,
+  settledAdd,
   settlementDayOf,
   type LedgerEntry,
   type SettlementBatch,
@@ -52,7 +52,7 @@ const captureItems = (b: BillItem, at: Date, day = FRESH_DAY, shard?: number) =>
 describe('captureItems', () => {
   it('five items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day, its line, the bank day counter', () => {
     const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 0); // Friday, shard 0
-    expect(items).toHaveLength(5);
+    expect(items).toHaveLength(4);
     const entry = items[0]!.Put!;
     expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
     const e = entry.Item as LedgerEntry;
@@ -69,13 +69,13 @@ describe('captureItems', () => {
       settlementDate: '2030-03-11',
       postedAt: '2030-03-08T17:00:00.000Z',
     });
-    const shard = items[1]!.Update!;
-    expect(shard.Key!.pk).toBe('BAL#mer_1');
-    expect(shard.ExpressionAttributeValues).toMatchObject({ ':u': 150_050, ':s': 0 });
-    const batch = items[2]!.Update!;
+    // No balance shard: the batch shard's ADD is the unsettled balance (readBalance sums the pending batches).
+    expect(items.some((i) => String(i.Update?.Key?.pk ?? '').startsWith('BAL#'))).toBe(false);
+    const batch = items[1]!.Update!;
     expect(batch.Key!.pk).toBe('SETTLE#mer_1');
-    // The batch shard is the balance shard's number; the entry remembers it (refunds find the batch).
-    const n = Number(String(shard.Key!.sk).slice(2));
+    expect(batch.ExpressionAttributeValues).toMatchObject({ ':a': 150_050, ':c': 1, ':cap': 150_050 });
+    // The batch shard is the one asked for (0); the entry remembers it (refunds find the batch).
+    const n = 0;
     expect(batch.Key!.sk).toBe(`2030-03-11#${n}`);
     expect(e.batchSk).toBe(batch.Key!.sk);
     // Conditioned on the day's settled round read (none yet): a settlement in between makes the capture read again.
@@ -86,7 +86,7 @@ describe('captureItems', () => {
     expect(batch.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
     expect(String(batch.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
     // The settlement line of the day, written once: it names the round that pays it.
-    const line = items[3]!.Put!;
+    const line = items[2]!.Put!;
     expect(line.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(line.Item).toEqual({
       pk: 'SLINE#mer_1#2030-03-11',
@@ -103,7 +103,7 @@ describe('captureItems', () => {
       postedAt: '2030-03-08T17:00:00.000Z',
     });
     // The bank's day counter: the Lagos day of the capture (Friday), not the settlement day.
-    const bankDay = items[4]!.Update!;
+    const bankDay = items[3]!.Update!;
     expect(bankDay.Key!.sk).toBe(`M#mer_1#${n}`);
     expect(String(bankDay.Key!.pk)).toMatch(/^BREP#bnk_1#2030-03-08#[0-7]$/); // one of the bank-day partitions
     expect(bankDay.ExpressionAttributeValues).toMatchObject({ ':c': 150_050, ':cc': 1, ':r': 0, ':rc': 0 });
@@ -111,16 +111,16 @@ describe('captureItems', () => {
 
   it("the day's first capture on another shard also writes shard 0, the day's due entry (amount 0); later captures do not", () => {
     const first = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 3);
-    expect(first).toHaveLength(6);
-    const own = first[2]!.Update!;
+    expect(first).toHaveLength(5);
+    const own = first[1]!.Update!;
     expect(own.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#3' });
     expect(own.UpdateExpression).not.toContain('dueSk');
-    const carrier = first[5]!.Update!;
+    const carrier = first[4]!.Update!;
     expect(carrier.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#0' });
     expect(carrier.ExpressionAttributeValues).toMatchObject({ ':a': 0, ':c': 0, ':round': 0 });
     expect(carrier.ConditionExpression).toBe(own.ConditionExpression);
     expect(String(carrier.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
-    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(5);
+    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(4);
   });
 
   it('the entry key depends only on the billing request: a replay writes the same key', () => {
@@ -131,25 +131,25 @@ describe('captureItems', () => {
   });
 
   it('settles on the first business day after a holiday run (Easter 2030)', () => {
-    const batch = captureItems(bill(), lagos('2030-04-18T10:00:00'))[2]!.Update!;
+    const batch = captureItems(bill(), lagos('2030-04-18T10:00:00'))[1]!.Update!;
     expect(String(batch.Key!.sk)).toMatch(/^2030-04-23#/);
     expect(captureItems(bill(), lagos('2030-04-18T10:00:00'))[0]!.Put!.Item!.settlementDate).toBe('2030-04-23');
   });
 
-  it('spreads captures over BALANCE_SHARDS shards', () => {
+  it('spreads captures over BALANCE_SHARDS batch shards', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 200; i++) seen.add(String(captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!.sk));
-    expect([...seen].sort()).toEqual(['S#0', 'S#1', 'S#2', 'S#3']);
+    expect([...seen].sort()).toEqual(['2030-03-11#0', '2030-03-11#1', '2030-03-11#2', '2030-03-11#3']);
   });
 
   it('on a day already settled in round 2 that is due again: round 3 pays it, no second due entry', () => {
     const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 2, due: true }, 0);
-    const batch = items[2]!.Update!;
+    const batch = items[1]!.Update!;
     expect(batch.ExpressionAttributeValues![':round']).toBe(2);
     expect(batch.UpdateExpression).not.toContain('dueSk');
     expect(batch.ExpressionAttributeValues).not.toHaveProperty(':dueSk');
     expect((items[0]!.Put!.Item as LedgerEntry).stlRound).toBe(3);
-    expect(items[3]!.Put!.Item!.stlRound).toBe(3);
+    expect(items[2]!.Put!.Item!.stlRound).toBe(3);
   });
 
   it("reads a day's state from its shards: the highest settled round, and whether one carries the due entry", () => {
@@ -170,9 +170,10 @@ describe('entry builders', () => {
     expect(() => entryPut({ ...e, debit: 'a', credit: 'b', amount: 0 })).toThrow(RangeError);
     expect(entryPut({ ...e, debit: 'a', credit: 'b', amount: 1 }).Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
   });
-  it('balance shard ADDs carry both balances (0 when unchanged)', () => {
-    const u = balanceAdd('m', { unsettled: -5, settled: 5 }, 2).Update!;
+  it('balance shard ADDs carry the settled balance only (the unsettled one is the pending batches)', () => {
+    const u = settledAdd('m', -5, 2).Update!;
     expect(u.Key).toEqual({ pk: 'BAL#m', sk: 'S#2' });
-    expect(u.ExpressionAttributeValues).toMatchObject({ ':u': -5, ':s': 5 });
+    expect(u.UpdateExpression).toBe('ADD #s :s SET #m = :m');
+    expect(u.ExpressionAttributeValues).toEqual({ ':s': -5, ':m': 'm' });
   });
 });

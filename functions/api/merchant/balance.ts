@@ -4,14 +4,15 @@ import { nextBusinessDay } from '../../domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../domain/lagos-time';
 import { toMajor } from '../../domain/money';
 import { endpoint, ok } from '../../http/endpoint';
-import { LEDGER_CURRENCY, pendingSettlements, readBalance } from '../../ledger/store';
+import { LEDGER_CURRENCY, readBalance } from '../../ledger/store';
 import { getParticipant } from '../../identity/participant-store';
 import { MONEY_MSG } from '../../transactions/messages';
 
 /**
  * GET /v1/balance/details (merchant; a provider with X-Entity-Id): the spec's Balance details.
  *
- * - balances: the sum of the merchant's balance shards (they always equal the ledger).
+ * - balances: settled, the sum of the merchant's balance shards; unsettled, the sum of its
+ *   pending settlement batches (both always equal the ledger).
  * - nextSettlement: the earliest pending settlement day with funds, at 00:00 Lagos of that
  *   day; with nothing pending, amount 0 and the start of the next business day (DESIGN 6.9).
  * - bankAccountInfo: the merchant's settlement account as registered, unmasked (it is the
@@ -25,18 +26,14 @@ export const handler = endpoint(
   async ({ principal }) => {
     const merchantId = principal.id;
     const now = clockNow();
-    const [balance, merchant, pending] = await Promise.all([
-      readBalance(merchantId),
-      getParticipant(merchantId),
-      pendingSettlements(merchantId, now),
-    ]);
+    const [balance, merchant] = await Promise.all([readBalance(merchantId), getParticipant(merchantId)]);
     const account = merchant?.bankAccount;
     const bankAccountInfo = {
       bankName: account?.bankName ?? null,
       accountNumber: account?.accountNumber ?? null,
       accountName: account?.accountName ?? null,
     };
-    const next = pending.find((p) => p.amount > 0);
+    const next = balance.pending.find((p) => p.amount > 0);
     const currency = LEDGER_CURRENCY;
     return ok(200, MONEY_MSG.balanceRetrieved, {
       totalBalance: toMajor(balance.unsettled + balance.settled),
