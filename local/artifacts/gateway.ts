@@ -108,12 +108,14 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
                 void lockRetryPause().then(send);
                 return;
               }
+              passedOn(req, `answered 500: ${text.toString('utf8').slice(0, 300)}`);
               res.writeHead(500, r.headers);
               res.end(text);
               resolve();
             });
             return;
           }
+          if ((r.statusCode ?? 502) >= 500) passedOn(req, `answered ${r.statusCode}`);
           res.writeHead(r.statusCode ?? 502, r.headers);
           r.pipe(res);
           r.on('end', () => resolve());
@@ -121,6 +123,7 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
         },
       );
       up.on('error', (e) => {
+        passedOn(req, `unreachable: ${e.message}`);
         if (!res.headersSent) json(res, 502, { __type: 'ServiceUnavailable', message: `local service unreachable: ${e.message}` });
         else res.destroy();
         resolve();
@@ -129,6 +132,15 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
     };
     send();
   });
+}
+
+/**
+ * One stderr line for each 5xx or failed connection a function's SDK gets from the local
+ * services: the tests run with LOG_LEVEL=SILENT, and a handler's 500 in a loaded CI run should
+ * still say what the service answered (operation and answer only: never the request body).
+ */
+function passedOn(req: IncomingMessage, what: string): void {
+  console.error(`artifacts gateway: ${String(req.headers['x-amz-target'] ?? req.url)} ${what}`);
 }
 
 const accessKeyOf = (auth: string | undefined) => /Credential=([^/,\s]+)\//.exec(auth ?? '')?.[1];

@@ -77,7 +77,9 @@ export async function startTestApp(
       STAGE: 'sandbox',
       OPERATOR_API_KEY: operatorKey,
       APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+      // Artifacts mode shows its functions' ERROR lines (an unexpected 500's cause in a CI log);
+      // in-process tests stay SILENT (several provoke errors on purpose).
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.LOCAL_ARTIFACTS === '1' ? 'ERROR' : 'SILENT'),
       ...cognitoEnv(inject('cognito')),
       ...env,
     },
