@@ -222,7 +222,11 @@ describe('exactly once per endpoint and event', () => {
     // One record per pair, none other.
     const recs = await deliveryRecordsOf(new Set(events.map((e) => e.id)));
     expect(recs.map((d) => d.id).sort()).toEqual(allPairs.map(({ e, h }) => deliveryIdFor(e.id, h.endpointId)).sort());
-    // Each pair: exactly one POST per recorded attempt, and one 2xx.
+    // Each pair: exactly one POST per recorded attempt or cut, and one 2xx among its counted
+    // attempts. A cut attempt (fast-lane budget, 500 ms, passed on a loaded machine) was sent
+    // and may have been answered 2xx after the worker stopped waiting: it is not counted, and
+    // the receiver sees that event again (docs/decisions/webhook-delivery.md, "every request a
+    // receiver saw is an attempt or a cut"). So a pair has 1 to 1 + cuts 2xx.
     const byId = await records(recs.map((d) => d.id));
     const problems: string[] = [];
     for (const { e, h } of allPairs) {
@@ -230,12 +234,11 @@ describe('exactly once per endpoint and event', () => {
       const got = rx.received(h.path).filter((r) => r.headers['x-webhook-id'] === e.id);
       if (d.status !== 'delivered') problems.push(`${d.id} is ${d.status}`);
       if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
-      if (got.filter((r) => r.status < 300).length !== 1) {
+      const ok = got.filter((r) => r.status < 300).length;
+      if (ok < 1 || ok > 1 + Number(d.cuts ?? 0)) {
         // Which path sent it again: the chain (seq), recovery and the attempts' own record.
         const log = (d.attemptLog ?? []).map((a) => `${a.attempt}:${a.statusCode ?? a.error}`).join(',');
-        problems.push(
-          `${d.id}: ${got.filter((r) => r.status < 300).length} 2xx (seq ${d.seq}, recoveries ${d.recoveries ?? 0}, log ${log})`,
-        );
+        problems.push(`${d.id}: ${ok} 2xx (seq ${d.seq}, recoveries ${d.recoveries ?? 0}, cuts ${d.cuts ?? 0}, log ${log})`);
       }
       if (new Set(got.map((r) => r.body)).size !== 1) problems.push(`${d.id}: bodies differ between attempts`);
     }
