@@ -136,8 +136,8 @@ function forward(target: string, req: IncomingMessage, body: Buffer, res: Server
 
 /**
  * One stderr line for each 5xx or failed connection a function's SDK gets from the local
- * services: the tests run with LOG_LEVEL=SILENT, and a handler's 500 in a loaded CI run should
- * still say what the service answered (operation and answer only: never the request body).
+ * services, whatever the functions' LOG_LEVEL: a handler's 500 in a loaded CI run should still
+ * say what the service answered (operation and answer only: never the request body).
  */
 function passedOn(req: IncomingMessage, what: string): void {
   console.error(`artifacts gateway: ${String(req.headers['x-amz-target'] ?? req.url)} ${what}`);

@@ -4,7 +4,7 @@
  * drive time with app.tick(at)).
  */
 import { afterAll, beforeAll, inject } from 'vitest';
-import { startApp, type LocalApp } from '../../local/app';
+import { artifactsRequested, startApp, type LocalApp } from '../../local/app';
 import { newOperatorKey } from '../../functions/domain/api-keys';
 import { randomToken } from '../../functions/domain/ids';
 import { startReceiver, type Receiver } from '../../local/receiver';
@@ -79,7 +79,7 @@ export async function startTestApp(
       APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
       // Artifacts mode shows its functions' ERROR lines (an unexpected 500's cause in a CI log);
       // in-process tests stay SILENT (several provoke errors on purpose).
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.LOCAL_ARTIFACTS === '1' ? 'ERROR' : 'SILENT'),
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (artifactsRequested() ? 'ERROR' : 'SILENT'),
       ...cognitoEnv(inject('cognito')),
       ...env,
     },
