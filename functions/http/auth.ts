@@ -88,6 +88,7 @@ async function touch<T>(
     const delta = local.unflushed + 1;
     const found = await countWrite<T>(key, cls, window, delta, nowMs, opening);
     if (found) {
+      local.window = found.window;
       local.shared = found.count;
       local.unflushed = 0;
       local.lastWriteMs = nowMs;
@@ -106,7 +107,10 @@ async function touch<T>(
  * opened yet is opened by the other one. `opening` (this instance's first request in the
  * window) tries opening first: on the bill's path the auth is then one request, not two, at
  * each new minute (DESIGN 9.6: 3 requests); when another instance opened it already, the ADD
- * follows.
+ * follows. When the item already holds a LATER window than this request's clock gives (another
+ * request, or an instance whose clock runs a little ahead, opened the next minute first), the
+ * request is counted in that window: neither step could ever succeed for the older one, and a
+ * request at a minute's edge must be counted, not failed.
  */
 async function countWrite<T>(
   key: { pk: string; sk: string },
@@ -115,41 +119,37 @@ async function countWrite<T>(
   delta: number,
   nowMs: number,
   opening: boolean,
-): Promise<{ item: T; count: number } | undefined> {
+): Promise<{ item: T; count: number; window: number } | undefined> {
   const names = { '#w': `rlw_${cls}`, '#n': `rln_${cls}` };
   const usedAt = new Date(nowMs).toISOString();
-  const add = new UpdateCommand({
-    TableName: table(),
-    Key: key,
-    UpdateExpression: 'ADD #n :d SET lastUsedAt = :u',
-    ConditionExpression: 'attribute_exists(pk) AND #w = :w',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  });
-  const open = new UpdateCommand({
-    TableName: table(),
-    Key: key,
-    UpdateExpression: 'SET #w = :w, #n = :d, lastUsedAt = :u',
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':d': delta, ':w': window, ':u': usedAt },
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  });
+  const command = (kind: 'add' | 'open', w: number) =>
+    new UpdateCommand({
+      TableName: table(),
+      Key: key,
+      UpdateExpression: kind === 'add' ? 'ADD #n :d SET lastUsedAt = :u' : 'SET #w = :w, #n = :d, lastUsedAt = :u',
+      ConditionExpression:
+        kind === 'add' ? 'attribute_exists(pk) AND #w = :w' : 'attribute_exists(pk) AND (attribute_not_exists(#w) OR #w < :w)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':d': delta, ':w': w, ':u': usedAt },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
   // ADD counts in the open window; opening sets the count to delta.
-  const steps = opening ? [open, add] : [add, open];
+  const kinds: ('add' | 'open')[] = opening ? ['open', 'add'] : ['add', 'open'];
+  let counted = window;
   for (let attempt = 0; attempt < 3; attempt++) {
-    for (const step of steps) {
+    for (const kind of kinds) {
       try {
-        const out = await db().send(step);
+        const out = await db().send(command(kind, counted));
         const item = out.Attributes!;
-        return { item: item as T, count: step === add ? Number(item[names['#n']]) : delta };
+        return { item: item as T, count: kind === 'add' ? Number(item[names['#n']]) : delta, window: counted };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
         if (!e.Item) return undefined; // no such key
-        // The window is in the other state (opened by another request, or not yet): the other step.
+        // The window is in the other state (opened by another request, or not yet): the other
+        // step. A later window than ours is already open: count there.
+        const stored = Number(e.Item[names['#w']]?.N);
+        if (stored > counted) counted = stored;
       }
     }
   }

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { getItem, putItem } from '../../functions/platform/table';
+import { getItem, putItem, table } from '../../functions/platform/table';
 import { withChecksum } from '../../functions/domain/api-keys';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
-import { participantKey } from '../../functions/identity/participant-store';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { apiKeyKey, participantKey } from '../../functions/identity/participant-store';
+import { sha256Hex } from '../../functions/domain/ids';
+import { db } from '../../functions/platform/clients';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -293,6 +296,30 @@ describe('rate limiting', () => {
     expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
     // other classes of the same key are unaffected
     expect((await t.call('GET', '/v1/bank/customer-decisions', { key: b.apiKey })).status).not.toBe(429);
+  });
+
+  it('counts a request in the next minute when another request opened it first, instead of failing it', async () => {
+    // A request at a minute's edge computes its window from its own clock; another request (or an
+    // instance whose clock runs a little ahead) may already have opened the next one. It must be
+    // answered and counted there, not fail with a 500 (it used to: "Rate-limit window contention").
+    const m = await t.participant('merchant');
+    const created = await t.call('POST', `/v1/operator/participants/${m.id}/keys`, { key: t.operatorKey });
+    expect(created.status).toBe(201);
+    const { apiKey } = created.body.data;
+    const key = apiKeyKey(sha256Hex(apiKey));
+    const next = Math.floor(Date.now() / 60_000) * 60 + 60;
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET rlw_default = :w, rln_default = :n',
+        ExpressionAttributeValues: { ':w': next, ':n': 5 },
+      }),
+    );
+    const r = await t.call('GET', '/v1/balance/details', { key: apiKey });
+    expect(r.status).toBe(200);
+    const stored = await getItem(key, true);
+    expect(stored).toMatchObject({ rlw_default: next, rln_default: 6 });
   });
 
   it('does not rate limit the operator key', async () => {
