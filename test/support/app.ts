@@ -59,12 +59,46 @@ export async function dynamoEndpoint(): Promise<string> {
   return leased;
 }
 
+/**
+ * In-process the functions log at ERROR, and their ERROR lines are kept here (the latest 200)
+ * instead of printed: several tests provoke errors on purpose. An answer of 500 or more prints
+ * the lines of its request (matched by `requestId`), so an unexpected 500 in a CI log says why.
+ * (Artifacts mode prints the bundles' ERROR lines itself.)
+ */
+const keptErrors: { requestId?: string; line: string }[] = [];
+let printError: typeof console.error | undefined;
+function keepErrorLines(): void {
+  if (printError) return;
+  const original = console.error;
+  printError = original;
+  console.error = (...args: unknown[]) => {
+    const line = args[0];
+    if (args.length === 1 && typeof line === 'string' && line.startsWith('{"level":"ERROR"')) {
+      try {
+        keptErrors.push({ requestId: (JSON.parse(line) as { requestId?: string }).requestId, line });
+        if (keptErrors.length > 200) keptErrors.shift();
+        return;
+      } catch {
+        /* not one of ours: print it */
+      }
+    }
+    original(...args);
+  };
+}
+
+function explainServerError(method: string, path: string, status: number, requestId: string | null): void {
+  if (!printError || status < 500) return;
+  const lines = keptErrors.filter((e) => requestId && e.requestId === requestId).map((e) => e.line);
+  printError(`${method} ${path} answered ${status} (request ${requestId}); its ERROR lines:\n${lines.join('\n') || '(none)'}`);
+}
+
 export async function startTestApp(
   env: Record<string, string> = {},
   opts: { tickMs?: number; tickPaused?: () => boolean } = {},
 ): Promise<TestApp> {
   const operatorKey = newOperatorKey();
   const suffix = randomToken(8).toLowerCase();
+  if (!artifactsRequested() && process.env.TEST_LOG_LEVEL === undefined) keepErrorLines();
   const app = await startApp({
     dynamoEndpoint: await dynamoEndpoint(),
     sqsEndpoint: inject('sqsEndpoint'),
@@ -77,9 +111,9 @@ export async function startTestApp(
       STAGE: 'sandbox',
       OPERATOR_API_KEY: operatorKey,
       APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
-      // Artifacts mode shows its functions' ERROR lines (an unexpected 500's cause in a CI log);
-      // in-process tests stay SILENT (several provoke errors on purpose).
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (artifactsRequested() ? 'ERROR' : 'SILENT'),
+      // An unexpected 500's cause in a CI log: artifacts mode prints its functions' ERROR lines,
+      // in-process they are kept and printed with a 5xx answer (keepErrorLines).
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'ERROR',
       ...cognitoEnv(inject('cognito')),
       ...env,
     },
@@ -99,6 +133,7 @@ export async function startTestApp(
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
+    explainServerError(method, path, res.status, res.headers.get('x-request-id'));
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
