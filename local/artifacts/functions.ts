@@ -26,6 +26,25 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A function's stdout, passed on without its EMF metric lines (`{"_aws":...}`): CloudWatch
+ * turns those into metrics on Lambda; here they would only bury the log lines (thousands in a
+ * test run). Its log lines (JSON, one a line) go on to this process's stdout as they come.
+ */
+function passOnStdout(worker: Worker): void {
+  let rest = '';
+  worker.stdout.setEncoding('utf8');
+  worker.stdout.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    const kept = lines.filter((l) => !l.startsWith('{"_aws"'));
+    if (kept.length) process.stdout.write(`${kept.join('\n')}\n`);
+  });
+  worker.stdout.on('end', () => {
+    if (rest && !rest.startsWith('{"_aws"')) process.stdout.write(`${rest}\n`);
+  });
+}
+
 class Instance {
   readonly worker: Worker;
   readonly ready: Promise<void>;
@@ -47,7 +66,9 @@ class Instance {
         logGroup: `/aws/lambda/${spec.name}`,
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memoryMb) },
+      stdout: true,
     });
+    passOnStdout(this.worker);
     this.worker.unref();
     this.ready = new Promise((res, rej) => {
       const onMessage = (m: { ready?: boolean }) => {
