@@ -52,6 +52,11 @@ const MAX_LOCAL_ENTRIES = 10_000;
 
 interface LocalCount {
   window: number;
+  /**
+   * Whether the item's count is known to be in this window already (this instance wrote it, or
+   * read it there): the next write then ADDs first; otherwise it opens the window first.
+   */
+  open: boolean;
   /** The shared count as last read or written in this window. */
   shared: number;
   /** Requests of this window this instance counted but has not written. */
@@ -75,20 +80,20 @@ async function touch<T>(
   const cls = rateClass.replace(/[^a-z0-9]/gi, '');
   const id = `${key.pk}|${key.sk}|${cls}`;
   let local = localCounts.get(id);
-  // This instance's first request in the window: the window is most likely not opened yet.
-  const opening = local === undefined || local.window !== window;
   if (!local || local.window !== window) {
     if (!local && localCounts.size >= MAX_LOCAL_ENTRIES) localCounts.clear();
-    local = { window, shared: 0, unflushed: 0, lastWriteMs: local?.lastWriteMs ?? Number.NEGATIVE_INFINITY };
+    local = { window, open: false, shared: 0, unflushed: 0, lastWriteMs: local?.lastWriteMs ?? Number.NEGATIVE_INFINITY };
     localCounts.set(id, local);
   }
   const limit = config.rateLimitFor(rateClass);
   const estimate = local.shared + local.unflushed + 1;
   if (nowMs - local.lastWriteMs >= FLUSH_INTERVAL_MS || estimate * 2 >= limit) {
     const delta = local.unflushed + 1;
-    const found = await countWrite<T>(key, cls, window, delta, nowMs, opening);
+    // Not known open (this instance's first write in the window): most likely not opened yet.
+    const found = await countWrite<T>(key, cls, window, delta, nowMs, !local.open);
     if (found) {
       local.window = found.window;
+      local.open = true;
       local.shared = found.count;
       local.unflushed = 0;
       local.lastWriteMs = nowMs;
@@ -97,15 +102,16 @@ async function touch<T>(
   }
   const item = await getItem(key, true);
   if (!item) return undefined;
-  local.shared = item[`rlw_${cls}`] === window ? Number(item[`rln_${cls}`] ?? 0) : 0;
+  local.open = item[`rlw_${cls}`] === window;
+  local.shared = local.open ? Number(item[`rln_${cls}`] ?? 0) : 0;
   local.unflushed += 1;
   return { item: item as T, count: local.shared + local.unflushed };
 }
 
 /**
  * ADD `delta` to the item's count of `window` in one conditional UpdateItem; a window not
- * opened yet is opened by the other one. `opening` (this instance's first request in the
- * window) tries opening first: on the bill's path the auth is then one request, not two, at
+ * opened yet is opened by the other one. `opening` (the window is not known open to this
+ * instance: it has neither written nor read the item in it) tries opening first: on the bill's path the auth is then one request, not two, at
  * each new minute (DESIGN 9.6: 3 requests); when another instance opened it already, the ADD
  * follows. When the item already holds a LATER window than this request's clock gives (another
  * request, or an instance whose clock runs a little ahead, opened the next minute first), the

@@ -4,9 +4,11 @@
  * - an over-long path id or id header costs none (it is refused before auth);
  * - a signed-in person's request on a participant route costs the same whether or not the
  *   person ever signed out of another session: the one auth read of the membership carries the
- *   ended sessions, and a request of an ended session is refused by that one read.
+ *   ended sessions, and a request of an ended session is refused by that one read;
+ * - an API key's auth is one request, also at a minute's edge (DESIGN 9.6: 3 requests on the
+ *   bill's path).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DdbCounter } from '../../bench/lib/counters';
 import { db } from '../../functions/platform/clients';
 import { routesFor } from '../../functions/routes';
@@ -66,5 +68,28 @@ describe('the cost of sessions that end (DESIGN 9.1)', () => {
       status = (await personCaller(t, other, participantId)('GET', '/v1/team/members')).status;
     });
     expect([status, n]).toEqual([401, 1]);
+  });
+});
+
+describe("the cost of an API key's rate count (DESIGN 9.6)", () => {
+  it('the first write of a minute after a read in it is one request, not a failed ADD and an open', async () => {
+    const merchant = await t.participant('merchant');
+    const balance = () => t.call('GET', '/v1/balance/details', { key: merchant.apiKey });
+    // The next minute but one, so that no real request of this key is ever in it.
+    const edge = (Math.floor(Date.now() / 60_000) + 2) * 60_000;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(edge - 400);
+      expect((await balance()).status).toBe(200); // writes the count of the minute before the edge
+      vi.setSystemTime(edge + 100);
+      expect((await balance()).status).toBe(200); // within the flush interval: a read, in the new minute
+      vi.setSystemTime(edge + 2_000);
+      const { value, counts } = await counter.measure(balance);
+      expect(value.status).toBe(200);
+      // The new minute is not open on the item yet: one UpdateItem that opens it.
+      expect({ auth: counts.byPurpose.auth, failed: counts.failed }).toEqual({ auth: 1, failed: {} });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
