@@ -6,6 +6,7 @@
  * history (every change a version, oldest first, nothing overwritten). Real local stack;
  * exact instants through recurring runs driven by the tick (a run bills at the tick's time).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, type Agreement } from '../support/flows';
@@ -164,11 +165,13 @@ describe('maxPayments', () => {
   it('50 parallel bills against maxPayments 10: exactly 10 billings, the others refused with the message', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', trustLevel: 'premium' });
     expect((await put(a, { maxPayments: 10 })).status).toBe(200);
-    // A client retries a 409 (contention on the customer, nothing written) as the message says.
+    // A client retries a 409 (contention on the customer, nothing written) as the message says,
+    // after a short random pause as a real client would (not 50 loops hammering at once).
     const one = async () => {
       for (;;) {
         const r = await billOnce(a, 1);
         if (r.status !== 409) return r;
+        await delay(20 + Math.random() * 80);
       }
     };
     const results = await Promise.all(Array.from({ length: 50 }, one));
