@@ -176,8 +176,8 @@ export interface VariantResult {
   requests: Record<string, Record<string, number>>;
   requestsPerLife: number;
   /** The bill's request path (the HTTP call's window): DynamoDB requests per life. */
-  billPath: { mean: number; min: number; max: number; ops: string[]; perLife: number[] };
-  approvalPath: { mean: number; min: number; max: number; ops: string[] };
+  billPath: { mean: number; min: number; max: number; ops: string[]; perLife: number[]; unusual: { life: number; ops: string[] }[] };
+  approvalPath: { mean: number; min: number; max: number; ops: string[]; unusual: { life: number; ops: string[] }[] };
   settlement: { writeUnits: number; bills: number; perBill: number; claimed: number; kinds: Record<string, number> };
   /** Transactions cancelled (not charged here) and conditional writes that failed (charged), whole variant. */
   cancelledTransactions: number;
@@ -618,12 +618,15 @@ class LifeBench {
       const counts = per.map((p) => p.length);
       const med = median(counts);
       const typical = per.find((p) => p.length === med) ?? per[0] ?? [];
+      const opsOf = (p: RequestRecord[]) => p.map((r) => (r.ok ? r.op : `${r.op} (${r.error})`));
       return {
         mean: round(counts.reduce((a, b) => a + b, 0) / n),
         min: Math.min(...counts),
         max: Math.max(...counts),
-        ops: typical.map((r) => (r.ok ? r.op : `${r.op} (${r.error})`)),
+        ops: opsOf(typical),
         perLife: counts,
+        // The lives whose path is not the typical one's length: what the extra requests were.
+        unusual: per.flatMap((p, life) => (p.length === med ? [] : [{ life, ops: opsOf(p) }])),
       };
     };
     const billPath = path('bill');
@@ -668,7 +671,7 @@ class LifeBench {
       requests,
       requestsPerLife: round(reqs.length / n),
       billPath,
-      approvalPath: { mean: approval.mean, min: approval.min, max: approval.max, ops: approval.ops },
+      approvalPath: { mean: approval.mean, min: approval.min, max: approval.max, ops: approval.ops, unusual: approval.unusual },
       settlement: {
         writeUnits: settlementUnits,
         bills: n,

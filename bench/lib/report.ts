@@ -170,6 +170,19 @@ export function livesMarkdown(res: any, opts: { partitions?: boolean } = {}): st
   L.push('Request paths (a typical life; every request counted, auth included):');
   L.push('');
   for (const v of vs) L.push(`- ${v.id}: bill ${v.billPath.ops.join(' → ')}; approval ${v.approvalPath.ops.join(' → ')}`);
+  const unusual = vs.flatMap((v) =>
+    (['bill', 'approval'] as const).flatMap((step) =>
+      ((step === 'bill' ? v.billPath : v.approvalPath).unusual ?? []).map(
+        (u: { life: number; ops: string[] }) => `- ${v.id}, life ${u.life + 1}, ${step}: ${u.ops.join(' → ')}`,
+      ),
+    ),
+  );
+  if (unusual.length) {
+    L.push('');
+    L.push('Lives whose path was not the typical length (every request it made):');
+    L.push('');
+    L.push(...unusual);
+  }
   const odd = vs.filter(
     (v) => v.cancelledTransactions || v.failedConditions || v.laneEffects?.endpointWrites || v.laneEffects?.slowLaneMessages,
   );
