@@ -89,7 +89,7 @@ async function touch<T>(
   const estimate = local.shared + local.unflushed + 1;
   if (nowMs - local.lastWriteMs >= FLUSH_INTERVAL_MS || estimate * 2 >= limit) {
     const delta = local.unflushed + 1;
-    // Not known open (this instance's first write in the window): most likely not opened yet.
+    // Not known open to this instance (no write or read of it in this window): open it first.
     const found = await countWrite<T>(key, cls, window, delta, nowMs, !local.open);
     if (found) {
       local.window = found.window;
@@ -111,9 +111,9 @@ async function touch<T>(
 /**
  * ADD `delta` to the item's count of `window` in one conditional UpdateItem; a window not
  * opened yet is opened by the other one. `opening` (the window is not known open to this
- * instance: it has neither written nor read the item in it) tries opening first: on the bill's path the auth is then one request, not two, at
- * each new minute (DESIGN 9.6: 3 requests); when another instance opened it already, the ADD
- * follows. When the item already holds a LATER window than this request's clock gives (another
+ * instance: it has neither written nor read the item in it) tries opening first: on the
+ * bill's path the auth is then one request, not two, at each new minute (DESIGN 9.6: 3
+ * requests); when another instance opened it already, the ADD follows. When the item already holds a LATER window than this request's clock gives (another
  * request, or an instance whose clock runs a little ahead, opened the next minute first), the
  * request is counted in that window: neither step could ever succeed for the older one, and a
  * request at a minute's edge must be counted, not failed.
