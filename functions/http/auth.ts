@@ -201,8 +201,7 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
 
 function setRate(state: RequestState, count: number, nowMs: number): void {
   const limit = config.rateLimitFor(state.route.rateClass ?? 'default');
-  const windowStart = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
-  state.rate = { limit, remaining: Math.max(0, limit - count), reset: windowStart + WINDOW_SECONDS } satisfies RateState;
+  state.rate = { limit, remaining: Math.max(0, limit - count), reset: windowOf(nowMs) + WINDOW_SECONDS } satisfies RateState;
   state.overLimit = count > limit;
 }
 

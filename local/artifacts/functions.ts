@@ -32,17 +32,16 @@ interface Pending {
  * test run). Its log lines (JSON, one a line) go on to this process's stdout as they come.
  */
 function passOnStdout(worker: Worker): void {
+  const logLines = (lines: string[]) => lines.filter((l) => !l.startsWith('{"_aws"'));
+  const write = (lines: string[]) => lines.length && process.stdout.write(`${lines.join('\n')}\n`);
   let rest = '';
   worker.stdout.setEncoding('utf8');
   worker.stdout.on('data', (chunk: string) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop() ?? '';
-    const kept = lines.filter((l) => !l.startsWith('{"_aws"'));
-    if (kept.length) process.stdout.write(`${kept.join('\n')}\n`);
+    write(logLines(lines));
   });
-  worker.stdout.on('end', () => {
-    if (rest && !rest.startsWith('{"_aws"')) process.stdout.write(`${rest}\n`);
-  });
+  worker.stdout.on('end', () => write(logLines(rest ? [rest] : [])));
 }
 
 class Instance {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { getItem, putItem, table } from '../../functions/platform/table';
+import { getItem, putItem, table, UpdateCommand } from '../../functions/platform/table';
 import { withChecksum } from '../../functions/domain/api-keys';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyKey, participantKey } from '../../functions/identity/participant-store';
 import { sha256Hex } from '../../functions/domain/ids';
 import { db } from '../../functions/platform/clients';
