@@ -63,7 +63,7 @@ export const IDEMPOTENCY_PK_PREFIX = `${idempotencyPk('', '', '').split('#')[0]}
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
-/** The items the event stream consumer writes (functions/events/fanout.ts): events it carries, delivery records, receipts. */
+/** The items the event stream consumer writes (functions/events/fanout.ts): events it carries, receipts, and the record of a delivery whose first message it could not send. */
 export const STREAM_CONSUMER_PK_PREFIXES = [eventKey('').pk, deliveryKey('').pk, RECEIPT_PK_PREFIX].map((p) => `${p}*`);
 export const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -144,7 +144,8 @@ export class AccessRoles extends Construct {
    * `sendsTo` (the webhook lanes, and a lane's own
    * queue: a retry is a new delayed message), and nothing else (the message visibility and
    * consume rights come from its event source). The event stream consumer reads the table,
-   * writes only the items it makes (event items it carries, delivery records, receipts) and
+   * writes only the items it makes (event items it carries, receipts, and the record of a
+   * delivery whose first message it could not send: recovery's due entry) and
    * sends only to the webhooks queue; reading the stream and describing a failed batch to the
    * failure queue come from its event source.
    */

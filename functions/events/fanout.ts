@@ -7,17 +7,19 @@
  *    (they come back through the stream and are fanned out like this one);
  * 2. the receivers: `to`, and a merchant's provider; their endpoints, read now (enabled and
  *    subscribed to the type, or `*`);
- * 3. one delivery record per (event, endpoint), by a conditional put keyed by both ids, and
- *    one receipt per receiver (the events API's and the delivery lists' entry, holding that
- *    receiver's delivery ids);
- * 4. one message per delivery to the webhooks queue (the whole batch's at once).
+ * 3. one receipt per receiver (the events API's and the delivery lists' entry), naming that
+ *    receiver's deliveries of the event: one per (event, endpoint), its id made from both;
+ * 4. one first message per delivery to the webhooks queue (the whole batch's at once),
+ *    carrying what the delivery's record starts with: the worker's first claim makes the
+ *    record (webhooks/delivery-transition-store.ts `claimAttempt`), so the consumer writes
+ *    no record. Until that claim the receipt shows the delivery, pending (events/views.ts).
  *
  * A replayed record (Lambda retries a batch that failed, or one that ran but whose checkpoint
- * was lost) makes nothing twice: the puts find their records, the receipts add ids to a set,
- * and only a record nothing has happened to yet (its message may never have been sent) gets
- * a message again, which the worker's claim makes harmless if the first one was sent after
- * all. A delivery whose message cannot be sent goes on the due index, where recovery sends it
- * a grace period later; a record whose writes fail is reported, and Lambda retries from it.
+ * was lost) makes nothing twice: the receipts add ids to a set and keep the time the
+ * deliveries were first made, and the messages sent again are copies that the worker's claim
+ * drops (a delivery is claimed once per attempt, record or not). A delivery whose message
+ * cannot be sent gets its record on the due index, where recovery sends it a grace period
+ * later; a record whose writes fail is reported, and Lambda retries from it.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -27,15 +29,19 @@ import { realNowIso } from '../platform/table';
 import { mapLimit, sleep } from '../platform/retry';
 import {
   awaitRecovery,
-  createDelivery,
+  deliveryIdFor,
   enqueueDeliveries,
-  messageFor,
+  firstMessage,
+  maxAttempts,
   newDelivery,
-  untouched,
+  type DeliveryItem,
   type DeliveryMessage,
 } from '../webhooks/delivery-store';
 import { listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
-import { infoOf, maxAttempts, writeCarriedEvent, type StoredEvent } from './outbox';
+import { infoOf, writeCarriedEvent, type StoredEvent } from './outbox';
+
+/** A delivery the consumer made: its record as its first claim will make it. */
+type DeliveryOwed = DeliveryItem;
 import { recordReceipt } from './receipt-store';
 import { subscribes } from './types';
 
@@ -80,12 +86,12 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
     return p;
   };
 
-  const outbox: { record: DynamoDBRecord; message: DeliveryMessage }[] = [];
+  const outbox: { record: DynamoDBRecord; delivery: DeliveryOwed; message: DeliveryMessage }[] = [];
   await mapLimit(event.Records, CONCURRENCY, async (record) => {
     const ev = eventOf(record);
     if (!ev) return;
     try {
-      for (const m of await deliveriesOf(ev, endpoints)) outbox.push({ record, message: m });
+      for (const d of await deliveriesOf(ev, endpoints)) outbox.push({ record, delivery: d, message: firstMessage(d) });
     } catch (error) {
       fail(record, error);
     }
@@ -101,44 +107,52 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
   }
   if (unsent.length) {
     const nowMs = Date.now();
-    const byId = new Map(outbox.map((o) => [o.message.deliveryId, o.record]));
+    const byId = new Map(outbox.map((o) => [o.message.deliveryId, o]));
     await mapLimit(unsent, CONCURRENCY, async (id) => {
-      await awaitRecovery(id, nowMs).catch((error) => fail(byId.get(id)!, error));
+      const o = byId.get(id)!;
+      await awaitRecovery(o.delivery, nowMs).catch((error) => fail(o.record, error));
     });
   }
   return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
-/** Make one event's carried events, delivery records and receipts; the messages its deliveries are owed. */
-async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Promise<EndpointItem[]>): Promise<DeliveryMessage[]> {
+/**
+ * Make one event's carried events and receipts; the first messages its deliveries are owed
+ * (each carries what its record starts with: the worker's first claim makes the record).
+ */
+async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Promise<EndpointItem[]>): Promise<DeliveryOwed[]> {
   const head = { createdAt: ev.createdAt, expiresAt: ev.expiresAt };
   await Promise.all((ev.more ?? []).map((extra) => writeCarriedEvent(extra, head)));
 
   const info = await infoOf(ev.to);
   const receivers = info?.provider ? [ev.to, info.provider] : [ev.to];
-  const createdAt = realNowIso();
   const attempts = maxAttempts();
-  const messages: DeliveryMessage[] = [];
+  const owed: DeliveryOwed[] = [];
   await Promise.all(
     receivers.map(async (owner) => {
       const eps = (await endpoints(owner)).filter((ep) => ep.status === 'enabled' && subscribes(ep.events, ev.type));
-      const records = eps.map((ep) =>
-        newDelivery({ eventId: ev.id, eventType: ev.type, endpointId: ep.id, ownerId: ep.ownerId, createdAt, maxAttempts: attempts }),
-      );
-      await Promise.all([
-        ...records.map(async (d) => {
-          const made = await createDelivery(d);
-          // Created now, or made by an earlier run whose message may never have left: send it.
-          if (made.created || untouched(made.existing)) messages.push(messageFor(d, null));
-        }),
-        recordReceipt({
-          participantId: owner,
-          event: { id: ev.id, type: ev.type, createdAt: ev.createdAt },
-          deliveryIds: records.map((d) => d.id),
-          expiresAt: ev.expiresAt,
-        }),
-      ]);
+      const ids = eps.map((ep) => deliveryIdFor(ev.id, ep.id));
+      // The receipt first: it shows the deliveries until their records exist. A replayed
+      // stream record finds the time they were first made.
+      const madeAt = await recordReceipt({
+        participantId: owner,
+        event: { id: ev.id, type: ev.type, createdAt: ev.createdAt },
+        deliveryIds: ids,
+        expiresAt: ev.expiresAt,
+        madeAt: realNowIso(),
+      });
+      for (const ep of eps)
+        owed.push(
+          newDelivery({
+            eventId: ev.id,
+            eventType: ev.type,
+            endpointId: ep.id,
+            ownerId: ep.ownerId,
+            createdAt: madeAt ?? realNowIso(),
+            maxAttempts: attempts,
+          }),
+        );
     }),
   );
-  return messages;
+  return owed;
 }

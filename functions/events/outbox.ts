@@ -26,14 +26,13 @@
  * index (kind `sandbox.bank`): the caller passes `sandboxBankDue` (events/sandbox-bank.ts) as the
  * `eventDue` hook; the outbox imports nothing of the sandbox.
  */
-import { config } from '../config';
 import { newId } from '../domain/ids';
 import { getParticipant } from '../identity/participant-store';
 import { isConditionFailure, nowIso, realNowIso, table, transact, type TransactItem } from '../platform/table';
 import { db } from '../platform/clients';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTestClock } from '../platform/clock';
-import { eventKey, messageFor, newDelivery, overdueAt, recoveryDue, type DeliveryMessage } from '../webhooks/delivery-store';
+import { eventKey, maxAttempts, messageFor, newDelivery, overdueAt, recoveryDue, type DeliveryMessage } from '../webhooks/delivery-store';
 import { getEndpoint } from '../webhooks/endpoint-store';
 import { logger } from '../platform/log';
 import { isEventType } from './types';
@@ -222,9 +221,6 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
   if (direct.length > 0) await options.enqueue?.(direct.map((d) => d.message));
   return committed;
 }
-
-/** WEBHOOK_MAX_ATTEMPTS, at least 1: a new delivery's attempts. */
-export const maxAttempts = () => Math.max(1, Math.floor(config.webhookMaxAttempts()));
 
 /** The attribute of an object's item that lists the events it caused (`CommitOptions.recordOn`). */
 export const EVENT_IDS = 'eventIds';

@@ -4,7 +4,10 @@
  * merchant's provider), holding the ids of that participant's own deliveries of the event:
  *
  *   pk = EVR#<participant>#<shard>   sk = <createdAt>#<eventId>
- *   { eventId, type, dlv: {delivery ids}, expiresAt: created + 30 days (the table's TTL) }
+ *   { eventId, type, dlv: {delivery ids}, dlvAt, expiresAt: created + 30 days (the table's TTL) }
+ *
+ * A delivery the stream consumer made has no record until its first claim: until then the
+ * receipt is what shows it (pending, made at `dlvAt`: webhooks/delivery-store.ts `unclaimedDelivery`).
  *
  * The stream consumer (events/fanout.ts) writes them once per event (a `webhook.test` event's
  * own transaction writes its own). A participant's receipts are spread over RECEIPT_SHARDS
@@ -37,6 +40,8 @@ export interface ReceiptItem {
   type: string;
   /** The participant's deliveries of the event (a string set; absent: none). */
   dlv?: Set<string> | string[];
+  /** When the stream consumer made them (absent: their records were made with them). */
+  dlvAt?: string;
   expiresAt?: number;
   [extra: string]: unknown;
 }

@@ -12,7 +12,14 @@
  * deliveries replayable, but are not listed.
  */
 import { batchGet, batchGetByKey, getItem, itemKeyOf, queryPage, type Item } from '../platform/table';
-import { deliveryKey, eventKey, type DeliveryItem, type DeliveryStatus } from '../webhooks/delivery-store';
+import {
+  deliveryKey,
+  eventIdOfDelivery,
+  eventKey,
+  unclaimedDelivery,
+  type DeliveryItem,
+  type DeliveryStatus,
+} from '../webhooks/delivery-store';
 import { receiptDeliveryIds, receiptKey, receiptPk, RECEIPT_SHARDS, receiptSk, type ReceiptItem } from './receipts';
 
 export { EVENT_RETENTION_SECONDS } from './receipts';
@@ -50,7 +57,20 @@ export async function getLiveEvent(id: string): Promise<EventItem | undefined> {
 export interface VisibleEvent {
   event: EventItem;
   deliveryIds: string[];
+  /** When the stream consumer made those deliveries (the receipt's `dlvAt`). */
+  dlvAt?: string;
 }
+
+/** A participant's deliveries of one event, as its receipt names them. */
+export interface OwedDeliveries {
+  eventId: string;
+  eventType: string;
+  ids: readonly string[];
+  /** The receipt's `dlvAt`: a delivery without a record yet is shown made then, pending. */
+  dlvAt?: string;
+}
+
+const owedOf = (r: ReceiptItem): OwedDeliveries => ({ eventId: r.eventId, eventType: r.type, ids: receiptDeliveryIds(r), dlvAt: r.dlvAt });
 
 /** Release 2's events: the index keys name who may read it; its deliveries are on the item. */
 const release2Visible = (participantId: string, event: EventItem): VisibleEvent | undefined => {
@@ -82,21 +102,49 @@ export async function visibleEvents(participantId: string, ids: readonly string[
       continue;
     }
     const receipt = receipts.get(itemKeyOf(receiptKey(participantId, event)));
-    if (receipt) out.push({ event, deliveryIds: receiptDeliveryIds(receipt) });
+    if (receipt) out.push({ event, deliveryIds: receiptDeliveryIds(receipt), dlvAt: receipt.dlvAt });
   }
   // Oldest first, as a receipt's sort key orders them.
   const order = (v: VisibleEvent) => receiptSk(v.event.createdAt, v.event.id);
   return out.sort((a, b) => (order(a) < order(b) ? -1 : 1));
 }
 
-/** The participant's own delivery records among `ids`, in id order. */
-export async function deliveriesByIds(participantId: string, ids: readonly string[]): Promise<DeliveryItem[]> {
+/**
+ * The participant's own deliveries its receipts name, in id order: each one's record (one
+ * BatchGetItem for all), or, for a delivery whose first claim has not made its record yet,
+ * the pending delivery its receipt shows (webhooks/delivery-store.ts `unclaimedDelivery`).
+ */
+export async function deliveriesByIds(participantId: string, owed: readonly OwedDeliveries[]): Promise<DeliveryItem[]> {
+  const ids = owed.flatMap((o) => o.ids);
   if (ids.length === 0) return [];
   const found = await batchGet<DeliveryItem>(ids.map(deliveryKey));
-  return [...ids]
-    .sort()
-    .map((id) => found.get(deliveryKey(id).pk))
-    .filter((d): d is DeliveryItem => d !== undefined && d.ownerId === participantId);
+  const out: DeliveryItem[] = [];
+  for (const o of owed)
+    for (const id of o.ids) {
+      const d = found.get(deliveryKey(id).pk);
+      if (d) {
+        if (d.ownerId === participantId) out.push(d);
+      } else if (o.dlvAt !== undefined) {
+        const u = unclaimedDelivery({ id, eventId: o.eventId, eventType: o.eventType, ownerId: participantId, createdAt: o.dlvAt });
+        if (u) out.push(u);
+      }
+    }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * One of the participant's deliveries by id: its record, or, before its first claim made the
+ * record, the pending delivery its receipt shows; undefined when it is not the participant's.
+ */
+export async function findDelivery(participantId: string, id: string): Promise<DeliveryItem | undefined> {
+  const d = await getItem<DeliveryItem>(deliveryKey(id));
+  if (d) return d.ownerId === participantId ? d : undefined;
+  const eventId = eventIdOfDelivery(id);
+  const event = eventId === undefined ? undefined : await getLiveEvent(eventId);
+  if (!event) return undefined;
+  const receipt = await getItem<ReceiptItem>(receiptKey(participantId, event));
+  if (!receipt || !receiptDeliveryIds(receipt).includes(id)) return undefined;
+  return (await deliveriesByIds(participantId, [{ ...owedOf(receipt), ids: [id] }]))[0];
 }
 
 /**
@@ -108,7 +156,7 @@ export async function eventsWithDeliveries(participantId: string, visible: reado
     (
       await deliveriesByIds(
         participantId,
-        visible.flatMap((v) => v.deliveryIds),
+        visible.map((v) => ({ eventId: v.event.id, eventType: v.event.type, ids: v.deliveryIds, dlvAt: v.dlvAt })),
       )
     ).map((d) => [d.id, d]),
   );
@@ -277,10 +325,7 @@ export async function listEvents(participantId: string, f: EventFilter, limit: n
     chunk = [];
     const [events, deliveries] = await Promise.all([
       batchGet<EventItem>(page.map((r) => eventKey(r.eventId))),
-      deliveriesByIds(
-        participantId,
-        page.flatMap((r) => receiptDeliveryIds(r)),
-      ),
+      deliveriesByIds(participantId, page.map(owedOf)),
     ]);
     const nowS = Date.now() / 1000;
     for (const r of page) {
@@ -319,24 +364,27 @@ async function* mergedDeliveries(
   below?: { sk: string; id: string },
 ): AsyncGenerator<DeliveryItem> {
   const receipts = mergedReceipts(participantId, { ...(below ? { hi: below.sk } : {}), type: f.type });
-  let ids: string[] = [];
+  let owed: OwedDeliveries[] = [];
+  let count = 0;
   const read = async function* () {
-    const page = ids;
-    ids = [];
-    const records = await deliveriesByIds(participantId, page);
-    const byId = new Map(records.map((d) => [d.id, d]));
-    for (const id of page) {
-      const d = byId.get(id);
-      if (d && (f.status === undefined || d.status === f.status)) yield d;
-    }
+    const page = owed;
+    owed = [];
+    count = 0;
+    const byId = new Map((await deliveriesByIds(participantId, page)).map((d) => [d.id, d]));
+    for (const o of page)
+      for (const id of o.ids) {
+        const d = byId.get(id);
+        if (d && (f.status === undefined || d.status === f.status)) yield d;
+      }
   };
   for await (const r of receipts) {
     let mine = receiptDeliveryIds(r).reverse();
     if (below && r.sk === below.sk) mine = mine.filter((id) => id < below.id);
-    ids.push(...mine);
-    if (ids.length >= CHUNK * 4) yield* read();
+    owed.push({ ...owedOf(r), ids: mine });
+    count += mine.length;
+    if (count >= CHUNK * 4) yield* read();
   }
-  if (ids.length) yield* read();
+  if (count) yield* read();
 }
 
 export interface DeliveryPage {
@@ -351,15 +399,17 @@ export async function deliveriesAt(participantId: string, f: DeliveryFilter, ski
   let total = 0;
   if (f.status === undefined) {
     // Counting needs no record: a receipt holds its deliveries' ids.
-    const page: string[] = [];
+    const page: OwedDeliveries[] = [];
     for await (const r of mergedReceipts(participantId, { type: f.type })) {
+      const ids: string[] = [];
       for (const id of receiptDeliveryIds(r).reverse()) {
-        if (total >= skip && total < skip + limit) page.push(id);
+        if (total >= skip && total < skip + limit) ids.push(id);
         total++;
       }
+      if (ids.length) page.push({ ...owedOf(r), ids });
     }
     const records = new Map((await deliveriesByIds(participantId, page)).map((d) => [d.id, d]));
-    for (const id of page) if (records.has(id)) items.push(records.get(id)!);
+    for (const id of page.flatMap((o) => o.ids)) if (records.has(id)) items.push(records.get(id)!);
   } else {
     for await (const d of mergedDeliveries(participantId, f)) {
       if (total >= skip && total < skip + limit) items.push(d);
@@ -376,8 +426,8 @@ export async function deliveriesAfter(
   limit: number,
   afterId: string,
 ): Promise<DeliveryPage | undefined> {
-  const cursor = await getItem<DeliveryItem>(deliveryKey(afterId));
-  if (!cursor || cursor.ownerId !== participantId) return undefined;
+  const cursor = await findDelivery(participantId, afterId);
+  if (!cursor) return undefined;
   const event = await getItem<EventItem>(eventKey(cursor.eventId));
   // An event past its days (its receipts gone with it) leaves nothing after it in the list.
   if (!event) return { items: [], hasMore: false };

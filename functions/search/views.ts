@@ -22,7 +22,7 @@ import { clientRefGuardKey, customerKey, emailIndexPk, type CustomerRecord } fro
 import { decisionId, decisionKey, getDecision, type DecisionItem } from '../decisions/views';
 import { toMajor } from '../domain/money';
 import { disputeFor, getDispute } from '../disputes/views';
-import { getVisibleEvent } from '../events/views';
+import { findDelivery, getVisibleEvent } from '../events/views';
 import { getExport } from '../exports/views';
 import type { Principal } from '../http/types';
 import { getParticipant } from '../identity/participant-store';
@@ -32,7 +32,6 @@ import { batchGet, getItem, queryAll, type Item } from '../platform/table';
 import { getSchedule } from '../recurring/views';
 import { getRefund } from '../refunds/views';
 import { canSee, findBillByReference } from '../transactions/store';
-import { getDelivery } from '../webhooks/delivery-store';
 
 export const SEARCH_KINDS = [
   'transaction',
@@ -135,8 +134,8 @@ async function byId(viewer: Viewer, q: string): Promise<SearchResult[]> {
       return v ? [{ kind: 'event', id: v.event.id, title: v.event.type, createdAt: v.event.createdAt }] : [];
     }
     case 'dlv': {
-      const d = await getDelivery(q);
-      if (!d || d.ownerId !== viewer.id) return [];
+      const d = await findDelivery(viewer.id, q);
+      if (!d) return [];
       return [{ kind: 'delivery', id: d.id, title: `${d.eventType} to ${d.endpointId} · ${d.status}`, createdAt: d.createdAt }];
     }
     case 'stl': {

@@ -1,9 +1,13 @@
 /**
  * Webhook delivery records: one per (event, endpoint), the source of truth of a delivery.
- * Its id is made from the event's and the endpoint's (`deliveryIdFor`), so the record is
- * created with a conditional put that a replayed stream record cannot repeat. SQS messages
- * only carry the ids; the worker reads and conditionally updates this item. The record is
- * lean (written three times for a delivery that succeeds at once: created, claimed,
+ * Its id is made from the event's and the endpoint's (`deliveryIdFor`). A delivery the stream
+ * consumer makes has no record until its first claim: the consumer writes the receiver's
+ * receipt (which names the delivery) and sends the first message, which carries what the
+ * record starts with (`create`); the worker's claim creates the record (a conditional
+ * UpdateItem that makes it when there is none), and two copies of that message still claim
+ * once. Until then the read side shows the delivery from the receipt (`unclaimedDelivery`,
+ * events/views.ts). Other messages only carry the ids; the worker conditionally updates this
+ * item. The record is lean (written twice for a delivery that succeeds at once: claimed,
  * answered) and on no index but the due index, and there only while a message may be missing:
  * lists read it through the events' receipts (events/views.ts).
  *
@@ -111,6 +115,8 @@ export interface DeliveryItem {
   updatedAt?: string;
   duePk?: string;
   dueSk?: string;
+  /** Shown from its receipt: the stream consumer made it, and no claim has made its record yet (never stored). */
+  unclaimed?: true;
   [extra: string]: unknown;
 }
 
@@ -131,7 +137,19 @@ export interface DeliveryMessage {
   recoveryAt?: number | null;
   /** The retry this message carries (= the delivery's `chainMessageId` while it waits). */
   chain?: string;
+  /** A first message from the stream consumer: what the record starts with (its claim makes it). */
+  create?: DeliveryCreation;
 }
+
+/** What a delivery's record starts with, besides the ids its message carries. */
+export interface DeliveryCreation {
+  eventType: string;
+  createdAt: string;
+  maxAttempts: number;
+}
+
+/** WEBHOOK_MAX_ATTEMPTS, at least 1: a new delivery's attempts. */
+export const maxAttempts = () => Math.max(1, Math.floor(config.webhookMaxAttempts()));
 
 export const deliveryKey = (id: string) => ({ pk: `WHDL#${id}`, sk: 'WHDL' });
 export const eventKey = (id: string) => ({ pk: `EVT#${id}`, sk: 'EVT' });
@@ -180,49 +198,108 @@ export function newDelivery(d: {
 }
 
 /**
- * Create the record unless it exists (a replayed stream record): the existing one when it
- * does, which tells whether its first message may still be owed.
+ * Its first message could not be sent: put its record on the due index, so that recovery sends
+ * it a grace period from now (only while nothing else happened to it: a record that a claim
+ * made meanwhile is left alone unless it is still untouched).
  */
-export async function createDelivery(item: DeliveryItem): Promise<{ created: true } | { created: false; existing: DeliveryItem }> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { created: true };
-  } catch (e) {
+export async function awaitRecovery(d: DeliveryItem, nowMs: number): Promise<void> {
+  const due = recoveryDue(d.id, nowMs);
+  const ignoreTaken = (e: unknown) => {
     if (!isConditionFailure(e)) throw e;
-    return { created: false, existing: (e.Item ? unmarshallItem(e.Item) : item) as DeliveryItem };
+  };
+  try {
+    await db().send(new PutCommand({ TableName: table(), Item: { ...d, ...due }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return;
+  } catch (e) {
+    ignoreTaken(e);
   }
-}
-
-/** Whether a record's first message may never have been sent: nothing happened to it yet. */
-export const untouched = (d: DeliveryItem) => d.status === 'pending' && d.seq === 1 && d.attempts === 0 && d.duePk === undefined;
-
-/**
- * Its first message could not be sent: put a fresh record on the due index, so that recovery
- * sends it a grace period from now (only while nothing else happened to it).
- */
-export async function awaitRecovery(id: string, nowMs: number): Promise<void> {
-  const due = recoveryDue(id, nowMs);
   await db()
     .send(
       new UpdateCommand({
         TableName: table(),
-        Key: deliveryKey(id),
+        Key: deliveryKey(d.id),
         UpdateExpression: 'SET duePk = :duePk, dueSk = :dueSk',
         ConditionExpression: '#s = :pending AND seq = :one AND attempts = :zero AND attribute_not_exists(duePk)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':duePk': due.duePk, ':dueSk': due.dueSk, ':pending': 'pending', ':one': 1, ':zero': 0 },
       }),
     )
-    .catch((e) => {
-      if (!isConditionFailure(e)) throw e;
-    });
+    .catch(ignoreTaken);
+}
+
+/** The first message of a delivery the stream consumer made: it carries what the record starts with. */
+export const firstMessage = (d: DeliveryItem): DeliveryMessage => ({
+  ...messageFor(d, null),
+  create: { eventType: d.eventType, createdAt: d.createdAt, maxAttempts: d.maxAttempts },
+});
+
+/**
+ * The SET clauses (and their values) that make a missing record what `newDelivery` would
+ * have made, leaving an existing one as it is (`if_not_exists`); `own` names attributes the
+ * caller's update sets itself. The caller's condition allows `attribute_not_exists(pk)`.
+ */
+export function creationSets(d: DeliveryItem, own: readonly string[] = []): { sets: string[]; values: Record<string, unknown> } {
+  const fields: Record<string, unknown> = {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    endpointId: d.endpointId,
+    ownerId: d.ownerId,
+    createdAt: d.createdAt,
+    expiresAt: d.expiresAt,
+    maxAttempts: d.maxAttempts,
+    seq: d.seq,
+    status: 'pending',
+    attempts: 0,
+  };
+  const sets: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (own.includes(name) || value === undefined) continue;
+    const ref = name === 'status' ? '#s' : name;
+    sets.push(`${ref} = if_not_exists(${ref}, :c_${name})`);
+    values[`:c_${name}`] = value;
+  }
+  if (d.manual && !own.includes('manual')) {
+    sets.push('manual = if_not_exists(manual, :c_manual)');
+    values[':c_manual'] = true;
+  }
+  return { sets, values };
+}
+
+/**
+ * A delivery the stream consumer made whose record its first claim has not made yet, as the
+ * read side shows it: pending, no attempt, from its receipt (`unclaimed`: no record behind
+ * it). Undefined when the id is not the delivery of `eventId` to an endpoint (`deliveryIdFor`).
+ */
+export function unclaimedDelivery(a: {
+  id: string;
+  eventId: string;
+  eventType: string;
+  ownerId: string;
+  createdAt: string;
+}): DeliveryItem | undefined {
+  const e = BODY.exec(a.eventId)?.[1];
+  if (!e || !a.id.startsWith(`dlv_${e}`)) return undefined;
+  const endpointId = `whe_${a.id.slice(4 + e.length)}`;
+  if (deliveryIdFor(a.eventId, endpointId) !== a.id) return undefined;
+  return {
+    ...newDelivery({
+      eventId: a.eventId,
+      eventType: a.eventType,
+      endpointId,
+      ownerId: a.ownerId,
+      createdAt: a.createdAt,
+      maxAttempts: maxAttempts(),
+    }),
+    unclaimed: true,
+  };
+}
+
+/** The event id a delivery id was made from (`deliveryIdFor` of two `newId` ids), or undefined. */
+export function eventIdOfDelivery(id: string): string | undefined {
+  const m = /^dlv_([0-9A-Za-z]{23})[0-9A-Za-z]{23}$/.exec(id);
+  return m ? `evt_${m[1]}` : undefined;
 }
 
 export const RECOVERY_KIND = 'webhook.recovery';
@@ -255,6 +332,13 @@ export function messageFor(
   };
 }
 
+const isCreation = (c: unknown): c is DeliveryCreation =>
+  typeof c === 'object' &&
+  c !== null &&
+  typeof (c as DeliveryCreation).eventType === 'string' &&
+  typeof (c as DeliveryCreation).createdAt === 'string' &&
+  Number.isInteger((c as DeliveryCreation).maxAttempts);
+
 export function parseMessage(body: string): DeliveryMessage | undefined {
   try {
     const m = JSON.parse(body) as Partial<DeliveryMessage>;
@@ -274,6 +358,9 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
         ...(m.dlq ? { dlq: true as const } : {}),
         ...(typeof m.recoveryAt === 'number' || m.recoveryAt === null ? { recoveryAt: m.recoveryAt } : {}),
         ...(typeof m.chain === 'string' ? { chain: m.chain } : {}),
+        ...(isCreation(m.create)
+          ? { create: { eventType: m.create.eventType, createdAt: m.create.createdAt, maxAttempts: m.create.maxAttempts } }
+          : {}),
       };
     }
   } catch {
@@ -356,16 +443,18 @@ export const getDelivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id)
 export async function rearmForReplay(d: DeliveryItem, ownerId: string, nowMs: number): Promise<DeliveryItem | undefined> {
   const now = new Date(nowMs).toISOString();
   const due = recoveryDue(d.id, nowMs);
+  // A delivery not claimed yet (`unclaimed`: shown from its receipt) gets its record now.
+  const made = d.unclaimed ? creationSets(d, ['status', 'seq', 'maxAttempts']) : undefined;
   try {
     const out = await db().send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(d.id),
-        UpdateExpression:
-          'SET #s = :pending, seq = :nextSeq, maxAttempts = :max, manual = :t, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk, replays = if_not_exists(replays, :zero) + :one REMOVE dlqPending',
-        ConditionExpression: 'seq = :seq AND ownerId = :owner',
+        UpdateExpression: `SET ${made ? `${made.sets.join(', ')}, ` : ''}#s = :pending, seq = :nextSeq, maxAttempts = :max, manual = :t, nextAttemptAt = :now, updatedAt = :now, duePk = :duePk, dueSk = :dueSk, replays = if_not_exists(replays, :zero) + :one REMOVE dlqPending`,
+        ConditionExpression: `${made ? 'attribute_not_exists(pk) OR ' : ''}(seq = :seq AND ownerId = :owner)`,
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
+          ...made?.values,
           ':pending': 'pending',
           ':nextSeq': d.seq + 1,
           // pending: one attempt more than planned; delivered/failed: exactly one more

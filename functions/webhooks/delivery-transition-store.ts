@@ -11,7 +11,9 @@ import { isConditionFailure, table, UpdateCommand } from '../platform/table';
 import {
   LEASE_SECONDS,
   RECOVERY_KIND,
+  creationSets,
   deliveryKey,
+  newDelivery,
   recoveryDue,
   type AttemptRecord,
   type DeliveryItem,
@@ -53,7 +55,8 @@ const KEEP_DUE_MARGIN_MS = 30_000;
  * (null) or well after the lease: within one chain the entry only ever moves later, and a
  * recovery that falls due while this attempt holds the delivery waits for the lease
  * (delivery-store.ts, leaseForRecovery), so it never supersedes the attempt. So a claim is
- * one write of the record alone (1 write unit), with no due-index change.
+ * one write of the record alone (1 write unit), with no due-index change. The first claim of
+ * a delivery the stream consumer made also makes its record (the message's `create`).
  */
 export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
   const leaseUntil = nowMs + LEASE_SECONDS * 1000;
@@ -63,11 +66,17 @@ export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs:
   // claim it holds the lease, so the message is not dropped as a stale copy (a first message
   // has no due entry to recover it: the delivery would stay pending for ever).
   const token = randomUUID();
+  // A first message from the stream consumer makes the record when there is none yet.
+  const made = msg.create ? creationSets(newDelivery({ ...msg, ...msg.create }), ['attempts']) : undefined;
   const r = await updateDelivery({
     Key: deliveryKey(msg.deliveryId),
-    UpdateExpression: `SET attempts = attempts + :one, leaseUntil = :lease, leaseSeq = :seq, leaseToken = :token, lastAttemptAt = :now${keepDue ? '' : ', duePk = :duePk, dueSk = :dueSk'}`,
-    ConditionExpression:
-      '#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy)',
+    UpdateExpression: `SET ${[
+      ...(made?.sets ?? []),
+      `attempts = ${made ? 'if_not_exists(attempts, :zero)' : 'attempts'} + :one`,
+      'leaseUntil = :lease, leaseSeq = :seq, leaseToken = :token, lastAttemptAt = :now',
+      ...(keepDue ? [] : ['duePk = :duePk, dueSk = :dueSk']),
+    ].join(', ')}`,
+    ConditionExpression: `${made ? 'attribute_not_exists(pk) OR ' : ''}(#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy))`,
     ExpressionAttributeNames: { '#s': 'status' },
     ExpressionAttributeValues: {
       ':one': 1,
@@ -79,6 +88,7 @@ export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs:
       ':nullType': 'NULL',
       ':dueBy': new Date(dueByMs).toISOString(),
       ':token': token,
+      ...(made ? { ...made.values, ':zero': 0 } : {}),
       ...(keepDue ? {} : dueValues(msg.deliveryId, leaseUntil)),
     },
   });

@@ -8,7 +8,8 @@
  * signatures shown as `<redacted>`; bodies are cut at 4 KB.
  */
 import { getItem } from '../platform/table';
-import { type AttemptRecord, deliveryKey, eventKey, type DeliveryItem } from './delivery-store';
+import { findDelivery } from '../events/views';
+import { type AttemptRecord, eventKey } from './delivery-store';
 import { getEndpoint } from './endpoint-store';
 import { eventBody, type EventBodySource } from './event-body';
 import { attemptHeaders } from './signing';
@@ -43,8 +44,8 @@ export function attemptView(a: AttemptRecord, eventId: string, body: string | nu
 
 /** The caller's delivery with its attempts, or undefined (unknown, expired, or another participant's). */
 export async function deliveryDetail(ownerId: string, id: string) {
-  const d = await getItem<DeliveryItem>(deliveryKey(id));
-  if (!d || d.ownerId !== ownerId) return undefined;
+  const d = await findDelivery(ownerId, id);
+  if (!d) return undefined;
   if (typeof d.expiresAt === 'number' && d.expiresAt <= Date.now() / 1000) return undefined; // TTL deletion lags
   const [ep, ev] = await Promise.all([getEndpoint(ownerId, d.endpointId), getItem<StoredEvent>(eventKey(d.eventId))]);
   const body = ev ? (ev.body ?? eventBody(ev)) : null;

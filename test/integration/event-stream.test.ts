@@ -157,6 +157,76 @@ describe('the stream consumer', () => {
   });
 });
 
+describe('a delivery before its first claim', () => {
+  it.runIf(inProcess)(
+    'has no record yet, and every read shows it pending from the receipt; a replay makes its record, and it is delivered once',
+    { timeout: 180_000 },
+    async () => {
+      const m = await t.participant('merchant');
+      const hook = await webhook(t, rx, m, { label: 'unclaimed' });
+      await t.app.settle();
+      // Every claim fails (DynamoDB refusing the worker's conditional write): no record is made.
+      const faults = injectFaults({
+        seed: 11,
+        dynamo: [{ layer: 'call', rate: 1 }],
+        match: (command, input) => {
+          const s = JSON.stringify(input ?? {});
+          return (command.startsWith('UpdateItem') || command === 'Update') && s.includes('"WHDL#') && s.includes(':token');
+        },
+      });
+      faults.enable();
+      let ev: { id: string } | undefined;
+      let id = '';
+      try {
+        [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'UNCLAIMED-1' }) }]);
+        id = deliveryIdFor(ev!.id, hook.endpointId);
+        await waitUntil('a claim refused', async () => (faults.stats.injected > 0 ? true : undefined));
+        expect(await getItem(deliveryKey(id))).toBeUndefined();
+
+        const seen = await t.call('GET', `/v1/events/${ev!.id}`, { key: m.apiKey });
+        expect(seen.body.data.deliveries).toEqual([
+          { id, endpointId: hook.endpointId, status: 'pending', attempts: 0, lastAttemptAt: null, responseStatus: null },
+        ]);
+        const list = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { status: 'pending' } });
+        expect(list.status).toBe(200);
+        const shown = list.body.data.deliveries.find((d: { id: string }) => d.id === id);
+        expect(shown).toMatchObject({
+          id,
+          eventId: ev!.id,
+          eventType: 'billing.response',
+          endpointId: hook.endpointId,
+          status: 'pending',
+          attempts: 0,
+          lastStatusCode: null,
+          attemptHistory: [],
+        });
+        expect(shown.nextAttemptAt).toBe(shown.createdAt);
+        const one = await t.call('GET', `/v1/webhooks/deliveries/${id}`, { key: m.apiKey });
+        expect(one.status).toBe(200);
+        expect(one.body.data).toMatchObject({ id, eventId: ev!.id, endpointId: hook.endpointId, status: 'pending', attempts: [] });
+        expect(one.body.data.createdAt).toBe(shown.createdAt);
+        // Another participant does not see it.
+        const other = await t.participant('merchant');
+        expect((await t.call('GET', `/v1/webhooks/deliveries/${id}`, { key: other.apiKey })).status).toBe(404);
+        const found = await t.call('GET', '/v1/search', { key: m.apiKey, query: { q: id } });
+        expect(found.body.data.results).toEqual([expect.objectContaining({ kind: 'delivery', id })]);
+        expect(await getItem(deliveryKey(id))).toBeUndefined();
+      } finally {
+        faults.remove();
+      }
+      // A replay makes the record (a new chain); the first message, when it comes back, is dropped.
+      const replay = await t.call('POST', `/v1/webhooks/deliveries/${id}/replay`, { key: m.apiKey });
+      expect(replay.status).toBe(202);
+      const rec = await getItem<DeliveryItem>(deliveryKey(id));
+      expect(rec).toMatchObject({ id, eventId: ev!.id, eventType: 'billing.response', endpointId: hook.endpointId, ownerId: m.id, seq: 2 });
+      await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id && q.status === 200));
+      await t.app.settle(60_000);
+      expect((await records([id])).get(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(rx.received(hook.path).filter((q) => q.headers['x-webhook-id'] === ev!.id)).toHaveLength(1);
+    },
+  );
+});
+
 describe('exactly once per endpoint and event', () => {
   it('across consumer crashes between the stream read and the checkpoint, and calls that fail half-way', { timeout: 300_000 }, async () => {
     const p = await t.participant('provider');
@@ -180,7 +250,7 @@ describe('exactly once per endpoint and event', () => {
           seed: 96,
           dynamo: [{ layer: 'call', rate: 0.05, afterShare: 0.5 }],
           sqs: [{ layer: 'call', rate: 0.15, afterShare: 0.5 }],
-          // The consumer's own calls only: delivery records, receipts, its enqueue.
+          // The consumer's own calls only: receipts, its enqueue, and the records of what it could not send.
           match: (command, input) => {
             const s = JSON.stringify(input ?? {});
             if (command.startsWith('SendMessageBatch')) return s.includes('webhooks');
@@ -268,11 +338,13 @@ describe('a batch the consumer cannot fan out', () => {
       await t.app.settle();
       const stream = t.app.eventStream!;
       const before = stream.stats.failuresSent;
-      // Every delivery record the consumer tries to make fails (DynamoDB refusing it).
+      // Every receipt the consumer tries to write fails (DynamoDB refusing it): the receipt
+      // names the deliveries, so no message may leave without it.
       const faults = injectFaults({
         seed: 7,
         dynamo: [{ layer: 'call', rate: 1 }],
-        match: (command, input) => (command.startsWith('PutItem') || command === 'Put') && JSON.stringify(input ?? {}).includes('"WHDL#'),
+        match: (command, input) =>
+          (command.startsWith('UpdateItem') || command === 'Update') && JSON.stringify(input ?? {}).includes('"EVR#'),
       });
       faults.enable();
       let ev: { id: string } | undefined;

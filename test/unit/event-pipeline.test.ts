@@ -6,7 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_STREAM } from '../../functions/platform/definitions';
 import { maxQueueDelaySeconds, nominalSchedule, SQS_MAX_DELAY_SECONDS } from '../../functions/webhooks/backoff';
-import { deliveryIdFor } from '../../functions/webhooks/delivery-store';
+import {
+  deliveryIdFor,
+  eventIdOfDelivery,
+  firstMessage,
+  newDelivery,
+  parseMessage,
+  unclaimedDelivery,
+} from '../../functions/webhooks/delivery-store';
 import { eventBody } from '../../functions/webhooks/event-body';
 import { RECEIPT_SHARDS, receiptKey, receiptShard } from '../../functions/events/receipts';
 import { newId } from '../../functions/domain/ids';
@@ -76,6 +83,64 @@ describe('the delivery of an event to an endpoint', () => {
     await new Promise((r) => setTimeout(r, 2));
     const later = newId('evt');
     expect(deliveryIdFor(later, p) > deliveryIdFor(first, p)).toBe(true);
+  });
+});
+
+describe('a delivery before its first claim (no record yet)', () => {
+  const ev = newId('evt');
+  const ep = newId('whe');
+  const id = deliveryIdFor(ev, ep);
+  it('names its event: the id is read back into the event id, and nothing else is', () => {
+    expect(eventIdOfDelivery(id)).toBe(ev);
+    expect(eventIdOfDelivery(deliveryIdFor('evt_other-shape', ep))).toBeUndefined();
+    expect(eventIdOfDelivery('dlv_short')).toBeUndefined();
+  });
+  it('is shown from its receipt: pending, no attempt, made when the receipt says, to the endpoint its id names', () => {
+    const d = unclaimedDelivery({
+      id,
+      eventId: ev,
+      eventType: 'billing.response',
+      ownerId: 'mer_1',
+      createdAt: '2026-11-28T10:00:00.000Z',
+    });
+    expect(d).toMatchObject({
+      id,
+      eventId: ev,
+      eventType: 'billing.response',
+      endpointId: ep,
+      ownerId: 'mer_1',
+      status: 'pending',
+      attempts: 0,
+      seq: 1,
+      createdAt: '2026-11-28T10:00:00.000Z',
+      unclaimed: true,
+    });
+    // Not a delivery of that event: nothing.
+    expect(
+      unclaimedDelivery({ id, eventId: newId('evt'), eventType: 'x', ownerId: 'mer_1', createdAt: '2026-11-28T10:00:00.000Z' }),
+    ).toBeUndefined();
+  });
+  it('has a first message that carries what its record starts with, through the queue', () => {
+    const d = newDelivery({
+      eventId: ev,
+      eventType: 'billing.request',
+      endpointId: ep,
+      ownerId: 'bnk_1',
+      createdAt: '2026-11-28T10:00:00.000Z',
+      maxAttempts: 12,
+    });
+    const m = firstMessage(d);
+    expect(parseMessage(JSON.stringify(m))).toEqual({
+      deliveryId: id,
+      eventId: ev,
+      endpointId: ep,
+      ownerId: 'bnk_1',
+      seq: 1,
+      recoveryAt: null,
+      create: { eventType: 'billing.request', createdAt: '2026-11-28T10:00:00.000Z', maxAttempts: 12 },
+    });
+    // A malformed `create` is left out (the claim then makes no record).
+    expect(parseMessage(JSON.stringify({ ...m, create: { eventType: 'x' } }))).not.toHaveProperty('create');
   });
 });
 

@@ -1,6 +1,6 @@
-import { enqueueDeliveries, getDelivery, messageFor, overdueAt, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
+import { enqueueDeliveries, messageFor, overdueAt, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
-import { getLiveEvent } from '../../events/views';
+import { findDelivery, getLiveEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
 import { MSG, conflict, notFound } from '../../platform/errors';
 
@@ -15,8 +15,8 @@ export const handler = endpoint({ description: 'Re-send a delivery now (same eve
   const id = params.id;
   if (!isIdShaped(id, 'dlv')) throw notFound(MSG.deliveryNotFound);
   for (let round = 0; round < 3; round++) {
-    const d = await getDelivery(id);
-    if (!d || d.ownerId !== principal.id) throw notFound(MSG.deliveryNotFound);
+    const d = await findDelivery(principal.id, id);
+    if (!d) throw notFound(MSG.deliveryNotFound);
     if (!(await getEndpoint(principal.id, d.endpointId))) throw notFound(MSG.webhookEndpointNotFound);
     // Events are kept 30 days (DESIGN 8.2): an older delivery has nothing left to send.
     if (!(await getLiveEvent(d.eventId))) throw conflict(MSG.eventExpired);
