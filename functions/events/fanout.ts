@@ -39,9 +39,6 @@ import {
 } from '../webhooks/delivery-store';
 import { listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
 import { infoOf, writeCarriedEvent, type StoredEvent } from './outbox';
-
-/** A delivery the consumer made: its record as its first claim will make it. */
-type DeliveryOwed = DeliveryItem;
 import { recordReceipt } from './receipt-store';
 import { subscribes } from './types';
 
@@ -86,7 +83,7 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
     return p;
   };
 
-  const outbox: { record: DynamoDBRecord; delivery: DeliveryOwed; message: DeliveryMessage }[] = [];
+  const outbox: { record: DynamoDBRecord; delivery: DeliveryItem; message: DeliveryMessage }[] = [];
   await mapLimit(event.Records, CONCURRENCY, async (record) => {
     const ev = eventOf(record);
     if (!ev) return;
@@ -117,30 +114,32 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
 }
 
 /**
- * Make one event's carried events and receipts; the first messages its deliveries are owed
- * (each carries what its record starts with: the worker's first claim makes the record).
+ * Make one event's carried events and receipts; its deliveries, as their first claims will
+ * make their records (each first message carries what its record starts with).
  */
-async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Promise<EndpointItem[]>): Promise<DeliveryOwed[]> {
+async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Promise<EndpointItem[]>): Promise<DeliveryItem[]> {
   const head = { createdAt: ev.createdAt, expiresAt: ev.expiresAt };
   await Promise.all((ev.more ?? []).map((extra) => writeCarriedEvent(extra, head)));
 
   const info = await infoOf(ev.to);
   const receivers = info?.provider ? [ev.to, info.provider] : [ev.to];
   const attempts = maxAttempts();
-  const owed: DeliveryOwed[] = [];
+  const owed: DeliveryItem[] = [];
   await Promise.all(
     receivers.map(async (owner) => {
       const eps = (await endpoints(owner)).filter((ep) => ep.status === 'enabled' && subscribes(ep.events, ev.type));
       const ids = eps.map((ep) => deliveryIdFor(ev.id, ep.id));
       // The receipt first: it shows the deliveries until their records exist. A replayed
       // stream record finds the time they were first made.
-      const madeAt = await recordReceipt({
-        participantId: owner,
-        event: { id: ev.id, type: ev.type, createdAt: ev.createdAt },
-        deliveryIds: ids,
-        expiresAt: ev.expiresAt,
-        madeAt: realNowIso(),
-      });
+      const now = realNowIso();
+      const madeAt =
+        (await recordReceipt({
+          participantId: owner,
+          event: { id: ev.id, type: ev.type, createdAt: ev.createdAt },
+          deliveryIds: ids,
+          expiresAt: ev.expiresAt,
+          madeAt: now,
+        })) ?? now;
       for (const ep of eps)
         owed.push(
           newDelivery({
@@ -148,7 +147,7 @@ async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Pro
             eventType: ev.type,
             endpointId: ep.id,
             ownerId: ep.ownerId,
-            createdAt: madeAt ?? realNowIso(),
+            createdAt: madeAt,
             maxAttempts: attempts,
           }),
         );

@@ -8,8 +8,7 @@
  * signatures shown as `<redacted>`; bodies are cut at 4 KB.
  */
 import { getItem } from '../platform/table';
-import { findDelivery } from '../events/views';
-import { type AttemptRecord, eventKey } from './delivery-store';
+import { type AttemptRecord, type DeliveryItem, eventKey } from './delivery-store';
 import { getEndpoint } from './endpoint-store';
 import { eventBody, type EventBodySource } from './event-body';
 import { attemptHeaders } from './signing';
@@ -42,12 +41,13 @@ export function attemptView(a: AttemptRecord, eventId: string, body: string | nu
   };
 }
 
-/** The caller's delivery with its attempts, or undefined (unknown, expired, or another participant's). */
-export async function deliveryDetail(ownerId: string, id: string) {
-  const d = await findDelivery(ownerId, id);
-  if (!d) return undefined;
+/**
+ * A delivery of the caller's (found by events/views.ts `findDelivery`) with its attempts, or
+ * undefined once it is past its 30 days.
+ */
+export async function deliveryDetail(d: DeliveryItem) {
   if (typeof d.expiresAt === 'number' && d.expiresAt <= Date.now() / 1000) return undefined; // TTL deletion lags
-  const [ep, ev] = await Promise.all([getEndpoint(ownerId, d.endpointId), getItem<StoredEvent>(eventKey(d.eventId))]);
+  const [ep, ev] = await Promise.all([getEndpoint(d.ownerId, d.endpointId), getItem<StoredEvent>(eventKey(d.eventId))]);
   const body = ev ? (ev.body ?? eventBody(ev)) : null;
   return {
     id: d.id,

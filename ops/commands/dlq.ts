@@ -10,8 +10,9 @@
  * the local emulator, and this works on AWS too). The webhook worker gives each moved
  * delivery one more attempt; one that fails again goes back to the DLQ, for a later run.
  *
- * `deliveries:list` reads every matching delivery (the table: a scan of all participants', or
- * `--owner`'s list index; with `--key`: `GET /v1/webhooks/deliveries` as that participant,
+ * `deliveries:list` reads every matching delivery (the table: a scan of the delivery records,
+ * all participants' or `--owner`'s, and of the receipts for the pending deliveries no claim has
+ * made a record for yet; with `--key`: `GET /v1/webhooks/deliveries` as that participant,
  * page after page by `startingAfter`), sorts them newest first, prints one page (`--limit`,
  * default 50, after `--starting-after`; `--all` for every one) and says how many are left and
  * the command that shows the next page.
@@ -34,9 +35,22 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DynamoDBDocumentClient,
+  ScanCommand,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
-import { DELIVERY_STATUSES, deliveryKey, toApiDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import {
+  DELIVERY_STATUSES,
+  deliveryKey,
+  toApiDelivery,
+  unclaimedDelivery,
+  type DeliveryItem,
+} from '../../functions/webhooks/delivery-store';
+import { RECEIPT_PK_PREFIX, receiptDeliveryIds, type ReceiptItem } from '../../functions/events/receipts';
 import { apiBase, call, must, type Target } from '../api';
 import { flags, localStack } from '../common';
 
@@ -272,7 +286,77 @@ export interface DeliveryPage {
 /** Newest first, as the API lists them (its index key is `<createdAt>#<id>`). */
 const newestFirst = (a: Row, b: Row) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
 
-/** Every matching delivery from the table: a scan of all delivery items, filtered (ops only). */
+/** Every item of a filtered scan (ops only). */
+async function scanAll(
+  doc: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Which of these keys have an item (BatchGetItem, 100 keys at a time, keys only). */
+async function existing(doc: DynamoDBDocumentClient, tableName: string, keys: { pk: string; sk: string }[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const unique = [...new Map(keys.map((k) => [`${k.pk}|${k.sk}`, k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let wanted: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
+    for (let round = 0; wanted?.length; round++) {
+      if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
+      const out: BatchGetCommandOutput = await doc.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ProjectionExpression: 'pk' } } }),
+      );
+      for (const it of out.Responses?.[tableName] ?? []) found.add(String(it.pk));
+      wanted = out.UnprocessedKeys?.[tableName]?.Keys;
+    }
+  }
+  return found;
+}
+
+/**
+ * The deliveries the stream consumer made whose record no claim has made yet (their first
+ * message is still queued, or the worker cannot claim it): pending, from their receipts
+ * (`dlvAt`), as the API shows them.
+ */
+async function unclaimedRows(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  filter: { status?: string; type?: string; owner?: string },
+): Promise<Row[]> {
+  if (filter.status && filter.status !== 'pending') return [];
+  const receipts = (await scanAll(doc, {
+    TableName: tableName,
+    FilterExpression: `begins_with(pk, :pk) AND attribute_exists(dlvAt)${filter.type ? ' AND #t = :t' : ''}`,
+    ExpressionAttributeNames: filter.type ? { '#t': 'type' } : undefined,
+    ExpressionAttributeValues: { ':pk': RECEIPT_PK_PREFIX, ...(filter.type ? { ':t': filter.type } : {}) },
+  })) as ReceiptItem[];
+  const candidates = receipts.flatMap((r) => {
+    const ownerId = r.pk.slice(RECEIPT_PK_PREFIX.length, r.pk.lastIndexOf('#'));
+    if (filter.owner && ownerId !== filter.owner) return [];
+    return receiptDeliveryIds(r).map((id) => ({ id, ownerId, r }));
+  });
+  const made = await existing(
+    doc,
+    tableName,
+    candidates.map((c) => deliveryKey(c.id)),
+  );
+  return candidates.flatMap(({ id, ownerId, r }) => {
+    if (made.has(deliveryKey(id).pk)) return [];
+    const d = unclaimedDelivery({ id, eventId: r.eventId, eventType: r.type, ownerId, createdAt: r.dlvAt! });
+    return d ? [{ ...toApiDelivery(d), ownerId }] : [];
+  });
+}
+
+/**
+ * Every matching delivery from the table: a scan of all delivery items, filtered, and the
+ * pending ones no claim has made a record for yet, from their receipts (ops only).
+ */
 async function tableDeliveries(f: Flags, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
   const r: Resolved = str(f, 'table') ? { values: {}, source: 'flags' } : await resolve(f, 'webhooks');
   const tableName = str(f, 'table') ?? r.values.TABLE_NAME;
@@ -294,27 +378,21 @@ async function tableDeliveries(f: Flags, filter: { status?: string; type?: strin
     filters.push('ownerId = :o');
     values[':o'] = filter.owner;
   }
-  const rows: Row[] = [];
   try {
-    let start: Record<string, unknown> | undefined;
-    do {
-      // A scan of delivery items (ops only; the API lists one participant's through its receipts).
-      const page = await doc.send(
-        new ScanCommand({
-          TableName: tableName,
-          FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
-          ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-          ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const it of page.Items ?? []) rows.push({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string });
-      start = page.LastEvaluatedKey;
-    } while (start);
+    // A scan of delivery items (ops only; the API lists one participant's through its receipts).
+    const records = await scanAll(doc, {
+      TableName: tableName,
+      FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
+    });
+    return [
+      ...records.map((it) => ({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string })),
+      ...(await unclaimedRows(doc, tableName, filter)),
+    ];
   } finally {
     doc.destroy();
   }
-  return rows;
 }
 
 /** Every matching delivery of the key's participant, through `GET /v1/webhooks/deliveries` (cursor paging). */

@@ -22,6 +22,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import { injectFaults } from '../support/faults';
 import { webhook, type Hook } from '../support/flows';
 import { streamReplay } from '../../ops/commands/stream';
+import { listDeliveries } from '../../ops/commands/dlq';
 
 let t: TestApp;
 let rx: Receiver;
@@ -63,6 +64,33 @@ async function deliveryRecordsOf(eventIds: Set<string>): Promise<DeliveryItem[]>
     for (const it of page) if (String(it.pk).startsWith('WHDL#') && eventIds.has(String(it.eventId))) out.push(it as DeliveryItem);
   });
   return out;
+}
+
+/** The webhook lanes' messages in flight and delayed (and visible, which the outage test does not need). */
+async function queueCounts(): Promise<{ visible: number; notVisible: number; delayed: number }> {
+  const sqs = new SQSClient({
+    endpoint: t.app.env.AWS_ENDPOINT_URL_SQS,
+    region: t.app.env.AWS_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
+  const c = { visible: 0, notVisible: 0, delayed: 0 };
+  try {
+    for (const url of [t.app.env.QUEUE_URL_WEBHOOKS!, t.app.env.QUEUE_URL_WEBHOOKS_SLOW!]) {
+      const out = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+        }),
+      );
+      c.visible += Number(out.Attributes?.ApproximateNumberOfMessages ?? 0);
+      c.notVisible += Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      c.delayed += Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+    }
+  } finally {
+    sqs.destroy();
+  }
+  return c;
 }
 
 async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -160,7 +188,7 @@ describe('the stream consumer', () => {
 describe('a delivery before its first claim', () => {
   it.runIf(inProcess)(
     'has no record yet, and every read shows it pending from the receipt; a replay makes its record, and it is delivered once',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const m = await t.participant('merchant');
       const hook = await webhook(t, rx, m, { label: 'unclaimed' });
@@ -210,6 +238,19 @@ describe('a delivery before its first claim', () => {
         expect((await t.call('GET', `/v1/webhooks/deliveries/${id}`, { key: other.apiKey })).status).toBe(404);
         const found = await t.call('GET', '/v1/search', { key: m.apiKey, query: { q: id } });
         expect(found.body.data.results).toEqual([expect.objectContaining({ kind: 'delivery', id })]);
+        // Ops see it too (deliveries:list from the table).
+        const env = t.app.env;
+        const where = { table: env.TABLE_NAME, 'endpoint-url': env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION };
+        const ops = await listDeliveries([
+          '--status',
+          'pending',
+          '--owner',
+          m.id,
+          ...Object.entries(where).flatMap(([k, v]) => [`--${k}`, v!]),
+        ]);
+        expect(ops.rows).toEqual([
+          expect.objectContaining({ id, status: 'pending', attempts: 0, ownerId: m.id, createdAt: shown.createdAt }),
+        ]);
         expect(await getItem(deliveryKey(id))).toBeUndefined();
       } finally {
         faults.remove();
@@ -222,6 +263,17 @@ describe('a delivery before its first claim', () => {
       await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id && q.status === 200));
       await t.app.settle(60_000);
       expect((await records([id])).get(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      // The first message, which the refused claims left in flight, comes back after its
+      // visibility timeout (60 s) and is dropped: nothing is left in the lanes, and no second request.
+      await waitUntil(
+        'the first message back and dropped',
+        async () => {
+          const c = await queueCounts();
+          return c.visible + c.notVisible + c.delayed === 0 && t.app.processing() === 0 ? true : undefined;
+        },
+        150_000,
+      );
+      expect((await records([id])).get(id)).toMatchObject({ status: 'delivered', attempts: 1, seq: 2 });
       expect(rx.received(hook.path).filter((q) => q.headers['x-webhook-id'] === ev!.id)).toHaveLength(1);
     },
   );
@@ -413,77 +465,56 @@ describe('a receiver outage', () => {
   it('ten minutes (scaled) of failures leave no message in flight beyond the batch being processed; every delivery arrives once it is back', {
     timeout: 300_000,
   }, async () => {
-    const sqs = new SQSClient({
-      endpoint: t.app.env.AWS_ENDPOINT_URL_SQS,
-      region: t.app.env.AWS_REGION,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      useQueueUrlAsEndpoint: false,
-    });
     const counts = async () => {
-      let notVisible = 0;
-      let delayed = 0;
-      for (const url of [t.app.env.QUEUE_URL_WEBHOOKS!, t.app.env.QUEUE_URL_WEBHOOKS_SLOW!]) {
-        const out = await sqs.send(
-          new GetQueueAttributesCommand({
-            QueueUrl: url,
-            AttributeNames: ['ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-          }),
-        );
-        notVisible += Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-        delayed += Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
-      }
+      const { notVisible, delayed } = await queueCounts();
       return { notVisible, delayed };
     };
-    try {
-      const m = await t.participant('merchant');
-      const hook = await webhook(t, rx, m, { label: 'outage' });
-      let down = true;
-      rx.respond(hook.path, () => ({ status: down ? 503 : 200 }));
-      await t.app.settle();
-      const ids: string[] = [];
-      for (let i = 0; i < 30; i++) {
-        const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: `OUT-${i}` }) }]);
-        ids.push(deliveryIdFor(ev!.id, hook.endpointId));
-      }
-      // 10 s of outage = 10 minutes at the deployed backoff base.
-      const samples: { notVisible: number; delayed: number; processing: number }[] = [];
-      const until = Date.now() + 10_000;
-      while (Date.now() < until) {
-        const before = t.app.processing();
-        const c = await counts();
-        samples.push({ ...c, processing: Math.max(before, t.app.processing()) });
-        await sleep(150);
-      }
-      down = false;
-      const failedAttempts = rx.received(hook.path).length;
-      // A batch is at most 10 messages; one may be on its way to a poller as the count is taken.
-      const beyond = samples.filter((s) => s.notVisible > s.processing + 10);
-      expect(beyond, JSON.stringify(samples)).toEqual([]);
-      expect(Math.max(...samples.map((s) => s.delayed)), 'retries wait as delayed messages').toBeGreaterThan(0);
-      expect(failedAttempts).toBeGreaterThanOrEqual(30 * 3);
-
-      const done = await waitUntil(
-        'every delivery delivered after the outage',
-        async () => {
-          const rs = await records(ids);
-          return [...rs.values()].filter((d) => d.status === 'delivered').length === ids.length ? rs : undefined;
-        },
-        120_000,
-      );
-      await t.app.settle(60_000);
-      const problems: string[] = [];
-      for (const d of done.values()) {
-        const got = rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === d.eventId);
-        if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
-        if (got.at(-1)!.status !== 200 || got.filter((r) => r.status === 200).length !== 1) problems.push(`${d.id}: not one final 200`);
-      }
-      expect(problems).toEqual([]);
-      // The waits past the queue's delay went through the due index: the tick sent those messages.
-      expect([...done.values()].filter((d) => Number(d.recoveries ?? 0) > 0).length).toBeGreaterThan(0);
-      const after = await counts();
-      expect(after).toEqual({ notVisible: 0, delayed: 0 });
-    } finally {
-      sqs.destroy();
+    const m = await t.participant('merchant');
+    const hook = await webhook(t, rx, m, { label: 'outage' });
+    let down = true;
+    rx.respond(hook.path, () => ({ status: down ? 503 : 200 }));
+    await t.app.settle();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: `OUT-${i}` }) }]);
+      ids.push(deliveryIdFor(ev!.id, hook.endpointId));
     }
+    // 10 s of outage = 10 minutes at the deployed backoff base.
+    const samples: { notVisible: number; delayed: number; processing: number }[] = [];
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      const before = t.app.processing();
+      const c = await counts();
+      samples.push({ ...c, processing: Math.max(before, t.app.processing()) });
+      await sleep(150);
+    }
+    down = false;
+    const failedAttempts = rx.received(hook.path).length;
+    // A batch is at most 10 messages; one may be on its way to a poller as the count is taken.
+    const beyond = samples.filter((s) => s.notVisible > s.processing + 10);
+    expect(beyond, JSON.stringify(samples)).toEqual([]);
+    expect(Math.max(...samples.map((s) => s.delayed)), 'retries wait as delayed messages').toBeGreaterThan(0);
+    expect(failedAttempts).toBeGreaterThanOrEqual(30 * 3);
+
+    const done = await waitUntil(
+      'every delivery delivered after the outage',
+      async () => {
+        const rs = await records(ids);
+        return [...rs.values()].filter((d) => d.status === 'delivered').length === ids.length ? rs : undefined;
+      },
+      120_000,
+    );
+    await t.app.settle(60_000);
+    const problems: string[] = [];
+    for (const d of done.values()) {
+      const got = rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === d.eventId);
+      if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
+      if (got.at(-1)!.status !== 200 || got.filter((r) => r.status === 200).length !== 1) problems.push(`${d.id}: not one final 200`);
+    }
+    expect(problems).toEqual([]);
+    // The waits past the queue's delay went through the due index: the tick sent those messages.
+    expect([...done.values()].filter((d) => Number(d.recoveries ?? 0) > 0).length).toBeGreaterThan(0);
+    const after = await counts();
+    expect(after).toEqual({ notVisible: 0, delayed: 0 });
   });
 });
