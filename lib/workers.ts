@@ -89,6 +89,15 @@ export class Workers extends Construct {
     }
     if (!tick) throw new Error('WORKERS has no scheduled worker (scheduler-tick)');
 
+    // The stream consumer's first messages carry what a delivery's record starts with, and only
+    // a webhook worker of the same version makes the record from them (an older one would find
+    // no record and drop the message): a deploy updates the webhook lanes' workers first.
+    const consumer = this.functions.find((f) => f.worker.trigger.kind === 'stream');
+    for (const f of this.functions) {
+      const t = f.worker.trigger;
+      if (t.kind === 'queue' && t.queue.startsWith('webhooks')) consumer?.fn.node.addDependency(f.fn);
+    }
+
     // Names are fixed so that `npm run ops -- tick:pause|resume|status` can find the schedule.
     this.tickScheduleGroupName = `idpay-${props.stage}`;
     this.tickScheduleName = `idpay-${props.stage}-${tick.worker.name}`;

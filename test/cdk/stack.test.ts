@@ -22,6 +22,7 @@ interface Res {
   Properties: Record<string, any>;
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
+  DependsOn?: string[];
   Metadata?: Record<string, unknown>;
 }
 
@@ -264,6 +265,13 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
     });
     expect(JSON.stringify(p.DestinationConfig.OnFailure.Destination)).toContain(b().idOf(b().stage.queues.streamFailures));
     expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([EVENT_STREAM.filter]);
+  });
+
+  it("updates the webhook lanes' workers before the event stream consumer (its first messages need a worker that makes the record)", () => {
+    const [, consumer] = functionOfWorker(b(), EVENT_STREAM.name);
+    const lanes = QUEUES.filter((q) => q.name.startsWith('webhooks')).map((q) => functionOfWorker(b(), q.name)[0]);
+    expect(lanes).toHaveLength(2);
+    for (const id of lanes) expect(consumer.DependsOn ?? []).toContain(id);
   });
 
   it('fair delivery (DESIGN 8.1): both webhook lanes have a maxConcurrency, the slow lane a smaller one, one worker module', () => {
