@@ -143,8 +143,8 @@ export async function findDelivery(participantId: string, id: string): Promise<D
   const event = eventId === undefined ? undefined : await getLiveEvent(eventId);
   if (!event) return undefined;
   const receipt = await getItem<ReceiptItem>(receiptKey(participantId, event));
-  if (!receipt || !receiptDeliveryIds(receipt).includes(id)) return undefined;
-  return (await deliveriesByIds(participantId, [{ ...owedOf(receipt), ids: [id] }]))[0];
+  if (receipt?.dlvAt === undefined || !receiptDeliveryIds(receipt).includes(id)) return undefined;
+  return unclaimedDelivery({ id, eventId: receipt.eventId, eventType: receipt.type, ownerId: participantId, createdAt: receipt.dlvAt });
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type DynamoDBDocumentClient,
   type QueryCommandInput,
   type ScanCommandInput,
   type TransactWriteCommandInput,
@@ -61,11 +62,25 @@ export async function queryPage(
   return { items: out.Items ?? [], next: out.LastEvaluatedKey };
 }
 
+/**
+ * The table a helper reads: the functions' own (their client and TABLE_NAME), or one an ops
+ * tool names by its flags (`scanPages`, `batchGetByKey`).
+ */
+export interface TableAt {
+  client: () => DynamoDBDocumentClient;
+  name: () => string;
+}
+const OWN_TABLE: TableAt = { client: db, name: table };
+
 /** Each page of a Scan (tests and ops only), in order, until the last page. */
-export async function scanPages(input: Omit<ScanCommandInput, 'TableName'>, onPage: (items: Item[]) => void): Promise<void> {
+export async function scanPages(
+  input: Omit<ScanCommandInput, 'TableName'>,
+  onPage: (items: Item[]) => void,
+  at: TableAt = OWN_TABLE,
+): Promise<void> {
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new ScanCommand({ ...input, TableName: table(), ExclusiveStartKey: start }));
+    const out = await at.client().send(new ScanCommand({ ...input, TableName: at.name(), ExclusiveStartKey: start }));
     onPage(out.Items ?? []);
     start = out.LastEvaluatedKey;
   } while (start);
@@ -116,7 +131,11 @@ export async function batchGet<T extends Item>(keys: readonly Key[], projection?
 export const itemKeyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
 /** As `batchGet`, for keys that share a partition: result by `itemKeyOf(key)`. */
-export async function batchGetByKey<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
+export async function batchGetByKey<T extends Item>(
+  keys: readonly Key[],
+  projection?: string[],
+  at: TableAt = OWN_TABLE,
+): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   // The key attributes are always projected: results are matched by `pk`.
@@ -126,10 +145,10 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
     for (let round = 0; pending && pending.length > 0; round++) {
       if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
       if (round > 10) throw new Error('BatchGetItem did not finish');
-      const res = await db().send(
+      const res = await at.client().send(
         new BatchGetCommand({
           RequestItems: {
-            [table()]: {
+            [at.name()]: {
               Keys: pending,
               ConsistentRead: true,
               ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
@@ -137,8 +156,8 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
           },
         }),
       );
-      for (const it of res.Responses?.[table()] ?? []) out.set(itemKeyOf(it as Key), it as T);
-      pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+      for (const it of res.Responses?.[at.name()] ?? []) out.set(itemKeyOf(it as Key), it as T);
+      pending = res.UnprocessedKeys?.[at.name()]?.Keys as Record<string, unknown>[] | undefined;
     }
   }
   return out;

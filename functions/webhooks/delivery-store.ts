@@ -234,35 +234,18 @@ export const firstMessage = (d: DeliveryItem): DeliveryMessage => ({
 });
 
 /**
- * The SET clauses (and their values) that make a missing record what `newDelivery` would
- * have made, leaving an existing one as it is (`if_not_exists`); `own` names attributes the
- * caller's update sets itself. The caller's condition allows `attribute_not_exists(pk)`.
+ * The SET clauses (and their values) that make a missing record `d` (as `newDelivery` makes
+ * it), leaving an existing one as it is (`if_not_exists`); `own` names attributes the caller's
+ * update sets itself. The caller's condition allows `attribute_not_exists(pk)`.
  */
 export function creationSets(d: DeliveryItem, own: readonly string[] = []): { sets: string[]; values: Record<string, unknown> } {
-  const fields: Record<string, unknown> = {
-    id: d.id,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    endpointId: d.endpointId,
-    ownerId: d.ownerId,
-    createdAt: d.createdAt,
-    expiresAt: d.expiresAt,
-    maxAttempts: d.maxAttempts,
-    seq: d.seq,
-    status: 'pending',
-    attempts: 0,
-  };
   const sets: string[] = [];
   const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if (own.includes(name) || value === undefined) continue;
+  for (const [name, value] of Object.entries(d)) {
+    if (name === 'pk' || name === 'sk' || name === 'unclaimed' || own.includes(name) || value === undefined) continue;
     const ref = name === 'status' ? '#s' : name;
     sets.push(`${ref} = if_not_exists(${ref}, :c_${name})`);
     values[`:c_${name}`] = value;
-  }
-  if (d.manual && !own.includes('manual')) {
-    sets.push('manual = if_not_exists(manual, :c_manual)');
-    values[':c_manual'] = true;
   }
   return { sets, values };
 }

@@ -35,13 +35,8 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  DynamoDBDocumentClient,
-  ScanCommand,
-  type ScanCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey, itemKeyOf, scanPages, type Item, type TableAt } from '../../functions/platform/table';
 import { readFileSync } from 'node:fs';
 import {
   DELIVERY_STATUSES,
@@ -286,37 +281,11 @@ export interface DeliveryPage {
 /** Newest first, as the API lists them (its index key is `<createdAt>#<id>`). */
 const newestFirst = (a: Row, b: Row) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
 
-/** Every item of a filtered scan (ops only). */
-async function scanAll(
-  doc: DynamoDBDocumentClient,
-  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(new ScanCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+/** Every item of a filtered scan of the table at `at` (ops only). */
+async function scanAll(at: TableAt, input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
+  const items: Item[] = [];
+  await scanPages(input, (page) => items.push(...page), at);
   return items;
-}
-
-/** Which of these keys have an item (BatchGetItem, 100 keys at a time, keys only). */
-async function existing(doc: DynamoDBDocumentClient, tableName: string, keys: { pk: string; sk: string }[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  const unique = [...new Map(keys.map((k) => [`${k.pk}|${k.sk}`, k])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let wanted: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
-    for (let round = 0; wanted?.length; round++) {
-      if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** round)));
-      const out: BatchGetCommandOutput = await doc.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ProjectionExpression: 'pk' } } }),
-      );
-      for (const it of out.Responses?.[tableName] ?? []) found.add(String(it.pk));
-      wanted = out.UnprocessedKeys?.[tableName]?.Keys;
-    }
-  }
-  return found;
 }
 
 /**
@@ -324,14 +293,9 @@ async function existing(doc: DynamoDBDocumentClient, tableName: string, keys: { 
  * message is still queued, or the worker cannot claim it): pending, from their receipts
  * (`dlvAt`), as the API shows them.
  */
-async function unclaimedRows(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  filter: { status?: string; type?: string; owner?: string },
-): Promise<Row[]> {
+async function unclaimedRows(at: TableAt, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
   if (filter.status && filter.status !== 'pending') return [];
-  const receipts = (await scanAll(doc, {
-    TableName: tableName,
+  const receipts = (await scanAll(at, {
     FilterExpression: `begins_with(pk, :pk) AND attribute_exists(dlvAt)${filter.type ? ' AND #t = :t' : ''}`,
     ExpressionAttributeNames: filter.type ? { '#t': 'type' } : undefined,
     ExpressionAttributeValues: { ':pk': RECEIPT_PK_PREFIX, ...(filter.type ? { ':t': filter.type } : {}) },
@@ -341,13 +305,13 @@ async function unclaimedRows(
     if (filter.owner && ownerId !== filter.owner) return [];
     return receiptDeliveryIds(r).map((id) => ({ id, ownerId, r }));
   });
-  const made = await existing(
-    doc,
-    tableName,
+  const made = await batchGetByKey(
     candidates.map((c) => deliveryKey(c.id)),
+    [],
+    at,
   );
   return candidates.flatMap(({ id, ownerId, r }) => {
-    if (made.has(deliveryKey(id).pk)) return [];
+    if (made.has(itemKeyOf(deliveryKey(id)))) return [];
     const d = unclaimedDelivery({ id, eventId: r.eventId, eventType: r.type, ownerId, createdAt: r.dlvAt! });
     return d ? [{ ...toApiDelivery(d), ownerId }] : [];
   });
@@ -378,17 +342,17 @@ async function tableDeliveries(f: Flags, filter: { status?: string; type?: strin
     filters.push('ownerId = :o');
     values[':o'] = filter.owner;
   }
+  const at: TableAt = { client: () => doc, name: () => tableName };
   try {
     // A scan of delivery items (ops only; the API lists one participant's through its receipts).
-    const records = await scanAll(doc, {
-      TableName: tableName,
+    const records = await scanAll(at, {
       FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
     });
     return [
       ...records.map((it) => ({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string })),
-      ...(await unclaimedRows(doc, tableName, filter)),
+      ...(await unclaimedRows(at, filter)),
     ];
   } finally {
     doc.destroy();

@@ -68,14 +68,21 @@ async function recover(rounds = 8): Promise<string[]> {
     await t.app.settle(60_000).catch(() => notes.push(`settle after tick ${k} timed out`));
     const items = await scanAll();
     const pending = items.filter((i) => String(i.pk).startsWith('WHDL#') && i.sk === 'WHDL' && i.status === 'pending');
+    // A delivery whose first claim failed has no record yet: its receipt names it (made at `dlvAt`).
+    const records = new Set(items.filter((i) => String(i.pk).startsWith('WHDL#')).map((i) => String(i.id)));
+    const unclaimed = items
+      .filter((i) => String(i.pk).startsWith('EVR#') && typeof i.dlvAt === 'string')
+      .flatMap((r) => [...((r.dlv as Set<string> | undefined) ?? [])].filter((id) => !records.has(id)).map(() => String(r.dlvAt)));
     const due = await dueCount(at);
-    notes.push(`recovery tick ${k}: ${pending.length} pending deliveries, ${due} due`);
-    if (pending.length === 0 && due === 0) break;
+    notes.push(`recovery tick ${k}: ${pending.length} pending deliveries, ${unclaimed.length} not claimed yet, ${due} due`);
+    if (pending.length === 0 && unclaimed.length === 0 && due === 0) break;
     // An attempt whose worker failed holds its delivery for LEASE_SECONDS of real time (the
     // worker reads the clock, not the tick). Its message was not deleted: SQS makes it visible
     // again after the lane's visibility timeout (real time too), and that copy carries the
     // delivery on (the claim took it off the due index). A delivery still on the due index is
     // re-sent by the next tick's recovery. Wait for whichever applies, from its last attempt.
+    // A first message whose claim failed comes back the same way, at the latest a visibility
+    // timeout after it was received (after the delivery was made; if that is past, briefly).
     const leaseEnd = Math.max(0, ...pending.map((d) => Number(d.leaseUntil ?? 0)));
     const redelivery = Math.max(
       0,
@@ -83,7 +90,8 @@ async function recover(rounds = 8): Promise<string[]> {
         .filter((d) => d.duePk === undefined && d.lastAttemptAt)
         .map((d) => Date.parse(String(d.lastAttemptAt)) + WEBHOOK_VISIBILITY_MS),
     );
-    const until = Math.max(leaseEnd, redelivery);
+    const firstBack = unclaimed.length ? Math.max(Date.now() + 5_000, ...unclaimed.map((at) => Date.parse(at) + WEBHOOK_VISIBILITY_MS)) : 0;
+    const until = Math.max(leaseEnd, redelivery, firstBack);
     if (until > Date.now()) await sleep(until - Date.now() + 1_000);
   }
   return notes;
