@@ -27,6 +27,8 @@ export const receiptShard = (eventId: string) => createHash('sha1').update(event
 /** The prefix of every receipt's partition key. */
 export const RECEIPT_PK_PREFIX = 'EVR#';
 export const receiptPk = (participantId: string, shard: number) => `${RECEIPT_PK_PREFIX}${participantId}#${shard}`;
+/** The participant a receipt's partition key names. */
+export const receiptOwner = (pk: string) => pk.slice(RECEIPT_PK_PREFIX.length, pk.lastIndexOf('#'));
 export const receiptSk = (createdAt: string, eventId: string) => `${createdAt}#${eventId}`;
 export const receiptKey = (participantId: string, ev: { id: string; createdAt: string }) => ({
   pk: receiptPk(participantId, receiptShard(ev.id)),

@@ -63,8 +63,8 @@ export async function queryPage(
 }
 
 /**
- * The table a helper reads: the functions' own (their client and TABLE_NAME), or one an ops
- * tool names by its flags (`scanPages`, `batchGetByKey`).
+ * The table `scanPages` reads: the functions' own (their client and TABLE_NAME), or one an ops
+ * tool names by its flags.
  */
 export interface TableAt {
   client: () => DynamoDBDocumentClient;
@@ -131,11 +131,7 @@ export async function batchGet<T extends Item>(keys: readonly Key[], projection?
 export const itemKeyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
 /** As `batchGet`, for keys that share a partition: result by `itemKeyOf(key)`. */
-export async function batchGetByKey<T extends Item>(
-  keys: readonly Key[],
-  projection?: string[],
-  at: TableAt = OWN_TABLE,
-): Promise<Map<string, T>> {
+export async function batchGetByKey<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   // The key attributes are always projected: results are matched by `pk`.
@@ -145,10 +141,10 @@ export async function batchGetByKey<T extends Item>(
     for (let round = 0; pending && pending.length > 0; round++) {
       if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
       if (round > 10) throw new Error('BatchGetItem did not finish');
-      const res = await at.client().send(
+      const res = await db().send(
         new BatchGetCommand({
           RequestItems: {
-            [at.name()]: {
+            [table()]: {
               Keys: pending,
               ConsistentRead: true,
               ...(names ? { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names } : {}),
@@ -156,8 +152,8 @@ export async function batchGetByKey<T extends Item>(
           },
         }),
       );
-      for (const it of res.Responses?.[at.name()] ?? []) out.set(itemKeyOf(it as Key), it as T);
-      pending = res.UnprocessedKeys?.[at.name()]?.Keys as Record<string, unknown>[] | undefined;
+      for (const it of res.Responses?.[table()] ?? []) out.set(itemKeyOf(it as Key), it as T);
+      pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
     }
   }
   return out;

@@ -35,8 +35,8 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { batchGetByKey, itemKeyOf, scanPages, type Item, type TableAt } from '../../functions/platform/table';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanPages } from '../../functions/platform/table';
 import { readFileSync } from 'node:fs';
 import {
   DELIVERY_STATUSES,
@@ -45,7 +45,7 @@ import {
   unclaimedDelivery,
   type DeliveryItem,
 } from '../../functions/webhooks/delivery-store';
-import { RECEIPT_PK_PREFIX, receiptDeliveryIds, type ReceiptItem } from '../../functions/events/receipts';
+import { RECEIPT_PK_PREFIX, receiptDeliveryIds, receiptOwner, type ReceiptItem } from '../../functions/events/receipts';
 import { apiBase, call, must, type Target } from '../api';
 import { flags, localStack } from '../common';
 
@@ -281,82 +281,51 @@ export interface DeliveryPage {
 /** Newest first, as the API lists them (its index key is `<createdAt>#<id>`). */
 const newestFirst = (a: Row, b: Row) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
 
-/** Every item of a filtered scan of the table at `at` (ops only). */
-async function scanAll(at: TableAt, input: Omit<ScanCommandInput, 'TableName'>): Promise<Item[]> {
-  const items: Item[] = [];
-  await scanPages(input, (page) => items.push(...page), at);
-  return items;
-}
-
 /**
- * The deliveries the stream consumer made whose record no claim has made yet (their first
- * message is still queued, or the worker cannot claim it): pending, from their receipts
- * (`dlvAt`), as the API shows them.
- */
-async function unclaimedRows(at: TableAt, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
-  if (filter.status && filter.status !== 'pending') return [];
-  const receipts = (await scanAll(at, {
-    FilterExpression: `begins_with(pk, :pk) AND attribute_exists(dlvAt)${filter.type ? ' AND #t = :t' : ''}`,
-    ExpressionAttributeNames: filter.type ? { '#t': 'type' } : undefined,
-    ExpressionAttributeValues: { ':pk': RECEIPT_PK_PREFIX, ...(filter.type ? { ':t': filter.type } : {}) },
-  })) as ReceiptItem[];
-  const candidates = receipts.flatMap((r) => {
-    const ownerId = r.pk.slice(RECEIPT_PK_PREFIX.length, r.pk.lastIndexOf('#'));
-    if (filter.owner && ownerId !== filter.owner) return [];
-    return receiptDeliveryIds(r).map((id) => ({ id, ownerId, r }));
-  });
-  const made = await batchGetByKey(
-    candidates.map((c) => deliveryKey(c.id)),
-    [],
-    at,
-  );
-  return candidates.flatMap(({ id, ownerId, r }) => {
-    if (made.has(itemKeyOf(deliveryKey(id)))) return [];
-    const d = unclaimedDelivery({ id, eventId: r.eventId, eventType: r.type, ownerId, createdAt: r.dlvAt! });
-    return d ? [{ ...toApiDelivery(d), ownerId }] : [];
-  });
-}
-
-/**
- * Every matching delivery from the table: a scan of all delivery items, filtered, and the
- * pending ones no claim has made a record for yet, from their receipts (ops only).
+ * Every matching delivery from the table (ops only; the API lists one participant's through its
+ * receipts): one scan of the delivery records and of the receipts. A delivery a receipt names
+ * whose record no claim has made yet (its first message is still queued, or the worker cannot
+ * claim it) is shown pending, from the receipt (`dlvAt`), as the API shows it.
  */
 async function tableDeliveries(f: Flags, filter: { status?: string; type?: string; owner?: string }): Promise<Row[]> {
   const r: Resolved = str(f, 'table') ? { values: {}, source: 'flags' } : await resolve(f, 'webhooks');
   const tableName = str(f, 'table') ?? r.values.TABLE_NAME;
   if (!tableName) throw new Error(`No table name (looked in ${r.source}). Pass --table, --outputs, or start the local stack.`);
   const doc = dynamoClient(f, r);
-  const filters: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filter.status) {
-    filters.push('#s = :s');
-    names['#s'] = 'status';
-    values[':s'] = filter.status;
-  }
-  if (filter.type) {
-    filters.push('eventType = :t');
-    values[':t'] = filter.type;
-  }
-  if (filter.owner) {
-    filters.push('ownerId = :o');
-    values[':o'] = filter.owner;
-  }
-  const at: TableAt = { client: () => doc, name: () => tableName };
+  const records: DeliveryItem[] = [];
+  const receipts: ReceiptItem[] = [];
   try {
-    // A scan of delivery items (ops only; the API lists one participant's through its receipts).
-    const records = await scanAll(at, {
-      FilterExpression: ['sk = :sk', 'begins_with(pk, :pk)', ...filters].join(' AND '),
-      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-      ExpressionAttributeValues: { ...values, ':sk': deliveryKey('').sk, ':pk': deliveryKey('').pk },
-    });
-    return [
-      ...records.map((it) => ({ ...toApiDelivery(it as DeliveryItem), ownerId: it.ownerId as string })),
-      ...(await unclaimedRows(at, filter)),
-    ];
+    const { pk, sk } = deliveryKey('');
+    await scanPages(
+      {
+        FilterExpression: '(sk = :sk AND begins_with(pk, :pk)) OR (begins_with(pk, :rpk) AND attribute_exists(dlvAt))',
+        ExpressionAttributeValues: { ':sk': sk, ':pk': pk, ':rpk': RECEIPT_PK_PREFIX },
+      },
+      (page) => {
+        for (const it of page) {
+          if (it.sk === sk) records.push(it as DeliveryItem);
+          else receipts.push(it as ReceiptItem);
+        }
+      },
+      { client: () => doc, name: () => tableName },
+    );
   } finally {
     doc.destroy();
   }
+  const made = new Set(records.map((d) => d.id));
+  const matches = (d: { status: string; eventType: string; ownerId: string }) =>
+    (!filter.status || d.status === filter.status) &&
+    (!filter.type || d.eventType === filter.type) &&
+    (!filter.owner || d.ownerId === filter.owner);
+  const unclaimed = receipts.flatMap((rc) =>
+    receiptDeliveryIds(rc)
+      .filter((id) => !made.has(id))
+      .flatMap((id) => {
+        const d = unclaimedDelivery({ id, eventId: rc.eventId, eventType: rc.type, ownerId: receiptOwner(rc.pk), createdAt: rc.dlvAt! });
+        return d ? [d] : [];
+      }),
+  );
+  return [...records, ...unclaimed].filter(matches).map((d) => ({ ...toApiDelivery(d), ownerId: d.ownerId }));
 }
 
 /** Every matching delivery of the key's participant, through `GET /v1/webhooks/deliveries` (cursor paging). */

@@ -31,6 +31,7 @@ import { checkInvariants, dueCount, scanAll } from '../support/invariants';
 import { premiumMerchant } from '../support/reliability-world';
 import { sleep } from '../../functions/platform/retry';
 import { QUEUES } from '../../functions/platform/definitions';
+import { RECEIPT_PK_PREFIX, receiptDeliveryIds } from '../../functions/events/receipts';
 
 /** How long a webhook lane's received message stays invisible (the longest of the lanes). */
 const WEBHOOK_VISIBILITY_MS =
@@ -71,8 +72,12 @@ async function recover(rounds = 8): Promise<string[]> {
     // A delivery whose first claim failed has no record yet: its receipt names it (made at `dlvAt`).
     const records = new Set(items.filter((i) => String(i.pk).startsWith('WHDL#')).map((i) => String(i.id)));
     const unclaimed = items
-      .filter((i) => String(i.pk).startsWith('EVR#') && typeof i.dlvAt === 'string')
-      .flatMap((r) => [...((r.dlv as Set<string> | undefined) ?? [])].filter((id) => !records.has(id)).map(() => String(r.dlvAt)));
+      .filter((i) => String(i.pk).startsWith(RECEIPT_PK_PREFIX) && typeof i.dlvAt === 'string')
+      .flatMap((r) =>
+        receiptDeliveryIds(r)
+          .filter((id) => !records.has(id))
+          .map(() => String(r.dlvAt)),
+      );
     const due = await dueCount(at);
     notes.push(`recovery tick ${k}: ${pending.length} pending deliveries, ${unclaimed.length} not claimed yet, ${due} due`);
     if (pending.length === 0 && unclaimed.length === 0 && due === 0) break;
