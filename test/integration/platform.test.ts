@@ -260,41 +260,59 @@ describe('API version (Idpay-Version)', () => {
 });
 
 describe('rate limiting', () => {
+  type Answer = Awaited<ReturnType<typeof t.call>>;
+  // The limit counts per minute window (X-RateLimit-Reset names its end). A burst that a minute's
+  // edge cuts in two counts in two windows (seen in CI: [400, 429] where the 4th call opened the next
+  // minute), so a burst whose answers name more than one window is sent again (up to 3 times).
+  async function inOneWindow(burst: () => Promise<Answer[]>): Promise<Answer[]> {
+    let answers: Answer[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      answers = await burst();
+      if (new Set(answers.map((r) => r.headers.get('x-ratelimit-reset'))).size === 1) break;
+    }
+    return answers;
+  }
+
   it('puts X-RateLimit-* on every authenticated response, errors included', async () => {
     const m = await t.participant('merchant');
-    const ok = await t.call('GET', '/v1/balance/details', { key: m.apiKey });
-    const forbidden = await t.call('GET', '/v1/bank/customer-decisions', { key: m.apiKey });
-    for (const r of [ok, forbidden]) {
+    const [ok, forbidden] = await inOneWindow(async () => [
+      await t.call('GET', '/v1/balance/details', { key: m.apiKey }),
+      await t.call('GET', '/v1/bank/customer-decisions', { key: m.apiKey }),
+    ]);
+    for (const r of [ok!, forbidden!]) {
       expect(r.headers.get('x-ratelimit-limit')).toBe('600');
       expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
       expect(Number(r.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
     }
-    expect(Number(forbidden.headers.get('x-ratelimit-remaining'))).toBe(Number(ok.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(forbidden!.headers.get('x-ratelimit-remaining'))).toBe(Number(ok!.headers.get('x-ratelimit-remaining')) - 1);
   });
 
   it('answers 429 with Retry-After once the limit of the class is reached', async () => {
-    const b = await t.participant('bank');
-    const statuses: number[] = [];
-    let last;
-    for (let i = 0; i < 5; i++) {
-      last = await t.call('POST', '/v1/bank/customers', { key: b.apiKey, body: { customers: [] } });
-      statuses.push(last.status);
-    }
+    let bankKey = '';
+    const answers = await inOneWindow(async () => {
+      // a new bank each time: the window a cut burst ended in already holds some of its calls
+      bankKey = (await t.participant('bank')).apiKey;
+      const burst: Answer[] = [];
+      for (let i = 0; i < 5; i++) burst.push(await t.call('POST', '/v1/bank/customers', { key: bankKey, body: { customers: [] } }));
+      return burst;
+    });
+    const statuses = answers.map((r) => r.status);
+    const last = answers[4]!;
     expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
     expect(statuses.slice(3)).toEqual([429, 429]);
-    expect(last!.body).toEqual({
+    expect(last.body).toEqual({
       statusCode: 429,
       success: false,
       message: 'Too many requests',
       code: 'rate_limited',
       type: 'rate_limit_error',
-      requestId: last!.headers.get('x-request-id'),
+      requestId: last.headers.get('x-request-id'),
     });
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(last!.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(last.headers.get('x-ratelimit-limit')).toBe('3');
     // other classes of the same key are unaffected
-    expect((await t.call('GET', '/v1/bank/customer-decisions', { key: b.apiKey })).status).not.toBe(429);
+    expect((await t.call('GET', '/v1/bank/customer-decisions', { key: bankKey })).status).not.toBe(429);
   });
 
   it('counts a request in the next minute when another request opened it first, instead of failing it', async () => {
