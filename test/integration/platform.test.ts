@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inOneRateWindow } from '../support/rate-window';
 import { startTestApp, type TestApp } from '../support/app';
 import { getItem, putItem, table, UpdateCommand } from '../../functions/platform/table';
 import { withChecksum } from '../../functions/domain/api-keys';
@@ -261,21 +262,10 @@ describe('API version (Idpay-Version)', () => {
 
 describe('rate limiting', () => {
   type Answer = Awaited<ReturnType<typeof t.call>>;
-  // The limit counts per minute window (X-RateLimit-Reset names its end). A burst that a minute's
-  // edge cuts in two counts in two windows (seen in CI: [400, 429] where the 4th call opened the next
-  // minute), so a burst whose answers name more than one window is sent again (up to 3 times).
-  async function inOneWindow(burst: () => Promise<Answer[]>): Promise<Answer[]> {
-    let answers: Answer[] = [];
-    for (let attempt = 0; attempt < 3; attempt++) {
-      answers = await burst();
-      if (new Set(answers.map((r) => r.headers.get('x-ratelimit-reset'))).size === 1) break;
-    }
-    return answers;
-  }
 
   it('puts X-RateLimit-* on every authenticated response, errors included', async () => {
     const m = await t.participant('merchant');
-    const [ok, forbidden] = await inOneWindow(async () => [
+    const [ok, forbidden] = await inOneRateWindow(async () => [
       await t.call('GET', '/v1/balance/details', { key: m.apiKey }),
       await t.call('GET', '/v1/bank/customer-decisions', { key: m.apiKey }),
     ]);
@@ -289,8 +279,8 @@ describe('rate limiting', () => {
 
   it('answers 429 with Retry-After once the limit of the class is reached', async () => {
     let bankKey = '';
-    const answers = await inOneWindow(async () => {
-      // a new bank each time: the window a cut burst ended in already holds some of its calls
+    const answers = await inOneRateWindow(async () => {
+      // a new bank each time (see inOneRateWindow)
       bankKey = (await t.participant('bank')).apiKey;
       const burst: Answer[] = [];
       for (let i = 0; i < 5; i++) burst.push(await t.call('POST', '/v1/bank/customers', { key: bankKey, body: { customers: [] } }));
