@@ -4,9 +4,9 @@
  * consent counters only while a term needs them), and a key's requests are counted without a
  * write each — yet a revoked key fails at once and the remaining count is exact.
  */
-import { inOneRateWindow } from '../support/rate-window';
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
+import { inOneRateWindow } from '../support/rate-window';
 import { agreement, bill } from '../support/flows';
 import { getDecision } from '../../functions/decisions/views';
 
