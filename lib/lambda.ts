@@ -36,9 +36,11 @@ export const RUNTIME_PROVIDED_MODULES = [
   '@aws-sdk/nested-clients',
   '@aws-sdk/token-providers',
   '@smithy/credential-provider-imds',
-  // Event-stream serde, ~14 KB in every bundle: @smithy/core's protocols import it lazily, only
-  // for an operation with an event-stream member. None of the operations the functions call
-  // (DynamoDB, SQS) has one, so it is never loaded; the runtime's SDK has it if one ever were.
+  // Event-stream serde, ~19 KB in every SDK bundle with what only it uses (bench run of
+  // 2026-11-28 19:06; docs/decisions/bundle-budget.md). @smithy/core's protocols import it
+  // lazily, only for an operation with an event-stream member. None of the operations the
+  // functions call (DynamoDB, SQS) has one, so it is never loaded; the runtime's SDK has it if
+  // one ever were.
   '@smithy/core/event-streams',
 ];
 

@@ -261,8 +261,6 @@ describe('API version (Idpay-Version)', () => {
 });
 
 describe('rate limiting', () => {
-  type Answer = Awaited<ReturnType<typeof t.call>>;
-
   it('puts X-RateLimit-* on every authenticated response, errors included', async () => {
     const m = await t.participant('merchant');
     const [ok, forbidden] = await inOneRateWindow(async () => [
@@ -282,7 +280,7 @@ describe('rate limiting', () => {
     const answers = await inOneRateWindow(async () => {
       // a new bank each time (see inOneRateWindow)
       bankKey = (await t.participant('bank')).apiKey;
-      const burst: Answer[] = [];
+      const burst = [];
       for (let i = 0; i < 5; i++) burst.push(await t.call('POST', '/v1/bank/customers', { key: bankKey, body: { customers: [] } }));
       return burst;
     });
