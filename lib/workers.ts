@@ -79,7 +79,7 @@ export class Workers extends Construct {
             retryAttempts: EVENT_STREAM.maximumRetryAttempts,
             reportBatchItemFailures: true,
             onFailure: new SqsDlq(props.queues.streamFailures),
-            filters: [lambda.FilterCriteria.filter(EVENT_STREAM.filter as unknown as Record<string, unknown>)],
+            filters: EVENT_STREAM.filters.map((f) => lambda.FilterCriteria.filter(f as unknown as Record<string, unknown>)),
           }),
         );
       } else {

@@ -247,7 +247,7 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
           maximumRetryAttempts: EVENT_STREAM.maximumRetryAttempts,
           bisectBatchOnError: EVENT_STREAM.bisectBatchOnError,
           startingPosition: EVENT_STREAM.startingPosition,
-          filters: [EVENT_STREAM.filter],
+          filters: [...EVENT_STREAM.filters],
           onFailureUrl: queueEnv[queueUrlEnv(EVENT_STREAM.onFailure)],
           invoke: (event) => invoke(EVENT_STREAM.worker, event, EVENT_STREAM.timeoutSeconds * 1000),
         },

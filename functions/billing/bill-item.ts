@@ -11,6 +11,7 @@ import { shardedKey } from '../platform/list-page';
 import { dueAttributes } from '../platform/due';
 import { currentTestClock } from '../platform/clock';
 import { isCustomerRefusal } from '../bills/outcome';
+import type { EventDerivers } from '../events/outbox';
 
 /** Due kind of an approval that expires (functions/billing/expiry.ts). */
 export const EXPIRY_KIND = 'billing.expiry';
@@ -189,6 +190,29 @@ export function billingResponseEvent(
     ...runRetryFields(b, status, o.reason),
   };
 }
+
+/**
+ * The two events a billing carries on its own item (events/outbox.ts `carry`: its request's
+ * and its answer's transactions write no event item), as the stream consumer derives them
+ * from the item those transactions wrote: the same receiver and data they passed (checked in
+ * test/unit/bill-events.test.ts). `billing.request`'s `clientRef` is the customer's, not the
+ * billing's: the marker's `args` keep it.
+ */
+export const BILL_EVENT_DERIVERS: EventDerivers = {
+  'billing.request': (item, args) => {
+    const b = item as unknown as BillItem;
+    if (!String(b.pk).startsWith('BILL#')) return undefined;
+    return { to: b.bankId, data: billingRequestEvent(b, args?.clientRef as string) };
+  },
+  'billing.response': (item) => {
+    const b = item as unknown as BillItem;
+    if (!String(b.pk).startsWith('BILL#') || b.status === 'pending') return undefined;
+    return {
+      to: b.merchantId,
+      data: billingResponseEvent(b, b.status, { bankTransactionId: b.bankTransactionId ?? null, reason: b.reason }),
+    };
+  },
+};
 
 /** Sandbox: the test clock a billing is made on (DESIGN 8.7), when there is one. */
 function testClockOf(): { testClock?: string } {

@@ -321,6 +321,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       await commit(items, [{ type: 'billing.request', to: customer.bankId, data: billingRequestEvent(bill, customer.clientRef) }], {
         eventDue: sandboxBankDue,
         recordOn: ITEM_BILL,
+        carry: { on: ITEM_BILL, args: { clientRef: customer.clientRef } },
       });
       return { ok: true, bill, attempts: attempt };
     } catch (e) {

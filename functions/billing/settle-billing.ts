@@ -113,7 +113,10 @@ export async function settleBilling(
       reason: billingOutcomeReason(outcome),
     });
     try {
-      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }], { recordOn: 0 });
+      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }], {
+        recordOn: 0,
+        carry: { on: 0 },
+      });
       await runAfterSettledHooks(next, outcome, at);
       return { ok: true, bill: next };
     } catch (e) {

@@ -11,6 +11,7 @@
  * the amount, whatever the interleaving. A failed refund and a won dispute give their amount
  * back; a lost dispute keeps it (the customer's bank has the money).
  */
+import { CARRIED_EVENT } from '../platform/definitions';
 import { table, type TransactItem } from '../platform/table';
 import { billKey, type BillItem } from './types';
 
@@ -52,7 +53,7 @@ export function claimUpdate(
     Update: {
       TableName: table(),
       Key: billKey(bill.billingRequestId),
-      UpdateExpression: `ADD ${adds.join(', ')}${sets.length ? ` SET ${sets.join(', ')}` : ''}`,
+      UpdateExpression: `ADD ${adds.join(', ')}${sets.length ? ` SET ${sets.join(', ')}` : ''} REMOVE ${CARRIED_EVENT}`,
       ConditionExpression:
         '#status = :succeeded AND #owner = :owner AND (attribute_not_exists(refundReserved) OR refundReserved <= :maxReserved)',
       ExpressionAttributeNames: names,

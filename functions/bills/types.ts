@@ -4,6 +4,7 @@
  * settlement, balance, refunds, transaction reads). See docs/billing-design.md.
  */
 import { periodKeys, type PeriodKeys } from '../domain/lagos-time';
+import type { CarriedEvent } from '../events/outbox';
 
 export type BillingType = 'agreement' | 'one_time' | 'recurring';
 export type BillingStatus = 'pending' | 'succeeded' | 'declined' | 'expired' | 'failed';
@@ -66,6 +67,12 @@ export interface BillItem {
   disputeIds?: Set<string>;
   /** The events it caused, oldest first (events/outbox.ts `recordOn`; absent on billings made before). */
   eventIds?: string[];
+  /**
+   * The event its last write emitted, carried here instead of an event item of its own
+   * (events/outbox.ts `carry`: `billing.request`, then `billing.response`); a later write that
+   * emits nothing removes it (platform/definitions.ts `CARRIED_EVENT`).
+   */
+  emits?: CarriedEvent;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
   /**

@@ -28,6 +28,7 @@ import { findBillByReference } from '../transactions/store';
 import { clockNow } from '../platform/clock';
 import { dueAttributes } from '../platform/due';
 import { logger } from '../platform/log';
+import { CARRIED_EVENT } from '../platform/definitions';
 import { conflictBackoff } from '../platform/retry';
 import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import {
@@ -196,6 +197,7 @@ function billUpdate(d: DisputeItem, bill: BillItem, to: DisputeStatus, nowIso: s
     update += ' ADD refundReserved :neg, disputedAmount :neg';
     values[':neg'] = -d.amount;
   }
+  update += ` REMOVE ${CARRIED_EVENT}`;
   return {
     Update: {
       TableName: table(),

@@ -3,6 +3,10 @@
  * a Lambda on the table's DynamoDB Stream, given only inserted event items that fan out (the
  * event source's filter, EVENT_STREAM in platform/definitions.ts). For each event:
  *
+ * 0. an event carried on the item that caused it (outbox `carry`: a billing's `billing.request`
+ *    and `billing.response`, whose transactions write no event item) is derived from that
+ *    item's record (`EventDerivers`, passed by the entry point) and its event item written
+ *    here, outside any transaction, before anything can show it;
  * 1. an item that carries further events of its transaction (`more`) writes their own items
  *    (they come back through the stream and are fanned out like this one);
  * 2. the receivers: `to`, and a merchant's provider; their endpoints, read now (enabled and
@@ -38,7 +42,15 @@ import {
   type DeliveryMessage,
 } from '../webhooks/delivery-store';
 import { listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
-import { infoOf, writeCarriedEvent, type StoredEvent } from './outbox';
+import {
+  CARRIED_EVENT,
+  infoOf,
+  writeCarriedEvent,
+  writeDerivedEvent,
+  type CarriedEvent,
+  type EventDerivers,
+  type StoredEvent,
+} from './outbox';
 import { recordReceipt } from './receipt-store';
 import { subscribes } from './types';
 
@@ -49,6 +61,8 @@ interface StreamedEvent extends StoredEvent {
   more?: StoredEvent[];
   endpointId?: string;
   deliveryIds?: unknown;
+  /** A carried event: the key (pk) of the item that carries it; its event item is written here. */
+  carriedBy?: string;
 }
 
 /** Records of one batch worked on at once. */
@@ -56,17 +70,48 @@ const CONCURRENCY = 16;
 /** Pause before sending again what SQS refused. */
 const SEND_RETRY_MS = 200;
 
-/** The event a stream record inserted, when it is one to fan out. */
-function eventOf(record: DynamoDBRecord): StreamedEvent | undefined {
-  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return undefined;
-  const item = unmarshallItem(record.dynamodb.NewImage as Record<string, AttributeValue>) as Partial<StreamedEvent> & { pk?: string };
+/** The event a stream record inserted or carries, when it is one to fan out. */
+function eventOf(record: DynamoDBRecord, derivers: EventDerivers): StreamedEvent | undefined {
+  if (!record.dynamodb?.NewImage) return undefined;
+  const item = unmarshallItem(record.dynamodb.NewImage as Record<string, AttributeValue>) as Partial<StreamedEvent> & {
+    pk?: string;
+    [CARRIED_EVENT]?: CarriedEvent;
+  };
+  const carried = item[CARRIED_EVENT];
+  if (carried !== undefined) return carriedEventOf(String(item.pk), item, carried, derivers);
+  if (record.eventName !== 'INSERT') return undefined;
   if (!String(item.pk).startsWith('EVT#') || typeof item.type !== 'string' || typeof item.to !== 'string') return undefined;
-  // A webhook.test event is delivered by its own transaction; a release-2 item made its deliveries itself.
-  if (item.endpointId !== undefined || item.deliveryIds !== undefined) return undefined;
+  // A webhook.test event is delivered by its own transaction; a release-2 item made its deliveries itself;
+  // a carried event's item is fanned out from the record of the item that carries it.
+  if (item.endpointId !== undefined || item.deliveryIds !== undefined || item.carriedBy !== undefined) return undefined;
   return item as StreamedEvent;
 }
 
-export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+/**
+ * The event an item carries (outbox `carry`), derived from the item as this record shows it.
+ * Every write of the item after the one that emitted it removes the marker or replaces it
+ * with its own event, so a record that shows one is that write's (or a replay of it); one
+ * whose retention is over is never made again.
+ */
+function carriedEventOf(pk: string, item: Record<string, unknown>, c: CarriedEvent, derivers: EventDerivers): StreamedEvent | undefined {
+  if (c.exp * 1000 <= Date.now()) return undefined;
+  const derived = derivers[c.type]?.(item, c.args);
+  if (!derived) {
+    logger.error('carried event with no deriver for its type (not delivered)', { pk, type: c.type, eventId: c.id });
+    return undefined;
+  }
+  return {
+    id: c.id,
+    type: c.type,
+    to: derived.to,
+    data: c.tc ? { ...derived.data, testClock: c.tc } : derived.data,
+    createdAt: c.at,
+    expiresAt: c.exp,
+    carriedBy: pk,
+  };
+}
+
+export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers = {}): Promise<DynamoDBBatchResponse> {
   const failed = new Set<string>();
   const fail = (record: DynamoDBRecord, error: unknown) => {
     logger.error('event fan-out failed (the stream retries it)', {
@@ -85,7 +130,7 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
 
   const outbox: { record: DynamoDBRecord; delivery: DeliveryItem; message: DeliveryMessage }[] = [];
   await mapLimit(event.Records, CONCURRENCY, async (record) => {
-    const ev = eventOf(record);
+    const ev = eventOf(record, derivers);
     if (!ev) return;
     try {
       for (const d of await deliveriesOf(ev, endpoints)) outbox.push({ record, delivery: d, message: firstMessage(d) });
@@ -119,6 +164,10 @@ export async function fanOut(event: DynamoDBStreamEvent): Promise<DynamoDBBatchR
  */
 async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Promise<EndpointItem[]>): Promise<DeliveryItem[]> {
   const head = { createdAt: ev.createdAt, expiresAt: ev.expiresAt };
+  if (ev.carriedBy !== undefined) {
+    const { id, type, to, data, carriedBy } = ev;
+    await writeDerivedEvent({ id, type, to, data, ...head, carriedBy });
+  }
   await Promise.all((ev.more ?? []).map((extra) => writeCarriedEvent(extra, head)));
 
   const info = await infoOf(ev.to);

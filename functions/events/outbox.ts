@@ -4,6 +4,10 @@
  *
  *   caller's items + at most one compact event item
  *
+ * or no event item at all when the one event rides on one of the caller's items (`carry`: a
+ * billing's `billing.request` and `billing.response`, whose data is the billing's own fields;
+ * the stream consumer derives the event from that item's record and writes its item).
+ *
  * The event item holds what a delivery needs to build its payload (type, `to`, `data` with
  * the test clock, `createdAt`) and nothing else: no signed body (built at delivery time,
  * webhooks/event-body.ts), no delivery record, no index copy. A transaction that emits
@@ -34,6 +38,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTestClock } from '../platform/clock';
 import { eventKey, maxAttempts, messageFor, newDelivery, overdueAt, recoveryDue, type DeliveryMessage } from '../webhooks/delivery-store';
 import { getEndpoint } from '../webhooks/endpoint-store';
+import { CARRIED_EVENT } from '../platform/definitions';
 import { logger } from '../platform/log';
 import { isEventType } from './types';
 import { EVENT_RETENTION_SECONDS } from './receipts';
@@ -90,7 +95,45 @@ export interface CommitOptions {
    * The item must be a Put or an Update.
    */
   recordOn?: number;
+  /**
+   * Carry the one event on the caller's item at this index instead of an event item of its
+   * own (DESIGN 9.6: every item of a transaction costs twice its write units). The item gets
+   * a compact marker (`emits`: id, type, time, retention, `args`); the stream consumer sees
+   * the item's stream record, derives the event's receiver and data from the item as written
+   * (`EventDerivers`, one per type, passed by the consumer's entry point), writes the event
+   * item outside any transaction and fans it out (events/fanout.ts). `data` must be what the
+   * deriver makes of the item after this transaction (tested per type). Ignored (an event
+   * item as usual) when the transaction emits more than one event or the event is due
+   * (`eventDue`: a simulated bank answers from its item).
+   */
+  carry?: { on: number; args?: Record<string, unknown> };
 }
+
+export { CARRIED_EVENT };
+
+/** An event carried on the item that caused it, as the item keeps it (`CARRIED_EVENT`). */
+export interface CarriedEvent {
+  id: string;
+  type: string;
+  /** The event's `createdAt`. */
+  at: string;
+  /** The event's `expiresAt` (epoch seconds). */
+  exp: number;
+  /** What the deriver needs that the item does not hold. */
+  args?: Record<string, unknown>;
+  /** Sandbox: the test clock the event was made on. */
+  tc?: string;
+}
+
+/**
+ * Builds a carried event's receiver and data from the carrying item as written (the stream's
+ * new image), given the marker's `args`; undefined when the item cannot emit that type.
+ */
+export type EventDeriver = (
+  item: Record<string, unknown>,
+  args: Record<string, unknown> | undefined,
+) => { to: string; data: Record<string, unknown> } | undefined;
+export type EventDerivers = Readonly<Record<string, EventDeriver>>;
 
 /** An event as its item stores it (the first event's item carries the others in `more`, with their due attributes). */
 export interface StoredEvent {
@@ -157,9 +200,9 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
     event: { id: newId('evt'), type: e.type, to: e.to, data: testClock ? { ...e.data, testClock } : e.data } as StoredEvent,
   }));
   const at = options.recordOn;
-  const own =
+  const own: TransactItem[] =
     at === undefined || stored.length === 0
-      ? items
+      ? [...items]
       : items.map((item, i) =>
           i === at
             ? recordEventIds(
@@ -175,7 +218,19 @@ export async function commit(items: TransactItem[], events: EventSpec[], options
   const eventItems: TransactItem[] = [];
   const fanned: StoredEvent[] = [];
   for (const s of stored) if (!s.spec.endpointId) fanned.push({ ...s.event, ...(await dueOf(s.event)) });
-  if (fanned.length > 0) {
+  const carry = options.carry;
+  if (carry && stored.length === 1 && fanned.length === 1 && fanned[0]!.duePk === undefined) {
+    const ev = fanned[0]!;
+    const marker: CarriedEvent = {
+      id: ev.id,
+      type: ev.type,
+      at: createdAt,
+      exp: expiresAt,
+      ...(carry.args ? { args: carry.args } : {}),
+      ...(testClock ? { tc: testClock } : {}),
+    };
+    own[carry.on] = withAttribute(own[carry.on]!, CARRIED_EVENT, marker);
+  } else if (fanned.length > 0) {
     const [first, ...more] = fanned;
     eventItems.push(eventPut({ ...first!, createdAt, expiresAt, ...(more.length ? { more } : {}) }));
   }
@@ -236,9 +291,23 @@ export function recordEventIds(item: TransactItem, ids: readonly string[]): Tran
     const before = Array.isArray(Item[EVENT_IDS]) ? (Item[EVENT_IDS] as string[]) : [];
     return { ...item, Put: { ...item.Put, Item: { ...Item, [EVENT_IDS]: [...before, ...ids] } } };
   }
+  if (!item.Update?.UpdateExpression) throw new Error('recordOn: the item keeping the event ids must be a Put or an Update');
+  return withSet(item, `${EVENT_IDS} = list_append(if_not_exists(${EVENT_IDS}, :outboxNoEvents), :outboxEventIds)`, {
+    ':outboxNoEvents': [],
+    ':outboxEventIds': [...ids],
+  });
+}
+
+/** `item` (a Put or an Update of a transaction) also setting `name` to `value`. */
+function withAttribute(item: TransactItem, name: string, value: unknown): TransactItem {
+  if (item.Put) return { ...item, Put: { ...item.Put, Item: { ...(item.Put.Item as Record<string, unknown>), [name]: value } } };
+  return withSet(item, `#outbox_${name} = :outbox_${name}`, { [`:outbox_${name}`]: value }, { [`#outbox_${name}`]: name });
+}
+
+/** An Update of a transaction with one more SET assignment (in its SET clause, or a SET clause of its own). */
+function withSet(item: TransactItem, assign: string, values: Record<string, unknown>, names?: Record<string, string>): TransactItem {
   const u = item.Update;
-  if (!u?.UpdateExpression) throw new Error('recordOn: the item keeping the event ids must be a Put or an Update');
-  const assign = `${EVENT_IDS} = list_append(if_not_exists(${EVENT_IDS}, :outboxNoEvents), :outboxEventIds)`;
+  if (!u?.UpdateExpression) throw new Error('carry: the item carrying the event must be a Put or an Update');
   const expression = /(^|\s)SET\s/.test(u.UpdateExpression)
     ? u.UpdateExpression.replace(/(^|\s)SET\s/, (m) => `${m}${assign}, `)
     : `SET ${assign} ${u.UpdateExpression}`;
@@ -247,7 +316,8 @@ export function recordEventIds(item: TransactItem, ids: readonly string[]): Tran
     Update: {
       ...u,
       UpdateExpression: expression,
-      ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ':outboxNoEvents': [], ':outboxEventIds': [...ids] },
+      ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ...values },
+      ...(names ? { ExpressionAttributeNames: { ...u.ExpressionAttributeNames, ...names } } : {}),
     },
   };
 }
@@ -271,6 +341,20 @@ function eventPut(item: StoredEvent & { createdAt: string; expiresAt: number; [e
 export async function writeCarriedEvent(ev: StoredEvent, head: { createdAt: string; expiresAt: number }): Promise<void> {
   try {
     await db().send(new PutCommand(eventPut({ ...ev, ...head }).Put!));
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/**
+ * The item of an event carried on the item that caused it (`CommitOptions.carry`), written by
+ * the stream consumer before it fans the event out from the carrying item's record, once (a
+ * replayed record finds it there). `carriedBy` names that item; the stream filter leaves the
+ * event item's own record alone.
+ */
+export async function writeDerivedEvent(ev: StoredEvent & { createdAt: string; expiresAt: number; carriedBy: string }): Promise<void> {
+  try {
+    await db().send(new PutCommand(eventPut({ ...ev }).Put!));
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
   }

@@ -108,6 +108,15 @@ export const dlqName = (q: QueueDefinition) => `${q.name}-dlq`;
  * each event's delivery records and the events API's receipts and enqueues the deliveries.
  * The CDK stack (lib/workers.ts) and the local stream poller (local/streams.ts) both read this.
  */
+/**
+ * The attribute of an item that carries the event its write caused (events/outbox.ts
+ * `carry`): the stream consumer fans the event out from that write's record. Every later
+ * write of such an item that emits nothing removes it (`REMOVE emits`), so no other record
+ * of the item shows it (a stream record keeps the image of its own write: removing it later
+ * never takes it from the record that emitted).
+ */
+export const CARRIED_EVENT = 'emits';
+
 export const EVENT_STREAM = {
   name: 'event-stream',
   worker: 'workers/event-stream',
@@ -123,14 +132,25 @@ export const EVENT_STREAM = {
   startingPosition: 'TRIM_HORIZON' as const,
   /** The SQS queue that receives the description of a batch whose retries ran out (ops: stream:replay). */
   onFailure: 'event-stream-failures',
-  /** Lambda event filter (one pattern): only inserted event items that are not a single endpoint's. */
-  filter: {
-    eventName: ['INSERT'],
-    dynamodb: {
-      Keys: { pk: { S: [{ prefix: 'EVT#' }] } },
-      NewImage: { endpointId: { S: [{ exists: false }] } },
+  /**
+   * Lambda event filters (a record that matches one is passed): inserted event items that are
+   * neither a single endpoint's nor a carried event's (fanned out from the item that carries
+   * it); and any write of an item that carries an event (events/outbox.ts `carry`: the
+   * `emits` marker, which a later write that emits nothing removes).
+   */
+  filters: [
+    {
+      eventName: ['INSERT'],
+      dynamodb: {
+        Keys: { pk: { S: [{ prefix: 'EVT#' }] } },
+        NewImage: { endpointId: { S: [{ exists: false }] }, carriedBy: { S: [{ exists: false }] } },
+      },
     },
-  },
+    {
+      eventName: ['INSERT', 'MODIFY'],
+      dynamodb: { NewImage: { emits: { M: { id: { S: [{ exists: true }] } } } } },
+    },
+  ],
   timeoutSeconds: 60,
 } as const;
 

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
 import { config } from '../config';
+import { CARRIED_EVENT } from './definitions';
 import { currentTestClock } from './clock';
 import { db, queue } from './clients';
 import { isConditionFailure, queryPages, table, type Key } from './table';
@@ -217,7 +218,7 @@ export async function claimDue(it: DueEntry, leaseIso: string, nowIso: string): 
       new UpdateCommand({
         TableName: table(),
         Key: { pk: it.pk, sk: it.sk },
-        UpdateExpression: 'SET dueSk = :lease, dueClaimedAt = :now ADD dueClaims :one',
+        UpdateExpression: `SET dueSk = :lease, dueClaimedAt = :now ADD dueClaims :one REMOVE ${CARRIED_EVENT}`,
         ConditionExpression: 'dueSk = :seen',
         ExpressionAttributeValues: { ':lease': leasedSk, ':now': nowIso, ':seen': it.dueSk, ':one': 1 },
       }),
@@ -235,7 +236,7 @@ export function clearDueUpdate(key: Key, leasedSk: string) {
     Update: {
       TableName: table(),
       Key: key,
-      UpdateExpression: 'REMOVE duePk, dueSk',
+      UpdateExpression: `REMOVE duePk, dueSk, ${CARRIED_EVENT}`,
       ConditionExpression: 'dueSk = :leased',
       ExpressionAttributeValues: { ':leased': leasedSk },
     },
@@ -275,7 +276,7 @@ export async function rescheduleClaim(
       new UpdateCommand({
         TableName: table(),
         Key: key,
-        UpdateExpression: 'SET duePk = :pk, dueSk = :sk',
+        UpdateExpression: `SET duePk = :pk, dueSk = :sk REMOVE ${CARRIED_EVENT}`,
         ConditionExpression: whileStatus === undefined ? 'dueSk = :leased' : 'dueSk = :leased AND #s = :status',
         ...(whileStatus === undefined ? {} : { ExpressionAttributeNames: { '#s': 'status' } }),
         ExpressionAttributeValues: {

@@ -34,6 +34,7 @@ import { newId, sha256Hex } from '../domain/ids';
 import { toMajor } from '../domain/money';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
+import { CARRIED_EVENT } from '../platform/definitions';
 import { dueAttributes } from '../platform/due';
 import { billKey, type BillItem } from '../bills/types';
 import { dayCounterAdd } from '../ledger/day-counters';
@@ -281,7 +282,7 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         Update: {
           TableName: table(),
           Key: billKey(bill.billingRequestId),
-          UpdateExpression: 'ADD refundedAmount :amt SET updatedAt = :now',
+          UpdateExpression: `ADD refundedAmount :amt SET updatedAt = :now REMOVE ${CARRIED_EVENT}`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':amt': r.amount, ':now': nowIso },
         },
@@ -389,7 +390,7 @@ export async function failRefund(refundId: string, failureReason: string, now: D
             Update: {
               TableName: table(),
               Key: billKey(r.billingRequestId),
-              UpdateExpression: 'ADD refundReserved :neg',
+              UpdateExpression: `ADD refundReserved :neg REMOVE ${CARRIED_EVENT}`,
               ConditionExpression: 'refundReserved >= :amt',
               ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount },
             },

@@ -96,7 +96,7 @@ export async function streamReplay(args: string[]): Promise<StreamReplaySummary>
     ...(credentials ? { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey } : {}),
   });
   resetClients();
-  const { fanOut } = await import('../../functions/events/fanout');
+  const { consumeStream } = await import('../../functions/workers/event-stream');
   const sqs = new SQSClient({
     region,
     ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}),
@@ -128,8 +128,10 @@ export async function streamReplay(args: string[]): Promise<StreamReplaySummary>
         summary.failed++;
         continue;
       }
-      const records = (await recordsOf(streams, info, info.streamArn)).filter((r) => matchesPattern(EVENT_STREAM.filter, r));
-      const out = await fanOut({ Records: records });
+      const records = (await recordsOf(streams, info, info.streamArn)).filter((r) =>
+        EVENT_STREAM.filters.some((f) => matchesPattern(f, r)),
+      );
+      const out = await consumeStream({ Records: records });
       if (out.batchItemFailures.length) {
         summary.failed++;
         process.stderr.write(

@@ -264,7 +264,7 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(JSON.stringify(p.DestinationConfig.OnFailure.Destination)).toContain(b().idOf(b().stage.queues.streamFailures));
-    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([EVENT_STREAM.filter]);
+    expect(p.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual(EVENT_STREAM.filters);
   });
 
   it("updates the webhook lanes' workers before the event stream consumer (its first messages need a worker that makes the record)", () => {

@@ -12,6 +12,7 @@ import { randomToken } from '../../functions/domain/ids';
 import { captureEntryKey } from '../../functions/ledger/store';
 import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
 import { getItem } from '../../functions/platform/table';
+import { eventKey } from '../../functions/webhooks/delivery-store';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
 import { agreement, bankResponse, bill, decide, events, pay, payee, receivedEvents, type Agreement } from '../support/flows';
@@ -78,6 +79,16 @@ describe('bill: full loop', () => {
       decisionId: a.decisionId,
     });
     expect(stored!.dueSk).toBeUndefined();
+    // The bill's transaction wrote no event item: billing.request rides on the billing
+    // (events/outbox.ts `carry`) and the stream consumer wrote its item from the bill's record.
+    expect(stored!.emits).toMatchObject({ id: req!.id, type: 'billing.request', at: req!.createdAt });
+    expect(stored!.eventIds).toEqual([req!.id]);
+    expect(await getItem(eventKey(req!.id))).toMatchObject({
+      type: 'billing.request',
+      to: a.bank.id,
+      carriedBy: `BILL#${el.billingRequestId}`,
+      data: req!.data,
+    });
 
     const br = await bankResponse(t, a.bank, el.billingRequestId, 'approve_recurring', 'BANK-TX-1');
     expect(br.status).toBe(200);
@@ -105,6 +116,11 @@ describe('bill: full loop', () => {
 
     const after = await getBill(el.billingRequestId);
     expect(after).toMatchObject({ status: 'succeeded', bankTransactionId: 'BANK-TX-1', bankAction: 'approve_recurring' });
+    // The answer's event replaced the request's on the billing; one item per event, both written by the consumer.
+    expect(res!.id).toBe(prov!.id);
+    expect(after!.emits).toMatchObject({ id: res!.id, type: 'billing.response', at: res!.createdAt });
+    expect(after!.eventIds).toEqual([req!.id, res!.id]);
+    expect(await getItem(eventKey(res!.id))).toMatchObject({ to: a.merchant.id, carriedBy: `BILL#${el.billingRequestId}`, data: expected });
     expect(after!.settlementDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(await getItem(captureEntryKey(after!))).toMatchObject({ amount: 150050, kind: 'capture' });
     expect(await ledgerProblems(a.merchant.id)).toEqual([]);

@@ -10,10 +10,14 @@
  * SQS's 15 minutes) go through the due index, which a 500 ms tick reads, and recovery's grace is
  * 10 s (deployed: 300 s).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { commit, type EventSpec } from '../../functions/events/outbox';
 import { billingResponse, eventData } from '../support/event-data';
+import { billingRequestEvent, buildBillItem } from '../../functions/billing/bill-item';
+import { periodKeys } from '../../functions/domain/lagos-time';
+import { newId } from '../../functions/domain/ids';
 import { batchGet, getItem, scanPages, table } from '../../functions/platform/table';
 import { deliveryIdFor, deliveryKey, eventKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { sleep } from '../../functions/platform/retry';
@@ -279,6 +283,33 @@ describe('a delivery before its first claim', () => {
   );
 });
 
+/**
+ * A billing item carrying its `billing.request` (outbox `carry`), as a bill's transaction
+ * writes it; nothing else of a billing (no money moves here).
+ */
+function carriedRequest(bankId: string, reference: string) {
+  const createdAt = new Date().toISOString();
+  const bill = buildBillItem({
+    billingRequestId: newId('breq'),
+    type: 'agreement',
+    merchant: { id: 'mer_stream', name: 'Stream shop' },
+    customer: { id: 'cus_stream', bankId },
+    decisionId: 'dec_stream',
+    amount: 1000,
+    currency: 'NGN',
+    description: reference,
+    requiresApproval: false,
+    periods: periodKeys(new Date(createdAt)),
+    createdAt,
+  });
+  const clientRef = `cref-${reference}`;
+  return {
+    items: [{ Put: { TableName: table(), Item: bill, ConditionExpression: 'attribute_not_exists(pk)' } }],
+    spec: { type: 'billing.request', to: bankId, data: billingRequestEvent(bill, clientRef) } satisfies EventSpec,
+    options: { recordOn: 0, carry: { on: 0, args: { clientRef } } },
+  };
+}
+
 describe('exactly once per endpoint and event', () => {
   it('across consumer crashes between the stream read and the checkpoint, and calls that fail half-way', { timeout: 300_000 }, async () => {
     const p = await t.participant('provider');
@@ -306,23 +337,26 @@ describe('exactly once per endpoint and event', () => {
           match: (command, input) => {
             const s = JSON.stringify(input ?? {});
             if (command.startsWith('SendMessageBatch')) return s.includes('webhooks');
-            if (command.startsWith('PutItem') || command === 'Put') return s.includes('"WHDL#');
+            // (WHDL#: a record of what it could not send; EVT#: the item of an event a billing carries.)
+            if (command.startsWith('PutItem') || command === 'Put') return s.includes('"WHDL#') || s.includes('"EVT#');
             if (command.startsWith('UpdateItem') || command === 'Update') return s.includes('"EVR#');
             return false;
           },
         })
       : undefined;
     faults?.enable();
-    const specs: EventSpec[] = Array.from({ length: 24 }, (_, i) =>
+    // Every third event a billing's billing.request, carried on the billing item (no event
+    // item in the transaction: the consumer derives it from the billing's record and writes it).
+    const commits = Array.from({ length: 24 }, (_, i) =>
       i % 3 === 0
-        ? { type: 'billing.request', to: b.id, data: eventData('billing.request', { reference: `X-${i}` }) }
-        : { type: 'billing.response', to: m.id, data: billingResponse({ reference: `X-${i}` }) },
+        ? carriedRequest(b.id, `X-${i}`)
+        : { items: [], spec: { type: 'billing.response', to: m.id, data: billingResponse({ reference: `X-${i}` }) }, options: {} },
     );
-    const events: { id: string; to: string }[] = [];
+    const events: { id: string; to: string; data: Record<string, unknown> }[] = [];
     try {
-      for (const spec of specs) {
-        const [ev] = await commit([], [spec]);
-        events.push({ id: ev!.id, to: spec.to });
+      for (const c of commits) {
+        const [ev] = await commit(c.items, [c.spec], c.options);
+        events.push({ id: ev!.id, to: c.spec.to, data: c.spec.data });
       }
       // Every (event, endpoint) pair has its 2xx.
       const pairs = events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
@@ -363,6 +397,7 @@ describe('exactly once per endpoint and event', () => {
         problems.push(`${d.id}: ${ok} 2xx (seq ${d.seq}, recoveries ${d.recoveries ?? 0}, cuts ${d.cuts ?? 0}, log ${log})`);
       }
       if (new Set(got.map((r) => r.body)).size !== 1) problems.push(`${d.id}: bodies differ between attempts`);
+      else if (!isDeepStrictEqual(JSON.parse(got[0]!.body).data, e.data)) problems.push(`${d.id}: data is not the event's`);
     }
     expect(problems).toEqual([]);
     // Each receiver's receipt lists exactly its own deliveries of the event.

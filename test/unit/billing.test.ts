@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   EXPIRY_KIND,
   EXPIRY_LEAD_MS,
+  BILL_EVENT_DERIVERS,
   billingRequestEvent,
   billingRequestIdFor,
   billingResponseEvent,
@@ -25,7 +26,7 @@ const needsApproval = (type: 'agreement' | 'one_time' | 'recurring', d: Paramete
 import { isPastExpiry } from '../../functions/billing/settle-billing';
 import { billingOutcomeReason as reasonOf } from '../../functions/bills/outcome';
 import { periodKeys } from '../../functions/domain/lagos-time';
-import { billPeriods } from '../../functions/bills/types';
+import { billPeriods, type BillItem, type BillingStatus } from '../../functions/bills/types';
 import { limitConditions, limitRelease } from '../../functions/domain/limits';
 import type { DecisionItem } from '../../functions/decisions/views';
 
@@ -265,5 +266,71 @@ describe('reservations across Lagos midnight', () => {
     const tuesday = periodKeys(new Date('2026-12-01T12:00:00Z'));
     expect(monday.week).toBe(tuesday.week);
     expect(monday.month).not.toBe(tuesday.month);
+  });
+});
+
+/**
+ * A billing's two events are carried on its own item (events/outbox.ts `carry`) and derived
+ * by the stream consumer from the item its transaction wrote (BILL_EVENT_DERIVERS): the
+ * receiver and data must be exactly those the transaction passed. The item after an answer
+ * is built here the way settle-billing's update writes it (status, bankTransactionId when the
+ * bank gave one, reason when there is one); the integration tests compare the delivered
+ * bodies of the real flow. `image`: the item as a stream record shows it (JSON: what a
+ * DynamoDB image can hold).
+ */
+const image = (b: BillItem) => JSON.parse(JSON.stringify(b)) as Record<string, unknown>;
+
+/** The billing after an answer, as settle-billing's update writes it. */
+function answered(b: BillItem, status: Exclude<BillingStatus, 'pending'>, o: { bankTransactionId?: string; reason?: string }): BillItem {
+  return {
+    ...b,
+    status,
+    updatedAt: base.createdAt,
+    ...(o.bankTransactionId !== undefined ? { bankTransactionId: o.bankTransactionId } : {}),
+    ...(o.reason ? { reason: o.reason } : {}),
+  };
+}
+
+describe("a billing's carried events", () => {
+  it('billing.request: to the customer bank, the data the bill transaction passed (clientRef from the marker)', () => {
+    for (const n of [
+      base,
+      { ...base, requiresApproval: true, expiresAt: '2026-11-22T12:05:00.000Z' },
+      { ...base, type: 'recurring' as const, scheduleId: 'sch_1', runSeq: 3, runRetryAt: '2026-11-25T12:00:00.000Z' },
+    ]) {
+      const b = buildBillItem(n);
+      expect(BILL_EVENT_DERIVERS['billing.request']!(image(b), { clientRef: 'CR-9' })).toEqual({
+        to: 'bnk_1',
+        data: billingRequestEvent(b, 'CR-9'),
+      });
+    }
+  });
+
+  it('billing.response: to the merchant, for every outcome, recurring runs with their retry', () => {
+    const plain = buildBillItem(base);
+    const run = buildBillItem({ ...base, type: 'recurring', scheduleId: 'sch_1', runSeq: 2, runRetryAt: '2026-11-25T12:00:00.000Z' });
+    const lastRun = buildBillItem({ ...base, type: 'recurring', scheduleId: 'sch_1', runSeq: 5, runRetryAt: null });
+    const outcomes: [Exclude<BillingStatus, 'pending'>, { bankTransactionId?: string; reason?: string }][] = [
+      ['succeeded', { bankTransactionId: 'BTX-1' }],
+      ['succeeded', {}],
+      ['declined', { reason: 'insufficient_funds' }],
+      ['declined', { reason: 'customer_denied' }],
+      ['expired', {}],
+      ['failed', { reason: 'test_clock_deleted' }],
+    ];
+    for (const b of [plain, run, lastRun])
+      for (const [status, o] of outcomes) {
+        const expected = billingResponseEvent(b, status, { bankTransactionId: o.bankTransactionId ?? null, reason: o.reason });
+        expect(BILL_EVENT_DERIVERS['billing.response']!(image(answered(b, status, o)), undefined), `${b.runSeq} ${status}`).toEqual({
+          to: 'mer_1',
+          data: expected,
+        });
+      }
+  });
+
+  it('derives nothing from an item that is not a billing, nor an answer from a pending one', () => {
+    const b = buildBillItem(base);
+    expect(BILL_EVENT_DERIVERS['billing.response']!(image(b), undefined)).toBeUndefined();
+    expect(BILL_EVENT_DERIVERS['billing.request']!({ ...image(b), pk: 'REFUND#ref_1' }, { clientRef: 'x' })).toBeUndefined();
   });
 });

@@ -189,15 +189,29 @@ describe("the stream poller's filter (Lambda event filter patterns)", () => {
     dynamodb: { Keys: { pk: { S: pk }, sk: { S: 'EVT' } }, ...(image ? { NewImage: { pk: { S: pk }, ...image } } : {}) },
   });
 
+  const f = { any: EVENT_STREAM.filters };
+  const passes = (r: unknown) => f.any.some((p) => matchesPattern(p, r));
+
   it('passes inserted event items that fan out, and nothing else', () => {
-    const f = EVENT_STREAM.filter;
-    expect(matchesPattern(f, record('EVT#evt_1', { type: { S: 'billing.response' } }))).toBe(true);
-    expect(matchesPattern(f, record('EVT#evt_1', { type: { S: 'billing.response' } }, 'MODIFY'))).toBe(false);
-    expect(matchesPattern(f, record('EVT#evt_1', undefined, 'REMOVE'))).toBe(false);
-    expect(matchesPattern(f, record('BILL#b_1', { type: { S: 'x' } }))).toBe(false);
-    expect(matchesPattern(f, record('WHDL#dlv_1', {}))).toBe(false);
+    expect(passes(record('EVT#evt_1', { type: { S: 'billing.response' } }))).toBe(true);
+    expect(passes(record('EVT#evt_1', { type: { S: 'billing.response' } }, 'MODIFY'))).toBe(false);
+    expect(passes(record('EVT#evt_1', undefined, 'REMOVE'))).toBe(false);
+    expect(passes(record('BILL#b_1', { type: { S: 'x' } }))).toBe(false);
+    expect(passes(record('WHDL#dlv_1', {}))).toBe(false);
     // A webhook.test event names its endpoint: its own transaction delivered it.
-    expect(matchesPattern(f, record('EVT#evt_2', { endpointId: { S: 'whe_1' } }))).toBe(false);
+    expect(passes(record('EVT#evt_2', { endpointId: { S: 'whe_1' } }))).toBe(false);
+    // A carried event's item is fanned out from the record of the item that carries it.
+    expect(passes(record('EVT#evt_3', { type: { S: 'billing.request' }, carriedBy: { S: 'BILL#breq_1' } }))).toBe(false);
+  });
+
+  it('passes every write of an item that carries an event (outbox carry), and none without the marker', () => {
+    const emits = { emits: { M: { id: { S: 'evt_1' }, type: { S: 'billing.request' } } } };
+    expect(passes(record('BILL#breq_1', { status: { S: 'pending' }, ...emits }))).toBe(true);
+    expect(passes(record('BILL#breq_1', { status: { S: 'succeeded' }, ...emits }, 'MODIFY'))).toBe(true);
+    // A later write that emits nothing removed the marker: its record is not passed.
+    expect(passes(record('BILL#breq_1', { status: { S: 'succeeded' } }, 'MODIFY'))).toBe(false);
+    expect(passes(record('BILL#breq_1', undefined, 'REMOVE'))).toBe(false);
+    expect(passes(record('BILL#breq_1', { emits: { M: {} } }, 'MODIFY'))).toBe(false);
   });
 
   it('matches values, prefixes, exists and anything-but like Lambda', () => {
