@@ -97,6 +97,18 @@ export class Workers extends Construct {
       const t = f.worker.trigger;
       if (t.kind === 'queue' && t.queue.startsWith('webhooks')) consumer?.fn.node.addDependency(f.fn);
     }
+    // A billing's events ride on the billing (events/outbox.ts `carry`), and only a consumer of
+    // the same version, behind the mapping's second filter, fans them out (an older one never
+    // sees the billing's record): every other worker, which may bill or answer a billing
+    // (recurring runs, expiries, the sandbox's bank), is updated after the consumer's mapping,
+    // which CloudFormation updates after the consumer's code. The routes' stacks deploy after
+    // this one.
+    const mapping = consumer?.fn.node.children.find((c): c is lambda.EventSourceMapping => c instanceof lambda.EventSourceMapping);
+    if (consumer && !mapping) throw new Error('the event stream consumer has no event source mapping');
+    for (const f of this.functions) {
+      const t = f.worker.trigger;
+      if (f !== consumer && !(t.kind === 'queue' && t.queue.startsWith('webhooks'))) f.fn.node.addDependency(mapping!);
+    }
 
     // Names are fixed so that `npm run ops -- tick:pause|resume|status` can find the schedule.
     this.tickScheduleGroupName = `idpay-${props.stage}`;

@@ -195,7 +195,7 @@ export function billingResponseEvent(
  * The two events a billing carries on its own item (events/outbox.ts `carry`: its request's
  * and its answer's transactions write no event item), as the stream consumer derives them
  * from the item those transactions wrote: the same receiver and data they passed (checked in
- * test/unit/bill-events.test.ts). `billing.request`'s `clientRef` is the customer's, not the
+ * test/unit/billing.test.ts). `billing.request`'s `clientRef` is the customer's, not the
  * billing's: the marker's `args` keep it.
  */
 export const BILL_EVENT_DERIVERS: EventDerivers = {

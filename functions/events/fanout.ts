@@ -130,9 +130,10 @@ export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers
 
   const outbox: { record: DynamoDBRecord; delivery: DeliveryItem; message: DeliveryMessage }[] = [];
   await mapLimit(event.Records, CONCURRENCY, async (record) => {
-    const ev = eventOf(record, derivers);
-    if (!ev) return;
     try {
+      // (Deriving a carried event runs feature code: a record it fails on is reported, not the batch.)
+      const ev = eventOf(record, derivers);
+      if (!ev) return;
       for (const d of await deliveriesOf(ev, endpoints)) outbox.push({ record, delivery: d, message: firstMessage(d) });
     } catch (error) {
       fail(record, error);

@@ -148,7 +148,7 @@ export const EVENT_STREAM = {
     },
     {
       eventName: ['INSERT', 'MODIFY'],
-      dynamodb: { NewImage: { emits: { M: { id: { S: [{ exists: true }] } } } } },
+      dynamodb: { NewImage: { [CARRIED_EVENT]: { M: { id: { S: [{ exists: true }] } } } } },
     },
   ],
   timeoutSeconds: 60,

@@ -274,6 +274,19 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
     for (const id of lanes) expect(consumer.DependsOn ?? []).toContain(id);
   });
 
+  it("updates every other worker after the event stream consumer's mapping (a billing's carried events need its second filter and its code)", () => {
+    const [mappingId] = ofType(b(), 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.StartingPosition === 'TRIM_HORIZON')!;
+    const [consumerId] = functionOfWorker(b(), EVENT_STREAM.name);
+    const others = WORKERS.filter((w) => w.name !== EVENT_STREAM.name && !(w.trigger.kind === 'queue' && w.trigger.queue.startsWith('webhooks')));
+    expect(others.map((w) => w.name)).toEqual(expect.arrayContaining(['jobs', 'scheduler-tick']));
+    for (const w of others) {
+      const [id, fn] = functionOfWorker(b(), w.name);
+      expect(fn.DependsOn ?? [], id).toContain(mappingId);
+    }
+    // The mapping itself names the consumer, so CloudFormation updates the consumer's code first.
+    expect(JSON.stringify(b().resources[mappingId]!.Properties.FunctionName)).toContain(consumerId);
+  });
+
   it('fair delivery (DESIGN 8.1): both webhook lanes have a maxConcurrency, the slow lane a smaller one, one worker module', () => {
     const mappings = ofType(b(), 'AWS::Lambda::EventSourceMapping');
     const { work } = queueIds(b());
