@@ -149,6 +149,23 @@ const keyLane = (r: DynamoDBRecord, lanes: number) =>
     .digest()
     .readUInt32BE(0) % lanes;
 
+/**
+ * What Lambda hands the function of one read of a shard: the records a filter passes (the
+ * others are discarded, no invocation), by lane (the parallelization factor: a key's records
+ * stay in one lane, in order). Each lane's records go in batches of `batchSize`; an empty
+ * lane is no invocation. The bench counts invocations with it (bench/lib/proxies.ts).
+ */
+export function recordsByLane(
+  records: DynamoDBRecord[],
+  source: Pick<StreamSource, 'filters' | 'parallelizationFactor'>,
+): DynamoDBRecord[][] {
+  const wanted = source.filters.length ? records.filter((r) => source.filters.some((p) => matchesPattern(p, r))) : records;
+  const lanes = Math.max(1, source.parallelizationFactor);
+  const byLane = Array.from({ length: lanes }, () => [] as DynamoDBRecord[]);
+  for (const r of wanted) byLane[keyLane(r, lanes)]!.push(r);
+  return byLane;
+}
+
 type Attr = Record<string, unknown>;
 
 /**
@@ -357,13 +374,13 @@ export function startStreamPoller(
       return false;
     }
     const arn = source.eventSourceArn ?? streamArn!;
-    const shaped = records.map((r) => lambdaRecord(r, arn));
-    const wanted = source.filters.length ? shaped.filter((r) => source.filters.some((p) => matchesPattern(p, r))) : shaped;
+    const byLane = recordsByLane(
+      records.map((r) => lambdaRecord(r, arn)),
+      source,
+    );
+    const wanted = byLane.reduce((n, lane) => n + lane.length, 0);
     inFlight++;
     try {
-      const lanes = Math.max(1, source.parallelizationFactor);
-      const byLane = Array.from({ length: lanes }, () => [] as DynamoDBRecord[]);
-      for (const r of wanted) byLane[keyLane(r, lanes)]!.push(r);
       let crashed = false;
       await Promise.all(
         byLane.map(async (lane) => {
@@ -378,7 +395,7 @@ export function startStreamPoller(
       );
       if (crashed) {
         // Died before the checkpoint: read again from the last one.
-        stats.redelivered += wanted.length;
+        stats.redelivered += wanted;
         sh.iterator = undefined;
         return true;
       }

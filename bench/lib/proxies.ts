@@ -15,7 +15,10 @@
  * - computes read units from the items returned (4 KB units; eventually consistent: half;
  *   transactional reads: 2x);
  * - DynamoDB Streams requests (GetRecords ...) are counted apart (a Lambda trigger reads its
- *   stream for free) and, while `holdConsumers` is on, their answers are held back.
+ *   stream for free) and, while `holdConsumers` is on, their answers are held back; the
+ *   consumer's invocations are counted from each answer as Lambda makes them: the records
+ *   the event source's filters pass, by key lane, in batches (local/streams.ts
+ *   `recordsByLane`), so a read whose records no filter passes is no invocation.
  *
  * SQS (`SqsProxy`): counts requests by operation, messages sent, receives that returned
  * messages (empty long polls are the event source's fixed cost, counted apart), deletes; it
@@ -29,7 +32,8 @@
 import { BatchGetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TABLE } from '../../functions/platform/definitions';
+import { EVENT_STREAM, TABLE } from '../../functions/platform/definitions';
+import { lambdaRecord, recordsByLane } from '../../local/streams';
 import {
   chargeWrite,
   itemSize,
@@ -230,7 +234,7 @@ export class DynamoProxy extends Forwarder {
   cancelled: CancelledRecord[] = [];
   /** Streams API requests by operation (not table requests). */
   streams: Record<string, number> = {};
-  /** Stream records handed out by GetRecords, and the GetRecords answers that carried any (consumer batches). */
+  /** Stream records handed out by GetRecords, and the consumer invocations Lambda would make of them (filtered, by lane). */
   streamRecords = 0;
   streamBatches = 0;
   private readonly direct: DynamoDBClient;
@@ -326,10 +330,15 @@ export class DynamoProxy extends Forwarder {
   private async streamRequest(op: string, headers: IncomingHttpHeaders, body: Buffer, method: string, path: string): Promise<Forwarded> {
     const out = await this.forward(method, path, headers, body);
     if (op === 'GetRecords') {
-      const n = (parse(out.body)?.Records as unknown[] | undefined)?.length ?? 0;
+      const records = (parse(out.body)?.Records as Parameters<typeof lambdaRecord>[0][] | undefined) ?? [];
+      const n = records.length;
       if (n > 0) {
         this.streamRecords += n;
-        this.streamBatches++;
+        const lanes = recordsByLane(
+          records.map((r) => lambdaRecord(r, '')),
+          { filters: [...EVENT_STREAM.filters], parallelizationFactor: EVENT_STREAM.parallelizationFactor },
+        );
+        this.streamBatches += lanes.reduce((k, lane) => k + Math.ceil(lane.length / EVENT_STREAM.batchSize), 0);
         this.lastActivity = performance.now();
         // The records are the consumer's work: none of it while a request path is measured.
         await this.whileHeld();

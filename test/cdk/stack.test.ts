@@ -277,7 +277,9 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
   it("updates every other worker after the event stream consumer's mapping (a billing's carried events need its second filter and its code)", () => {
     const [mappingId] = ofType(b(), 'AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.StartingPosition === 'TRIM_HORIZON')!;
     const [consumerId] = functionOfWorker(b(), EVENT_STREAM.name);
-    const others = WORKERS.filter((w) => w.name !== EVENT_STREAM.name && !(w.trigger.kind === 'queue' && w.trigger.queue.startsWith('webhooks')));
+    const others = WORKERS.filter(
+      (w) => w.name !== EVENT_STREAM.name && !(w.trigger.kind === 'queue' && w.trigger.queue.startsWith('webhooks')),
+    );
     expect(others.map((w) => w.name)).toEqual(expect.arrayContaining(['jobs', 'scheduler-tick']));
     for (const w of others) {
       const [id, fn] = functionOfWorker(b(), w.name);

@@ -3,6 +3,7 @@
  * the one delivery id of an (event, endpoint) pair, the receipt shards, the wait a retry
  * may ride as a delayed message, and the stream poller's event filter (Lambda's patterns).
  */
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_STREAM } from '../../functions/platform/definitions';
 import { maxQueueDelaySeconds, nominalSchedule, SQS_MAX_DELAY_SECONDS } from '../../functions/webhooks/backoff';
@@ -17,7 +18,7 @@ import {
 import { eventBody } from '../../functions/webhooks/event-body';
 import { RECEIPT_SHARDS, receiptKey, receiptShard } from '../../functions/events/receipts';
 import { newId } from '../../functions/domain/ids';
-import { matchesPattern } from '../../local/streams';
+import { matchesPattern, recordsByLane } from '../../local/streams';
 import { recordEventIds } from '../../functions/events/outbox';
 
 describe('the body of an event (built at delivery time)', () => {
@@ -212,6 +213,28 @@ describe("the stream poller's filter (Lambda event filter patterns)", () => {
     expect(passes(record('BILL#breq_1', { status: { S: 'succeeded' } }, 'MODIFY'))).toBe(false);
     expect(passes(record('BILL#breq_1', undefined, 'REMOVE'))).toBe(false);
     expect(passes(record('BILL#breq_1', { emits: { M: {} } }, 'MODIFY'))).toBe(false);
+  });
+
+  it("hands the function what Lambda would: passed records only, a key's records in one lane; no record passed, no invocation", () => {
+    const source = { filters: [...EVENT_STREAM.filters], parallelizationFactor: EVENT_STREAM.parallelizationFactor };
+    const emits = { emits: { M: { id: { S: 'evt_1' } } } };
+    const rec = (...a: Parameters<typeof record>) => record(...a) as DynamoDBRecord;
+    // A bill's delivery claims and receipts: nothing for the consumer.
+    const none = recordsByLane([rec('WHDL#dlv_1', {}, 'MODIFY'), rec('EVR#p#0', {}), rec('BILL#breq_1', {}, 'MODIFY')], source);
+    expect(none.flat()).toEqual([]);
+    const lanes = recordsByLane(
+      [
+        rec('BILL#breq_1', emits),
+        rec('WHDL#dlv_1', {}),
+        rec('BILL#breq_1', emits, 'MODIFY'),
+        rec('EVT#evt_9', { type: { S: 'refund.requested' } }),
+      ],
+      source,
+    );
+    expect(lanes).toHaveLength(EVENT_STREAM.parallelizationFactor);
+    expect(lanes.flat()).toHaveLength(3);
+    const billLane = lanes.find((l) => l.some((r) => r.dynamodb?.Keys?.pk?.S === 'BILL#breq_1'))!;
+    expect(billLane.filter((r) => r.dynamodb?.Keys?.pk?.S === 'BILL#breq_1').map((r) => r.eventName)).toEqual(['INSERT', 'MODIFY']);
   });
 
   it('matches values, prefixes, exists and anything-but like Lambda', () => {
