@@ -91,15 +91,13 @@ function eventOf(record: DynamoDBRecord, derivers: EventDerivers): StreamedEvent
  * The event an item carries (outbox `carry`), derived from the item as this record shows it.
  * Every write of the item after the one that emitted it removes the marker or replaces it
  * with its own event, so a record that shows one is that write's (or a replay of it); one
- * whose retention is over is never made again.
+ * whose retention is over is never made again; one that no deriver makes fails its record.
  */
 function carriedEventOf(pk: string, item: Record<string, unknown>, c: CarriedEvent, derivers: EventDerivers): StreamedEvent | undefined {
   if (c.exp * 1000 <= Date.now()) return undefined;
   const derived = derivers[c.type]?.(item, c.args);
-  if (!derived) {
-    logger.error('carried event with no deriver for its type (not delivered)', { pk, type: c.type, eventId: c.id });
-    return undefined;
-  }
+  // Never dropped: the record fails, Lambda retries it, then describes it to the failure queue (alarmed; ops stream:replay).
+  if (!derived) throw new Error(`carried event ${c.id} (${c.type}) on ${pk}: no deriver makes it from this item`);
   return {
     id: c.id,
     type: c.type,
@@ -111,7 +109,7 @@ function carriedEventOf(pk: string, item: Record<string, unknown>, c: CarriedEve
   };
 }
 
-export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers = {}): Promise<DynamoDBBatchResponse> {
+export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers): Promise<DynamoDBBatchResponse> {
   const failed = new Set<string>();
   const fail = (record: DynamoDBRecord, error: unknown) => {
     logger.error('event fan-out failed (the stream retries it)', {
@@ -131,7 +129,7 @@ export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers
   const outbox: { record: DynamoDBRecord; delivery: DeliveryItem; message: DeliveryMessage }[] = [];
   await mapLimit(event.Records, CONCURRENCY, async (record) => {
     try {
-      // (Deriving a carried event runs feature code: a record it fails on is reported, not the batch.)
+      // (A carried event that cannot be derived fails its record, not the batch.)
       const ev = eventOf(record, derivers);
       if (!ev) return;
       for (const d of await deliveriesOf(ev, endpoints)) outbox.push({ record, delivery: d, message: firstMessage(d) });

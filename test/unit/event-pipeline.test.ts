@@ -20,6 +20,7 @@ import { RECEIPT_SHARDS, receiptKey, receiptShard } from '../../functions/events
 import { newId } from '../../functions/domain/ids';
 import { matchesPattern, recordsByLane } from '../../local/streams';
 import { recordEventIds } from '../../functions/events/outbox';
+import { fanOut } from '../../functions/events/fanout';
 
 describe('the body of an event (built at delivery time)', () => {
   it('is {id, type, createdAt, data}, the same bytes whatever order the stored map comes back in', () => {
@@ -235,6 +236,19 @@ describe("the stream poller's filter (Lambda event filter patterns)", () => {
     expect(lanes.flat()).toHaveLength(3);
     const billLane = lanes.find((l) => l.some((r) => r.dynamodb?.Keys?.pk?.S === 'BILL#breq_1'))!;
     expect(billLane.filter((r) => r.dynamodb?.Keys?.pk?.S === 'BILL#breq_1').map((r) => r.eventName)).toEqual(['INSERT', 'MODIFY']);
+  });
+
+  it('a carried event no deriver makes fails its record (Lambda retries it, then the failure queue), and only its record', async () => {
+    const carried = (pk: string, type: string, seq: string) => {
+      const emits = { M: { id: { S: `evt_${seq}` }, type: { S: type }, at: { S: new Date().toISOString() }, exp: { N: '9999999999' } } };
+      const r = record(pk, { emits }) as DynamoDBRecord;
+      return { ...r, dynamodb: { ...r.dynamodb, SequenceNumber: seq } };
+    };
+    // An expired marker is never fanned out: no deriver is asked, nothing fails.
+    const expired = { ...carried('BILL#breq_3', 'billing.request', '3') };
+    (expired.dynamodb!.NewImage as Record<string, any>).emits.M.exp = { N: '1' };
+    const out = await fanOut({ Records: [carried('BILL#breq_1', 'schedule.created', '1'), expired] }, {});
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
   });
 
   it('matches values, prefixes, exists and anything-but like Lambda', () => {
