@@ -93,10 +93,8 @@ export class Workers extends Construct {
     // a webhook worker of the same version makes the record from them (an older one would find
     // no record and drop the message): a deploy updates the webhook lanes' workers first.
     const consumer = this.functions.find((f) => f.worker.trigger.kind === 'stream');
-    for (const f of this.functions) {
-      const t = f.worker.trigger;
-      if (t.kind === 'queue' && t.queue.startsWith('webhooks')) consumer?.fn.node.addDependency(f.fn);
-    }
+    const isLane = (w: WorkerDefinition) => w.trigger.kind === 'queue' && w.trigger.queue.startsWith('webhooks');
+    for (const f of this.functions) if (isLane(f.worker)) consumer?.fn.node.addDependency(f.fn);
     // A billing's events ride on the billing (events/outbox.ts `carry`), and only a consumer of
     // the same version, behind the mapping's second filter, fans them out (an older one never
     // sees the billing's record): every other worker, which may bill or answer a billing
@@ -105,10 +103,7 @@ export class Workers extends Construct {
     // this one.
     const mapping = consumer?.fn.node.children.find((c): c is lambda.EventSourceMapping => c instanceof lambda.EventSourceMapping);
     if (consumer && !mapping) throw new Error('the event stream consumer has no event source mapping');
-    for (const f of this.functions) {
-      const t = f.worker.trigger;
-      if (f !== consumer && !(t.kind === 'queue' && t.queue.startsWith('webhooks'))) f.fn.node.addDependency(mapping!);
-    }
+    for (const f of this.functions) if (f !== consumer && !isLane(f.worker)) f.fn.node.addDependency(mapping!);
 
     // Names are fixed so that `npm run ops -- tick:pause|resume|status` can find the schedule.
     this.tickScheduleGroupName = `idpay-${props.stage}`;

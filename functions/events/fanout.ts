@@ -42,15 +42,7 @@ import {
   type DeliveryMessage,
 } from '../webhooks/delivery-store';
 import { listEndpoints, type EndpointItem } from '../webhooks/endpoint-store';
-import {
-  CARRIED_EVENT,
-  infoOf,
-  writeCarriedEvent,
-  writeDerivedEvent,
-  type CarriedEvent,
-  type EventDerivers,
-  type StoredEvent,
-} from './outbox';
+import { CARRIED_EVENT, infoOf, writeEventItemOnce, type CarriedEvent, type EventDerivers, type StoredEvent } from './outbox';
 import { recordReceipt } from './receipt-store';
 import { subscribes } from './types';
 
@@ -165,9 +157,9 @@ async function deliveriesOf(ev: StreamedEvent, endpoints: (owner: string) => Pro
   const head = { createdAt: ev.createdAt, expiresAt: ev.expiresAt };
   if (ev.carriedBy !== undefined) {
     const { id, type, to, data, carriedBy } = ev;
-    await writeDerivedEvent({ id, type, to, data, ...head, carriedBy });
+    await writeEventItemOnce({ id, type, to, data, carriedBy }, head);
   }
-  await Promise.all((ev.more ?? []).map((extra) => writeCarriedEvent(extra, head)));
+  await Promise.all((ev.more ?? []).map((extra) => writeEventItemOnce(extra, head)));
 
   const info = await infoOf(ev.to);
   const receivers = info?.provider ? [ev.to, info.provider] : [ev.to];

@@ -291,23 +291,38 @@ export function recordEventIds(item: TransactItem, ids: readonly string[]): Tran
     const before = Array.isArray(Item[EVENT_IDS]) ? (Item[EVENT_IDS] as string[]) : [];
     return { ...item, Put: { ...item.Put, Item: { ...Item, [EVENT_IDS]: [...before, ...ids] } } };
   }
-  if (!item.Update?.UpdateExpression) throw new Error('recordOn: the item keeping the event ids must be a Put or an Update');
-  return withSet(item, `${EVENT_IDS} = list_append(if_not_exists(${EVENT_IDS}, :outboxNoEvents), :outboxEventIds)`, {
-    ':outboxNoEvents': [],
-    ':outboxEventIds': [...ids],
-  });
+  return withSet(
+    item,
+    'recordOn: the item keeping the event ids',
+    `${EVENT_IDS} = list_append(if_not_exists(${EVENT_IDS}, :outboxNoEvents), :outboxEventIds)`,
+    { ':outboxNoEvents': [], ':outboxEventIds': [...ids] },
+  );
 }
 
 /** `item` (a Put or an Update of a transaction) also setting `name` to `value`. */
 function withAttribute(item: TransactItem, name: string, value: unknown): TransactItem {
   if (item.Put) return { ...item, Put: { ...item.Put, Item: { ...(item.Put.Item as Record<string, unknown>), [name]: value } } };
-  return withSet(item, `#outbox_${name} = :outbox_${name}`, { [`:outbox_${name}`]: value }, { [`#outbox_${name}`]: name });
+  return withSet(
+    item,
+    'carry: the item carrying the event',
+    `#outbox_${name} = :outbox_${name}`,
+    { [`:outbox_${name}`]: value },
+    {
+      [`#outbox_${name}`]: name,
+    },
+  );
 }
 
-/** An Update of a transaction with one more SET assignment (in its SET clause, or a SET clause of its own). */
-function withSet(item: TransactItem, assign: string, values: Record<string, unknown>, names?: Record<string, string>): TransactItem {
+/** An Update of a transaction (`what` it is, for the error) with one more SET assignment (in its SET clause, or a SET clause of its own). */
+function withSet(
+  item: TransactItem,
+  what: string,
+  assign: string,
+  values: Record<string, unknown>,
+  names?: Record<string, string>,
+): TransactItem {
   const u = item.Update;
-  if (!u?.UpdateExpression) throw new Error('carry: the item carrying the event must be a Put or an Update');
+  if (!u?.UpdateExpression) throw new Error(`${what} must be a Put or an Update`);
   const expression = /(^|\s)SET\s/.test(u.UpdateExpression)
     ? u.UpdateExpression.replace(/(^|\s)SET\s/, (m) => `${m}${assign}, `)
     : `SET ${assign} ${u.UpdateExpression}`;
@@ -334,27 +349,18 @@ function eventPut(item: StoredEvent & { createdAt: string; expiresAt: number; [e
 }
 
 /**
- * The item of an event that a transaction carried inside its first event's item (`more`):
- * written by the stream consumer, once (a replay finds it there), and fanned out from its own
- * stream record like any other.
+ * An event item the stream consumer writes, once (a replay finds it there): an event that a
+ * transaction carried inside its first event's item (`more`), fanned out from its own stream
+ * record like any other; or an event carried on the item that caused it (`carry`), whose
+ * item names that item (`carriedBy`) and is fanned out from that item's record (the stream
+ * filter leaves the event item's own record alone).
  */
-export async function writeCarriedEvent(ev: StoredEvent, head: { createdAt: string; expiresAt: number }): Promise<void> {
+export async function writeEventItemOnce(
+  ev: StoredEvent & { carriedBy?: string },
+  head: { createdAt: string; expiresAt: number },
+): Promise<void> {
   try {
     await db().send(new PutCommand(eventPut({ ...ev, ...head }).Put!));
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
-}
-
-/**
- * The item of an event carried on the item that caused it (`CommitOptions.carry`), written by
- * the stream consumer before it fans the event out from the carrying item's record, once (a
- * replayed record finds it there). `carriedBy` names that item; the stream filter leaves the
- * event item's own record alone.
- */
-export async function writeDerivedEvent(ev: StoredEvent & { createdAt: string; expiresAt: number; carriedBy: string }): Promise<void> {
-  try {
-    await db().send(new PutCommand(eventPut({ ...ev }).Put!));
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
   }
