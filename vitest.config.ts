@@ -119,8 +119,14 @@ export default defineConfig({
             'test/integration/observability.test.ts',
             // The dashboard in a browser: its API calls are the flows above, already run here;
             // what it adds (pages, a11y, the static app) does not depend on how handlers run.
+            // Every dashboard file (each 200-300 s of a loaded machine): the CI run's 90 minutes
+            // cannot hold them twice.
             'test/integration/dashboard.test.ts',
             'test/integration/dashboard-live.test.ts',
+            'test/integration/dashboard-access.test.ts',
+            'test/integration/dashboard-disputes.test.ts',
+            'test/integration/dashboard-finding.test.ts',
+            'test/integration/dashboard-lists.test.ts',
             // A latency bound of the local runtime (DESIGN 8.1 "locally"): it runs in the
             // integration project. Here each bundle's worker threads start on demand, and
             // those cold starts land in the API call it times (seen: 1021 ms from the request,

@@ -155,9 +155,7 @@ describe('dashboard: finding and seeing', () => {
     await page.context().close();
   });
 
-  // Artifacts mode's AWS gateway has no S3 (as finding.test.ts and exports.test.ts): the export
-  // job cannot write its file there. This runs in `integration`, on the emulator's S3.
-  it.skipIf(process.env.LOCAL_ARTIFACTS === '1')('an export follows the status filter and is named after it', async () => {
+  it('an export follows the status filter and is named after it', async () => {
     const page = await signedIn(owner);
     await openPage(page, 'Transactions');
     await page.getByLabel('Status').selectOption('declined');

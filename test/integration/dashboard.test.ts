@@ -13,6 +13,7 @@ import { agreement, bankResponse, bill, merchantWithTrust } from '../support/flo
 import { newSchedule } from '../support/recurring-fixtures';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  BROWSER_WAIT_MS,
   DESKTOP,
   PHONE,
   expectAccessible,
@@ -192,7 +193,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
           return page.getByRole('table', { name: 'Webhook deliveries' }).getByRole('row').filter({ hasText: 'failed' }).count();
         },
-        { timeout: 15_000 },
+        { timeout: BROWSER_WAIT_MS },
       )
       .toBe(2);
     rx.respond(bad.path, { status: 200 });
@@ -205,7 +206,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
           return page.getByText('No failed deliveries.').count();
         },
-        { timeout: 15_000 },
+        { timeout: BROWSER_WAIT_MS },
       )
       .toBe(1);
 

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetHtml, type DocsPageAsset } from '../../scripts/openapi/docs-page';
 import { routesFor } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
+import { BROWSER_TEST_TIMEOUT_MS, BROWSER_WAIT_MS } from '../support/browser';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve('test-results/docs.png');
@@ -100,7 +101,7 @@ describe('GET /docs in Chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('renders the API reference with the endpoints, from this origin only', async () => {
+  it('renders the API reference with the endpoints, from this origin only', { timeout: BROWSER_TEST_TIMEOUT_MS }, async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(
         `Chromium not found at ${CHROMIUM}. The /docs browser test needs Debian's chromium: apt-get install -y chromium (or set CHROMIUM_PATH).`,
@@ -113,6 +114,7 @@ describe('GET /docs in Chromium', () => {
       args: CHROMIUM_ARGS,
       viewport: { width: 1440, height: 900 },
     });
+    context.setDefaultTimeout(BROWSER_WAIT_MS);
     const tab = context.pages()[0] ?? (await context.newPage());
     const origin = new URL(t.url).origin;
     const foreign: string[] = [];
@@ -134,10 +136,10 @@ describe('GET /docs in Chromium', () => {
 
     const response = await tab.goto(`${t.url}/docs`, { waitUntil: 'domcontentloaded' });
     expect(response?.status()).toBe(200);
-    await tab.waitForSelector('body[data-docs="ready"], body[data-docs="error"]', { timeout: 30_000 });
+    await tab.waitForSelector('body[data-docs="ready"], body[data-docs="error"]', { timeout: BROWSER_WAIT_MS });
     expect(await tab.getAttribute('body', 'data-docs'), await tab.innerText('body')).toBe('ready');
     // Redoc renders the operations after the callback: wait for one, then read the page.
-    await tab.locator('h2', { hasText: 'Bill customers with agreement phrases' }).first().waitFor({ timeout: 15_000 });
+    await tab.locator('h2', { hasText: 'Bill customers with agreement phrases' }).first().waitFor({ timeout: BROWSER_WAIT_MS });
     const text = await tab.innerText('body');
 
     expect(text).toContain('idpay API (sandbox)');
@@ -167,8 +169,8 @@ describe('GET /docs in Chromium', () => {
       ['tag/Webhook-events/operation/eventBillingResponse', 'docs-webhook.png', 'billing.response'],
     ] as const) {
       await tab.goto(`${t.url}/docs#${anchor}`);
-      await tab.waitForSelector('body[data-docs="ready"]', { timeout: 30_000 });
-      await tab.locator('h2', { hasText: heading }).first().waitFor({ timeout: 15_000 });
+      await tab.waitForSelector('body[data-docs="ready"]', { timeout: BROWSER_WAIT_MS });
+      await tab.locator('h2', { hasText: heading }).first().waitFor({ timeout: BROWSER_WAIT_MS });
       await tab.waitForTimeout(300);
       await tab.screenshot({ path: resolve('test-results', file) });
     }

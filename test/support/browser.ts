@@ -34,6 +34,13 @@ export const DESKTOP = { width: 1280, height: 800 };
  * busy machine running two such files at once overruns).
  */
 export const BROWSER_TEST_TIMEOUT_MS = 180_000;
+/**
+ * How long one wait in a browser test (a page to arrive, a title, a selector) may take: as
+ * long as a shared 2-core machine running other suites beside it needs (a /docs render took
+ * over 30 s under CI's load), bounded so the error still names what never came before the
+ * test's own budget runs out.
+ */
+export const BROWSER_WAIT_MS = 90_000;
 export const PHONE = { width: 375, height: 740 };
 
 export function launch(): Promise<Browser> {
@@ -79,7 +86,7 @@ export function withBrowser(dir: string, ready: (browser: Browser) => void): voi
 
 export async function newPage(browser: Browser, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'Europe/London' });
-  context.setDefaultTimeout(30_000);
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
   const page = await context.newPage();
   if (process.env.BROWSER_LOG === '1') {
     page.on('console', (m) => console.log(`[browser ${m.type()}] ${m.text()}`));
@@ -236,7 +243,7 @@ export async function storeTokens(page: Page, session: Session, tokens: Partial<
 /** After a navigation: the tab's title is the page's, and focus is on its heading. */
 export async function expectArrivedAt(page: Page, title: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  await expect.poll(() => page.title(), { timeout: 10_000 }).toBe(`${title} · idpay dashboard`);
+  await expect.poll(() => page.title(), { timeout: BROWSER_WAIT_MS }).toBe(`${title} · idpay dashboard`);
   await expect
     .poll(
       () =>
@@ -245,7 +252,7 @@ export async function expectArrivedAt(page: Page, title: string): Promise<void> 
             .activeElement;
           return el ? `${el.tagName} ${el.textContent}` : '';
         }),
-      { timeout: 10_000 },
+      { timeout: BROWSER_WAIT_MS },
     )
     .toBe(`H1 ${title}`);
 }
