@@ -14,6 +14,7 @@ import { newSchedule } from '../support/recurring-fixtures';
 import type { SignedIn } from '../support/people';
 import {
   BROWSER_TEST_TIMEOUT_MS,
+  BROWSER_WAIT_MS,
   checkPage,
   DESKTOP,
   PHONE,
@@ -52,7 +53,7 @@ const dataRows = (page: Page, name: string | RegExp) =>
 
 /** Until the table shows `n` data rows (the page loads at the machine's pace: up to 30 s). */
 const expectRows = (page: Page, name: string | RegExp, n: number) =>
-  expect.poll(() => dataRows(page, name).count(), { timeout: 30_000 }).toBe(n);
+  expect.poll(() => dataRows(page, name).count(), { timeout: BROWSER_WAIT_MS }).toBe(n);
 
 // A merchant (signed in by its owner) with 22 test events beside other events, and a bank
 // (signed in by its owner) with 22 approved customers and 2 denied ones of that merchant.
