@@ -51,7 +51,7 @@ const dataRows = (page: Page, name: string | RegExp) =>
     .getByRole('row')
     .filter({ has: page.getByRole('cell') });
 
-/** Until the table shows `n` data rows (the page loads at the machine's pace: up to 30 s). */
+/** Until the table shows `n` data rows (the page loads at the machine's pace: up to BROWSER_WAIT_MS). */
 const expectRows = (page: Page, name: string | RegExp, n: number) =>
   expect.poll(() => dataRows(page, name).count(), { timeout: BROWSER_WAIT_MS }).toBe(n);
 

@@ -71,6 +71,8 @@ async function sendTestUnsent(who: Who, endpointId: string) {
 }
 
 const delivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
+/** How long a queue count may take to reach what the test waits for (the SQS emulator on a loaded machine). */
+const QUEUE_WAIT_MS = 60_000;
 
 async function waitForDelivery(id: string, pred: (d: DeliveryItem) => boolean, timeoutMs = 20_000): Promise<DeliveryItem> {
   const deadline = Date.now() + timeoutMs;
@@ -297,7 +299,7 @@ describe('delivery', () => {
     expect(d.lastStatusCode).toBe(503);
     expect(d.duePk).toBeUndefined();
     expect(rx.received(ep.path)).toHaveLength(3);
-    await expect.poll(dlqMessages, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(dlqMessages, { timeout: QUEUE_WAIT_MS }).toBeGreaterThanOrEqual(1);
 
     const failed = await t.call('GET', '/v1/webhooks/deliveries', { key: m.apiKey, query: { status: 'failed' } });
     expect(failed.body.data.total).toBe(1);
@@ -330,7 +332,7 @@ describe('delivery', () => {
     rx.respond(ep.path, { status: 500 });
     const sent = await sendTest(m, ep.id);
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && !x.dlqPending);
-    await expect.poll(dlqMessages, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(dlqMessages, { timeout: QUEUE_WAIT_MS }).toBeGreaterThanOrEqual(1);
     rx.respond(ep.path, { status: 200 });
     await opsCommands['dlq:replay']!([
       '--queue-url',
@@ -345,7 +347,7 @@ describe('delivery', () => {
     const done = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(done.attempts).toBe(4);
     expect(rx.received(ep.path).map((r) => r.status)).toEqual([500, 500, 500, 200]);
-    await expect.poll(dlqMessages, { timeout: 60_000 }).toBe(0);
+    await expect.poll(dlqMessages, { timeout: QUEUE_WAIT_MS }).toBe(0);
     // nothing left to replay: a second run moves nothing
     const again = await dlqReplay([
       '--queue-url',
@@ -381,13 +383,13 @@ describe('delivery', () => {
 
     // dlq:replay against a receiver that still fails: one more attempt, back to the DLQ, and
     // the command ends (it moves only what was there when it started).
-    await expect.poll(dlqMessages, { timeout: 60_000 }).toBe(1);
+    await expect.poll(dlqMessages, { timeout: QUEUE_WAIT_MS }).toBe(1);
     const flagsFor = ['--queue-url', t.app.env.QUEUE_URL_WEBHOOKS!, '--dlq-url', t.app.env.QUEUE_URL_WEBHOOKS_DLQ!, '--quiet'];
     const first = await dlqReplay(flagsFor);
     expect(first.moved).toBe(1);
     const again = await waitForDelivery(sent.deliveryId, (x) => x.status === 'failed' && x.attempts === 4 && !x.dlqPending);
     expect(again.lastStatusCode).toBe(500);
-    await expect.poll(dlqMessages, { timeout: 60_000 }).toBe(1);
+    await expect.poll(dlqMessages, { timeout: QUEUE_WAIT_MS }).toBe(1);
     expect(rx.received(ep.path)).toHaveLength(4);
   });
 
@@ -743,7 +745,7 @@ describe('concurrency', () => {
         Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
       );
     };
-    await expect.poll(inQueue, { timeout: 60_000, interval: 100 }).toBe(1);
+    await expect.poll(inQueue, { timeout: QUEUE_WAIT_MS, interval: 100 }).toBe(1);
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     await t.app.settle();
     await sleep(1000);
