@@ -16,9 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetHtml, type DocsPageAsset } from '../../scripts/openapi/docs-page';
 import { routesFor } from '../../functions/routes';
 import { startTestApp, type TestApp } from '../support/app';
-import { BROWSER_TEST_TIMEOUT_MS, BROWSER_WAIT_MS } from '../support/browser';
+import { BROWSER_TEST_TIMEOUT_MS, BROWSER_WAIT_MS, CHROMIUM } from '../support/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve('test-results/docs.png');
 const CHROMIUM_ARGS = [
   '--headless',

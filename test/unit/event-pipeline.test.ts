@@ -245,7 +245,7 @@ describe("the stream poller's filter (Lambda event filter patterns)", () => {
       return { ...r, dynamodb: { ...r.dynamodb, SequenceNumber: seq } };
     };
     // An expired marker is never fanned out: no deriver is asked, nothing fails.
-    const expired = { ...carried('BILL#breq_3', 'billing.request', '3') };
+    const expired = carried('BILL#breq_3', 'billing.request', '3');
     (expired.dynamodb!.NewImage as Record<string, any>).emits.M.exp = { N: '1' };
     const out = await fanOut({ Records: [carried('BILL#breq_1', 'schedule.created', '1'), expired] }, {});
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
