@@ -533,7 +533,7 @@ function markdown(res: any): string {
   if (b) {
     L.push('');
     L.push(
-      `## Lambda bundles (${b.functions} functions; esbuild as lib/lambda.ts; cold init = import() in a fresh process, median of ${b.initRuns}, NODE_OPTIONS=--enable-source-maps)`,
+      `## Lambda bundles (${b.functions} functions; esbuild as lib/lambda.ts; cold init = import() in a fresh process, median of ${b.initRuns}, no NODE_OPTIONS as deployed)`,
     );
     L.push('');
     const majors = (b.nodes as { major: string; version: string }[]).map((n) => n.major);

@@ -113,7 +113,10 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     tracing: Tracing.ACTIVE,
     applicationLogLevelV2: ApplicationLogLevel.INFO,
     systemLogLevelV2: SystemLogLevel.INFO,
-    environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+    // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the map at every cold
+    // start; the logger maps the stacks it writes from the map on the first error instead
+    // (functions/platform/stack-map.ts, docs/decisions/bundle-budget.md).
+    environment: props.environment,
     bundling: {
       format: OutputFormat.ESM,
       target: 'node24',

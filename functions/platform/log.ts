@@ -15,6 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { config } from '../config';
+import { mapStack } from './stack-map';
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 99 } as const;
 type Level = Exclude<keyof typeof LEVELS, 'SILENT'>;
@@ -26,7 +27,12 @@ function threshold(): number {
 
 function serialize(value: unknown): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack, ...(value.cause ? { cause: serialize(value.cause) } : {}) };
+    return {
+      name: value.name,
+      message: value.message,
+      stack: value.stack === undefined ? undefined : mapStack(value.stack),
+      ...(value.cause ? { cause: serialize(value.cause) } : {}),
+    };
   }
   return value;
 }

@@ -135,7 +135,8 @@ describe.each(['sandbox', 'live'] as const)('%s stack', (stage) => {
       expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
       expect(fn.Properties.Handler, id).toBe('index.handler');
-      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+      // Source maps read by the logger on the first error, not by Node at every cold start (platform/stack-map.ts).
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
       expect(fn.Properties.LoggingConfig?.LogGroup, id).toBeDefined();
       // JSON log format: the runtime's lines as JSON, app lines are JSON already.
       expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
