@@ -208,6 +208,8 @@ export interface TimingResult {
   workerMs: ReturnType<typeof summarize>;
   workerInvocationsPerLife: number;
   logBytesPerLife: number;
+  /** The logger's lines (EMF lines not included): each carries the Lambda context on Lambda (cost.ts). */
+  logLinesPerLife: number;
   invocationsPerLife: number;
 }
 
@@ -722,8 +724,10 @@ class LifeBench {
     // Log bytes as CloudWatch would ingest them: every line at LOG_LEVEL=INFO, EMF metric lines included.
     const saved = { log: console.log, error: console.error, level: process.env.LOG_LEVEL };
     let logBytes = 0;
+    let logLines = 0;
     const count = (...args: unknown[]) => {
       logBytes += Buffer.byteLength(args.map(String).join(' ')) + 1;
+      logLines++;
     };
     const stopMetrics = onMetricsLine((line) => (logBytes += Buffer.byteLength(line) + 1));
     // What the idle process burns (pollers' long polls, timers): subtracted from the async windows.
@@ -761,6 +765,7 @@ class LifeBench {
       workerMs: summarize(workerMs),
       workerInvocationsPerLife: round((batches + streamBatches) / n),
       logBytesPerLife: Math.round(logBytes / n),
+      logLinesPerLife: round(logLines / n, 1),
       invocationsPerLife: round(2 + (batches + streamBatches) / n),
     };
   }

@@ -30,6 +30,14 @@ export const PRICES = {
   dataTransferOutPerGb: 0.09, // internet egress (webhook POSTs), first 10 TB/month
   /** Lambda platform lines per invocation (START/END/REPORT), bytes, estimate. */
   lambdaPlatformLogBytes: 350,
+  /**
+   * What platform/log.ts adds to each of its lines on Lambda and not in the bench's process
+   * (no Lambda there): `function_name`, `function_request_id`, `cold_start`, `xray_trace_id`,
+   * with values of a deployed function's length.
+   */
+  lambdaLogContextBytes: Buffer.byteLength(
+    ',"function_name":"idpay-sandbox-api-ApiMerchantBillFn0F3A2B1C-AbCdEfGh1234","function_request_id":"3f2b8c1e-9d4a-4b7e-8f21-6c5d4e3b2a19","cold_start":false,"xray_trace_id":"1-674d2e1f-8a9b0c1d2e3f4a5b6c7d8e9f"',
+  ),
   /** Provisioned capacity (the steady part of the load, with auto scaling): per WCU-hour / RCU-hour. */
   dynamoWcuHour: 0.00065,
   dynamoRcuHour: 0.00013,
@@ -129,7 +137,11 @@ export function billLifeLines(v: any, t: any): CostLine[] {
   const waits = v.requestsPerLife * LAMBDA_MODEL.dynamoRequestMs + sends * LAMBDA_MODEL.sqsSendMs;
   const lambdaMs = cpu + waits + invocations * 0.5; // + billing's rounding up to the ms
   const lambdaGbs = (lambdaMs / 1000) * PRICES.lambdaMemoryGb;
-  const logBytes = (t.logBytesPerLife as number) + invocations * PRICES.lambdaPlatformLogBytes;
+  // Results recorded before logLinesPerLife existed count no Lambda context (as they were rendered).
+  const logBytes =
+    (t.logBytesPerLife as number) +
+    ((t.logLinesPerLife as number | undefined) ?? 0) * PRICES.lambdaLogContextBytes +
+    invocations * PRICES.lambdaPlatformLogBytes;
   return [
     { item: 'API Gateway HTTP API requests (bill + approval)', quantity: '2', usdPerMillion: 2 * PRICES.apiGatewayHttpPerMillion },
     {
@@ -159,7 +171,7 @@ export function billLifeLines(v: any, t: any): CostLine[] {
       usdPerMillion: (v.deliveries.bytesPerLife / 1e9) * 1e6 * PRICES.dataTransferOutPerGb,
     },
     {
-      item: 'CloudWatch Logs ingestion (lines + EMF + platform lines)',
+      item: 'CloudWatch Logs ingestion (lines with their Lambda context + EMF + platform lines)',
       quantity: `${Math.round(logBytes)} B`,
       usdPerMillion: (logBytes / 1e9) * 1e6 * PRICES.cloudwatchLogsIngestPerGb,
     },

@@ -5,6 +5,7 @@
  * `<!-- bench:<name> -->` and `<!-- /bench:<name> -->`; the prose around them is kept).
  */
 import { round } from './stats';
+import { PRICES } from './cost';
 
 export interface Target {
   id: string;
@@ -254,7 +255,7 @@ export function livesMarkdown(res: any, opts: { partitions?: boolean } = {}): st
   if (tm) {
     L.push('');
     L.push(
-      `Timing pass (${tm.lives} lives, the proxies only forwarding; for the cost model's Lambda lines): wall clock bill p50 ${tm.billMs.p50} ms, approval p50 ${tm.approvalMs.p50} ms, worker batch (receive → delete) p50 ${tm.workerMs.p50} ms over ${tm.workerMs.count} batches (local, loaded machine); CPU time bill p50 ${tm.billCpuMs.p50} ms, approval p50 ${tm.approvalCpuMs.p50} ms, deliveries ${tm.workersCpuMsPerLife} ms per life (above an idle ${tm.idleCpuMsPerSecond} ms/s); ${tm.invocationsPerLife} Lambda invocations and ${tm.logBytesPerLife} B of log lines per life.`,
+      `Timing pass (${tm.lives} lives, the proxies only forwarding; for the cost model's Lambda lines): wall clock bill p50 ${tm.billMs.p50} ms, approval p50 ${tm.approvalMs.p50} ms, worker batch (receive → delete) p50 ${tm.workerMs.p50} ms over ${tm.workerMs.count} batches (local, loaded machine); CPU time bill p50 ${tm.billCpuMs.p50} ms, approval p50 ${tm.approvalCpuMs.p50} ms, deliveries ${tm.workersCpuMsPerLife} ms per life (above an idle ${tm.idleCpuMsPerSecond} ms/s); ${tm.invocationsPerLife} Lambda invocations and ${tm.logBytesPerLife} B of log lines per life (${tm.logLinesPerLife ?? '?'} logger lines, each ${PRICES.lambdaLogContextBytes} B longer on Lambda: its context).`,
     );
   }
   return L;
