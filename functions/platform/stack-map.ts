@@ -37,9 +37,13 @@ function mapOf(file: string): SourceMap | null {
 export function mapStack(stack: string): string {
   if (process.sourceMapsEnabled) return stack;
   return stack.replace(FRAME, (frame: string, location: string, line: string, column: string) => {
-    const file = location.startsWith('file://') ? fileURLToPath(location) : location;
-    const origin = mapOf(file)?.findOrigin(Number(line), Number(column));
-    if (!origin || !('fileName' in origin) || !origin.fileName) return frame;
-    return `${origin.fileName}:${origin.lineNumber}:${origin.columnNumber}`;
+    try {
+      const file = location.startsWith('file://') ? fileURLToPath(location) : location;
+      const origin = mapOf(file)?.findOrigin(Number(line), Number(column));
+      if (!origin || !('fileName' in origin) || !origin.fileName) return frame;
+      return `${origin.fileName}:${origin.lineNumber}:${origin.columnNumber}`;
+    } catch {
+      return frame; // never let the mapping cost the error its log line
+    }
   });
 }
