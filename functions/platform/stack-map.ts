@@ -4,8 +4,8 @@
  *
  * A Lambda bundle is minified (`index.mjs`, every frame on line 1) with its linked source map
  * beside it (`index.mjs.map`, lib/lambda.ts). `--enable-source-maps` made Node read and parse
- * that map at every cold start, before the first request (7-19 ms of a 95-115 ms init,
- * measured), to map stacks that are almost never printed. Instead, `mapStack` rewrites each
+ * that map at every cold start, before the first request (7-19 ms of a 113-120 ms init,
+ * measured on three bundles), to map stacks that are almost never printed. Instead, `mapStack` rewrites each
  * `<bundle>.mjs:<line>:<column>` frame of a stack to its source file, line and column, reading
  * `<bundle>.mjs.map` on the first error an instance logs (then kept). A frame with no map, or
  * no entry in it, stays as it is; Node's own mapping (`--enable-source-maps`, tsx) is left alone.
