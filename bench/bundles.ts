@@ -17,7 +17,7 @@
  *
  *   npx tsx bench/bundles.ts
  */
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -130,6 +130,21 @@ export interface BundleResult {
   underInitLimit: boolean;
 }
 
+/** esbuild's options for a function bundle, as lib/lambda.ts has CDK bundle it (test/unit/stack-map.test.ts builds with them too). */
+export const LAMBDA_BUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  external: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
+  banner: { js: ESM_REQUIRE_BANNER },
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
 export async function runBundles() {
   const fns = lambdaFunctions();
   rmSync(OUT_DIR, { recursive: true, force: true });
@@ -139,17 +154,7 @@ export async function runBundles() {
     entryPoints: Object.fromEntries(fns.map((f) => [f.handler, join(PROJECT_ROOT, 'functions', `${f.handler}.ts`)])),
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    external: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
-    banner: { js: ESM_REQUIRE_BANNER },
-    logLevel: 'warning',
+    ...LAMBDA_BUILD_OPTIONS,
   });
   const buildMs = Math.round(performance.now() - started);
   const probe = join(CACHE, 'init-probe.mjs');

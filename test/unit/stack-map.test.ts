@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER } from '../../lib/lambda';
+import { LAMBDA_BUILD_OPTIONS } from '../../bench/bundles';
 
 /**
  * The stack traces a deployed function logs name the source lines although Node runs without
@@ -27,15 +27,7 @@ beforeAll(async () => {
   await build({
     entryPoints: [FIXTURE],
     outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    banner: { js: ESM_REQUIRE_BANNER },
-    logLevel: 'warning',
+    ...LAMBDA_BUILD_OPTIONS,
   });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
