@@ -32,6 +32,9 @@ import { premiumMerchant } from '../support/reliability-world';
 import { sleep } from '../../functions/platform/retry';
 import { QUEUES } from '../../functions/platform/definitions';
 import { RECEIPT_PK_PREFIX, receiptDeliveryIds } from '../../functions/events/receipts';
+import { db, queue } from '../../functions/platform/clients';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 
 /** How long a webhook lane's received message stays invisible (the longest of the lanes). */
 const WEBHOOK_VISIBILITY_MS =
@@ -475,5 +478,41 @@ describe('the fault injector itself', () => {
     const off = injectFaults({ seed: 3, dynamo: [{ layer: 'call', rate: 1 }] });
     expect((await t.call('GET', '/v1/balance/details', { key: m.apiKey })).status).toBe(200);
     off.remove();
+  });
+
+  it('with a stream per rule, the n-th call a rule sees gets the same decision however DynamoDB and SQS calls interleave', async () => {
+    const env = t.app.env;
+    const outcomes = async (order: string) => {
+      const f = injectFaults({
+        seed: 299,
+        streamPerRule: true,
+        dynamo: [{ layer: 'call', rate: 0.3, afterShare: 0.5 }],
+        sqs: [{ layer: 'call', rate: 0.3, afterShare: 0.5 }],
+      });
+      f.enable();
+      const seen: Record<string, boolean[]> = { d: [], s: [] };
+      try {
+        for (const c of order) {
+          const call =
+            c === 'd'
+              ? db().send(new GetCommand({ TableName: env.TABLE_NAME!, Key: { pk: 'FAULTS#probe', sk: 'probe' } }))
+              : queue().send(new GetQueueAttributesCommand({ QueueUrl: env.QUEUE_URL_WEBHOOKS!, AttributeNames: ['All'] }));
+          seen[c]!.push(
+            await call.then(
+              () => true,
+              () => false,
+            ),
+          );
+        }
+      } finally {
+        f.remove();
+      }
+      return seen;
+    };
+    const apart = await outcomes('dddddddddd' + 'ssssssssss');
+    const interleaved = await outcomes('ds'.repeat(10));
+    expect(interleaved).toEqual(apart);
+    // Both rules faulted some calls and let others through.
+    for (const k of ['d', 's']) expect(new Set(apart[k])).toEqual(new Set([true, false]));
   });
 });

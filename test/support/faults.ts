@@ -51,6 +51,12 @@ export interface FaultConfig {
   commands?: RegExp;
   /** Only requests this accepts (command name without `Command`, the serialized input). */
   match?: (command: string, input: unknown) => boolean;
+  /**
+   * Each rule draws from its own stream (the seed and the rule's place): the n-th call a
+   * rule sees gets the same decision however the calls of the other rules interleave. With
+   * one shared stream (the default) a rule's faults depend on which calls race ahead.
+   */
+  streamPerRule?: boolean;
 }
 
 export interface FaultStats {
@@ -59,6 +65,9 @@ export interface FaultStats {
   byError: Record<string, number>;
   byCommand: Record<string, number>;
 }
+
+/** The seed of rule `k`'s own stream (`streamPerRule`). */
+export const ruleSeed = (seed: number, k: number): number => (seed ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0;
 
 /** Deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {
@@ -158,12 +167,14 @@ export interface Faults {
  * `startTestApp`, which resets the clients). Starts disabled.
  */
 export function injectFaults(cfg: FaultConfig): Faults {
-  const random = prng(cfg.seed);
+  const shared = prng(cfg.seed);
+  const streamOf = (k: number) => (cfg.streamPerRule ? prng(ruleSeed(cfg.seed, k)) : shared);
   let enabled = false;
   const stats: FaultStats = { calls: 0, injected: 0, byError: {}, byCommand: {} };
   const names: { stack: Stack; name: string }[] = [];
 
   const install = (stack: Stack, service: 'dynamo' | 'sqs', rule: FaultRule, i: number) => {
+    const random = streamOf(service === 'dynamo' ? i : (cfg.dynamo?.length ?? 0) + i);
     const name = `reliabilityFault-${service}-${rule.layer}-${i}`;
     const mw =
       (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
