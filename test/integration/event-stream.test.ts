@@ -358,6 +358,8 @@ describe('exactly once per endpoint and event', () => {
         : { items: [], spec: { type: 'billing.response', to: m.id, data: billingResponse({ reference: `X-${i}` }) }, options: {} },
     );
     const events: { id: string; to: string; data: Record<string, unknown> }[] = [];
+    // Every (event, endpoint) pair: the merchant's events reach its endpoints and its provider's.
+    const pairsOf = () => events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
     try {
       for (const c of commits) {
         const [ev] = await commit(c.items, [c.spec], c.options);
@@ -366,12 +368,12 @@ describe('exactly once per endpoint and event', () => {
       // Every (event, endpoint) pair has its 2xx, and its record says delivered: a cut attempt
       // (budget passed) may be answered 2xx while its retry still waits, delayed, which
       // settle() does not wait for (only visible messages).
-      const pairs = events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
+      const pairs = pairsOf();
       const delivered = (x: { e: { id: string }; h: Hook }) =>
         rx.received(x.h.path).some((r) => r.headers['x-webhook-id'] === x.e.id && r.status < 300);
       const recorded = async () => {
         const got = await records(pairs.map(({ e, h }) => deliveryIdFor(e.id, h.endpointId)));
-        return [...got.values()].filter((d) => d.status === 'delivered').length === pairs.length;
+        return got.size === pairs.length && [...got.values()].every((d) => d.status === 'delivered');
       };
       await waitUntil('every pair delivered', async () => (pairs.every(delivered) && (await recorded()) ? true : undefined), 120_000);
     } finally {
@@ -379,7 +381,7 @@ describe('exactly once per endpoint and event', () => {
     }
     await t.app.settle(60_000);
     faults?.remove();
-    const allPairs = events.flatMap((e) => (e.to === m.id ? [...hooks[m.id]!, ...hooks[p.id]!] : hooks[b.id]!).map((h) => ({ e, h })));
+    const allPairs = pairsOf();
 
     // The faults happened: the consumer saw records again (crashes, failed calls); none ran out of retries.
     expect(stream.stats.redelivered - redeliveredBefore).toBeGreaterThan(0);

@@ -67,7 +67,7 @@ export interface FaultStats {
 }
 
 /** The seed of rule `k`'s own stream (`streamPerRule`). */
-export const ruleSeed = (seed: number, k: number): number => (seed ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0;
+const ruleSeed = (seed: number, k: number): number => (seed ^ Math.imul(k + 1, 0x9e3779b9)) >>> 0;
 
 /** Deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {
