@@ -59,7 +59,7 @@ export const ROUTES: Route[] = [
   // Operator (DESIGN 6.1)
   { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },
   { method: 'POST', path: '/v1/operator/participants/{id}/keys', notFound: 'Participant not found', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
-  { method: 'DELETE', path: '/v1/operator/keys/{keyId}', notFound: 'Key not found', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
+  { method: 'DELETE', path: '/v1/operator/keys/{keyId}', notFound: 'API key not found', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
   { method: 'PATCH', path: '/v1/operator/providers/{id}', notFound: 'Participant not found', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
   { method: 'GET', path: '/v1/operator/applications', handler: 'api/operator/list-applications', kinds: O, access: 'read', summary: 'List business applications' },
   { method: 'POST', path: '/v1/operator/applications/{id}/approve', notFound: 'Application not found', handler: 'api/operator/approve-application', kinds: O, access: 'write', summary: 'Approve an application (creates the participant)' },

@@ -51,6 +51,16 @@ describe('over-long path ids', () => {
     });
   }
 
+  it("an unknown id of ordinary length that is 404 is the same message as an over-long one (one not-found message per route)", async () => {
+    const problems: string[] = [];
+    for (const r of withParams) {
+      const path = r.path.replace(/\{[^}]+\}/g, 'nope_0000000000000000');
+      const res = await t.call(r.method, path, { key: keyFor(r), body: r.method === 'GET' || r.method === 'DELETE' ? undefined : {} });
+      if (res.status === 404 && res.body.message !== r.notFound) problems.push(`${r.method} ${r.path}: ${res.body.message} (route: ${r.notFound})`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('an id of exactly 128 characters is still looked up (the answer is the resource not found, from its read)', async () => {
     const r = await t.call('GET', `/v1/recurring/${'s'.repeat(MAX_ID_LENGTH)}`, { key: keys.merchant });
     expect([r.status, r.body.message]).toEqual([404, 'Recurring schedule not found']);
