@@ -17,12 +17,12 @@ const intString = (min: number, max: number, dflt: number) =>
 /** `startingAfter`: the id of the last item of the previous page (DESIGN 8, 8.9). */
 const startingAfter = z.string().min(1).max(128).optional();
 /**
- * limit (1..100, default 20), skip (default 0) and startingAfter: customer decisions,
+ * limit (1..100, default 20), skip (default 0; any safe integer) and startingAfter: customer decisions,
  * recurring, transactions, deliveries. `http/paging.ts` refuses skip + limit above 10,000.
  */
-export const skipPaging = { limit: intString(1, MAX_PAGE, 20), skip: intString(0, 1_000_000, 0), startingAfter };
+export const skipPaging = { limit: intString(1, MAX_PAGE, 20), skip: intString(0, Number.MAX_SAFE_INTEGER, 0), startingAfter };
 /** limit, offset and startingAfter: provider lists. */
-export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intString(0, 1_000_000, 0), startingAfter };
+export const offsetPaging = { limit: intString(1, MAX_PAGE, 20), offset: intString(0, Number.MAX_SAFE_INTEGER, 0), startingAfter };
 /** The release-2 list shape (DESIGN 8): limit (1..100, default 20) and startingAfter (an id from the previous page). */
 export const cursorPaging = { limit: intString(1, MAX_PAGE, 20), startingAfter };
 

@@ -160,6 +160,8 @@ describe('transaction history: startingAfter', () => {
       { skip: 9_991, limit: 10 },
       { skip: 10_000, limit: 20 },
       { skip: 1_000_000, limit: 100 },
+      { skip: 1_000_001, limit: 20 },
+      { skip: 9_007_199_254_740_991, limit: 1 },
     ] as Record<string, number>[]) {
       const r = await history(m.apiKey, q);
       expect(r.status, JSON.stringify(q)).toBe(400);
@@ -170,6 +172,9 @@ describe('transaction history: startingAfter', () => {
         errors: [{ path: 'skip', message: expect.any(String) }],
       });
     }
+    // Past the largest whole number a JSON client can send exactly: a malformed query, not a page.
+    const huge = await history(m.apiKey, { skip: '99999999999999999999' });
+    expect([huge.status, huge.body.message, huge.body.errors?.[0]?.path]).toEqual([400, 'Invalid query parameters', 'skip']);
     const both = await history(m.apiKey, { skip: 5, startingAfter: mine[3]!.billingRequestId });
     expect(both.status).toBe(400);
     expect(both.body).toMatchObject({ message: 'Invalid query parameters', errors: [{ path: 'skip' }] });

@@ -51,12 +51,13 @@ describe('over-long path ids', () => {
     });
   }
 
-  it("an unknown id of ordinary length that is 404 is the same message as an over-long one (one not-found message per route)", async () => {
+  it('an unknown id of ordinary length that is 404 is the same message as an over-long one (one not-found message per route)', async () => {
     const problems: string[] = [];
     for (const r of withParams) {
       const path = r.path.replace(/\{[^}]+\}/g, 'nope_0000000000000000');
       const res = await t.call(r.method, path, { key: keyFor(r), body: r.method === 'GET' || r.method === 'DELETE' ? undefined : {} });
-      if (res.status === 404 && res.body.message !== r.notFound) problems.push(`${r.method} ${r.path}: ${res.body.message} (route: ${r.notFound})`);
+      if (res.status === 404 && res.body.message !== r.notFound)
+        problems.push(`${r.method} ${r.path}: ${res.body.message} (route: ${r.notFound})`);
     }
     expect(problems).toEqual([]);
   });
