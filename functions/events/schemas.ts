@@ -177,7 +177,10 @@ export const schedulePausedData = schedule(
   },
   'A recurring schedule was paused',
 );
-export const scheduleResumedData = schedule({ resumedAt: dateTime }, 'A paused schedule was resumed');
+export const scheduleResumedData = schedule(
+  { resumedAt: dateTime, reason: z.string().optional().describe('When the merchant gave one') },
+  'A paused schedule was resumed',
+);
 export const scheduleCancelledData = schedule(
   { cancelledAt: dateTime, reason: z.string().optional().describe('When given by whoever cancelled') },
   'A recurring schedule was cancelled',

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { MSG, badRequest, type ErrorMessage, type FieldError } from '../platform/errors';
 import type { HttpEvent, RequestState } from './types';
 
@@ -23,6 +23,30 @@ export function readBody(event: HttpEvent): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+/**
+ * The deepest nesting a JSON body may have. Schemas and refinements walk values recursively
+ * (and JSON.stringify does), so a few kilobytes of `[[[[...]]]]` would overflow the stack
+ * and answer 500 (DESIGN 9.2: bad input never reaches a 5xx). No request needs more than a
+ * handful of levels; free-form `metadata` gets the rest of the room.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` nests deeper than `max` arrays or objects (iterative: never recurses). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const tooDeep = new z.ZodError([
+  { code: 'custom', path: [], message: `must nest at most ${MAX_BODY_DEPTH} levels of arrays and objects`, input: undefined },
+]);
+
 /** Parse JSON and validate body and query against the endpoint's zod schemas. */
 export function validate(state: RequestState, event: HttpEvent, spec: ValidationSpec): void {
   if (spec.body) {
@@ -34,6 +58,8 @@ export function validate(state: RequestState, event: HttpEvent, spec: Validation
         throw badRequest(MSG.invalidJson);
       }
     }
+    if (nestsDeeperThan(parsed, MAX_BODY_DEPTH))
+      throw badRequest(message(spec.bodyMessage, tooDeep, MSG.invalidRequest), issuesToErrors(tooDeep));
     const r = spec.body.safeParse(parsed);
     if (!r.success) throw badRequest(message(spec.bodyMessage, r.error, MSG.invalidRequest), issuesToErrors(r.error));
     state.body = r.data;

@@ -6,6 +6,9 @@ import { toApiApplication } from './views';
 
 export async function decide(id: string, decision: { approve: true } | { approve: false; reason: string }, audit: AuditContext) {
   const done = await decideApplication(id, decision, audit);
-  if (!done.ok) throw done.reason === 'not_found' ? notFound(MSG.applicationNotFound) : conflict(MSG.applicationDecided);
+  if (!done.ok) {
+    if (done.reason === 'not_found') throw notFound(MSG.applicationNotFound);
+    throw conflict(done.reason === 'email_taken' ? MSG.merchantEmailExists : MSG.applicationDecided);
+  }
   return toApiApplication(done.app);
 }

@@ -16,7 +16,7 @@ import { type EndedSessions, endedSessionsOf, liveEntries } from './sessions';
 import { auditPut, type AuditContext } from './audit';
 import { membershipKey, teamPk, teamSk, type Membership } from './members';
 import type { Person } from './tokens';
-import { buildParticipant, participantKey, putParticipantItem, type Participant } from './participant-store';
+import { buildParticipant, merchantEmailGuard, participantKey, putParticipantItem, type Participant } from './participant-store';
 import type { Role } from './roles';
 import {
   cancellationCodes,
@@ -121,9 +121,15 @@ async function approvalItems(
       auditPut(participant.id, audit, 'application.approved', app.applicationId),
       auditPut(participant.id, audit, 'participant.created', participant.id),
       auditPut(participant.id, audit, 'member.joined:owner', app.applicantId),
+      // Merchant emails are unique across all merchants however the merchant was made.
+      ...(app.type === 'merchant' ? [merchantEmailGuard(app.email, participant.id)] : []),
     ],
   };
 }
+
+/** Whether a cancelled approval failed on the merchant-email guard (the last of `items`). */
+const emailTaken = (e: unknown, app: ApplicationItem, guardAt: number) =>
+  app.type === 'merchant' && isTransactionCancelled(e) && cancellationCodes(e)[guardAt] === 'ConditionalCheckFailed';
 
 /**
  * A person's application. The sandbox approves at once (the participant and the applicant's
@@ -135,7 +141,7 @@ export async function createApplication(
   input: ApplicationInput,
   approveNow: boolean,
   audit: AuditContext,
-): Promise<ApplicationItem | 'already_pending'> {
+): Promise<ApplicationItem | 'already_pending' | 'email_taken'> {
   const applicationId = newId('app');
   const now = nowIso();
   const status: ApplicationStatus = approveNow ? 'approved' : 'pending';
@@ -168,12 +174,13 @@ export async function createApplication(
     await transact([{ Put: { TableName: table(), Item: app, ConditionExpression: 'attribute_not_exists(pk)' } }, ...items]);
   } catch (e) {
     if (!approveNow && cancellationCodes(e)[1] === 'ConditionalCheckFailed') return 'already_pending';
+    if (approveNow && emailTaken(e, app, items.length)) return 'email_taken';
     throw e;
   }
   return app;
 }
 
-export type DecisionResult = { ok: true; app: ApplicationItem } | { ok: false; reason: 'not_found' | 'decided' };
+export type DecisionResult = { ok: true; app: ApplicationItem } | { ok: false; reason: 'not_found' | 'decided' | 'email_taken' };
 
 /** The operator's decision on a pending application, recorded with who and when. */
 export async function decideApplication(
@@ -222,6 +229,8 @@ export async function decideApplication(
     ]);
   } catch (e) {
     if (isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed') return { ok: false, reason: 'decided' };
+    // The application Update comes first, then the approval's items (the guard last of them).
+    if (extra && emailTaken(e, app, extra.items.length)) return { ok: false, reason: 'email_taken' };
     throw e;
   }
   return { ok: true, app: (await getApplication(id))! };

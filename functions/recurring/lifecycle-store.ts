@@ -60,8 +60,8 @@ export function pauseSchedule(
  * endDate has passed meanwhile completes instead. A run still at the bank from before the
  * pause makes the schedule `processing` again (its outcome moves the cursor on).
  */
-export function resumeSchedule(merchantId: string, id: string, now: string): Promise<LifecycleResult> {
-  return resume(() => getMerchantSchedule(merchantId, id), 'merchant', now);
+export function resumeSchedule(merchantId: string, id: string, now: string, reason?: string | null): Promise<LifecycleResult> {
+  return resume(() => getMerchantSchedule(merchantId, id), 'merchant', now, reason);
 }
 
 /**
@@ -80,7 +80,14 @@ export function resumeDueSchedule(id: string, leasedSk: string, now: Date): Prom
   );
 }
 
-function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleActor, now: string): Promise<LifecycleResult> {
+function resume(
+  read: () => Promise<ScheduleItem | undefined>,
+  actor: ScheduleActor,
+  now: string,
+  reason?: string | null,
+): Promise<LifecycleResult> {
+  // DESIGN 8.5: every schedule.* event carries `reason` when the actor gave one.
+  const resumed = { resumedAt: now, ...(reason ? { reason } : {}) };
   return mutate<LifecycleResult>(
     read,
     (s) => {
@@ -91,7 +98,7 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
         return {
           kind: 'change',
           change,
-          events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })],
+          events: (n) => [event('schedule.resumed', n, actor, resumed)],
           result: (n) => ({ ok: true, schedule: n }),
         };
       }
@@ -107,7 +114,7 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
           kind: 'change',
           change,
           events: (n) => [
-            event('schedule.resumed', n, actor, { resumedAt: now }),
+            event('schedule.resumed', n, actor, resumed),
             event('schedule.completed', n, 'system', { completedAt: now, reason: done }),
           ],
           result: (n) => ({ ok: true, schedule: n }),
@@ -124,7 +131,7 @@ function resume(read: () => Promise<ScheduleItem | undefined>, actor: ScheduleAc
       return {
         kind: 'change',
         change,
-        events: (n) => [event('schedule.resumed', n, actor, { resumedAt: now })],
+        events: (n) => [event('schedule.resumed', n, actor, resumed)],
         result: (n) => ({ ok: true, schedule: n }),
       };
     },

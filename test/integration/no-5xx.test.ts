@@ -232,3 +232,40 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     expect(b.body).toMatchObject({ statusCode: 404, success: false, message: 'Refund not found' });
   });
 });
+
+describe("a deeply nested JSON body: 400 with the endpoint's message, never 5xx (DESIGN 9.2)", () => {
+  /** `inner` wrapped in `levels` arrays: `[[...inner...]]`. */
+  const nested = (levels: number, inner = '1') => '['.repeat(levels) + inner + ']'.repeat(levels);
+  const deepSchedule = (metadataJson: string) =>
+    JSON.stringify(scheduleBody({ customerId: 'cus_x', agreementPhrase: 'x' })).replace(/}$/, `,"metadata":${metadataJson}}`);
+  const tooDeep = { path: '(root)', message: 'must nest at most 32 levels of arrays and objects' };
+
+  it('recurring metadata 20,000 levels deep (a 500 before: the metadata check recursed) is 400 Invalid request parameters', async () => {
+    const m = await t.participant('merchant');
+    const r = await t.call('POST', '/v1/billing/recurring/create', { key: m.apiKey, rawBody: deepSchedule(`{"a":${nested(20_000)}}`) });
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(400);
+    expect(r.body).toMatchObject({ statusCode: 400, success: false, message: 'Invalid request parameters', errors: [tooDeep] });
+  });
+
+  it('the bound is 32 levels in all: metadata that keeps the body at 32 reaches the handler (its own 403), 33 is refused', async () => {
+    const m = await t.participant('merchant');
+    // body (1) > metadata object (2) > 30 arrays (32)
+    const at = await t.call('POST', '/v1/billing/recurring/create', { key: m.apiKey, rawBody: deepSchedule(`{"a":${nested(30)}}`) });
+    expect(at.status, JSON.stringify(at.body)).toBe(403);
+    expect(at.body.message).toBe('Merchant trust level does not allow recurring billing');
+    const over = await t.call('POST', '/v1/billing/recurring/create', { key: m.apiKey, rawBody: deepSchedule(`{"a":${nested(31)}}`) });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ message: 'Invalid request parameters', errors: [tooDeep] });
+  });
+
+  it("other endpoints answer their own body message: provider merchants 'Invalid merchant data', billing intent 'Invalid request parameters'", async () => {
+    const p = await t.participant('provider');
+    const merchants = await t.call('POST', '/v1/provider/merchants', { key: p.apiKey, rawBody: `{"merchants":${nested(20_000, '{}')}}` });
+    expect(merchants.status).toBe(400);
+    expect(merchants.body).toMatchObject({ message: 'Invalid merchant data', errors: [tooDeep] });
+    const m = await t.participant('merchant');
+    const intent = await t.call('POST', '/v1/billing/intent', { key: m.apiKey, rawBody: `{"lookupPhrases":${nested(5_000, '"x"')}}` });
+    expect(intent.status).toBe(400);
+    expect(intent.body).toMatchObject({ message: 'Invalid request parameters', errors: [tooDeep] });
+  });
+});

@@ -18,6 +18,34 @@ afterAll(async () => {
 const op = (method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number> } = {}) =>
   t.call(method, path, { ...opts, key: t.operatorKey });
 
+describe('live approval keeps merchant emails unique', () => {
+  it("approving a merchant application whose email a merchant took meanwhile is 409; it stays pending; an approved one's email is taken", async () => {
+    const email = newEmail('shop');
+    const first = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', {
+      body: applicationBody('merchant', { email }),
+    });
+    const second = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', {
+      body: applicationBody('merchant', { email }),
+    });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const a = first.body.data.applicationId as string;
+    const b = second.body.data.applicationId as string;
+
+    expect((await op('POST', `/v1/operator/applications/${a}/approve`)).status).toBe(200);
+    const refused = await op('POST', `/v1/operator/applications/${b}/approve`);
+    expect([refused.status, refused.body.message]).toEqual([409, 'Merchant with this email already exists']);
+    const pending = (await op('GET', '/v1/operator/applications', { query: { status: 'pending', limit: 100 } })).body.data.applications;
+    expect(pending.find((x: { applicationId: string }) => x.applicationId === b)).toMatchObject({ status: 'pending' });
+    // The operator can still reject it.
+    expect(
+      (await op('POST', `/v1/operator/applications/${b}/reject`, { body: { reason: 'Email belongs to another merchant' } })).status,
+    ).toBe(200);
+
+    const made = await op('POST', '/v1/operator/participants', { body: { type: 'merchant', name: 'Copycat Stores', email } });
+    expect([made.status, made.body.message]).toEqual([409, 'Merchant with this email already exists']);
+  });
+});
+
 describe('applications wait for the operator in live', () => {
   it('pending -> listed -> approved: the participant exists, the applicant owns it, the key calls the API', async () => {
     const who = await signUpAndIn();

@@ -50,6 +50,34 @@ async function auditActions(as: ReturnType<typeof personCaller>) {
   }[];
 }
 
+describe('merchant emails stay unique through applications (spec: 409 Merchant with this email already exists)', () => {
+  it("an application with another merchant's email is 409 and makes nothing; an applied merchant's email is taken for everyone else", async () => {
+    const existing = await t.participant('merchant');
+    const who = await signUpAndIn();
+    const as = personCaller(t, who);
+    const taken = await as('POST', '/v1/onboarding/applications', {
+      body: applicationBody('merchant', { email: existing.email.toUpperCase() }),
+    });
+    expect([taken.status, taken.body.message]).toEqual([409, 'Merchant with this email already exists']);
+    // Nothing was made: the person owns nothing and may apply again at once.
+    expect((await as('GET', '/v1/me')).body.data.memberships).toEqual([]);
+
+    const body = applicationBody('merchant');
+    const applied = await as('POST', '/v1/onboarding/applications', { body });
+    expect(applied.status).toBe(201);
+    const made = await t.call('POST', '/v1/operator/participants', {
+      key: t.operatorKey,
+      body: { type: 'merchant', name: 'Copycat Stores', email: body.email },
+    });
+    expect([made.status, made.body.message]).toEqual([409, 'Merchant with this email already exists']);
+    // A provider's email is not a merchant email: a provider application may share it.
+    const provider = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', {
+      body: applicationBody('provider', { email: existing.email }),
+    });
+    expect(provider.status).toBe(201);
+  });
+});
+
 describe('application -> owner -> key -> the key calls the API (sandbox)', () => {
   it('a signed-up person applies, is approved at once, creates a key, and the key works', async () => {
     const who = await signUpAndIn();

@@ -271,7 +271,9 @@ describe('pause, resume, cancel', () => {
       resumedAt: expect.any(String),
       nextBillingDate: '2029-01-15T09:00:00.000Z',
     });
-    await events(rx, a.hooks!.merchant, 'schedule.resumed', 1, (e) => e.data.scheduleId === id);
+    const [re] = await events(rx, a.hooks!.merchant, 'schedule.resumed', 1, (e) => e.data.scheduleId === id);
+    // DESIGN 8.5: the resume's reason reaches the event, like the pause's.
+    expect(re!.data).toMatchObject({ status: 'active', resumedAt: r.body.data.resumedAt, reason: 'back', actor: 'merchant' });
     // The next run's pre-debit notice (DESIGN 8.5) is due 24 h before it.
     expect((await stored(id)).dueSk).toBe(`2029-01-14T09:00:00.000Z#recurring.run#${id}`);
 

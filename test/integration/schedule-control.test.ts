@@ -72,6 +72,7 @@ describe('pause with resumesAt (DESIGN 8.6)', () => {
     expect(s.nextBillingDate).toBe('2029-10-22T09:00:00.000Z');
     const [resumed] = await events(rx, a.hooks!.merchant, 'schedule.resumed', 1, (e) => e.data.scheduleId === id);
     expect(resumed!.data.actor).toBe('system');
+    expect(resumed!.data).not.toHaveProperty('reason');
     await tickAt(t, '2029-10-20T12:00:01.000Z');
     await tickAt(t, resumesAt);
     await quiet();

@@ -8,7 +8,8 @@ import { applicationSchema } from './schemas';
 /**
  * POST /v1/onboarding/applications (person, DESIGN 8.3): the business details are stored;
  * the sandbox approves at once (the participant exists and the applicant is its owner), live
- * waits for the operator.
+ * waits for the operator. A merchant email another merchant has: 409 (sandbox: at once; live:
+ * when the operator approves).
  */
 export const handler = endpoint(
   {
@@ -19,6 +20,7 @@ export const handler = endpoint(
     const email = await personEmail(accessToken!);
     const app = await createApplication(person!, email, body, config.stage() === 'sandbox', audit);
     if (app === 'already_pending') throw conflict(MSG.applicationPending);
+    if (app === 'email_taken') throw conflict(MSG.merchantEmailExists);
     return ok(201, 'Application submitted', {
       applicationId: app.applicationId,
       status: app.status,

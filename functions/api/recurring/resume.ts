@@ -12,10 +12,10 @@ const bodySchema = z.strictObject({ reason: safeText(500, 0).nullable().optional
  * `schedule.resumed` in the same transaction. nextBillingDate is recomputed from the anchor:
  * the first occurrence after now that was not handled yet (missed periods are SKIPPED,
  * never billed late; never in the past). Not paused -> 409 `Recurring schedule is not
- * paused`; unknown or another merchant's -> 404.
+ * paused`; unknown or another merchant's -> 404. `reason`, when given, is carried by the event.
  */
-export const handler = endpoint({ body: bodySchema, description: 'Resume a schedule' }, async ({ params, principal }) => {
-  const r = await resumeSchedule(principal.id, params.scheduleId ?? '', nowIso());
+export const handler = endpoint({ body: bodySchema, description: 'Resume a schedule' }, async ({ body, params, principal }) => {
+  const r = await resumeSchedule(principal.id, params.scheduleId ?? '', nowIso(), body.reason);
   if (!r.ok) {
     if (r.reason === 'not_found') throw notFound(MSG.recurringNotFound);
     throw conflict(MSG.recurringNotPaused);

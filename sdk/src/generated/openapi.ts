@@ -3001,6 +3001,8 @@ export interface components {
             actor: "merchant" | "bank" | "system";
             /** Format: date-time */
             resumedAt: string;
+            /** @description When the merchant gave one */
+            reason?: string;
         } & {
             [key: string]: unknown;
         };
