@@ -8,6 +8,9 @@ import { cursorSet, DUE_ATTRIBUTES, dueOf, event, MAX_ATTEMPTS, mutate, runDueOf
 
 const hasRun = (s: ScheduleItem) => s.runSeq !== undefined;
 
+/** An event's `reason`, present only when the actor gave one (DESIGN 8.5). */
+const reasonField = (reason?: string | null) => (reason ? { reason } : {});
+
 export type LifecycleResult = { ok: true; schedule: ScheduleItem } | { ok: false; reason: 'not_found' | 'not_active' | 'not_paused' };
 
 /**
@@ -87,7 +90,7 @@ function resume(
   reason?: string | null,
 ): Promise<LifecycleResult> {
   // DESIGN 8.5: every schedule.* event carries `reason` when the actor gave one.
-  const resumed = { resumedAt: now, ...(reason ? { reason } : {}) };
+  const resumed = { resumedAt: now, ...reasonField(reason) };
   return mutate<LifecycleResult>(
     read,
     (s) => {
@@ -151,7 +154,7 @@ export interface Acting {
 }
 
 const actorOf = (a: Acting): ScheduleActor => (a.system ? 'system' : 'bankId' in a.party ? 'bank' : 'merchant');
-const reasonOf = (a: Acting) => (a.reason ? { reason: a.reason } : {});
+const reasonOf = (a: Acting) => reasonField(a.reason);
 
 /**
  * Cancel from any state; cancelling again answers with the first cancellation. A run in
