@@ -391,31 +391,6 @@ export async function enqueueDeliveries(messages: DeliveryMessage[]): Promise<{ 
   return { sent, failed };
 }
 
-/** A delivery as the API shows it (DESIGN 6.9), plus its latest attempts and last error. */
-export function toApiDelivery(d: DeliveryItem) {
-  return {
-    id: d.id,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    endpointId: d.endpointId,
-    status: d.status,
-    attempts: d.attempts,
-    lastStatusCode: d.lastStatusCode ?? null,
-    lastError: d.lastError ?? null,
-    lastAttemptAt: d.lastAttemptAt ?? null,
-    // A record no attempt has touched yet is due at once: when it was made.
-    nextAttemptAt: d.status === 'pending' ? (d.nextAttemptAt ?? d.createdAt) : null,
-    createdAt: d.createdAt,
-    attemptHistory: (d.attemptLog ?? []).map((a) => ({
-      attempt: a.attempt,
-      at: a.at,
-      statusCode: a.statusCode,
-      error: a.error,
-      durationMs: a.durationMs,
-    })),
-  };
-}
-
 export const getDelivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
 
 /**

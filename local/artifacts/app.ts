@@ -48,7 +48,7 @@ import {
   type AppOptions,
   type LocalApp,
   type TickResult,
-} from '../app';
+} from '../runtime';
 import { startPollers, type EventSource } from '../pollers';
 import { startHttpServer, type Router } from '../server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../services';

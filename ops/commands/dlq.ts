@@ -41,10 +41,10 @@ import { readFileSync } from 'node:fs';
 import {
   DELIVERY_STATUSES,
   deliveryKey,
-  toApiDelivery,
   unclaimedDelivery,
   type DeliveryItem,
 } from '../../functions/webhooks/delivery-store';
+import { toApiDelivery } from '../../functions/webhooks/delivery-views';
 import { RECEIPT_PK_PREFIX, receiptDeliveryIds, receiptOwner, type ReceiptItem } from '../../functions/events/receipts';
 import { apiBase, call, must, type Target } from '../api';
 import { flags, localStack } from '../common';

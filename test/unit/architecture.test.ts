@@ -227,6 +227,13 @@ describe('persistence boundary', () => {
   });
 });
 
+describe('the other code folders', () => {
+  it('lib/, local/, ops/, bench/ and scripts/ have no import cycle either (local/app.ts and local/artifacts/app.ts share local/runtime.ts)', () => {
+    const files = ['lib', 'local', 'ops', 'bench', 'scripts'].flatMap((d) => tsFiles(join(ROOT, d)));
+    expect(cyclesOf(graph(files)).map((c) => c.map(rel).join(' -> '))).toEqual([]);
+  });
+});
+
 describe('test code stays out of shipped and measured code', () => {
   it('functions/, lib/, local/, bench/ and scripts/ import nothing under test/', () => {
     const dirs = ['functions', 'lib', 'local', 'bench', 'scripts'].map((d) => join(ROOT, d));

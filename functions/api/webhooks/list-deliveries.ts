@@ -1,4 +1,4 @@
-import { toApiDelivery } from '../../webhooks/delivery-store';
+import { toApiDelivery } from '../../webhooks/delivery-views';
 import { deliveriesAfter, deliveriesAt } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
 import { badCursor, pageFields, pagingOf } from '../../http/paging';

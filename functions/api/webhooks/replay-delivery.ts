@@ -1,4 +1,5 @@
-import { enqueueDeliveries, messageFor, overdueAt, rearmForReplay, toApiDelivery } from '../../webhooks/delivery-store';
+import { enqueueDeliveries, messageFor, overdueAt, rearmForReplay } from '../../webhooks/delivery-store';
+import { toApiDelivery } from '../../webhooks/delivery-views';
 import { getEndpoint, isIdShaped } from '../../webhooks/endpoint-store';
 import { findDelivery, getLiveEvent } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
