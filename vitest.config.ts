@@ -1,50 +1,54 @@
 import { defineConfig } from 'vitest/config';
+import { ARTIFACTS_FILES, PARITY_FILES, TIMED_FILES } from './test/projects.ts';
 
 /**
- * Tests that time the local stack against DESIGN's local bounds (a webhook within 1 s of its
- * commit, an expiry within a tick plus 1 s, a fair first attempt) and the consumer-crash
- * fault run. They run after every other project, one file at a time (sequence.groupOrder), so
- * what they time is the stack, not the other test files sharing the machine's 2 cores.
+ * The projects (docs/decisions/test-projects.md). Every integration flow runs once: in-process
+ * (`integration`) or from the built bundles (`artifacts`), as test/projects.ts assigns it; the
+ * deploy-parity check (`artifacts-parity`) runs after them and fails if the artifacts files no
+ * longer run every function. Files timed against DESIGN's local bounds (`timed`) run last, one
+ * at a time, so what they time is the stack, not the other files sharing the 2 cores.
+ *
+ * The projects on the local stack share one set of services (test/support/global-setup.ts):
+ * one SQS emulator, one Cognito emulator and one DynamoDB Local per worker slot, fresh for
+ * each file.
  */
-const ARTIFACTS_ENV = {
-  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
-  LOCAL_ARTIFACTS: '1',
-  LOCAL_ARTIFACTS_QUIET: '1',
-  LOCAL_ARTIFACTS_SYNTH: 'reuse',
-  LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4',
-};
-
-const TIMED = [
-  'test/integration/event-stream.test.ts',
-  'test/integration/webhook-fairness.test.ts',
-  'test/integration/billing-expiry-timing.test.ts',
-];
+const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'SILENT';
 
 /** What every project on the local stack shares: its services, the Lagos day, forks. */
 const LOCAL_STACK = {
   environment: 'node',
   globalSetup: ['test/support/global-setup.ts'],
   setupFiles: ['test/support/lagos-day.ts'],
-  // A loaded 2-core machine runs the heavier flows (racing settlements, fault injection)
-  // past a minute; a stack that hangs still fails.
+  // A stack that hangs still fails; a loaded 2-core machine runs the heavier flows past a minute.
   testTimeout: 120_000,
   hookTimeout: 120_000,
   pool: 'forks' as const,
-  maxWorkers: 2,
+  env: { LOG_LEVEL },
 };
 
-/** Artifacts mode: the synthesized assemblies first; functions take up to 4x their timeout. */
-const ARTIFACTS = {
-  ...LOCAL_STACK,
-  env: ARTIFACTS_ENV,
-  globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
-  testTimeout: 180_000,
-  hookTimeout: 180_000,
-};
+/** Each function's recorded invocations (test/support/invocations.ts), read by the parity check. */
+const INVOCATIONS_DIR = 'test-results/invocations';
+
+/**
+ * `npm run coverage` (IDPAY_COVERAGE=1): every flow in the test's process, where V8 sees the
+ * handlers' code (artifacts mode runs minified bundles in worker threads it does not see), and
+ * no parity check (nothing then runs from the bundles).
+ */
+const COVERAGE = process.env.IDPAY_COVERAGE === '1';
 
 export default defineConfig({
   test: {
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
+    // Two files at a time on the 2-core machine (each runs its own stack and DynamoDB Local).
+    maxWorkers: 2,
+    coverage: {
+      // npm run coverage: line and branch coverage of functions/ (docs/decisions/test-projects.md
+      // says what it cannot see: the bundles artifacts mode runs in worker threads).
+      provider: 'v8',
+      include: ['functions/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'test-results/coverage',
+    },
     projects: [
       {
         test: {
@@ -79,80 +83,49 @@ export default defineConfig({
           ...LOCAL_STACK,
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: TIMED,
-          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
+          exclude: [...TIMED_FILES, ...ARTIFACTS_FILES],
         },
       },
       {
         test: {
           ...LOCAL_STACK,
-          name: 'integration-timed',
-          include: TIMED,
-          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          // Artifacts mode: the functions' built bundles (synthesized first, or reused when
+          // fresh: test/support/artifacts-setup.ts), each in its own worker threads, under the
+          // template's environment and IAM policies (local/artifacts/). Functions take up to
+          // 4x their timeout on a loaded machine.
+          name: 'artifacts',
+          include: ARTIFACTS_FILES,
+          globalSetup: ['test/support/artifacts-setup.ts', 'test/support/global-setup.ts'],
+          env: COVERAGE
+            ? { LOG_LEVEL, LOCAL_ARTIFACTS: '0' }
+            : {
+                LOG_LEVEL,
+                LOCAL_ARTIFACTS: '1',
+                LOCAL_ARTIFACTS_QUIET: '1',
+                LOCAL_ARTIFACTS_SYNTH: 'reuse',
+                LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4',
+                IDPAY_INVOCATIONS_DIR: INVOCATIONS_DIR,
+              },
         },
       },
+      ...(COVERAGE
+        ? []
+        : [
+            {
+              test: {
+                name: 'artifacts-parity',
+                include: PARITY_FILES,
+                environment: 'node',
+                env: { IDPAY_INVOCATIONS_DIR: INVOCATIONS_DIR },
+                sequence: { groupOrder: 1 },
+              },
+            },
+          ]),
       {
         test: {
-          ...ARTIFACTS,
-          // The integration flows again in artifacts mode: each function from its
-          // built bundle, in its own worker threads, under the template's environment and IAM
-          // policies (local/artifacts/). Plus the tests of artifacts mode itself.
-          name: 'integration-artifacts',
-          include: ['test/integration/**/*.test.ts', 'test/artifacts/**/*.test.ts'],
-          // These reach into the handlers' process, which a built bundle in its own thread is
-          // not: tick and tick-ops register a test-only due kind into the jobs worker's module
-          // state; secrets counts the in-process SDK client's requests and captures the
-          // in-process console; sdk-client injects a failure into the in-process DynamoDB
-          // client. They run in `integration`; the tick of artifacts mode is covered by the
-          // flows that expire, settle and recur through it.
-          exclude: [
-            'test/integration/tick.test.ts',
-            'test/integration/tick-ops.test.ts',
-            'test/integration/secrets.test.ts',
-            'test/integration/sdk-client.test.ts',
-            // Counts the requests of the in-process DynamoDB client (DESIGN 9.1's auth cost).
-            'test/integration/request-cost.test.ts',
-            // Reads the EMF lines and log lines of the handlers' process (platform/metrics.ts
-            // onMetricsLine, the console); built bundles print theirs in their own threads.
-            'test/integration/observability.test.ts',
-            // The dashboard in a browser: its API calls are the flows above, already run here;
-            // what it adds (pages, a11y, the static app) does not depend on how handlers run.
-            // Every dashboard file (each 200-300 s of a loaded machine): the CI run's 90 minutes
-            // cannot hold them twice.
-            'test/integration/dashboard.test.ts',
-            'test/integration/dashboard-live.test.ts',
-            'test/integration/dashboard-access.test.ts',
-            'test/integration/dashboard-disputes.test.ts',
-            'test/integration/dashboard-finding.test.ts',
-            'test/integration/dashboard-lists.test.ts',
-            // The SDK as an integrator installs it (npm pack, installs, tsc --strict; ~100 s): what
-            // it adds is the package, not how handlers run; its calls are flows run here.
-            'test/integration/sdk-package.test.ts',
-            // A latency bound of the local runtime (DESIGN 8.1 "locally"): it runs in the
-            // integration project. Here each bundle's worker threads start on demand, and
-            // those cold starts land in the API call it times (seen: 1021 ms from the request,
-            // 553 ms from the commit).
-            'test/integration/webhook-fairness.test.ts',
-            // A test clock advanced a year (~3 minutes of sequential jobs): once is enough; the
-            // clock's path in artifacts mode is covered by test-clocks.test.ts.
-            'test/integration/test-clocks-year.test.ts',
-            // Artifacts mode's AWS gateway emulates DynamoDB and SQS under the template's IAM
-            // policies; it has no S3 yet, so the export job cannot write its file there. The
-            // exports run in `integration` (fauxqs S3); the bucket and its grants are checked
-            // in test/cdk.
-            'test/integration/exports.test.ts',
-            // Timed: after the others, alone (integration-artifacts-timed).
-            ...TIMED,
-          ],
-        },
-      },
-      {
-        test: {
-          ...ARTIFACTS,
-          name: 'integration-artifacts-timed',
-          include: TIMED.filter((f) => !f.endsWith('webhook-fairness.test.ts')),
+          ...LOCAL_STACK,
+          name: 'timed',
+          include: TIMED_FILES,
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
@@ -164,7 +137,6 @@ export default defineConfig({
           ...LOCAL_STACK,
           name: 'reliability',
           include: ['test/reliability/**/*.test.ts'],
-          env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT' },
         },
       },
     ],

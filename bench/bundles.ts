@@ -3,7 +3,7 @@
  * and Node 22.
  *
  * Every handler of the route table (sandbox stage: all routes), `$default` and every worker
- * is bundled with esbuild exactly as lib/lambda.ts has CDK do it (ESM, target node24,
+ * is bundled with esbuild with the deploy's options (lib/lambda.ts LAMBDA_BUILD_OPTIONS: ESM, target node24,
  * platform node, minify, mainFields module/main, external = RUNTIME_PROVIDED_MODULES, the
  * createRequire banner, linked source map without sources content) into
  * node_modules/.cache/idpay-bench/bundles (inside the project, so the externals resolve
@@ -17,12 +17,12 @@
  *
  *   npx tsx bench/bundles.ts
  */
-import { build, type BuildOptions } from 'esbuild';
+import { build } from 'esbuild';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ESM_REQUIRE_BANNER, PROJECT_ROOT, RUNTIME_PROVIDED_MODULES, SHIPPED_BESIDE_MODULES } from '../lib/lambda';
+import { LAMBDA_BUILD_OPTIONS, PROJECT_ROOT } from '../lib/lambda';
 import { NOT_FOUND_HANDLER, ROUTES, routeKey } from '../functions/routes';
 import { WORKERS } from '../functions/platform/definitions';
 import { machine, outPath, runMain, writeJson } from './lib/results';
@@ -131,19 +131,6 @@ export interface BundleResult {
 }
 
 /** esbuild's options for a function bundle, as lib/lambda.ts has CDK bundle it (test/unit/stack-map.test.ts builds with them too). */
-export const LAMBDA_BUILD_OPTIONS = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  external: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
-  banner: { js: ESM_REQUIRE_BANNER },
-  logLevel: 'warning',
-} satisfies BuildOptions;
 
 export async function runBundles() {
   const fns = lambdaFunctions();

@@ -2,7 +2,7 @@ import { Validations, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { NOT_FOUND_HANDLER, routeKey, type Route } from '../functions/routes';
@@ -23,7 +23,7 @@ export interface ApiProps extends FunctionSettings {
 
 export interface RouteFunction {
   route: Route;
-  fn: NodejsFunction;
+  fn: LambdaFunction;
 }
 
 /** Construct id of a handler module: `api/recurring/list` -> `RecurringList`. */
@@ -54,7 +54,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 export class HttpApi extends Construct {
   readonly api: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
-  readonly notFound: NodejsFunction;
+  readonly notFound: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);

@@ -1,12 +1,24 @@
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { buildSync, type BuildOptions } from 'esbuild';
+import { WORKERS } from '../functions/platform/definitions';
+import { NOT_FOUND_HANDLER, ROUTES } from '../functions/routes';
 
 /** Repository root (this file lives in lib/). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,13 +66,86 @@ export const RUNTIME_PROVIDED_MODULES = [
  */
 export const SHIPPED_BESIDE_MODULES = ['aws-jwt-verify'];
 
-/** Shell commands that copy the shipped-beside packages into a bundle's output folder. */
-export function shipBesideCommands(inputDir: string, outputDir: string): string[] {
-  return SHIPPED_BESIDE_MODULES.flatMap((m) => [
-    `mkdir -p "${outputDir}/node_modules/${m}/dist"`,
-    `cp "${inputDir}/node_modules/${m}/package.json" "${outputDir}/node_modules/${m}/package.json"`,
-    `cp -R "${inputDir}/node_modules/${m}/dist/esm" "${outputDir}/node_modules/${m}/dist/esm"`,
-  ]);
+/**
+ * How every function is bundled (the deploy's build and the bench's): one esbuild bundle per
+ * handler, minified ESM `.mjs` for Node 24 with a linked source map (no sources content), the
+ * AWS SDK v3 data-path clients bundled (not taken from the runtime) so their version is the
+ * one in package-lock.json. Left to the runtime's SDK: credential providers a Lambda never
+ * reaches (its credentials come from the environment, the first link of the chain), Secrets
+ * Manager (read once per instance at cold start) and SES (mail, loaded on the first message).
+ * Keeps every bundle under 400 KB.
+ */
+export const LAMBDA_BUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  external: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
+  banner: { js: ESM_REQUIRE_BANNER },
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
+/** Every function's handler module (under functions/): each route's, `$default`'s, each worker's. */
+export function handlerModules(): string[] {
+  return [...new Set([...ROUTES.map((r) => r.handler), NOT_FOUND_HANDLER, ...WORKERS.map((w) => w.handler)])];
+}
+
+/**
+ * Where this synth builds the bundles: `.build.<pid>/<handler with dashes>/index.mjs`, two
+ * folders below the project root, so their maps name sources as `../../functions/...` and
+ * `../../node_modules/...`; the synth copies each folder into the assembly, and the folder
+ * goes when the process ends (two synths at once never share one).
+ */
+const BUILD_DIR = join(PROJECT_ROOT, `.build.${process.pid}`);
+const bundleDirOf = (handler: string) => join(BUILD_DIR, handler.replaceAll('/', '-'));
+
+let bundlesBuilt = false;
+
+/**
+ * Builds every function's bundle in ONE esbuild run (once per synth: ~11 s for all of them,
+ * where a bundling per function took ~110 s per stage), each into a folder of its own that
+ * becomes the function's asset. API handlers get the shipped-beside packages copied into
+ * their folder's node_modules/.
+ */
+export function buildFunctionBundles(): void {
+  if (bundlesBuilt) return;
+  const handlers = handlerModules();
+  rmSync(BUILD_DIR, { recursive: true, force: true });
+  process.once('exit', () => rmSync(BUILD_DIR, { recursive: true, force: true }));
+  buildSync({
+    ...LAMBDA_BUILD_OPTIONS,
+    entryPoints: Object.fromEntries(handlers.map((h) => [`${h.replaceAll('/', '-')}/index`, entryOf(h)])),
+    outdir: BUILD_DIR,
+    outExtension: { '.js': '.mjs' },
+  });
+  for (const h of handlers.filter((x) => x.startsWith('api/'))) {
+    for (const m of SHIPPED_BESIDE_MODULES) {
+      const from = join(PROJECT_ROOT, 'node_modules', m);
+      const to = join(bundleDirOf(h), 'node_modules', m);
+      mkdirSync(join(to, 'dist'), { recursive: true });
+      cpSync(join(from, 'package.json'), join(to, 'package.json'));
+      cpSync(join(from, 'dist', 'esm'), join(to, 'dist', 'esm'), { recursive: true });
+    }
+  }
+  bundlesBuilt = true;
+}
+
+/** The code of a function: its bundle's folder, or, where the synth skips bundling (template tests), a stub. */
+function codeOf(scope: Construct, handler: string): Code {
+  if (!Stack.of(scope).bundlingRequired) {
+    const stub = join(tmpdir(), 'idpay-lambda-not-bundled');
+    if (!existsSync(join(stub, 'index.mjs'))) {
+      mkdirSync(stub, { recursive: true });
+      writeFileSync(join(stub, 'index.mjs'), 'export const handler = () => { throw new Error("not bundled"); };\n');
+    }
+    return Code.fromAsset(stub);
+  }
+  buildFunctionBundles();
+  return Code.fromAsset(bundleDirOf(handler));
 }
 
 export interface AppFunctionProps {
@@ -76,13 +161,12 @@ export interface AppFunctionProps {
 }
 
 /**
- * Every Lambda of the app: Node 24 on arm64, one esbuild bundle per handler (minified ESM
- * `.mjs` with source maps), the AWS SDK v3 data-path clients bundled (not taken from the
- * runtime) so their version is the one in package-lock.json, its own log group with a retention, and a role
+ * Every Lambda of the app: Node 24 on arm64, its bundle built with every other function's in
+ * one esbuild run (buildFunctionBundles, LAMBDA_BUILD_OPTIONS), its own log group with a retention, and a role
  * shared with the functions of the same access profile (see access.ts). The role may write
  * only to this function's log group, granted here.
  */
-export function appFunction(scope: Construct, id: string, props: AppFunctionProps): NodejsFunction {
+export function appFunction(scope: Construct, id: string, props: AppFunctionProps): LambdaFunction {
   const entry = entryOf(props.handler);
   if (!existsSync(entry)) {
     throw new Error(`Handler module functions/${props.handler}.ts does not exist (construct ${id})`);
@@ -91,11 +175,9 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     retention: props.logRetention,
     removalPolicy: props.logRemovalPolicy,
   });
-  const fn = new NodejsFunction(scope, id, {
-    entry,
-    handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+  const fn = new LambdaFunction(scope, id, {
+    code: codeOf(scope, props.handler),
+    handler: 'index.handler',
     runtime: Runtime.NODEJS_24_X,
     architecture: Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
@@ -117,29 +199,6 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     // start; the logger maps the stacks it writes from the map on the first error instead
     // (functions/platform/stack-map.ts, docs/decisions/bundle-budget.md).
     environment: props.environment,
-    bundling: {
-      format: OutputFormat.ESM,
-      target: 'node24',
-      platform: 'node',
-      mainFields: ['module', 'main'],
-      minify: true,
-      sourceMap: true,
-      sourceMapMode: SourceMapMode.DEFAULT,
-      sourcesContent: false,
-      // Bundle the AWS SDK v3 too (the default marks @aws-sdk/* external): the clients on the
-      // data path (DynamoDB, SQS) run at the version in package-lock.json. Left to the
-      // runtime's SDK: credential providers a Lambda never reaches (its credentials come from
-      // the environment, the first link of the chain), Secrets Manager (read once per
-      // instance at cold start) and SES (mail, loaded on the first message). Keeps every
-      // bundle under 400 KB.
-      externalModules: [...RUNTIME_PROVIDED_MODULES, ...SHIPPED_BESIDE_MODULES],
-      banner: ESM_REQUIRE_BANNER,
-      // API handlers may verify a person's token: ship the lazily loaded verifier beside them.
-      ...(props.handler.startsWith('api/')
-        ? { commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: shipBesideCommands } }
-        : {}),
-      logLevel: LogLevel.WARNING,
-    },
   });
   logGroup.grantWrite(props.role);
   return fn;

@@ -3,7 +3,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
@@ -26,7 +26,7 @@ export interface WorkersProps {
 
 export interface WorkerFunction {
   worker: WorkerDefinition;
-  fn: NodejsFunction;
+  fn: LambdaFunction;
 }
 
 /** Input the scheduler sends to the tick: the schedule's own time, not the invocation time. */
@@ -46,7 +46,7 @@ export class Workers extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
-    let tick: { worker: WorkerDefinition; fn: NodejsFunction; expression: string } | undefined;
+    let tick: { worker: WorkerDefinition; fn: LambdaFunction; expression: string } | undefined;
 
     for (const worker of WORKERS) {
       const fn = appFunction(this, pascal(worker.name), {

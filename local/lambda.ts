@@ -39,7 +39,14 @@ export function lambdaContext(functionName: string, timeoutMs = 30_000): Context
   };
 }
 
+/**
+ * The handler modules this process has invoked (a test file records which functions it ran:
+ * test/support/invocations.ts).
+ */
+export const invokedModules = new Set<string>();
+
 export async function invoke(modulePath: string, event: unknown, timeoutMs?: number): Promise<unknown> {
+  invokedModules.add(modulePath);
   const handler = await loadHandler(modulePath);
   return handler(event, lambdaContext(modulePath.replace(/\//g, '-'), timeoutMs));
 }

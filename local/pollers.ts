@@ -71,23 +71,60 @@ export function startPollers(
   let running = true;
   let inFlight = 0;
   let messagesInHand = 0;
-  // Like Lambda's SQS event source, several batches of a queue are processed at once: as many
-  // as the event source's maxConcurrency (the webhook lanes), else `concurrency`.
-  // concurrency 0 (the benches' LOCAL_POLLER_CONCURRENCY=0) consumes nothing, whatever the maxConcurrency.
+  // One long poll per queue at a time (an idle stack sends a receive per queue every 20 s, not
+  // one per batch slot every second), and, like Lambda's SQS event source, several batches of
+  // a queue processed at once: as many as the event source's maxConcurrency (the webhook
+  // lanes), else `concurrency`. A received batch goes to a free slot and the next receive
+  // starts at once. concurrency 0 (the benches' LOCAL_POLLER_CONCURRENCY=0) consumes nothing.
+  const abort = new AbortController();
+  const batches = new Set<Promise<void>>();
+  const handle = async (q: EventSource, messages: Message[]) => {
+    const { url, arn } = q;
+    inFlight++;
+    messagesInHand += messages.length;
+    try {
+      const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
+      let failed = new Set<string>();
+      try {
+        const result = (await q.invoke(event)) as SQSBatchResponse | undefined;
+        failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      } catch {
+        failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed
+      }
+      const done = messages.filter((m) => !failed.has(m.MessageId!));
+      if (done.length) {
+        await client
+          .send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          )
+          .catch(() => undefined);
+      }
+    } finally {
+      inFlight--;
+      messagesInHand -= messages.length;
+    }
+  };
   const loops = sources
-    .flatMap((q) => Array.from({ length: concurrency <= 0 ? 0 : Math.max(concurrency, q.maxConcurrency ?? 0) }, () => q))
-    .map(async (q) => {
-      const { url, arn } = q;
+    .map((q) => ({ q, slots: concurrency <= 0 ? 0 : Math.max(concurrency, q.maxConcurrency ?? 0) }))
+    .filter(({ slots }) => slots > 0)
+    .map(async ({ q, slots }) => {
+      const mine = new Set<Promise<void>>();
       while (running) {
+        // Every slot busy: wait for one to free before receiving more.
+        if (mine.size >= slots) await Promise.race(mine);
         let messages: Message[] = [];
         try {
           const out = await client.send(
             new ReceiveMessageCommand({
-              QueueUrl: url,
+              QueueUrl: q.url,
               MaxNumberOfMessages: q.batchSize,
-              WaitTimeSeconds: 1,
+              WaitTimeSeconds: 20,
               MessageSystemAttributeNames: ['All'],
             }),
+            { abortSignal: abort.signal },
           );
           messages = out.Messages ?? [];
         } catch {
@@ -96,32 +133,12 @@ export function startPollers(
           continue;
         }
         if (!messages.length) continue;
-        inFlight++;
-        messagesInHand += messages.length;
-        try {
-          const event: SQSEvent = { Records: messages.map((m) => toRecord(m, arn)) };
-          let failed = new Set<string>();
-          try {
-            const result = (await q.invoke(event)) as SQSBatchResponse | undefined;
-            failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-          } catch {
-            failed = new Set(messages.map((m) => m.MessageId!)); // whole batch failed
-          }
-          const done = messages.filter((m) => !failed.has(m.MessageId!));
-          if (done.length) {
-            await client
-              .send(
-                new DeleteMessageBatchCommand({
-                  QueueUrl: url,
-                  Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-                }),
-              )
-              .catch(() => undefined);
-          }
-        } finally {
-          inFlight--;
-          messagesInHand -= messages.length;
-        }
+        const batch = handle(q, messages).finally(() => {
+          mine.delete(batch);
+          batches.delete(batch);
+        });
+        mine.add(batch);
+        batches.add(batch);
       }
     });
   return {
@@ -129,7 +146,9 @@ export function startPollers(
     processing: () => messagesInHand,
     stop: async () => {
       running = false;
+      abort.abort();
       await Promise.allSettled(loops);
+      await Promise.allSettled([...batches]);
     },
   };
 }

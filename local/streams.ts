@@ -207,6 +207,9 @@ export function lambdaRecord(r: _Record, arn: string): DynamoDBRecord {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a woken idle poller waits before it reads: the rest of a burst of writes lands in the same read. */
+const WAKE_DELAY_MS = 25;
+
 /** GetRecords errors answered by a new iterator from the checkpoint (AWS's and DynamoDB Local's). */
 const REREAD = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
 
@@ -229,12 +232,14 @@ export function startStreamPoller(
     maxAttempts: 2,
   });
   const checkpoints = opts.checkpoints ?? memoryCheckpoints();
-  // Quiet: up to a second between reads. Writes of this process (and settle()) wake the poller
-  // at once (wake()): DynamoDB Local's GetRecords gets dearer with every record the instance
-  // holds (~10 ms of CPU on a fresh instance, ~40 after 20,000 records of any table, deleted
-  // ones included), so a whole test run polling 10 times a second per app saturated it.
+  // Quiet: a read every `pollMs` (1 s), for writes no client of this process made (another
+  // process's, e.g. the ops CLI's against npm start). Every write of this process (handlers in
+  // source mode, the tests' own) and of artifacts mode's bundles (through its gateway), and
+  // settle(), wake the poller at once (wake()), so it does not also poll fast after activity:
+  // DynamoDB Local's GetRecords costs ~10 ms of its CPU on a fresh instance (~40 after 20,000
+  // records of any table, deleted ones included), and a test file's stack polling after each
+  // write spent more on empty reads than on its records.
   const pollMs = opts.pollMs ?? Number(process.env.LOCAL_STREAM_POLL_MS ?? 1000);
-  let idleRounds = 0;
   const stats = { invocations: 0, records: 0, redelivered: 0, failuresSent: 0 };
   let running = true;
   let inFlight = 0;
@@ -249,6 +254,8 @@ export function startStreamPoller(
   const shards = new Map<string, ShardState>();
   let streamArn: string | undefined;
   let lastDescribe = 0;
+  /** A shard ended since the last listing: list again before the next read. */
+  let describeAgain = false;
 
   const discover = async () => {
     if (!streamArn) {
@@ -268,6 +275,7 @@ export function startStreamPoller(
       start = out.StreamDescription?.LastEvaluatedShardId;
     } while (start);
     lastDescribe = Date.now();
+    describeAgain = false;
   };
 
   /** Where a shard is read from: after its checkpoint, else the mapping's starting position. */
@@ -370,7 +378,7 @@ export function startStreamPoller(
     const records = out.Records ?? [];
     if (records.length === 0) {
       sh.iterator = out.NextShardIterator;
-      if (!sh.iterator) sh.drained = true;
+      if (!sh.iterator) sh.drained = describeAgain = true;
       return false;
     }
     const arn = source.eventSourceArn ?? streamArn!;
@@ -401,7 +409,7 @@ export function startStreamPoller(
       }
       checkpoints.set(streamArn!, sh.id, records[records.length - 1]!.dynamodb!.SequenceNumber!);
       sh.iterator = out.NextShardIterator;
-      if (!sh.iterator) sh.drained = true;
+      if (!sh.iterator) sh.drained = describeAgain = true;
       return true;
     } finally {
       inFlight--;
@@ -414,7 +422,9 @@ export function startStreamPoller(
       wakeRequested = false;
       let found = false;
       try {
-        if (!streamArn || Date.now() - lastDescribe > 2000) await discover();
+        // Shards are listed again every 10 s, and at once when one of them has ended (its
+        // children are then to be read).
+        if (!streamArn || describeAgain || Date.now() - lastDescribe > 10_000) await discover();
         for (const sh of shards.values()) {
           if (sh.drained || !running) continue;
           const parent = sh.parent ? shards.get(sh.parent) : undefined;
@@ -431,17 +441,14 @@ export function startStreamPoller(
       if (!found && inFlight === 0) lastEmptyRoundStart = roundStart;
       lastRoundEnd = Date.now();
       rounds++;
-      if (found) {
-        idleRounds = 0;
-        continue;
-      }
-      if (wakeRequested) continue;
-      // Poll fast while records come, slower (up to pollMs) the longer the stream stays quiet.
+      if (found || wakeRequested) continue;
       await new Promise<void>((res) => {
-        const timer = setTimeout(res, Math.min(pollMs, 10 * 2 ** Math.min(idleRounds++, 7)));
+        const timer = setTimeout(res, pollMs);
+        // A wake reads WAKE_DELAY_MS later, so that one read takes a request's several writes.
         wakeUp = () => {
           clearTimeout(timer);
-          res();
+          wakeUp = () => undefined;
+          setTimeout(res, WAKE_DELAY_MS);
         };
       });
       wakeUp = () => undefined;

@@ -31,7 +31,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ensureStream } from '../resources';
+import { ensureBucket, ensureStream } from '../resources';
 import { startStreamPoller, type StreamPoller } from '../streams';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import type { Server } from 'node:http';
@@ -183,6 +183,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const model = readModel(dir, { ...naming, queueUrl: (name) => urls.get(name)! });
   await createTables(ddb, model);
   await redriveQueues(sqs, model);
+  for (const bucket of model.buckets) await ensureBucket(opts.sqsEndpoint, LOCAL_REGION, LOCAL_CREDENTIALS, bucket);
 
   const secrets = new Map(model.secrets.map((s) => [s.arn, secretValue(s.properties, overridesIn.APP_SECRETS)]));
   const principals = new Map<string, IamPrincipal>();
@@ -203,6 +204,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
     region: LOCAL_REGION,
     dynamoEndpoint: opts.dynamoEndpoint,
     sqsEndpoint: opts.sqsEndpoint,
+    s3Endpoint: opts.sqsEndpoint,
     principals,
     secrets,
     tables: (nameOrArn) => {
@@ -237,6 +239,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
       AWS_ENDPOINT_URL: gateway.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: gateway.endpoint,
       AWS_ENDPOINT_URL_SQS: gateway.endpoint,
+      AWS_ENDPOINT_URL_S3: gateway.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: gateway.endpoint,
     });
     if (process.env.PATH) env.PATH = process.env.PATH;

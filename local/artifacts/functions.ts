@@ -132,6 +132,8 @@ export class FunctionPool {
   private stopped = false;
   /** Cold starts so far (instances created). */
   coldStarts = 0;
+  /** Invocations so far (the suite's deploy-parity check: test/artifacts/parity.test.ts). */
+  invocations = 0;
 
   constructor(
     readonly spec: FunctionSpec,
@@ -184,6 +186,7 @@ export class FunctionPool {
   }
 
   async invoke(event: unknown): Promise<unknown> {
+    this.invocations++;
     const inst = await this.acquire();
     try {
       return await inst.invoke(event, this.timeoutMs, () => this.discard(inst));

@@ -5,7 +5,8 @@
  * in its SigV4 Authorization header, mapped to IAM authorizations (iam.ts) and checked
  * against the role's policies: refused with AccessDenied in the service's own wire format
  * (so the function's SDK raises the same error class as on AWS), or forwarded unchanged to
- * DynamoDB Local / the SQS emulator. Secrets Manager's GetSecretValue / DescribeSecret are
+ * DynamoDB Local / the SQS emulator (S3 requests, known by their SigV4 scope, to the
+ * emulator's S3, checked against the object's ARN). Secrets Manager's GetSecretValue / DescribeSecret are
  * answered here from the template's secrets. Any other service is refused, so nothing a
  * function calls can silently reach a real AWS endpoint.
  */
@@ -15,6 +16,7 @@ import { isLockTimeoutAnswer, LOCK_RETRY_BUDGET_MS, lockRetryPause } from '../dy
 import {
   accessDeniedMessage,
   dynamoAuthorizations,
+  s3Authorizations,
   secretsAuthorizations,
   sqsAuthorizations,
   type IamPrincipal,
@@ -25,6 +27,8 @@ export interface GatewayOptions {
   region: string;
   dynamoEndpoint: string;
   sqsEndpoint: string;
+  /** The emulator's S3 (default: the SQS endpoint, where fauxqs serves it). */
+  s3Endpoint?: string;
   /** Access key id -> the caller's role session. */
   principals: Map<string, IamPrincipal>;
   tables: (nameOrArn: string) => TableInfo;
@@ -145,6 +149,25 @@ function passedOn(req: IncomingMessage, what: string): void {
 
 const accessKeyOf = (auth: string | undefined) => /Credential=([^/,\s]+)\//.exec(auth ?? '')?.[1];
 
+/**
+ * The SigV4 scope's service of a request without an X-Amz-Target: from its Authorization
+ * header, or from a pre-signed URL's X-Amz-Credential (an S3 GET a browser or test follows).
+ */
+function signedFor(req: IncomingMessage): { service?: string; accessKey?: string } {
+  const header = /Credential=([^/,\s]+)\/\d{8}\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization ?? ''));
+  if (header) return { accessKey: header[1], service: header[2] };
+  const credential = new URL(req.url ?? '/', 'http://local').searchParams.get('X-Amz-Credential') ?? '';
+  const [accessKey, , , service] = credential.split('/');
+  return { accessKey, service };
+}
+
+/** S3's error body (XML), as its clients read AccessDenied. */
+function s3Denied(res: ServerResponse, message: string) {
+  const text = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${message}</Message></Error>`;
+  res.writeHead(403, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 export function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const secretArn = (id: string) => {
     if (opts.secrets.has(id)) return id;
@@ -155,6 +178,17 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
     void (async () => {
       const body = await readAll(req);
       const target = String(req.headers['x-amz-target'] ?? '');
+      const signed = target ? {} : signedFor(req);
+      if (signed.service === 's3') {
+        const principal = opts.principals.get(signed.accessKey ?? '');
+        if (!principal) return s3Denied(res, 'The AWS Access Key Id you provided does not exist in our records.');
+        const decision = await principal.check(s3Authorizations(req.method ?? 'GET', req.url ?? '/'));
+        if (!decision.allowed) {
+          opts.onDenied?.({ principal: principal.arn, action: decision.action, resource: decision.resource });
+          return s3Denied(res, accessDeniedMessage(principal.arn, decision));
+        }
+        return forward(opts.s3Endpoint ?? opts.sqsEndpoint, req, body, res);
+      }
       const [prefix, operation = ''] = target.split('.');
       const service =
         prefix === 'DynamoDB_20120810'
@@ -167,7 +201,7 @@ export function startGateway(opts: GatewayOptions): Promise<Gateway> {
       if (!service) {
         return json(res, 400, {
           __type: 'UnknownOperationException',
-          message: `artifacts mode: ${target || `${req.method} ${req.url}`} is not a service the local runtime provides (DynamoDB, SQS, Secrets Manager)`,
+          message: `artifacts mode: ${target || `${req.method} ${req.url}`} is not a service the local runtime provides (DynamoDB, SQS, S3, Secrets Manager)`,
         });
       }
       const principal = opts.principals.get(accessKeyOf(req.headers.authorization) ?? '');

@@ -196,3 +196,29 @@ export function sqsAuthorizations(operation: string, body: Record<string, any>, 
 export function secretsAuthorizations(operation: string, body: Record<string, any>, arnOf: (id: string) => string): Authorization[] {
   return [{ action: `secretsmanager:${operation}`, resource: arnOf(String(body.SecretId ?? '*')) }];
 }
+
+/**
+ * S3's REST calls (path-style: `/<bucket>/<key>`), as IAM authorizes them: the multipart
+ * upload's create, parts and completion are `s3:PutObject`, its abort
+ * `s3:AbortMultipartUpload`, a GET or HEAD `s3:GetObject`, on `arn:aws:s3:::<bucket>/<key>`.
+ * A request on a bucket itself (no key) names the bucket.
+ */
+export function s3Authorizations(method: string, url: string): Authorization[] {
+  const u = new URL(url, 'http://local');
+  const [bucket = '', ...rest] = u.pathname.replace(/^\//, '').split('/');
+  const key = rest.map(decodeURIComponent).join('/');
+  const context = { 'aws:SecureTransport': 'true' };
+  const resource = key ? `arn:aws:s3:::${bucket}/${key}` : `arn:aws:s3:::${bucket}`;
+  const m = method.toUpperCase();
+  const action =
+    m === 'GET' || m === 'HEAD'
+      ? key
+        ? 's3:GetObject'
+        : 's3:ListBucket'
+      : m === 'DELETE'
+        ? u.searchParams.has('uploadId')
+          ? 's3:AbortMultipartUpload'
+          : 's3:DeleteObject'
+        : 's3:PutObject';
+  return [{ action, resource, context }];
+}

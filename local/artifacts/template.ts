@@ -100,6 +100,19 @@ function physicalOf(stack: StackTemplate, logicalId: string, r: CfnResource, n: 
       const arn = `arn:aws:secretsmanager:${region}:${acct}:secret:${generic}-AbCdEf`;
       return { ref: arn, attrs: { Id: arn } };
     }
+    case 'AWS::S3::Bucket': {
+      // S3 names are global and lowercase: one per local app, under its queue prefix.
+      const name =
+        typeof p.BucketName === 'string' ? p.BucketName : `${n.queuePrefix}${logicalId}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+      return {
+        ref: name,
+        attrs: {
+          Arn: `arn:aws:s3:::${name}`,
+          DomainName: `${name}.s3.amazonaws.com`,
+          RegionalDomainName: `${name}.s3.${region}.amazonaws.com`,
+        },
+      };
+    }
     case 'AWS::Lambda::Function':
       return { ref: generic, attrs: { Arn: `arn:aws:lambda:${region}:${acct}:function:${generic}` } };
     case 'AWS::IAM::Role':
@@ -375,6 +388,8 @@ export interface AppModel {
   tables: TableSpec[];
   queues: QueueSpec[];
   secrets: SecretSpec[];
+  /** The buckets' local names (the emulator's S3). */
+  buckets: string[];
   routes: RouteSpec[];
   /** Function of the `$default` route, if any. */
   defaultRoute?: string;
@@ -466,6 +481,8 @@ export function readModel(dir: string, naming: Naming): AppModel {
     properties: res(s, s.resource.Properties ?? {}, s.logicalId),
   }));
 
+  const buckets = a.resourcesOf('AWS::S3::Bucket').map((b) => a.physicalOf(b.id).ref);
+
   // HTTP API routes -> integrations -> functions.
   const integrations = new Map<string, string>();
   for (const i of a.resourcesOf('AWS::ApiGatewayV2::Integration')) {
@@ -539,5 +556,5 @@ export function readModel(dir: string, naming: Naming): AppModel {
     };
   });
 
-  return { assembly: a, functions, policiesByRole, tables, queues, secrets, routes, defaultRoute, eventSources, schedules };
+  return { assembly: a, functions, policiesByRole, tables, queues, secrets, buckets, routes, defaultRoute, eventSources, schedules };
 }

@@ -38,12 +38,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanPages } from '../../functions/platform/table';
 import { readFileSync } from 'node:fs';
-import {
-  DELIVERY_STATUSES,
-  deliveryKey,
-  unclaimedDelivery,
-  type DeliveryItem,
-} from '../../functions/webhooks/delivery-store';
+import { DELIVERY_STATUSES, deliveryKey, unclaimedDelivery, type DeliveryItem } from '../../functions/webhooks/delivery-store';
 import { toApiDelivery } from '../../functions/webhooks/delivery-views';
 import { RECEIPT_PK_PREFIX, receiptDeliveryIds, receiptOwner, type ReceiptItem } from '../../functions/events/receipts';
 import { apiBase, call, must, type Target } from '../api';

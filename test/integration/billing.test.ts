@@ -9,13 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { issueAgreementPhrase } from '../../functions/domain/agreement-phrase';
 import { decisionId } from '../../functions/domain/decisions';
 import { randomToken } from '../../functions/domain/ids';
-import { captureEntryKey } from '../../functions/ledger/store';
-import { decisionKey, type DecisionItem } from '../../functions/decisions/views';
-import { getItem } from '../../functions/platform/table';
-import { eventKey } from '../../functions/webhooks/delivery-store';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { bills, billsOf, counters, getBill, ledgerProblems } from '../support/billing-table';
-import { agreement, bankResponse, bill, decide, events, pay, payee, receivedEvents, type Agreement } from '../support/flows';
+import { agreement, bankResponse, bill, billOne, decide, events, pay, payee, receivedEvents } from '../support/flows';
 import type { Receiver } from '../../local/receiver';
 
 let t: TestApp;
@@ -30,185 +26,10 @@ const NOT_APPROVED = 'Customer has not approved billing';
 const BLOCKED = 'Merchant is blocked by the customer';
 const LIMITS = "Billing exceeds the customer's spending limits";
 
-/** Bill one phrase and return the single element (and the HTTP status). */
-async function billOne(a: Pick<Agreement, 'merchant' | 'agreementPhrase'>, amount: number) {
-  const r = await bill(t, a.merchant, [a.agreementPhrase], amount);
-  expect(Array.isArray(r.body), JSON.stringify(r.body)).toBe(true);
-  expect(r.body).toHaveLength(1);
-  return { status: r.status, el: r.body[0] };
-}
-
-describe('bill: full loop', () => {
-  it('approve_recurring: requiresApproval false -> bank approves -> succeeded, ledger posted, merchant and provider notified', async () => {
-    const a = await agreement(t, { decision: 'approve_recurring', withProvider: true, receiver: rx });
-    const r = await bill(t, a.merchant, [a.agreementPhrase], 1500.5, { description: 'Gym, November' });
-    expect(r.status).toBe(201);
-    const el = r.body[0];
-    expect(el).toMatchObject({
-      statusCode: 201,
-      success: true,
-      phrase: a.agreementPhrase,
-      entityId: a.merchant.id,
-      requiresApproval: false,
-    });
-    expect(el.reference).toMatch(/^txn_/);
-    expect(el.message).toEqual(expect.any(String));
-    expect(el.expiresAt).toBeUndefined();
-
-    const [req] = await events(rx, a.hooks!.bank, 'billing.request', 1, (e) => e.data.reference === el.reference);
-    expect(req!.data).toEqual({
-      billingRequestId: el.billingRequestId,
-      reference: el.reference,
-      type: 'agreement',
-      customerId: a.customerId,
-      clientRef: a.clientRef,
-      entityId: a.merchant.id,
-      merchantName: a.merchant.name,
-      amount: 1500.5,
-      currency: 'NGN',
-      description: 'Gym, November',
-      requiresApproval: false,
-    });
-
-    const stored = await getBill(el.billingRequestId);
-    expect(stored).toMatchObject({
-      status: 'pending',
-      amount: 150050,
-      type: 'agreement',
-      requiresApproval: false,
-      decisionId: a.decisionId,
-    });
-    expect(stored!.dueSk).toBeUndefined();
-    // The bill's transaction wrote no event item: billing.request rides on the billing
-    // (events/outbox.ts `carry`) and the stream consumer wrote its item from the bill's record.
-    expect(stored!.emits).toMatchObject({ id: req!.id, type: 'billing.request', at: req!.createdAt });
-    expect(stored!.eventIds).toEqual([req!.id]);
-    expect(await getItem(eventKey(req!.id))).toMatchObject({
-      type: 'billing.request',
-      to: a.bank.id,
-      carriedBy: `BILL#${el.billingRequestId}`,
-      data: req!.data,
-    });
-
-    const br = await bankResponse(t, a.bank, el.billingRequestId, 'approve_recurring', 'BANK-TX-1');
-    expect(br.status).toBe(200);
-    expect(br.body).toMatchObject({
-      statusCode: 200,
-      success: true,
-      data: { billingRequestId: el.billingRequestId, reference: el.reference, status: 'succeeded' },
-    });
-
-    const expected = {
-      billingRequestId: el.billingRequestId,
-      reference: el.reference,
-      entityId: a.merchant.id,
-      customerId: a.customerId,
-      amount: 1500.5,
-      currency: 'NGN',
-      status: 'succeeded',
-      customerAction: 'approved',
-      bankTransactionId: 'BANK-TX-1',
-    };
-    const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === el.reference);
-    expect(res!.data).toEqual(expected);
-    const [prov] = await events(rx, a.hooks!.provider!, 'billing.response', 1, (e) => e.data.reference === el.reference);
-    expect(prov!.data).toEqual(expected);
-
-    const after = await getBill(el.billingRequestId);
-    expect(after).toMatchObject({ status: 'succeeded', bankTransactionId: 'BANK-TX-1', bankAction: 'approve_recurring' });
-    // The answer's event replaced the request's on the billing; one item per event, both written by the consumer.
-    expect(res!.id).toBe(prov!.id);
-    expect(after!.emits).toMatchObject({ id: res!.id, type: 'billing.response', at: res!.createdAt });
-    expect(after!.eventIds).toEqual([req!.id, res!.id]);
-    expect(await getItem(eventKey(res!.id))).toMatchObject({ to: a.merchant.id, carriedBy: `BILL#${el.billingRequestId}`, data: expected });
-    expect(after!.settlementDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(await getItem(captureEntryKey(after!))).toMatchObject({ amount: 150050, kind: 'capture' });
-    expect(await ledgerProblems(a.merchant.id)).toEqual([]);
-    // Succeeded billings keep counting against the limits.
-    expect(await counters(a.decisionId)).toMatchObject({ month: 150050, day: 150050, week: 150050 });
-    // lastUsed is the billing's time (kept on the pair's counter item: the decision item is not written).
-    const read = await t.call('GET', `/v1/customer-decisions/${a.decisionId}`, { key: a.merchant.apiKey });
-    expect(read.body.data.lastUsed).toBe(stored!.createdAt);
-    const dec = await getItem<DecisionItem>(decisionKey(a.decisionId));
-    expect(dec).toMatchObject({ version: 1, lastUsed: null });
-  });
-
-  it('approve_once: requiresApproval true with expiresAt -> approve_once -> succeeded', async () => {
-    const a = await agreement(t, { decision: 'approve_once', receiver: rx });
-    const before = Date.now();
-    const { status, el } = await billOne(a, 20);
-    expect(status).toBe(201);
-    expect(el.requiresApproval).toBe(true);
-    const expiresAt = Date.parse(el.expiresAt);
-    // Default window: 600 s.
-    expect(expiresAt).toBeGreaterThanOrEqual(before + 600_000 - 1000);
-    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
-
-    const [req] = await events(rx, a.hooks!.bank, 'billing.request', 1, (e) => e.data.reference === el.reference);
-    expect(req!.data).toMatchObject({ requiresApproval: true, expiresAt: el.expiresAt, type: 'agreement', amount: 20 });
-    const stored = await getBill(el.billingRequestId);
-    expect(stored!.dueSk).toContain('billing.expiry');
-
-    const br = await bankResponse(t, a.bank, el.billingRequestId, 'approve_once');
-    expect(br.status).toBe(200);
-    const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === el.reference);
-    expect(res!.data).toMatchObject({ status: 'succeeded', customerAction: 'approved', amount: 20 });
-    const after = await getBill(el.billingRequestId);
-    expect(after!.status).toBe('succeeded');
-    expect(after!.dueSk).toBeUndefined();
-    expect(after!.duePk).toBeUndefined();
-  });
-
-  it('deny and suspended answers: declined, reservation released, customerAction declined', async () => {
-    const a = await agreement(t, { decision: 'approve_once', limits: { daily: 100 }, receiver: rx });
-    const first = await billOne(a, 80);
-    expect(first.status).toBe(201);
-    expect((await billOne(a, 30)).el.message).toBe(LIMITS);
-
-    const br = await bankResponse(t, a.bank, first.el.billingRequestId, 'deny', null);
-    expect(br.status).toBe(200);
-    expect(br.body.data.status).toBe('declined');
-    const [res] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === first.el.reference);
-    expect(res!.data).toMatchObject({ status: 'declined', customerAction: 'declined', reason: 'customer_denied', bankTransactionId: null });
-    expect((await counters(a.decisionId)).day).toBe(0);
-
-    // The released amount is available again; a suspended answer releases too.
-    const second = await billOne(a, 100);
-    expect(second.status).toBe(201);
-    expect((await bankResponse(t, a.bank, second.el.billingRequestId, 'suspended', 'BTX-S')).status).toBe(200);
-    const [res2] = await events(rx, a.hooks!.merchant, 'billing.response', 1, (e) => e.data.reference === second.el.reference);
-    expect(res2!.data).toMatchObject({
-      status: 'declined',
-      customerAction: 'declined',
-      reason: 'customer_suspended',
-      bankTransactionId: 'BTX-S',
-    });
-    expect(await counters(a.decisionId)).toMatchObject({ day: 0, week: 0, month: 0 });
-    // A declined billing leaves the decision as it was (the action is about this billing).
-    const dec = await getItem<DecisionItem>(decisionKey(a.decisionId));
-    expect(dec!.decision).toBe('approve_once');
-    expect(await ledgerProblems(a.merchant.id)).toEqual([]);
-  });
-
-  it('a provider bills for its merchant with X-Entity-Id', async () => {
-    const a = await agreement(t, { decision: 'approve_once', withProvider: true, receiver: rx });
-    const r = await t.call('POST', '/v1/customer/bill', {
-      key: a.provider!.apiKey,
-      headers: { 'x-entity-id': a.merchant.id },
-      body: { agreementPhrases: [a.agreementPhrase], amount: 5, currency: 'NGN', description: 'Via provider' },
-    });
-    expect(r.status).toBe(201);
-    expect(r.body[0]).toMatchObject({ statusCode: 201, entityId: a.merchant.id });
-    const stored = await getBill(r.body[0].billingRequestId);
-    expect(stored).toMatchObject({ merchantId: a.merchant.id, providerId: a.provider!.id });
-    expect(stored!.gsi7pk).toMatch(new RegExp(`^PTXN#${a.provider!.id}#[0-7]$`));
-  });
-});
-
 describe('bill: refusals (DESIGN 6.9 precedence)', () => {
   it('blocked merchant -> 403 Merchant is blocked by the customer (before deny)', async () => {
     const approvedButBlocked = await agreement(t, { decision: 'approve_once', blockMerchant: true });
-    let r = await billOne(approvedButBlocked, 10);
+    let r = await billOne(t, approvedButBlocked, 10);
     expect(r.status).toBe(403);
     expect(r.el).toEqual({
       statusCode: 403,
@@ -220,14 +41,14 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
       entityId: approvedButBlocked.merchant.id,
     });
     const deniedAndBlocked = await agreement(t, { decision: 'deny', blockMerchant: true });
-    r = await billOne(deniedAndBlocked, 10);
+    r = await billOne(t, deniedAndBlocked, 10);
     expect(r.el.message).toBe(BLOCKED);
   });
 
   it('deny and suspended -> 403 Customer has not approved billing', async () => {
     for (const decision of ['deny', 'suspended'] as const) {
       const a = await agreement(t, { decision });
-      const r = await billOne(a, 10);
+      const r = await billOne(t, a, 10);
       expect(r.status).toBe(403);
       expect(r.el).toMatchObject({ statusCode: 403, success: false, message: NOT_APPROVED, phrase: a.agreementPhrase });
     }
@@ -235,9 +56,9 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
 
   it('a decision changed to deny by the bank stops billing at once', async () => {
     const a = await agreement(t, { decision: 'approve_recurring' });
-    expect((await billOne(a, 10)).status).toBe(201);
+    expect((await billOne(t, a, 10)).status).toBe(201);
     await decide(t, { bank: a.bank, merchant: a.merchant, customerId: a.customerId, lookupPhrase: a.lookupPhrase, decision: 'deny' });
-    expect((await billOne(a, 10)).el.message).toBe(NOT_APPROVED);
+    expect((await billOne(t, a, 10)).el.message).toBe(NOT_APPROVED);
   });
 
   it('no decision, tampered, foreign and garbage phrases -> 403 Customer has not approved billing', async () => {
@@ -270,44 +91,44 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
 
   it('limits: single', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', limits: { single: 50 } });
-    expect((await billOne(a, 50.01)).el).toMatchObject({ statusCode: 403, message: LIMITS, code: 'spending_limit_exceeded' });
-    expect((await billOne(a, 50)).status).toBe(201);
-    expect((await billOne(a, 50)).status).toBe(201);
+    expect((await billOne(t, a, 50.01)).el).toMatchObject({ statusCode: 403, message: LIMITS, code: 'spending_limit_exceeded' });
+    expect((await billOne(t, a, 50)).status).toBe(201);
+    expect((await billOne(t, a, 50)).status).toBe(201);
   });
 
   it('limits: daily (pending + succeeded count; exactly at the limit passes)', async () => {
     const a = await agreement(t, { decision: 'approve_once', limits: { daily: 100 }, receiver: rx });
-    const first = await billOne(a, 60);
+    const first = await billOne(t, a, 60);
     expect(first.status).toBe(201);
     expect((await bankResponse(t, a.bank, first.el.billingRequestId, 'approve_once')).status).toBe(200);
-    expect((await billOne(a, 30)).status).toBe(201); // 90 pending + succeeded
-    const over = await billOne(a, 10.01);
+    expect((await billOne(t, a, 30)).status).toBe(201); // 90 pending + succeeded
+    const over = await billOne(t, a, 10.01);
     expect(over.status).toBe(403);
     expect(over.el.message).toBe(LIMITS);
-    expect((await billOne(a, 10)).status).toBe(201); // exactly 100
-    expect((await billOne(a, 0.01 + 0.99)).status).toBe(403);
+    expect((await billOne(t, a, 10)).status).toBe(201); // exactly 100
+    expect((await billOne(t, a, 0.01 + 0.99)).status).toBe(403);
     expect(await counters(a.decisionId)).toMatchObject({ day: 10000, week: 10000, month: 10000 });
   });
 
   it('limits: weekly', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', limits: { weekly: 30, daily: 1000 } });
-    expect((await billOne(a, 20)).status).toBe(201);
-    expect((await billOne(a, 10.5)).el.message).toBe(LIMITS);
-    expect((await billOne(a, 10)).status).toBe(201);
+    expect((await billOne(t, a, 20)).status).toBe(201);
+    expect((await billOne(t, a, 10.5)).el.message).toBe(LIMITS);
+    expect((await billOne(t, a, 10)).status).toBe(201);
   });
 
   it('limits: monthly', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', limits: { monthly: 25 } });
-    expect((await billOne(a, 25.01)).el.message).toBe(LIMITS);
-    expect((await billOne(a, 12.5)).status).toBe(201);
-    expect((await billOne(a, 12.5)).status).toBe(201);
-    expect((await billOne(a, 1)).el.message).toBe(LIMITS);
+    expect((await billOne(t, a, 25.01)).el.message).toBe(LIMITS);
+    expect((await billOne(t, a, 12.5)).status).toBe(201);
+    expect((await billOne(t, a, 12.5)).status).toBe(201);
+    expect((await billOne(t, a, 1)).el.message).toBe(LIMITS);
     expect((await counters(a.decisionId)).month).toBe(2500);
   });
 
   it('limits set later in a period count the billings made before', async () => {
     const a = await agreement(t, { decision: 'approve_recurring' });
-    expect((await billOne(a, 40)).status).toBe(201);
+    expect((await billOne(t, a, 40)).status).toBe(201);
     await decide(t, {
       bank: a.bank,
       merchant: a.merchant,
@@ -316,8 +137,8 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
       decision: 'approve_recurring',
       limits: { daily: 50 },
     });
-    expect((await billOne(a, 11)).el.message).toBe(LIMITS);
-    expect((await billOne(a, 10)).status).toBe(201);
+    expect((await billOne(t, a, 11)).el.message).toBe(LIMITS);
+    expect((await billOne(t, a, 10)).status).toBe(201);
   });
 });
 
@@ -469,8 +290,8 @@ describe('pay (one-time, independent of the agreement flow)', () => {
   it('pays share the pair counters with agreement billings', async () => {
     const a = await agreement(t, { decision: 'approve_recurring', limits: { daily: 30 } });
     expect((await pay(t, a.merchant, [a.lookupPhrase], 20)).status).toBe(201);
-    expect((await billOne(a, 11)).el.message).toBe(LIMITS);
-    expect((await billOne(a, 10)).status).toBe(201);
+    expect((await billOne(t, a, 11)).el.message).toBe(LIMITS);
+    expect((await billOne(t, a, 10)).status).toBe(201);
     expect((await pay(t, a.merchant, [a.lookupPhrase], 0.01 + 0.99)).body[0].message).toBe(LIMITS);
   });
 
@@ -497,7 +318,7 @@ describe('pay (one-time, independent of the agreement flow)', () => {
 describe('bank-response refusals', () => {
   it('answering twice -> 409 Billing request has already been answered, nothing changes', async () => {
     const a = await agreement(t, { decision: 'approve_once', receiver: rx });
-    const { el } = await billOne(a, 10);
+    const { el } = await billOne(t, a, 10);
     expect((await bankResponse(t, a.bank, el.billingRequestId, 'approve_once', 'TX-1')).status).toBe(200);
     for (const action of ['approve_once', 'deny', 'suspended', 'approve_recurring'] as const) {
       const r = await bankResponse(t, a.bank, el.billingRequestId, action, 'TX-2');
@@ -515,7 +336,7 @@ describe('bank-response refusals', () => {
   it("another bank's billing request, an unknown id -> 404 Billing request not found", async () => {
     const a = await agreement(t, { decision: 'approve_once' });
     const otherBank = await t.participant('bank');
-    const { el } = await billOne(a, 10);
+    const { el } = await billOne(t, a, 10);
     for (const [key, id] of [
       [otherBank.apiKey, el.billingRequestId],
       [a.bank.apiKey, `breq_${randomToken(20)}`],
@@ -533,7 +354,7 @@ describe('bank-response refusals', () => {
 
   it('bad bodies -> 400 and nothing changes', async () => {
     const a = await agreement(t, { decision: 'approve_once' });
-    const { el } = await billOne(a, 10);
+    const { el } = await billOne(t, a, 10);
     for (const body of [
       { billingRequestId: el.billingRequestId, action: 'approve', bankTransactionId: 'X' },
       { billingRequestId: el.billingRequestId, action: 'approve_once' },

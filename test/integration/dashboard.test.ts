@@ -14,6 +14,7 @@ import { newSchedule } from '../support/recurring-fixtures';
 import {
   BROWSER_TEST_TIMEOUT_MS,
   BROWSER_WAIT_MS,
+  axeViolations,
   DESKTOP,
   PHONE,
   expectAccessible,
@@ -475,6 +476,25 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await openPage(page, 'Participants');
     await expectAccessible(page, 'participants');
     await page.context().close();
+  });
+});
+
+describe('the accessibility check itself', () => {
+  it('finds a serious or critical violation when a page has one (an image without alt text)', async () => {
+    const { page, context } = await newPage(browser);
+    await page.goto(`${t.url}/dashboard/`);
+    await page.getByLabel('Email').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { createElement(t: string): { src: string }; body: { append(n: unknown): void } } })
+        .document;
+      const img = d.createElement('img');
+      img.src = '/dashboard/favicon.svg';
+      d.body.append(img);
+    });
+    expect((await axeViolations(page)).map((v) => [v.id, v.impact])).toContainEqual(['image-alt', 'critical']);
+    await expect(expectAccessible(page, 'a page with an image without alt')).rejects.toThrow(/image-alt/);
+    await context.close();
   });
 });
 

@@ -182,37 +182,31 @@ describe('GET /v1/reports/volume', () => {
 });
 
 describe('POST /v1/exports with the filters on screen', () => {
-  // Artifacts mode's AWS gateway has no S3 (vitest.config.ts leaves exports.test.ts out of that
-  // project for the same reason): the export job cannot write its file there. This runs in
-  // `integration`, on the emulator's S3.
-  it.skipIf(process.env.LOCAL_ARTIFACTS === '1')(
-    'a transactions export takes a status filter and names its file after the filters',
-    async () => {
-      const r = await t.call('POST', '/v1/exports', { key: a.merchant.apiKey, body: { kind: 'transactions', status: 'refunded' } });
-      expect(r.status).toBe(202);
-      const done = await until(async () => {
-        await t.app.tick(new Date());
-        await t.app.settle();
-        const e = await t.call('GET', `/v1/exports/${r.body.data.exportId}`, { key: a.merchant.apiKey });
-        return e.body.data?.status !== 'pending' ? e : undefined;
-      }, 30_000);
-      expect(done.body.data.status).toBe('ready');
-      const url = new URL(done.body.data.url);
-      expect(url.pathname).toMatch(new RegExp(`/idpay-transactions-refunded-start-to-${new Date().toISOString().slice(0, 10)}\\.csv$`));
-      const rows = csvRecords(await (await fetch(url)).text());
-      const refunded = (await history(a.merchant.apiKey)).filter((x) => x.status === 'refunded');
-      expect(refunded.length).toBeGreaterThan(0);
-      expect(rows.map((x) => x.reference).sort()).toEqual(refunded.map((x) => x.reference).sort());
-      expect(new Set(rows.map((x) => x.status))).toEqual(new Set(['refunded']));
-      // A settlement export takes no status.
-      const bad = await t.call('POST', '/v1/exports', {
-        key: a.merchant.apiKey,
-        body: { kind: 'settlement', settlementId: 'stl_x', status: 'refunded' },
-      });
-      expect(bad.status).toBe(400);
-      expect(bad.body.errors).toContainEqual({ path: 'status', message: 'applies to transactions exports only' });
-    },
-  );
+  it('a transactions export takes a status filter and names its file after the filters', async () => {
+    const r = await t.call('POST', '/v1/exports', { key: a.merchant.apiKey, body: { kind: 'transactions', status: 'refunded' } });
+    expect(r.status).toBe(202);
+    const done = await until(async () => {
+      await t.app.tick(new Date());
+      await t.app.settle();
+      const e = await t.call('GET', `/v1/exports/${r.body.data.exportId}`, { key: a.merchant.apiKey });
+      return e.body.data?.status !== 'pending' ? e : undefined;
+    }, 30_000);
+    expect(done.body.data.status).toBe('ready');
+    const url = new URL(done.body.data.url);
+    expect(url.pathname).toMatch(new RegExp(`/idpay-transactions-refunded-start-to-${new Date().toISOString().slice(0, 10)}\\.csv$`));
+    const rows = csvRecords(await (await fetch(url)).text());
+    const refunded = (await history(a.merchant.apiKey)).filter((x) => x.status === 'refunded');
+    expect(refunded.length).toBeGreaterThan(0);
+    expect(rows.map((x) => x.reference).sort()).toEqual(refunded.map((x) => x.reference).sort());
+    expect(new Set(rows.map((x) => x.status))).toEqual(new Set(['refunded']));
+    // A settlement export takes no status.
+    const bad = await t.call('POST', '/v1/exports', {
+      key: a.merchant.apiKey,
+      body: { kind: 'settlement', settlementId: 'stl_x', status: 'refunded' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toContainEqual({ path: 'status', message: 'applies to transactions exports only' });
+  });
 });
 
 describe('GET /v1/search', () => {

@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from '../../local/receiver';
 import { cognitoEnv } from '../../local/cognito';
 import { assertConforms, assertSurface } from './contract';
 import { recordExample } from './examples';
+import { recordInvocations } from './invocations';
 
 export interface ApiResult<T = any> {
   status: number;
@@ -162,7 +163,10 @@ export async function startTestApp(
       return { id: r.body.data.id, apiKey: r.body.data.apiKey, name, email };
     },
     // The file's table goes with its DynamoDB Local, retired when the next file leases its slot.
-    stop: () => app.stop(),
+    stop: () => {
+      recordInvocations(app, stage);
+      return app.stop();
+    },
   };
 }
 

@@ -341,6 +341,13 @@ export function bill(
   });
 }
 
+/** Bill one phrase and return the single element (and the HTTP status). */
+export async function billOne(t: TestApp, a: { merchant: Pick<Party, 'apiKey'>; agreementPhrase: string }, amount: number) {
+  const r = await bill(t, a.merchant, [a.agreementPhrase], amount);
+  if (!Array.isArray(r.body) || r.body.length !== 1) throw new Error(`expected one bill element: ${r.status} ${JSON.stringify(r.body)}`);
+  return { status: r.status, el: r.body[0] };
+}
+
 /** POST /v1/customer/pay with sensible defaults. */
 export function pay(
   t: TestApp,

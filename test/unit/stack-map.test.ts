@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAMBDA_BUILD_OPTIONS } from '../../bench/bundles';
+import { LAMBDA_BUILD_OPTIONS } from '../../lib/lambda';
 
 /**
  * The stack traces a deployed function logs name the source lines although Node runs without

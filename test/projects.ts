@@ -1,0 +1,61 @@
+/**
+ * Which test files run in which vitest project (vitest.config.ts), in one place: the config
+ * and the deploy-parity check (test/artifacts/parity.test.ts) read it.
+ *
+ * Each integration flow runs once (DESIGN 10.1), in one of two modes:
+ * - `integration`: the handler modules in the test's process (fast to start; the tests may
+ *   reach into that process: fault injection, registered due kinds, counted SDK requests,
+ *   captured log lines);
+ * - `artifacts`: the built bundles, each in worker threads of its own, under the synthesized
+ *   template's environment and IAM policies (local/artifacts/). These files were chosen so
+ *   that together they run every function of the app and both stages' templates (the parity
+ *   check fails otherwise, naming what no file ran), favouring the flows that pass through
+ *   many functions; docs/decisions/test-projects.md says why each kind of file runs where.
+ */
+import { globSync } from 'node:fs';
+
+/** Timed against DESIGN's local bounds: after every other file, one at a time. */
+export const TIMED_FILES = [
+  'test/integration/event-stream.test.ts',
+  'test/integration/webhook-fairness.test.ts',
+  'test/integration/billing-expiry-timing.test.ts',
+];
+
+/** Integration flows that run from the built bundles (and the tests of artifacts mode itself). */
+export const ARTIFACTS_FILES = [
+  'test/artifacts/iam.test.ts',
+  'test/artifacts/restart.test.ts',
+  'test/integration/billing.test.ts',
+  'test/integration/consent-terms.test.ts',
+  'test/integration/customer-protection.test.ts',
+  'test/integration/discovery.test.ts',
+  'test/integration/disputes.test.ts',
+  'test/integration/events-api.test.ts',
+  'test/integration/exports.test.ts',
+  'test/integration/finding.test.ts',
+  'test/integration/list-paging.test.ts',
+  'test/integration/ops-deliveries.test.ts',
+  'test/integration/people-keys-live.test.ts',
+  'test/integration/people-live.test.ts',
+  'test/integration/people-sessions.test.ts',
+  'test/integration/people.test.ts',
+  'test/integration/platform.test.ts',
+  'test/integration/provider-merchants.test.ts',
+  'test/integration/provider-trust.test.ts',
+  'test/integration/reconciliation-reports.test.ts',
+  'test/integration/refund-response.test.ts',
+  'test/integration/refunds.test.ts',
+  'test/integration/retry-policy.test.ts',
+  'test/integration/sandbox-disputes.test.ts',
+  'test/integration/sandbox.test.ts',
+  'test/integration/test-clocks.test.ts',
+  'test/integration/webhooks-live.test.ts',
+];
+
+/** The deploy-parity check: after every file of `artifacts`. */
+export const PARITY_FILES = ['test/artifacts/parity.test.ts'];
+
+/** The files a list of paths and globs names, relative to the project root, sorted. */
+export function projectFiles(patterns: readonly string[]): string[] {
+  return [...new Set(patterns.flatMap((p) => globSync(p)))].sort();
+}
