@@ -55,6 +55,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Pure rules run in milliseconds; a loaded machine still parses the sources for the
+          // architecture checks and builds bundles for the stack-map test.
+          testTimeout: 60_000,
           env: { LOG_LEVEL: 'SILENT' },
         },
       },
@@ -66,6 +69,7 @@ export default defineConfig({
           name: 'docs',
           include: ['test/docs/**/*.test.ts'],
           environment: 'node',
+          testTimeout: 60_000,
           env: { LOG_LEVEL: 'SILENT' },
         },
       },
@@ -104,6 +108,8 @@ export default defineConfig({
                 LOCAL_ARTIFACTS_QUIET: '1',
                 LOCAL_ARTIFACTS_SYNTH: 'reuse',
                 LOCAL_ARTIFACTS_TIMEOUT_FACTOR: '4',
+                // Instances live for the file (each bundle loads once per file, not after every pause of a minute).
+                LOCAL_ARTIFACTS_IDLE_SECONDS: '900',
                 IDPAY_INVOCATIONS_DIR: INVOCATIONS_DIR,
               },
         },

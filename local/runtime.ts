@@ -109,7 +109,7 @@ export async function waitQuiet(
  * in-process DynamoDB client is created again with the listener; returns the unregister.
  */
 export function wakeOnLocalWrites(stream: () => StreamPoller | undefined): () => void {
-  const listener = () => stream()?.wake();
+  const listener = () => stream()?.noteWrite();
   localWriteListeners.add(listener);
   // This process's clients also wait out DynamoDB Local's table lock (dynamodb/lock-timeout.ts).
   localDynamoSetup.add(addLockRetry);

@@ -200,7 +200,7 @@ export async function startArtifactsApp(opts: AppOptions, assembly?: { dir: stri
   const denials: ArtifactsApp['denials'] = [];
   let stream: StreamPoller | undefined;
   const gateway = await startGateway({
-    onWrite: () => stream?.wake(),
+    onWrite: () => stream?.noteWrite(),
     region: LOCAL_REGION,
     dynamoEndpoint: opts.dynamoEndpoint,
     sqsEndpoint: opts.sqsEndpoint,

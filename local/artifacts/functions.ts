@@ -6,7 +6,7 @@
  * would start more instances, the least busy instance takes the invocation concurrently
  * (a bounded number of threads on a small machine; module state is still never shared
  * between functions, and several instances of one function never share it either).
- * Instances stop after 60 s idle. An invocation that outlives the function's Timeout
+ * Instances stop after 60 s idle (LOCAL_ARTIFACTS_IDLE_SECONDS). An invocation that outlives the function's Timeout
  * (times LOCAL_ARTIFACTS_TIMEOUT_FACTOR, default 1; the test projects use 4 on a loaded
  * 2-core machine) fails with Lambda's "Task timed out" and its instance is discarded.
  */
@@ -18,7 +18,12 @@ import { Worker } from 'node:worker_threads';
 import type { FunctionSpec } from './template';
 
 const RUNTIME = new URL('./runtime.mjs', import.meta.url);
-const IDLE_MS = 60_000;
+/**
+ * How long an idle instance lives (LOCAL_ARTIFACTS_IDLE_SECONDS, default 60; Lambda keeps
+ * them for minutes). The test project keeps them for its files' whole life: a bundle loaded
+ * again after a minute's pause is a cold start the flow under test did not ask for.
+ */
+const idleMs = () => Number(process.env.LOCAL_ARTIFACTS_IDLE_SECONDS ?? 60) * 1000;
 
 interface Pending {
   resolve(v: unknown): void;
@@ -153,7 +158,7 @@ export class FunctionPool {
 
   private reap() {
     for (const i of [...this.instances]) {
-      if (i.inflight === 0 && Date.now() - i.lastUsed > IDLE_MS) this.discard(i);
+      if (i.inflight === 0 && Date.now() - i.lastUsed > idleMs()) this.discard(i);
     }
   }
 

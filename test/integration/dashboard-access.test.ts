@@ -222,7 +222,9 @@ describe('dashboard: staying in', () => {
 
     // Expired, and its refresh token no longer accepted: sign in again, and land where you were.
     await storeTokens(page, renewed, { accessToken: expiredCopyOf(renewed.tokens.accessToken), refreshToken: 'revoked' });
-    await openPage(page, 'Transactions').catch(() => undefined);
+    // The click, not openPage: the page it opens is the sign-in form, not Transactions (waiting
+    // for the Transactions heading that never comes took BROWSER_WAIT_MS, 90 s, every run).
+    await page.getByRole('navigation').getByRole('link', { name: 'Transactions', exact: true }).click();
     await expectArrivedAt(page, 'Sign in');
     await page.getByRole('status').filter({ hasText: 'Your session has ended' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/transactions');

@@ -21,14 +21,21 @@ export interface InvocationRecord {
   mode: 'artifacts' | 'source';
   /** Artifacts mode: function logical ids; source mode: handler modules (functions/<module>.ts). */
   functions: string[];
+  /** Artifacts mode: bundle loads (instances started), all functions together. */
+  coldStarts?: number;
 }
 
 export const invocationsDir = (): string | undefined => process.env.IDPAY_INVOCATIONS_DIR || undefined;
 
 /** The functions `app` has invoked so far. */
-export function invokedBy(app: LocalApp): Pick<InvocationRecord, 'mode' | 'functions'> {
-  const pools = (app as { pools?: Map<string, { invocations: number }> }).pools;
-  if (pools) return { mode: 'artifacts', functions: [...pools].filter(([, p]) => p.invocations > 0).map(([id]) => id) };
+export function invokedBy(app: LocalApp): Pick<InvocationRecord, 'mode' | 'functions' | 'coldStarts'> {
+  const pools = (app as { pools?: Map<string, { invocations: number; coldStarts: number }> }).pools;
+  if (pools)
+    return {
+      mode: 'artifacts',
+      functions: [...pools].filter(([, p]) => p.invocations > 0).map(([id]) => id),
+      coldStarts: [...pools.values()].reduce((n, p) => n + p.coldStarts, 0),
+    };
   return { mode: 'source', functions: [...invokedModules] };
 }
 
