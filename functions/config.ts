@@ -76,6 +76,11 @@ export const config = {
    * the wait runs inside one step of the advance, and the jobs worker's timeout is 60 s.
    */
   testClockBankWaitSeconds: () => Math.min(30, Math.max(0, num('TEST_CLOCK_BANK_WAIT_SECONDS', 10))),
+  /**
+   * How long a Lambda instance keeps what Cognito said of a person's two-factor authentication
+   * (DESIGN 10.3: "cached <= 60 s"): at most 60 s whatever is set; tests shorten it.
+   */
+  mfaCacheSeconds: () => Math.min(60, Math.max(0, num('MFA_CACHE_SECONDS', 60))),
   /** Where the dashboard is (links in e-mail): e.g. `https://dashboard.example.com`; the local stack sets its own URL. */
   dashboardUrl: () => (process.env.DASHBOARD_URL ?? '').replace(/\/+$/, ''),
 };

@@ -44,6 +44,17 @@ export async function membershipsOf(sub: string, limit: number): Promise<Members
   return items as Membership[];
 }
 
+/** The roles a person holds, one per membership (one Query of their own partition, roles only). */
+export async function rolesOf(sub: string): Promise<Role[]> {
+  const items = await queryAll<Pick<Membership, 'pk' | 'sk' | 'role'>>({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
+    ExpressionAttributeValues: { ':pk': `USER#${sub}`, ':m': 'MEMBER#' },
+    ProjectionExpression: 'pk, sk, #r',
+    ExpressionAttributeNames: { '#r': 'role' },
+  });
+  return items.map((m) => m.role);
+}
+
 /** A page of a participant's team, oldest member first, after the member `startingAfter` names. */
 export async function listTeam(
   participantId: string,

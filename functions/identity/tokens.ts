@@ -181,20 +181,36 @@ async function cognitoCall(target: string, body: Record<string, unknown>): Promi
   });
 }
 
+/** What Cognito's `GetUser` says of the signed-in person (authorised by their own access token). */
+async function getUser(
+  accessToken: string,
+): Promise<{ UserAttributes?: { Name: string; Value: string }[]; UserMFASettingList?: string[] }> {
+  const res = await cognitoCall('GetUser', { AccessToken: accessToken });
+  if (!res.ok) {
+    if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
+    throw new AccessTokenError('invalid');
+  }
+  return (await res.json()) as { UserAttributes?: { Name: string; Value: string }[]; UserMFASettingList?: string[] };
+}
+
 /**
  * The signed-in person's e-mail address and whether they verified it, from Cognito's `GetUser`
  * (authorised by the access token itself; access tokens carry no e-mail). Asked only where the
  * address matters (an application's applicant, accepting an invitation that names an address).
  */
 export async function personContact(accessToken: string): Promise<{ email?: string; emailVerified: boolean }> {
-  const res = await cognitoCall('GetUser', { AccessToken: accessToken });
-  if (!res.ok) {
-    if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
-    throw new AccessTokenError('invalid');
-  }
-  const out = (await res.json()) as { UserAttributes?: { Name: string; Value: string }[] };
+  const out = await getUser(accessToken);
   const attr = (name: string) => out.UserAttributes?.find((a) => a.Name === name)?.Value;
   return { email: attr('email')?.toLowerCase(), emailVerified: attr('email_verified') === 'true' };
+}
+
+/**
+ * Whether the signed-in person has an authenticator app on (Cognito software-token MFA): Cognito's
+ * `GetUser` lists it in `UserMFASettingList` once `SetUserMFAPreference` enabled it, and drops it
+ * when they turn it off (the dashboard's Security page reads the same; DESIGN 10.3).
+ */
+export async function softwareTokenMfaOn(accessToken: string): Promise<boolean> {
+  return ((await getUser(accessToken)).UserMFASettingList ?? []).includes('SOFTWARE_TOKEN_MFA');
 }
 
 /** The signed-in person's e-mail address (see `personContact`). */

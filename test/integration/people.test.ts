@@ -79,7 +79,7 @@ describe('merchant emails stay unique through applications (spec: 409 Merchant w
 });
 
 describe('application -> owner -> key -> the key calls the API (sandbox)', () => {
-  it('a signed-up person applies, is approved at once, creates a key, and the key works', async () => {
+  it('a signed-up person applies, is approved at once, creates a key (no authenticator app: optional in the sandbox, DESIGN 10.3), and the key works', async () => {
     const who = await signUpAndIn();
     const as = personCaller(t, who);
     const body = applicationBody('merchant');
