@@ -217,6 +217,34 @@ export async function softwareTokenMfaOn(accessToken: string): Promise<boolean> 
 export const personEmail = async (accessToken: string) => (await personContact(accessToken)).email;
 
 /**
+ * Whose sign-in session a refresh token of the dashboard's client belongs to (DESIGN 10.3): Cognito
+ * mints an access token from it (`REFRESH_TOKEN_AUTH`, as the dashboard renews), and that token
+ * carries the session's `origin_jti` (the emulator's too). On AWS a refresh token is opaque
+ * (encrypted), so asking Cognito is the only way to read it. Undefined when Cognito refuses the
+ * token (revoked, expired, another client's, malformed) or cannot be reached: nobody can then
+ * be told it is theirs, and nothing is revoked.
+ */
+export async function refreshTokenSession(refreshToken: string): Promise<{ sub: string; session: string } | undefined> {
+  try {
+    const res = await cognitoCall('InitiateAuth', {
+      ClientId: tokenConfigFromEnv().clientId,
+      AuthFlow: 'REFRESH_TOKEN_AUTH',
+      AuthParameters: { REFRESH_TOKEN: refreshToken },
+    });
+    if (!res.ok) return undefined;
+    const out = (await res.json()) as { AuthenticationResult?: { AccessToken?: string } };
+    const accessToken = out.AuthenticationResult?.AccessToken;
+    if (!accessToken) return undefined;
+    const { sub, session } = await verifyAccessToken(accessToken);
+    return { sub, session };
+  } catch (error) {
+    if (error instanceof AccessTokenError) return undefined;
+    logger.warn('Cognito could not be reached to read a refresh token', { error: error as Error });
+    return undefined;
+  }
+}
+
+/**
  * Revokes a refresh token of the dashboard's client at Cognito (`RevokeToken`: no IAM, the
  * client id is the credential of a public client). True when Cognito revoked it; false when it
  * refused the token (not of this client, already revoked, malformed) or could not be reached:
