@@ -654,9 +654,9 @@ function webhookParameters(): Json {
       in: 'header',
       required: true,
       description:
-        'Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation ' +
-        "(24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time.",
-      schema: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})?$' },
+        'Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the ' +
+        "newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time.",
+      schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     },
     'webhook-id': {
       name: 'webhook-id',
