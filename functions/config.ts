@@ -19,6 +19,14 @@ function required(name: string): string {
   return v;
 }
 
+/**
+ * Webhook retries when nothing is configured, the same in code and on deployed stacks
+ * (lib/settings.ts RUNTIME_DEFAULTS takes them from here): DESIGN 6.6 asks for "at least 8
+ * attempts over at least 24 h". 12 attempts from a 60 s base doubling (each wait capped at
+ * SQS's 12 h) span about 29 h; 6.8's 8 attempts spanned about 2.1 h. Tests shrink them.
+ */
+export const WEBHOOK_DEFAULTS = { maxAttempts: 12, backoffBaseSeconds: 60 } as const;
+
 export const config = {
   stage(): Stage {
     const s = process.env.STAGE ?? 'sandbox';
@@ -29,8 +37,8 @@ export const config = {
   /** Queue URLs by logical queue name (see platform/definitions.ts), from QUEUE_URL_<NAME>. */
   queueUrl: (name: string) => required(`QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`),
   approvalWindowSeconds: () => num('APPROVAL_WINDOW_SECONDS', 600),
-  webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', 8),
-  webhookBackoffBaseSeconds: () => num('WEBHOOK_BACKOFF_BASE_SECONDS', 60),
+  webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', WEBHOOK_DEFAULTS.maxAttempts),
+  webhookBackoffBaseSeconds: () => num('WEBHOOK_BACKOFF_BASE_SECONDS', WEBHOOK_DEFAULTS.backoffBaseSeconds),
   rateLimitPerMinute: () => num('RATE_LIMIT_PER_MINUTE', 600),
   /** Optional per-class overrides, JSON: {"billing": 300}. */
   rateLimitFor(rateClass: string): number {
