@@ -55,7 +55,7 @@ export async function rolesOf(sub: string): Promise<Role[]> {
   return items.map((m) => m.role);
 }
 
-/** A page of a participant's team, oldest member first, after the member `startingAfter` names. */
+/** A page of a participant's team, newest member first (DESIGN 8), after the member `startingAfter` names. */
 export async function listTeam(
   participantId: string,
   limit: number,
@@ -63,8 +63,9 @@ export async function listTeam(
 ): Promise<{ members: Membership[]; hasMore: boolean }> {
   const { items } = await queryPage({
     IndexName: 'gsi2',
-    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
+    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
     ExpressionAttributeValues: { ':pk': teamPk(participantId), ...(after ? { ':after': teamSk(after.joinedAt, after.userId) } : {}) },
+    ScanIndexForward: false,
     Limit: limit + 1,
   });
   return { members: (items as Membership[]).slice(0, limit), hasMore: items.length > limit };

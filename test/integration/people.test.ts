@@ -287,6 +287,20 @@ describe('team and invitations', () => {
     expect(actions.slice(5).sort()).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
   });
 
+  it('the team pages newest member first (DESIGN 8): limit, startingAfter, hasMore', async () => {
+    const o = await owner();
+    const first = await join(o.as, 'viewer');
+    const second = await join(o.as, 'developer');
+    const third = await join(o.as, 'admin');
+    const ids = (r: { body: { data: { members: { userId: string }[] } } }) => r.body.data.members.map((m) => m.userId);
+    const all = await o.as('GET', '/v1/team/members');
+    expect(ids(all)).toEqual([third.sub, second.sub, first.sub, o.who.sub]);
+    const page1 = await o.as('GET', '/v1/team/members', { query: { limit: 2 } });
+    expect([ids(page1), page1.body.data.hasMore]).toEqual([[third.sub, second.sub], true]);
+    const page2 = await o.as('GET', '/v1/team/members', { query: { limit: 2, startingAfter: second.sub } });
+    expect([ids(page2), page2.body.data.hasMore]).toEqual([[first.sub, o.who.sub], false]);
+  });
+
   it('two owners demoting each other at once: exactly one succeeds', async () => {
     const o = await owner();
     const second = await join(o.as, 'owner');
