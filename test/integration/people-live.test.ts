@@ -163,7 +163,7 @@ describe('banks through the operator; roles in live', () => {
     expect(actions.slice(4).sort()).toEqual(['api_key.created', 'invitation.created:owner', 'participant.created']);
   });
 
-  it('trust changes are in the audit log of the participant that made them', async () => {
+  it("trust changes are in the audit log of the participant that made them, and a merchant's in its own too", async () => {
     const provider = await op('POST', '/v1/operator/participants', { body: { type: 'provider', name: 'PSP', email: newEmail('psp') } });
     const pKey = provider.body.data.apiKey as string;
     const merchants = await t.call('POST', '/v1/provider/merchants', {
@@ -189,6 +189,14 @@ describe('banks through the operator; roles in live', () => {
         .sort(),
     ).toEqual(['api_key.created', 'participant.created']);
     expect(log[1].actor).toMatchObject({ type: 'apiKey', id: expect.stringMatching(/^key_/) });
+    // The merchant's own log has it too, by the provider's key.
+    const own = (await t.call('GET', '/v1/audit-log', { key: merchants.body.data.merchants[0].apiKey })).body.data.entries;
+    expect(own[0]).toMatchObject({
+      action: 'merchant.trust_updated',
+      target: merchantId,
+      actor: log[1].actor,
+      requestId: log[1].requestId,
+    });
   });
 });
 
