@@ -25,8 +25,6 @@ import { startTestApp, type TestApp } from '../support/app';
 import {
   bodyArbitrary,
   diffSnapshots,
-  edgeQueries,
-  edgeQueryArbitrary,
   envelopeProblem,
   jsonText,
   mutate,
@@ -42,6 +40,7 @@ import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, exampleFor, pathFor, withPeople, type Group } from '../support/reliability-world';
 import { signUpAndIn, type SignedIn } from '../support/people';
 import { mapLimit } from '../../functions/platform/retry';
+import { edgeQueries, edgeQueryArbitrary } from '../support/query-edges';
 
 const LONG = process.env.RELIABILITY_LONG === '1';
 const RUNS = Number(process.env.FUZZ_RUNS || (LONG ? 300 : 15));
