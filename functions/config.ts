@@ -19,6 +19,14 @@ function required(name: string): string {
   return v;
 }
 
+/**
+ * Webhook retries when nothing is configured, the same in code and on deployed stacks
+ * (lib/settings.ts RUNTIME_DEFAULTS takes them from here): DESIGN 6.6 asks for "at least 8
+ * attempts over at least 24 h". 12 attempts from a 60 s base doubling (each wait capped at
+ * SQS's 12 h) span about 29 h; 6.8's 8 attempts spanned about 2.1 h. Tests shrink them.
+ */
+export const WEBHOOK_DEFAULTS = { maxAttempts: 12, backoffBaseSeconds: 60 } as const;
+
 export const config = {
   stage(): Stage {
     const s = process.env.STAGE ?? 'sandbox';
@@ -29,8 +37,8 @@ export const config = {
   /** Queue URLs by logical queue name (see platform/definitions.ts), from QUEUE_URL_<NAME>. */
   queueUrl: (name: string) => required(`QUEUE_URL_${name.toUpperCase().replace(/-/g, '_')}`),
   approvalWindowSeconds: () => num('APPROVAL_WINDOW_SECONDS', 600),
-  webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', 8),
-  webhookBackoffBaseSeconds: () => num('WEBHOOK_BACKOFF_BASE_SECONDS', 60),
+  webhookMaxAttempts: () => num('WEBHOOK_MAX_ATTEMPTS', WEBHOOK_DEFAULTS.maxAttempts),
+  webhookBackoffBaseSeconds: () => num('WEBHOOK_BACKOFF_BASE_SECONDS', WEBHOOK_DEFAULTS.backoffBaseSeconds),
   rateLimitPerMinute: () => num('RATE_LIMIT_PER_MINUTE', 600),
   /** Optional per-class overrides, JSON: {"billing": 300}. */
   rateLimitFor(rateClass: string): number {
@@ -76,6 +84,11 @@ export const config = {
    * the wait runs inside one step of the advance, and the jobs worker's timeout is 60 s.
    */
   testClockBankWaitSeconds: () => Math.min(30, Math.max(0, num('TEST_CLOCK_BANK_WAIT_SECONDS', 10))),
+  /**
+   * How long a Lambda instance keeps what Cognito said of a person's two-factor authentication
+   * (DESIGN 10.3: "cached <= 60 s"): at most 60 s whatever is set; tests shorten it.
+   */
+  mfaCacheSeconds: () => Math.min(60, Math.max(0, num('MFA_CACHE_SECONDS', 60))),
   /** Where the dashboard is (links in e-mail): e.g. `https://dashboard.example.com`; the local stack sets its own URL. */
   dashboardUrl: () => (process.env.DASHBOARD_URL ?? '').replace(/\/+$/, ''),
 };

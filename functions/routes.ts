@@ -39,6 +39,13 @@ export interface Route {
    * (applications, accepting an invitation); the handler gets the person, no participant.
    */
   caller?: 'person' | 'applicant';
+  /**
+   * Open to a person who must use two-factor authentication and has not set it up yet (DESIGN
+   * 10.3; identity/mfa.ts): reading oneself, signing out, and the approved applicant's last
+   * look at their application before the dashboard sends them to Security. Every other route
+   * answers them 403 `Set up two-factor authentication first`.
+   */
+  mfaExempt?: true;
   summary: string;
 }
 
@@ -67,9 +74,9 @@ export const ROUTES: Route[] = [
 
   // People: onboarding, keys, team, audit log (DESIGN 8.3)
   { method: 'POST', path: '/v1/onboarding/applications', handler: 'api/account/create-application', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Apply to join as a merchant or provider' },
-  { method: 'GET', path: '/v1/onboarding/applications/{id}', notFound: 'Application not found', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read your application' },
-  { method: 'GET', path: '/v1/me', handler: 'api/account/me', kinds: ANY, access: 'read', caller: 'applicant', summary: 'The signed-in person and their memberships' },
-  { method: 'POST', path: '/v1/me/sign-out', handler: 'api/account/sign-out', kinds: ANY, access: 'write', caller: 'applicant', summary: 'End this sign-in session' },
+  { method: 'GET', path: '/v1/onboarding/applications/{id}', notFound: 'Application not found', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', mfaExempt: true, summary: 'Read your application' },
+  { method: 'GET', path: '/v1/me', handler: 'api/account/me', kinds: ANY, access: 'read', caller: 'applicant', mfaExempt: true, summary: 'The signed-in person and their memberships' },
+  { method: 'POST', path: '/v1/me/sign-out', handler: 'api/account/sign-out', kinds: ANY, access: 'write', caller: 'applicant', mfaExempt: true, summary: 'End this sign-in session' },
   { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', summary: "List the participant's API keys" },
   { method: 'POST', path: '/v1/keys', handler: 'api/account/create-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Create an API key' },
   { method: 'DELETE', path: '/v1/keys/{keyId}', notFound: 'Key not found', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },

@@ -1,4 +1,5 @@
 import type { Construct } from 'constructs';
+import { WEBHOOK_DEFAULTS } from '../functions/config';
 
 /** A deployment stage. One stack per stage; the stage also decides which routes exist. */
 export type StageName = 'sandbox' | 'live';
@@ -17,15 +18,14 @@ export const pascal = (s: string): string =>
     .join('');
 
 /**
- * Runtime configuration every deployed function receives: DESIGN 6.8's defaults, except
- * WEBHOOK_MAX_ATTEMPTS. With 6.8's 8 attempts and a 60 s base doubling, retries span only
- * ~2.1 h, short of DESIGN 6.6's "at least 8 attempts over at least 24 h"; 12 attempts span
- * ~29 h (the 11th wait capped at SQS's 12 h). The code default stays 8 (6.8).
+ * Runtime configuration every deployed function receives: DESIGN 6.8's defaults, and the
+ * webhook retries of DESIGN 6.6 (at least 8 attempts over at least 24 h: 12 attempts, ~29 h),
+ * which are the code's own defaults too (functions/config.ts `WEBHOOK_DEFAULTS`).
  */
 export const RUNTIME_DEFAULTS = {
   APPROVAL_WINDOW_SECONDS: '600',
-  WEBHOOK_MAX_ATTEMPTS: '12',
-  WEBHOOK_BACKOFF_BASE_SECONDS: '60',
+  WEBHOOK_MAX_ATTEMPTS: String(WEBHOOK_DEFAULTS.maxAttempts),
+  WEBHOOK_BACKOFF_BASE_SECONDS: String(WEBHOOK_DEFAULTS.backoffBaseSeconds),
   RATE_LIMIT_PER_MINUTE: '600',
   LOG_LEVEL: 'INFO',
 } as const;

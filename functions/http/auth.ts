@@ -8,6 +8,7 @@ import { membershipKey, membershipsOf, type Membership } from '../identity/membe
 import { type EndedSessions, endedSessionsOf, hasEnded } from '../identity/sessions';
 import { AccessTokenError, TOKEN_MESSAGES, looksLikeJwt, verifyAccessToken } from '../identity/tokens';
 import { keyRoleOf, rolesFor } from '../identity/roles';
+import { mfaMissing } from '../identity/mfa';
 import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, fill, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
@@ -297,6 +298,17 @@ export function enforceRateLimit(state: RequestState): void {
     metric('Throttles');
     throw tooManyRequests(Math.max(1, state.rate.reset - Math.floor(Date.now() / 1000)));
   }
+}
+
+/**
+ * DESIGN 10.3: a person holding a role that must use two-factor authentication (live: owner,
+ * admin) without an authenticator app on is refused everywhere but the routes marked
+ * `mfaExempt` (identity/mfa.ts). After the rate limit: a refused person's retries are counted
+ * like any request before Cognito is asked again.
+ */
+export async function requireMfa(state: RequestState): Promise<void> {
+  if (!state.person || !state.accessToken || state.route.mfaExempt) return;
+  if (await mfaMissing(state.person, state.accessToken, state.principal?.role)) throw forbidden(MSG.mfaRequired);
 }
 
 export function rateHeaders(rate: RateState | undefined): Record<string, string> {

@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import type * as z from 'zod';
 import { config } from '../config';
 import { MAX_ID_LENGTH, findRoute, type Route } from '../routes';
-import { authenticate, authorize, enforceRateLimit, rateHeaders } from './auth';
+import { authenticate, authorize, enforceRateLimit, rateHeaders, requireMfa } from './auth';
 import { AppError, type ErrorMessage, MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../platform/errors';
 import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
@@ -188,13 +188,14 @@ function withRequestId(body: string, requestId: string): string {
   return body;
 }
 
-/** 3. API key + 4. participant kind (route table) + 5. rate limit. */
+/** 3. API key + 4. participant kind (route table) + 5. rate limit + a person's two-factor authentication (DESIGN 10.3). */
 const access: Mw = {
   before: async (request) => {
     const state = request.internal.state;
     await authenticate(state, request.event);
     await authorize(state, request.event);
     enforceRateLimit(state);
+    await requireMfa(state);
   },
 };
 

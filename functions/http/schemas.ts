@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DECISION_VALUES } from '../domain/decisions';
+import { isLagosDate } from '../domain/lagos-time';
 import { checkText } from '../domain/text';
 
 /** Shared request schema pieces (one place each). */
@@ -49,3 +50,30 @@ export const multilineText = (max: number, min = 1) =>
     .superRefine((v, ctx) => checkText(v.replace(/[\t\r\n]/g, ' '), ctx));
 
 export const isoDateTime = z.iso.datetime({ offset: true });
+
+/**
+ * The dates a query parameter may name (DESIGN 10.3): 2000-01-01 to 2099-12-31. Outside them:
+ * 400 with the endpoint's query message and the parameter named, never a date computed past
+ * the calendar's end (a 5xx).
+ */
+export const QUERY_DATES = { first: '2000-01-01', last: '2099-12-31' } as const;
+const OUTSIDE_DATES = `must be from ${QUERY_DATES.first} to ${QUERY_DATES.last}`;
+const FIRST_MS = Date.parse(`${QUERY_DATES.first}T00:00:00.000Z`);
+const AFTER_LAST_MS = Date.parse(`${QUERY_DATES.last}T00:00:00.000Z`) + 86_400_000;
+
+/** A calendar day in a query (`YYYY-MM-DD`, a Lagos date) within QUERY_DATES. */
+export const queryDay = z
+  .string()
+  .superRefine((v, ctx) => {
+    if (!isLagosDate(v)) ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM-DD' });
+    else if (v < QUERY_DATES.first || v > QUERY_DATES.last) ctx.addIssue({ code: 'custom', message: OUTSIDE_DATES });
+  })
+  .describe(`A Lagos date, YYYY-MM-DD, from ${QUERY_DATES.first} to ${QUERY_DATES.last}.`);
+
+/** An instant in a query (ISO 8601 date-time, any offset) within QUERY_DATES (UTC). */
+export const queryInstant = isoDateTime
+  .refine((v) => {
+    const ms = Date.parse(v);
+    return ms >= FIRST_MS && ms < AFTER_LAST_MS;
+  }, `${OUTSIDE_DATES} (UTC)`)
+  .describe(`An ISO 8601 date-time with an offset, from ${QUERY_DATES.first} to ${QUERY_DATES.last} (UTC).`);

@@ -44,7 +44,18 @@ export async function membershipsOf(sub: string, limit: number): Promise<Members
   return items as Membership[];
 }
 
-/** A page of a participant's team, oldest member first, after the member `startingAfter` names. */
+/** The roles a person holds, one per membership (one Query of their own partition, roles only). */
+export async function rolesOf(sub: string): Promise<Role[]> {
+  const items = await queryAll<Pick<Membership, 'pk' | 'sk' | 'role'>>({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
+    ExpressionAttributeValues: { ':pk': `USER#${sub}`, ':m': 'MEMBER#' },
+    ProjectionExpression: 'pk, sk, #r',
+    ExpressionAttributeNames: { '#r': 'role' },
+  });
+  return items.map((m) => m.role);
+}
+
+/** A page of a participant's team, newest member first (DESIGN 8), after the member `startingAfter` names. */
 export async function listTeam(
   participantId: string,
   limit: number,
@@ -52,8 +63,9 @@ export async function listTeam(
 ): Promise<{ members: Membership[]; hasMore: boolean }> {
   const { items } = await queryPage({
     IndexName: 'gsi2',
-    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
+    KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk < :after' : 'gsi2pk = :pk',
     ExpressionAttributeValues: { ':pk': teamPk(participantId), ...(after ? { ':after': teamSk(after.joinedAt, after.userId) } : {}) },
+    ScanIndexForward: false,
     Limit: limit + 1,
   });
   return { members: (items as Membership[]).slice(0, limit), hasMore: items.length > limit };

@@ -181,24 +181,68 @@ async function cognitoCall(target: string, body: Record<string, unknown>): Promi
   });
 }
 
+/** What Cognito's `GetUser` says of the signed-in person (authorised by their own access token). */
+async function getUser(
+  accessToken: string,
+): Promise<{ UserAttributes?: { Name: string; Value: string }[]; UserMFASettingList?: string[] }> {
+  const res = await cognitoCall('GetUser', { AccessToken: accessToken });
+  if (!res.ok) {
+    if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
+    throw new AccessTokenError('invalid');
+  }
+  return (await res.json()) as { UserAttributes?: { Name: string; Value: string }[]; UserMFASettingList?: string[] };
+}
+
 /**
  * The signed-in person's e-mail address and whether they verified it, from Cognito's `GetUser`
  * (authorised by the access token itself; access tokens carry no e-mail). Asked only where the
  * address matters (an application's applicant, accepting an invitation that names an address).
  */
 export async function personContact(accessToken: string): Promise<{ email?: string; emailVerified: boolean }> {
-  const res = await cognitoCall('GetUser', { AccessToken: accessToken });
-  if (!res.ok) {
-    if (res.status >= 500) throw new Error(`Cognito GetUser answered ${res.status}`);
-    throw new AccessTokenError('invalid');
-  }
-  const out = (await res.json()) as { UserAttributes?: { Name: string; Value: string }[] };
+  const out = await getUser(accessToken);
   const attr = (name: string) => out.UserAttributes?.find((a) => a.Name === name)?.Value;
   return { email: attr('email')?.toLowerCase(), emailVerified: attr('email_verified') === 'true' };
 }
 
+/**
+ * Whether the signed-in person has an authenticator app on (Cognito software-token MFA): Cognito's
+ * `GetUser` lists it in `UserMFASettingList` once `SetUserMFAPreference` enabled it, and drops it
+ * when they turn it off (the dashboard's Security page reads the same; DESIGN 10.3).
+ */
+export async function softwareTokenMfaOn(accessToken: string): Promise<boolean> {
+  return ((await getUser(accessToken)).UserMFASettingList ?? []).includes('SOFTWARE_TOKEN_MFA');
+}
+
 /** The signed-in person's e-mail address (see `personContact`). */
 export const personEmail = async (accessToken: string) => (await personContact(accessToken)).email;
+
+/**
+ * Whose sign-in session a refresh token of the dashboard's client belongs to (DESIGN 10.3): Cognito
+ * mints an access token from it (`REFRESH_TOKEN_AUTH`, as the dashboard renews), and that token
+ * carries the session's `origin_jti` (the emulator's too). On AWS a refresh token is opaque
+ * (encrypted), so asking Cognito is the only way to read it. Undefined when Cognito refuses the
+ * token (revoked, expired, another client's, malformed) or cannot be reached: nobody can then
+ * be told it is theirs, and nothing is revoked.
+ */
+export async function refreshTokenSession(refreshToken: string): Promise<{ sub: string; session: string } | undefined> {
+  try {
+    const res = await cognitoCall('InitiateAuth', {
+      ClientId: tokenConfigFromEnv().clientId,
+      AuthFlow: 'REFRESH_TOKEN_AUTH',
+      AuthParameters: { REFRESH_TOKEN: refreshToken },
+    });
+    if (!res.ok) return undefined;
+    const out = (await res.json()) as { AuthenticationResult?: { AccessToken?: string } };
+    const accessToken = out.AuthenticationResult?.AccessToken;
+    if (!accessToken) return undefined;
+    const { sub, session } = await verifyAccessToken(accessToken);
+    return { sub, session };
+  } catch (error) {
+    if (error instanceof AccessTokenError) return undefined;
+    logger.warn('Cognito could not be reached to read a refresh token', { error: error as Error });
+    return undefined;
+  }
+}
 
 /**
  * Revokes a refresh token of the dashboard's client at Cognito (`RevokeToken`: no IAM, the

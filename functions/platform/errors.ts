@@ -181,6 +181,8 @@ export const MSG = messages({
   inviteeAlreadyMember: [409, 'invitee_already_member', 'Already a member'],
   applicationPending: [409, 'application_pending', 'An application is already pending'],
   sessionEnded: [401, 'session_ended', 'Session has ended'],
+  mfaRequired: [403, 'mfa_required', 'Set up two-factor authentication first'],
+  refreshTokenForeign: [400, 'refresh_token_foreign', 'Refresh token does not belong to this session'],
   invalidEntityIdHeader: [400, 'invalid_entity_id_header', 'Invalid X-Entity-Id header'],
   invalidParticipantIdHeader: [400, 'invalid_participant_id_header', 'Invalid X-Participant-Id header'],
   invalidTestClockHeader: [400, 'invalid_test_clock_header', 'Invalid X-Test-Clock header'],

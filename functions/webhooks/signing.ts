@@ -3,16 +3,16 @@
  *
  * - DESIGN 6.6 (spec, Authentication 3): `X-Webhook-Signature` is the lowercase hex
  *   HMAC-SHA256 of the raw request body, keyed with the endpoint's secret (the whole secret
- *   string, `whsec_...`, as UTF-8 bytes). During a rotation overlap the header carries one
- *   signature per valid secret, comma separated, the current secret's first:
- *   `<hex(new)>,<hex(old)>`. Outside an overlap it is exactly one hex string.
+ *   string, `whsec_...`, as UTF-8 bytes): exactly one hex string, always, signed with the
+ *   newest secret (DESIGN 10.3: a receiver written to 6.6 compares one value).
  * - Standard Webhooks (DESIGN 8.2, standardwebhooks.com): `webhook-id`, `webhook-timestamp`
  *   and `webhook-signature` = space-separated `v1,<base64 HMAC-SHA256(key,
  *   "<id>.<timestamp>.<raw body>")>`, key = the base64-decoded part of the secret after
- *   `whsec_`; one value per valid secret, in the same order. The timestamp is signed, so a
- *   receiver can refuse a replayed old delivery.
+ *   `whsec_`; one value per secret in use, as that specification says: during a rotation
+ *   overlap the new secret's, then the old one's. The timestamp is signed, so a receiver can
+ *   refuse a replayed old delivery.
  *
- * A receiver accepts the request when any listed value matches.
+ * A receiver accepts the request when its value (any listed value, for `webhook-signature`) matches.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../domain/ids';
@@ -42,11 +42,9 @@ export function validSecrets(secrets: SigningSecrets, nowMs: number): string[] {
   return valid;
 }
 
-/** The `X-Webhook-Signature` value for one attempt at `nowMs`. */
-export function signatureHeader(rawBody: string, secrets: SigningSecrets, nowMs: number): string {
-  return validSecrets(secrets, nowMs)
-    .map((s) => sign(s, rawBody))
-    .join(',');
+/** The `X-Webhook-Signature` value: one hex HMAC, the newest secret's (DESIGN 6.6, 10.3). */
+export function signatureHeader(rawBody: string, secrets: Pick<SigningSecrets, 'current'>): string {
+  return sign(secrets.current, rawBody);
 }
 
 /** Standard Webhooks' HMAC key: the base64-decoded part of the secret after `whsec_`. */
@@ -89,14 +87,14 @@ export function webhookHeaders(eventId: string, rawBody: string, secrets: Signin
   return {
     'X-Webhook-Id': eventId,
     'X-Webhook-Timestamp': timestamp,
-    'X-Webhook-Signature': signatureHeader(rawBody, secrets, nowMs),
+    'X-Webhook-Signature': signatureHeader(rawBody, secrets),
     'webhook-id': eventId,
     'webhook-timestamp': timestamp,
     'webhook-signature': valid.map((s) => signStandard(s, eventId, timestamp, rawBody)).join(' '),
   };
 }
 
-/** What a receiver does (docs/webhooks.md): does any value of the header match `secret`? */
+/** What a receiver does (docs/webhooks.md): does the header (any comma-separated value, as receivers written before release 4 check) match `secret`? */
 export function verifySignature(header: string | undefined, rawBody: string, secret: string): boolean {
   if (!header) return false;
   const expected = Buffer.from(sign(secret, rawBody), 'hex');

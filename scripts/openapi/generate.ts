@@ -17,6 +17,7 @@ import { EVENT_CATALOG, eventBody, eventBodySchema } from '../../functions/event
 import { EVENT_TYPES, type EventType } from '../../functions/events/types';
 import type { Responses } from '../../functions/api/shapes';
 import { permissionOf, rolesFor } from '../../functions/identity/roles';
+import { mfaRequiredRoles } from '../../functions/identity/mfa';
 import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
 import { API_VERSION, errorBody } from '../../functions/platform/api-request';
@@ -312,7 +313,11 @@ function components(stage: Stage): Json {
         description:
           "A signed-in person's Amazon Cognito access token (the dashboard's sign-in): `Authorization: Bearer <access token>`. The person acts for a participant " +
           'they are a member of (`X-Participant-Id` chooses when there are several) with their role (`x-roles`); a role the operation does not allow: ' +
-          '403 `Insufficient role`. A forged, tampered or wrong-client token: 401 `Invalid access token`; an expired one: 401 `Access token has expired`.',
+          '403 `Insufficient role`. A forged, tampered or wrong-client token: 401 `Invalid access token`; an expired one: 401 `Access token has expired`.' +
+          (mfaRequiredRoles(stage).length
+            ? ` A person who is ${mfaRequiredRoles(stage).join(' or ')} of any participant must have an authenticator app (Cognito software-token MFA) on: ` +
+              'otherwise every operation but `GET /v1/me`, `POST /v1/me/sign-out` and reading their application answers 403 `Set up two-factor authentication first`.'
+            : ''),
       },
     },
     parameters: {
@@ -654,9 +659,9 @@ function webhookParameters(): Json {
       in: 'header',
       required: true,
       description:
-        'Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation ' +
-        "(24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time.",
-      schema: { type: 'string', pattern: '^[0-9a-f]{64}(,[0-9a-f]{64})?$' },
+        'Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the ' +
+        "newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time.",
+      schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
     },
     'webhook-id': {
       name: 'webhook-id',
@@ -723,7 +728,7 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
           default: {
             description:
               'Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential ' +
-              'backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured.',
+              'backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured.',
           },
         },
       },

@@ -269,3 +269,50 @@ describe("a deeply nested JSON body: 400 with the endpoint's message, never 5xx 
     expect(intent.body).toMatchObject({ message: 'Invalid request parameters', errors: [tooDeep] });
   });
 });
+
+describe('a date in a query outside 2000-01-01 to 2099-12-31: 400 with the parameter named, never 5xx (DESIGN 10.3)', () => {
+  it('the volume report of 9999-12-31 (a 500 before: a date past the calendar), and every date parameter of every route', async () => {
+    const m = await t.participant('merchant');
+    const b = await t.participant('bank');
+    const DAYS = 'must be from 2000-01-01 to 2099-12-31';
+    const INSTANTS = `${DAYS} (UTC)`;
+    const cases: [key: string, path: string, query: Record<string, string>, errors: [string, string][]][] = [
+      [
+        m.apiKey,
+        '/v1/reports/volume',
+        { from: '9999-12-31', to: '9999-12-31' },
+        [
+          ['from', DAYS],
+          ['to', DAYS],
+        ],
+      ],
+      [m.apiKey, '/v1/reports/volume', { from: '9999-12-10' }, [['from', DAYS]]],
+      [m.apiKey, '/v1/reports/volume', { to: '0001-01-10' }, [['to', DAYS]]],
+      [b.apiKey, '/v1/reports/volume', { from: '1999-12-31', to: '2000-01-01' }, [['from', DAYS]]],
+      [b.apiKey, '/v1/reports/volume', { from: '2099-12-31', to: '2100-01-01' }, [['to', DAYS]]],
+      [b.apiKey, '/v1/bank/settlement-reports', { businessDate: '9999-12-31' }, [['businessDate', DAYS]]],
+      [b.apiKey, '/v1/bank/settlement-reports', { businessDate: '1970-01-01' }, [['businessDate', DAYS]]],
+      [m.apiKey, '/v1/transaction-history', { from: '9999-12-31T23:59:59Z' }, [['from', INSTANTS]]],
+      [m.apiKey, '/v1/transaction-history', { to: '0001-01-01T00:00:00Z' }, [['to', INSTANTS]]],
+      [m.apiKey, '/v1/transaction-history', { from: '2000-01-01T00:30:00+01:00' }, [['from', INSTANTS]]],
+      [m.apiKey, '/v1/events', { createdFrom: '2100-01-01T00:00:00Z' }, [['createdFrom', INSTANTS]]],
+      [m.apiKey, '/v1/events', { createdTo: '1999-12-31T23:59:59.999Z' }, [['createdTo', INSTANTS]]],
+    ];
+    for (const [key, path, query, errors] of cases) {
+      const r = await t.call('GET', path, { key, query });
+      const what = `${path} ${JSON.stringify(query)}`;
+      expect([r.status, r.body.message], what).toEqual([400, 'Invalid query parameters']);
+      expect(r.body.errors, what).toEqual(errors.map(([p, message]) => ({ path: p, message })));
+    }
+    // The edges themselves are dates like any other.
+    for (const [key, path, query] of [
+      [b.apiKey, '/v1/reports/volume', { from: '2000-01-01', to: '2000-01-31' }],
+      [b.apiKey, '/v1/reports/volume', { from: '2099-12-01', to: '2099-12-31' }],
+      [b.apiKey, '/v1/bank/settlement-reports', { businessDate: '2099-12-31' }],
+      [m.apiKey, '/v1/transaction-history', { from: '2000-01-01T00:00:00Z', to: '2099-12-31T23:59:59.999Z' }],
+      [m.apiKey, '/v1/events', { createdFrom: '2000-01-01T00:00:00Z', createdTo: '2099-12-31T23:59:59Z' }],
+    ] as const) {
+      expect((await t.call('GET', path, { key, query })).status, `${path} ${JSON.stringify(query)}`).toBe(200);
+    }
+  });
+});

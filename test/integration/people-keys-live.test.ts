@@ -22,9 +22,9 @@ let developerEmail: string;
 
 const op = (method: string, path: string, opts: { body?: unknown } = {}) => t.call(method, path, { ...opts, key: t.operatorKey });
 
-/** `email`'s person signs up and accepts the invitation `token`. */
-async function accept(token: string, email?: string) {
-  const who = await signUpAndIn(email ? { email } : {});
+/** `email`'s person signs up (with an authenticator app: `mfa`) and accepts the invitation `token`. */
+async function accept(token: string, email?: string, mfa = false) {
+  const who = await signUpAndIn({ ...(email ? { email } : {}), mfa });
   const r = await personCaller(t, who)('POST', `/v1/team/invitations/${token}/accept`);
   expect(r.status).toBe(200);
   return who;
@@ -39,7 +39,8 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   merchantId = created.body.data.id;
   operatorKeyOfMerchant = created.body.data.apiKey;
-  const ownerWho = await accept(created.body.data.invitation.token, ownerEmail);
+  // A live owner: their authenticator app is on (DESIGN 10.3).
+  const ownerWho = await accept(created.body.data.invitation.token, ownerEmail, true);
   owner = personCaller(t, ownerWho);
   const devEmail = newEmail('dev');
   const inv = await owner('POST', '/v1/team/invitations', { body: { email: devEmail, role: 'developer' } });

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
-import { applicationBody, newEmail, personCaller, signUpAndIn } from '../support/people';
+import { sleep } from '../../functions/platform/retry';
+import { applicationBody, newEmail, personCaller, signIn, signUpAndIn, turnOffTotp, turnOnTotp, type SignedIn } from '../support/people';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -48,7 +49,8 @@ describe('live approval keeps merchant emails unique', () => {
 
 describe('applications wait for the operator in live', () => {
   it('pending -> listed -> approved: the participant exists, the applicant owns it, the key calls the API', async () => {
-    const who = await signUpAndIn();
+    // An owner in live: their authenticator app is on (DESIGN 10.3).
+    const who = await signUpAndIn({ mfa: true });
     const as = personCaller(t, who);
     const body = applicationBody('provider');
     const applied = await as('POST', '/v1/onboarding/applications', { body });
@@ -129,7 +131,7 @@ describe('applications wait for the operator in live', () => {
 
 describe('banks through the operator; roles in live', () => {
   it("the operator's ownerEmail invites the bank's owner; a developer cannot move live money but manages keys", async () => {
-    const bankOwner = await signUpAndIn();
+    const bankOwner = await signUpAndIn({ mfa: true });
     const created = await op('POST', '/v1/operator/participants', {
       body: { type: 'bank', name: 'First Bank', email: newEmail('bank'), ownerEmail: bankOwner.email },
     });
@@ -161,7 +163,7 @@ describe('banks through the operator; roles in live', () => {
     expect(actions.slice(4).sort()).toEqual(['api_key.created', 'invitation.created:owner', 'participant.created']);
   });
 
-  it('trust changes are in the audit log of the participant that made them', async () => {
+  it("trust changes are in the audit log of the participant that made them, and a merchant's in its own too", async () => {
     const provider = await op('POST', '/v1/operator/participants', { body: { type: 'provider', name: 'PSP', email: newEmail('psp') } });
     const pKey = provider.body.data.apiKey as string;
     const merchants = await t.call('POST', '/v1/provider/merchants', {
@@ -187,5 +189,116 @@ describe('banks through the operator; roles in live', () => {
         .sort(),
     ).toEqual(['api_key.created', 'participant.created']);
     expect(log[1].actor).toMatchObject({ type: 'apiKey', id: expect.stringMatching(/^key_/) });
+    // The merchant's own log has it too, by the provider's key.
+    const own = (await t.call('GET', '/v1/audit-log', { key: merchants.body.data.merchants[0].apiKey })).body.data.entries;
+    expect(own[0]).toMatchObject({
+      action: 'merchant.trust_updated',
+      target: merchantId,
+      actor: log[1].actor,
+      requestId: log[1].requestId,
+    });
+  });
+});
+
+describe('two-factor authentication, enforced by the API in live (DESIGN 10.3)', () => {
+  /** A merchant the operator creates; `ownerEmail`'s person joins as its owner (accepting needs no role yet). */
+  async function ownedMerchant(owner: SignedIn) {
+    const created = await op('POST', '/v1/operator/participants', {
+      body: { type: 'merchant', name: 'Two Factor Stores', email: newEmail('shop'), ownerEmail: owner.email },
+    });
+    expect(created.status).toBe(201);
+    const joined = await personCaller(t, owner)('POST', `/v1/team/invitations/${created.body.data.invitation.token}/accept`);
+    expect(joined.status).toBe(200);
+    return created.body.data.id as string;
+  }
+  const refusedForMfa = (r: { status: number; body: { message: string; code: string } }) => [r.status, r.body.message, r.body.code];
+  const MFA_REFUSAL = [403, 'Set up two-factor authentication first', 'mfa_required'];
+
+  it('an owner or admin without an authenticator app is refused on keys, team, money and reads; GET /v1/me and sign-out answer; once it is set up, the same token works', async () => {
+    const owner = await signUpAndIn();
+    const merchantId = await ownedMerchant(owner);
+    const as = personCaller(t, owner);
+    for (const [method, path, body] of [
+      ['POST', '/v1/keys', { name: 'stolen password' }],
+      ['POST', '/v1/team/invitations', { email: newEmail('accomplice'), role: 'admin' }],
+      ['POST', '/v1/customer/pay', { lookupPhrases: ['lp_x'], amount: 1500, currency: 'NGN', description: 'x' }],
+      ['POST', '/v1/webhooks/endpoints', { url: 'https://attacker.example.com/hook' }],
+      ['GET', '/v1/transaction-history', undefined],
+      ['GET', '/v1/audit-log', undefined],
+    ] as const) {
+      expect(refusedForMfa(await as(method, path, body ? { body } : {})), `${method} ${path}`).toEqual(MFA_REFUSAL);
+    }
+    // Nothing was made.
+    expect(
+      (
+        await t.call('GET', '/v1/webhooks/endpoints', {
+          key: (await op('POST', `/v1/operator/participants/${merchantId}/keys`)).body.data.apiKey,
+        })
+      ).body.data.endpoints,
+    ).toEqual([]);
+    const me = await as('GET', '/v1/me');
+    expect(me.status).toBe(200);
+    expect(me.body.data.memberships).toEqual([expect.objectContaining({ participantId: merchantId, role: 'owner' })]);
+    // Another session of theirs signs out.
+    const other = { ...owner, ...(await signIn(owner.email, owner.password)) };
+    const out = await personCaller(t, other)('POST', '/v1/me/sign-out', { body: { refreshToken: other.refreshToken } });
+    expect([out.status, out.body.data]).toEqual([200, { signedOut: true, refreshTokenRevoked: true }]);
+
+    // The authenticator app on: the same access token works at once (a refusal is never cached).
+    await turnOnTotp(owner);
+    const key = await as('POST', '/v1/keys', { body: { name: 'server' } });
+    expect(key.status).toBe(201);
+
+    // An admin is refused too; a developer is not (live requires it of owners and admins).
+    const admin = await signUpAndIn();
+    const developer = await signUpAndIn();
+    for (const [who, role] of [
+      [admin, 'admin'],
+      [developer, 'developer'],
+    ] as const) {
+      const inv = await as('POST', '/v1/team/invitations', { body: { email: who.email, role } });
+      expect((await personCaller(t, who)('POST', `/v1/team/invitations/${inv.body.data.token}/accept`)).status).toBe(200);
+    }
+    expect(refusedForMfa(await personCaller(t, admin)('POST', '/v1/keys', { body: {} }))).toEqual(MFA_REFUSAL);
+    expect((await personCaller(t, developer)('POST', '/v1/keys', { body: {} })).status).toBe(201);
+  });
+
+  it("the sign-in is the person's: an admin somewhere without an authenticator app is refused while acting as a viewer elsewhere, and cannot join more", async () => {
+    const firstOwner = await signUpAndIn({ mfa: true });
+    const secondOwner = await signUpAndIn({ mfa: true });
+    const first = await ownedMerchant(firstOwner);
+    const second = await ownedMerchant(secondOwner);
+    const person = await signUpAndIn();
+    const invite = async (inviter: SignedIn, participantId: string, role: string) =>
+      (await personCaller(t, inviter, participantId)('POST', '/v1/team/invitations', { body: { email: person.email, role } })).body.data
+        .token as string;
+    // A viewer of the first merchant (no required role yet: accepted), then an admin of the second.
+    const asViewer = await invite(firstOwner, first, 'viewer');
+    expect((await personCaller(t, person)('POST', `/v1/team/invitations/${asViewer}/accept`)).status).toBe(200);
+    const asAdmin = await invite(secondOwner, second, 'admin');
+    expect((await personCaller(t, person)('POST', `/v1/team/invitations/${asAdmin}/accept`)).status).toBe(200);
+    expect(refusedForMfa(await personCaller(t, person, first)('GET', '/v1/transaction-history'))).toEqual(MFA_REFUSAL);
+    expect(refusedForMfa(await personCaller(t, person, second)('GET', '/v1/transaction-history'))).toEqual(MFA_REFUSAL);
+    const third = await invite(firstOwner, await ownedMerchant(firstOwner), 'developer');
+    expect(refusedForMfa(await personCaller(t, person)('GET', `/v1/invitations/${third}`))).toEqual(MFA_REFUSAL);
+    expect(refusedForMfa(await personCaller(t, person)('POST', `/v1/team/invitations/${third}/accept`))).toEqual(MFA_REFUSAL);
+  });
+
+  it('turning the authenticator app off at Cognito: refused once the cache bound passes (MFA_CACHE_SECONDS, at most 60)', async () => {
+    const owner = await signUpAndIn({ mfa: true });
+    await ownedMerchant(owner);
+    const as = personCaller(t, owner);
+    await t.app.updateEnvironment({ MFA_CACHE_SECONDS: '0.5' });
+    try {
+      expect((await as('POST', '/v1/keys', { body: {} })).status).toBe(201);
+      // With their own token, outside the dashboard (which offers no "Turn off" to an owner in live).
+      await turnOffTotp(owner);
+      await sleep(600);
+      expect(refusedForMfa(await as('POST', '/v1/keys', { body: {} }))).toEqual(MFA_REFUSAL);
+      expect(refusedForMfa(await as('GET', '/v1/keys'))).toEqual(MFA_REFUSAL);
+      expect((await as('GET', '/v1/me')).status).toBe(200);
+    } finally {
+      await t.app.updateEnvironment({ MFA_CACHE_SECONDS: '' });
+    }
   });
 });

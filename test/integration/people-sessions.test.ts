@@ -88,6 +88,34 @@ describe('sign-out ends that session only (DESIGN 9.1)', () => {
   });
 });
 
+describe('sign-out revokes only its own session (DESIGN 10.3)', () => {
+  it("another session's refresh token (the person's own or anyone's) is 400 and revokes nothing; its own is revoked", async () => {
+    const o = await owner();
+    const other = { ...o.who, ...(await signIn(o.who.email, o.who.password)) };
+    const stranger = await signUpAndIn();
+    for (const refreshToken of [other.refreshToken, stranger.refreshToken]) {
+      const r = await personCaller(t, o.who)('POST', '/v1/me/sign-out', { body: { refreshToken } });
+      expect([r.status, r.body.message, r.body.code]).toEqual([
+        400,
+        'Refresh token does not belong to this session',
+        'refresh_token_foreign',
+      ]);
+      expect(r.body.errors).toEqual([{ path: 'refreshToken', message: expect.any(String) }]);
+    }
+    // Nothing was revoked or ended: every session and refresh token still works.
+    expect((await personCaller(t, o.who)('GET', '/v1/team/members')).status).toBe(200);
+    for (const who of [other, stranger, o.who]) {
+      const renewed = await refreshTokens(who.refreshToken);
+      expect((await personCaller(t, { ...who, ...renewed })('GET', '/v1/me')).status).toBe(200);
+    }
+    // Its own refresh token: revoked, and the session ends.
+    const out = await personCaller(t, o.who)('POST', '/v1/me/sign-out', { body: { refreshToken: o.who.refreshToken } });
+    expect([out.status, out.body.data]).toEqual([200, { signedOut: true, refreshTokenRevoked: true }]);
+    await expect(refreshTokens(o.who.refreshToken)).rejects.toThrow();
+    await refreshTokens(other.refreshToken);
+  });
+});
+
 describe('invitations (DESIGN 9.1)', () => {
   it('only a verified address equal to the invitation accepts: another address 403, the same address unverified 403', async () => {
     const o = await owner();

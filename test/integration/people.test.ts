@@ -79,7 +79,7 @@ describe('merchant emails stay unique through applications (spec: 409 Merchant w
 });
 
 describe('application -> owner -> key -> the key calls the API (sandbox)', () => {
-  it('a signed-up person applies, is approved at once, creates a key, and the key works', async () => {
+  it('a signed-up person applies, is approved at once, creates a key (no authenticator app: optional in the sandbox, DESIGN 10.3), and the key works', async () => {
     const who = await signUpAndIn();
     const as = personCaller(t, who);
     const body = applicationBody('merchant');
@@ -285,6 +285,20 @@ describe('team and invitations', () => {
     ]);
     // The approval's one transaction: any order.
     expect(actions.slice(5).sort()).toEqual(['application.approved', 'member.joined:owner', 'participant.created']);
+  });
+
+  it('the team pages newest member first (DESIGN 8): limit, startingAfter, hasMore', async () => {
+    const o = await owner();
+    const first = await join(o.as, 'viewer');
+    const second = await join(o.as, 'developer');
+    const third = await join(o.as, 'admin');
+    const ids = (r: { body: { data: { members: { userId: string }[] } } }) => r.body.data.members.map((m) => m.userId);
+    const all = await o.as('GET', '/v1/team/members');
+    expect(ids(all)).toEqual([third.sub, second.sub, first.sub, o.who.sub]);
+    const page1 = await o.as('GET', '/v1/team/members', { query: { limit: 2 } });
+    expect([ids(page1), page1.body.data.hasMore]).toEqual([[third.sub, second.sub], true]);
+    const page2 = await o.as('GET', '/v1/team/members', { query: { limit: 2, startingAfter: second.sub } });
+    expect([ids(page2), page2.body.data.hasMore]).toEqual([[first.sub, o.who.sub], false]);
   });
 
   it('two owners demoting each other at once: exactly one succeeds', async () => {

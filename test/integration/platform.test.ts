@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inOneRateWindow } from '../support/rate-window';
 import { startTestApp, type TestApp } from '../support/app';
@@ -133,6 +134,48 @@ describe('authorization by participant kind', () => {
 });
 
 describe('request handling', () => {
+  it('a body over 10 MB is 413 and the kept-alive connection serves the next request (local server: it hung)', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    /** One request on the agent's single connection: status, Connection header, body, whether the connection was reused. */
+    const send = (method: string, path: string, body?: Buffer) =>
+      new Promise<{ status: number; connection?: string; body: string; reused: boolean }>((resolve, reject) => {
+        const url = new URL(path, t.url);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method,
+            agent,
+            headers: body ? { 'content-type': 'application/json' } : {},
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, connection: res.headers.connection, body: text, reused: req.reusedSocket }),
+            );
+          },
+        );
+        req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const tooLarge = await send('POST', '/v1/customer/pay', Buffer.alloc(11 * 1024 * 1024, 0x20));
+      expect([tooLarge.status, JSON.parse(tooLarge.body).message]).toEqual([413, 'Request too large']);
+      const next = await send('GET', '/v1/balance/details');
+      expect([next.status, JSON.parse(next.body).message, next.reused]).toEqual([401, 'Missing API key', true]);
+      // Far over the limit: answered before the body ends, with Connection: close; the next request gets a new connection.
+      const huge = await send('POST', '/v1/customer/pay', Buffer.alloc(51 * 1024 * 1024, 0x20));
+      expect([huge.status, huge.connection]).toEqual([413, 'close']);
+      const after = await send('GET', '/v1/balance/details');
+      expect([after.status, after.reused]).toEqual([401, false]);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('answers malformed JSON with 400 Invalid JSON body and writes nothing', async () => {
     const r = await t.call('POST', '/v1/operator/participants', { key: t.operatorKey, rawBody: '{"type": "bank",' });
     expect(r.status).toBe(400);

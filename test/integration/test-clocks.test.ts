@@ -66,6 +66,34 @@ describe('test clocks (DESIGN 8.7)', () => {
     expect((await clockCall(w, 'GET', `/${id}`)).status).toBe(404);
   });
 
+  it("a schedule's endDate must be in the future of the clock's time, not of real time", async () => {
+    const w = await clockWorld(t, rx, sim);
+    // A clock in the past: an endDate gone in real time is still ahead of the clock.
+    const past = await newClock(w, '2021-01-01T00:00:00.000Z');
+    const body = { amount: 10, frequency: 'monthly', startDate: '2021-01-05T09:00:00.000Z', endDate: '2021-06-01T09:00:00.000Z' };
+    expect(await stored(await clockedSchedule(w, past, body))).toMatchObject({ endDate: body.endDate });
+    // A clock ahead of real time: an endDate still to come in real time has passed for the clock.
+    const ahead = await newClock(w, '2031-01-01T00:00:00.000Z');
+    const r = await t.call('POST', '/v1/billing/recurring/create', {
+      key: w.merchant.apiKey,
+      headers: { 'x-test-clock': ahead },
+      body: {
+        customerId: w.customerId,
+        agreementPhrase: w.agreementPhrase,
+        currency: 'NGN',
+        amount: 10,
+        frequency: 'monthly',
+        startDate: '2030-01-05T09:00:00.000Z',
+        endDate: '2030-06-01T09:00:00.000Z',
+      },
+    });
+    expect([r.status, r.body.message, r.body.errors]).toEqual([
+      400,
+      'Invalid request parameters',
+      [{ path: 'endDate', message: 'must be in the future' }],
+    ]);
+  });
+
   it('the Jan 31 example: a monthly schedule from 2027-01-31 with maxBillings 3, advanced to 2027-04-01, bills on Jan 31, Feb 28, Mar 31, then completes', async () => {
     const w = await clockWorld(t, rx, sim);
     const clockId = await newClock(w, '2027-01-01T00:00:00.000Z');

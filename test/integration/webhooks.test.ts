@@ -11,7 +11,7 @@ import { claimAttempt } from '../../functions/webhooks/delivery-transition-store
 import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
 import { commit, OutboxTooLargeError } from '../../functions/events/outbox';
 import { billingResponse } from '../support/event-data';
-import { sign, verifySignature } from '../../functions/webhooks/signing';
+import { sign, signStandard, verifySignature } from '../../functions/webhooks/signing';
 import { getItem, table } from '../../functions/platform/table';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
@@ -433,7 +433,7 @@ describe('delivery', () => {
     expect(replay.body.message).toBe('Webhook endpoint not found');
   });
 
-  it('rotate-secret: both secrets sign during the overlap, the new one first', async () => {
+  it('rotate-secret: both secrets sign webhook-signature during the overlap, the new one first; X-Webhook-Signature carries the new one only', async () => {
     const m = await t.participant('merchant');
     const ep = await createEndpoint(m);
     const rot = await t.call('POST', `/v1/webhooks/endpoints/${ep.id}/rotate-secret`, { key: m.apiKey });
@@ -448,10 +448,16 @@ describe('delivery', () => {
 
     await sendTest(m, ep.id);
     const [req] = await rx.waitFor(ep.path, (r) => r.length >= 1);
-    const parts = req!.headers['x-webhook-signature']!.split(',');
-    expect(parts).toEqual([sign(newSecret, req!.body), sign(ep.secret, req!.body)]);
+    // One hex value, the new secret's (DESIGN 6.6, 10.3); Standard Webhooks carries both.
+    expect(req!.headers['x-webhook-signature']).toBe(sign(newSecret, req!.body));
     expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, newSecret)).toBe(true);
-    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, ep.secret)).toBe(true);
+    expect(verifySignature(req!.headers['x-webhook-signature'], req!.body, ep.secret)).toBe(false);
+    const ts = req!.headers['webhook-timestamp']!;
+    const id = req!.headers['webhook-id']!;
+    expect(req!.headers['webhook-signature']!.split(' ')).toEqual([
+      signStandard(newSecret, id, ts, req!.body),
+      signStandard(ep.secret, id, ts, req!.body),
+    ]);
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
     expect(list.body.data.endpoints[0].previousSecretExpiresAt).toBe(rot.body.data.previousSecretExpiresAt);
     expect(JSON.stringify(list.body)).not.toContain('whsec_');
@@ -461,7 +467,11 @@ describe('delivery', () => {
     await sendTest(m, ep.id);
     const reqs = await rx.waitFor(ep.path, (r) => r.length >= 2);
     const last = reqs[1]!;
-    expect(last.headers['x-webhook-signature']!.split(',')).toEqual([sign(rot2.body.data.secret, last.body), sign(newSecret, last.body)]);
+    expect(last.headers['x-webhook-signature']).toBe(sign(rot2.body.data.secret, last.body));
+    expect(last.headers['webhook-signature']!.split(' ')).toEqual([
+      signStandard(rot2.body.data.secret, last.headers['webhook-id']!, last.headers['webhook-timestamp']!, last.body),
+      signStandard(newSecret, last.headers['webhook-id']!, last.headers['webhook-timestamp']!, last.body),
+    ]);
     expect(verifySignature(last.headers['x-webhook-signature'], last.body, ep.secret)).toBe(false);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createHmac, createSign } from 'node:crypto';
+import { createSign } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,8 @@ import { afterAll, beforeAll, beforeEach, expect, onTestFailed } from 'vitest';
 import type { TestApp } from './app';
 import type { Party } from './flows';
 import { newEmail, personCaller, signUpAndIn, type SignedIn } from './people';
+
+export { totp } from './people';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = [
@@ -216,18 +218,6 @@ export async function checkPage(page: Page, label: string): Promise<void> {
 export async function searchFor(page: Page, q: string): Promise<void> {
   await page.getByRole('searchbox', { name: 'Search' }).fill(q);
   await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
-}
-
-/** The 6-digit TOTP code (RFC 6238: SHA-1, 30 s) an authenticator app shows for a base32 `secret`. */
-export function totp(secret: string, at = Date.now()): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const bits = [...secret.replace(/=+$/, '').toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
-  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
-  const h = createHmac('sha1', key).update(counter).digest();
-  const offset = h[h.length - 1]! & 0xf;
-  return String((h.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
 /**

@@ -4,7 +4,15 @@
  * stored with the user (and printed on its console). The emulator implements USER_PASSWORD_AUTH only
  * (no SRP), so that is the flow used here.
  */
-import { ConfirmSignUpCommand, InitiateAuthCommand, SignUpCommand } from '@aws-sdk/client-cognito-identity-provider';
+import {
+  AssociateSoftwareTokenCommand,
+  ConfirmSignUpCommand,
+  InitiateAuthCommand,
+  SetUserMFAPreferenceCommand,
+  SignUpCommand,
+  VerifySoftwareTokenCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { createHmac } from 'node:crypto';
 import { inject } from 'vitest';
 import { randomToken } from '../../functions/domain/ids';
 import { cognitoClient, confirmationCode } from '../../local/cognito';
@@ -25,8 +33,11 @@ export const newEmail = (label = 'person') => `${label}-${randomToken(10).toLowe
 /** Meets the pool's policy: 12+ characters with lower, upper, digit and symbol. */
 export const newPassword = () => `Pw-${randomToken(12)}9a!`;
 
-/** Signs a new person up, confirms them with the e-mailed code and signs them in. */
-export async function signUpAndIn(opts: { email?: string; clientId?: string } = {}): Promise<SignedIn> {
+/**
+ * Signs a new person up, confirms them with the e-mailed code and signs them in; with `mfa`,
+ * also sets up an authenticator app (live owners and admins must have one, DESIGN 10.3).
+ */
+export async function signUpAndIn(opts: { email?: string; clientId?: string; mfa?: boolean } = {}): Promise<SignedIn> {
   const { endpoint, dataDir, clientId: dashboard } = emulator();
   const clientId = opts.clientId ?? dashboard;
   const email = opts.email ?? newEmail();
@@ -39,7 +50,9 @@ export async function signUpAndIn(opts: { email?: string; clientId?: string } = 
     const code = await confirmationCode(dataDir, email);
     await client.send(new ConfirmSignUpCommand({ ClientId: clientId, Username: email, ConfirmationCode: code }));
     const tokens = await signIn(email, password, clientId);
-    return { email, password, sub: up.UserSub!, ...tokens };
+    const who = { email, password, sub: up.UserSub!, ...tokens };
+    if (opts.mfa) await turnOnTotp(who);
+    return who;
   } finally {
     client.destroy();
   }
@@ -107,3 +120,46 @@ export const applicationBody = (type: 'merchant' | 'provider' = 'merchant', extr
   address: { line1: '1 Marina', city: 'Lagos', country: 'NG' },
   ...extra,
 });
+
+/** The 6-digit TOTP code (RFC 6238: SHA-1, 30 s) an authenticator app shows for a base32 `secret`. */
+export function totp(secret: string, at = Date.now()): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...secret.replace(/=+$/, '').toUpperCase()].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const h = createHmac('sha1', key).update(counter).digest();
+  const offset = h[h.length - 1]! & 0xf;
+  return String((h.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/**
+ * Sets up an authenticator app for the signed-in person at Cognito, as the dashboard's Security
+ * page does (AssociateSoftwareToken, one code through VerifySoftwareToken, SetUserMFAPreference).
+ * Their tokens stay valid; later sign-ins ask for a code. Returns the app's secret.
+ */
+export async function turnOnTotp(who: Pick<SignedIn, 'accessToken'>): Promise<string> {
+  const client = cognitoClient(emulator().endpoint);
+  try {
+    const { SecretCode } = await client.send(new AssociateSoftwareTokenCommand({ AccessToken: who.accessToken }));
+    await client.send(new VerifySoftwareTokenCommand({ AccessToken: who.accessToken, UserCode: totp(SecretCode!) }));
+    await client.send(
+      new SetUserMFAPreferenceCommand({ AccessToken: who.accessToken, SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true } }),
+    );
+    return SecretCode!;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Turns the person's authenticator app off at Cognito, with their own token (as a person may, outside the dashboard). */
+export async function turnOffTotp(who: Pick<SignedIn, 'accessToken'>): Promise<void> {
+  const client = cognitoClient(emulator().endpoint);
+  try {
+    await client.send(
+      new SetUserMFAPreferenceCommand({ AccessToken: who.accessToken, SoftwareTokenMfaSettings: { Enabled: false, PreferredMfa: false } }),
+    );
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { config } from '../../functions/config';
+import { RUNTIME_DEFAULTS } from '../../lib/settings';
 import { MAX_DELAY_SECONDS, backoffSeconds, nominalSchedule, parseRetryAfter, retryDelaySeconds } from '../../functions/webhooks/backoff';
 
 describe('webhook backoff', () => {
@@ -29,7 +31,15 @@ describe('webhook backoff', () => {
     expect(seen.size).toBeGreaterThan(50);
   });
 
-  it('the default schedule (8 attempts, base 60 s) spans about 2.1 h; 12 attempts pass 24 h', () => {
+  it("the code defaults meet DESIGN 6.6 (at least 8 attempts over at least 24 h) and are the deployed stacks' (RUNTIME_DEFAULTS)", () => {
+    const attempts = config.webhookMaxAttempts();
+    const base = config.webhookBackoffBaseSeconds();
+    expect(attempts).toBeGreaterThanOrEqual(8);
+    expect(nominalSchedule(attempts, base).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(86_400);
+    expect(RUNTIME_DEFAULTS).toMatchObject({ WEBHOOK_MAX_ATTEMPTS: String(attempts), WEBHOOK_BACKOFF_BASE_SECONDS: String(base) });
+  });
+
+  it("6.8's schedule (8 attempts, base 60 s) spans about 2.1 h; 12 attempts pass 24 h", () => {
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
     expect(nominalSchedule(8, 60)).toEqual([60, 120, 240, 480, 960, 1920, 3840]);
     expect(sum(nominalSchedule(8, 60))).toBe(7620);

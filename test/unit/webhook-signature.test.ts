@@ -25,22 +25,22 @@ describe('webhook signatures', () => {
     );
   });
 
-  it('outside a rotation overlap the header is exactly one hex signature', () => {
+  it("X-Webhook-Signature is exactly one hex signature, the newest secret's, in and outside a rotation overlap (DESIGN 6.6, 10.3)", () => {
     const now = Date.parse('2026-11-02T10:00:00Z');
-    expect(signatureHeader(body, { current: 'whsec_new' }, now)).toBe(sign('whsec_new', body));
-    // an expired previous secret is not used
-    expect(signatureHeader(body, { current: 'whsec_new', previous: 'whsec_old', previousExpiresAt: '2026-11-02T09:59:59Z' }, now)).toBe(
-      sign('whsec_new', body),
-    );
-  });
-
-  it('during the overlap it carries both, comma separated, the current secret first', () => {
-    const now = Date.parse('2026-11-02T10:00:00Z');
-    const header = signatureHeader(body, { current: 'whsec_new', previous: 'whsec_old', previousExpiresAt: '2026-11-03T10:00:00Z' }, now);
-    expect(header).toBe(`${sign('whsec_new', body)},${sign('whsec_old', body)}`);
-    expect(verifySignature(header, body, 'whsec_new')).toBe(true);
-    expect(verifySignature(header, body, 'whsec_old')).toBe(true);
-    expect(verifySignature(header, body, 'whsec_other')).toBe(false);
+    const at = (previousExpiresAt?: string) =>
+      webhookHeaders(
+        'evt_1',
+        body,
+        { current: 'whsec_new', previous: 'whsec_old', ...(previousExpiresAt ? { previousExpiresAt } : {}) },
+        now,
+      )['X-Webhook-Signature'];
+    expect(signatureHeader(body, { current: 'whsec_new' })).toBe(sign('whsec_new', body));
+    for (const header of [at(), at('2026-11-02T09:59:59Z'), at('2026-11-03T10:00:00Z')]) {
+      expect(header).toBe(sign('whsec_new', body));
+      expect(header).toMatch(/^[0-9a-f]{64}$/);
+      expect(verifySignature(header, body, 'whsec_new')).toBe(true);
+      expect(verifySignature(header, body, 'whsec_old')).toBe(false);
+    }
   });
 
   it('verification rejects tampered bodies and malformed headers', () => {
@@ -98,12 +98,12 @@ describe('Standard Webhooks headers (DESIGN 8.2)', () => {
     expect(expired['webhook-signature']).toBe(signStandard('whsec_new', 'evt_1', ts, body));
   });
 
-  it('during a rotation overlap: one value per valid secret, space separated, the current first; the library verifies either', () => {
+  it('during a rotation overlap: webhook-signature has one value per valid secret, space separated, the current first (the library verifies either); X-Webhook-Signature the current one only', () => {
     const current = newSecret();
     const previous = newSecret();
     const h = webhookHeaders('evt_1', body, { current, previous, previousExpiresAt: '2026-11-03T10:00:00Z' }, now);
     expect(h['webhook-signature']).toBe(`${signStandard(current, 'evt_1', ts, body)} ${signStandard(previous, 'evt_1', ts, body)}`);
-    expect(h['X-Webhook-Signature']).toBe(`${sign(current, body)},${sign(previous, body)}`);
+    expect(h['X-Webhook-Signature']).toBe(sign(current, body));
     vi.useFakeTimers({ now, toFake: ['Date'] });
     try {
       expect(new Webhook(current).verify(body, h)).toEqual(JSON.parse(body));

@@ -4,7 +4,7 @@ import { getMembership, listTeam } from '../../identity/members';
 import { toApiMember } from '../../identity/views';
 import { pageQuery } from './schemas';
 
-/** GET /v1/team/members (person; owner, admin): the team, in the order people joined. */
+/** GET /v1/team/members (person; owner, admin): the team, newest member first (DESIGN 8). */
 export const handler = endpoint(
   { query: pageQuery, description: "List the participant's team and their roles." },
   async ({ query, principal }) => {

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { isLagosDate } from '../../domain/lagos-time';
 import { endpoint, ok } from '../../http/endpoint';
+import { queryDay } from '../../http/schemas';
 import { bankSettlementReport } from '../../ledger/reports';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const query = z.strictObject({
-  businessDate: z.string().refine(isLagosDate, 'must be a date YYYY-MM-DD'),
+  businessDate: queryDay,
 });
 
 /**

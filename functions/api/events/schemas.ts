@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { eventBody } from '../../events/schemas';
 import { EVENT_TYPES } from '../../events/types';
-import { cursorPaging, isoDateTime } from '../../http/schemas';
+import { cursorPaging, queryInstant } from '../../http/schemas';
 
-/** An instant in the query, normalised to the UTC ISO form event keys use. */
-const instant = isoDateTime.transform((v) => new Date(v).toISOString());
+/** An instant in the query (2000 to 2099), normalised to the UTC ISO form event keys use. */
+const instant = queryInstant.transform((v) => new Date(v).toISOString());
 
 /** `GET /v1/events` (DESIGN 8.2): filters + the release-2 list shape (limit, startingAfter). */
 export const listEventsQuery = z

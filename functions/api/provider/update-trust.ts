@@ -13,7 +13,8 @@ const MAX_ATTEMPTS = 5;
 /**
  * PATCH /v1/provider/merchant/trust: sets trusted (required), trustLevel and
  * deviceLookupEnabled (kept when omitted), stamps lastVerified, and emits
- * `merchant.trust.updated` to the merchant (and so its provider) in the same transaction.
+ * `merchant.trust.updated` to the merchant (and so its provider) in the same transaction, with
+ * the audit entry in the provider's log and in the merchant's own.
  * A trustLevel above the provider's maxTrustLevel is 403.
  */
 export const handler = endpoint(
@@ -37,7 +38,12 @@ export const handler = endpoint(
       const lastVerified = nowIso();
       try {
         await commit(
-          [trustUpdateItem(merchant, next, lastVerified), auditPut(principal.id, audit, 'merchant.trust_updated', merchant.id)],
+          [
+            trustUpdateItem(merchant, next, lastVerified),
+            // In the provider's log (who made it) and the merchant's own (whom it concerns).
+            auditPut(principal.id, audit, 'merchant.trust_updated', merchant.id),
+            auditPut(merchant.id, audit, 'merchant.trust_updated', merchant.id),
+          ],
           [{ type: 'merchant.trust.updated', to: merchant.id, data: { entityId: merchant.id, ...next, lastVerified } }],
         );
       } catch (e) {

@@ -16,6 +16,7 @@ import { getDecision, type DecisionItem } from '../../decisions/views';
 import { getParticipant } from '../../identity/participant-store';
 import { buildSchedule, saveNewSchedule } from '../../recurring/store';
 import { nowIso } from '../../platform/table';
+import { clockNow } from '../../platform/clock';
 
 /** Metadata bounds: a free-form object, stored as JSON text (never interpreted). */
 export const METADATA_MAX_KEYS = 50;
@@ -63,9 +64,18 @@ const bodySchema = z
     for (const p of problems) ctx.addIssue({ code: 'custom', path: [p.path], message: p.message });
     if (end && !problems.some((p) => p.path === 'endDate' || p.path === 'startDate')) {
       if (end.getTime() <= start.getTime()) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must be after startDate' });
-      else if (end.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must be in the future' });
     }
   });
+
+/**
+ * `endDate` must be in the future of the request's clock: its test clock's time with
+ * `X-Test-Clock` (DESIGN 8.7), real time otherwise. Checked in the handler, which runs on that
+ * clock (the schema is checked before the clock is known).
+ */
+function refusePastEndDate(endDate: string | null | undefined): void {
+  if (endDate && Date.parse(endDate) <= clockNow().getTime())
+    throw badRequest(MSG.invalidRequest, [{ path: 'endDate', message: 'must be in the future' }]);
+}
 
 const responseSchema = z.object({
   scheduleId: z.string(),
@@ -94,6 +104,7 @@ const MAX_ATTEMPTS = 5;
 export const handler = endpoint(
   { body: bodySchema, response: responseSchema, description: 'Create a recurring schedule' },
   async ({ body, principal }) => {
+    refusePastEndDate(body.endDate);
     assertSupportedCurrency(body.currency);
     const merchantId = principal.id;
 

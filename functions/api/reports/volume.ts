@@ -1,12 +1,11 @@
 import * as z from 'zod';
-import { addDays, isLagosDate, lagosDate } from '../../domain/lagos-time';
+import { addDays, lagosDate } from '../../domain/lagos-time';
 import { endpoint, ok } from '../../http/endpoint';
+import { queryDay } from '../../http/schemas';
 import { MAX_VOLUME_DAYS, spanDays, volumeReport } from '../../ledger/day-counters';
 
-const day = z.string().refine(isLagosDate, 'must be a date YYYY-MM-DD');
-
 const query = z
-  .strictObject({ from: day.optional(), to: day.optional() })
+  .strictObject({ from: queryDay.optional(), to: queryDay.optional() })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: 'must not be after to', path: ['from'] })
   .refine((q) => q.from === undefined || q.to === undefined || spanDays(q.from, q.to) <= MAX_VOLUME_DAYS, {
     message: `from and to may span at most ${MAX_VOLUME_DAYS} days`,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
 import { listPage, pageFields, pagingOf } from '../../http/paging';
-import { isoDateTime, skipPaging } from '../../http/schemas';
+import { queryInstant, skipPaging } from '../../http/schemas';
 import { billNamed, toTransactions, TRANSACTION_STATUSES, transactionRange, transactionScope } from '../../transactions/store';
 import type { BillItem } from '../../bills/types';
 import { MONEY_MSG } from '../../transactions/messages';
@@ -11,9 +11,9 @@ const query = z
     status: z.enum(TRANSACTION_STATUSES).optional(),
     /** Only this customer's transactions. */
     customerId: z.string().trim().min(1).max(100).optional(),
-    /** Inclusive bounds on createdAt, ISO 8601 date-times (any offset). */
-    from: isoDateTime.optional(),
-    to: isoDateTime.optional(),
+    /** Inclusive bounds on createdAt, ISO 8601 date-times (any offset), 2000 to 2099. */
+    from: queryInstant.optional(),
+    to: queryInstant.optional(),
     ...skipPaging,
   })
   .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) <= Date.parse(q.to), {

@@ -5,8 +5,9 @@ import { MSG, conflict, notFound } from '../../platform/errors';
 
 /**
  * POST /v1/webhooks/endpoints/{id}/rotate-secret: a new secret, shown only here. The
- * replaced one keeps signing alongside it for 24 h (X-Webhook-Signature then carries both
- * signatures, the new one first). Rotating again during the overlap drops the oldest.
+ * replaced one keeps signing alongside it for 24 h under Standard Webhooks (`webhook-signature`
+ * then carries both, the new one first); `X-Webhook-Signature` carries the new one's only
+ * (DESIGN 10.3). Rotating again during the overlap drops the oldest.
  */
 export const handler = endpoint(
   { description: 'Rotate the signing secret; the previous one keeps signing alongside for 24 h.' },

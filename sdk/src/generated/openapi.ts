@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * End this sign-in session
-         * @description End this sign-in session: its refresh token is revoked and its access tokens are refused from now on (401 `Session has ended`). Other sessions keep working.
+         * @description End this sign-in session: its refresh token is revoked and its access tokens are refused from now on (401 `Session has ended`). Other sessions keep working. Another session's refresh token: 400 `Refresh token does not belong to this session`, and nothing is revoked.
          *
          *     **Who may call:** a signed-in person (access token), member of a participant or not. API keys: 403 `This action requires a signed-in user`.
          */
@@ -2614,7 +2614,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2639,7 +2639,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -4175,7 +4175,7 @@ export interface components {
         "X-Webhook-Id": string;
         /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
         "X-Webhook-Timestamp": string;
-        /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+        /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
         "X-Webhook-Signature": string;
         /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
         "webhook-id": string;
@@ -7140,6 +7140,7 @@ export interface operations {
     bankSettlementReport: {
         parameters: {
             query: {
+                /** @description A Lagos date, YYYY-MM-DD, from 2000-01-01 to 2099-12-31. */
                 businessDate: string;
             };
             header?: {
@@ -10426,7 +10427,9 @@ export interface operations {
             query?: {
                 status?: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
                 customerId?: string;
+                /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 from?: string;
+                /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 to?: string;
                 limit?: number;
                 skip?: number;
@@ -12770,7 +12773,9 @@ export interface operations {
             query?: {
                 type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 deliverySuccess?: "true" | "false";
+                /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 createdFrom?: string;
+                /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 createdTo?: string;
                 limit?: number;
                 startingAfter?: string;
@@ -13028,7 +13033,9 @@ export interface operations {
     reportsVolume: {
         parameters: {
             query?: {
+                /** @description A Lagos date, YYYY-MM-DD, from 2000-01-01 to 2099-12-31. */
                 from?: string;
+                /** @description A Lagos date, YYYY-MM-DD, from 2000-01-01 to 2099-12-31. */
                 to?: string;
             };
             header?: {
@@ -14034,7 +14041,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14066,7 +14073,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14083,7 +14090,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14115,7 +14122,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14132,7 +14139,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14164,7 +14171,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14181,7 +14188,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14213,7 +14220,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14230,7 +14237,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14262,7 +14269,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14279,7 +14286,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14311,7 +14318,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14328,7 +14335,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14360,7 +14367,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14377,7 +14384,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14409,7 +14416,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14426,7 +14433,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14458,7 +14465,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14475,7 +14482,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14507,7 +14514,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14524,7 +14531,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14556,7 +14563,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14573,7 +14580,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14605,7 +14612,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14622,7 +14629,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14654,7 +14661,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14671,7 +14678,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14703,7 +14710,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14720,7 +14727,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14752,7 +14759,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14769,7 +14776,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14801,7 +14808,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14818,7 +14825,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14850,7 +14857,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14867,7 +14874,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14899,7 +14906,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14916,7 +14923,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14948,7 +14955,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14965,7 +14972,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -14997,7 +15004,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15014,7 +15021,7 @@ export interface operations {
                 "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
                 /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
                 "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
-                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8). During a secret rotation (24 h): two comma-separated values, the new secret's first; accept the event if any matches. Compare in constant time. */
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
                 "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
                 /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
                 "webhook-id": components["parameters"]["webhook-id"];
@@ -15046,7 +15053,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (8 attempts by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
