@@ -151,7 +151,8 @@ describe('the slow lane (DESIGN 8.1)', () => {
     expect(ep!.slowUntil).toBeGreaterThan(Date.now());
     const second = await send();
     await delivered(second);
-    for (const id of [first, second]) expect(await getItem<DeliveryItem>(deliveryKey(id))).toMatchObject({ status: 'delivered', attempts: 1 });
+    for (const id of [first, second])
+      expect(await getItem<DeliveryItem>(deliveryKey(id))).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(rx.received(hook.path)).toHaveLength(2);
   });
 });
