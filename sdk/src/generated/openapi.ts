@@ -14073,7 +14073,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14122,7 +14122,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14171,7 +14171,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14220,7 +14220,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14269,7 +14269,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14318,7 +14318,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14367,7 +14367,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14416,7 +14416,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14465,7 +14465,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14514,7 +14514,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14563,7 +14563,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14612,7 +14612,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14661,7 +14661,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14710,7 +14710,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14759,7 +14759,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14808,7 +14808,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14857,7 +14857,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14906,7 +14906,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14955,7 +14955,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15004,7 +15004,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15053,7 +15053,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
