@@ -345,7 +345,7 @@ function components(stage: Stage): Json {
         name: 'Idpay-Version',
         in: 'header',
         required: false,
-        description: `The API version the request is written for (see Versioning). Without it: the current version, \`${API_VERSION}\`. Any other value: 400 \`Unknown API version\`, before the key is checked.`,
+        description: `The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, \`${API_VERSION}\`, when the participant was created). Any other value: 400 \`Unknown API version\`, before the key is checked.`,
         schema: { type: 'string', enum: [API_VERSION] },
       },
       'X-Participant-Id': {
@@ -362,7 +362,7 @@ function components(stage: Stage): Json {
       'X-Request-Id': header(
         'Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem',
       ),
-      'Idpay-Version': header(`The API version this answer speaks: \`${API_VERSION}\` (see Versioning)`, {
+      'Idpay-Version': header(`The API version this answer was served at: the request's \`Idpay-Version\`, else the participant's pinned version (see Versioning)`, {
         type: 'string',
         enum: [API_VERSION],
       }),
@@ -785,7 +785,7 @@ function introduction(stage: Stage): string {
     '## Authentication',
     `Every call except the documentation sends \`Authorization: Bearer <API key>\` (\`sk_${stage}_…\`), or a signed-in person's access token. Each operation lists who may call it (\`x-participant-kinds\`) and, for people and keys with a role, which roles (\`x-roles\`). A provider calls a merchant endpoint for one of its merchants with \`X-Entity-Id: <merchant id>\`.`,
     '## Versioning',
-    `Every answer carries \`Idpay-Version: ${API_VERSION}\`, the version of the API it speaks. A request may send \`Idpay-Version\` to say which version it was written for; without it, the current version applies. A version this deployment does not know is 400 \`Unknown API version\` (code \`unknown_api_version\`), checked before the route and the key. A version changes only for a change an integrator could break on (a field removed or renamed, a message or status changed); adding operations, optional request fields, response fields, event types or error codes happens within a version, so ignore fields you do not know.`,
+    `Versions are pinned. Each participant has an \`apiVersion\`: the current version when it was created (shown in the answer that creates it and in \`GET /v1/me\`). A request without \`Idpay-Version\` is served at the participant's version; a request may send \`Idpay-Version\` to be served at another version for that request only (the SDK sends the version it was generated for, \`${API_VERSION}\`, on every request). Every answer's \`Idpay-Version\` says which version served it, and every event carries the \`apiVersion\` its payload is written at (the receiving webhook endpoint's, pinned when the endpoint was created; in the events API the caller's) and \`livemode\` (true in live). A version this deployment does not know is 400 \`Unknown API version\` (code \`unknown_api_version\`), checked before the route and the key. A version changes only for a change an integrator could break on (a field removed or renamed, a message or status changed); adding operations, optional request fields, response fields, event types or error codes happens within a version, so ignore fields you do not know.`,
     '## Envelopes',
     'Success: `{statusCode, success: true, message, data}` (lists may add `total` and `hasMore` beside `data`). Errors: see Errors. Invalid input writes nothing. Every response carries `X-Request-Id` and `Idpay-Version`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
     '## Paging',

@@ -434,7 +434,7 @@ describe('event schemas match what the service emits', () => {
     const parsed = EVENT_CATALOG[type].data.safeParse(data);
     expect(parsed.success ? [] : parsed.error.issues, `${type} issues`).toEqual([]);
     expect(Object.keys(parsed.data as object).sort(), `${type} fields`).toEqual(Object.keys(data).sort());
-    const body = { id: 'evt_1', type, createdAt: '2026-11-22T10:00:00.000Z', data };
+    const body = { id: 'evt_1', type, createdAt: '2026-11-22T10:00:00.000Z', apiVersion: '2026-11-01', livemode: false, data };
     expect(eventBodySchema(type).safeParse(body).success).toBe(true);
     expect(eventBody.safeParse(body).success).toBe(true);
   }

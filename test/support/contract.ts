@@ -15,7 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { matchRoute, type HttpMethod } from '../../functions/routes';
-import { API_VERSION } from '../../functions/platform/api-request';
+import { apiVersions } from '../../functions/platform/api-request';
 import { errorTypeOf } from '../../functions/platform/errors';
 import { eventBodySchema } from '../../functions/events/schemas';
 import { isEventType, type EventType } from '../../functions/events/types';
@@ -164,7 +164,7 @@ function errorShapeProblems(stage: Stage, status: number, e: Json, where: string
 export function surfaceProblems(stage: Stage, status: number, headers: Headers, body: unknown): string[] {
   const problems: string[] = [];
   const where = `${status}`;
-  if (headers.get('idpay-version') !== API_VERSION)
+  if (!apiVersions().includes(headers.get('idpay-version') ?? ''))
     problems.push(`${where}: Idpay-Version is ${JSON.stringify(headers.get('idpay-version'))}`);
   if (Array.isArray(body)) {
     body.forEach((el: Json, i) => {
@@ -200,7 +200,7 @@ export function eventProblems(method: string, url: string, status: number, body:
       continue;
     }
     const type = e.type as EventType;
-    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, data: e.data });
+    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, apiVersion: e.apiVersion, livemode: e.livemode, data: e.data });
     if (!parsed.success) {
       problems.push(...parsed.error.issues.map((i) => `${where}: ${i.path.join('.')} ${i.message}`));
       continue;
