@@ -285,6 +285,7 @@ export const element = {
   message: z.string(),
   code: z.string().optional().describe('On a refused element: the code of its message (see Errors)'),
   type: z.enum(ERROR_TYPES).optional().describe('On a refused element: the kind of error'),
+  docUrl: z.string().optional().describe("On a refused element: its code's entry in the API reference (`/docs#error-<code>`)"),
   entityId: z.string(),
 };
 

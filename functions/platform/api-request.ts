@@ -67,7 +67,7 @@ export function checkApiVersion(event: RequestLike): void {
   }
 }
 
-/** The error body: `{statusCode, success: false, message, code, type, requestId, errors?}`. */
+/** The error body: `{statusCode, success: false, message, code, type, docUrl, requestId, errors?}`. */
 export function errorBody(err: AppError, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     statusCode: err.statusCode,
@@ -75,6 +75,8 @@ export function errorBody(err: AppError, requestId: string): Record<string, unkn
     message: err.message,
     code: err.code,
     type: err.type,
+    docUrl: err.docUrl,
+    ...(err.param ? { param: err.param } : {}),
     requestId,
   };
   if (err.errors?.length) body.errors = err.errors;

@@ -262,7 +262,7 @@ function components(stage: Stage): Json {
   const codes = errorTable().map((e) => e.code);
   const errorEnvelope = (status?: number) => ({
     type: 'object',
-    required: ['statusCode', 'success', 'message', 'code', 'type', 'requestId'],
+    required: ['statusCode', 'success', 'message', 'code', 'type', 'docUrl', 'requestId'],
     properties: {
       statusCode: status ? { type: 'integer', const: status } : integer,
       success: { type: 'boolean', const: false },
@@ -273,6 +273,15 @@ function components(stage: Stage): Json {
         description: 'Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message',
       },
       type: { type: 'string', enum: [...ERROR_TYPES], description: 'The kind of error (see Errors)' },
+      docUrl: {
+        type: 'string',
+        pattern: '^/docs#error-[a-z0-9_]+$',
+        description: "The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>`",
+      },
+      param: {
+        type: 'string',
+        description: 'The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault',
+      },
       requestId: { type: 'string', description: 'The `X-Request-Id` of this answer: quote it when you ask for help' },
     },
   });
@@ -589,6 +598,10 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
   if (route.caller) op['x-caller'] = route.caller;
   if (route.rateClass) op['x-rate-class'] = route.rateClass;
   if (route.sandboxOnly) op['x-sandbox-only'] = true;
+  // A list: where its items are and which of their fields `startingAfter` takes (the SDK's paginate).
+  const pages = parameters.some((p) => p.name === 'startingAfter');
+  if (pages !== Boolean(route.list)) throw new Error(`${key}: a route with startingAfter needs \`list\` in the route table, and only such a route`);
+  if (route.list) op['x-list'] = { items: route.list.items, cursor: route.list.cursor };
   if (parameters.length) op.parameters = parameters;
 
   if (spec.body) {
@@ -738,6 +751,11 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
   schemas.Event = {
     description: 'An event: `{id, type, createdAt, data}`, `data` typed by `type`.',
     oneOf: EVENT_TYPES.map((t) => ref('schemas', eventSchemaName(t))),
+    // Tools (Redocly, code generators) pick the variant by `type` instead of trying each.
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(EVENT_TYPES.map((t) => [t, `#/components/schemas/${eventSchemaName(t)}`])),
+    },
   };
   return out;
 }
@@ -769,13 +787,13 @@ function errorsSection(): string {
   const types = ['| type | meaning |', '| --- | --- |', ...ERROR_TYPES.map((t) => `| \`${t}\` | ${cell(TYPE_MEANING[t])} |`)];
   const rows = errorTable().map(
     (e) =>
-      `| \`${e.code}\` | ${e.statuses.join(', ')} | ${e.types.map((t) => `\`${t}\``).join(', ')} | ${cell(e.message)} | ${e.retry ? 'retry' : ''} |`,
+      `| <a id="error-${e.code}"></a>\`${e.code}\` | ${e.statuses.join(', ')} | ${e.types.map((t) => `\`${t}\``).join(', ')} | ${cell(e.message)} | ${e.param ? `\`${e.param}\`` : ''} | ${e.retry ? 'retry' : ''} |`,
   );
   return [
-    "An error answer is `{statusCode, success: false, message, code, type, requestId}`, plus `errors: [{path, message}]` when the input was refused field by field (400). `message` is exact and stable (tests may compare it); `code` is one per message, for your code to branch on; `type` groups the codes; `requestId` is the answer's `X-Request-Id` (quote it when you ask for help). A bill, pay, intent or batch bank answer refuses element by element: each refused element carries its own `statusCode`, `message`, `code` and `type`.",
+    "An error answer is `{statusCode, success: false, message, code, type, docUrl, requestId}`, plus `errors: [{path, message}]` when the input was refused field by field (400), and `param` when a business rule refused one field of the request (the table's param column). `docUrl` is the code's row in this table (`/docs#error-<code>`, relative to the API's base URL). `message` is exact and stable (tests may compare it); `code` is one per message, for your code to branch on; `type` groups the codes; `requestId` is the answer's `X-Request-Id` (quote it when you ask for help). A bill, pay, intent or batch bank answer refuses element by element: each refused element carries its own `statusCode`, `message`, `code` and `type`.",
     types.join('\n'),
     'Every code (also published as `x-error-codes` at the root of this document). A message with `{placeholder}` is filled at run time; its code is the same whatever fills it.',
-    ['| code | status | type | message | |', '| --- | --- | --- | --- | --- |', ...rows].join('\n'),
+    ['| code | status | type | message | param | |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n'),
   ].join('\n\n');
 }
 

@@ -2620,6 +2620,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
         };
@@ -2645,6 +2649,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
             /** @description What was wrong, field by field (at most 50) */
@@ -2700,6 +2708,10 @@ export interface components {
             type: "billing.intent";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentData"];
         };
         BillingRequestData: {
@@ -2735,6 +2747,10 @@ export interface components {
             type: "billing.request";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingRequestData"];
         };
         BillingIntentResponseData: {
@@ -2778,6 +2794,10 @@ export interface components {
             type: "billing.intent.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentResponseData"];
         };
         BillingResponseData: {
@@ -2820,6 +2840,10 @@ export interface components {
             type: "billing.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingResponseData"];
         };
         BillingUpcomingData: {
@@ -2850,6 +2874,10 @@ export interface components {
             type: "billing.upcoming";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingUpcomingData"];
         };
         MerchantTrustUpdatedData: {
@@ -2869,6 +2897,10 @@ export interface components {
             type: "merchant.trust.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["MerchantTrustUpdatedData"];
         };
         /** @description A recurring schedule was created */
@@ -2916,6 +2948,10 @@ export interface components {
             type: "schedule.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCreatedData"];
         };
         /** @description A recurring schedule was paused */
@@ -2968,6 +3004,10 @@ export interface components {
             type: "schedule.paused";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SchedulePausedData"];
         };
         /** @description A paused schedule was resumed */
@@ -3013,6 +3053,10 @@ export interface components {
             type: "schedule.resumed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleResumedData"];
         };
         /** @description A recurring schedule was cancelled */
@@ -3058,6 +3102,10 @@ export interface components {
             type: "schedule.cancelled";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCancelledData"];
         };
         /** @description A recurring schedule finished */
@@ -3106,6 +3154,10 @@ export interface components {
             type: "schedule.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCompletedData"];
         };
         /** @description A run of the schedule was refused before reaching the bank */
@@ -3162,6 +3214,10 @@ export interface components {
             type: "schedule.run_failed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunFailedData"];
         };
         /** @description The next run of a schedule was skipped (not billed) */
@@ -3212,6 +3268,10 @@ export interface components {
             type: "schedule.run_skipped";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunSkippedData"];
         };
         /** @description The customer's bank approved an amendment: the schedule's terms are the new ones from its next run */
@@ -3275,6 +3335,10 @@ export interface components {
             type: "schedule.amended";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendedData"];
         };
         /** @description The amendment was not approved: the schedule keeps its terms */
@@ -3341,6 +3405,10 @@ export interface components {
             type: "schedule.amendment_declined";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendmentDeclinedData"];
         };
         RefundRequestedData: {
@@ -3373,6 +3441,10 @@ export interface components {
             type: "refund.requested";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundRequestedData"];
         };
         RefundUpdatedData: {
@@ -3408,6 +3480,10 @@ export interface components {
             type: "refund.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundUpdatedData"];
         };
         SettlementCompletedData: {
@@ -3436,6 +3512,10 @@ export interface components {
             type: "settlement.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SettlementCompletedData"];
         };
         DisputeCreatedData: {
@@ -3487,6 +3567,10 @@ export interface components {
             type: "dispute.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeCreatedData"];
         };
         DisputeUpdatedData: {
@@ -3538,6 +3622,10 @@ export interface components {
             type: "dispute.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeUpdatedData"];
         };
         WebhookTestData: {
@@ -3554,6 +3642,10 @@ export interface components {
             type: "webhook.test";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
@@ -3594,6 +3686,8 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "developer" | "viewer";
             joinedAt: string;
+            /** @description The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created) */
+            apiVersion: string;
         };
         TeamMember: {
             /** @description The person's Cognito user id */
@@ -4019,6 +4113,7 @@ export interface components {
                  *       "message": "Invalid request parameters",
                  *       "code": "invalid_request_parameters",
                  *       "type": "invalid_request_error",
+                 *       "docUrl": "/docs#error-invalid_request_parameters",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90",
                  *       "errors": [
                  *         {
@@ -4046,6 +4141,7 @@ export interface components {
                  *       "message": "Invalid API key",
                  *       "code": "api_key_invalid",
                  *       "type": "authentication_error",
+                 *       "docUrl": "/docs#error-api_key_invalid",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4067,6 +4163,7 @@ export interface components {
                  *       "message": "Forbidden for this participant type",
                  *       "code": "participant_type_forbidden",
                  *       "type": "permission_error",
+                 *       "docUrl": "/docs#error-participant_type_forbidden",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4088,6 +4185,7 @@ export interface components {
                  *       "message": "Route not found",
                  *       "code": "route_not_found",
                  *       "type": "not_found_error",
+                 *       "docUrl": "/docs#error-route_not_found",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4109,6 +4207,7 @@ export interface components {
                  *       "message": "Idempotency key reused with a different request",
                  *       "code": "idempotency_mismatch",
                  *       "type": "conflict_error",
+                 *       "docUrl": "/docs#error-idempotency_mismatch",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4134,6 +4233,7 @@ export interface components {
                  *       "message": "Too many requests",
                  *       "code": "rate_limited",
                  *       "type": "rate_limit_error",
+                 *       "docUrl": "/docs#error-rate_limited",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4155,6 +4255,7 @@ export interface components {
                  *       "message": "Internal server error",
                  *       "code": "internal_error",
                  *       "type": "api_error",
+                 *       "docUrl": "/docs#error-internal_error",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4167,7 +4268,7 @@ export interface components {
         "Idempotency-Key": string;
         /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
         "X-Entity-Id": string;
-        /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+        /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
         "Idpay-Version": "2026-11-01";
         /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
         "X-Participant-Id": string;
@@ -4188,7 +4289,7 @@ export interface components {
     headers: {
         /** @description Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem */
         "X-Request-Id": string;
-        /** @description The API version this answer speaks: `2026-11-01` (see Versioning) */
+        /** @description The API version this answer was served at: the request's `Idpay-Version`, else the participant's pinned version (see Versioning) */
         "Idpay-Version": "2026-11-01";
         /** @description Requests allowed per window (one minute) for this key and endpoint class */
         "X-RateLimit-Limit": number;
@@ -4209,7 +4310,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4290,6 +4391,8 @@ export interface operations {
                             providerId?: string;
                             /** @constant */
                             simulated?: true;
+                            /** @description The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it */
+                            apiVersion: string;
                             /** @description Shown only here */
                             apiKey: string;
                             /** @description With `ownerEmail` */
@@ -4314,7 +4417,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4374,7 +4477,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4431,7 +4534,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4502,7 +4605,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -4575,7 +4678,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4646,7 +4749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4728,7 +4831,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4823,7 +4926,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -4892,7 +4995,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -4963,7 +5066,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5036,7 +5139,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5144,7 +5247,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5234,7 +5337,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5300,7 +5403,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5375,7 +5478,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5474,7 +5577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5556,7 +5659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5619,7 +5722,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5695,7 +5798,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5777,7 +5880,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5843,7 +5946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5919,7 +6022,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -6034,7 +6137,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -6129,7 +6232,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6327,7 +6430,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6428,7 +6531,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6515,7 +6618,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6671,7 +6774,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6778,7 +6881,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6898,7 +7001,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6986,7 +7089,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7064,7 +7167,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7144,7 +7247,7 @@ export interface operations {
                 businessDate: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7233,7 +7336,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7340,7 +7443,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7422,7 +7525,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7503,6 +7606,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                     }[];
                 };
             };
@@ -7554,6 +7659,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                     }[];
                 };
             };
@@ -7615,7 +7722,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7692,7 +7799,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7780,7 +7887,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7850,7 +7957,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7944,7 +8051,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8023,7 +8130,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8095,7 +8202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8189,7 +8296,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8270,7 +8377,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8354,7 +8461,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8455,7 +8562,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8529,7 +8636,7 @@ export interface operations {
                 email: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8602,7 +8709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8694,6 +8801,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8744,6 +8853,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8803,7 +8914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8877,6 +8988,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -8956,6 +9069,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -9025,7 +9140,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9099,6 +9214,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9174,6 +9291,8 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9250,7 +9369,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9333,7 +9452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9441,7 +9560,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9556,7 +9675,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9616,7 +9735,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9694,7 +9813,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9804,7 +9923,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9888,7 +10007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9969,7 +10088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10055,7 +10174,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10134,7 +10253,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10278,7 +10397,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10343,7 +10462,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10436,7 +10555,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10562,7 +10681,7 @@ export interface operations {
                 reference: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10779,7 +10898,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10869,7 +10988,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10939,7 +11058,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11019,7 +11138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11121,7 +11240,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11206,7 +11325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11280,7 +11399,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11375,7 +11494,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11503,7 +11622,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11598,7 +11717,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11685,7 +11804,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11742,7 +11861,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11825,7 +11944,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11918,7 +12037,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11973,7 +12092,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12059,7 +12178,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12137,7 +12256,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12231,7 +12350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12294,7 +12413,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12363,7 +12482,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12439,7 +12558,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12569,7 +12688,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12678,7 +12797,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12781,7 +12900,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12881,7 +13000,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12969,7 +13088,7 @@ export interface operations {
                 q: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13039,7 +13158,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13105,7 +13224,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13255,7 +13374,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13344,7 +13463,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13419,7 +13538,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13507,7 +13626,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13595,7 +13714,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13670,7 +13789,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13747,7 +13866,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13809,7 +13928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13872,7 +13991,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13950,7 +14069,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -14001,7 +14120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
