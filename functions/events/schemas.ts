@@ -429,7 +429,7 @@ export function eventBodySchema<T extends EventType>(type: T) {
     apiVersion: z
       .string()
       .describe(
-        'The API version the payload is written at: the receiving endpoint\'s (pinned when it was created); in the events API, the version the request is served at',
+        "The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at",
       ),
     livemode: z.boolean().describe('True for an event of the live stage, false in the sandbox'),
     data: EVENT_CATALOG[type].data,

@@ -101,7 +101,12 @@ export function newInvitation(
 }
 
 /** Store a new invitation now. */
-export async function createInvitation(participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>, email: string, role: Role, audit: AuditContext) {
+export async function createInvitation(
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
+  email: string,
+  role: Role,
+  audit: AuditContext,
+) {
   const inv = newInvitation(participant, email, role, audit);
   await transact(inv.items);
   return inv;
@@ -121,7 +126,14 @@ export async function acceptInvitation(
 ): Promise<AcceptResult> {
   const now = nowIso();
   const ended = liveEntries(await endedSessionsOf(person.sub));
-  const m = membershipItem(person.sub, { id: inv.participantId, type: inv.participantKind, apiVersion: inv.apiVersion }, inv.role, email, now, ended);
+  const m = membershipItem(
+    person.sub,
+    { id: inv.participantId, type: inv.participantKind, apiVersion: inv.apiVersion },
+    inv.role,
+    email,
+    now,
+    ended,
+  );
   try {
     await transact([
       {

@@ -187,7 +187,11 @@ export function putParticipantItem(p: Participant): TransactItem {
 }
 
 /** A new key for the participant, recorded in its audit log in the same transaction. */
-export async function createKeyFor(participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>, audit: AuditContext, opts: KeyOptions = {}) {
+export async function createKeyFor(
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
+  audit: AuditContext,
+  opts: KeyOptions = {},
+) {
   const key = newApiKey(participant, opts);
   await transact([...key.items, auditPut(participant.id, audit, 'api_key.created', key.keyId)]);
   return { keyId: key.keyId, apiKey: key.apiKey, keyExpiresAt: key.keyExpiresAt };

@@ -22,7 +22,7 @@ import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes'
 import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
 import { API_VERSION, errorBody } from '../../functions/platform/api-request';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
-import { applyExamples } from './examples';
+import { applyExamples, applyWebhookExamples } from './examples';
 
 export type Stage = 'sandbox' | 'live';
 export type Json = Record<string, unknown>;
@@ -280,7 +280,8 @@ function components(stage: Stage): Json {
       },
       param: {
         type: 'string',
-        description: 'The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault',
+        description:
+          'The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault',
       },
       requestId: { type: 'string', description: 'The `X-Request-Id` of this answer: quote it when you ask for help' },
     },
@@ -371,10 +372,13 @@ function components(stage: Stage): Json {
       'X-Request-Id': header(
         'Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem',
       ),
-      'Idpay-Version': header(`The API version this answer was served at: the request's \`Idpay-Version\`, else the participant's pinned version (see Versioning)`, {
-        type: 'string',
-        enum: [API_VERSION],
-      }),
+      'Idpay-Version': header(
+        `The API version this answer was served at: the request's \`Idpay-Version\`, else the participant's pinned version (see Versioning)`,
+        {
+          type: 'string',
+          enum: [API_VERSION],
+        },
+      ),
       'X-RateLimit-Limit': header('Requests allowed per window (one minute) for this key and endpoint class', integer),
       'X-RateLimit-Remaining': header('Requests left in the current window', integer),
       'X-RateLimit-Reset': header('When the window resets (unix seconds)', integer),
@@ -600,7 +604,8 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
   if (route.sandboxOnly) op['x-sandbox-only'] = true;
   // A list: where its items are and which of their fields `startingAfter` takes (the SDK's paginate).
   const pages = parameters.some((p) => p.name === 'startingAfter');
-  if (pages !== Boolean(route.list)) throw new Error(`${key}: a route with startingAfter needs \`list\` in the route table, and only such a route`);
+  if (pages !== Boolean(route.list))
+    throw new Error(`${key}: a route with startingAfter needs \`list\` in the route table, and only such a route`);
   if (route.list) op['x-list'] = { items: route.list.items, cursor: route.list.cursor };
   if (parameters.length) op.parameters = parameters;
 
@@ -728,7 +733,7 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
       post: {
         operationId: `event${pascal(type)}`,
         summary: type,
-        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
+        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, apiVersion, livemode, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
         tags: ['Webhook events'],
         'x-receiver': doc.receiver,
         // The receiver authenticates the sender by signature, not by a security scheme.
@@ -749,7 +754,7 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
   }
   // Any event: one schema per type, discriminated by `type` (webhooks and the events API).
   schemas.Event = {
-    description: 'An event: `{id, type, createdAt, data}`, `data` typed by `type`.',
+    description: 'An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator).',
     oneOf: EVENT_TYPES.map((t) => ref('schemas', eventSchemaName(t))),
     // Tools (Redocly, code generators) pick the variant by `type` instead of trying each.
     discriminator: {
@@ -808,7 +813,7 @@ function introduction(stage: Stage): string {
     'Success: `{statusCode, success: true, message, data}` (lists may add `total` and `hasMore` beside `data`). Errors: see Errors. Invalid input writes nothing. Every response carries `X-Request-Id` and `Idpay-Version`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
     '## Paging',
     'Lists are newest first and take `limit` (default 20, at most 100). Two ways to page, one per request:\n\n' +
-      '- **Cursor** (every list): `startingAfter=<id of the last item you have>` returns the items after it and `hasMore` (true when more follow). Start without it; stop when `hasMore` is false. Its cost does not grow with the list, and items created meanwhile never shift a page. An id that is not in your list is 400 `Invalid query parameters`.\n' +
+      '- **Cursor** (every list): `startingAfter=<id of the last item you have>` returns the items after it and `hasMore` (true when more follow). Start without it; stop when `hasMore` is false. Each list operation says where its items are and which of their fields `startingAfter` takes in `x-list` (`{items, cursor}`; `items: null` when `data` is the array itself): the SDK method `client.paginate(path, init)` follows it for every list. Its cost does not grow with the list, and items created meanwhile never shift a page. An id that is not in your list is 400 `Invalid query parameters`.\n' +
       "- **Offset** (the lists of the original API: transactions, decisions, schedules, webhook endpoints and deliveries, a provider's merchants and their trust): `skip` (or `offset`, as the list names it) counts items to pass over; the answer adds `total` (the whole list's size) and `hasMore`. `skip + limit` above 10,000 is 400 `Use startingAfter to page beyond 10,000 items`; `skip` and `startingAfter` cannot be combined.",
     '## Idempotency',
     'Every POST accepts `Idempotency-Key` (1-255 characters). The same key with the same request within 24 hours replays the first answer (below 500) with `Idempotent-Replayed: true`; with another body: 409 `idempotency_mismatch`; while the first still runs: 409 `idempotency_in_progress` (retry shortly). An answer that says "retry" (a 5xx or a 409 whose code is marked retry) is not stored: the same key may be sent again.',
@@ -851,6 +856,7 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
   // Worked examples recorded from the integration tests (scripts/openapi/examples.ts).
   applyExamples(paths, (method, path) => `${method.toUpperCase()} ${path}`, stage);
   const hooks = webhooks(conv, schemas);
+  applyWebhookExamples(hooks as Record<string, Json>, stage);
   for (const [name, def] of Object.entries(conv.hoisted)) {
     if (schemas[name]) throw new Error(`Schema name ${name} is used twice`);
     schemas[name] = def;

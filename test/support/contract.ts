@@ -200,7 +200,14 @@ export function eventProblems(method: string, url: string, status: number, body:
       continue;
     }
     const type = e.type as EventType;
-    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, apiVersion: e.apiVersion, livemode: e.livemode, data: e.data });
+    const parsed = eventBodySchema(type).safeParse({
+      id: e.id,
+      type,
+      createdAt: e.createdAt,
+      apiVersion: e.apiVersion,
+      livemode: e.livemode,
+      data: e.data,
+    });
     if (!parsed.success) {
       problems.push(...parsed.error.issues.map((i) => `${where}: ${i.path.join('.')} ${i.message}`));
       continue;

@@ -26,18 +26,24 @@ const ENVELOPE = { apiVersion: '2026-11-01', livemode: false };
 
 describe('the body of an event (built at delivery time)', () => {
   it('is {id, type, createdAt, apiVersion, livemode, data}, the same bytes whatever order the stored map comes back in', () => {
-    const a = eventBody({
-      id: 'evt_1',
-      type: 'billing.response',
-      createdAt: '2026-11-01T00:00:00.000Z',
-      data: { b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } },
-    }, ENVELOPE);
-    const b = eventBody({
-      id: 'evt_1',
-      type: 'billing.response',
-      createdAt: '2026-11-01T00:00:00.000Z',
-      data: { a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 },
-    }, ENVELOPE);
+    const a = eventBody(
+      {
+        id: 'evt_1',
+        type: 'billing.response',
+        createdAt: '2026-11-01T00:00:00.000Z',
+        data: { b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } },
+      },
+      ENVELOPE,
+    );
+    const b = eventBody(
+      {
+        id: 'evt_1',
+        type: 'billing.response',
+        createdAt: '2026-11-01T00:00:00.000Z',
+        data: { a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 },
+      },
+      ENVELOPE,
+    );
     expect(a).toBe(b);
     expect(a).toBe(
       '{"id":"evt_1","type":"billing.response","createdAt":"2026-11-01T00:00:00.000Z","apiVersion":"2026-11-01","livemode":false,"data":{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}}',
@@ -46,12 +52,15 @@ describe('the body of an event (built at delivery time)', () => {
   });
 
   it('keeps amounts, strings and lists as they are', () => {
-    const body = eventBody({
-      id: 'evt_2',
-      type: 't',
-      createdAt: 'c',
-      data: { amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] },
-    }, ENVELOPE);
+    const body = eventBody(
+      {
+        id: 'evt_2',
+        type: 't',
+        createdAt: 'c',
+        data: { amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] },
+      },
+      ENVELOPE,
+    );
     expect(JSON.parse(body).data).toEqual({ amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] });
   });
 });

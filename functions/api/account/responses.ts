@@ -25,7 +25,9 @@ const membership = z
     joinedAt: z.string(),
     apiVersion: z
       .string()
-      .describe("The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created)"),
+      .describe(
+        'The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created)',
+      ),
   })
   .meta({ id: 'Membership' });
 

@@ -27,7 +27,9 @@ export const RESPONSES = {
       simulated: z.literal(true).optional(),
       apiVersion: z
         .string()
-        .describe('The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it'),
+        .describe(
+          'The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it',
+        ),
       apiKey: z.string().describe('Shown only here'),
       invitation: z
         .object({ invitationId: z.string(), token: z.string().describe('Shown only here: the owner accepts with it') })

@@ -2137,7 +2137,7 @@ export interface webhooks {
          * billing.intent
          * @description **To:** The customer's bank. **When:** A merchant asks the customer to decide on billing permissions (POST /v1/billing/intent).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntent"];
         delete?: never;
@@ -2159,7 +2159,7 @@ export interface webhooks {
          * billing.request
          * @description **To:** The customer's bank. **When:** A merchant bills a customer (bill, one-time pay, a recurring run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingRequest"];
         delete?: never;
@@ -2181,7 +2181,7 @@ export interface webhooks {
          * billing.intent.response
          * @description **To:** The merchant and its provider. **When:** The customer's decision on an intent (POST /v1/billing/intent-response), or the bank changing a decision.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntentResponse"];
         delete?: never;
@@ -2203,7 +2203,7 @@ export interface webhooks {
          * billing.response
          * @description **To:** The merchant and its provider. **When:** The outcome of a billing: paid, declined, expired or failed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingResponse"];
         delete?: never;
@@ -2225,7 +2225,7 @@ export interface webhooks {
          * billing.upcoming
          * @description **To:** The customer's bank. **When:** The deployment's pre-debit notice period (24 hours by default) before each period of a recurring schedule is billed, or at once when the run is sooner.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingUpcoming"];
         delete?: never;
@@ -2247,7 +2247,7 @@ export interface webhooks {
          * merchant.trust.updated
          * @description **To:** The merchant and its provider. **When:** A provider changed the merchant's trust (PATCH /v1/provider/merchant/trust).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventMerchantTrustUpdated"];
         delete?: never;
@@ -2269,7 +2269,7 @@ export interface webhooks {
          * schedule.created
          * @description **To:** The merchant and its provider. **When:** A recurring schedule was created.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCreated"];
         delete?: never;
@@ -2291,7 +2291,7 @@ export interface webhooks {
          * schedule.paused
          * @description **To:** The merchant and its provider. **When:** A schedule was paused by the merchant, or by the service after a run was refused for lack of permission.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSchedulePaused"];
         delete?: never;
@@ -2313,7 +2313,7 @@ export interface webhooks {
          * schedule.resumed
          * @description **To:** The merchant and its provider. **When:** A paused schedule was resumed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleResumed"];
         delete?: never;
@@ -2335,7 +2335,7 @@ export interface webhooks {
          * schedule.cancelled
          * @description **To:** The merchant and its provider. **When:** A schedule was cancelled by the merchant or the customer's bank.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCancelled"];
         delete?: never;
@@ -2357,7 +2357,7 @@ export interface webhooks {
          * schedule.completed
          * @description **To:** The merchant and its provider. **When:** A schedule reached maxBillings or its endDate.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCompleted"];
         delete?: never;
@@ -2379,7 +2379,7 @@ export interface webhooks {
          * schedule.run_failed
          * @description **To:** The merchant and its provider. **When:** A run was refused (spending limits, permission revoked, merchant blocked or no longer premium).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunFailed"];
         delete?: never;
@@ -2401,7 +2401,7 @@ export interface webhooks {
          * schedule.run_skipped
          * @description **To:** The merchant and its provider. **When:** The customer's bank (or the merchant) skipped the next run.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunSkipped"];
         delete?: never;
@@ -2423,7 +2423,7 @@ export interface webhooks {
          * schedule.amended
          * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (the new terms apply from the next run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmended"];
         delete?: never;
@@ -2445,7 +2445,7 @@ export interface webhooks {
          * schedule.amendment_declined
          * @description **To:** The merchant and its provider. **When:** The customer's bank did not approve the schedule's amendment; the old terms hold.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmendmentDeclined"];
         delete?: never;
@@ -2467,7 +2467,7 @@ export interface webhooks {
          * refund.requested
          * @description **To:** The customer's bank. **When:** A merchant started a refund of a billing (POST /v1/refunds/initiate).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundRequested"];
         delete?: never;
@@ -2489,7 +2489,7 @@ export interface webhooks {
          * refund.updated
          * @description **To:** The merchant and its provider. **When:** A refund changed status (processing, completed, failed).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundUpdated"];
         delete?: never;
@@ -2511,7 +2511,7 @@ export interface webhooks {
          * settlement.completed
          * @description **To:** The merchant and its provider. **When:** Funds were settled to the merchant (next Nigerian business day).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSettlementCompleted"];
         delete?: never;
@@ -2533,7 +2533,7 @@ export interface webhooks {
          * dispute.created
          * @description **To:** The merchant and its provider. **When:** The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeCreated"];
         delete?: never;
@@ -2555,7 +2555,7 @@ export interface webhooks {
          * dispute.updated
          * @description **To:** The merchant and its provider, and the customer's bank. **When:** A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeUpdated"];
         delete?: never;
@@ -2577,7 +2577,7 @@ export interface webhooks {
          * webhook.test
          * @description **To:** The endpoint tested only. **When:** POST /v1/webhooks/endpoints/{id}/test.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventWebhookTest"];
         delete?: never;
@@ -3648,7 +3648,7 @@ export interface components {
             livemode: boolean;
             data: components["schemas"]["WebhookTestData"];
         };
-        /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
+        /** @description An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator). */
         Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
@@ -8744,7 +8744,8 @@ export interface operations {
                  */
                 "application/json": {
                     lookupPhrases: string[];
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -8941,7 +8942,8 @@ export interface operations {
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -9167,7 +9169,8 @@ export interface operations {
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -9848,7 +9851,8 @@ export interface operations {
                     customerId: string;
                     agreementPhrase: string;
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     /** @enum {string} */
                     frequency: "daily" | "weekly" | "monthly" | "yearly";
                     interval?: number;
