@@ -112,6 +112,7 @@ interface ErrorCode {
   types: string[];
   message: string;
   retry: boolean;
+  param?: string;
 }
 
 const tables = new Map<Stage, Map<string, ErrorCode & { pattern: RegExp }>>();
@@ -153,6 +154,10 @@ function errorShapeProblems(stage: Stage, status: number, e: Json, where: string
       problems.push(`${where}: message ${JSON.stringify(e.message)} is not the message of ${e.code} (${JSON.stringify(entry.message)})`);
   }
   if (e.type !== errorTypeOf(status)) problems.push(`${where}: type ${JSON.stringify(e.type)}, expected ${errorTypeOf(status)}`);
+  // Every error links its code's entry in the reference, and names the field the table says a business rule is about.
+  if (e.docUrl !== `/docs#error-${e.code}`) problems.push(`${where}: docUrl ${JSON.stringify(e.docUrl)}, expected /docs#error-${e.code}`);
+  if (entry && e.param !== entry.param)
+    problems.push(`${where}: param ${JSON.stringify(e.param)}, expected ${JSON.stringify(entry.param)}`);
   return problems;
 }
 
