@@ -426,8 +426,8 @@ describe('paginate', () => {
     expect(applied.status).toBe(201);
     const merchantId = applied.body.data.participantId as string;
     const person = createClient({ baseUrl: t.url, apiKey: who.accessToken, headers: { 'X-Participant-Id': merchantId } });
-    const me = await unwrap(person.GET('/v1/me'));
-    expect(me.data.memberships[0]).toMatchObject({ participantId: merchantId, apiVersion: API_VERSION });
+    const me = await t.call<any>('GET', '/v1/me', { key: who.accessToken });
+    expect(me.body.data.memberships[0]).toMatchObject({ participantId: merchantId, apiVersion: API_VERSION });
     for (const name of ['one', 'two']) await unwrap(person.POST('/v1/keys', { body: { name } }));
     for (const n of [1, 2])
       await unwrap(person.POST('/v1/team/invitations', { body: { email: `invitee${n}-${Date.now()}@example.com`, role: 'developer' } }));
@@ -443,6 +443,14 @@ describe('paginate', () => {
       const ep = await unwrap(merchant.POST('/v1/webhooks/endpoints', { body: { url: server.endpointUrl(`pages${n}`).url } }));
       await unwrap(merchant.POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: ep.data.id } } }));
     }
+    // The events of a payment (its page and the events API) carry the version and the stage.
+    const detail = await t.call<any>('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: paid.el.reference } });
+    const [first] = detail.body.data.events;
+    expect(first).toMatchObject({ apiVersion: API_VERSION, livemode: false });
+    expect((await t.call<any>('GET', `/v1/events/${first.id}`, { key: a.merchant.apiKey })).body.data).toMatchObject({
+      id: first.id,
+      apiVersion: API_VERSION,
+    });
     const { provider } = await merchantWithTrust(t, { provider: true });
     await t.participant('merchant', { providerId: provider!.id });
 
