@@ -1,7 +1,7 @@
 /**
  * Mistakes an integrator makes, each of which must fail to compile under `tsc --strict`
  * with a message that names it (test/docs/sdk-types.test.ts compiles this file against the
- * SDK's sources and checks that every line marked `// error: <text>` has a diagnostic
+ * SDK's sources and checks that every line ending in an "error:" comment has a diagnostic
  * containing <text>, and that no other line has one). Never run.
  */
 import { createClient } from '../src/index.js';

@@ -184,8 +184,18 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'])
       expect(responses[name], name).toBeDefined();
     const bad = deref(doc, ((responses.BadRequest!.content as Json)['application/json'] as Json).schema as Json);
-    expect(bad.required).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId']);
-    expect(Object.keys(bad.properties as Json)).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId', 'errors']);
+    expect(bad.required).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'docUrl', 'requestId']);
+    expect(Object.keys(bad.properties as Json)).toEqual([
+      'statusCode',
+      'success',
+      'message',
+      'code',
+      'type',
+      'docUrl',
+      'param',
+      'requestId',
+      'errors',
+    ]);
     // Each shared response's example is a real error body: its code, type and message from the table.
     for (const [name, status] of Object.entries({ BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409 })) {
       const example = ((responses[name]!.content as Json)['application/json'] as Json).example as Json;
@@ -248,13 +258,13 @@ describe.each(['sandbox', 'live'] as const)('the %s document: errors, version, s
     // The generator loaded every handler (beforeAll): every message group is registered here too.
     expect(table()).toEqual(errorTable());
     const description = (doc.info as Json).description as string;
-    for (const e of table()) expect(description, e.code).toContain(`| \`${e.code}\` | ${e.statuses.join(', ')} |`);
+    for (const e of table())
+      expect(description, e.code).toContain(`| <a id="error-${e.code}"></a>\`${e.code}\` | ${e.statuses.join(', ')} |`);
     for (const t of ERROR_TYPES) expect(description).toContain(`| \`${t}\` |`);
     const error = doc.components.schemas!.Error as Json;
     expect(((error.properties as Json).code as Json).enum).toEqual(table().map((e) => e.code));
     expect(((error.properties as Json).type as Json).enum).toEqual([...ERROR_TYPES]);
-    // docUrl: every code's row is an anchor of the reference (`/docs#error-<code>`)
-    for (const e of table()) expect(description, e.code).toContain(`<a id="error-${e.code}"></a>\`${e.code}\``);
+    // docUrl: every code's row above is the anchor `error-<code>` of the reference (`/docs#error-<code>`)
     expect((error.required as string[]).includes('docUrl')).toBe(true);
     expect(
       table()

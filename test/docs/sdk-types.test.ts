@@ -26,7 +26,8 @@ describe('SDK types', () => {
       },
     );
     const diagnostics = new Map<number, string>();
-    for (const m of r.stdout.matchAll(/^type-errors\.ts\((\d+),\d+\): (error TS\d+: .*)$/gm)) diagnostics.set(Number(m[1]), m[2]!);
+    for (const m of r.stdout.matchAll(/^(?:sdk\/test\/)?type-errors\.ts\((\d+),\d+\): (error TS\d+: .*)$/gm))
+      diagnostics.set(Number(m[1]), m[2]!);
     const expected = new Map<number, string>();
     readFileSync('sdk/test/type-errors.ts', 'utf8')
       .split('\n')
@@ -35,6 +36,7 @@ describe('SDK types', () => {
         if (want) expected.set(i + 1, want);
       });
     expect(expected.size).toBeGreaterThanOrEqual(10);
+    expect(r.stdout, 'tsc ran on the file').toMatch(/type-errors\.ts\(/);
     for (const [line, want] of expected) expect(diagnostics.get(line) ?? '(compiles)', `line ${line}`).toContain(want);
     expect([...diagnostics.keys()].filter((l) => !expected.has(l)).map((l) => `${l}: ${diagnostics.get(l)}`)).toEqual([]);
   }, 120_000);

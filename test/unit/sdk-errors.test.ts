@@ -56,7 +56,7 @@ describe('IdpayError', () => {
     expect(e.errors).toEqual([{ path: 'url', message: 'Invalid URL' }]);
   });
 
-  it('docUrl is made absolute against the answer it came in (relative when that URL is unknown); param is the body\'s', () => {
+  it("docUrl is made absolute against the answer it came in (relative when that URL is unknown); param is the body's", () => {
     const body = {
       statusCode: 400,
       success: false,

@@ -4322,10 +4322,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "provider",
-                 *       "name": "provider person-uoyty3xppq@example.com",
-                 *       "email": "provider-tinjsh2dvc@example.com",
-                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *       "type": "merchant",
+                 *       "name": "merchant 4 example",
+                 *       "email": "merchant4-example@example.com",
+                 *       "providerId": "prv_example1000000000000000"
                  *     }
                  */
                 "application/json": {
@@ -4364,15 +4364,13 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Participant created",
                      *       "data": {
-                     *         "id": "prv_example1000000000000000",
-                     *         "type": "provider",
-                     *         "name": "provider person-uoyty3xppq@example.com",
-                     *         "email": "provider-tinjsh2dvc@example.com",
-                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
-                     *         "invitation": {
-                     *           "invitationId": "ivt_example1000000000000000",
-                     *           "token": "example_token_1"
-                     *         }
+                     *         "id": "mer_example1000000000000000",
+                     *         "type": "merchant",
+                     *         "name": "merchant 4 example",
+                     *         "email": "merchant4-example@example.com",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "apiVersion": "2026-11-01",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
                      *       }
                      *     }
                      */
@@ -4846,10 +4844,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "merchant",
-                 *       "businessName": "Ada Stores ziv5gt",
-                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "businessName": "Ada Stores BDYe63",
+                 *       "email": "biz-tl4xu5ecby@example.com",
                  *       "country": "NG",
-                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "registrationNumber": "RCHn8C5pwU",
                  *       "website": "https://ada.example.com",
                  *       "address": {
                  *         "line1": "1 Marina",
@@ -5020,21 +5018,15 @@ export interface operations {
                      *       "message": "Profile retrieved",
                      *       "data": {
                      *         "userId": "00000000-0000-4000-8000-000000000001",
-                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "email": "person-w2632up062@example.com",
                      *         "memberships": [
                      *           {
                      *             "participantId": "mer_example1000000000000000",
-                     *             "name": "Ada Stores ziv5gt",
+                     *             "name": "Ada Stores BDYe63",
                      *             "kind": "merchant",
                      *             "role": "owner",
-                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
-                     *           },
-                     *           {
-                     *             "participantId": "mer_example2000000000000000",
-                     *             "name": "Ada Stores D1O6zc",
-                     *             "kind": "merchant",
-                     *             "role": "viewer",
-                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *             "joinedAt": "2026-11-02T07:01:42.968Z",
+                     *             "apiVersion": "2026-09-27"
                      *           }
                      *         ]
                      *       }
@@ -6248,103 +6240,13 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "clientRef": "CR-a9vebe-3",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "lastname": "Obi3",
+                 *           "email": "ada3-a9vebe@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1007@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1007"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1008",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1008@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzpy11004",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1009@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1009"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1010",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1010@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzpy11004"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1011",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "not-an-email",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1011"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1012",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1012@example.com",
-                 *           "country": "XX",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1012"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1013",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1013@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "12-34-56",
-                 *           "reference": "REF-mwyfzslu1013"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1014",
-                 *           "firstname": "Ada",
-                 *           "email": "ada.mwyfzslu1014@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1014"
-                 *         },
-                 *         "not an object",
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1006",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1006@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1006"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1015",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1015@example.com",
-                 *           "country": "UK",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1015"
+                 *           "accountNumber": "0123400003",
+                 *           "reference": "REF-a9vebe-3"
                  *         }
                  *       ]
                  *     }
@@ -6376,17 +6278,16 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 12,
-                     *           "successful": 2,
-                     *           "failed": 10,
-                     *           "duplicates": 4,
-                     *           "invalidData": 6
+                     *           "total": 1,
+                     *           "successful": 1,
+                     *           "failed": 0,
+                     *           "duplicates": 0,
+                     *           "invalidData": 0
                      *         },
                      *         "data": {
-                     *           "createdCount": 2,
+                     *           "createdCount": 1,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example1000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -7353,11 +7254,7 @@ export interface operations {
                  *       "customerId": "cus_example1000000000000000",
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                 *       "customerDecision": "approve_recurring",
-                 *       "spendingLimits": {
-                 *         "single": 5000,
-                 *         "monthly": 20000
-                 *       },
+                 *       "customerDecision": "approve_once",
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7407,15 +7304,12 @@ export interface operations {
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "single": 5000,
-                     *           "monthly": 20000
-                     *         },
+                     *         "decision": "approve_once",
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "createdAt": "2026-11-02T07:01:57.270Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUpdated": "2026-11-02T07:01:57.270Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7458,8 +7352,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
-                 *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *       "action": "approve_once",
+                 *       "bankTransactionId": "BTX-hF9sfS33Gs"
                  *     }
                  */
                 "application/json": {
@@ -8670,11 +8564,6 @@ export interface operations {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
-                     *           },
-                     *           {
-                     *             "bankId": "bnk_example2000000000000000",
-                     *             "bankName": "bank 2 example",
-                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
                      *           }
                      *         ]
                      *       }
@@ -8726,20 +8615,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "lookupPhrases": [
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken2000000000000000000000000000",
-                 *         "lp_ExampleToken3000000000000000000000000000",
-                 *         "lp_ExampleToken4000000000000000000000000000",
-                 *         "lp_ExampleToken5000000000000000000000000000",
-                 *         "lp_ExampleToken6000000000000000000000000000",
-                 *         "lp_ExampleToken7000000000000000000000000000",
-                 *         "lp_ExampleToken8000000000000000000000000000",
-                 *         "lp_ExampleToken9000000000000000000000000000",
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
                  *       "currency": "NGN",
-                 *       "description": "Sandbox membership"
+                 *       "description": "Subscription"
                  *     }
                  */
                 "application/json": {
@@ -8772,22 +8651,6 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "intentId": "int_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example2000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example3000000000000000"
                      *       }
                      *     ]
                      */
@@ -8822,27 +8685,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8934,7 +8776,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 4200.5,
+                 *       "amount": 100,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -8971,11 +8813,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 4200.5,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *         "expiresAt": "2026-11-02T07:11:57.644Z"
                      *       }
                      *     ]
                      */
@@ -9020,46 +8862,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": false
-                     *       },
-                     *       {
-                     *         "statusCode": 403,
-                     *         "success": false,
-                     *         "message": "Customer has not approved billing",
-                     *         "code": "billing_not_approved",
-                     *         "type": "permission_error",
-                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example2000000000000000",
-                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example2000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -10291,44 +10093,30 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 5000,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "startDate": "2026-12-02T07:09:48.943Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T07:09:48.943Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym, standard",
-                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "description": "ops trigger",
+                     *         "createdAt": "2026-11-02T07:09:49.000Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "updatedAt": "2026-11-02T07:09:49.000Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
                      *         "completedAt": null,
-                     *         "pendingAmendment": {
-                     *           "amendmentId": "amd_example1000000000000000",
-                     *           "from": {
-                     *             "description": "Gym, standard",
-                     *             "amount": 5000,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "to": {
-                     *             "description": "Gym, premium",
-                     *             "amount": 7500,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         },
                      *         "customer": {
-                     *           "name": "Ada Example",
-                     *           "email": "ada@example.com"
+                     *           "name": "Sandbox Approve Recurring",
+                     *           "email": "approve.recurring@sandbox.idpay.test"
                      *         },
                      *         "runs": []
                      *       }
@@ -10717,43 +10505,32 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
-                     *         "status": "partially_refunded",
+                     *         "status": "succeeded",
                      *         "amount": 100,
-                     *         "refundedAmount": 10,
+                     *         "refundedAmount": 0,
                      *         "currency": "NGN",
-                     *         "description": "Events on the page",
+                     *         "description": "Order",
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 3 example",
-                     *         "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *         "merchantName": "merchant 2 example",
+                     *         "bankTransactionId": "BTX-hF9sfS33Gs",
                      *         "scheduleId": null,
                      *         "settlementId": null,
-                     *         "disputedAmount": 20,
-                     *         "disputeStatus": "lost",
-                     *         "createdAt": "2026-11-06T17:06:36.940Z",
-                     *         "updatedAt": "2026-11-06T17:06:38.295Z",
-                     *         "refunds": [
-                     *           {
-                     *             "refundId": "rfd_example1000000000000000",
-                     *             "reference": "txn_example1000000000000000",
-                     *             "amount": 10,
-                     *             "currency": "NGN",
-                     *             "status": "completed",
-                     *             "reason": null,
-                     *             "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *             "createdAt": "2026-11-06T17:06:37.344Z",
-                     *             "updatedAt": "2026-11-06T17:06:37.475Z",
-                     *             "completedAt": "2026-11-06T17:06:37.475Z"
-                     *           }
-                     *         ],
+                     *         "disputedAmount": 0,
+                     *         "disputeStatus": null,
+                     *         "createdAt": "2026-11-02T07:01:57.503Z",
+                     *         "updatedAt": "2026-11-02T07:01:57.907Z",
+                     *         "refunds": [],
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.response",
-                     *             "createdAt": "2026-11-06T17:06:37.173Z",
+                     *             "createdAt": "2026-11-02T07:01:57.946Z",
+                     *             "apiVersion": "2026-09-27",
+                     *             "livemode": false,
                      *             "data": {
                      *               "reference": "txn_example1000000000000000",
-                     *               "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *               "bankTransactionId": "BTX-hF9sfS33Gs",
                      *               "amount": 100,
                      *               "billingRequestId": "breq_example1000000000000000",
                      *               "customerAction": "approved",
@@ -10768,65 +10545,7 @@ export interface operations {
                      *                 "endpointId": "whe_example1000000000000000",
                      *                 "status": "delivered",
                      *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.354Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "evt_example2000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.563Z",
-                     *             "data": {
-                     *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": null,
-                     *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *               "currency": "NGN",
-                     *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "processing",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
-                     *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.825Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "evt_example3000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.652Z",
-                     *             "data": {
-                     *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": "2026-11-06T17:06:37.475Z",
-                     *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *               "currency": "NGN",
-                     *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "completed",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
-                     *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.990Z",
+                     *                 "lastAttemptAt": "2026-11-02T07:01:58.427Z",
                      *                 "responseStatus": 200
                      *               }
                      *             ]
@@ -11879,8 +11598,7 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced",
-                 *       "deviceLookupEnabled": false
+                 *       "trustLevel": "premium"
                  *     }
                  */
                 "application/json": {
@@ -11912,9 +11630,9 @@ export interface operations {
                      *       "data": {
                      *         "entityId": "mer_example1000000000000000",
                      *         "trusted": true,
-                     *         "trustLevel": "enhanced",
+                     *         "trustLevel": "premium",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *         "lastVerified": "2026-11-02T07:06:25.283Z"
                      *       }
                      *     }
                      */
@@ -12214,7 +11932,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/health-2",
+                     *             "url": "https://example.com/pinned-10",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -12223,8 +11941,8 @@ export interface operations {
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
                      *             "health": "unknown",
-                     *             "createdAt": "2026-11-06T04:37:40.577Z",
-                     *             "updatedAt": "2026-11-06T04:37:40.577Z"
+                     *             "createdAt": "2026-11-02T07:01:18.352Z",
+                     *             "updatedAt": "2026-11-02T07:01:18.352Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -12276,12 +11994,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/ep-2",
-                 *       "events": [
-                 *         "billing.response",
-                 *         "billing.response",
-                 *         "refund.updated"
-                 *       ]
+                 *       "url": "https://example.com/premium-1"
                  *     }
                  */
                 "application/json": {
@@ -12310,14 +12023,13 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/ep-2",
+                     *         "url": "https://example.com/premium-1",
                      *         "events": [
-                     *           "billing.response",
-                     *           "refund.updated"
+                     *           "*"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *         "createdAt": "2026-11-02T07:06:26.699Z"
                      *       }
                      *     }
                      */
@@ -12936,38 +12648,35 @@ export interface operations {
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "type": "billing.intent",
+                     *             "createdAt": "2026-11-02T07:06:30.324Z",
+                     *             "apiVersion": "2026-09-27",
+                     *             "livemode": false,
                      *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
+                     *               "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *               "createdAt": "2026-11-02T07:06:30.324Z",
+                     *               "customerId": "cus_example1000000000000000",
+                     *               "intentId": "int_example1000000000000000",
+                     *               "clientRef": "sandbox-approve-once",
+                     *               "description": "ops trigger",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "currency": "NGN",
+                     *               "allowedDecisions": [
+                     *                 "approve_once",
+                     *                 "approve_recurring",
+                     *                 "deny"
+                     *               ],
+                     *               "merchantName": "merchant 4 example"
                      *             },
                      *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
-                     *               "failed": 0,
-                     *               "pending": 0
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": "evt_example2000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:09.491Z",
-                     *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
-                     *             },
-                     *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
+                     *               "total": 0,
+                     *               "succeeded": 0,
                      *               "failed": 0,
                      *               "pending": 0
                      *             }
                      *           }
                      *         ],
-                     *         "hasMore": true
+                     *         "hasMore": false
                      *       }
                      *     }
                      */
@@ -13036,12 +12745,20 @@ export interface operations {
                      *       "message": "Event retrieved",
                      *       "data": {
                      *         "id": "evt_example1000000000000000",
-                     *         "type": "webhook.test",
-                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "type": "billing.response",
+                     *         "createdAt": "2026-11-02T07:01:57.946Z",
+                     *         "apiVersion": "2026-09-27",
+                     *         "livemode": false,
                      *         "data": {
-                     *           "participantId": "mer_example1000000000000000",
-                     *           "message": "This is a test event.",
-                     *           "endpointId": "whe_example1000000000000000"
+                     *           "reference": "txn_example1000000000000000",
+                     *           "bankTransactionId": "BTX-hF9sfS33Gs",
+                     *           "amount": 100,
+                     *           "billingRequestId": "breq_example1000000000000000",
+                     *           "customerAction": "approved",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "currency": "NGN",
+                     *           "status": "succeeded"
                      *         },
                      *         "deliveries": [
                      *           {
@@ -13049,7 +12766,7 @@ export interface operations {
                      *             "endpointId": "whe_example1000000000000000",
                      *             "status": "delivered",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "lastAttemptAt": "2026-11-02T07:01:58.427Z",
                      *             "responseStatus": 200
                      *           }
                      *         ]
@@ -14178,6 +13895,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent",
+                 *       "createdAt": "2026-11-02T07:06:30.324Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "createdAt": "2026-11-02T07:06:30.324Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "allowedDecisions": [
+                 *           "approve_once",
+                 *           "approve_recurring",
+                 *           "deny"
+                 *         ],
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentEvent"];
             };
         };
@@ -14227,6 +13969,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.request",
+                 *       "createdAt": "2026-11-02T07:07:05.080Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "requiresApproval": true,
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "type": "one_time",
+                 *         "expiresAt": "2026-11-02T07:17:05.077Z",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingRequestEvent"];
             };
         };
@@ -14276,6 +14041,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent.response",
+                 *       "createdAt": "2026-11-02T07:09:50.922Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "spendingLimits": {},
+                 *         "decision": "approve_once",
+                 *         "blockMerchant": false,
+                 *         "customerAction": "approved",
+                 *         "agreementPhrase": "example_agreementPhrase_1",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "decisionId": "dec_example100000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentResponseEvent"];
             };
         };
@@ -14325,6 +14111,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.response",
+                 *       "createdAt": "2026-11-02T07:07:16.089Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxgtdeOYDdpejfLzEIT1",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerAction": "approved",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "status": "succeeded"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingResponseEvent"];
             };
         };
@@ -14374,6 +14180,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.upcoming",
+                 *       "createdAt": "2026-11-02T07:07:31.019Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "sequence": 1,
+                 *         "amount": 100,
+                 *         "runAt": "2026-11-02T07:07:29.205Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "description": "ops trigger",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingUpcomingEvent"];
             };
         };
@@ -14423,6 +14249,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "merchant.trust.updated",
+                 *       "createdAt": "2026-11-02T07:07:39.218Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "lastVerified": "2026-11-02T07:07:39.218Z",
+                 *         "trustLevel": "premium",
+                 *         "deviceLookupEnabled": false,
+                 *         "trusted": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MerchantTrustUpdatedEvent"];
             };
         };
@@ -14472,6 +14314,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.created",
+                 *       "createdAt": "2026-11-02T07:07:44.216Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:43.781Z",
+                 *         "endDate": null,
+                 *         "failedAttempts": 0,
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:07:44.216Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "startDate": "2026-12-02T07:07:43.781Z",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCreatedEvent"];
             };
         };
@@ -14521,6 +14391,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.paused",
+                 *       "createdAt": "2026-11-02T07:07:50.727Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": null,
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:48.512Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "pausedAt": "2026-11-02T07:07:50.659Z",
+                 *         "maxBillings": null,
+                 *         "pausedBy": "merchant",
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SchedulePausedEvent"];
             };
         };
@@ -14570,6 +14467,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.resumed",
+                 *       "createdAt": "2026-11-02T07:08:16.896Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:08:12.648Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "resumedAt": "2026-11-02T07:08:16.348Z",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleResumedEvent"];
             };
         };
@@ -14619,6 +14541,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.cancelled",
+                 *       "createdAt": "2026-11-02T07:08:41.267Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "failedAttempts": 0,
+                 *         "cancelledAt": "2026-11-02T07:08:40.629Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "cancelled",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCancelledEvent"];
             };
         };
@@ -14668,6 +14615,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.completed",
+                 *       "createdAt": "2026-11-02T07:09:27.405Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "max_billings",
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "completedAt": "2026-11-02T07:09:27.275Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": 1,
+                 *         "frequency": "monthly",
+                 *         "actor": "system",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "completed",
+                 *         "totalBillings": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCompletedEvent"];
             };
         };
@@ -14717,6 +14690,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_failed",
+                 *       "createdAt": "2026-11-02T07:09:33.159Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "approval_no_payments_left",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-11-02T07:09:32.730Z",
+                 *         "failedAttempts": 1,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "daily",
+                 *         "actor": "system",
+                 *         "customerAction": "declined",
+                 *         "scheduledFor": "2026-11-02T07:09:32.730Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "runSeq": 3,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "willRetry": false,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunFailedEvent"];
             };
         };
@@ -14766,6 +14768,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_skipped",
+                 *       "createdAt": "2026-11-02T07:09:05.138Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "ops trigger",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2027-01-02T07:09:02.448Z",
+                 *         "skippedRunAt": "2026-12-02T07:09:02.448Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "skippedSequence": 1,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunSkippedEvent"];
             };
         };
@@ -14815,6 +14844,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amended",
+                 *       "createdAt": "2026-11-02T07:09:11.176Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 200,
+                 *         "nextBillingDate": "2026-12-02T07:09:09.389Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:09.603Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 200,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "effectiveFrom": "2026-12-02T07:09:09.389Z",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendedEvent"];
             };
         };
@@ -14864,6 +14930,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amendment_declined",
+                 *       "createdAt": "2026-11-02T07:09:17.551Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "limits",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:09:16.300Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:16.495Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 60000,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendmentDeclinedEvent"];
             };
         };
@@ -14913,6 +15016,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.requested",
+                 *       "createdAt": "2026-11-02T07:09:35.692Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxju88o3oeaJzMwYizcB",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:35.691Z",
+                 *         "amount": 50,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundRequestedEvent"];
             };
         };
@@ -14962,6 +15088,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.updated",
+                 *       "createdAt": "2026-11-02T07:09:38.051Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:37.588Z",
+                 *         "amount": 50,
+                 *         "completedAt": "2026-11-02T07:09:37.911Z",
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "status": "completed",
+                 *         "updatedAt": "2026-11-02T07:09:37.911Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundUpdatedEvent"];
             };
         };
@@ -15011,6 +15160,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "settlement.completed",
+                 *       "createdAt": "2026-11-02T07:09:40.680Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 850,
+                 *         "settledAt": "2026-11-02T07:09:40.661Z",
+                 *         "count": 9,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "settlementDate": "2026-11-03",
+                 *         "settlementId": "stl_ExampleToken1000000000000000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SettlementCompletedEvent"];
             };
         };
@@ -15060,6 +15227,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.created",
+                 *       "createdAt": "2026-11-02T07:09:43.088Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": null,
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:43.080Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "bank",
+                 *         "createdAt": "2026-11-02T07:09:43.080Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": null,
+                 *         "status": "needs_response",
+                 *         "updatedAt": "2026-11-02T07:09:43.080Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeCreatedEvent"];
             };
         };
@@ -15109,6 +15304,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.updated",
+                 *       "createdAt": "2026-11-02T07:09:47.047Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": "merchant",
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:46.139Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:09:46.139Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": "2026-11-02T07:09:46.979Z",
+                 *         "status": "lost",
+                 *         "updatedAt": "2026-11-02T07:09:46.979Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeUpdatedEvent"];
             };
         };
@@ -15158,6 +15381,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "webhook.test",
+                 *       "createdAt": "2026-11-02T07:09:41.599Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "participantId": "mer_example1000000000000000",
+                 *         "message": "This is a test event.",
+                 *         "endpointId": "whe_example1000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
