@@ -26,7 +26,8 @@ describe('SDK types', () => {
       },
     );
     const diagnostics = new Map<number, string>();
-    for (const m of r.stdout.matchAll(/^(?:sdk\/test\/)?type-errors\.ts\((\d+),\d+\): (error TS\d+: .*)$/gm))
+    // A diagnostic is its first line and the indented lines that explain it (e.g. "Property 'body' is missing").
+    for (const m of r.stdout.matchAll(/^(?:sdk\/test\/)?type-errors\.ts\((\d+),\d+\): (error TS\d+: .*(?:\n {2}.*)*)/gm))
       diagnostics.set(Number(m[1]), m[2]!);
     const expected = new Map<number, string>();
     readFileSync('sdk/test/type-errors.ts', 'utf8')
