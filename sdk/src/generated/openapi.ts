@@ -7502,6 +7502,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -7555,6 +7557,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -8667,6 +8671,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8698,6 +8704,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8834,6 +8842,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -8875,6 +8885,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -9021,6 +9033,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9098,6 +9112,8 @@ export interface operations {
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
                         /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
                         docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
