@@ -136,8 +136,8 @@ export async function inviteToTeam(participantId: string, kind: Participant['typ
   const address = email.toLowerCase();
   const members = await listTeamMembers(participantId);
   if (members.some((m) => m.email?.toLowerCase() === address)) throw conflict(MSG.inviteeAlreadyMember);
-  const inv = await createInvitation({ id: participantId, type: kind }, address, role, audit);
   const participant = await getParticipant(participantId);
+  const inv = await createInvitation({ id: participantId, type: kind, apiVersion: participant?.apiVersion }, address, role, audit);
   await sendInvitationMail(inv, address, role, participant?.name ?? participantId, audit.actor.email);
   return inv;
 }

@@ -25,6 +25,11 @@ export const RESPONSES = {
       email: z.string(),
       providerId: z.string().optional(),
       simulated: z.literal(true).optional(),
+      apiVersion: z
+        .string()
+        .describe(
+          'The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it',
+        ),
       apiKey: z.string().describe('Shown only here'),
       invitation: z
         .object({ invitationId: z.string(), token: z.string().describe('Shown only here: the owner accepts with it') })
