@@ -25,6 +25,7 @@ import {
   ownedBy,
   screenshot,
   signInThroughForm,
+  menuLinks,
 } from '../support/browser';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
@@ -107,7 +108,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const nav = page.getByRole('navigation');
     await nav.waitFor();
     expect(await page.getByRole('navigation').count()).toBe(1);
-    const links = await nav.getByRole('link').allTextContents();
+    const links = await menuLinks(page);
     expect(links).toEqual(['Home', 'API keys', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Schedules', 'Team', 'Audit log']);
     await page.getByRole('heading', { name: 'Recent transactions' }).waitFor();
     await page.getByText('No transactions yet.').waitFor();
@@ -216,7 +217,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const events = page.getByRole('table', { name: 'Events' });
     await expect.poll(() => events.getByRole('cell', { name: 'webhook.test' }).count()).toBe(4);
     expect(await events.getByRole('cell', { name: '1/1 delivered', exact: true }).count()).toBe(4);
-    await events.getByRole('button', { name: 'View' }).first().click();
+    await events.getByRole('link', { name: 'View' }).first().click();
     await page.getByRole('heading', { name: /^Event evt_/ }).waitFor();
     expect(await page.getByLabel('JSON').textContent()).toContain('"type": "webhook.test"');
     await expectAccessible(page, 'events');
@@ -340,7 +341,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     const { party: bank, owner } = await ownedParticipant('bank');
     const a = await agreement(t, { bank });
     const page = await signedIn(owner);
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+    expect(await menuLinks(page)).toEqual([
       'Home',
       'API keys',
       'Webhooks',
@@ -406,7 +407,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByText('Role: viewer').waitFor();
     // The menu shows only what a viewer can use (DESIGN 9.7): no API keys, Team or Audit log.
     const VIEWER_PAGES = ['Home', 'Webhooks', 'Events', 'Transactions', 'Disputes', 'Schedules'];
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(VIEWER_PAGES);
+    expect(await menuLinks(page)).toEqual(VIEWER_PAGES);
     const WRITE =
       /^(Create key|Revoke|Add endpoint|Send test event|Rotate secret|Delete|Replay|Replay all failed|Refund|Pause|Resume|Skip next run|Cancel|Send invitation|Save role|Remove)$/;
     for (const link of VIEWER_PAGES) {
@@ -454,7 +455,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
     // The menu once it is there (allTextContents does not wait; a loaded machine renders late).
     await page.getByRole('navigation').getByRole('link', { name: 'Participants' }).waitFor();
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Home', 'Applications', 'Participants']);
+    expect(await menuLinks(page)).toEqual(['Home', 'Applications', 'Participants']);
     await page.getByText('The ledger balances.').waitFor();
     // Accounts in words, each named by its participant, no raw ledger key (the earlier tests moved money).
     const accounts = page.getByRole('table', { name: 'Ledger accounts' });

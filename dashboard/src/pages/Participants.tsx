@@ -7,7 +7,7 @@ import { invitationLink } from './Invitation';
 /** The operator creates participants (banks only this way), optionally inviting a first owner. */
 export function ParticipantsPage() {
   const s = useSession();
-  const [created, setCreated] = useState<{ id: string; name: string; apiKey: string; token?: string }>();
+  const [created, setCreated] = useState<{ id: string; name: string; apiKey: string; token?: string; ownerEmail?: string }>();
   return (
     <Page title="Participants">
       <Form
@@ -26,7 +26,7 @@ export function ParticipantsPage() {
               },
             }),
           );
-          setCreated({ id: r.id, name: r.name, apiKey: r.apiKey, token: r.invitation?.token });
+          setCreated({ id: r.id, name: r.name, apiKey: r.apiKey, token: r.invitation?.token, ownerEmail });
         }}
       >
         <Select
@@ -51,7 +51,7 @@ export function ParticipantsPage() {
           {created.token && (
             <>
               <p className="notice">The owner's invitation is e-mailed to them; its link, to send another way if needed:</p>
-              <ShownOnce label="The owner's invitation link" value={invitationLink(created.token)} />
+              <ShownOnce label="The owner's invitation link" value={invitationLink(created.token, created.ownerEmail!)} />
             </>
           )}
         </>

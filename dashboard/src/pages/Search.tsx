@@ -17,6 +17,10 @@ export function pageOf(r: Pick<Result, 'kind' | 'id'>, viewer: ParticipantKind):
       return `transactions/${id}`;
     case 'delivery':
       return `deliveries/${id}`;
+    case 'event':
+      return `events/${id}`;
+    case 'dispute':
+      return viewer === 'bank' || viewer === 'merchant' ? `disputes/${id}` : null;
     case 'decision':
       return viewer === 'bank' || viewer === 'merchant' ? `decisions/${id}` : null;
     case 'schedule':

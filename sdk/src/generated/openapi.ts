@@ -10539,7 +10539,37 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            transactions: components["schemas"]["Transaction"][];
+                            transactions: {
+                                reference: string;
+                                billingRequestId: string;
+                                /** @enum {string} */
+                                type: "agreement" | "one_time" | "recurring";
+                                /** @enum {string} */
+                                status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                refundedAmount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                description: string | null;
+                                customerId: string;
+                                entityId: string;
+                                merchantName: string;
+                                bankTransactionId: string | null;
+                                scheduleId: string | null;
+                                /** @description The settlement that paid it; null until settled */
+                                settlementId: string | null;
+                                /** @description Of its disputes, the amount open or lost (0 when none) */
+                                disputedAmount: number;
+                                /** @description The status of its latest dispute; null when never disputed */
+                                disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 date-time, UTC */
+                                updatedAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10747,6 +10777,7 @@ export interface operations {
                             createdAt: string;
                             /** @description ISO 8601 date-time, UTC */
                             updatedAt: string;
+                            customer: components["schemas"]["CustomerName"] | null;
                             /** @description Its refunds, newest first */
                             refunds: components["schemas"]["Refund"][];
                             /** @description The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids) */
