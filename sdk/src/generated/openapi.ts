@@ -1819,7 +1819,7 @@ export interface paths {
         };
         /**
          * Find anything of yours by its id, a customer e-mail or a clientRef
-         * @description Find what you may read by its id, a customer e-mail or (bank) a customer clientRef.
+         * @description Find what you may read by its id or the start of one, description words, an exact amount, a customer e-mail or (bank) a customer clientRef.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -13049,6 +13049,8 @@ export interface operations {
                         data: {
                             /** @description At most 20, newest first; empty when nothing you may read matches */
                             results: components["schemas"]["SearchResult"][];
+                            /** @description False when the search by text (id starts, words, amounts over your last 90 days) stopped at its 2 s before reading them all */
+                            complete: boolean;
                         };
                     };
                 };
