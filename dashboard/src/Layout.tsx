@@ -70,7 +70,7 @@ const PAGES: Entry[] = [
     label: 'Participants',
     page: () => <ParticipantsPage />,
     kinds: ['operator'],
-    needs: ['POST', '/v1/operator/participants'],
+    needs: ['GET', '/v1/operator/participants'],
   },
   { path: 'team', label: 'Team', page: () => <TeamPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/team/members'] },
   { path: 'audit-log', label: 'Audit log', page: () => <AuditLogPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/audit-log'] },
@@ -196,7 +196,7 @@ export function Layout() {
           <span className="who">{s.current ? `${s.current.name ?? s.current.participantId} (${s.current.kind})` : 'Operator'}</span>
         )}
         {s.current && <span className="role">Role: {s.current.role}</span>}
-        {searchable && !gated && <SearchField />}
+        {(searchable || s.acting!.kind === 'operator') && !gated && <SearchField />}
         <span className="account">
           {s.mfa && !gated && (
             <Link to="security" aria-current={path === 'security' ? 'page' : undefined}>

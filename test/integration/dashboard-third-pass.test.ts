@@ -10,7 +10,7 @@ import { withAppAndReceiver, type TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
 import { readMail } from '../../local/mail';
 import { agreement, bankResponse, bill, type Agreement, type Party } from '../support/flows';
-import { newEmail, personCaller, signUpAndIn, totp, turnOnTotp, type SignedIn } from '../support/people';
+import { applicationBody, newEmail, personCaller, signUpAndIn, totp, turnOnTotp, type SignedIn } from '../support/people';
 import {
   BROWSER_TEST_TIMEOUT_MS,
   checkPage,
@@ -173,7 +173,7 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await openPage(page, 'Team');
     const withdraw = page.getByRole('button', { name: `Withdraw the invitation of ${invitee}` });
     (await confirmDialog(page, withdraw, 'Withdraw this invitation?')).getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('table', { name: 'Pending invitations' }).getByText(invitee).waitFor({ state: 'detached' });
+    await withdraw.waitFor({ state: 'detached' });
 
     const devRow = page.getByRole('table', { name: 'Team members' }).getByRole('row').filter({ hasText: developer.email });
     await devRow.getByLabel('Role').selectOption('viewer');
@@ -337,6 +337,43 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await page.getByRole('heading', { level: 1, name: 'Search' }).waitFor();
     await page.getByText('Nothing found.', { exact: false }).waitFor();
     await checkPage(page, 'search results at 375 px');
+    await page.context().close();
+  });
+
+  it("6: the operator's Participants lists every participant (type filter, search, paging) beside the create form; the header Search finds them; Applications keeps its filter in the URL", async () => {
+    const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applicationBody() });
+    expect(application.status).toBe(201);
+    const { page } = await newPage(browser);
+    await page.goto(`${t.url}/dashboard/`);
+    await page.getByRole('link', { name: 'Operator sign-in' }).click();
+    await page.getByLabel('Operator key').fill(t.operatorKey);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    await openPage(page, 'Participants');
+    const table = page.getByRole('table', { name: 'Participants, page 1' });
+    await table.getByRole('row').nth(2).waitFor();
+    await page.getByRole('group', { name: 'Pages' }).waitFor();
+    await page.getByRole('form', { name: 'New participant' }).waitFor();
+    await checkPage(page, 'participants (operator)');
+    await screenshot(page, 'participants-desktop');
+    // The header's Search: by a part of the merchant's name, any case.
+    await searchFor(page, merchant.name.toUpperCase().slice(0, 30));
+    await page.getByRole('table', { name: 'Participants, page 1' }).getByText(merchant.id).waitFor();
+    expect(page.url()).toContain('q=');
+    await page.getByLabel('Type').selectOption('bank');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No participant matches.').waitFor();
+    // Applications: the status filter in the URL, kept on reload, with the pager.
+    await openPage(page, 'Applications');
+    await page.getByLabel('Status').selectOption('approved');
+    await page.getByRole('table', { name: /^Applications \(approved\), page 1/ }).waitFor();
+    expect(page.url()).toContain('status=approved');
+    await page.reload();
+    await page
+      .getByRole('table', { name: /^Applications \(approved\), page 1/ })
+      .getByText(application.body.data.businessName)
+      .waitFor();
+    await page.getByRole('group', { name: 'Pages' }).waitFor();
+    await checkPage(page, 'applications, approved (operator)');
     await page.context().close();
   });
 

@@ -42,6 +42,8 @@ export function SearchField() {
     const q = String(new FormData(e.currentTarget).get('q') ?? '').trim();
     if (!q) return;
     setError(undefined);
+    // The operator searches participants (by name, e-mail or id) on Participants.
+    if (s.acting!.kind === 'operator') return navigate(`participants?q=${encodeURIComponent(q)}`);
     try {
       const found = await unwrap(s.client.GET('/v1/search', { params: { query: { q } } }));
       // One thing found, or one customer (with the caller's decisions for it): its page at once.
@@ -64,7 +66,13 @@ export function SearchField() {
       <label htmlFor="site-search" className="visually-hidden">
         Search
       </label>
-      <input id="site-search" name="q" type="search" maxLength={200} placeholder="Id, words, amount or e-mail" />
+      <input
+        id="site-search"
+        name="q"
+        type="search"
+        maxLength={200}
+        placeholder={s.acting!.kind === 'operator' ? 'Participant name, e-mail or id' : 'Id, words, amount or e-mail'}
+      />
       <button type="submit" className="secondary">
         Find
       </button>

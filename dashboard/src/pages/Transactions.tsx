@@ -133,8 +133,10 @@ export function TransactionPage({ reference }: { reference: string }) {
   const confirm = useConfirm();
   const x = t.data;
   const [amountProblem, setAmountProblem] = useState<string>();
-  // What a refund may still take: neither what is refunded nor what its disputes hold (open or lost).
-  const remainder = x ? Math.round((x.amount - x.refundedAmount - x.disputedAmount) * 100) / 100 : 0;
+  // What a refund may still take: not what is refunded or on its way back (refunds not failed),
+  // nor what its disputes hold (open or lost).
+  const asked = x ? x.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + Math.round(r.amount * 100), 0) / 100 : 0;
+  const remainder = x ? Math.round((x.amount - Math.max(x.refundedAmount, asked) - x.disputedAmount) * 100) / 100 : 0;
   const refundable =
     x && (x.status === 'succeeded' || x.status === 'partially_refunded') && remainder > 0 && s.can('POST', '/v1/refunds/initiate');
   return (

@@ -11,7 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List and search every participant
+         * @description List every participant, newest first: filter by type, search by name, e-mail or id.
+         *
+         *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["operatorListParticipants"];
         put?: never;
         /**
          * Create a bank, merchant or provider
@@ -4205,6 +4211,61 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    operatorListParticipants: {
+        parameters: {
+            query?: {
+                type?: "bank" | "merchant" | "provider";
+                q?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            participants: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "bank" | "merchant" | "provider";
+                                name: string;
+                                email: string;
+                                /** @description A merchant's provider */
+                                providerId: string | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     operatorCreateParticipant: {
         parameters: {
             query?: never;
