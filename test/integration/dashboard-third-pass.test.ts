@@ -328,11 +328,17 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
 
   it('3: the header search finds a transaction by description words, an amount written either way and the start of its reference', async () => {
     const page = await signedIn(owner, PHONE);
+    const took: string[] = [];
     for (const q of ['order 1003', '2,500.00', '2500', reference.slice(0, 10)]) {
+      const start = Date.now();
       await searchFor(page, q);
       await page.getByRole('heading', { level: 1, name: `Transaction ${reference}` }).waitFor();
+      await page.getByText('Order 1003 brass lamp').waitFor();
+      took.push(`${q}: ${Date.now() - start} ms`);
       await page.goBack();
     }
+    // The timing the decision record reports (DESIGN 10.7 asks for 1 s at rest; this machine is rarely at rest).
+    console.log(`[timing] header search to the transaction's page: ${took.join(', ')}`);
     await searchFor(page, 'no such words');
     await page.getByRole('heading', { level: 1, name: 'Search' }).waitFor();
     await page.getByText('Nothing found.', { exact: false }).waitFor();
@@ -359,7 +365,7 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await searchFor(page, merchant.name.toUpperCase().slice(0, 30));
     await page.getByRole('table', { name: 'Participants, page 1' }).getByText(merchant.id).waitFor();
     expect(page.url()).toContain('q=');
-    await page.getByLabel('Type').selectOption('bank');
+    await page.getByLabel('Type', { exact: true }).selectOption('bank');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No participant matches.').waitFor();
     // Applications: the status filter in the URL, kept on reload, with the pager.

@@ -196,7 +196,8 @@ export function TransactionPage({ reference }: { reference: string }) {
           <dd>{when(x.updatedAt)}</dd>
         </dl>
       )}
-      {refundable && (
+      {/* Hidden while the transaction reloads: a refund form must never offer a stale remainder. */}
+      {refundable && !t.loading && (
         <section aria-labelledby="refund-h">
           <h2 id="refund-h">Refund</h2>
           {confirm.dialog}
