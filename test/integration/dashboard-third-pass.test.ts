@@ -347,7 +347,8 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
   });
 
   it("6: the operator's Participants lists every participant (type filter, search, paging) beside the create form; the header Search finds them; Applications keeps its filter in the URL", async () => {
-    const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applicationBody() });
+    const applied = applicationBody();
+    const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applied });
     expect(application.status).toBe(201);
     const { page } = await newPage(browser);
     await page.goto(`${t.url}/dashboard/`);
@@ -376,7 +377,7 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await page.reload();
     await page
       .getByRole('table', { name: /^Applications \(approved\), page 1/ })
-      .getByText(application.body.data.businessName)
+      .getByText(applied.businessName)
       .waitFor();
     await page.getByRole('group', { name: 'Pages' }).waitFor();
     await checkPage(page, 'applications, approved (operator)');
