@@ -159,8 +159,8 @@ export function Layout() {
   const gated = s.mfa?.required === true && !s.mfa.enabled;
   const at = (d: Detail) => path.startsWith(d.prefix) && path.length > d.prefix.length;
   const detail = DETAILS.find((d) => at(d) && d.kinds.includes(s.acting!.kind)) ?? DETAILS.find(at);
-  const detailUsable = detail && detail.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
-  const current = pages.find((p) => p.path === (detailUsable ? detail.parent : path));
+  const detailUsable = detail?.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
+  const current = pages.find((p) => p.path === (detail && detailUsable ? detail.parent : path));
   const searchable = usable(s, SEARCH);
   // On a phone the menu folds behind `Menu` (DESIGN 10.7); a new page folds it again.
   const [menuOpen, setMenuOpen] = useState(false);

@@ -37,7 +37,7 @@ import { batchGet, getItem, queryAll, type Item } from '../platform/table';
 import { getSchedule, parseSchedule, scheduleItemNamed, scheduleRange, type ScheduleItem } from '../recurring/views';
 import { getRefund } from '../refunds/views';
 import { billNamed, canSee, findBillByReference, transactionRange, transactionScope } from '../transactions/store';
-import { listPage, type ListPage, type Paging } from '../http/paging';
+import { cursorPage } from '../http/paging';
 import type { ListRange } from '../platform/list-page';
 
 export const SEARCH_KINDS = [
@@ -277,11 +277,11 @@ async function readNewestFirst<T extends object>(
   since: string,
   deadline: number,
 ): Promise<boolean> {
-  let paging: Paging = { limit: TEXT_PAGE, skip: 0 };
+  let after: string | undefined;
   for (;;) {
     if (out.length >= MAX_RESULTS) return true;
     if (Date.now() >= deadline) return false;
-    const page: ListPage<T> = await listPage<T>(range, paging, named, 'an item of yours');
+    const page = await cursorPage<T>(range, TEXT_PAGE, after, named, 'an item of yours');
     for (const item of page.items) {
       const r = keep(item);
       if (r && r.createdAt < since) return true;
@@ -289,7 +289,7 @@ async function readNewestFirst<T extends object>(
     }
     const last = page.items.at(-1);
     if (!page.hasMore || !last) return true;
-    paging = { limit: TEXT_PAGE, skip: 0, startingAfter: cursorOf(last) };
+    after = cursorOf(last);
   }
 }
 

@@ -295,6 +295,8 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
   });
 
   it('1, 7: events and disputes open pages of their own; transactions show the customer e-mail; a dispute links its transaction', async () => {
+    const history = await t.call('GET', '/v1/transaction-history', { key: merchant.apiKey });
+    expect(history.body.data.transactions[0]).toMatchObject({ reference, customer: { email: a.email } });
     const page = await signedIn(owner, PHONE);
     await openPage(page, 'Transactions');
     const row = page.getByRole('table', { name: 'Transactions, page 1' }).getByRole('row').filter({ hasText: reference });
@@ -327,6 +329,8 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
   });
 
   it('3: the header search finds a transaction by description words, an amount written either way and the start of its reference', async () => {
+    const found = await t.call('GET', '/v1/search', { key: merchant.apiKey, query: { q: 'ORDER 1003' } });
+    expect(found.body.data).toMatchObject({ results: [{ kind: 'transaction', id: reference }], complete: true });
     const page = await signedIn(owner, PHONE);
     const took: string[] = [];
     for (const q of ['order 1003', '2,500.00', '2500', reference.slice(0, 10)]) {
@@ -350,6 +354,22 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     const applied = applicationBody();
     const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applied });
     expect(application.status).toBe(201);
+    // The API: type filter, search (any case, by name, e-mail or id) and cursor paging.
+    const list = (query: Record<string, string>) => t.call('GET', '/v1/operator/participants', { key: t.operatorKey, query });
+    const ids = async (query: Record<string, string>) => (await list(query)).body.data.participants.map((p: { id: string }) => p.id);
+    expect(await ids({ q: merchant.name.toUpperCase() })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.id, type: 'merchant' })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.email })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.id, type: 'bank' })).toEqual([]);
+    const first = await list({ limit: '1' });
+    expect(first.status).toBe(200);
+    expect(first.body.data.hasMore).toBe(true);
+    const second = await list({ limit: '1', startingAfter: first.body.data.participants[0].id });
+    expect(second.body.data.participants[0].createdAt <= first.body.data.participants[0].createdAt).toBe(true);
+    expect(second.body.data.participants[0].id).not.toBe(first.body.data.participants[0].id);
+    expect((await list({ type: 'nobody' })).status).toBe(400);
+    expect((await t.call('GET', '/v1/operator/participants', { key: merchant.apiKey })).status).toBe(403);
+
     const { page } = await newPage(browser);
     await page.goto(`${t.url}/dashboard/`);
     await page.getByRole('link', { name: 'Operator sign-in' }).click();

@@ -212,7 +212,6 @@ function Volume() {
             {days.map((x, i) => {
               const h = H - y(x.amount);
               return (
-                // biome-ignore lint/a11y/noNoninteractiveTabindex: a bar takes focus to show its day's figures (DESIGN 10.7)
                 // biome-ignore lint/a11y/noInteractiveElementToNoninteractiveRole: a bar is an image of one day's figures that takes focus to show them
                 <rect
                   key={x.date}

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { endpoint, ok } from '../../http/endpoint';
-import { listPage, pageFields } from '../../http/paging';
+import { cursorPage } from '../../http/paging';
 import { cursorPaging } from '../../http/schemas';
 import { equalsFilter, indexRange } from '../../platform/list-page';
 import { getParticipant, PARTICIPANTS_PK, type Participant } from '../../identity/participant-store';
@@ -29,12 +29,7 @@ export const handler = endpoint(
         contains ? [{ expression: 'contains(#fst, :fst)', names: { '#fst': 'searchText' }, values: { ':fst': contains } }] : [],
       ),
     );
-    const page = await listPage<Participant>(
-      range,
-      { limit: query.limit, skip: 0, ...(query.startingAfter ? { startingAfter: query.startingAfter } : {}) },
-      getParticipant,
-      'a participant in this list',
-    );
+    const page = await cursorPage<Participant>(range, query.limit, query.startingAfter, getParticipant, 'a participant in this list');
     return ok(200, 'Participants retrieved', {
       participants: page.items.map((p) => ({
         id: p.id,
@@ -44,7 +39,7 @@ export const handler = endpoint(
         providerId: p.providerId ?? null,
         createdAt: p.createdAt,
       })),
-      ...pageFields(page),
+      hasMore: page.hasMore,
     });
   },
 );
