@@ -4236,6 +4236,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Participants retrieved",
+                     *       "data": {
+                     *         "participants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "type": "merchant",
+                     *             "name": "merchant person-7rzr1drpx1@example.com",
+                     *             "email": "merchant-p8wohhaxgp@example.com",
+                     *             "providerId": null,
+                     *             "createdAt": "2026-11-02T12:03:48.196Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         statusCode: 200;
@@ -10531,64 +10551,28 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 45,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 10",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.646Z",
-                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "billingRequestId": "breq_example2000000000000000",
-                     *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 90,
+                     *             "amount": 2500,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Volume 7",
+                     *             "description": "Order 1003 brass lamp",
                      *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": "BTX-V7",
+                     *             "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *             "bankTransactionId": "BTX-XHwz1eWIWp",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 10,
+                     *             "disputedAmount": 500,
                      *             "disputeStatus": "needs_response",
-                     *             "createdAt": "2026-11-06T04:37:24.630Z",
-                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example3000000000000000",
-                     *             "billingRequestId": "breq_example3000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 5,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 11",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.607Z",
-                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
+                     *             "createdAt": "2026-11-02T12:03:49.490Z",
+                     *             "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *             "customer": {
+                     *               "name": "Ada Obi1",
+                     *               "email": "ada1-cw9jiq@example.com"
+                     *             }
                      *           }
                      *         ],
-                     *         "total": 12,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -10685,44 +10669,48 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
-                     *         "status": "partially_refunded",
-                     *         "amount": 100,
-                     *         "refundedAmount": 10,
+                     *         "status": "succeeded",
+                     *         "amount": 2500,
+                     *         "refundedAmount": 0,
                      *         "currency": "NGN",
-                     *         "description": "Events on the page",
+                     *         "description": "Order 1003 brass lamp",
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 3 example",
-                     *         "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *         "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *         "bankTransactionId": "BTX-XHwz1eWIWp",
                      *         "scheduleId": null,
                      *         "settlementId": null,
-                     *         "disputedAmount": 20,
-                     *         "disputeStatus": "lost",
-                     *         "createdAt": "2026-11-06T17:06:36.940Z",
-                     *         "updatedAt": "2026-11-06T17:06:38.295Z",
+                     *         "disputedAmount": 500,
+                     *         "disputeStatus": "needs_response",
+                     *         "createdAt": "2026-11-02T12:03:49.490Z",
+                     *         "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *         "customer": {
+                     *           "name": "Ada Obi1",
+                     *           "email": "ada1-cw9jiq@example.com"
+                     *         },
                      *         "refunds": [
                      *           {
                      *             "refundId": "rfd_example1000000000000000",
                      *             "reference": "txn_example1000000000000000",
                      *             "amount": 10,
                      *             "currency": "NGN",
-                     *             "status": "completed",
+                     *             "status": "pending",
                      *             "reason": null,
-                     *             "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *             "createdAt": "2026-11-06T17:06:37.344Z",
-                     *             "updatedAt": "2026-11-06T17:06:37.475Z",
-                     *             "completedAt": "2026-11-06T17:06:37.475Z"
+                     *             "expectedBy": "2026-11-05T22:59:59.999Z",
+                     *             "createdAt": "2026-11-02T12:03:53.545Z",
+                     *             "updatedAt": "2026-11-02T12:03:53.545Z",
+                     *             "completedAt": null
                      *           }
                      *         ],
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.response",
-                     *             "createdAt": "2026-11-06T17:06:37.173Z",
+                     *             "createdAt": "2026-11-02T12:03:49.686Z",
                      *             "data": {
                      *               "reference": "txn_example1000000000000000",
-                     *               "bankTransactionId": "BTX-Gwkc7xgaG9",
-                     *               "amount": 100,
+                     *               "bankTransactionId": "BTX-XHwz1eWIWp",
+                     *               "amount": 2500,
                      *               "billingRequestId": "breq_example1000000000000000",
                      *               "customerAction": "approved",
                      *               "customerId": "cus_example1000000000000000",
@@ -10730,74 +10718,32 @@ export interface operations {
                      *               "currency": "NGN",
                      *               "status": "succeeded"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.354Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           },
                      *           {
                      *             "id": "evt_example2000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.563Z",
+                     *             "type": "dispute.created",
+                     *             "createdAt": "2026-11-02T12:03:49.850Z",
                      *             "data": {
-                     *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": null,
+                     *               "closedBy": null,
+                     *               "reason": "duplicate",
+                     *               "amount": 500,
                      *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *               "currency": "NGN",
+                     *               "respondBy": "2026-11-09T12:03:49.810Z",
                      *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "processing",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
-                     *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.825Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "evt_example3000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.652Z",
-                     *             "data": {
+                     *               "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *               "evidenceSubmittedAt": null,
                      *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": "2026-11-06T17:06:37.475Z",
-                     *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *               "actor": "bank",
+                     *               "createdAt": "2026-11-02T12:03:49.810Z",
+                     *               "disputeId": "dsp_example1000000000000000",
+                     *               "customerId": "cus_example1000000000000000",
                      *               "currency": "NGN",
-                     *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "completed",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
+                     *               "closedAt": null,
+                     *               "status": "needs_response",
+                     *               "updatedAt": "2026-11-02T12:03:49.810Z"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.990Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           }
                      *         ]
                      *       }
@@ -13092,12 +13038,13 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "kind": "billing_request",
-                     *             "id": "breq_example1000000000000000",
-                     *             "title": "NGN 42.00 · Searchable order · succeeded",
-                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *             "kind": "transaction",
+                     *             "id": "txn_example1000000000000000",
+                     *             "title": "NGN 2500.00 · Order 1003 brass lamp · succeeded",
+                     *             "createdAt": "2026-11-02T12:03:49.490Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "complete": true
                      *       }
                      *     }
                      */
