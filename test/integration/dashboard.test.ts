@@ -162,6 +162,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
 
     // Rotate: a new secret shown once.
     await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Confirm' }).click();
     await page.getByText(/New signing secret of/).waitFor();
 
     // A failing receiver: the delivery fails (one attempt), then Replay delivers it.
@@ -203,6 +204,7 @@ describe('dashboard: sign-up to a working key, webhooks, money, roles', () => {
       .toBe(2);
     rx.respond(bad.path, { status: 200 });
     await page.getByRole('button', { name: 'Replay all failed' }).click();
+    await page.getByRole('dialog', { name: 'Replay every failed delivery on this page?' }).getByRole('button', { name: 'Confirm' }).click();
     await rx.waitFor(bad.path, (reqs) => reqs.filter((r) => r.status === 200).length === 3);
     await expect
       .poll(
