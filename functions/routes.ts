@@ -70,6 +70,7 @@ const ANY: ParticipantKind[] = ['bank', 'merchant', 'provider'];
 // biome-ignore format: one line per route keeps the HTTP surface readable as a table
 export const ROUTES: Route[] = [
   // Operator (DESIGN 6.1)
+  { method: 'GET', path: '/v1/operator/participants', handler: 'api/operator/list-participants', kinds: O, access: 'read', list: { items: 'participants', cursor: 'id' }, summary: 'List and search every participant' },
   { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },
   { method: 'POST', path: '/v1/operator/participants/{id}/keys', notFound: 'Participant not found', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
   { method: 'DELETE', path: '/v1/operator/keys/{keyId}', notFound: 'API key not found', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },

@@ -326,11 +326,22 @@ export interface NewParticipantInput {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * The operator's list of every participant (DESIGN 10.7): gsi1 `PARTICIPANTS`, newest first,
+ * written with the participant (a participant is created rarely: one partition holds them),
+ * with `searchText` (name, e-mail and id in lower case) for the list's search.
+ */
+export const PARTICIPANTS_PK = 'PARTICIPANTS';
+export const participantSearchText = (p: Pick<Participant, 'id' | 'name' | 'email'>) => `${p.name} ${p.email} ${p.id}`.toLowerCase();
+
 /** Build a participant item with the defaults of its type (DESIGN 6.9: new merchants are untrusted basic). */
 export function buildParticipant(input: NewParticipantInput, id = newParticipantId(input.type)): Participant {
   const now = nowIso();
   const p: Participant = {
     ...participantKey(id),
+    gsi1pk: PARTICIPANTS_PK,
+    gsi1sk: `${now}#${id}`,
+    searchText: participantSearchText({ id, name: input.name, email: input.email }),
     id,
     type: input.type,
     name: input.name,

@@ -37,6 +37,21 @@ export const RESPONSES = {
         .describe('With `ownerEmail`'),
     }),
   },
+  'list-participants': {
+    data: z.object({
+      participants: z.array(
+        z.object({
+          id: z.string(),
+          type: z.enum(['bank', 'merchant', 'provider']),
+          name: z.string(),
+          email: z.string(),
+          providerId: z.string().nullable().describe("A merchant's provider"),
+          createdAt: iso,
+        }),
+      ),
+      hasMore: z.boolean(),
+    }),
+  },
   'list-applications': {
     data: z.object({ applications: z.array(application), hasMore: z.boolean() }),
   },

@@ -8,6 +8,10 @@ export const API_VERSION = '2026-11-01';
 
 /** Every list operation: where its items are in `data` (null: `data` is the array) and the item field `startingAfter` takes. */
 export const LISTS = {
+  '/v1/operator/participants': {
+    items: 'participants',
+    cursor: 'id'
+  },
   '/v1/operator/applications': {
     items: 'applications',
     cursor: 'applicationId'

@@ -11,7 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List and search every participant
+         * @description List every participant, newest first: filter by type, search by name, e-mail or id.
+         *
+         *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["operatorListParticipants"];
         put?: never;
         /**
          * Create a bank, merchant or provider
@@ -1819,7 +1825,7 @@ export interface paths {
         };
         /**
          * Find anything of yours by its id, a customer e-mail or a clientRef
-         * @description Find what you may read by its id, a customer e-mail or (bank) a customer clientRef.
+         * @description Find what you may read by its id or the start of one, description words, an exact amount, a customer e-mail or (bank) a customer clientRef.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -4306,6 +4312,81 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    operatorListParticipants: {
+        parameters: {
+            query?: {
+                type?: "bank" | "merchant" | "provider";
+                q?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Participants retrieved",
+                     *       "data": {
+                     *         "participants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "type": "merchant",
+                     *             "name": "merchant person-7rzr1drpx1@example.com",
+                     *             "email": "merchant-p8wohhaxgp@example.com",
+                     *             "providerId": null,
+                     *             "createdAt": "2026-11-02T12:03:48.196Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            participants: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "bank" | "merchant" | "provider";
+                                name: string;
+                                email: string;
+                                /** @description A merchant's provider */
+                                providerId: string | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     operatorCreateParticipant: {
         parameters: {
             query?: never;
@@ -10397,64 +10478,28 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 45,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 10",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.646Z",
-                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "billingRequestId": "breq_example2000000000000000",
-                     *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 90,
+                     *             "amount": 2500,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Volume 7",
+                     *             "description": "Order 1003 brass lamp",
                      *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": "BTX-V7",
+                     *             "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *             "bankTransactionId": "BTX-XHwz1eWIWp",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 10,
+                     *             "disputedAmount": 500,
                      *             "disputeStatus": "needs_response",
-                     *             "createdAt": "2026-11-06T04:37:24.630Z",
-                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example3000000000000000",
-                     *             "billingRequestId": "breq_example3000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 5,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 11",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.607Z",
-                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
+                     *             "createdAt": "2026-11-02T12:03:49.490Z",
+                     *             "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *             "customer": {
+                     *               "name": "Ada Obi1",
+                     *               "email": "ada1-cw9jiq@example.com"
+                     *             }
                      *           }
                      *         ],
-                     *         "total": 12,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -10466,7 +10511,37 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            transactions: components["schemas"]["Transaction"][];
+                            transactions: {
+                                reference: string;
+                                billingRequestId: string;
+                                /** @enum {string} */
+                                type: "agreement" | "one_time" | "recurring";
+                                /** @enum {string} */
+                                status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                refundedAmount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                description: string | null;
+                                customerId: string;
+                                entityId: string;
+                                merchantName: string;
+                                bankTransactionId: string | null;
+                                scheduleId: string | null;
+                                /** @description The settlement that paid it; null until settled */
+                                settlementId: string | null;
+                                /** @description Of its disputes, the amount open or lost (0 when none) */
+                                disputedAmount: number;
+                                /** @description The status of its latest dispute; null when never disputed */
+                                disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 date-time, UTC */
+                                updatedAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10522,32 +10597,49 @@ export interface operations {
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
                      *         "status": "succeeded",
-                     *         "amount": 100,
+                     *         "amount": 2500,
                      *         "refundedAmount": 0,
                      *         "currency": "NGN",
-                     *         "description": "Order",
+                     *         "description": "Order 1003 brass lamp",
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 2 example",
-                     *         "bankTransactionId": "BTX-hF9sfS33Gs",
+                     *         "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *         "bankTransactionId": "BTX-XHwz1eWIWp",
                      *         "scheduleId": null,
                      *         "settlementId": null,
-                     *         "disputedAmount": 0,
-                     *         "disputeStatus": null,
-                     *         "createdAt": "2026-11-02T07:01:57.503Z",
-                     *         "updatedAt": "2026-11-02T07:01:57.907Z",
-                     *         "refunds": [],
+                     *         "disputedAmount": 500,
+                     *         "disputeStatus": "needs_response",
+                     *         "createdAt": "2026-11-02T12:03:49.490Z",
+                     *         "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *         "customer": {
+                     *           "name": "Ada Obi1",
+                     *           "email": "ada1-cw9jiq@example.com"
+                     *         },
+                     *         "refunds": [
+                     *           {
+                     *             "refundId": "rfd_example1000000000000000",
+                     *             "reference": "txn_example1000000000000000",
+                     *             "amount": 10,
+                     *             "currency": "NGN",
+                     *             "status": "pending",
+                     *             "reason": null,
+                     *             "expectedBy": "2026-11-05T22:59:59.999Z",
+                     *             "createdAt": "2026-11-02T12:03:53.545Z",
+                     *             "updatedAt": "2026-11-02T12:03:53.545Z",
+                     *             "completedAt": null
+                     *           }
+                     *         ],
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.response",
-                     *             "createdAt": "2026-11-02T07:01:57.946Z",
-                     *             "apiVersion": "2026-09-27",
+                     *             "createdAt": "2026-11-02T12:03:49.686Z",
+                     *             "apiVersion": "2026-11-01",
                      *             "livemode": false,
                      *             "data": {
                      *               "reference": "txn_example1000000000000000",
-                     *               "bankTransactionId": "BTX-hF9sfS33Gs",
-                     *               "amount": 100,
+                     *               "bankTransactionId": "BTX-XHwz1eWIWp",
+                     *               "amount": 2500,
                      *               "billingRequestId": "breq_example1000000000000000",
                      *               "customerAction": "approved",
                      *               "customerId": "cus_example1000000000000000",
@@ -10555,16 +10647,34 @@ export interface operations {
                      *               "currency": "NGN",
                      *               "status": "succeeded"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-02T07:01:58.427Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
+                     *           },
+                     *           {
+                     *             "id": "evt_example2000000000000000",
+                     *             "type": "dispute.created",
+                     *             "createdAt": "2026-11-02T12:03:49.850Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
+                     *             "data": {
+                     *               "closedBy": null,
+                     *               "reason": "duplicate",
+                     *               "amount": 500,
+                     *               "billingRequestId": "breq_example1000000000000000",
+                     *               "respondBy": "2026-11-09T12:03:49.810Z",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *               "evidenceSubmittedAt": null,
+                     *               "reference": "txn_example1000000000000000",
+                     *               "actor": "bank",
+                     *               "createdAt": "2026-11-02T12:03:49.810Z",
+                     *               "disputeId": "dsp_example1000000000000000",
+                     *               "customerId": "cus_example1000000000000000",
+                     *               "currency": "NGN",
+                     *               "closedAt": null,
+                     *               "status": "needs_response",
+                     *               "updatedAt": "2026-11-02T12:03:49.810Z"
+                     *             },
+                     *             "deliveries": []
                      *           }
                      *         ]
                      *       }
@@ -10605,6 +10715,7 @@ export interface operations {
                             createdAt: string;
                             /** @description ISO 8601 date-time, UTC */
                             updatedAt: string;
+                            customer: components["schemas"]["CustomerName"] | null;
                             /** @description Its refunds, newest first */
                             refunds: components["schemas"]["Refund"][];
                             /** @description The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids) */
@@ -12856,12 +12967,13 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "kind": "billing_request",
-                     *             "id": "breq_example1000000000000000",
-                     *             "title": "NGN 42.00 · Searchable order · succeeded",
-                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *             "kind": "transaction",
+                     *             "id": "txn_example1000000000000000",
+                     *             "title": "NGN 2500.00 · Order 1003 brass lamp · succeeded",
+                     *             "createdAt": "2026-11-02T12:03:49.490Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "complete": true
                      *       }
                      *     }
                      */
@@ -12874,6 +12986,8 @@ export interface operations {
                         data: {
                             /** @description At most 20, newest first; empty when nothing you may read matches */
                             results: components["schemas"]["SearchResult"][];
+                            /** @description False when the search by text (id starts, words, amounts over your last 90 days) stopped at its 2 s before reading them all */
+                            complete: boolean;
                         };
                     };
                 };
