@@ -24,7 +24,7 @@ export async function mistakes(reference: string) {
   // a required body left out
   await idpay.POST('/v1/refunds/initiate', {}); // error: Property 'body' is missing
   // paginate: only list operations, with their own filters
-  idpay.paginate('/v1/balance/details'); // error: '"/v1/balance/details"' is not assignable to parameter of type '"/v1/operator/applications"
+  idpay.paginate('/v1/balance/details'); // error: '"/v1/balance/details"' is not assignable to parameter of type '"/v1/
   idpay.paginate('/v1/events', { params: { query: { typ: 'billing.response' } } }); // error: 'typ' does not exist
   // the right calls compile
   await idpay.POST('/v1/refunds/initiate', { body: { reference, amount: 10, reason: 'damaged' } });
