@@ -19,6 +19,12 @@ import { fileURLToPath } from 'node:url';
 type Json = Record<string, unknown>;
 
 export const EXAMPLES_PATH = 'scripts/openapi/examples.json';
+/**
+ * The key prefix of an event's payload example (`webhook billing.response`): recorded from the
+ * events API's answers (each event as its webhook delivers it), shown under the document's
+ * `webhooks`.
+ */
+export const WEBHOOK_EXAMPLE = 'webhook';
 export const RECORDINGS_DIR = '.local/examples';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -231,6 +237,16 @@ export function applyExamples(
           body['application/json'].example = forStage(request, stage);
       }
     }
+  }
+}
+
+/** Puts each event type's recorded payload on its webhook's request body. */
+export function applyWebhookExamples(hooks: Record<string, Json>, stage: 'sandbox' | 'live'): void {
+  const examples = loadExamples();
+  for (const [type, hook] of Object.entries(hooks)) {
+    const ex = examples[`${WEBHOOK_EXAMPLE} ${type}`]?.['200'];
+    const media = (((hook.post as Json).requestBody as Json).content as Record<string, Json>)['application/json'];
+    if (ex && media) media.example = forStage(ex.response, stage);
   }
 }
 

@@ -11,7 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List and search every participant
+         * @description List every participant, newest first: filter by type, search by name, e-mail or id.
+         *
+         *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["operatorListParticipants"];
         put?: never;
         /**
          * Create a bank, merchant or provider
@@ -1819,7 +1825,7 @@ export interface paths {
         };
         /**
          * Find anything of yours by its id, a customer e-mail or a clientRef
-         * @description Find what you may read by its id, a customer e-mail or (bank) a customer clientRef.
+         * @description Find what you may read by its id or the start of one, description words, an exact amount, a customer e-mail or (bank) a customer clientRef.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -2137,7 +2143,7 @@ export interface webhooks {
          * billing.intent
          * @description **To:** The customer's bank. **When:** A merchant asks the customer to decide on billing permissions (POST /v1/billing/intent).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntent"];
         delete?: never;
@@ -2159,7 +2165,7 @@ export interface webhooks {
          * billing.request
          * @description **To:** The customer's bank. **When:** A merchant bills a customer (bill, one-time pay, a recurring run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingRequest"];
         delete?: never;
@@ -2181,7 +2187,7 @@ export interface webhooks {
          * billing.intent.response
          * @description **To:** The merchant and its provider. **When:** The customer's decision on an intent (POST /v1/billing/intent-response), or the bank changing a decision.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntentResponse"];
         delete?: never;
@@ -2203,7 +2209,7 @@ export interface webhooks {
          * billing.response
          * @description **To:** The merchant and its provider. **When:** The outcome of a billing: paid, declined, expired or failed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingResponse"];
         delete?: never;
@@ -2225,7 +2231,7 @@ export interface webhooks {
          * billing.upcoming
          * @description **To:** The customer's bank. **When:** The deployment's pre-debit notice period (24 hours by default) before each period of a recurring schedule is billed, or at once when the run is sooner.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingUpcoming"];
         delete?: never;
@@ -2247,7 +2253,7 @@ export interface webhooks {
          * merchant.trust.updated
          * @description **To:** The merchant and its provider. **When:** A provider changed the merchant's trust (PATCH /v1/provider/merchant/trust).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventMerchantTrustUpdated"];
         delete?: never;
@@ -2269,7 +2275,7 @@ export interface webhooks {
          * schedule.created
          * @description **To:** The merchant and its provider. **When:** A recurring schedule was created.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCreated"];
         delete?: never;
@@ -2291,7 +2297,7 @@ export interface webhooks {
          * schedule.paused
          * @description **To:** The merchant and its provider. **When:** A schedule was paused by the merchant, or by the service after a run was refused for lack of permission.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSchedulePaused"];
         delete?: never;
@@ -2313,7 +2319,7 @@ export interface webhooks {
          * schedule.resumed
          * @description **To:** The merchant and its provider. **When:** A paused schedule was resumed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleResumed"];
         delete?: never;
@@ -2335,7 +2341,7 @@ export interface webhooks {
          * schedule.cancelled
          * @description **To:** The merchant and its provider. **When:** A schedule was cancelled by the merchant or the customer's bank.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCancelled"];
         delete?: never;
@@ -2357,7 +2363,7 @@ export interface webhooks {
          * schedule.completed
          * @description **To:** The merchant and its provider. **When:** A schedule reached maxBillings or its endDate.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCompleted"];
         delete?: never;
@@ -2379,7 +2385,7 @@ export interface webhooks {
          * schedule.run_failed
          * @description **To:** The merchant and its provider. **When:** A run was refused (spending limits, permission revoked, merchant blocked or no longer premium).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunFailed"];
         delete?: never;
@@ -2401,7 +2407,7 @@ export interface webhooks {
          * schedule.run_skipped
          * @description **To:** The merchant and its provider. **When:** The customer's bank (or the merchant) skipped the next run.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunSkipped"];
         delete?: never;
@@ -2423,7 +2429,7 @@ export interface webhooks {
          * schedule.amended
          * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (the new terms apply from the next run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmended"];
         delete?: never;
@@ -2445,7 +2451,7 @@ export interface webhooks {
          * schedule.amendment_declined
          * @description **To:** The merchant and its provider. **When:** The customer's bank did not approve the schedule's amendment; the old terms hold.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmendmentDeclined"];
         delete?: never;
@@ -2467,7 +2473,7 @@ export interface webhooks {
          * refund.requested
          * @description **To:** The customer's bank. **When:** A merchant started a refund of a billing (POST /v1/refunds/initiate).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundRequested"];
         delete?: never;
@@ -2489,7 +2495,7 @@ export interface webhooks {
          * refund.updated
          * @description **To:** The merchant and its provider. **When:** A refund changed status (processing, completed, failed).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundUpdated"];
         delete?: never;
@@ -2511,7 +2517,7 @@ export interface webhooks {
          * settlement.completed
          * @description **To:** The merchant and its provider. **When:** Funds were settled to the merchant (next Nigerian business day).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSettlementCompleted"];
         delete?: never;
@@ -2533,7 +2539,7 @@ export interface webhooks {
          * dispute.created
          * @description **To:** The merchant and its provider. **When:** The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeCreated"];
         delete?: never;
@@ -2555,7 +2561,7 @@ export interface webhooks {
          * dispute.updated
          * @description **To:** The merchant and its provider, and the customer's bank. **When:** A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeUpdated"];
         delete?: never;
@@ -2577,7 +2583,7 @@ export interface webhooks {
          * webhook.test
          * @description **To:** The endpoint tested only. **When:** POST /v1/webhooks/endpoints/{id}/test.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventWebhookTest"];
         delete?: never;
@@ -2620,6 +2626,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
         };
@@ -2645,6 +2655,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
             /** @description What was wrong, field by field (at most 50) */
@@ -2700,6 +2714,10 @@ export interface components {
             type: "billing.intent";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentData"];
         };
         BillingRequestData: {
@@ -2735,6 +2753,10 @@ export interface components {
             type: "billing.request";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingRequestData"];
         };
         BillingIntentResponseData: {
@@ -2778,6 +2800,10 @@ export interface components {
             type: "billing.intent.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentResponseData"];
         };
         BillingResponseData: {
@@ -2820,6 +2846,10 @@ export interface components {
             type: "billing.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingResponseData"];
         };
         BillingUpcomingData: {
@@ -2850,6 +2880,10 @@ export interface components {
             type: "billing.upcoming";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingUpcomingData"];
         };
         MerchantTrustUpdatedData: {
@@ -2869,6 +2903,10 @@ export interface components {
             type: "merchant.trust.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["MerchantTrustUpdatedData"];
         };
         /** @description A recurring schedule was created */
@@ -2916,6 +2954,10 @@ export interface components {
             type: "schedule.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCreatedData"];
         };
         /** @description A recurring schedule was paused */
@@ -2968,6 +3010,10 @@ export interface components {
             type: "schedule.paused";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SchedulePausedData"];
         };
         /** @description A paused schedule was resumed */
@@ -3013,6 +3059,10 @@ export interface components {
             type: "schedule.resumed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleResumedData"];
         };
         /** @description A recurring schedule was cancelled */
@@ -3058,6 +3108,10 @@ export interface components {
             type: "schedule.cancelled";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCancelledData"];
         };
         /** @description A recurring schedule finished */
@@ -3106,6 +3160,10 @@ export interface components {
             type: "schedule.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCompletedData"];
         };
         /** @description A run of the schedule was refused before reaching the bank */
@@ -3162,6 +3220,10 @@ export interface components {
             type: "schedule.run_failed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunFailedData"];
         };
         /** @description The next run of a schedule was skipped (not billed) */
@@ -3212,6 +3274,10 @@ export interface components {
             type: "schedule.run_skipped";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunSkippedData"];
         };
         /** @description The customer's bank approved an amendment: the schedule's terms are the new ones from its next run */
@@ -3275,6 +3341,10 @@ export interface components {
             type: "schedule.amended";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendedData"];
         };
         /** @description The amendment was not approved: the schedule keeps its terms */
@@ -3341,6 +3411,10 @@ export interface components {
             type: "schedule.amendment_declined";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendmentDeclinedData"];
         };
         RefundRequestedData: {
@@ -3373,6 +3447,10 @@ export interface components {
             type: "refund.requested";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundRequestedData"];
         };
         RefundUpdatedData: {
@@ -3408,6 +3486,10 @@ export interface components {
             type: "refund.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundUpdatedData"];
         };
         SettlementCompletedData: {
@@ -3436,6 +3518,10 @@ export interface components {
             type: "settlement.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SettlementCompletedData"];
         };
         DisputeCreatedData: {
@@ -3487,6 +3573,10 @@ export interface components {
             type: "dispute.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeCreatedData"];
         };
         DisputeUpdatedData: {
@@ -3538,6 +3628,10 @@ export interface components {
             type: "dispute.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeUpdatedData"];
         };
         WebhookTestData: {
@@ -3554,9 +3648,13 @@ export interface components {
             type: "webhook.test";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["WebhookTestData"];
         };
-        /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
+        /** @description An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator). */
         Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
@@ -3594,6 +3692,8 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "developer" | "viewer";
             joinedAt: string;
+            /** @description The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created) */
+            apiVersion: string;
         };
         TeamMember: {
             /** @description The person's Cognito user id */
@@ -4019,6 +4119,7 @@ export interface components {
                  *       "message": "Invalid request parameters",
                  *       "code": "invalid_request_parameters",
                  *       "type": "invalid_request_error",
+                 *       "docUrl": "/docs#error-invalid_request_parameters",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90",
                  *       "errors": [
                  *         {
@@ -4046,6 +4147,7 @@ export interface components {
                  *       "message": "Invalid API key",
                  *       "code": "api_key_invalid",
                  *       "type": "authentication_error",
+                 *       "docUrl": "/docs#error-api_key_invalid",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4067,6 +4169,7 @@ export interface components {
                  *       "message": "Forbidden for this participant type",
                  *       "code": "participant_type_forbidden",
                  *       "type": "permission_error",
+                 *       "docUrl": "/docs#error-participant_type_forbidden",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4088,6 +4191,7 @@ export interface components {
                  *       "message": "Route not found",
                  *       "code": "route_not_found",
                  *       "type": "not_found_error",
+                 *       "docUrl": "/docs#error-route_not_found",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4109,6 +4213,7 @@ export interface components {
                  *       "message": "Idempotency key reused with a different request",
                  *       "code": "idempotency_mismatch",
                  *       "type": "conflict_error",
+                 *       "docUrl": "/docs#error-idempotency_mismatch",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4134,6 +4239,7 @@ export interface components {
                  *       "message": "Too many requests",
                  *       "code": "rate_limited",
                  *       "type": "rate_limit_error",
+                 *       "docUrl": "/docs#error-rate_limited",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4155,6 +4261,7 @@ export interface components {
                  *       "message": "Internal server error",
                  *       "code": "internal_error",
                  *       "type": "api_error",
+                 *       "docUrl": "/docs#error-internal_error",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4167,7 +4274,7 @@ export interface components {
         "Idempotency-Key": string;
         /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
         "X-Entity-Id": string;
-        /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+        /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
         "Idpay-Version": "2026-11-01";
         /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
         "X-Participant-Id": string;
@@ -4188,7 +4295,7 @@ export interface components {
     headers: {
         /** @description Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem */
         "X-Request-Id": string;
-        /** @description The API version this answer speaks: `2026-11-01` (see Versioning) */
+        /** @description The API version this answer was served at: the request's `Idpay-Version`, else the participant's pinned version (see Versioning) */
         "Idpay-Version": "2026-11-01";
         /** @description Requests allowed per window (one minute) for this key and endpoint class */
         "X-RateLimit-Limit": number;
@@ -4205,11 +4312,86 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    operatorListParticipants: {
+        parameters: {
+            query?: {
+                type?: "bank" | "merchant" | "provider";
+                q?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Participants retrieved",
+                     *       "data": {
+                     *         "participants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "type": "merchant",
+                     *             "name": "merchant person-7rzr1drpx1@example.com",
+                     *             "email": "merchant-p8wohhaxgp@example.com",
+                     *             "providerId": null,
+                     *             "createdAt": "2026-11-02T12:03:48.196Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            participants: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "bank" | "merchant" | "provider";
+                                name: string;
+                                email: string;
+                                /** @description A merchant's provider */
+                                providerId: string | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     operatorCreateParticipant: {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4221,10 +4403,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "provider",
-                 *       "name": "provider person-uoyty3xppq@example.com",
-                 *       "email": "provider-tinjsh2dvc@example.com",
-                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *       "type": "merchant",
+                 *       "name": "merchant 4 example",
+                 *       "email": "merchant4-example@example.com",
+                 *       "providerId": "prv_example1000000000000000"
                  *     }
                  */
                 "application/json": {
@@ -4263,15 +4445,13 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Participant created",
                      *       "data": {
-                     *         "id": "prv_example1000000000000000",
-                     *         "type": "provider",
-                     *         "name": "provider person-uoyty3xppq@example.com",
-                     *         "email": "provider-tinjsh2dvc@example.com",
-                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
-                     *         "invitation": {
-                     *           "invitationId": "ivt_example1000000000000000",
-                     *           "token": "example_token_1"
-                     *         }
+                     *         "id": "mer_example1000000000000000",
+                     *         "type": "merchant",
+                     *         "name": "merchant 4 example",
+                     *         "email": "merchant4-example@example.com",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "apiVersion": "2026-11-01",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
                      *       }
                      *     }
                      */
@@ -4290,6 +4470,8 @@ export interface operations {
                             providerId?: string;
                             /** @constant */
                             simulated?: true;
+                            /** @description The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it */
+                            apiVersion: string;
                             /** @description Shown only here */
                             apiKey: string;
                             /** @description With `ownerEmail` */
@@ -4314,7 +4496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4374,7 +4556,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4431,7 +4613,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4502,7 +4684,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -4575,7 +4757,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4646,7 +4828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4728,7 +4910,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4743,10 +4925,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "merchant",
-                 *       "businessName": "Ada Stores ziv5gt",
-                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "businessName": "Ada Stores BDYe63",
+                 *       "email": "biz-tl4xu5ecby@example.com",
                  *       "country": "NG",
-                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "registrationNumber": "RCHn8C5pwU",
                  *       "website": "https://ada.example.com",
                  *       "address": {
                  *         "line1": "1 Marina",
@@ -4823,7 +5005,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -4892,7 +5074,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -4917,21 +5099,15 @@ export interface operations {
                      *       "message": "Profile retrieved",
                      *       "data": {
                      *         "userId": "00000000-0000-4000-8000-000000000001",
-                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "email": "person-w2632up062@example.com",
                      *         "memberships": [
                      *           {
                      *             "participantId": "mer_example1000000000000000",
-                     *             "name": "Ada Stores ziv5gt",
+                     *             "name": "Ada Stores BDYe63",
                      *             "kind": "merchant",
                      *             "role": "owner",
-                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
-                     *           },
-                     *           {
-                     *             "participantId": "mer_example2000000000000000",
-                     *             "name": "Ada Stores D1O6zc",
-                     *             "kind": "merchant",
-                     *             "role": "viewer",
-                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *             "joinedAt": "2026-11-02T07:01:42.968Z",
+                     *             "apiVersion": "2026-09-27"
                      *           }
                      *         ]
                      *       }
@@ -4963,7 +5139,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5036,7 +5212,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5144,7 +5320,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5234,7 +5410,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5300,7 +5476,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5375,7 +5551,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5474,7 +5650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5556,7 +5732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5619,7 +5795,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5695,7 +5871,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5777,7 +5953,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5843,7 +6019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5919,7 +6095,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -6034,7 +6210,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -6129,7 +6305,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6145,103 +6321,13 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "clientRef": "CR-a9vebe-3",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "lastname": "Obi3",
+                 *           "email": "ada3-a9vebe@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1007@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1007"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1008",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1008@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzpy11004",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1009@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1009"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1010",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1010@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzpy11004"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1011",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "not-an-email",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1011"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1012",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1012@example.com",
-                 *           "country": "XX",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1012"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1013",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1013@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "12-34-56",
-                 *           "reference": "REF-mwyfzslu1013"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1014",
-                 *           "firstname": "Ada",
-                 *           "email": "ada.mwyfzslu1014@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1014"
-                 *         },
-                 *         "not an object",
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1006",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1006@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1006"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1015",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1015@example.com",
-                 *           "country": "UK",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1015"
+                 *           "accountNumber": "0123400003",
+                 *           "reference": "REF-a9vebe-3"
                  *         }
                  *       ]
                  *     }
@@ -6273,17 +6359,16 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 12,
-                     *           "successful": 2,
-                     *           "failed": 10,
-                     *           "duplicates": 4,
-                     *           "invalidData": 6
+                     *           "total": 1,
+                     *           "successful": 1,
+                     *           "failed": 0,
+                     *           "duplicates": 0,
+                     *           "invalidData": 0
                      *         },
                      *         "data": {
-                     *           "createdCount": 2,
+                     *           "createdCount": 1,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example1000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -6327,7 +6412,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6428,7 +6513,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6515,7 +6600,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6671,7 +6756,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6778,7 +6863,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6898,7 +6983,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6986,7 +7071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7064,7 +7149,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7144,7 +7229,7 @@ export interface operations {
                 businessDate: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7233,7 +7318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7250,11 +7335,7 @@ export interface operations {
                  *       "customerId": "cus_example1000000000000000",
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                 *       "customerDecision": "approve_recurring",
-                 *       "spendingLimits": {
-                 *         "single": 5000,
-                 *         "monthly": 20000
-                 *       },
+                 *       "customerDecision": "approve_once",
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7304,15 +7385,12 @@ export interface operations {
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "single": 5000,
-                     *           "monthly": 20000
-                     *         },
+                     *         "decision": "approve_once",
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "createdAt": "2026-11-02T07:01:57.270Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUpdated": "2026-11-02T07:01:57.270Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7340,7 +7418,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7355,8 +7433,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
-                 *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *       "action": "approve_once",
+                 *       "bankTransactionId": "BTX-hF9sfS33Gs"
                  *     }
                  */
                 "application/json": {
@@ -7422,7 +7500,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7503,6 +7581,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -7554,6 +7636,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -7615,7 +7701,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7692,7 +7778,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7780,7 +7866,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7850,7 +7936,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7944,7 +8030,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8023,7 +8109,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8095,7 +8181,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8189,7 +8275,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8270,7 +8356,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8354,7 +8440,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8455,7 +8541,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8529,7 +8615,7 @@ export interface operations {
                 email: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8563,11 +8649,6 @@ export interface operations {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
-                     *           },
-                     *           {
-                     *             "bankId": "bnk_example2000000000000000",
-                     *             "bankName": "bank 2 example",
-                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
                      *           }
                      *         ]
                      *       }
@@ -8602,7 +8683,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8619,25 +8700,16 @@ export interface operations {
                 /**
                  * @example {
                  *       "lookupPhrases": [
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken2000000000000000000000000000",
-                 *         "lp_ExampleToken3000000000000000000000000000",
-                 *         "lp_ExampleToken4000000000000000000000000000",
-                 *         "lp_ExampleToken5000000000000000000000000000",
-                 *         "lp_ExampleToken6000000000000000000000000000",
-                 *         "lp_ExampleToken7000000000000000000000000000",
-                 *         "lp_ExampleToken8000000000000000000000000000",
-                 *         "lp_ExampleToken9000000000000000000000000000",
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
                  *       "currency": "NGN",
-                 *       "description": "Sandbox membership"
+                 *       "description": "Subscription"
                  *     }
                  */
                 "application/json": {
                     lookupPhrases: string[];
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -8664,22 +8736,6 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "intentId": "int_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example2000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example3000000000000000"
                      *       }
                      *     ]
                      */
@@ -8694,6 +8750,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8712,27 +8772,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8744,6 +8783,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8803,7 +8846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8822,7 +8865,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 4200.5,
+                 *       "amount": 100,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -8830,7 +8873,8 @@ export interface operations {
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -8858,11 +8902,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 4200.5,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *         "expiresAt": "2026-11-02T07:11:57.644Z"
                      *       }
                      *     ]
                      */
@@ -8877,6 +8921,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -8905,46 +8953,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": false
-                     *       },
-                     *       {
-                     *         "statusCode": 403,
-                     *         "success": false,
-                     *         "message": "Customer has not approved billing",
-                     *         "code": "billing_not_approved",
-                     *         "type": "permission_error",
-                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example2000000000000000",
-                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example2000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8956,6 +8964,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -9025,7 +9037,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9052,7 +9064,8 @@ export interface operations {
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -9099,6 +9112,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9174,6 +9191,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9250,7 +9271,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9333,7 +9354,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9441,7 +9462,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9556,7 +9577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9616,7 +9637,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9694,7 +9715,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9729,7 +9750,8 @@ export interface operations {
                     customerId: string;
                     agreementPhrase: string;
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     /** @enum {string} */
                     frequency: "daily" | "weekly" | "monthly" | "yearly";
                     interval?: number;
@@ -9804,7 +9826,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9888,7 +9910,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9969,7 +9991,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10055,7 +10077,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10134,7 +10156,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10168,44 +10190,30 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 5000,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "startDate": "2026-12-02T07:09:48.943Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T07:09:48.943Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym, standard",
-                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "description": "ops trigger",
+                     *         "createdAt": "2026-11-02T07:09:49.000Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "updatedAt": "2026-11-02T07:09:49.000Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
                      *         "completedAt": null,
-                     *         "pendingAmendment": {
-                     *           "amendmentId": "amd_example1000000000000000",
-                     *           "from": {
-                     *             "description": "Gym, standard",
-                     *             "amount": 5000,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "to": {
-                     *             "description": "Gym, premium",
-                     *             "amount": 7500,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         },
                      *         "customer": {
-                     *           "name": "Ada Example",
-                     *           "email": "ada@example.com"
+                     *           "name": "Sandbox Approve Recurring",
+                     *           "email": "approve.recurring@sandbox.idpay.test"
                      *         },
                      *         "runs": []
                      *       }
@@ -10278,7 +10286,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10343,7 +10351,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10436,7 +10444,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10470,64 +10478,28 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 45,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 10",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.646Z",
-                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "billingRequestId": "breq_example2000000000000000",
-                     *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 90,
+                     *             "amount": 2500,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Volume 7",
+                     *             "description": "Order 1003 brass lamp",
                      *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": "BTX-V7",
+                     *             "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *             "bankTransactionId": "BTX-XHwz1eWIWp",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 10,
+                     *             "disputedAmount": 500,
                      *             "disputeStatus": "needs_response",
-                     *             "createdAt": "2026-11-06T04:37:24.630Z",
-                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example3000000000000000",
-                     *             "billingRequestId": "breq_example3000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 5,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 11",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.607Z",
-                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
+                     *             "createdAt": "2026-11-02T12:03:49.490Z",
+                     *             "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *             "customer": {
+                     *               "name": "Ada Obi1",
+                     *               "email": "ada1-cw9jiq@example.com"
+                     *             }
                      *           }
                      *         ],
-                     *         "total": 12,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -10539,7 +10511,37 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            transactions: components["schemas"]["Transaction"][];
+                            transactions: {
+                                reference: string;
+                                billingRequestId: string;
+                                /** @enum {string} */
+                                type: "agreement" | "one_time" | "recurring";
+                                /** @enum {string} */
+                                status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                refundedAmount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                description: string | null;
+                                customerId: string;
+                                entityId: string;
+                                merchantName: string;
+                                bankTransactionId: string | null;
+                                scheduleId: string | null;
+                                /** @description The settlement that paid it; null until settled */
+                                settlementId: string | null;
+                                /** @description Of its disputes, the amount open or lost (0 when none) */
+                                disputedAmount: number;
+                                /** @description The status of its latest dispute; null when never disputed */
+                                disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 date-time, UTC */
+                                updatedAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10562,7 +10564,7 @@ export interface operations {
                 reference: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10594,44 +10596,50 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
-                     *         "status": "partially_refunded",
-                     *         "amount": 100,
-                     *         "refundedAmount": 10,
+                     *         "status": "succeeded",
+                     *         "amount": 2500,
+                     *         "refundedAmount": 0,
                      *         "currency": "NGN",
-                     *         "description": "Events on the page",
+                     *         "description": "Order 1003 brass lamp",
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 3 example",
-                     *         "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *         "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *         "bankTransactionId": "BTX-XHwz1eWIWp",
                      *         "scheduleId": null,
                      *         "settlementId": null,
-                     *         "disputedAmount": 20,
-                     *         "disputeStatus": "lost",
-                     *         "createdAt": "2026-11-06T17:06:36.940Z",
-                     *         "updatedAt": "2026-11-06T17:06:38.295Z",
+                     *         "disputedAmount": 500,
+                     *         "disputeStatus": "needs_response",
+                     *         "createdAt": "2026-11-02T12:03:49.490Z",
+                     *         "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *         "customer": {
+                     *           "name": "Ada Obi1",
+                     *           "email": "ada1-cw9jiq@example.com"
+                     *         },
                      *         "refunds": [
                      *           {
                      *             "refundId": "rfd_example1000000000000000",
                      *             "reference": "txn_example1000000000000000",
                      *             "amount": 10,
                      *             "currency": "NGN",
-                     *             "status": "completed",
+                     *             "status": "pending",
                      *             "reason": null,
-                     *             "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *             "createdAt": "2026-11-06T17:06:37.344Z",
-                     *             "updatedAt": "2026-11-06T17:06:37.475Z",
-                     *             "completedAt": "2026-11-06T17:06:37.475Z"
+                     *             "expectedBy": "2026-11-05T22:59:59.999Z",
+                     *             "createdAt": "2026-11-02T12:03:53.545Z",
+                     *             "updatedAt": "2026-11-02T12:03:53.545Z",
+                     *             "completedAt": null
                      *           }
                      *         ],
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.response",
-                     *             "createdAt": "2026-11-06T17:06:37.173Z",
+                     *             "createdAt": "2026-11-02T12:03:49.686Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
                      *             "data": {
                      *               "reference": "txn_example1000000000000000",
-                     *               "bankTransactionId": "BTX-Gwkc7xgaG9",
-                     *               "amount": 100,
+                     *               "bankTransactionId": "BTX-XHwz1eWIWp",
+                     *               "amount": 2500,
                      *               "billingRequestId": "breq_example1000000000000000",
                      *               "customerAction": "approved",
                      *               "customerId": "cus_example1000000000000000",
@@ -10639,74 +10647,34 @@ export interface operations {
                      *               "currency": "NGN",
                      *               "status": "succeeded"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.354Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           },
                      *           {
                      *             "id": "evt_example2000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.563Z",
+                     *             "type": "dispute.created",
+                     *             "createdAt": "2026-11-02T12:03:49.850Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
                      *             "data": {
-                     *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": null,
+                     *               "closedBy": null,
+                     *               "reason": "duplicate",
+                     *               "amount": 500,
                      *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *               "currency": "NGN",
+                     *               "respondBy": "2026-11-09T12:03:49.810Z",
                      *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "processing",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
-                     *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.825Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "evt_example3000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.652Z",
-                     *             "data": {
+                     *               "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *               "evidenceSubmittedAt": null,
                      *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": "2026-11-06T17:06:37.475Z",
-                     *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *               "actor": "bank",
+                     *               "createdAt": "2026-11-02T12:03:49.810Z",
+                     *               "disputeId": "dsp_example1000000000000000",
+                     *               "customerId": "cus_example1000000000000000",
                      *               "currency": "NGN",
-                     *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "completed",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
+                     *               "closedAt": null,
+                     *               "status": "needs_response",
+                     *               "updatedAt": "2026-11-02T12:03:49.810Z"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.990Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           }
                      *         ]
                      *       }
@@ -10747,6 +10715,7 @@ export interface operations {
                             createdAt: string;
                             /** @description ISO 8601 date-time, UTC */
                             updatedAt: string;
+                            customer: components["schemas"]["CustomerName"] | null;
                             /** @description Its refunds, newest first */
                             refunds: components["schemas"]["Refund"][];
                             /** @description The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids) */
@@ -10779,7 +10748,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10869,7 +10838,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10939,7 +10908,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11019,7 +10988,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11121,7 +11090,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11206,7 +11175,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11280,7 +11249,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11375,7 +11344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11503,7 +11472,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11598,7 +11567,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11685,7 +11654,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11742,7 +11711,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11756,8 +11725,7 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced",
-                 *       "deviceLookupEnabled": false
+                 *       "trustLevel": "premium"
                  *     }
                  */
                 "application/json": {
@@ -11789,9 +11757,9 @@ export interface operations {
                      *       "data": {
                      *         "entityId": "mer_example1000000000000000",
                      *         "trusted": true,
-                     *         "trustLevel": "enhanced",
+                     *         "trustLevel": "premium",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *         "lastVerified": "2026-11-02T07:06:25.283Z"
                      *       }
                      *     }
                      */
@@ -11825,7 +11793,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11918,7 +11886,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11973,7 +11941,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12059,7 +12027,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12091,7 +12059,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/health-2",
+                     *             "url": "https://example.com/pinned-10",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -12100,8 +12068,8 @@ export interface operations {
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
                      *             "health": "unknown",
-                     *             "createdAt": "2026-11-06T04:37:40.577Z",
-                     *             "updatedAt": "2026-11-06T04:37:40.577Z"
+                     *             "createdAt": "2026-11-02T07:01:18.352Z",
+                     *             "updatedAt": "2026-11-02T07:01:18.352Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -12137,7 +12105,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12153,12 +12121,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/ep-2",
-                 *       "events": [
-                 *         "billing.response",
-                 *         "billing.response",
-                 *         "refund.updated"
-                 *       ]
+                 *       "url": "https://example.com/premium-1"
                  *     }
                  */
                 "application/json": {
@@ -12187,14 +12150,13 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/ep-2",
+                     *         "url": "https://example.com/premium-1",
                      *         "events": [
-                     *           "billing.response",
-                     *           "refund.updated"
+                     *           "*"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *         "createdAt": "2026-11-02T07:06:26.699Z"
                      *       }
                      *     }
                      */
@@ -12231,7 +12193,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12294,7 +12256,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12363,7 +12325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12439,7 +12401,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12569,7 +12531,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12678,7 +12640,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12781,7 +12743,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12813,38 +12775,35 @@ export interface operations {
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "type": "billing.intent",
+                     *             "createdAt": "2026-11-02T07:06:30.324Z",
+                     *             "apiVersion": "2026-09-27",
+                     *             "livemode": false,
                      *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
+                     *               "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *               "createdAt": "2026-11-02T07:06:30.324Z",
+                     *               "customerId": "cus_example1000000000000000",
+                     *               "intentId": "int_example1000000000000000",
+                     *               "clientRef": "sandbox-approve-once",
+                     *               "description": "ops trigger",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "currency": "NGN",
+                     *               "allowedDecisions": [
+                     *                 "approve_once",
+                     *                 "approve_recurring",
+                     *                 "deny"
+                     *               ],
+                     *               "merchantName": "merchant 4 example"
                      *             },
                      *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
-                     *               "failed": 0,
-                     *               "pending": 0
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": "evt_example2000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:09.491Z",
-                     *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
-                     *             },
-                     *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
+                     *               "total": 0,
+                     *               "succeeded": 0,
                      *               "failed": 0,
                      *               "pending": 0
                      *             }
                      *           }
                      *         ],
-                     *         "hasMore": true
+                     *         "hasMore": false
                      *       }
                      *     }
                      */
@@ -12881,7 +12840,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12913,12 +12872,20 @@ export interface operations {
                      *       "message": "Event retrieved",
                      *       "data": {
                      *         "id": "evt_example1000000000000000",
-                     *         "type": "webhook.test",
-                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "type": "billing.response",
+                     *         "createdAt": "2026-11-02T07:01:57.946Z",
+                     *         "apiVersion": "2026-09-27",
+                     *         "livemode": false,
                      *         "data": {
-                     *           "participantId": "mer_example1000000000000000",
-                     *           "message": "This is a test event.",
-                     *           "endpointId": "whe_example1000000000000000"
+                     *           "reference": "txn_example1000000000000000",
+                     *           "bankTransactionId": "BTX-hF9sfS33Gs",
+                     *           "amount": 100,
+                     *           "billingRequestId": "breq_example1000000000000000",
+                     *           "customerAction": "approved",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "currency": "NGN",
+                     *           "status": "succeeded"
                      *         },
                      *         "deliveries": [
                      *           {
@@ -12926,7 +12893,7 @@ export interface operations {
                      *             "endpointId": "whe_example1000000000000000",
                      *             "status": "delivered",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "lastAttemptAt": "2026-11-02T07:01:58.427Z",
                      *             "responseStatus": 200
                      *           }
                      *         ]
@@ -12969,7 +12936,7 @@ export interface operations {
                 q: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13000,12 +12967,13 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "kind": "billing_request",
-                     *             "id": "breq_example1000000000000000",
-                     *             "title": "NGN 42.00 · Searchable order · succeeded",
-                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *             "kind": "transaction",
+                     *             "id": "txn_example1000000000000000",
+                     *             "title": "NGN 2500.00 · Order 1003 brass lamp · succeeded",
+                     *             "createdAt": "2026-11-02T12:03:49.490Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "complete": true
                      *       }
                      *     }
                      */
@@ -13018,6 +12986,8 @@ export interface operations {
                         data: {
                             /** @description At most 20, newest first; empty when nothing you may read matches */
                             results: components["schemas"]["SearchResult"][];
+                            /** @description False when the search by text (id starts, words, amounts over your last 90 days) stopped at its 2 s before reading them all */
+                            complete: boolean;
                         };
                     };
                 };
@@ -13039,7 +13009,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13105,7 +13075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13255,7 +13225,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13344,7 +13314,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13419,7 +13389,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13507,7 +13477,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13595,7 +13565,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13670,7 +13640,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13747,7 +13717,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13809,7 +13779,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13872,7 +13842,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13950,7 +13920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -14001,7 +13971,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -14055,6 +14025,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent",
+                 *       "createdAt": "2026-11-02T07:06:30.324Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "createdAt": "2026-11-02T07:06:30.324Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "allowedDecisions": [
+                 *           "approve_once",
+                 *           "approve_recurring",
+                 *           "deny"
+                 *         ],
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentEvent"];
             };
         };
@@ -14104,6 +14099,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.request",
+                 *       "createdAt": "2026-11-02T07:07:05.080Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "requiresApproval": true,
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "type": "one_time",
+                 *         "expiresAt": "2026-11-02T07:17:05.077Z",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingRequestEvent"];
             };
         };
@@ -14153,6 +14171,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent.response",
+                 *       "createdAt": "2026-11-02T07:09:50.922Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "spendingLimits": {},
+                 *         "decision": "approve_once",
+                 *         "blockMerchant": false,
+                 *         "customerAction": "approved",
+                 *         "agreementPhrase": "example_agreementPhrase_1",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "decisionId": "dec_example100000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentResponseEvent"];
             };
         };
@@ -14202,6 +14241,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.response",
+                 *       "createdAt": "2026-11-02T07:07:16.089Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxgtdeOYDdpejfLzEIT1",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerAction": "approved",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "status": "succeeded"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingResponseEvent"];
             };
         };
@@ -14251,6 +14310,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.upcoming",
+                 *       "createdAt": "2026-11-02T07:07:31.019Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "sequence": 1,
+                 *         "amount": 100,
+                 *         "runAt": "2026-11-02T07:07:29.205Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "description": "ops trigger",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingUpcomingEvent"];
             };
         };
@@ -14300,6 +14379,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "merchant.trust.updated",
+                 *       "createdAt": "2026-11-02T07:07:39.218Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "lastVerified": "2026-11-02T07:07:39.218Z",
+                 *         "trustLevel": "premium",
+                 *         "deviceLookupEnabled": false,
+                 *         "trusted": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MerchantTrustUpdatedEvent"];
             };
         };
@@ -14349,6 +14444,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.created",
+                 *       "createdAt": "2026-11-02T07:07:44.216Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:43.781Z",
+                 *         "endDate": null,
+                 *         "failedAttempts": 0,
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:07:44.216Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "startDate": "2026-12-02T07:07:43.781Z",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCreatedEvent"];
             };
         };
@@ -14398,6 +14521,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.paused",
+                 *       "createdAt": "2026-11-02T07:07:50.727Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": null,
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:48.512Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "pausedAt": "2026-11-02T07:07:50.659Z",
+                 *         "maxBillings": null,
+                 *         "pausedBy": "merchant",
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SchedulePausedEvent"];
             };
         };
@@ -14447,6 +14597,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.resumed",
+                 *       "createdAt": "2026-11-02T07:08:16.896Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:08:12.648Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "resumedAt": "2026-11-02T07:08:16.348Z",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleResumedEvent"];
             };
         };
@@ -14496,6 +14671,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.cancelled",
+                 *       "createdAt": "2026-11-02T07:08:41.267Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "failedAttempts": 0,
+                 *         "cancelledAt": "2026-11-02T07:08:40.629Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "cancelled",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCancelledEvent"];
             };
         };
@@ -14545,6 +14745,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.completed",
+                 *       "createdAt": "2026-11-02T07:09:27.405Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "max_billings",
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "completedAt": "2026-11-02T07:09:27.275Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": 1,
+                 *         "frequency": "monthly",
+                 *         "actor": "system",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "completed",
+                 *         "totalBillings": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCompletedEvent"];
             };
         };
@@ -14594,6 +14820,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_failed",
+                 *       "createdAt": "2026-11-02T07:09:33.159Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "approval_no_payments_left",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-11-02T07:09:32.730Z",
+                 *         "failedAttempts": 1,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "daily",
+                 *         "actor": "system",
+                 *         "customerAction": "declined",
+                 *         "scheduledFor": "2026-11-02T07:09:32.730Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "runSeq": 3,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "willRetry": false,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunFailedEvent"];
             };
         };
@@ -14643,6 +14898,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_skipped",
+                 *       "createdAt": "2026-11-02T07:09:05.138Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "ops trigger",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2027-01-02T07:09:02.448Z",
+                 *         "skippedRunAt": "2026-12-02T07:09:02.448Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "skippedSequence": 1,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunSkippedEvent"];
             };
         };
@@ -14692,6 +14974,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amended",
+                 *       "createdAt": "2026-11-02T07:09:11.176Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 200,
+                 *         "nextBillingDate": "2026-12-02T07:09:09.389Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:09.603Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 200,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "effectiveFrom": "2026-12-02T07:09:09.389Z",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendedEvent"];
             };
         };
@@ -14741,6 +15060,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amendment_declined",
+                 *       "createdAt": "2026-11-02T07:09:17.551Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "limits",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:09:16.300Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:16.495Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 60000,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendmentDeclinedEvent"];
             };
         };
@@ -14790,6 +15146,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.requested",
+                 *       "createdAt": "2026-11-02T07:09:35.692Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxju88o3oeaJzMwYizcB",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:35.691Z",
+                 *         "amount": 50,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundRequestedEvent"];
             };
         };
@@ -14839,6 +15218,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.updated",
+                 *       "createdAt": "2026-11-02T07:09:38.051Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:37.588Z",
+                 *         "amount": 50,
+                 *         "completedAt": "2026-11-02T07:09:37.911Z",
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "status": "completed",
+                 *         "updatedAt": "2026-11-02T07:09:37.911Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundUpdatedEvent"];
             };
         };
@@ -14888,6 +15290,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "settlement.completed",
+                 *       "createdAt": "2026-11-02T07:09:40.680Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 850,
+                 *         "settledAt": "2026-11-02T07:09:40.661Z",
+                 *         "count": 9,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "settlementDate": "2026-11-03",
+                 *         "settlementId": "stl_ExampleToken1000000000000000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SettlementCompletedEvent"];
             };
         };
@@ -14937,6 +15357,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.created",
+                 *       "createdAt": "2026-11-02T07:09:43.088Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": null,
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:43.080Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "bank",
+                 *         "createdAt": "2026-11-02T07:09:43.080Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": null,
+                 *         "status": "needs_response",
+                 *         "updatedAt": "2026-11-02T07:09:43.080Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeCreatedEvent"];
             };
         };
@@ -14986,6 +15434,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.updated",
+                 *       "createdAt": "2026-11-02T07:09:47.047Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": "merchant",
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:46.139Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:09:46.139Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": "2026-11-02T07:09:46.979Z",
+                 *         "status": "lost",
+                 *         "updatedAt": "2026-11-02T07:09:46.979Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeUpdatedEvent"];
             };
         };
@@ -15035,6 +15511,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "webhook.test",
+                 *       "createdAt": "2026-11-02T07:09:41.599Z",
+                 *       "apiVersion": "2026-09-27",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "participantId": "mer_example1000000000000000",
+                 *         "message": "This is a test event.",
+                 *         "endpointId": "whe_example1000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
