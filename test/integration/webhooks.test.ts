@@ -76,6 +76,31 @@ const delivery = (id: string) => getItem<DeliveryItem>(deliveryKey(id));
 /** How long a queue count may take to reach what the test waits for (the SQS emulator on a loaded machine). */
 const QUEUE_WAIT_MS = 60_000;
 
+/** Messages in the webhooks queue: visible, in flight and delayed (a retry waiting its turn). */
+async function queued(): Promise<number> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return (
+    Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
+}
+
+/**
+ * Nothing more can be sent: the queue holds no message (a retry would be a delayed one, and is
+ * POSTed before its message is deleted) and the stack has settled. Instead of waiting seconds
+ * to see that nothing comes.
+ */
+async function drained(): Promise<void> {
+  await expect.poll(queued, { timeout: QUEUE_WAIT_MS, interval: 100 }).toBe(0);
+  await t.app.settle();
+}
+
 async function waitForDelivery(id: string, pred: (d: DeliveryItem) => boolean, timeoutMs = 20_000): Promise<DeliveryItem> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -263,7 +288,7 @@ describe('delivery', () => {
     const d = await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     expect(d.attempts).toBe(3);
     expect(d.attemptLog.map((a) => a.statusCode)).toEqual([500, 500, 200]);
-    await sleep(1500);
+    await drained();
     expect(rx.received(ep.path)).toHaveLength(3); // nothing after success
   });
 
@@ -405,7 +430,7 @@ describe('delivery', () => {
     expect(d).toMatchObject({ attempts: 1, lastStatusCode: 410, lastError: 'endpoint_gone' });
     const list = await t.call('GET', '/v1/webhooks/endpoints', { key: m.apiKey });
     expect(list.body.data.endpoints[0]).toMatchObject({ id: ep.id, status: 'disabled', disabledReason: 'gone' });
-    await sleep(2500);
+    await drained();
     expect(rx.received(ep.path)).toHaveLength(1); // no retry
     // Disabled endpoints get no new deliveries (made from the stream: none for this event).
     const [none] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'x' }) }]);
@@ -615,7 +640,7 @@ describe('outbox', () => {
     const m = await t.participant('merchant');
     const ep = await createEndpoint(m);
     const sent = await sendTestUnsent(m, ep.id);
-    await sleep(1500);
+    await drained();
     expect(rx.received(ep.path)).toHaveLength(0);
     const pending = await delivery(sent.deliveryId);
     expect(pending).toMatchObject({ status: 'pending', attempts: 0, seq: 1 });
@@ -659,7 +684,7 @@ describe('outbox', () => {
       )
       .toBeGreaterThan(0);
     await sqs.send(new PurgeQueueCommand({ QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS }));
-    await sleep(Math.max(0, Date.parse(d1.nextAttemptAt!) - Date.now()) + 1500);
+    await drained();
     expect(rx.received(ep.path)).toHaveLength(1);
     expect((await delivery(sent.deliveryId))!.status).toBe('pending');
     // overdue = next attempt + grace (300 s)
@@ -764,20 +789,7 @@ describe('concurrency', () => {
     );
     // the copies are dropped at once: only the chain's own message sleeps in the queue (a
     // delayed message: DESIGN 9.6, no retry waits in flight)
-    const inQueue = async () => {
-      const out = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: t.app.env.QUEUE_URL_WEBHOOKS,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-        }),
-      );
-      return (
-        Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
-        Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) +
-        Number(out.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
-      );
-    };
-    await expect.poll(inQueue, { timeout: QUEUE_WAIT_MS, interval: 100 }).toBe(1);
+    await expect.poll(queued, { timeout: QUEUE_WAIT_MS, interval: 100 }).toBe(1);
     await waitForDelivery(sent.deliveryId, (x) => x.status === 'delivered');
     await t.app.settle();
     await sleep(1000);
