@@ -39,6 +39,7 @@ const ELEMENT_5XX_KEYS = new Set([
   'message',
   'code',
   'type',
+  'docUrl',
   'phrase',
   'lookupPhrase',
   'agreementPhrase',
