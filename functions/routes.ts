@@ -98,6 +98,7 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
   { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', notFound: 'Customer decision not found', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
   { method: 'GET', path: '/v1/bank/customer-decisions/{id}/history', notFound: 'Customer decision not found', handler: 'api/bank/decision-history', kinds: B, access: 'read', summary: "Every version of a customer's decision" },
+  { method: 'GET', path: '/v1/bank/customers/{customerId}/consents', notFound: 'Customer not found', handler: 'api/bank/customer-consents', kinds: B, access: 'read', summary: "Every standing consent of a customer across merchants, with what is left" },
   { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', notFound: 'Recurring schedule not found', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', notFound: 'Recurring schedule not found', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },

@@ -15,6 +15,7 @@
  */
 import { isEventType } from '../functions/events/types';
 import { MSG } from '../functions/platform/errors';
+import { DISCOVERY_LIMIT_EMAIL } from '../functions/sandbox/magic';
 import { call, must, sleep, type ApiEvent, type Target } from './api';
 
 /** How long a trigger waits for the step it needs (an answer of the simulated bank, a run). */
@@ -249,6 +250,16 @@ export const TRIGGERS: Record<string, Trigger> = {
         'PATCH /v1/provider/merchant/trust',
       );
       return `merchant.trust.updated: merchant ${t.entity} re-verified`;
+    },
+  },
+  'merchant.discovery_limited': {
+    how: `a customer look-up of the magic e-mail ${DISCOVERY_LIMIT_EMAIL}: answered 429 Discovery limit reached, as a merchant over its daily budget would be (the budget itself is not used)`,
+    to: 'merchant',
+    run: async (t) => {
+      const r = await call(t, 'GET', `/v1/customer/banks?email=${encodeURIComponent(DISCOVERY_LIMIT_EMAIL)}`);
+      const body = r.body as { message?: string } | undefined;
+      if (r.status !== 429) throw new Error(`GET /v1/customer/banks: expected 429, got ${r.status} ${JSON.stringify(r.body)}`);
+      return `merchant.discovery_limited: look-ups refused (${body?.message ?? 'Discovery limit reached'}) until the next Lagos midnight, for this look-up only`;
     },
   },
   'schedule.created': scheduleThen('schedule.created', 'a monthly schedule of NGN 100 from 30 days on (it stays active)', async () => {}),

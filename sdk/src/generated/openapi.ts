@@ -967,7 +967,7 @@ export interface paths {
         put?: never;
         /**
          * Find a customer by device
-         * @description Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust.
+         * @description Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust. Counted against the merchant's discovery budget per Lagos day (429 `Discovery limit reached` over it).
          *
          *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
          */
@@ -987,7 +987,7 @@ export interface paths {
         };
         /**
          * Find a customer's banks by email
-         * @description Finds a customer's banks by email, each with a lookupPhrase issued to the calling merchant.
+         * @description Finds a customer's banks by email, each with a lookupPhrase issued to the calling merchant. Counted against the merchant's discovery budget per Lagos day (429 `Discovery limit reached` over it).
          *
          *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -2256,6 +2256,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "merchant.discovery_limited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.discovery_limited
+         * @description **To:** The merchant and its provider. **When:** The merchant reached its discovery limit of the Lagos day (look-ups, or look-ups that found no customer): further look-ups answer 429 until the next Lagos midnight. Once per merchant and Lagos day (the sandbox's magic e-mail discovery.limited@sandbox.idpay.test sends it every time).
+         *
+         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventMerchantDiscoveryLimited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "schedule.created": {
         parameters: {
             query?: never;
@@ -2614,7 +2636,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "discovery_limit" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2639,7 +2661,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "discovery_limit" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2861,6 +2883,10 @@ export interface components {
             deviceLookupEnabled: boolean;
             /** Format: date-time */
             lastVerified: string;
+            /** @description Customer look-ups the merchant may make per Lagos day */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer it may make per Lagos day */
+            discoveryMissLimit: number;
         };
         MerchantTrustUpdatedEvent: {
             /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
@@ -2870,6 +2896,39 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             data: components["schemas"]["MerchantTrustUpdatedData"];
+        };
+        MerchantDiscoveryLimitedData: {
+            /** @description Merchant id */
+            entityId: string;
+            /**
+             * @description The limit reached: all look-ups, or those that found no customer
+             * @enum {string}
+             */
+            limit: "lookups" | "misses";
+            /** @description The Lagos day (YYYY-MM-DD) whose budget is used up */
+            day: string;
+            /** @description Look-ups counted that day when the limit was reached */
+            lookups: number;
+            /** @description Of them, those that found no customer */
+            misses: number;
+            /** @description Customer look-ups the merchant may make per Lagos day */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer it may make per Lagos day */
+            discoveryMissLimit: number;
+            /**
+             * Format: date-time
+             * @description The next Lagos midnight: look-ups are answered again from then
+             */
+            resetsAt: string;
+        };
+        MerchantDiscoveryLimitedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "merchant.discovery_limited";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["MerchantDiscoveryLimitedData"];
         };
         /** @description A recurring schedule was created */
         ScheduleCreatedData: {
@@ -3557,7 +3616,7 @@ export interface components {
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
-        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["MerchantDiscoveryLimitedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
             /** @enum {string} */
@@ -3839,13 +3898,17 @@ export interface components {
             /** @description Signed: refunds, disputes and a negative net brought forward are negative */
             amount: number;
         };
-        MerchantTrust: {
+        MerchantTrustWithLimits: {
             trusted: boolean;
             /** @enum {string} */
             trustLevel: "basic" | "enhanced" | "premium";
             deviceLookupEnabled: boolean;
             lastVerified: string | null;
             entityId: string;
+            /** @description Customer look-ups allowed per Lagos day (the provider's setting, else the deployment's default) */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer allowed per Lagos day */
+            discoveryMissLimit: number;
         };
         TrustStatus: {
             trusted: boolean;
@@ -3877,7 +3940,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -11726,7 +11789,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["MerchantTrust"];
+                        data: components["schemas"]["MerchantTrustWithLimits"];
                     };
                 };
             };
@@ -11766,6 +11829,8 @@ export interface operations {
                     /** @enum {string} */
                     trustLevel?: "basic" | "enhanced" | "premium";
                     deviceLookupEnabled?: boolean;
+                    discoveryDailyLimit?: number | null;
+                    discoveryMissLimit?: number | null;
                 };
             };
         };
@@ -11801,7 +11866,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["MerchantTrust"];
+                        data: components["schemas"]["MerchantTrustWithLimits"];
                     };
                 };
             };
@@ -12163,7 +12228,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
                 };
             };
         };
@@ -12433,7 +12498,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 limit?: number;
                 skip?: number;
                 startingAfter?: string;
@@ -12652,7 +12717,7 @@ export interface operations {
                             id: string;
                             eventId: string;
                             /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                             endpointId: string;
                             /** @description Where it was sent; null once the endpoint is deleted */
                             url: string | null;
@@ -12771,7 +12836,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 createdFrom?: string;
@@ -14301,6 +14366,55 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MerchantTrustUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMerchantDiscoveryLimited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MerchantDiscoveryLimitedEvent"];
             };
         };
         responses: {
