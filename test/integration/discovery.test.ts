@@ -365,6 +365,7 @@ describe('discovery budgets (DESIGN 10.5)', () => {
     return { 'X-Test-Clock': r.body.data.clockId as string };
   };
   const eventsOf = async (key: string) => {
+    await t.app.settle(); // the events API lists what the stream consumer has fanned out
     const r = await t.call('GET', '/v1/events', { key, query: { type: 'merchant.discovery_limited', limit: '100' } });
     expect(r.status).toBe(200);
     return r.body.data.events as { type: string; data: Record<string, unknown> }[];

@@ -602,6 +602,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/customers/{customerId}/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every standing consent of a customer across merchants, with what is left
+         * @description Every standing consent of the bank's customer across merchants (each decision that lets a merchant bill now or later), newest first, with its schedules and what is left of each limit now.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["bankCustomerConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank/customer/subscriptions": {
         parameters: {
             query?: never;
@@ -2920,6 +2942,8 @@ export interface components {
              * @description The next Lagos midnight: look-ups are answered again from then
              */
             resetsAt: string;
+            /** @description Sandbox: the test clock the look-ups ran on (their Lagos day is the clock's) */
+            testClock?: string;
         };
         MerchantDiscoveryLimitedEvent: {
             /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
@@ -3748,6 +3772,31 @@ export interface components {
             changedAt: string;
             /** @description intent_response, bank_update, validity_expired */
             reason: string | null;
+        };
+        CustomerConsent: {
+            decisionId: string;
+            merchant: {
+                id: string;
+                /** @description The merchant's current name (null: the merchant is gone) */
+                name: string | null;
+            };
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            maxPayments: number | null;
+            validFrom: string | null;
+            validTo: string | null;
+            /** @description The schedules under the consent that may still bill (active, paused, or with a run at the bank) */
+            schedules: {
+                scheduleId: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "processing";
+                /** @description Amount in major units (NGN 1500.5) */
+                amount: number;
+                nextRunAt: string | null;
+            }[];
+            /** @description What the next bill may still take under each limit now (major units; null: no such limit); payments: billings left under maxPayments. The billing path checks the same counters: a bill of the smallest non-null amount succeeds, one kobo more is refused. */
+            remaining: components["schemas"]["RemainingLimits"];
         };
         Dispute: {
             disputeId: string;
@@ -6938,6 +6987,123 @@ export interface operations {
                         data: {
                             /** @description Oldest first; nothing is overwritten */
                             versions: components["schemas"]["CustomerDecisionVersion"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankCustomerConsents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer consents retrieved",
+                     *       "data": {
+                     *         "consents": [
+                     *           {
+                     *             "decisionId": "dec_example100000000000000",
+                     *             "merchant": {
+                     *               "id": "mer_example1000000000000000",
+                     *               "name": "Example Merchant"
+                     *             },
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 600,
+                     *               "daily": 1000,
+                     *               "monthly": 3000
+                     *             },
+                     *             "maxPayments": 3,
+                     *             "validFrom": null,
+                     *             "validTo": "2099-01-01T00:00:00.000Z",
+                     *             "schedules": [
+                     *               {
+                     *                 "scheduleId": "sch_example1000000000000000",
+                     *                 "status": "active",
+                     *                 "amount": 50,
+                     *                 "nextRunAt": "2098-02-15T09:00:00.000Z"
+                     *               }
+                     *             ],
+                     *             "remaining": {
+                     *               "single": 600,
+                     *               "daily": 500,
+                     *               "weekly": null,
+                     *               "monthly": 2500,
+                     *               "yearly": null,
+                     *               "payments": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "decisionId": "dec_example200000000000000",
+                     *             "merchant": {
+                     *               "id": "mer_example2000000000000000",
+                     *               "name": "Example Merchant 2"
+                     *             },
+                     *             "decision": "approve_once",
+                     *             "spendingLimits": {},
+                     *             "maxPayments": null,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "schedules": [],
+                     *             "remaining": {
+                     *               "single": null,
+                     *               "daily": null,
+                     *               "weekly": null,
+                     *               "monthly": null,
+                     *               "yearly": null,
+                     *               "payments": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Newest first; each decision that lets a merchant bill now or later (approved, merchant not blocked, validity not ended) */
+                            consents: components["schemas"]["CustomerConsent"][];
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -11779,7 +11945,9 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": true,
-                     *         "lastVerified": "2026-11-06T03:32:08.886Z"
+                     *         "lastVerified": "2026-11-06T03:32:08.886Z",
+                     *         "discoveryDailyLimit": 1000,
+                     *         "discoveryMissLimit": 100
                      *       }
                      *     }
                      */
@@ -11856,7 +12024,9 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z"
+                     *         "lastVerified": "2026-11-06T03:40:02.174Z",
+                     *         "discoveryDailyLimit": 1000,
+                     *         "discoveryMissLimit": 100
                      *       }
                      *     }
                      */
