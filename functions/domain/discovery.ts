@@ -3,7 +3,7 @@
  * `POST /v1/customer/device/lookup`) a merchant may make per Lagos day, and how many of them
  * may find no customer. Pure: the limits a merchant has, whether the next look-up is refused,
  * whether a count has reached a limit, and when the budget is whole again. The counting
- * (batched per instance, no write per look-up) is customers/discovery-budget.ts.
+ * (batched per instance, no write per look-up) is customers/discovery-store.ts.
  */
 import { endOfLagosDay, lagosDate } from './lagos-time';
 

@@ -443,6 +443,12 @@ describe('discovery budgets (DESIGN 10.5)', () => {
       );
       expect(entries).toHaveLength(2);
     }
+
+    // null returns a limit to the deployment's default (served again the same day); an omitted one is kept.
+    const reset = await patchTrust({ entityId: m.id, trusted: false, discoveryDailyLimit: null });
+    expect(reset.status).toBe(200);
+    expect((await trust()).body.data).toMatchObject({ discoveryDailyLimit: 1000, discoveryMissLimit: 2 });
+    expect((await emailLookup(m.apiKey, known, day2)).status).toBe(200);
   });
 
   it(`the sandbox's magic e-mail answers as a merchant over its budget, sends the event every time, and uses nothing of the budget`, async () => {
