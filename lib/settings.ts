@@ -19,7 +19,7 @@ export const pascal = (s: string): string =>
 
 /**
  * Runtime configuration every deployed function receives: DESIGN 6.8's defaults, and the
- * webhook retries of DESIGN 6.6 (at least 8 attempts over at least 24 h: 12 attempts, ~29 h),
+ * webhook retries of DESIGN 6.6 (at least 8 attempts over at least 24 h: 13 attempts, ~41 h),
  * which are the code's own defaults too (functions/config.ts `WEBHOOK_DEFAULTS`).
  */
 export const RUNTIME_DEFAULTS = {

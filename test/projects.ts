@@ -16,7 +16,7 @@ import { globSync } from 'node:fs';
 
 /** Timed against DESIGN's local bounds: after every other file, one at a time. */
 export const TIMED_FILES = [
-  'test/integration/event-stream.test.ts',
+  'test/integration/event-stream-latency.test.ts',
   'test/integration/webhook-fairness.test.ts',
   'test/integration/billing-expiry-timing.test.ts',
 ];

@@ -16,7 +16,7 @@ import {
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { config } from '../config';
 import { db } from './clients';
-import { backoff } from './retry';
+import { backoff, mapLimit } from './retry';
 
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };
@@ -120,6 +120,8 @@ export const nowIso = (ms = clockNow().getTime()) => new Date(ms).toISOString();
 export const realNowIso = () => new Date().toISOString();
 
 const BATCH_GET_MAX = 100;
+/** BatchGetItem requests of one call in flight at once (the SDK's connection pool holds 50). */
+const BATCH_GET_PARALLEL = 4;
 
 /** Strongly consistent BatchGetItem of any number of keys; result by `pk`. */
 export async function batchGet<T extends Item>(keys: readonly Key[], projection?: string[]): Promise<Map<string, T>> {
@@ -136,8 +138,12 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
   const unique = [...new Map(keys.map((k) => [`${k.pk}\u0000${k.sk}`, k])).values()];
   // The key attributes are always projected: results are matched by `pk`.
   const names = projection ? Object.fromEntries([...new Set(['pk', 'sk', ...projection])].map((p, i) => [`#p${i}`, p])) : undefined;
-  for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_MAX).map((k) => ({ pk: k.pk, sk: k.sk }));
+  const chunks = Array.from({ length: Math.ceil(unique.length / BATCH_GET_MAX) }, (_, i) =>
+    unique.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX),
+  );
+  // A page of 1,000 keys is ten requests: BATCH_GET_PARALLEL at a time, not one after another.
+  await mapLimit(chunks, BATCH_GET_PARALLEL, async (chunk) => {
+    let pending: Record<string, unknown>[] | undefined = chunk.map((k) => ({ pk: k.pk, sk: k.sk }));
     for (let round = 0; pending && pending.length > 0; round++) {
       if (round > 0) await backoff(round + 1, { base: 20, cap: 500 });
       if (round > 10) throw new Error('BatchGetItem did not finish');
@@ -155,7 +161,7 @@ export async function batchGetByKey<T extends Item>(keys: readonly Key[], projec
       for (const it of res.Responses?.[table()] ?? []) out.set(itemKeyOf(it as Key), it as T);
       pending = res.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
     }
-  }
+  });
   return out;
 }
 

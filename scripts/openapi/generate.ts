@@ -728,7 +728,7 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
           default: {
             description:
               'Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential ' +
-              'backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured.',
+              'backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured.',
           },
         },
       },

@@ -3,10 +3,14 @@
  * how many are left (issue: `--status failed` printed 50 of 146 failed deliveries, in storage
  * order, with no sign of more). From the table (all participants, or `--owner`) and through
  * `GET /v1/webhooks/deliveries` with a participant's key (cursor paging). Local stack: the
- * receiver answers 500 and a delivery fails after one attempt.
+ * receiver answers 500 and a delivery fails after one attempt. Also the slow lane's worker (in
+ * artifacts mode this file is what runs `webhooks-slow` from its bundle: the parity check).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DELIVERY_STATUSES, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { DELIVERY_STATUSES, deliveryKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
+import { endpointKey, type EndpointItem } from '../../functions/webhooks/endpoint-store';
+import { FAST_LANE_BUDGET_MS } from '../../functions/webhooks/lanes';
+import { getItem } from '../../functions/platform/table';
 import { mapLimit } from '../../functions/platform/retry';
 import { deliveriesList, listDeliveries } from '../../ops/commands/dlq';
 import { startReceiver, type Receiver } from '../../local/receiver';
@@ -127,5 +131,28 @@ describe('ops deliveries:list', () => {
     await expect(listDeliveries(['--status', 'failed', '--table', table, '--starting-after', 'dlv_nope'])).rejects.toThrow(
       '--starting-after dlv_nope: no such delivery among those listed',
     );
+  });
+});
+
+describe('the slow lane (DESIGN 8.1)', () => {
+  it("an endpoint that answers after the fast lane's budget is marked slow; its next delivery goes through the slow lane and arrives, one attempt each", async () => {
+    const who = await t.participant('merchant');
+    const hook = await webhook(t, rx, who, { label: 'slow' });
+    rx.respond(hook.path, { status: 200, delayMs: FAST_LANE_BUDGET_MS + 1_000 });
+    const send = async () => {
+      const r = await t.call('POST', `/v1/webhooks/endpoints/${hook.endpointId}/test`, { key: who.apiKey });
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      return r.body.data.deliveryId as string;
+    };
+    const delivered = (id: string) => until(async () => (await getItem<DeliveryItem>(deliveryKey(id)))?.status === 'delivered', 60_000);
+    const first = await send();
+    await delivered(first);
+    const ep = await getItem<EndpointItem>(endpointKey(who.id, hook.endpointId));
+    expect(ep!.slowUntil).toBeGreaterThan(Date.now());
+    const second = await send();
+    await delivered(second);
+    for (const id of [first, second])
+      expect(await getItem<DeliveryItem>(deliveryKey(id))).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(rx.received(hook.path)).toHaveLength(2);
   });
 });

@@ -9,7 +9,9 @@
  *     intent may answer an array of failed elements with the same status);
  *   - a 2xx (the rare valid input) is a success envelope;
  *   - after a rejected request the table is unchanged (Scan before/after; rate-limit
- *     counters and idempotency records excluded).
+ *     counters and idempotency records excluded). The handlers run in this process: a
+ *     request during which their client made no table write is not Scanned (the Scan
+ *     checks every request that wrote; test/support/fuzz.ts `watchTableWrites`).
  *
  * Runs per property: FUZZ_RUNS, default 15 (npm test) or 300 with RELIABILITY_LONG=1
  * (npm run test:reliability). Seed: FUZZ_SEED (default 20261122) + a per-property offset;
@@ -35,6 +37,7 @@ import {
   shown,
   snapshotTable,
   type Snapshot,
+  watchTableWrites,
 } from '../support/fuzz';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { buildGroup, exampleFor, pathFor, withPeople, type Group } from '../support/reliability-world';
@@ -54,6 +57,8 @@ let g: Group;
 let person: SignedIn;
 let signingOut: SignedIn;
 let snap: Snapshot;
+/** Table writes of the handlers (they run in this process): a rejected request that made none is not Scanned. */
+let writes: ReturnType<typeof watchTableWrites> | undefined;
 const tally = new Map<string, Record<string, number>>();
 
 beforeAll(async () => {
@@ -72,6 +77,7 @@ beforeAll(async () => {
   signingOut = await signUpAndIn();
   await t.app.settle();
   snap = await snapshotTable();
+  if (process.env.LOCAL_ARTIFACTS !== '1') writes = watchTableWrites();
 }, 120_000);
 
 afterAll(async () => {
@@ -84,6 +90,7 @@ afterAll(async () => {
     );
     console.log(`fuzz status tally (runs per property ${RUNS}, seed ${SEED}):\n${lines.join('\n')}`);
   }
+  writes?.remove();
   await rx?.close();
   await t?.stop();
 });
@@ -150,6 +157,7 @@ interface Sent {
 async function send(route: Route, req: Sent): Promise<void> {
   if (process.env.FUZZ_TRACE)
     console.log(`fuzz> ${req.method} ${req.path.slice(0, 120)} ${req.rawBody?.length ?? 0}B ${req.rawBody?.slice(0, 120)}`);
+  const wroteBefore = writes?.count();
   const r = await t.call(req.method, req.path, { key: req.caller.key, headers: req.headers, rawBody: req.rawBody, query: req.query });
   const k = `${routeKey(route)}`;
   const counts = tally.get(k) ?? {};
@@ -162,6 +170,9 @@ async function send(route: Route, req: Sent): Promise<void> {
   if (r.status === 429) throw new Error(`rate limited during fuzzing: ${what()}`);
   if (!r.headers.get('x-request-id'))
     throw new Error(`${r.status} without X-Request-Id (the handler itself failed?)\n  request: ${what()}`);
+  // No write by the handlers: the table is as it was (for a rejection, what the property asks;
+  // for a valid read, the baseline stands).
+  if (wroteBefore !== undefined && writes!.count() === wroteBefore) return;
   if (r.status >= 400) {
     const after = await snapshotTable();
     const diff = diffSnapshots(snap, after);
@@ -183,6 +194,20 @@ async function send(route: Route, req: Sent): Promise<void> {
 const timeout = Math.max(60_000, RUNS * 3_000);
 const routeIndex = new Map(ROUTES.map((r, i) => [routeKey(r), i]));
 const seedFor = (route: Route, aspect: number) => SEED + routeIndex.get(routeKey(route))! * 97 + aspect;
+
+describe('the write watch that spares Scans', () => {
+  it("counts a request that writes, and not one that only stamps the caller's rate window", async () => {
+    const before = writes!.count();
+    const read = await t.call('GET', '/v1/merchant/retry-policy', { key: g.merchant.apiKey });
+    expect(read.status).toBe(200);
+    expect(writes!.count()).toBe(before);
+    const put = await t.call('PUT', '/v1/merchant/retry-policy', { key: g.merchant.apiKey, body: { retryAfterDays: [1, 1, 1] } });
+    expect(put.status).toBe(200);
+    expect(writes!.count()).toBeGreaterThan(before);
+    await t.app.settle();
+    snap = await snapshotTable();
+  });
+});
 
 // Reads and path parameters first, while the table is small (every rejected request is
 // checked with a full Scan); valid fuzzed bodies then add items.

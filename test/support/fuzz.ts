@@ -16,7 +16,7 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { db } from '../../functions/platform/clients';
+import { db, DYNAMO_WRITE_OPERATIONS } from '../../functions/platform/clients';
 import { table } from '../../functions/platform/table';
 
 // ---------------------------------------------------------------------------------------
@@ -63,6 +63,78 @@ export async function snapshotTable(): Promise<Snapshot> {
     start = out.LastEvaluatedKey;
   } while (start);
   return snap;
+}
+
+/** A key's partition key, marshalled (`{ S: … }`) or not. */
+const pkOf = (key: unknown): string | undefined => {
+  const pk = (key as { pk?: unknown } | undefined)?.pk;
+  return typeof pk === 'string' ? pk : typeof (pk as { S?: unknown })?.S === 'string' ? (pk as { S: string }).S : undefined;
+};
+
+/** The attributes an update expression names (`#n` resolved), without its keywords and functions. */
+function updatedAttributes(expression: string, names: Record<string, string> = {}): string[] {
+  const words = expression.replace(/:[\w]+/g, ' ').match(/#?[A-Za-z_][\w]*/g) ?? [];
+  return words
+    .filter((w) => !/^(SET|ADD|REMOVE|DELETE|if_not_exists|list_append)$/i.test(w))
+    .map((w) => (w.startsWith('#') ? (names[w] ?? w) : w));
+}
+
+/**
+ * Whether a write leaves the snapshot as it is: an idempotency record, or the caller's rate
+ * window and last use (what `normalize` leaves out). Anything not recognised counts as a write.
+ */
+function invisibleWrite(command: string, input: Record<string, any>): boolean {
+  const one = (op: 'Put' | 'Update' | 'Delete', w: Record<string, any>): boolean => {
+    const pk = pkOf(op === 'Put' ? w.Item : w.Key);
+    if (pk === undefined) return false;
+    if (pk.startsWith('IDEM#')) return true;
+    if (op !== 'Update' || !(pk.startsWith('APIKEY#') || pk.startsWith('USER#')) || typeof w.UpdateExpression !== 'string') return false;
+    const attrs = updatedAttributes(w.UpdateExpression, w.ExpressionAttributeNames);
+    return attrs.length > 0 && attrs.every((a) => RATE_ATTR.test(a));
+  };
+  if (command === 'PutItem') return one('Put', input);
+  if (command === 'UpdateItem') return one('Update', input);
+  if (command === 'DeleteItem') return one('Delete', input);
+  if (command === 'TransactWriteItems')
+    return (input.TransactItems ?? []).every((t: Record<string, any>) =>
+      t.ConditionCheck ? true : t.Put ? one('Put', t.Put) : t.Update ? one('Update', t.Update) : t.Delete ? one('Delete', t.Delete) : false,
+    );
+  if (command === 'BatchWriteItem')
+    return Object.values(input.RequestItems ?? {}).every((reqs) =>
+      (reqs as Record<string, any>[]).every((r) =>
+        r.PutRequest ? one('Put', r.PutRequest) : r.DeleteRequest ? one('Delete', r.DeleteRequest) : false,
+      ),
+    );
+  return false;
+}
+
+/**
+ * Counts the table writes this process's DynamoDB client made that succeeded and could show
+ * in a snapshot (all but `invisibleWrite`s). In the in-process runs the handlers, workers and
+ * stream consumer use this client, so a rejected request during which the count did not move
+ * wrote nothing: its full Scan can be skipped. A request that wrote is still checked by a Scan.
+ */
+export function watchTableWrites(): { count: () => number; remove: () => void } {
+  let n = 0;
+  const name = 'fuzzWriteWatch';
+  const stack = db().middlewareStack as unknown as {
+    add: (mw: unknown, opts: Record<string, unknown>) => void;
+    remove: (name: string) => void;
+  };
+  stack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      const out = await next(args);
+      const command = (context.commandName ?? '').replace(/Command$/, '');
+      if (
+        DYNAMO_WRITE_OPERATIONS.has(command) &&
+        !invisibleWrite(command, ((args as { input?: unknown }).input ?? {}) as Record<string, any>)
+      )
+        n++;
+      return out;
+    },
+    { step: 'initialize', name, override: true },
+  );
+  return { count: () => n, remove: () => stack.remove(name) };
 }
 
 /** Human-readable differences (empty when equal). */

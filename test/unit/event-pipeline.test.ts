@@ -178,8 +178,8 @@ describe('retry waits', () => {
     expect(maxQueueDelaySeconds()).toBe(900);
   });
 
-  it('with the deployed defaults (12 attempts, base 60 s) span over 24 h: the first four ride messages, the rest the due index', () => {
-    const waits = nominalSchedule(12, 60);
+  it('with the deployed defaults (13 attempts, base 60 s) span over 24 h: the first four ride messages, the rest the due index', () => {
+    const waits = nominalSchedule(13, 60);
     expect(waits.reduce((s, w) => s + w, 0)).toBeGreaterThan(24 * 3600);
     expect(waits.filter((w) => w <= 900)).toEqual([60, 120, 240, 480]);
   });

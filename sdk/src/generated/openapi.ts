@@ -14308,7 +14308,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14357,7 +14357,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14406,7 +14406,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14455,7 +14455,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14504,7 +14504,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14553,7 +14553,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14602,7 +14602,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14651,7 +14651,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14700,7 +14700,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14749,7 +14749,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14798,7 +14798,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14847,7 +14847,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14896,7 +14896,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14945,7 +14945,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14994,7 +14994,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15043,7 +15043,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15092,7 +15092,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15141,7 +15141,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15190,7 +15190,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15239,7 +15239,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15288,7 +15288,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15337,7 +15337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (12 attempts over about 29 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
             default: {
                 headers: {
                     [name: string]: unknown;
