@@ -46,6 +46,12 @@ export interface Route {
    * answers them 403 `Set up two-factor authentication first`.
    */
   mfaExempt?: true;
+  /**
+   * A list (DESIGN 10.4): where its items are in `data` (`items`: the array's property, or
+   * `null` when `data` is the array) and the item field `startingAfter` takes (`cursor`).
+   * Published as the operation's `x-list`; the SDK's `paginate` follows it.
+   */
+  list?: { items: string | null; cursor: string };
   summary: string;
 }
 
@@ -64,11 +70,12 @@ const ANY: ParticipantKind[] = ['bank', 'merchant', 'provider'];
 // biome-ignore format: one line per route keeps the HTTP surface readable as a table
 export const ROUTES: Route[] = [
   // Operator (DESIGN 6.1)
+  { method: 'GET', path: '/v1/operator/participants', handler: 'api/operator/list-participants', kinds: O, access: 'read', list: { items: 'participants', cursor: 'id' }, summary: 'List and search every participant' },
   { method: 'POST', path: '/v1/operator/participants', handler: 'api/operator/create-participant', kinds: O, access: 'write', summary: 'Create a bank, merchant or provider' },
   { method: 'POST', path: '/v1/operator/participants/{id}/keys', notFound: 'Participant not found', handler: 'api/operator/create-key', kinds: O, access: 'write', summary: 'Issue a new API key for a participant' },
   { method: 'DELETE', path: '/v1/operator/keys/{keyId}', notFound: 'API key not found', handler: 'api/operator/revoke-key', kinds: O, access: 'write', summary: 'Revoke an API key' },
   { method: 'PATCH', path: '/v1/operator/providers/{id}', notFound: 'Participant not found', handler: 'api/operator/update-provider', kinds: O, access: 'write', summary: "Set a provider's maxTrustLevel" },
-  { method: 'GET', path: '/v1/operator/applications', handler: 'api/operator/list-applications', kinds: O, access: 'read', summary: 'List business applications' },
+  { method: 'GET', path: '/v1/operator/applications', handler: 'api/operator/list-applications', kinds: O, access: 'read', list: { items: 'applications', cursor: 'applicationId' }, summary: 'List business applications' },
   { method: 'POST', path: '/v1/operator/applications/{id}/approve', notFound: 'Application not found', handler: 'api/operator/approve-application', kinds: O, access: 'write', summary: 'Approve an application (creates the participant)' },
   { method: 'POST', path: '/v1/operator/applications/{id}/reject', notFound: 'Application not found', handler: 'api/operator/reject-application', kinds: O, access: 'write', summary: 'Reject an application' },
 
@@ -77,29 +84,29 @@ export const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/onboarding/applications/{id}', notFound: 'Application not found', handler: 'api/account/get-application', kinds: ANY, access: 'read', caller: 'applicant', mfaExempt: true, summary: 'Read your application' },
   { method: 'GET', path: '/v1/me', handler: 'api/account/me', kinds: ANY, access: 'read', caller: 'applicant', mfaExempt: true, summary: 'The signed-in person and their memberships' },
   { method: 'POST', path: '/v1/me/sign-out', handler: 'api/account/sign-out', kinds: ANY, access: 'write', caller: 'applicant', mfaExempt: true, summary: 'End this sign-in session' },
-  { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', summary: "List the participant's API keys" },
+  { method: 'GET', path: '/v1/keys', handler: 'api/account/list-keys', kinds: ANY, access: 'read', caller: 'person', permission: 'config', list: { items: 'keys', cursor: 'keyId' }, summary: "List the participant's API keys" },
   { method: 'POST', path: '/v1/keys', handler: 'api/account/create-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Create an API key' },
   { method: 'DELETE', path: '/v1/keys/{keyId}', notFound: 'Key not found', handler: 'api/account/revoke-key', kinds: ANY, access: 'write', caller: 'person', permission: 'config', summary: 'Revoke an API key' },
-  { method: 'GET', path: '/v1/team/members', handler: 'api/account/list-members', kinds: ANY, access: 'read', caller: 'person', permission: 'team', summary: "List the participant's team" },
+  { method: 'GET', path: '/v1/team/members', handler: 'api/account/list-members', kinds: ANY, access: 'read', caller: 'person', permission: 'team', list: { items: 'members', cursor: 'userId' }, summary: "List the participant's team" },
   { method: 'POST', path: '/v1/team/invitations', handler: 'api/account/invite', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Invite a person to the team' },
-  { method: 'GET', path: '/v1/team/invitations', handler: 'api/account/list-invitations', kinds: ANY, access: 'read', caller: 'person', permission: 'team', summary: "List the team's pending invitations" },
+  { method: 'GET', path: '/v1/team/invitations', handler: 'api/account/list-invitations', kinds: ANY, access: 'read', caller: 'person', permission: 'team', list: { items: 'invitations', cursor: 'invitationId' }, summary: "List the team's pending invitations" },
   { method: 'DELETE', path: '/v1/team/invitations/{invitationId}', notFound: 'Invitation not found', handler: 'api/account/revoke-invitation', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Withdraw a pending invitation' },
   { method: 'GET', path: '/v1/invitations/{token}', notFound: 'Invitation not found', handler: 'api/account/get-invitation', kinds: ANY, access: 'read', caller: 'applicant', summary: 'Read an invitation by its token' },
   { method: 'POST', path: '/v1/team/invitations/{token}/accept', notFound: 'Invitation not found', handler: 'api/account/accept-invitation', kinds: ANY, access: 'write', caller: 'applicant', summary: 'Accept an invitation' },
   { method: 'PATCH', path: '/v1/team/members/{userId}', notFound: 'Member not found', handler: 'api/account/update-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: "Change a member's role" },
   { method: 'DELETE', path: '/v1/team/members/{userId}', notFound: 'Member not found', handler: 'api/account/remove-member', kinds: ANY, access: 'write', caller: 'person', permission: 'team', summary: 'Remove a member' },
-  { method: 'GET', path: '/v1/audit-log', handler: 'api/account/audit-log', kinds: ANY, access: 'read', permission: 'team', summary: 'Who changed what' },
+  { method: 'GET', path: '/v1/audit-log', handler: 'api/account/audit-log', kinds: ANY, access: 'read', permission: 'team', list: { items: 'entries', cursor: 'id' }, summary: 'Who changed what' },
   { method: 'GET', path: '/v1/operator/ledger/trial-balance', handler: 'api/operator/trial-balance', kinds: O, access: 'read', summary: 'Trial balance of the ledger' },
 
   // Bank: customers and decisions
   { method: 'POST', path: '/v1/bank/customers', handler: 'api/bank/create-customers', kinds: B, access: 'write', rateClass: 'batch', summary: 'Create customers in a batch' },
   { method: 'GET', path: '/v1/bank/customers/batches/{batchId}', notFound: 'Batch not found', handler: 'api/bank/get-batch', kinds: B, access: 'read', summary: 'Read a customer batch result' },
   { method: 'POST', path: '/v1/bank/customer/device/link', handler: 'api/bank/link-device', kinds: B, access: 'write', summary: "Link a customer's device" },
-  { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', summary: "List the bank's customers' decisions" },
+  { method: 'GET', path: '/v1/bank/customer-decisions', handler: 'api/bank/list-decisions', kinds: B, access: 'read', list: { items: null, cursor: 'id' }, summary: "List the bank's customers' decisions" },
   { method: 'PUT', path: '/v1/bank/customer-decisions/{id}', notFound: 'Customer decision not found', handler: 'api/bank/update-decision', kinds: B, access: 'write', summary: 'Change a decision on the customer\'s behalf' },
   { method: 'GET', path: '/v1/bank/customer-decisions/{id}/history', notFound: 'Customer decision not found', handler: 'api/bank/decision-history', kinds: B, access: 'read', summary: "Every version of a customer's decision" },
-  { method: 'GET', path: '/v1/bank/customers/{customerId}/consents', notFound: 'Customer not found', handler: 'api/bank/customer-consents', kinds: B, access: 'read', summary: "Every standing consent of a customer across merchants, with what is left" },
-  { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', summary: "List the bank's customers' recurring schedules" },
+  { method: 'GET', path: '/v1/bank/customers/{customerId}/consents', notFound: 'Customer not found', handler: 'api/bank/customer-consents', kinds: B, access: 'read', list: { items: 'consents', cursor: 'decisionId' }, summary: "Every standing consent of a customer across merchants, with what is left" },
+  { method: 'GET', path: '/v1/bank/customer/subscriptions', handler: 'api/bank/list-subscriptions', kinds: B, access: 'read', list: { items: 'subscriptions', cursor: 'scheduleId' }, summary: "List the bank's customers' recurring schedules" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/skip', notFound: 'Recurring schedule not found', handler: 'api/bank/skip-subscription', kinds: B, access: 'write', summary: "Skip the next run of a customer's schedule" },
   { method: 'POST', path: '/v1/bank/subscriptions/{scheduleId}/cancel', notFound: 'Recurring schedule not found', handler: 'api/bank/cancel-subscription', kinds: B, access: 'write', summary: "Cancel a customer's schedule" },
   { method: 'GET', path: '/v1/bank/settlement-reports', handler: 'api/bank/settlement-report', kinds: B, access: 'read', summary: "The bank's settlement report for a business day" },
@@ -108,10 +115,10 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/billing/bank-responses', handler: 'api/bank/bank-responses', kinds: B, access: 'write', rateClass: 'batch', summary: 'Answer up to 100 billing requests at once' },
   // Disputes (DESIGN 9.4): the customer's bank opens and decides; the merchant answers
   { method: 'POST', path: '/v1/bank/disputes', handler: 'api/disputes/open', kinds: B, access: 'write', summary: 'Dispute a debit of one of your customers' },
-  { method: 'GET', path: '/v1/bank/disputes', handler: 'api/disputes/bank-list', kinds: B, access: 'read', summary: 'List the disputes you opened' },
+  { method: 'GET', path: '/v1/bank/disputes', handler: 'api/disputes/bank-list', kinds: B, access: 'read', list: { items: 'disputes', cursor: 'disputeId' }, summary: 'List the disputes you opened' },
   { method: 'GET', path: '/v1/bank/disputes/{disputeId}', notFound: 'Dispute not found', handler: 'api/disputes/bank-get', kinds: B, access: 'read', summary: 'Read a dispute you opened' },
   { method: 'POST', path: '/v1/bank/disputes/{disputeId}/resolve', notFound: 'Dispute not found', handler: 'api/disputes/resolve', kinds: B, access: 'write', summary: 'Decide a dispute (won: the merchant keeps the money)' },
-  { method: 'GET', path: '/v1/disputes', handler: 'api/disputes/list', kinds: M, access: 'read', summary: 'List disputes of your transactions' },
+  { method: 'GET', path: '/v1/disputes', handler: 'api/disputes/list', kinds: M, access: 'read', list: { items: 'disputes', cursor: 'disputeId' }, summary: 'List disputes of your transactions' },
   { method: 'GET', path: '/v1/disputes/{disputeId}', notFound: 'Dispute not found', handler: 'api/disputes/get', kinds: M, access: 'read', summary: 'Read a dispute' },
   { method: 'POST', path: '/v1/disputes/{disputeId}/respond', notFound: 'Dispute not found', handler: 'api/disputes/respond', kinds: M, access: 'write', summary: 'Answer a dispute with evidence' },
   { method: 'POST', path: '/v1/disputes/{disputeId}/accept', notFound: 'Dispute not found', handler: 'api/disputes/accept', kinds: M, access: 'write', summary: 'Accept a dispute' },
@@ -124,7 +131,7 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/billing/intent', handler: 'api/merchant/billing-intent', kinds: M, access: 'write', rateClass: 'billing', summary: 'Send billing intents' },
   { method: 'POST', path: '/v1/customer/bill', handler: 'api/merchant/bill', kinds: M, access: 'write', rateClass: 'billing', summary: 'Bill customers with agreement phrases' },
   { method: 'POST', path: '/v1/customer/pay', handler: 'api/merchant/pay', kinds: M, access: 'write', rateClass: 'billing', summary: 'Request a one-time payment' },
-  { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', summary: "List customers' decisions" },
+  { method: 'GET', path: '/v1/merchant/customer-decisions', handler: 'api/merchant/list-decisions', kinds: M, access: 'read', list: { items: null, cursor: 'id' }, summary: "List customers' decisions" },
   { method: 'GET', path: '/v1/customer-decisions/{id}', notFound: 'Customer decision not found', handler: 'api/merchant/get-decision', kinds: M, access: 'read', summary: 'Read one customer decision' },
   { method: 'GET', path: '/v1/customer-decisions/{id}/history', notFound: 'Customer decision not found', handler: 'api/merchant/decision-history', kinds: M, access: 'read', summary: 'Every version of a customer decision' },
   { method: 'GET', path: '/v1/merchant/retry-policy', handler: 'api/merchant/retry-policy', kinds: M, access: 'read', summary: 'Read the retry policy of failed recurring runs' },
@@ -135,19 +142,19 @@ export const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/recurring/{scheduleId}/pause', notFound: 'Recurring schedule not found', handler: 'api/recurring/pause', kinds: M, access: 'write', summary: 'Pause a schedule' },
   { method: 'POST', path: '/v1/recurring/{scheduleId}/resume', notFound: 'Recurring schedule not found', handler: 'api/recurring/resume', kinds: M, access: 'write', summary: 'Resume a schedule' },
   { method: 'POST', path: '/v1/recurring/{scheduleId}/skip', notFound: 'Recurring schedule not found', handler: 'api/recurring/skip', kinds: M, access: 'write', summary: 'Skip the next run' },
-  { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', summary: 'List schedules' },
+  { method: 'GET', path: '/v1/recurring', handler: 'api/recurring/list', kinds: M, access: 'read', list: { items: 'schedules', cursor: 'scheduleId' }, summary: 'List schedules' },
   { method: 'GET', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/get', kinds: M, access: 'read', summary: 'Read a schedule' },
   { method: 'DELETE', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/cancel', kinds: M, access: 'write', summary: 'Cancel a schedule' },
   { method: 'PATCH', path: '/v1/recurring/{scheduleId}', notFound: 'Recurring schedule not found', handler: 'api/recurring/amend', kinds: M, access: 'write', summary: "Amend a schedule's terms (the customer's bank approves)" },
 
   // Transactions and refunds
-  { method: 'GET', path: '/v1/transaction-history', handler: 'api/transactions/history', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction history' },
+  { method: 'GET', path: '/v1/transaction-history', handler: 'api/transactions/history', kinds: ['merchant', 'bank', 'provider'], access: 'read', list: { items: 'transactions', cursor: 'reference' }, summary: 'Transaction history' },
   { method: 'GET', path: '/v1/transaction-details', handler: 'api/transactions/details', kinds: ['merchant', 'bank', 'provider'], access: 'read', summary: 'Transaction details' },
   { method: 'POST', path: '/v1/refunds/initiate', handler: 'api/refunds/initiate', kinds: M, access: 'write', rateClass: 'billing', summary: 'Start a refund' },
   { method: 'GET', path: '/v1/refunds/{refundId}/status', notFound: 'Refund not found', handler: 'api/refunds/status', kinds: M, access: 'read', summary: 'Read a refund' },
 
   // Reconciliation (DESIGN 8.8)
-  { method: 'GET', path: '/v1/settlements', handler: 'api/settlements/list', kinds: M, access: 'read', summary: 'List settlements' },
+  { method: 'GET', path: '/v1/settlements', handler: 'api/settlements/list', kinds: M, access: 'read', list: { items: 'settlements', cursor: 'settlementId' }, summary: 'List settlements' },
   { method: 'GET', path: '/v1/settlements/{id}', notFound: 'Settlement not found', handler: 'api/settlements/get', kinds: M, access: 'read', summary: 'Read a settlement and its lines' },
   // An export moves no money: every role that may read more than GETs (owner, admin, developer) may ask for one, in live too.
   { method: 'POST', path: '/v1/exports', handler: 'api/exports/create', kinds: M, access: 'write', permission: 'config', summary: 'Start a CSV export' },
@@ -155,27 +162,27 @@ export const ROUTES: Route[] = [
 
   // Provider: merchants and trust
   { method: 'POST', path: '/v1/provider/merchants', handler: 'api/provider/create-merchants', kinds: P, access: 'write', rateClass: 'batch', summary: 'Create merchants in a batch' },
-  { method: 'GET', path: '/v1/provider/merchants', handler: 'api/provider/list-merchants', kinds: P, access: 'read', summary: "List the provider's merchants" },
+  { method: 'GET', path: '/v1/provider/merchants', handler: 'api/provider/list-merchants', kinds: P, access: 'read', list: { items: 'merchants', cursor: 'id' }, summary: "List the provider's merchants" },
   { method: 'GET', path: '/v1/provider/merchant', handler: 'api/provider/get-merchant', kinds: P, access: 'read', summary: 'Read a merchant' },
   { method: 'PATCH', path: '/v1/provider/merchant', handler: 'api/provider/update-merchant', kinds: P, access: 'write', summary: 'Update a merchant' },
   { method: 'PATCH', path: '/v1/provider/merchant/trust', handler: 'api/provider/update-trust', kinds: P, access: 'write', summary: "Set a merchant's trust" },
   { method: 'GET', path: '/v1/provider/merchant/trust', handler: 'api/provider/get-trust', kinds: P, access: 'read', summary: "Read a merchant's trust" },
-  { method: 'GET', path: '/v1/provider/merchant/trust/multiple', handler: 'api/provider/list-trust', kinds: P, access: 'read', summary: "List merchants' trust" },
+  { method: 'GET', path: '/v1/provider/merchant/trust/multiple', handler: 'api/provider/list-trust', kinds: P, access: 'read', list: { items: null, cursor: 'entityId' }, summary: "List merchants' trust" },
   { method: 'GET', path: '/v1/provider/merchant/trust/device-permission', handler: 'api/provider/device-permission', kinds: P, access: 'read', summary: 'Check device lookup permission' },
   { method: 'POST', path: '/v1/provider/merchant/trust/validate', handler: 'api/provider/validate-trust', kinds: P, access: 'read', permission: 'config', summary: "Check a merchant's trust level" },
 
   // Webhooks (any participant; a provider manages a merchant's with X-Entity-Id)
   { method: 'POST', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/create-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Add a webhook endpoint' },
-  { method: 'GET', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/list-endpoints', kinds: ANY, access: 'read', summary: 'List webhook endpoints' },
+  { method: 'GET', path: '/v1/webhooks/endpoints', handler: 'api/webhooks/list-endpoints', kinds: ANY, access: 'read', list: { items: 'endpoints', cursor: 'id' }, summary: 'List webhook endpoints' },
   { method: 'DELETE', path: '/v1/webhooks/endpoints/{id}', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/delete-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Remove a webhook endpoint' },
   { method: 'POST', path: '/v1/webhooks/endpoints/{id}/rotate-secret', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/rotate-secret', kinds: ANY, access: 'write', permission: 'config', summary: "Rotate an endpoint's secret" },
   { method: 'POST', path: '/v1/webhooks/endpoints/{id}/test', notFound: 'Webhook endpoint not found', handler: 'api/webhooks/test-endpoint', kinds: ANY, access: 'write', permission: 'config', summary: 'Send a webhook.test event' },
-  { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', summary: 'List webhook deliveries' },
+  { method: 'GET', path: '/v1/webhooks/deliveries', handler: 'api/webhooks/list-deliveries', kinds: ANY, access: 'read', list: { items: 'deliveries', cursor: 'id' }, summary: 'List webhook deliveries' },
   { method: 'GET', path: '/v1/webhooks/deliveries/{id}', notFound: 'Delivery not found', handler: 'api/webhooks/get-delivery', kinds: ANY, access: 'read', summary: 'Read a delivery with its requests and answers' },
   { method: 'POST', path: '/v1/webhooks/deliveries/{id}/replay', notFound: 'Delivery not found', handler: 'api/webhooks/replay-delivery', kinds: ANY, access: 'write', permission: 'config', summary: 'Re-send a delivery now' },
 
   // Events (DESIGN 8.2): what was sent to the caller, for 30 days
-  { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', summary: 'List events sent to the caller' },
+  { method: 'GET', path: '/v1/events', handler: 'api/events/list', kinds: ANY, access: 'read', list: { items: 'events', cursor: 'id' }, summary: 'List events sent to the caller' },
   { method: 'GET', path: '/v1/events/{id}', notFound: 'Event not found', handler: 'api/events/get', kinds: ANY, access: 'read', summary: 'Read an event and its deliveries' },
 
   // Finding things (DESIGN 9.3)

@@ -11,6 +11,10 @@
  *   session that signed in with a TOTP code can then be refreshed and revoked (RevokeToken).
  * - `UpdateUserAttributes` of `email` leaves the new address unverified (`email_verified`
  *   false), as Cognito does.
+ * - `PreventUserExistenceErrors` (the dashboard client's setting, DESIGN 10.7): `InitiateAuth`
+ *   answers an unknown user and a wrong password alike (`NotAuthorizedException`, `Incorrect
+ *   username or password.`), and `ForgotPassword` for an unknown user answers as if a code went
+ *   out, as Cognito does with the setting on.
  * - `origin_jti` on access tokens, as Cognito sets it: one id per sign-in, the same on every
  *   access token refreshed from that sign-in's refresh token (which carries it too), so a
  *   session can be told apart from the person's other sessions (sign-out, DESIGN 9.1).
@@ -130,14 +134,32 @@ Targets.RespondToAuthChallenge = (services) => {
 };
 
 // origin_jti: a refresh passes on the origin its refresh token carries; a sign-in starts a new one.
+// PreventUserExistenceErrors: no answer tells an unknown user from a wrong password.
 const origin = new AsyncLocalStorage<string>();
 const initiate = Targets.InitiateAuth!;
+const SAME_REFUSAL = new Set(['NotAuthorizedException', 'UserNotFoundException', 'InvalidPasswordException']);
 Targets.InitiateAuth = (services) => {
   const run = initiate(services);
+  const refuseAlike = (e: { code?: string }) => {
+    if (SAME_REFUSAL.has(e?.code ?? '')) throw new errors.NotAuthorizedError('Incorrect username or password.');
+    throw e;
+  };
   return (ctx, req) => {
     const refreshToken = req.AuthParameters?.REFRESH_TOKEN;
     const carried = refreshToken ? (jwt.decode(refreshToken) as { origin_jti?: string } | null)?.origin_jti : undefined;
-    return carried ? origin.run(carried, () => run(ctx, req)) : run(ctx, req);
+    if (carried) return origin.run(carried, () => run(ctx, req));
+    return run(ctx, req).catch(refuseAlike);
+  };
+};
+
+const forgot = Targets.ForgotPassword!;
+Targets.ForgotPassword = (services) => {
+  const run = forgot(services);
+  return async (ctx, req) => {
+    const pool = await services.cognito.getUserPoolForClientId(ctx, req.ClientId);
+    if (await pool.getUserByUsername(ctx, req.Username)) return run(ctx, req);
+    const masked = String(req.Username ?? '').replace(/^(.).*@/, '$1***@');
+    return { CodeDeliveryDetails: { AttributeName: 'email', DeliveryMedium: 'EMAIL', Destination: masked } };
   };
 };
 const generate = JwtTokenGenerator.prototype.generate;

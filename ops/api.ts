@@ -1,57 +1,13 @@
 /**
- * The ops CLI's HTTP calls to the API (`listen`, `trigger`): a key, optionally a merchant a
- * provider acts for (`X-Entity-Id`), and the API's base URL (`--api`, else the running
- * `npm start`'s URL from .local/endpoints.json, else http://127.0.0.1:3000).
+ * The ops CLI's HTTP calls to the API (`listen`, `trigger`, `dlq`): the SDK CLI's own (a key,
+ * optionally a merchant a provider acts for, `X-Entity-Id`), and the API's base URL (`--api`,
+ * else the running `npm start`'s URL from .local/endpoints.json, else http://127.0.0.1:3000).
  */
 import { localStack } from './common';
 
-export interface Target {
-  api: string;
-  key: string;
-  /** A provider's key acting for this merchant (sent as X-Entity-Id on merchant calls). */
-  entity?: string;
-}
-
-export interface Answer {
-  status: number;
-  /** JSON answers of many shapes, read field by field. */
-  body: any;
-}
-
-/** An event as the events API lists it. */
-export interface ApiEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: Record<string, any>;
-}
+export { call, must, type Answer, type ApiEvent, type Target } from '../sdk/src/cli/index';
 
 export const apiBase = (api: string | true | undefined) =>
   (typeof api === 'string' ? api : (localStack()?.url ?? 'http://127.0.0.1:3000')).replace(/\/$/, '');
-
-/** One API call; `asProvider`: a provider's own route (no X-Entity-Id). */
-export async function call(t: Target, method: string, path: string, body?: unknown, opts: { asProvider?: boolean } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${t.key}` };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (t.entity && !opts.asProvider) headers['X-Entity-Id'] = t.entity;
-  const r = await fetch(`${t.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, body: parsed };
-}
-
-/** The body of a 2xx answer; otherwise an error naming the call, its status and message. */
-export function must(r: Answer, what: string): any {
-  if (r.status >= 300) {
-    const b = Array.isArray(r.body) ? r.body[0] : r.body;
-    throw new Error(`${what}: ${r.status} ${typeof b === 'object' ? (b?.message ?? JSON.stringify(r.body)) : r.body}`);
-  }
-  return r.body;
-}
 
 export { sleep } from '../functions/platform/retry';

@@ -1,20 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { localPaths } from '../local/paths';
 
-/** `--name value` flags (and `--flag` booleans). */
-export function flags(args: string[]): Record<string, string | true> {
-  const out: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) continue;
-    const next = args[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      out[a.slice(2)] = next;
-      i++;
-    } else out[a.slice(2)] = true;
-  }
-  return out;
-}
+/** `--name value` flags (and `--flag` booleans): the SDK CLI's parser. */
+export { parseFlags as flags } from '../sdk/src/cli/index';
 
 /** What `npm start` wrote about the running local stack, if anything. */
 export function localStack(): Record<string, string> | undefined {

@@ -1,13 +1,13 @@
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Link, usePath } from './router';
 import { useSession, type SessionValue } from './session';
 import { HomePage } from './pages/Home';
 import { KeysPage } from './pages/Keys';
 import { WebhooksPage } from './pages/Webhooks';
-import { EventsPage } from './pages/Events';
+import { EventPage, EventsPage } from './pages/Events';
 import { TransactionsPage } from './pages/Transactions';
 import { SchedulePage, SchedulesPage } from './pages/Schedules';
-import { DisputesPage } from './pages/Disputes';
+import { DisputePage, DisputesPage } from './pages/Disputes';
 import { CustomersPage } from './pages/Customers';
 import { CustomerPage } from './pages/Consents';
 import { DecisionPage, DecisionsPage } from './pages/Decisions';
@@ -71,7 +71,7 @@ const PAGES: Entry[] = [
     label: 'Participants',
     page: () => <ParticipantsPage />,
     kinds: ['operator'],
-    needs: ['POST', '/v1/operator/participants'],
+    needs: ['GET', '/v1/operator/participants'],
   },
   { path: 'team', label: 'Team', page: () => <TeamPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/team/members'] },
   { path: 'audit-log', label: 'Audit log', page: () => <AuditLogPage />, kinds: PARTICIPANTS, needs: ['GET', '/v1/audit-log'] },
@@ -126,6 +126,27 @@ const DETAILS: Detail[] = [
     needs: ['GET', '/v1/bank/customers/{customerId}/consents'],
   },
   {
+    prefix: 'events/',
+    parent: 'events',
+    page: (id) => <EventPage id={id} />,
+    kinds: PARTICIPANTS,
+    needs: ['GET', '/v1/events/{id}'],
+  },
+  {
+    prefix: 'disputes/',
+    parent: 'disputes',
+    page: (id) => <DisputePage disputeId={id} />,
+    kinds: ['merchant'],
+    needs: ['GET', '/v1/disputes/{disputeId}'],
+  },
+  {
+    prefix: 'disputes/',
+    parent: 'disputes',
+    page: (id) => <DisputePage disputeId={id} />,
+    kinds: ['bank'],
+    needs: ['GET', '/v1/bank/disputes/{disputeId}'],
+  },
+  {
     prefix: 'deliveries/',
     parent: 'webhooks',
     page: (id) => <DeliveryPage id={id} />,
@@ -147,9 +168,13 @@ export function Layout() {
   const gated = s.mfa?.required === true && !s.mfa.enabled;
   const at = (d: Detail) => path.startsWith(d.prefix) && path.length > d.prefix.length;
   const detail = DETAILS.find((d) => at(d) && d.kinds.includes(s.acting!.kind)) ?? DETAILS.find(at);
-  const detailUsable = detail && detail.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
-  const current = pages.find((p) => p.path === (detailUsable ? detail.parent : path));
+  const detailUsable = detail?.kinds.includes(s.acting!.kind) && s.can(...detail.needs);
+  const current = pages.find((p) => p.path === (detail && detailUsable ? detail.parent : path));
   const searchable = usable(s, SEARCH);
+  // On a phone the menu folds behind `Menu` (DESIGN 10.7); a new page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: folds on every change of page
+  useEffect(() => setMenuOpen(false), [path]);
   let main: ReactNode;
   if (gated) main = <SecurityPage />;
   else if (detail && detailUsable) main = detail.page(decodeURIComponent(path.slice(detail.prefix.length)));
@@ -180,7 +205,7 @@ export function Layout() {
           <span className="who">{s.current ? `${s.current.name ?? s.current.participantId} (${s.current.kind})` : 'Operator'}</span>
         )}
         {s.current && <span className="role">Role: {s.current.role}</span>}
-        {searchable && !gated && <SearchField />}
+        {(searchable || s.acting!.kind === 'operator') && !gated && <SearchField />}
         <span className="account">
           {s.mfa && !gated && (
             <Link to="security" aria-current={path === 'security' ? 'page' : undefined}>
@@ -193,8 +218,18 @@ export function Layout() {
         </span>
       </header>
       {!gated && (
-        <nav aria-label="Main">
-          <ul>
+        <nav aria-label="Main" className={menuOpen ? 'open' : undefined}>
+          <button
+            type="button"
+            className="menu-toggle secondary"
+            aria-expanded={menuOpen}
+            aria-controls="main-menu"
+            onClick={() => setMenuOpen((o) => !o)}
+          >
+            Menu
+          </button>
+          {current && <span className="menu-current">{current.label}</span>}
+          <ul id="main-menu">
             {pages.map((p) => (
               <li key={p.path}>
                 <Link to={p.path} aria-current={p === current && p.path === path ? 'page' : undefined}>

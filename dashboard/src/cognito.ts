@@ -180,5 +180,18 @@ export async function enableTotp(c: DashboardConfig, accessToken: string, code: 
   await call(c, 'SetUserMFAPreference', { AccessToken: accessToken, SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true } });
 }
 
-export const disableTotp = (c: DashboardConfig, accessToken: string) =>
-  call(c, 'SetUserMFAPreference', { AccessToken: accessToken, SoftwareTokenMfaSettings: { Enabled: false, PreferredMfa: false } });
+/**
+ * Turns the authenticator app off, proven first (DESIGN 10.7): a fresh sign-in with the
+ * password and a current code from the app (Cognito checks both), whose token turns it off;
+ * that sign-in's own session is then revoked. A wrong password or code is Cognito's refusal.
+ */
+export async function disableTotp(c: DashboardConfig, email: string, password: string, code: string): Promise<void> {
+  let step = await signIn(c, email, password);
+  if ('challenge' in step) step = await answerMfa(c, step.challenge, code, email);
+  if (!('tokens' in step)) throw new CognitoError('CodeMismatchException', 'The code did not match. Try the next one.');
+  await call(c, 'SetUserMFAPreference', {
+    AccessToken: step.tokens.accessToken,
+    SoftwareTokenMfaSettings: { Enabled: false, PreferredMfa: false },
+  });
+  if (step.tokens.refreshToken) await revokeToken(c, step.tokens.refreshToken).catch(() => undefined);
+}

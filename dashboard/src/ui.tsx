@@ -135,7 +135,11 @@ export function Table<T>({
   );
 }
 
-/** A form whose submit runs `onSubmit`, showing progress and the API's error. */
+/**
+ * A form whose submit runs `onSubmit`, showing progress and the API's error. After success the
+ * form is cleared (DESIGN 10.7: a second click must not repeat the action); `onSubmit` returns
+ * `false` when nothing was done (a check refused a field, a dialog was cancelled): the values stay.
+ */
 export function Form({
   label,
   submit,
@@ -144,7 +148,7 @@ export function Form({
 }: {
   label: string;
   submit: string;
-  onSubmit(data: FormData): Promise<void>;
+  onSubmit(data: FormData): Promise<void | false>;
   children: ReactNode;
 }) {
   const [busy, setBusy] = useState(false);
@@ -155,7 +159,7 @@ export function Form({
     setBusy(true);
     setError(undefined);
     try {
-      await onSubmit(new FormData(form));
+      if ((await onSubmit(new FormData(form))) !== false) form.reset();
     } catch (err) {
       setError(err as Error);
     } finally {
@@ -184,7 +188,7 @@ export function Field(props: {
   hint?: string;
   /** The reason the value was refused (shown under the field, which is marked invalid). */
   error?: string;
-  inputMode?: 'numeric' | 'email' | 'text';
+  inputMode?: 'numeric' | 'decimal' | 'email' | 'text';
   maxLength?: number;
 }) {
   const id = useId();
@@ -254,40 +258,85 @@ export function Select(props: {
 export interface Confirmation {
   title: string;
   message: ReactNode;
+  /**
+   * Fields the question asks for (an authenticator code) and what `Confirm` does with them: an
+   * error it throws is shown in the dialog, which stays open; once it succeeds the dialog closes
+   * and `ask` resolves to true.
+   */
+  fields?: ReactNode;
+  run?(data: FormData): Promise<void>;
 }
 
 /**
- * A question before an action that moves money or removes something (DESIGN 9.7): `ask()`
- * opens a modal dialog (role `dialog`) with `Confirm` and `Cancel` and resolves to the answer;
- * render `dialog` where the question belongs.
+ * A question before an action that moves money, removes or changes something (DESIGN 9.7,
+ * 10.7): `ask()` opens a modal dialog (role `dialog`, named by its title) with `Confirm` and
+ * `Cancel` and resolves to the answer; render `dialog` where the question belongs. Focus starts
+ * on `Cancel` (the safe choice) and returns to the element that opened it when it closes.
  */
 export function useConfirm(): { ask(c: Confirmation): Promise<boolean>; dialog: ReactNode } {
-  const [open, setOpen] = useState<Confirmation & { answer(yes: boolean): void }>();
+  const [open, setOpen] = useState<Confirmation & { answer(yes: boolean): void; opener: Element | null }>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
   const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
   const titleId = useId();
   useEffect(() => {
-    if (open && ref.current && !ref.current.open) ref.current.showModal();
+    if (open && ref.current && !ref.current.open) {
+      ref.current.showModal();
+      cancel.current?.focus();
+    }
   }, [open]);
   const answer = (yes: boolean) => {
     ref.current?.close();
     open?.answer(yes);
     setOpen(undefined);
+    setError(undefined);
+    (open?.opener as HTMLElement | null)?.focus?.();
+  };
+  const confirm = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    if (!open?.run) return answer(true);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await open.run(new FormData(e.currentTarget));
+      answer(true);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
   };
   const dialog = open ? (
-    <dialog ref={ref} aria-labelledby={titleId} className="confirm" onCancel={() => answer(false)}>
-      <h2 id={titleId}>{open.title}</h2>
-      <div>{open.message}</div>
-      <div className="row">
-        <button type="button" className="danger" onClick={() => answer(true)}>
-          Confirm
-        </button>
-        <button type="button" className="secondary" onClick={() => answer(false)}>
-          Cancel
-        </button>
-      </div>
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      className="confirm"
+      onCancel={(e) => {
+        e.preventDefault();
+        answer(false);
+      }}
+    >
+      <form onSubmit={confirm} noValidate>
+        <h2 id={titleId}>{open.title}</h2>
+        <div>{open.message}</div>
+        {open.fields}
+        <ErrorMessage error={error} />
+        <div className="row">
+          <button type="submit" className="danger" disabled={busy}>
+            Confirm
+          </button>
+          <button type="button" className="secondary" ref={cancel} onClick={() => answer(false)}>
+            Cancel
+          </button>
+        </div>
+      </form>
     </dialog>
   ) : null;
-  return { ask: (c) => new Promise<boolean>((resolve) => setOpen({ ...c, answer: resolve })), dialog };
+  return {
+    ask: (c) => new Promise<boolean>((resolve) => setOpen({ ...c, answer: resolve, opener: document.activeElement })),
+    dialog,
+  };
 }
 
 /** A button that runs an action (after `confirm`, when given), then reports its outcome (the API's message on failure). */

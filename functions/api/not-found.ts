@@ -3,7 +3,7 @@ import { config } from '../config';
 import { allowedMethods, routesFor } from '../routes';
 import type { HttpEvent, HttpResponse } from '../http/types';
 import { AppError, MSG } from '../platform/errors';
-import { checkApiVersion, errorAnswer, requestIdOf } from '../platform/api-request';
+import { checkApiVersion, errorAnswer, requestIdOf, requestVersion } from '../platform/api-request';
 
 /**
  * API Gateway `$default`: any request that matches no route. A path the table serves with
@@ -20,6 +20,7 @@ export const handler = middy<HttpEvent, HttpResponse>(async (event: HttpEvent) =
   }
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const allow = allowedMethods(routesFor(config.stage()), path);
-  if (allow.length) return errorAnswer(new AppError(405, MSG.methodNotAllowed), requestId, { Allow: allow.join(', ') });
-  return errorAnswer(new AppError(404, MSG.routeNotFound), requestId);
+  const version = requestVersion(event);
+  if (allow.length) return errorAnswer(new AppError(405, MSG.methodNotAllowed), requestId, { Allow: allow.join(', ') }, version);
+  return errorAnswer(new AppError(404, MSG.routeNotFound), requestId, {}, version);
 });

@@ -285,6 +285,8 @@ export const element = {
   message: z.string(),
   code: z.string().optional().describe('On a refused element: the code of its message (see Errors)'),
   type: z.enum(ERROR_TYPES).optional().describe('On a refused element: the kind of error'),
+  docUrl: z.string().optional().describe("On a refused element: its code's entry in the API reference (`/docs#error-<code>`)"),
+  param: z.string().optional().describe('On an element a business rule refused for one field of the request: that field (e.g. `amount`)'),
   entityId: z.string(),
 };
 

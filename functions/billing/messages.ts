@@ -10,7 +10,7 @@ export const BILLING_MSG = messages({
   paymentCreated: "Payment request sent to the customer's bank",
   notApproved: [403, 'billing_not_approved', 'Customer has not approved billing'],
   merchantBlocked: [403, 'merchant_blocked', 'Merchant is blocked by the customer'],
-  limitsExceeded: [403, 'spending_limit_exceeded', "Billing exceeds the customer's spending limits"],
+  limitsExceeded: [403, 'spending_limit_exceeded', "Billing exceeds the customer's spending limits", { param: 'amount' }],
   /** Consent terms (DESIGN 8.5). */
   approvalNotValid: [403, 'approval_not_valid', 'Customer approval is not valid at this time'],
   noPaymentsLeft: [403, 'approval_no_payments_left', 'Customer approval has no payments left'],

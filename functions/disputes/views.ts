@@ -38,7 +38,7 @@ export const DISPUTE_MSG = messages({
   notFound: [404, 'dispute_not_found', 'Dispute not found'],
   transactionNotFound: [404, 'transaction_not_found', 'Transaction not found'],
   tooLate: [400, 'dispute_window_passed', 'Transaction can no longer be disputed'],
-  exceeds: [400, 'dispute_exceeds_disputable', 'Dispute amount exceeds the disputable amount'],
+  exceeds: [400, 'dispute_exceeds_disputable', 'Dispute amount exceeds the disputable amount', { param: 'amount' }],
   /** The transaction is not succeeded (pending, declined, expired, failed): nothing was paid. */
   notDisputable: [409, 'transaction_not_disputable', 'Only a succeeded transaction can be disputed'],
   closed: [409, 'dispute_closed', 'Dispute is closed'],

@@ -442,12 +442,18 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
   },
 };
 
-/** The delivery body of one event type: exactly `{id, type, createdAt, data}`. */
+/** The delivery body of one event type: exactly `{id, type, createdAt, apiVersion, livemode, data}`. */
 export function eventBodySchema<T extends EventType>(type: T) {
   return z.strictObject({
     id: z.string().describe('Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it'),
     type: z.literal(type),
     createdAt: dateTime,
+    apiVersion: z
+      .string()
+      .describe(
+        "The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at",
+      ),
+    livemode: z.boolean().describe('True for an event of the live stage, false in the sandbox'),
     data: EVENT_CATALOG[type].data,
   });
 }

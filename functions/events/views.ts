@@ -21,6 +21,7 @@ import {
   type DeliveryStatus,
 } from '../webhooks/delivery-store';
 import { receiptDeliveryIds, receiptKey, receiptPk, RECEIPT_SHARDS, receiptSk, type ReceiptItem } from './receipts';
+import { eventEnvelope } from '../webhooks/event-body';
 
 export { EVENT_RETENTION_SECONDS } from './receipts';
 
@@ -151,7 +152,7 @@ export async function findDelivery(participantId: string, id: string): Promise<D
  * Events as the events API shows one (GET /v1/events/{id}): the body and the participant's own
  * deliveries of it (one BatchGetItem for all of them).
  */
-export async function eventsWithDeliveries(participantId: string, visible: readonly VisibleEvent[]) {
+export async function eventsWithDeliveries(participantId: string, visible: readonly VisibleEvent[], apiVersion: string) {
   const found = new Map(
     (
       await deliveriesByIds(
@@ -164,6 +165,7 @@ export async function eventsWithDeliveries(participantId: string, visible: reado
     id: event.id,
     type: event.type,
     createdAt: event.createdAt,
+    ...eventEnvelope(apiVersion),
     data: event.data,
     deliveries: [...deliveryIds]
       .sort()
@@ -186,9 +188,9 @@ export async function eventsWithDeliveries(participantId: string, visible: reado
  * deliveries, oldest first. The caller sees what the events API shows it (a bank its events, a
  * merchant or its provider the merchant's); events are kept 30 days.
  */
-export async function eventsCausedBy(participantId: string, objects: readonly { eventIds?: readonly string[] }[]) {
+export async function eventsCausedBy(participantId: string, objects: readonly { eventIds?: readonly string[] }[], apiVersion: string) {
   const ids = new Set(objects.flatMap((o) => o.eventIds ?? []));
-  return eventsWithDeliveries(participantId, await visibleEvents(participantId, [...ids]));
+  return eventsWithDeliveries(participantId, await visibleEvents(participantId, [...ids]), apiVersion);
 }
 
 export function countDeliveries(deliveries: readonly DeliveryItem[]): DeliveryCounts {

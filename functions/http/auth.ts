@@ -13,6 +13,7 @@ import { getItem, isConditionFailure, table } from '../platform/table';
 import { metric } from '../platform/metrics';
 import { AppError, MSG, badRequest, fill, forbidden, notFound, tooManyRequests, unauthorized } from '../platform/errors';
 import type { HttpEvent, Principal, RateState, RequestState } from './types';
+import { pinnedVersion, requestVersion } from '../platform/api-request';
 
 const WINDOW_SECONDS = 60;
 
@@ -195,7 +196,9 @@ export async function authenticate(state: RequestState, event: HttpEvent): Promi
     actor: { type: 'apiKey', id: found.item.keyId },
     // A key acts with its role exactly as a person with that role does (DESIGN 9.1).
     role: keyRoleOf(found.item),
+    apiVersion: pinnedVersion(found.item),
   } satisfies Principal;
+  state.apiVersion = requestVersion(event, state.principal.apiVersion);
   state.scope = found.item.keyId;
   refuseKeyOnPersonRoute(state);
 }
@@ -266,7 +269,9 @@ async function authenticatePerson(state: RequestState, event: HttpEvent, token: 
     keyId: `user_${person.sub}`,
     actor: { type: 'user', id: person.sub, ...(m.email ? { email: m.email } : {}) },
     role: m.role,
+    apiVersion: pinnedVersion(m),
   } satisfies Principal;
+  state.apiVersion = requestVersion(event, state.principal.apiVersion);
   state.scope = `user_${person.sub}@${m.participantId}`;
 }
 

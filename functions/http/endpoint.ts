@@ -5,7 +5,7 @@ import { config } from '../config';
 import { MAX_ID_LENGTH, findRoute, type Route } from '../routes';
 import { authenticate, authorize, enforceRateLimit, rateHeaders, requireMfa } from './auth';
 import { AppError, type ErrorMessage, MSG, SANDBOX_MSG, badRequest, conflict, notFound } from '../platform/errors';
-import { API_VERSION, VERSION_HEADER, checkApiVersion, errorBody, requestIdOf } from '../platform/api-request';
+import { VERSION_HEADER, checkApiVersion, currentApiVersion, errorBody, requestIdOf, requestVersion } from '../platform/api-request';
 import { withTestClock, type ClockContext } from '../platform/clock';
 import { contextOf, getTestClock } from '../platform/test-clock-item';
 import {
@@ -48,6 +48,8 @@ export interface Ctx<B, Q> {
   params: Record<string, string>;
   principal: Principal;
   requestId: string;
+  /** The API version this request is served at (its `Idpay-Version`, else the caller's pinned one). */
+  apiVersion: string;
   headers: Record<string, string | undefined>;
   /** Who, which request, from where: what an audited change records (identity/audit.ts). */
   audit: AuditContext;
@@ -128,6 +130,7 @@ const envelope: Mw = {
     observeInvocation(request.context);
     setLogRequestId(requestId);
     checkApiVersion(event);
+    state.apiVersion = requestVersion(event);
     if (!route || (route.sandboxOnly && config.stage() !== 'sandbox')) throw notFound(MSG.routeNotFound);
     refuseImpossibleIds(route, state.params, event.headers ?? {});
   },
@@ -161,7 +164,12 @@ function refuseImpossibleIds(route: Route, params: Record<string, string>, heade
 }
 
 function finish(state: RequestState, response: HttpResponse): HttpResponse {
-  const headers = { ...response.headers, ...rateHeaders(state.rate), 'X-Request-Id': state.requestId, [VERSION_HEADER]: API_VERSION };
+  const headers = {
+    ...response.headers,
+    ...rateHeaders(state.rate),
+    'X-Request-Id': state.requestId,
+    [VERSION_HEADER]: state.apiVersion ?? currentApiVersion(),
+  };
   // A replayed error (Idempotency-Key) names this request, like its X-Request-Id.
   const body = state.idempotency?.replay && response.statusCode >= 400 ? withRequestId(response.body, state.requestId) : response.body;
   logger.info('request', {
@@ -276,6 +284,7 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
         params: state.params,
         principal: state.principal!,
         requestId: state.requestId,
+        apiVersion: state.apiVersion ?? currentApiVersion(),
         headers: event.headers ?? {},
         audit: {
           actor: state.principal?.actor ?? { type: 'user', id: state.person?.sub ?? 'unknown' },

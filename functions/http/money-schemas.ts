@@ -4,7 +4,7 @@
  * amount) do not bundle zod and build these schemas at cold start.
  */
 import * as z from 'zod';
-import { CURRENCY_FORMAT, amountProblem, toMinor, type AmountBounds } from '../domain/money';
+import { CURRENCY_FORMAT, SUPPORTED_CURRENCIES, amountProblem, toMinor, type AmountBounds } from '../domain/money';
 
 /**
  * zod schema factory: a JSON number in major units within the bounds -> integer minor units.
@@ -29,4 +29,8 @@ export const amountSchema = majorAmount();
  * (`isSupportedCurrency`) so the endpoint can answer 400 `Unsupported currency` for `USD`
  * while `ngn` stays 400 `Invalid request parameters`.
  */
-export const currencySchema = z.string().regex(CURRENCY_FORMAT, 'must be a 3-letter upper-case ISO 4217 code');
+export const currencySchema = z
+  .string()
+  .regex(CURRENCY_FORMAT, 'must be a 3-letter upper-case ISO 4217 code')
+  // The document (and so the SDK's types) lists the supported codes: `currency: 'USD'` does not compile.
+  .meta({ enum: [...SUPPORTED_CURRENCIES] });

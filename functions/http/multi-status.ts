@@ -16,9 +16,17 @@ export interface ArrayElement {
 
 export const MULTI_STATUS = 207;
 
-/** What a failed element says, as an error body does: `statusCode`, `success: false`, `message`, `code`, `type`. */
+/** What a failed element says, as an error body does: `statusCode`, `success: false`, `message`, `code`, `type`, `docUrl`. */
 export function errorFields(e: AppError): ArrayElement {
-  return { statusCode: e.statusCode, success: false, message: e.message, code: e.code, type: e.type };
+  return {
+    statusCode: e.statusCode,
+    success: false,
+    message: e.message,
+    code: e.code,
+    type: e.type,
+    docUrl: e.docUrl,
+    ...(e.param ? { param: e.param } : {}),
+  };
 }
 
 /** A failed element of this status and message (its code and type from the error table). */

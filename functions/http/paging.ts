@@ -8,7 +8,7 @@
  * beyond 10,000 items`.
  */
 import { badRequest, MSG, messages } from '../platform/errors';
-import { cursorSk, inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, type ListRange } from '../platform/list-page';
+import { cursorSk, inPartition, MAX_SKIP_WINDOW, pageAfter, pageAt, readRange, type ListRange } from '../platform/list-page';
 import type { Item } from '../platform/table';
 
 export const PAGING_MSG = messages({
@@ -56,6 +56,22 @@ export async function listPage<T>(
   const after = await cursor(paging.startingAfter);
   if (!inPartition(range, after)) throw badCursor(what);
   return pageAfter<T>(range, paging.limit, after);
+}
+
+/**
+ * A page by cursor alone (no `total`, so no COUNT Query of the whole list): the first `limit`
+ * items, or the `limit` after the item `startingAfter` names (which must lie in the list).
+ */
+export async function cursorPage<T>(
+  range: ListRange,
+  limit: number,
+  startingAfter: string | undefined,
+  cursor: (id: string) => Promise<Item | undefined>,
+  what: string,
+): Promise<ListPage<T>> {
+  if (startingAfter !== undefined) return listPage<T>(range, { limit, skip: 0, startingAfter }, cursor, what);
+  const items = await readRange<T>(range, limit + 1);
+  return { items: items.slice(0, limit), hasMore: items.length > limit };
 }
 
 /** The paging fields of a list's answer: `hasMore`, and `total` when the page has one. */

@@ -19,6 +19,8 @@ export interface Principal {
   actor: Actor;
   /** A signed-in person's role in the participant, or an API key's role (undefined for the operator). */
   role?: Role;
+  /** The API version the participant is pinned at (stored on its key or membership); undefined for the operator. */
+  apiVersion?: string;
 }
 
 export interface RateState {
@@ -31,6 +33,8 @@ export interface RateState {
 /** Per-request state shared by the middlewares and the handler. */
 export interface RequestState {
   requestId: string;
+  /** The API version the request is served at (the header, else the caller's pinned version, else the current one). */
+  apiVersion?: string;
   startedAt: number;
   route: Route;
   params: Record<string, string>;

@@ -15,6 +15,7 @@ import type { Membership } from './members';
 import { membershipItem, ownerCountUpdate } from './people-store';
 import type { Participant } from './participant-store';
 import type { Role } from './roles';
+import { pinnedVersion } from '../platform/api-request';
 import { endedSessionsOf, liveEntries } from './sessions';
 import type { Person } from './tokens';
 
@@ -39,6 +40,8 @@ export interface InvitationItem {
   invitationId: string;
   participantId: string;
   participantKind: Participant['type'];
+  /** The participant's pinned API version, for the membership the invitation makes. */
+  apiVersion?: string;
   email: string;
   role: Role;
   /** Who invited: an object; invitations made before it held the actor's id only. */
@@ -60,7 +63,7 @@ export const invitationsPk = (participantId: string) => `INVITES#${participantId
 
 /** A new invitation's items; the token is returned once and only its hash is kept. */
 export function newInvitation(
-  participant: Pick<Participant, 'id' | 'type'>,
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
   email: string,
   role: Role,
   audit: AuditContext,
@@ -75,6 +78,7 @@ export function newInvitation(
     invitationId,
     participantId: participant.id,
     participantKind: participant.type,
+    apiVersion: pinnedVersion(participant),
     email: email.toLowerCase(),
     role,
     invitedBy: { type: actor.type, userId: actor.type === 'user' ? actor.id : null, email: actor.email ?? null },
@@ -97,7 +101,12 @@ export function newInvitation(
 }
 
 /** Store a new invitation now. */
-export async function createInvitation(participant: Pick<Participant, 'id' | 'type'>, email: string, role: Role, audit: AuditContext) {
+export async function createInvitation(
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
+  email: string,
+  role: Role,
+  audit: AuditContext,
+) {
   const inv = newInvitation(participant, email, role, audit);
   await transact(inv.items);
   return inv;
@@ -117,7 +126,14 @@ export async function acceptInvitation(
 ): Promise<AcceptResult> {
   const now = nowIso();
   const ended = liveEntries(await endedSessionsOf(person.sub));
-  const m = membershipItem(person.sub, { id: inv.participantId, type: inv.participantKind }, inv.role, email, now, ended);
+  const m = membershipItem(
+    person.sub,
+    { id: inv.participantId, type: inv.participantKind, apiVersion: inv.apiVersion },
+    inv.role,
+    email,
+    now,
+    ended,
+  );
   try {
     await transact([
       {

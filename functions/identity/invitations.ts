@@ -100,8 +100,12 @@ export async function listPendingInvitations(
   return { invitations: pending.slice(0, limit), hasMore: pending.length > limit };
 }
 
-/** The dashboard page the invitation e-mail links to. */
-export const invitationLink = (token: string) => `${config.dashboardUrl()}/dashboard/invitations/${token}`;
+/**
+ * The dashboard page the invitation e-mail links to; the invited address rides in the fragment
+ * (`#email=`), which browsers never send to a server, so the sign-in form starts filled.
+ */
+export const invitationLink = (token: string, email: string) =>
+  `${config.dashboardUrl()}/dashboard/invitations/${token}#email=${encodeURIComponent(email)}`;
 
 /** The invitation e-mail (SES on AWS, the local outbox locally); best effort: the token is answered either way. */
 export async function sendInvitationMail(
@@ -111,7 +115,7 @@ export async function sendInvitationMail(
   participantName: string,
   inviterEmail: string | undefined,
 ): Promise<boolean> {
-  const link = invitationLink(inv.token);
+  const link = invitationLink(inv.token, to);
   return sendMail({
     to,
     kind: 'invitation',
@@ -136,8 +140,8 @@ export async function inviteToTeam(participantId: string, kind: Participant['typ
   const address = email.toLowerCase();
   const members = await listTeamMembers(participantId);
   if (members.some((m) => m.email?.toLowerCase() === address)) throw conflict(MSG.inviteeAlreadyMember);
-  const inv = await createInvitation({ id: participantId, type: kind }, address, role, audit);
   const participant = await getParticipant(participantId);
+  const inv = await createInvitation({ id: participantId, type: kind, apiVersion: participant?.apiVersion }, address, role, audit);
   await sendInvitationMail(inv, address, role, participant?.name ?? participantId, audit.actor.email);
   return inv;
 }

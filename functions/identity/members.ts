@@ -23,6 +23,8 @@ export interface Membership extends Item {
   role: Role;
   email?: string;
   joinedAt: string;
+  /** The participant's pinned API version (copied at joining: authenticating reads it with the membership). */
+  apiVersion?: string;
   /** Sessions of this person that have ended (identity/sessions.ts), copied on every membership. */
   endedSessions?: EndedSessions;
 }

@@ -16,6 +16,7 @@ import {
   table,
 } from '../platform/table';
 import { auditPut, type AuditContext } from './audit';
+import { currentApiVersion, pinnedVersion } from '../platform/api-request';
 import { keyRoleOf, type KeyRole } from './roles';
 
 /** Trust levels and their order live in domain/trust.ts (one place); re-exported here. */
@@ -44,6 +45,8 @@ export interface Participant {
   retryAfterDays?: number[];
   /** bank: answered by the sandbox simulator. */
   simulated?: boolean;
+  /** The API version the participant is pinned at (the current one when it was created; absent before pinning: the first). */
+  apiVersion?: string;
   createdAt: string;
   updatedAt: string;
   [extra: string]: unknown;
@@ -63,6 +66,8 @@ export interface ApiKeyItem {
   lastUsedAt?: string;
   /** The role the key acts with (DESIGN 9.1); absent on keys made before roles: `admin` (roles.ts keyRoleOf). */
   role?: KeyRole;
+  /** Its participant's pinned API version, copied here so that authenticating reads it with the key (no extra request). */
+  apiVersion?: string;
   [extra: string]: unknown;
 }
 
@@ -125,7 +130,7 @@ export interface KeyRefItem {
 
 /** A new API key for the current stage, its id, and the items that store it (hash only). */
 export function newApiKey(
-  participant: Pick<Participant, 'id' | 'type'>,
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
   opts: KeyOptions = {},
 ): {
   apiKey: string;
@@ -148,6 +153,7 @@ export function newApiKey(
     stage,
     createdAt,
     role,
+    apiVersion: pinnedVersion(participant),
     ...(keyExpiresAt ? { keyExpiresAt } : {}),
   };
   const ref: KeyRefItem = {
@@ -181,7 +187,11 @@ export function putParticipantItem(p: Participant): TransactItem {
 }
 
 /** A new key for the participant, recorded in its audit log in the same transaction. */
-export async function createKeyFor(participant: Pick<Participant, 'id' | 'type'>, audit: AuditContext, opts: KeyOptions = {}) {
+export async function createKeyFor(
+  participant: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
+  audit: AuditContext,
+  opts: KeyOptions = {},
+) {
   const key = newApiKey(participant, opts);
   await transact([...key.items, auditPut(participant.id, audit, 'api_key.created', key.keyId)]);
   return { keyId: key.keyId, apiKey: key.apiKey, keyExpiresAt: key.keyExpiresAt };
@@ -316,17 +326,29 @@ export interface NewParticipantInput {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * The operator's list of every participant (DESIGN 10.7): gsi1 `PARTICIPANTS`, newest first,
+ * written with the participant (a participant is created rarely: one partition holds them),
+ * with `searchText` (name, e-mail and id in lower case) for the list's search.
+ */
+export const PARTICIPANTS_PK = 'PARTICIPANTS';
+export const participantSearchText = (p: Pick<Participant, 'id' | 'name' | 'email'>) => `${p.name} ${p.email} ${p.id}`.toLowerCase();
+
 /** Build a participant item with the defaults of its type (DESIGN 6.9: new merchants are untrusted basic). */
 export function buildParticipant(input: NewParticipantInput, id = newParticipantId(input.type)): Participant {
   const now = nowIso();
   const p: Participant = {
     ...participantKey(id),
+    gsi1pk: PARTICIPANTS_PK,
+    gsi1sk: `${now}#${id}`,
+    searchText: participantSearchText({ id, name: input.name, email: input.email }),
     id,
     type: input.type,
     name: input.name,
     email: input.email,
     phone: input.phone,
     country: input.country,
+    apiVersion: currentApiVersion(),
     createdAt: now,
     updatedAt: now,
     ...input.extra,

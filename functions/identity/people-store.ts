@@ -18,6 +18,7 @@ import { membershipKey, teamPk, teamSk, type Membership } from './members';
 import type { Person } from './tokens';
 import { buildParticipant, merchantEmailGuard, participantKey, putParticipantItem, type Participant } from './participant-store';
 import type { Role } from './roles';
+import { pinnedVersion } from '../platform/api-request';
 import {
   cancellationCodes,
   getItem,
@@ -69,7 +70,7 @@ export const pendingApplicationKey = (sub: string) => ({ pk: `PENDINGAPP#${sub}`
 /** A membership's item, with its place in the team list and the person's ended sessions (sessions.ts). */
 export function membershipItem(
   sub: string,
-  p: Pick<Participant, 'id' | 'type'>,
+  p: Pick<Participant, 'id' | 'type' | 'apiVersion'>,
   role: Role,
   email: string | undefined,
   joinedAt: string,
@@ -83,6 +84,7 @@ export function membershipItem(
     role,
     ...(email ? { email } : {}),
     joinedAt,
+    apiVersion: pinnedVersion(p),
     gsi2pk: teamPk(p.id),
     gsi2sk: teamSk(joinedAt, sub),
     ...(Object.keys(endedSessions).length ? { endedSessions } : {}),

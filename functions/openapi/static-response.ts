@@ -14,7 +14,7 @@
 import { brotliDecompressSync, gzipSync } from 'node:zlib';
 import { logger } from '../platform/log';
 import { AppError, MSG } from '../platform/errors';
-import { API_VERSION, VERSION_HEADER, checkApiVersion, errorAnswer, requestIdOf } from '../platform/api-request';
+import { VERSION_HEADER, checkApiVersion, errorAnswer, requestIdOf, requestVersion } from '../platform/api-request';
 import type { HttpEvent, HttpResponse } from '../http/types';
 
 export interface StaticDocument {
@@ -103,7 +103,7 @@ export function staticEndpoint(spec: PublicSpec, select: () => Promise<StaticDoc
         'X-Content-Type-Options': 'nosniff',
         ...doc.headers,
         'X-Request-Id': requestId,
-        [VERSION_HEADER]: API_VERSION,
+        [VERSION_HEADER]: requestVersion(event),
       };
       const ifNoneMatch = event.headers?.['if-none-match'];
       if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === doc.etag)) {

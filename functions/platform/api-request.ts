@@ -6,11 +6,43 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, MSG } from './errors';
 
-/** The version of the API this deployment speaks: sent on every response, accepted on requests. */
+/**
+ * The first version of the API, and the version of every participant, key and membership
+ * stored before versions were pinned (they have no `apiVersion`: they were made at it).
+ */
 export const API_VERSION = '2026-11-01';
-/** Every version a request may name in `Idpay-Version` (one so far). */
-export const API_VERSIONS: readonly string[] = [API_VERSION];
 export const VERSION_HEADER = 'Idpay-Version';
+
+/**
+ * A test-only next version (`API_NEXT_VERSION`, never set on a deployed stack): when set it
+ * is the current version, so a test can show that a participant pinned at the first one
+ * keeps it when the current one moves (docs/decisions/api-versioning.md). Read per call.
+ */
+const nextVersion = () => process.env.API_NEXT_VERSION?.trim() || undefined;
+
+/** Every version a request may name in `Idpay-Version`, oldest first. */
+export function apiVersions(): readonly string[] {
+  const next = nextVersion();
+  return next && next !== API_VERSION ? [API_VERSION, next] : [API_VERSION];
+}
+
+/** The current version: what a new participant is pinned at, and what answers a request made with no participant. */
+export function currentApiVersion(): string {
+  return apiVersions().at(-1)!;
+}
+
+/** The version a stored participant, key or membership is pinned at (`API_VERSION` when it predates pinning). */
+export const pinnedVersion = (item: { apiVersion?: unknown } | undefined): string =>
+  typeof item?.apiVersion === 'string' && apiVersions().includes(item.apiVersion) ? item.apiVersion : API_VERSION;
+
+/**
+ * The version a request is served at: its `Idpay-Version` (checked by checkApiVersion), else
+ * the caller's pinned version, else (no caller: a public route, a refusal before the key is
+ * known) the current one.
+ */
+export function requestVersion(event: RequestLike, pinned?: string): string {
+  return event.headers?.['idpay-version']?.trim() || pinned || currentApiVersion();
+}
 
 /** The parts of an API Gateway event these helpers read. */
 interface RequestLike {
@@ -30,12 +62,12 @@ export function requestIdOf(event: RequestLike): string {
  */
 export function checkApiVersion(event: RequestLike): void {
   const asked = event.headers?.['idpay-version'];
-  if (asked !== undefined && !API_VERSIONS.includes(asked.trim())) {
-    throw new AppError(400, MSG.unknownVersion, [{ path: VERSION_HEADER, message: `supported: ${API_VERSIONS.join(', ')}` }]);
+  if (asked !== undefined && !apiVersions().includes(asked.trim())) {
+    throw new AppError(400, MSG.unknownVersion, [{ path: VERSION_HEADER, message: `supported: ${apiVersions().join(', ')}` }]);
   }
 }
 
-/** The error body: `{statusCode, success: false, message, code, type, requestId, errors?}`. */
+/** The error body: `{statusCode, success: false, message, code, type, docUrl, requestId, errors?}`. */
 export function errorBody(err: AppError, requestId: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     statusCode: err.statusCode,
@@ -43,6 +75,8 @@ export function errorBody(err: AppError, requestId: string): Record<string, unkn
     message: err.message,
     code: err.code,
     type: err.type,
+    docUrl: err.docUrl,
+    ...(err.param ? { param: err.param } : {}),
     requestId,
   };
   if (err.errors?.length) body.errors = err.errors;
@@ -50,10 +84,10 @@ export function errorBody(err: AppError, requestId: string): Record<string, unkn
 }
 
 /** A whole JSON error answer with the common headers (for the handlers outside the pipeline). */
-export function errorAnswer(err: AppError, requestId: string, headers: Record<string, string> = {}) {
+export function errorAnswer(err: AppError, requestId: string, headers: Record<string, string> = {}, version = currentApiVersion()) {
   return {
     statusCode: err.statusCode,
-    headers: { 'Content-Type': 'application/json', ...err.headers, ...headers, 'X-Request-Id': requestId, [VERSION_HEADER]: API_VERSION },
+    headers: { 'Content-Type': 'application/json', ...err.headers, ...headers, 'X-Request-Id': requestId, [VERSION_HEADER]: version },
     body: JSON.stringify(errorBody(err, requestId)),
   };
 }

@@ -42,7 +42,11 @@ export type ErrorLine = readonly [
   status: ErrorStatus | readonly ErrorStatus[],
   code: string,
   message: string,
-  options?: { readonly retry?: boolean },
+  options?: {
+    readonly retry?: boolean;
+    /** The one request field a business rule refused (answered as `param`), e.g. `amount`. */
+    readonly param?: string;
+  },
 ];
 
 type StatusesOf<S> = S extends readonly (infer X extends ErrorStatus)[] ? X : S extends ErrorStatus ? S : never;
@@ -64,6 +68,8 @@ export interface ErrorEntry {
   message: string;
   /** "Nothing was written, retry the same request shortly": the Idempotency-Key is released, the SDK retries it. */
   retry: boolean;
+  /** The one request field this business rule is about (the answer's `param`); absent when no single field is. */
+  param?: string;
 }
 
 const byMessage = new Map<string, ErrorEntry>();
@@ -74,7 +80,14 @@ const CODE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 function register(line: ErrorLine): void {
   const [status, code, message, options] = line;
   const statuses = [...(typeof status === 'number' ? [status] : status)].sort((a, b) => a - b);
-  const entry: ErrorEntry = { code, statuses, types: [...new Set(statuses.map(errorTypeOf))], message, retry: options?.retry === true };
+  const entry: ErrorEntry = {
+    code,
+    statuses,
+    types: [...new Set(statuses.map(errorTypeOf))],
+    message,
+    retry: options?.retry === true,
+    ...(options?.param ? { param: options.param } : {}),
+  };
   if (!CODE.test(code)) throw new Error(`Error code "${code}" is not snake_case`);
   const same = byCode.get(code) ?? byMessage.get(message);
   if (same) {
@@ -126,10 +139,22 @@ export const errorTable = (): ErrorEntry[] => [...byCode.values()].sort((a, b) =
 /** The code of an error whose message is not in the table (the harness and a unit test fail on it). */
 export const UNLISTED_CODE = 'unlisted_error';
 
+/**
+ * Where the API reference explains a code: its row of the Errors table (an anchor
+ * `error-<code>`), relative to the API's base URL (the reference is served at `/docs`).
+ */
+export const errorDocUrl = (code: string) => `/docs#error-${code}`;
+
 export class AppError extends Error {
   /** The message's code in the error table. */
   readonly code: string;
   readonly type: ErrorType;
+  /** The one request field a business rule refused (the table's `param` of the message), if any. */
+  readonly param: string | undefined;
+  /** The code's entry in the API reference (errorDocUrl). */
+  get docUrl(): string {
+    return errorDocUrl(this.code);
+  }
   constructor(
     readonly statusCode: number,
     message: ErrorMessage,
@@ -137,7 +162,9 @@ export class AppError extends Error {
     readonly headers?: Record<string, string>,
   ) {
     super(message);
-    this.code = errorEntryOf(message)?.code ?? UNLISTED_CODE;
+    const entry = errorEntryOf(message);
+    this.code = entry?.code ?? UNLISTED_CODE;
+    this.param = entry?.param;
     this.type = errorTypeOf(statusCode);
   }
 }
@@ -194,7 +221,7 @@ export const MSG = messages({
   invalidIdempotencyKey: [400, 'invalid_idempotency_key', 'Invalid Idempotency-Key header'],
   idempotencyMismatch: [409, 'idempotency_mismatch', 'Idempotency key reused with a different request'],
   idempotencyInProgress: [409, 'idempotency_in_progress', 'Request with this idempotency key is in progress', { retry: true }],
-  unsupportedCurrency: [400, 'unsupported_currency', 'Unsupported currency'],
+  unsupportedCurrency: [400, 'unsupported_currency', 'Unsupported currency', { param: 'currency' }],
   entityIdRequired: [400, 'entity_id_required', 'X-Entity-Id header is required when a provider calls a merchant endpoint'],
   webhookEndpointNotFound: [404, 'webhook_endpoint_not_found', 'Webhook endpoint not found'],
   deliveryNotFound: [404, 'delivery_not_found', 'Delivery not found'],
@@ -204,13 +231,13 @@ export const MSG = messages({
   replayConflict: [409, 'replay_conflict', 'Delivery is being replayed concurrently'],
   rotationConflict: [409, 'rotation_conflict', 'Webhook secret is being rotated concurrently'],
   invalidMerchantData: [400, 'invalid_merchant_data', 'Invalid merchant data'],
-  merchantEmailExists: [409, 'merchant_email_exists', 'Merchant with this email already exists'],
+  merchantEmailExists: [409, 'merchant_email_exists', 'Merchant with this email already exists', { param: 'email' }],
   invalidTrustLevel: [400, 'invalid_trust_level', 'Invalid trust level specified'],
-  trustLevelForbidden: [403, 'insufficient_trust_permission', 'Insufficient permissions to modify trust level'],
+  trustLevelForbidden: [403, 'insufficient_trust_permission', 'Insufficient permissions to modify trust level', { param: 'trustLevel' }],
   batchNotFound: [404, 'batch_not_found', 'Batch not found'],
   deviceLookupForbidden: [403, 'device_lookup_not_permitted', 'Device lookup not permitted for this merchant'],
   discoveryLimit: [429, 'discovery_limit', 'Discovery limit reached'],
-  deviceLinkedElsewhere: [409, 'device_already_linked', 'Device is already linked to another customer'],
+  deviceLinkedElsewhere: [409, 'device_already_linked', 'Device is already linked to another customer', { param: 'deviceId' }],
   // Agreements
   billingIntentNotFound: [404, 'billing_intent_not_found', 'Billing intent not found'],
   billingIntentAnswered: [409, 'intent_already_answered', 'Billing intent has already been answered'],

@@ -11,6 +11,11 @@
  *   of its merchants;
  * - a bank's `clientRef`: its uniqueness guard `UNIQ#CREF#<bankId>#<clientRef>`.
  *
+ * And by what people type (DESIGN 10.7: `byText`): the start of an id (6 characters or more), a
+ * transaction's or schedule's description words, an exact amount. No index is written for it
+ * (the billing path keeps its writes): the caller's own lists are read newest first over the
+ * last 90 days, stopping at 20 results or 2 s (`complete: false` then).
+ *
  * Visibility is the reads' own rule: a transaction, billing request or refund by `canSee`; a
  * merchant's things (schedules, decisions, settlements, exports) to the merchant and its
  * provider; a bank's customers, decisions and schedules to the bank; events and deliveries to
@@ -29,9 +34,11 @@ import { getParticipant } from '../identity/participant-store';
 import { getSettlement } from '../ledger/settlement-views';
 import { providerMerchantsPk } from '../merchants/store';
 import { batchGet, getItem, queryAll, type Item } from '../platform/table';
-import { getSchedule } from '../recurring/views';
+import { getSchedule, parseSchedule, scheduleItemNamed, scheduleRange, type ScheduleItem } from '../recurring/views';
 import { getRefund } from '../refunds/views';
-import { canSee, findBillByReference } from '../transactions/store';
+import { billNamed, canSee, findBillByReference, transactionRange, transactionScope } from '../transactions/store';
+import { cursorPage } from '../http/paging';
+import type { ListRange } from '../platform/list-page';
 
 export const SEARCH_KINDS = [
   'transaction',
@@ -81,6 +88,13 @@ const billResult = (b: BillItem, kind: 'transaction' | 'billing_request'): Searc
   createdAt: b.createdAt,
 });
 
+const scheduleResult = (s: ScheduleItem): SearchResult => ({
+  kind: 'schedule',
+  id: s.scheduleId,
+  title: `${naira(s.amount)} ${s.frequency} · ${s.description ?? s.clientRef ?? s.scheduleId} · ${s.status}`,
+  createdAt: s.createdAt,
+});
+
 async function decisionResult(viewer: Viewer, d: DecisionItem | undefined): Promise<SearchResult | undefined> {
   if (!d) return undefined;
   const visible = viewer.kind === 'bank' ? d.bankId === viewer.id : await readsMerchant(viewer, d.merchantId);
@@ -117,9 +131,7 @@ async function byId(viewer: Viewer, q: string): Promise<SearchResult[]> {
       const s = await getSchedule(q);
       if (!s) return [];
       const visible = viewer.kind === 'bank' ? s.bankId === viewer.id : await readsMerchant(viewer, s.merchantId);
-      if (!visible) return [];
-      const title = `${naira(s.amount)} ${s.frequency} · ${s.description ?? s.clientRef ?? s.scheduleId} · ${s.status}`;
-      return [{ kind: 'schedule', id: s.scheduleId, title, createdAt: s.createdAt }];
+      return visible ? [scheduleResult(s)] : [];
     }
     case 'cus': {
       const c = await getItem<Customer>(customerKey(q));
@@ -231,18 +243,124 @@ async function byClientRef(viewer: Viewer, clientRef: string): Promise<SearchRes
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 const ID_SHAPE = /^[a-z]{2,5}_[0-9A-Za-z_-]{1,120}$/;
 
-/** Everything `q` names that the viewer may read: at most 20, newest first. */
-export async function search(viewer: Viewer, q: string): Promise<SearchResult[]> {
+/** How far back, and for how long, `byText` reads the caller's lists (DESIGN 10.7). */
+export const TEXT_SEARCH_DAYS = 90;
+export const TEXT_SEARCH_MS = 2_000;
+const TEXT_PAGE = 100;
+/** The start of an id worth looking for (DESIGN 10.7: 6 characters or more). */
+const ID_START = /^[a-z]{2,5}_[0-9A-Za-z]*$/;
+/** An exact amount as people write it: `2500`, `2,500.00`, `2500.5`. */
+const AMOUNT = /^(\d{1,3}(,\d{3})+|\d+)(\.\d{1,2})?$/;
+
+/** What `q` asks of a transaction or schedule: its amount (minor units), the start of its ids, or words of its description. */
+export function textMatcher(q: string): (x: { ids: string[]; amount: number; description?: string | null }) => boolean {
+  const minor = AMOUNT.test(q) ? Math.round(Number(q.replace(/,/g, '')) * 100) : undefined;
+  const start = q.length >= 6 && ID_START.test(q) ? q : undefined;
+  const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+  return (x) =>
+    (minor !== undefined && x.amount === minor) ||
+    (start !== undefined && x.ids.some((id) => id.startsWith(start))) ||
+    words.every((w) => (x.description ?? '').toLowerCase().includes(w));
+}
+
+/**
+ * Reads `range` newest first, one page of 100 at a time, keeping what `keep` turns into a
+ * result, until `enough` results, the end of the list, an item older than `since`, or `deadline`.
+ * Returns whether it read all it had to (false: it stopped at the deadline).
+ */
+async function readNewestFirst<T extends object>(
+  range: ListRange,
+  named: (id: string) => Promise<Item | undefined>,
+  cursorOf: (item: T) => string,
+  keep: (item: T) => SearchResult | undefined,
+  out: SearchResult[],
+  since: string,
+  deadline: number,
+): Promise<boolean> {
+  let after: string | undefined;
+  for (;;) {
+    if (out.length >= MAX_RESULTS) return true;
+    if (Date.now() >= deadline) return false;
+    const page = await cursorPage<T>(range, TEXT_PAGE, after, named, 'an item of yours');
+    for (const item of page.items) {
+      const r = keep(item);
+      if (r && r.createdAt < since) return true;
+      if (r) out.push(r);
+    }
+    const last = page.items.at(-1);
+    if (!page.hasMore || !last) return true;
+    after = cursorOf(last);
+  }
+}
+
+/**
+ * What the viewer may read whose id starts with `q`, whose description has `q`'s words, or whose
+ * amount is `q` (DESIGN 10.7): its own transactions (and a merchant's schedules) of the last 90
+ * days, newest first. `complete` is false when 2 s passed before the lists were read.
+ */
+export async function byText(viewer: Viewer, q: string, now = Date.now()): Promise<{ results: SearchResult[]; complete: boolean }> {
+  if (viewer.kind === 'operator') return { results: [], complete: true };
+  const matches = textMatcher(q);
+  const since = new Date(now - TEXT_SEARCH_DAYS * 86_400_000).toISOString();
+  const deadline = now + TEXT_SEARCH_MS;
+  const bills: SearchResult[] = [];
+  const schedules: SearchResult[] = [];
+  const read = [
+    readNewestFirst<BillItem>(
+      transactionRange(transactionScope(viewer), { from: new Date(since) }),
+      billNamed,
+      (b) => b.billingRequestId,
+      (b) =>
+        b.createdAt < since || matches({ ids: [b.reference, b.billingRequestId], amount: b.amount, description: b.description })
+          ? billResult(b, 'transaction')
+          : undefined,
+      bills,
+      since,
+      deadline,
+    ),
+  ];
+  if (viewer.kind === 'merchant')
+    read.push(
+      readNewestFirst<Item>(
+        scheduleRange({ merchantId: viewer.id }, {}),
+        scheduleItemNamed,
+        (it) => String(it.scheduleId),
+        (it) => {
+          const s = parseSchedule(it);
+          if (!s) return undefined;
+          return s.createdAt < since || matches({ ids: [s.scheduleId], amount: s.amount, description: s.description })
+            ? scheduleResult(s)
+            : undefined;
+        },
+        schedules,
+        since,
+        deadline,
+      ),
+    );
+  const complete = (await Promise.all(read)).every(Boolean);
+  return { results: [...bills, ...schedules].filter((r) => r.createdAt >= since), complete };
+}
+
+/**
+ * Everything `q` names that the viewer may read, or else what it finds by text (a whole id
+ * found is the answer: its start would find it again): at most 20, newest first.
+ */
+export async function search(viewer: Viewer, q: string): Promise<{ results: SearchResult[]; complete: boolean }> {
   const lookups: Promise<SearchResult[]>[] = [];
   if (ID_SHAPE.test(q)) lookups.push(byId(viewer, q));
   if (EMAIL_SHAPE.test(q)) lookups.push(byEmail(viewer, q));
   lookups.push(byClientRef(viewer, q));
+  const exact = (await Promise.all(lookups)).flat();
+  const text = exact.length || EMAIL_SHAPE.test(q) ? { results: [], complete: true } : await byText(viewer, q);
   const seen = new Set<string>();
-  const results = (await Promise.all(lookups)).flat().filter((r) => {
+  const results = [...exact, ...text.results].filter((r) => {
     const key = `${r.kind}:${r.id}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-  return results.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)).slice(0, MAX_RESULTS);
+  return {
+    results: results.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0)).slice(0, MAX_RESULTS),
+    complete: text.complete,
+  };
 }

@@ -13,7 +13,7 @@ export const MONEY_MSG = messages({
   refundInitiated: 'Refund initiated',
   refundRetrieved: 'Refund retrieved',
   refundNotFound: [404, 'refund_not_found', 'Refund not found'],
-  refundExceeds: [400, 'refund_exceeds_refundable', 'Refund exceeds refundable amount'],
+  refundExceeds: [400, 'refund_exceeds_refundable', 'Refund exceeds refundable amount', { param: 'amount' }],
   /** The transaction is not (yet) succeeded: pending, declined, expired or failed. */
   notRefundable: [409, 'transaction_not_refundable', 'Only a succeeded transaction can be refunded'],
   /** Contention on one transaction outlasted the bounded retries; nothing was written. */

@@ -10,7 +10,7 @@
 import { getItem } from '../platform/table';
 import { type AttemptRecord, type DeliveryItem, eventKey } from './delivery-store';
 import { getEndpoint } from './endpoint-store';
-import { eventBody, type EventBodySource } from './event-body';
+import { eventBody, eventEnvelope, type EventBodySource } from './event-body';
 import { attemptHeaders } from './signing';
 import { cutUtf8 } from './transport';
 
@@ -73,7 +73,7 @@ export function attemptView(a: AttemptRecord, eventId: string, body: string | nu
 export async function deliveryDetail(d: DeliveryItem) {
   if (typeof d.expiresAt === 'number' && d.expiresAt <= Date.now() / 1000) return undefined; // TTL deletion lags
   const [ep, ev] = await Promise.all([getEndpoint(d.ownerId, d.endpointId), getItem<StoredEvent>(eventKey(d.eventId))]);
-  const body = ev ? (ev.body ?? eventBody(ev)) : null;
+  const body = ev ? (ev.body ?? eventBody(ev, eventEnvelope(ep?.apiVersion))) : null;
   return {
     id: d.id,
     eventId: d.eventId,

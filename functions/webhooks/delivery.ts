@@ -39,7 +39,7 @@ import { queue } from '../platform/clients';
 import { getItem } from '../platform/table';
 import { randomToken } from '../domain/ids';
 import { MAX_DELAY_SECONDS, maxQueueDelaySeconds, retryDelaySeconds } from './backoff';
-import { eventBody, type EventBodySource } from './event-body';
+import { eventBody, eventEnvelope, type EventBodySource } from './event-body';
 import {
   appendAttempt,
   eventKey,
@@ -245,7 +245,7 @@ async function attempt(
   const secrets = await signingSecrets(ep, startedMs);
   const cutter = new AbortController();
   const watch = watchAttempt(lane, ep, claimed.id, cutter);
-  const body = ev.body ?? eventBody(ev);
+  const body = ev.body ?? eventBody(ev, eventEnvelope(ep.apiVersion));
   const result = await postWebhook({
     url: ep.url,
     body,

@@ -39,6 +39,8 @@ export interface EndpointItem {
   /** Sealed current secret. */
   secret: string;
   secretVersion: number;
+  /** The API version its deliveries' payloads are written at: the request's when it was created (absent before pinning: the first). */
+  apiVersion?: string;
   /** Sealed previous secret and the end of its overlap (ISO). */
   previousSecret?: string;
   previousSecretExpiresAt?: string;

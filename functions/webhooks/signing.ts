@@ -14,19 +14,16 @@
  *
  * A receiver accepts the request when its value (any listed value, for `webhook-signature`) matches.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { randomToken } from '../domain/ids';
+import { timingSafeEqual } from 'node:crypto';
+// The primitives are the SDK's (one implementation: what the service signs is what the SDK and `idpay listen` sign and verify).
+import { SECRET_PREFIX, newWebhookSecret, signLegacy, signStandard, signatureHeaders, standardKey } from '../../sdk/src/signing';
 
-export const SECRET_PREFIX = 'whsec_';
+export { SECRET_PREFIX, signStandard, standardKey };
 
 /** A new endpoint secret: `whsec_` + 40 base62 characters (~238 bits). */
-export function newSecret(): string {
-  return `${SECRET_PREFIX}${randomToken(40)}`;
-}
+export const newSecret = newWebhookSecret;
 
-export function sign(secret: string, rawBody: string): string {
-  return createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex');
-}
+export const sign = signLegacy;
 
 export interface SigningSecrets {
   current: string;
@@ -45,17 +42,6 @@ export function validSecrets(secrets: SigningSecrets, nowMs: number): string[] {
 /** The `X-Webhook-Signature` value: one hex HMAC, the newest secret's (DESIGN 6.6, 10.3). */
 export function signatureHeader(rawBody: string, secrets: Pick<SigningSecrets, 'current'>): string {
   return sign(secrets.current, rawBody);
-}
-
-/** Standard Webhooks' HMAC key: the base64-decoded part of the secret after `whsec_`. */
-export function standardKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
-}
-
-/** One Standard Webhooks signature: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`. */
-export function signStandard(secret: string, webhookId: string, timestampSeconds: string, rawBody: string): string {
-  const mac = createHmac('sha256', standardKey(secret)).update(`${webhookId}.${timestampSeconds}.${rawBody}`, 'utf8').digest('base64');
-  return `v1,${mac}`;
 }
 
 /** The headers whose values are signatures: shown as `<redacted>` (DESIGN 9.3). */
@@ -82,16 +68,8 @@ export function attemptHeaders(eventId: string, rawBody: string, secrets: Signin
  * 6.6's three and Standard Webhooks' three (the same id and timestamp under both names).
  */
 export function webhookHeaders(eventId: string, rawBody: string, secrets: SigningSecrets, nowMs: number): Record<string, string> {
-  const timestamp = String(Math.floor(nowMs / 1000));
-  const valid = validSecrets(secrets, nowMs);
-  return {
-    'X-Webhook-Id': eventId,
-    'X-Webhook-Timestamp': timestamp,
-    'X-Webhook-Signature': signatureHeader(rawBody, secrets),
-    'webhook-id': eventId,
-    'webhook-timestamp': timestamp,
-    'webhook-signature': valid.map((s) => signStandard(s, eventId, timestamp, rawBody)).join(' '),
-  };
+  // validSecrets starts with the current secret: the one X-Webhook-Signature is signed with (signatureHeader).
+  return signatureHeaders(eventId, rawBody, validSecrets(secrets, nowMs), nowMs);
 }
 
 /** What a receiver does (docs/webhooks.md): does the header (any comma-separated value, as receivers written before release 4 check) match `secret`? */

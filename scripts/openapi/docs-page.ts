@@ -102,6 +102,9 @@ const BOOT = `(function () {
     Redoc.init(specUrl, ${JSON.stringify(OPTIONS)}, el, function (err) {
       if (err) return fail(String(err && err.message || err));
       document.body.setAttribute('data-docs', 'ready');
+      // An error's docUrl (/docs#error-<code>): its row exists once Redoc has rendered.
+      var target = /^#error-[a-z0-9_]+$/.test(location.hash) && document.getElementById(location.hash.slice(1));
+      if (target) target.scrollIntoView();
     });
   } catch (e) {
     fail(String(e && e.message || e));

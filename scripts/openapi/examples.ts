@@ -19,6 +19,12 @@ import { fileURLToPath } from 'node:url';
 type Json = Record<string, unknown>;
 
 export const EXAMPLES_PATH = 'scripts/openapi/examples.json';
+/**
+ * The key prefix of an event's payload example (`webhook billing.response`): recorded from the
+ * events API's answers (each event as its webhook delivers it), shown under the document's
+ * `webhooks`.
+ */
+export const WEBHOOK_EXAMPLE = 'webhook';
 export const RECORDINGS_DIR = '.local/examples';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..');
 
@@ -80,6 +86,9 @@ class Normaliser {
   }
 
   string(value: string, field: string | undefined): string {
+    // An API version is a name that looks like a date: never shifted with the example's times
+    // (an event recorded on a test clock years ahead keeps the version it was written at).
+    if (field === 'apiVersion') return value;
     if (field && SECRET_FIELDS.has(field) && value.length > 0) {
       const prefix = /^(sk_(sandbox|live)_|whsec_)/.exec(value)?.[1];
       if (!prefix) return this.placeholder('secret', value, (n) => `example_${field}_${n}`);
@@ -231,6 +240,16 @@ export function applyExamples(
           body['application/json'].example = forStage(request, stage);
       }
     }
+  }
+}
+
+/** Puts each event type's recorded payload on its webhook's request body. */
+export function applyWebhookExamples(hooks: Record<string, Json>, stage: 'sandbox' | 'live'): void {
+  const examples = loadExamples();
+  for (const [type, hook] of Object.entries(hooks)) {
+    const ex = examples[`${WEBHOOK_EXAMPLE} ${type}`]?.['200'];
+    const media = (((hook.post as Json).requestBody as Json).content as Record<string, Json>)['application/json'];
+    if (ex && media) media.example = forStage(ex.response, stage);
   }
 }
 

@@ -22,7 +22,7 @@ import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes'
 import { AppError, ERROR_TYPES, MSG, errorTable, type ErrorMessage } from '../../functions/platform/errors';
 import { API_VERSION, errorBody } from '../../functions/platform/api-request';
 import { RESPONSE_FACTS, type ResponseFacts } from './overlay';
-import { applyExamples } from './examples';
+import { applyExamples, applyWebhookExamples } from './examples';
 
 export type Stage = 'sandbox' | 'live';
 export type Json = Record<string, unknown>;
@@ -262,7 +262,7 @@ function components(stage: Stage): Json {
   const codes = errorTable().map((e) => e.code);
   const errorEnvelope = (status?: number) => ({
     type: 'object',
-    required: ['statusCode', 'success', 'message', 'code', 'type', 'requestId'],
+    required: ['statusCode', 'success', 'message', 'code', 'type', 'docUrl', 'requestId'],
     properties: {
       statusCode: status ? { type: 'integer', const: status } : integer,
       success: { type: 'boolean', const: false },
@@ -273,6 +273,16 @@ function components(stage: Stage): Json {
         description: 'Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message',
       },
       type: { type: 'string', enum: [...ERROR_TYPES], description: 'The kind of error (see Errors)' },
+      docUrl: {
+        type: 'string',
+        pattern: '^/docs#error-[a-z0-9_]+$',
+        description: "The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>`",
+      },
+      param: {
+        type: 'string',
+        description:
+          'The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault',
+      },
       requestId: { type: 'string', description: 'The `X-Request-Id` of this answer: quote it when you ask for help' },
     },
   });
@@ -345,7 +355,7 @@ function components(stage: Stage): Json {
         name: 'Idpay-Version',
         in: 'header',
         required: false,
-        description: `The API version the request is written for (see Versioning). Without it: the current version, \`${API_VERSION}\`. Any other value: 400 \`Unknown API version\`, before the key is checked.`,
+        description: `The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, \`${API_VERSION}\`, when the participant was created). Any other value: 400 \`Unknown API version\`, before the key is checked.`,
         schema: { type: 'string', enum: [API_VERSION] },
       },
       'X-Participant-Id': {
@@ -362,10 +372,13 @@ function components(stage: Stage): Json {
       'X-Request-Id': header(
         'Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem',
       ),
-      'Idpay-Version': header(`The API version this answer speaks: \`${API_VERSION}\` (see Versioning)`, {
-        type: 'string',
-        enum: [API_VERSION],
-      }),
+      'Idpay-Version': header(
+        `The API version this answer was served at: the request's \`Idpay-Version\`, else the participant's pinned version (see Versioning)`,
+        {
+          type: 'string',
+          enum: [API_VERSION],
+        },
+      ),
       'X-RateLimit-Limit': header('Requests allowed per window (one minute) for this key and endpoint class', integer),
       'X-RateLimit-Remaining': header('Requests left in the current window', integer),
       'X-RateLimit-Reset': header('When the window resets (unix seconds)', integer),
@@ -589,6 +602,11 @@ function operation(route: Route, spec: HandlerSpec, conv: SchemaConverter, stage
   if (route.caller) op['x-caller'] = route.caller;
   if (route.rateClass) op['x-rate-class'] = route.rateClass;
   if (route.sandboxOnly) op['x-sandbox-only'] = true;
+  // A list: where its items are and which of their fields `startingAfter` takes (the SDK's paginate).
+  const pages = parameters.some((p) => p.name === 'startingAfter');
+  if (pages !== Boolean(route.list))
+    throw new Error(`${key}: a route with startingAfter needs \`list\` in the route table, and only such a route`);
+  if (route.list) op['x-list'] = { items: route.list.items, cursor: route.list.cursor };
   if (parameters.length) op.parameters = parameters;
 
   if (spec.body) {
@@ -715,7 +733,7 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
       post: {
         operationId: `event${pascal(type)}`,
         summary: type,
-        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
+        description: `**To:** ${doc.receiver}. **When:** ${doc.when}.\n\nPOSTed as JSON \`{id, type, createdAt, apiVersion, livemode, data}\` to each subscribed endpoint; verify \`webhook-signature\` (Standard Webhooks, covers id and timestamp) or \`X-Webhook-Signature\` (the body only) over the raw body before parsing.`,
         tags: ['Webhook events'],
         'x-receiver': doc.receiver,
         // The receiver authenticates the sender by signature, not by a security scheme.
@@ -736,8 +754,13 @@ function webhooks(conv: SchemaConverter, schemas: Json): Json {
   }
   // Any event: one schema per type, discriminated by `type` (webhooks and the events API).
   schemas.Event = {
-    description: 'An event: `{id, type, createdAt, data}`, `data` typed by `type`.',
+    description: 'An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator).',
     oneOf: EVENT_TYPES.map((t) => ref('schemas', eventSchemaName(t))),
+    // Tools (Redocly, code generators) pick the variant by `type` instead of trying each.
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(EVENT_TYPES.map((t) => [t, `#/components/schemas/${eventSchemaName(t)}`])),
+    },
   };
   return out;
 }
@@ -769,13 +792,13 @@ function errorsSection(): string {
   const types = ['| type | meaning |', '| --- | --- |', ...ERROR_TYPES.map((t) => `| \`${t}\` | ${cell(TYPE_MEANING[t])} |`)];
   const rows = errorTable().map(
     (e) =>
-      `| \`${e.code}\` | ${e.statuses.join(', ')} | ${e.types.map((t) => `\`${t}\``).join(', ')} | ${cell(e.message)} | ${e.retry ? 'retry' : ''} |`,
+      `| <a id="error-${e.code}"></a>\`${e.code}\` | ${e.statuses.join(', ')} | ${e.types.map((t) => `\`${t}\``).join(', ')} | ${cell(e.message)} | ${e.param ? `\`${e.param}\`` : ''} | ${e.retry ? 'retry' : ''} |`,
   );
   return [
-    "An error answer is `{statusCode, success: false, message, code, type, requestId}`, plus `errors: [{path, message}]` when the input was refused field by field (400). `message` is exact and stable (tests may compare it); `code` is one per message, for your code to branch on; `type` groups the codes; `requestId` is the answer's `X-Request-Id` (quote it when you ask for help). A bill, pay, intent or batch bank answer refuses element by element: each refused element carries its own `statusCode`, `message`, `code` and `type`.",
+    "An error answer is `{statusCode, success: false, message, code, type, docUrl, requestId}`, plus `errors: [{path, message}]` when the input was refused field by field (400), and `param` when a business rule refused one field of the request (the table's param column). `docUrl` is the code's row in this table (`/docs#error-<code>`, relative to the API's base URL). `message` is exact and stable (tests may compare it); `code` is one per message, for your code to branch on; `type` groups the codes; `requestId` is the answer's `X-Request-Id` (quote it when you ask for help). A bill, pay, intent or batch bank answer refuses element by element: each refused element carries its own `statusCode`, `message`, `code` and `type`.",
     types.join('\n'),
     'Every code (also published as `x-error-codes` at the root of this document). A message with `{placeholder}` is filled at run time; its code is the same whatever fills it.',
-    ['| code | status | type | message | |', '| --- | --- | --- | --- | --- |', ...rows].join('\n'),
+    ['| code | status | type | message | param | |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n'),
   ].join('\n\n');
 }
 
@@ -785,12 +808,12 @@ function introduction(stage: Stage): string {
     '## Authentication',
     `Every call except the documentation sends \`Authorization: Bearer <API key>\` (\`sk_${stage}_…\`), or a signed-in person's access token. Each operation lists who may call it (\`x-participant-kinds\`) and, for people and keys with a role, which roles (\`x-roles\`). A provider calls a merchant endpoint for one of its merchants with \`X-Entity-Id: <merchant id>\`.`,
     '## Versioning',
-    `Every answer carries \`Idpay-Version: ${API_VERSION}\`, the version of the API it speaks. A request may send \`Idpay-Version\` to say which version it was written for; without it, the current version applies. A version this deployment does not know is 400 \`Unknown API version\` (code \`unknown_api_version\`), checked before the route and the key. A version changes only for a change an integrator could break on (a field removed or renamed, a message or status changed); adding operations, optional request fields, response fields, event types or error codes happens within a version, so ignore fields you do not know.`,
+    `Versions are pinned. Each participant has an \`apiVersion\`: the current version when it was created (shown in the answer that creates it and in \`GET /v1/me\`). A request without \`Idpay-Version\` is served at the participant's version; a request may send \`Idpay-Version\` to be served at another version for that request only (the SDK sends the version it was generated for, \`${API_VERSION}\`, on every request). Every answer's \`Idpay-Version\` says which version served it, and every event carries the \`apiVersion\` its payload is written at (the receiving webhook endpoint's, pinned when the endpoint was created; in the events API the caller's) and \`livemode\` (true in live). A version this deployment does not know is 400 \`Unknown API version\` (code \`unknown_api_version\`), checked before the route and the key. A version changes only for a change an integrator could break on (a field removed or renamed, a message or status changed); adding operations, optional request fields, response fields, event types or error codes happens within a version, so ignore fields you do not know.`,
     '## Envelopes',
     'Success: `{statusCode, success: true, message, data}` (lists may add `total` and `hasMore` beside `data`). Errors: see Errors. Invalid input writes nothing. Every response carries `X-Request-Id` and `Idpay-Version`; every response to a participant key carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (unix seconds); a 429 adds `Retry-After`.',
     '## Paging',
     'Lists are newest first and take `limit` (default 20, at most 100). Two ways to page, one per request:\n\n' +
-      '- **Cursor** (every list): `startingAfter=<id of the last item you have>` returns the items after it and `hasMore` (true when more follow). Start without it; stop when `hasMore` is false. Its cost does not grow with the list, and items created meanwhile never shift a page. An id that is not in your list is 400 `Invalid query parameters`.\n' +
+      '- **Cursor** (every list): `startingAfter=<id of the last item you have>` returns the items after it and `hasMore` (true when more follow). Start without it; stop when `hasMore` is false. Each list operation says where its items are and which of their fields `startingAfter` takes in `x-list` (`{items, cursor}`; `items: null` when `data` is the array itself): the SDK method `client.paginate(path, init)` follows it for every list. Its cost does not grow with the list, and items created meanwhile never shift a page. An id that is not in your list is 400 `Invalid query parameters`.\n' +
       "- **Offset** (the lists of the original API: transactions, decisions, schedules, webhook endpoints and deliveries, a provider's merchants and their trust): `skip` (or `offset`, as the list names it) counts items to pass over; the answer adds `total` (the whole list's size) and `hasMore`. `skip + limit` above 10,000 is 400 `Use startingAfter to page beyond 10,000 items`; `skip` and `startingAfter` cannot be combined.",
     '## Idempotency',
     'Every POST accepts `Idempotency-Key` (1-255 characters). The same key with the same request within 24 hours replays the first answer (below 500) with `Idempotent-Replayed: true`; with another body: 409 `idempotency_mismatch`; while the first still runs: 409 `idempotency_in_progress` (retry shortly). An answer that says "retry" (a 5xx or a 409 whose code is marked retry) is not stored: the same key may be sent again.',
@@ -833,6 +856,7 @@ export async function generateOpenApi(stage: Stage, loadSpec: SpecLoader = loadH
   // Worked examples recorded from the integration tests (scripts/openapi/examples.ts).
   applyExamples(paths, (method, path) => `${method.toUpperCase()} ${path}`, stage);
   const hooks = webhooks(conv, schemas);
+  applyWebhookExamples(hooks as Record<string, Json>, stage);
   for (const [name, def] of Object.entries(conv.hoisted)) {
     if (schemas[name]) throw new Error(`Schema name ${name} is used twice`);
     schemas[name] = def;

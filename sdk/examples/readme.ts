@@ -92,6 +92,32 @@ export async function pagingCursor(idpay: IdpayClient) {
   // README:end
 }
 
+export async function paginate(idpay: IdpayClient) {
+  // README:begin paginate
+  // Every item of any list, page after page: paginate knows each list's items and cursor.
+  for await (const event of idpay.paginate('/v1/events', { params: { query: { type: 'billing.response', limit: 100 } } })) {
+    if (event.type === 'billing.response') console.log(event.id, event.data.status, event.data.amount);
+  }
+  for await (const t of idpay.paginate('/v1/transaction-history', { params: { query: { status: 'succeeded' } } })) {
+    console.log(t.reference, t.amount);
+  }
+  // README:end
+}
+
+export async function simulatedBank(operatorKey: string) {
+  // README:begin simulated-bank
+  // Sandbox: the operator creates a simulated bank; it answers billing intents and payments
+  // at once for its magic customers (GET /v1/sandbox/customers lists them).
+  const operator = createClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: operatorKey });
+  const bank = await unwrap(
+    operator.POST('/v1/operator/participants', {
+      body: { type: 'bank', name: 'Sandbox Bank', email: 'bank@example.com', simulated: true },
+    }),
+  );
+  console.log(bank.data.id, bank.data.simulated, bank.data.apiVersion);
+  // README:end
+}
+
 export async function pagingOffset(idpay: IdpayClient) {
   // README:begin paging-offset
   // The lists of release 1 also page by `skip` (or `offset`) with a `total` of matches.

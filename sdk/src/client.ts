@@ -12,10 +12,74 @@
  *   that sends no `code`, whose message is IN_PROGRESS_MESSAGE. Any other 409 (a key reused
  *   with another body, a closed resource) is returned at once.
  */
-import createFetchClient, { type Client } from 'openapi-fetch';
+import createFetchClient, { type FetchOptions, type FetchResponse } from 'openapi-fetch';
+import type { FilterKeys, HttpMethod, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
+import { API_VERSION, LISTS } from './generated/meta.js';
 import type { paths } from './generated/openapi.js';
+import { IdpayError } from './errors.js';
 
-export type IdpayClient = Client<paths, 'application/json'>;
+export { API_VERSION };
+
+/** The paths that have an operation for `M` (e.g. `KnownPath<'get'>`): any other path does not compile. */
+export type KnownPath<M extends HttpMethod> = PathsWithMethod<paths, M>;
+/** The options of one operation (`params` and `body` exactly as the document types them, plus fetch's own). */
+export type OperationInit<P extends keyof paths, M extends HttpMethod> = FetchOptions<FilterKeys<paths[P], M>>;
+type InitArgs<P extends keyof paths, M extends HttpMethod> =
+  RequiredKeysOf<OperationInit<P, M>> extends never ? [init?: OperationInit<P, M>] : [init: OperationInit<P, M>];
+// biome-ignore lint/suspicious/noExplicitAny: openapi-fetch's own constraint on an operation
+type Operation<P extends keyof paths, M extends HttpMethod> = paths[P][M] extends infer O extends Record<string | number, any> ? O : never;
+/** What a call resolves to: `{ data, error, response }` (openapi-fetch's), typed by the operation. */
+export type CallResponse<P extends keyof paths, M extends HttpMethod> = FetchResponse<
+  Operation<P, M>,
+  OperationInit<P, M>,
+  'application/json'
+>;
+
+/**
+ * One HTTP method of the client. The options are not a type parameter (as in openapi-fetch,
+ * where they are inferred): they are the operation's own type, so TypeScript checks an object
+ * literal exactly (a misspelt or unknown property does not compile, nor a value outside an
+ * enum), and an unknown path fails on the path itself.
+ */
+export type IdpayMethod<M extends HttpMethod> = <P extends string>(
+  path: P extends KnownPath<M> ? P : KnownPath<M>,
+  ...init: P extends KnownPath<M> ? InitArgs<P, M> : [init?: never]
+) => Promise<P extends KnownPath<M> ? CallResponse<P, M> : never>;
+
+/** The list operations (their `x-list` in the document): where the items are and which field `startingAfter` takes. */
+export type ListPath = keyof typeof LISTS & KnownPath<'get'>;
+type ListData<P extends ListPath> =
+  NonNullable<Extract<CallResponse<P, 'get'>, { error?: never }>['data']> extends { data: infer D } ? D : never;
+/** The item type of a list (e.g. `ListItem<'/v1/events'>`: an event of any type). */
+export type ListItem<P extends ListPath> = (typeof LISTS)[P]['items'] extends infer K extends string
+  ? ListData<P> extends { [k in K]: (infer I)[] }
+    ? I
+    : never
+  : ListData<P> extends (infer I)[]
+    ? I
+    : never;
+/** A list's options for paginate: its filters and `limit` (the page size); paging itself is paginate's. */
+export type PaginateInit<P extends ListPath> = Omit<OperationInit<P, 'get'>, 'params'> & {
+  params?: Omit<NonNullable<OperationInit<P, 'get'>['params']>, 'query'> & {
+    query?: Omit<NonNullable<NonNullable<OperationInit<P, 'get'>['params']>['query']>, 'startingAfter' | 'skip' | 'offset'>;
+  };
+};
+
+/** A typed idpay client: a method per HTTP method, and `paginate` over any list. */
+export interface IdpayClient {
+  GET: IdpayMethod<'get'>;
+  POST: IdpayMethod<'post'>;
+  PUT: IdpayMethod<'put'>;
+  PATCH: IdpayMethod<'patch'>;
+  DELETE: IdpayMethod<'delete'>;
+  /**
+   * Every item of a list, page after page (by `startingAfter`, the list's own cursor field),
+   * typed by the list's item. Throws IdpayError on an error answer.
+   *
+   *   for await (const event of idpay.paginate('/v1/events', { params: { query: { type: 'billing.response' } } })) { ... }
+   */
+  paginate<P extends ListPath>(path: P, init?: PaginateInit<P>): AsyncIterableIterator<ListItem<P>>;
+}
 
 export interface RetryOptions {
   /** Retries after the first attempt. Default 3. */
@@ -168,17 +232,54 @@ export function retryingFetch(
   };
 }
 
-/** A typed idpay client. Every call returns `{ data, error, response }` (openapi-fetch). */
+/**
+ * A typed idpay client. Every call returns `{ data, error, response }` (openapi-fetch). Every
+ * request says `Idpay-Version: API_VERSION`, the version this SDK was generated for (so a
+ * participant pinned at another version still gets answers this SDK understands), unless
+ * `options.headers` or the call sets its own.
+ */
 export function createClient(options: CreateClientOptions): IdpayClient {
   if (!options.baseUrl) throw new TypeError('createClient: baseUrl is required');
   if (!options.apiKey) throw new TypeError('createClient: apiKey is required');
-  const headers: Record<string, string> = { ...options.headers, Authorization: `Bearer ${options.apiKey}` };
+  const headers: Record<string, string> = { 'Idpay-Version': API_VERSION, ...options.headers, Authorization: `Bearer ${options.apiKey}` };
   if (options.entityId) headers['X-Entity-Id'] = options.entityId;
-  return createFetchClient<paths>({
+  const client = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers,
     fetch: retryingFetch(options),
   });
+  return {
+    GET: client.GET as IdpayMethod<'get'>,
+    POST: client.POST as IdpayMethod<'post'>,
+    PUT: client.PUT as IdpayMethod<'put'>,
+    PATCH: client.PATCH as IdpayMethod<'patch'>,
+    DELETE: client.DELETE as IdpayMethod<'delete'>,
+    paginate: (path, init) => paginate(client.GET as unknown as PageGetter, path, init as PageInit | undefined),
+  };
+}
+
+type PageInit = { params?: { query?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
+type PageGetter = (path: string, init: PageInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+/** The pages of one list, followed by `startingAfter` until `hasMore` is false. */
+async function* paginate<T>(get: PageGetter, path: string, init: PageInit = {}): AsyncIterableIterator<T> {
+  const list = (LISTS as Record<string, { items: string | null; cursor: string }>)[path];
+  if (!list) throw new TypeError(`paginate: ${path} is not a list operation`);
+  let after: string | undefined;
+  for (;;) {
+    const query = { ...init.params?.query, ...(after === undefined ? {} : { startingAfter: after }) };
+    const { data, error, response } = await get(path, { ...init, params: { ...init.params, query } });
+    if (!response.ok) throw IdpayError.fromResponse(response, error);
+    const body = data as { data: unknown; hasMore?: boolean };
+    // `data` is the array itself (hasMore beside it), or an object holding the array and hasMore.
+    const page = list.items === null ? body.data : (body.data as Record<string, unknown>)[list.items];
+    const hasMore = list.items === null ? body.hasMore : (body.data as { hasMore?: boolean }).hasMore;
+    const items = Array.isArray(page) ? (page as Record<string, unknown>[]) : [];
+    for (const item of items) yield item as T;
+    const last = items.at(-1)?.[list.cursor];
+    if (hasMore !== true || typeof last !== 'string') return;
+    after = last;
+  }
 }
 
 export { IdpayError, isIdpayError, unwrap } from './errors.js';

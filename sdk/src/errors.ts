@@ -3,10 +3,12 @@
  * requestId), and `unwrap`, which turns a call's `{ data, error, response }` into its `data`
  * or throws that error. Browser-safe (no Node imports): the dashboard bundles the client.
  *
- * Every error body is `{statusCode, success: false, message, code, type, requestId,
- * errors?}`: `message` is exact and stable, `code` is specific (one per message: the API
- * reference's error table), `type` is one of IdpayErrorType, `requestId` equals the
- * response's `X-Request-Id`, and a 400 may list `errors: [{path, message}]`. A body without
+ * Every error body is `{statusCode, success: false, message, code, type, docUrl, requestId,
+ * param?, errors?}`: `message` is exact and stable, `code` is specific (one per message: the API
+ * reference's error table), `type` is one of IdpayErrorType, `docUrl` is the code's entry in
+ * the reference (`/docs#error-<code>`, relative to the API), `requestId` equals the response's
+ * `X-Request-Id`, `param` names the one request field a business rule refused (a refund's
+ * `amount` above what was paid), and a 400 may list `errors: [{path, message}]`. A body without
  * `type` (an older server, a proxy) gets one derived from the status, and the header supplies
  * a missing `requestId`.
  */
@@ -36,6 +38,8 @@ export interface IdpayErrorBody {
   message?: string;
   code?: string;
   type?: string;
+  docUrl?: string;
+  param?: string;
   requestId?: string;
   errors?: IdpayFieldError[];
 }
@@ -62,6 +66,15 @@ function speaker(body: unknown): Record<string, unknown> | undefined {
 
 const BRAND = Symbol.for('@idpay/sdk.IdpayError');
 
+/** A `docUrl` (relative to the API) made absolute against the URL of the answer it came in, when that is known. */
+function absolute(docUrl: string, answerUrl: string | undefined): string {
+  try {
+    return answerUrl ? new URL(docUrl, answerUrl).href : docUrl;
+  } catch {
+    return docUrl;
+  }
+}
+
 /** An error answer of the API. `instanceof IdpayError` holds across the package's ESM and CommonJS builds. */
 export class IdpayError extends Error {
   override readonly name = 'IdpayError';
@@ -73,6 +86,10 @@ export class IdpayError extends Error {
   readonly type: IdpayErrorType;
   /** The request's id (`X-Request-Id`): quote it when you ask for help. */
   readonly requestId: string | undefined;
+  /** The code's entry in the API reference (absolute when the answer's URL is known: `https://…/docs#error-<code>`). */
+  readonly docUrl: string | undefined;
+  /** The one request field a business rule refused (e.g. `amount`); undefined when no single field is at fault. */
+  readonly param: string | undefined;
   /** The refused fields of a 400 (empty otherwise). */
   readonly errors: IdpayFieldError[];
   /** The parsed body as received (an array for a bill or pay answer). */
@@ -84,6 +101,8 @@ export class IdpayError extends Error {
     code?: string;
     type?: IdpayErrorType;
     requestId?: string;
+    docUrl?: string;
+    param?: string;
     errors?: IdpayFieldError[];
     body?: unknown;
   }) {
@@ -92,6 +111,8 @@ export class IdpayError extends Error {
     this.code = init.code;
     this.type = init.type ?? errorTypeForStatus(init.status);
     this.requestId = init.requestId;
+    this.docUrl = init.docUrl;
+    this.param = init.param;
     this.errors = init.errors ?? [];
     this.body = init.body;
     Object.defineProperty(this, BRAND, { value: true });
@@ -102,7 +123,7 @@ export class IdpayError extends Error {
   }
 
   /** The error of an answer: its status and headers, and its parsed body (or undefined). */
-  static fromResponse(response: Pick<Response, 'status' | 'statusText' | 'headers'>, body: unknown): IdpayError {
+  static fromResponse(response: Pick<Response, 'status' | 'statusText' | 'headers'> & { url?: string }, body: unknown): IdpayError {
     const e = speaker(body);
     const message = typeof e?.message === 'string' ? e.message : response.statusText || `HTTP ${response.status}`;
     const errors = Array.isArray(e?.errors)
@@ -116,6 +137,8 @@ export class IdpayError extends Error {
       code: typeof e?.code === 'string' ? e.code : undefined,
       type: isErrorType(e?.type) ? e.type : undefined,
       requestId: (typeof e?.requestId === 'string' ? e.requestId : undefined) ?? response.headers.get('x-request-id') ?? undefined,
+      docUrl: typeof e?.docUrl === 'string' ? absolute(e.docUrl, response.url) : undefined,
+      param: typeof e?.param === 'string' ? e.param : undefined,
       errors,
       body,
     });

@@ -5,10 +5,12 @@
  *   const idpay = createClient({ baseUrl, apiKey });
  *   const { data, error } = await idpay.POST('/v1/billing/intent', { body: { ... } });
  *   const balance = await unwrap(idpay.GET('/v1/balance/details')); // data, or throws IdpayError
+ *   for await (const event of idpay.paginate('/v1/events')) { ... } // every item of any list
  *
  * Types come from the API's OpenAPI document (`paths`, `components`, `webhooks`, `operations`).
  */
 export {
+  API_VERSION,
   createClient,
   retryingFetch,
   parseRetryAfter,
@@ -18,7 +20,20 @@ export {
   IN_PROGRESS_CODE,
   RETRY_SHORTLY_CODES,
 } from './client.js';
-export type { CreateClientOptions, IdpayClient, RetryOptions } from './client.js';
+export type {
+  CallResponse,
+  CreateClientOptions,
+  IdpayClient,
+  IdpayMethod,
+  KnownPath,
+  ListItem,
+  ListPath,
+  OperationInit,
+  PaginateInit,
+  RetryOptions,
+} from './client.js';
+export { LISTS, EVENT_TYPES } from './generated/meta.js';
+export { newWebhookSecret, signatureHeaders } from './signing.js';
 export { IdpayError, isIdpayError, unwrap, errorTypeForStatus, ERROR_TYPES } from './errors.js';
 export type { CallResult, IdpayErrorBody, IdpayErrorType, IdpayFieldError } from './errors.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';

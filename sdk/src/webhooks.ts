@@ -20,6 +20,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { webhooks } from './generated/openapi.js';
+import { standardKey } from './signing.js';
 
 type EventOf<K extends keyof webhooks> =
   NonNullable<webhooks[K]['post']> extends { requestBody: { content: { 'application/json': infer E } } } ? E : never;
@@ -64,7 +65,6 @@ export interface VerifyWebhookOptions {
   now?: Date | number;
 }
 
-const SECRET_PREFIX = 'whsec_';
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 
 function headerReader(headers: WebhookHeaders): (name: string) => string | undefined {
@@ -97,10 +97,6 @@ function checkTimestamp(value: string | undefined, toleranceSeconds: number, now
 const matchesAny = (expected: Buffer, candidates: Buffer[]) =>
   // every candidate is compared (no early exit), each in constant time
   candidates.reduce((found, got) => (got.length === expected.length && timingSafeEqual(got, expected)) || found, false);
-
-/** Standard Webhooks' HMAC key: the base64-decoded part of the secret after `whsec_`. */
-const standardKey = (secret: string) =>
-  Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
 
 function standardSignatures(header: string): Buffer[] {
   return header

@@ -9,8 +9,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  API_VERSION,
   createClient,
   IdpayError,
+  type IdpayClient,
   unwrap,
   verifyWebhook,
   WebhookVerificationError,
@@ -34,6 +36,8 @@ async function main() {
   void operator.GET('/v1/no-such-path');
   // @ts-expect-error `type` must be bank | merchant | provider
   void operator.POST('/v1/operator/participants', { body: { type: 'shop', name: 'x', email: 'x@example.com' } });
+
+  void mistakes; // compiled, never called
 
   const received: Promise<WebhookEvent> = new Promise((resolve, reject) => {
     const server = createServer((req, res) => {
@@ -75,7 +79,30 @@ async function main() {
     () => undefined,
     (e: unknown) => (e instanceof IdpayError ? { status: e.status, type: e.type, message: e.message, fields: e.errors.length } : e),
   );
-  console.log(JSON.stringify({ status, merchantId: merchant.id, event: test, deliveriesStatus: list.response.status, refused }));
+  // paginate: every item of a list, typed by the list's item
+  const urls: string[] = [];
+  for await (const ep of idpay.paginate('/v1/webhooks/endpoints', { params: { query: { limit: 1 } } })) urls.push(ep.url);
+  console.log(
+    JSON.stringify({
+      status,
+      merchantId: merchant.id,
+      event: test,
+      deliveriesStatus: list.response.status,
+      refused,
+      urls,
+      version: API_VERSION,
+    }),
+  );
+}
+
+/** Exact types: each mistake below fails to compile under --strict. */
+function mistakes(idpay: IdpayClient) {
+  // @ts-expect-error a misspelt optional property
+  void idpay.POST('/v1/refunds/initiate', { body: { reference: 'txn_1', reasn: 'damaged' } });
+  // @ts-expect-error a currency outside the document's enum
+  void idpay.POST('/v1/customer/pay', { body: { lookupPhrases: ['lp'], amount: 1, currency: 'USD', description: 'x' } });
+  // @ts-expect-error only list operations paginate
+  void idpay.paginate('/v1/balance/details');
 }
 
 main().catch((e: unknown) => {

@@ -22,6 +22,7 @@ import { RESPONSE_FACTS } from '../../scripts/openapi/overlay';
 import { rolesFor } from '../../functions/identity/roles';
 import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { ERROR_TYPES, errorTable, errorTypeOf } from '../../functions/platform/errors';
+import { apiVersions } from '../../functions/platform/api-request';
 import { RETRY_SHORTLY_CODES } from '../../sdk/src/client';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
@@ -184,8 +185,18 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'])
       expect(responses[name], name).toBeDefined();
     const bad = deref(doc, ((responses.BadRequest!.content as Json)['application/json'] as Json).schema as Json);
-    expect(bad.required).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId']);
-    expect(Object.keys(bad.properties as Json)).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'requestId', 'errors']);
+    expect(bad.required).toEqual(['statusCode', 'success', 'message', 'code', 'type', 'docUrl', 'requestId']);
+    expect(Object.keys(bad.properties as Json)).toEqual([
+      'statusCode',
+      'success',
+      'message',
+      'code',
+      'type',
+      'docUrl',
+      'param',
+      'requestId',
+      'errors',
+    ]);
     // Each shared response's example is a real error body: its code, type and message from the table.
     for (const [name, status] of Object.entries({ BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409 })) {
       const example = ((responses[name]!.content as Json)['application/json'] as Json).example as Json;
@@ -218,7 +229,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
     expect(Object.keys((ok.schema.properties as Json).data as Json)).toContain('properties'); // the handler's `response` schema
   });
 
-  it('webhooks: one per event type, the {id, type, createdAt, data} body and the signature headers', () => {
+  it('webhooks: one per event type, the {id, type, createdAt, apiVersion, livemode, data} body and the signature headers', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
     for (const type of EVENT_TYPES) {
       const post = (doc.webhooks[type] as Json).post as Json;
@@ -233,7 +244,7 @@ describe.each(['sandbox', 'live'] as const)('the %s document', (stage) => {
       ]);
       const schema = deref(doc, (((post.requestBody as Json).content as Json)['application/json'] as Json).schema as Json);
       expect(schema).toBe(doc.components.schemas![eventSchemaName(type)]);
-      expect(schema.required).toEqual(['id', 'type', 'createdAt', 'data']);
+      expect(schema.required).toEqual(['id', 'type', 'createdAt', 'apiVersion', 'livemode', 'data']);
       expect((schema.properties as Json).type).toEqual({ type: 'string', const: type });
       expect(deref(doc, (schema.properties as Json).data as Json).type).toBe('object');
     }
@@ -248,11 +259,41 @@ describe.each(['sandbox', 'live'] as const)('the %s document: errors, version, s
     // The generator loaded every handler (beforeAll): every message group is registered here too.
     expect(table()).toEqual(errorTable());
     const description = (doc.info as Json).description as string;
-    for (const e of table()) expect(description, e.code).toContain(`| \`${e.code}\` | ${e.statuses.join(', ')} |`);
+    for (const e of table())
+      expect(description, e.code).toContain(`| <a id="error-${e.code}"></a>\`${e.code}\` | ${e.statuses.join(', ')} |`);
     for (const t of ERROR_TYPES) expect(description).toContain(`| \`${t}\` |`);
     const error = doc.components.schemas!.Error as Json;
     expect(((error.properties as Json).code as Json).enum).toEqual(table().map((e) => e.code));
     expect(((error.properties as Json).type as Json).enum).toEqual([...ERROR_TYPES]);
+    // docUrl: every code's row above is the anchor `error-<code>` of the reference (`/docs#error-<code>`)
+    expect((error.required as string[]).includes('docUrl')).toBe(true);
+    expect(
+      table()
+        .filter((e) => (e as { param?: string }).param)
+        .map((e) => e.code),
+    ).toEqual(expect.arrayContaining(['refund_exceeds_refundable', 'unsupported_currency', 'merchant_email_exists']));
+  });
+
+  it('every list operation says where its items are and which field startingAfter takes (x-list), and those exist in its schema', () => {
+    const lists = Object.entries(doc.paths).flatMap(([path, item]) => {
+      const get = (item as Json).get as Json | undefined;
+      return get?.['x-list'] ? [{ path, get, list: get['x-list'] as { items: string | null; cursor: string } }] : [];
+    });
+    expect(lists.length).toBeGreaterThanOrEqual(15);
+    for (const { path, get, list } of lists) {
+      expect(paramNames(doc, get), path).toContain('query:startingAfter');
+      const envelope = deref(doc, ((((get.responses as Json)['200'] as Json).content as Json)['application/json'] as Json).schema as Json);
+      const data = deref(doc, (envelope.properties as Json).data as Json);
+      const array = list.items === null ? data : deref(doc, (data.properties as Json)[list.items] as Json);
+      expect(array.type, path).toBe('array');
+      const item = deref(doc, array.items as Json);
+      const props = Object.assign(
+        {},
+        item.properties as Json,
+        ...((item.allOf as Json[] | undefined) ?? []).map((a) => deref(doc, a).properties as Json),
+      );
+      if (path !== '/v1/events') expect(Object.keys(props), path).toContain(list.cursor);
+    }
   });
 
   it("the SDK retries exactly the table's retry codes", () => {
@@ -334,6 +375,24 @@ describe.each(['sandbox', 'live'] as const)('the %s document: worked examples', 
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('every event has a payload example recorded from a real run, valid against its schema; the events discriminate on type', () => {
+    const problems: string[] = [];
+    for (const type of EVENT_TYPES) {
+      const media = ((((doc.webhooks[type] as Json).post as Json).requestBody as Json).content as Json)['application/json'] as Json;
+      if (media.example === undefined) problems.push(`${type}: no example`);
+      else {
+        problems.push(...invalid(media.example, 'webhooks', type, 'post', 'requestBody', 'content', 'application/json'));
+        expect((media.example as Json).type).toBe(type);
+        // Written at a version the API serves (a recording's time shift never touches it).
+        expect(apiVersions(), type).toContain((media.example as Json).apiVersion);
+      }
+    }
+    expect(problems).toEqual([]);
+    const event = doc.components.schemas!.Event as Json;
+    expect((event.discriminator as Json).propertyName).toBe('type');
+    expect(Object.keys((event.discriminator as Json).mapping as Json).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it('the examples hold no secret in clear: keys and webhook secrets are placeholders', () => {
@@ -434,7 +493,7 @@ describe('event schemas match what the service emits', () => {
     const parsed = EVENT_CATALOG[type].data.safeParse(data);
     expect(parsed.success ? [] : parsed.error.issues, `${type} issues`).toEqual([]);
     expect(Object.keys(parsed.data as object).sort(), `${type} fields`).toEqual(Object.keys(data).sort());
-    const body = { id: 'evt_1', type, createdAt: '2026-11-22T10:00:00.000Z', data };
+    const body = { id: 'evt_1', type, createdAt: '2026-11-22T10:00:00.000Z', apiVersion: '2026-11-01', livemode: false, data };
     expect(eventBodySchema(type).safeParse(body).success).toBe(true);
     expect(eventBody.safeParse(body).success).toBe(true);
   }

@@ -461,6 +461,7 @@ describe('billing intent elements and statuses', () => {
     message: 'Customer not found',
     code: 'customer_not_found',
     type: 'not_found_error',
+    docUrl: '/docs#error-customer_not_found',
   };
 
   it('one known and one unknown phrase: 207 with one element per phrase, in order', async () => {

@@ -37,6 +37,7 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
       message: BLOCKED,
       code: 'merchant_blocked',
       type: 'permission_error',
+      docUrl: '/docs#error-merchant_blocked',
       phrase: approvedButBlocked.agreementPhrase,
       entityId: approvedButBlocked.merchant.id,
     });
@@ -81,6 +82,7 @@ describe('bill: refusals (DESIGN 6.9 precedence)', () => {
         message: NOT_APPROVED,
         code: 'billing_not_approved',
         type: 'permission_error',
+        docUrl: '/docs#error-billing_not_approved',
         phrase: phrases[n],
         entityId: a.merchant.id,
       });

@@ -78,11 +78,11 @@ describe('dashboard: disputes', () => {
     expect(second.status).toBe(201);
     const acceptedId = second.body.data.disputeId as string;
 
-    // The merchant: Disputes -> View -> evidence -> Submit evidence.
+    // The merchant: Disputes -> View (the dispute's page) -> evidence -> Submit evidence.
     const mp = await signedIn(merchantOwner, PHONE);
     await openPage(mp, 'Disputes');
     const table = mp.getByRole('table', { name: /^Disputes/ });
-    await table.getByRole('row').filter({ hasText: answeredId }).getByRole('button', { name: 'View' }).click();
+    await table.getByRole('row').filter({ hasText: answeredId }).getByRole('link', { name: 'View' }).click();
     await mp.getByRole('heading', { name: `Dispute ${answeredId}` }).waitFor();
     await expectAccessible(mp, 'dispute needing a response at 375 px (merchant)');
     await expectFitsWidth(mp, 'Disputes');
@@ -96,7 +96,8 @@ describe('dashboard: disputes', () => {
     });
 
     // Accept the other one: a dialog asks first; Cancel leaves it, Confirm accepts.
-    await table.getByRole('row').filter({ hasText: acceptedId }).getByRole('button', { name: 'View' }).click();
+    await openPage(mp, 'Disputes');
+    await table.getByRole('row').filter({ hasText: acceptedId }).getByRole('link', { name: 'View' }).click();
     await mp.getByRole('heading', { name: `Dispute ${acceptedId}` }).waitFor();
     await mp.getByRole('button', { name: 'Accept dispute' }).click();
     const dialog = mp.getByRole('dialog', { name: 'Accept this dispute?' });
@@ -123,7 +124,7 @@ describe('dashboard: disputes', () => {
       .getByRole('table', { name: /^Disputes/ })
       .getByRole('row')
       .filter({ hasText: answeredId })
-      .getByRole('button', { name: 'View' })
+      .getByRole('link', { name: 'View' })
       .click();
     await bp.getByRole('heading', { name: `Dispute ${answeredId}` }).waitFor();
     await bp.getByText('Both delivered.').waitFor();

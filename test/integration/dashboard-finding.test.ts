@@ -245,7 +245,7 @@ describe('dashboard: finding and seeing', () => {
   it('Home shows Get started and the 30-day volume with its table; no page is wider than 375 px', async () => {
     const page = await signedIn(owner, PHONE);
     await page.getByRole('heading', { name: 'Get started' }).waitFor();
-    await page.getByRole('img', { name: /^Daily volume: 116 debits/ }).waitFor();
+    await page.getByRole('group', { name: /^Daily volume: 116 debits/ }).waitFor();
     await page.getByText('Show the volume as a table').click();
     await page.getByRole('table', { name: 'Volume per day' }).getByRole('row').nth(30).waitFor();
     await check(page, 'home at 375 px');

@@ -17,6 +17,7 @@ import {
   screenshot,
   totp,
   withBrowser,
+  menuLinks,
 } from '../support/browser';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
@@ -108,7 +109,7 @@ describe('dashboard (live): the operator approves an application; owners sign in
 
     await applicant.getByRole('navigation').waitFor();
     await applicant.getByText('Role: owner').waitFor();
-    expect(await applicant.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+    expect(await menuLinks(applicant)).toEqual([
       'Home',
       'API keys',
       'Webhooks',

@@ -11,6 +11,7 @@
  * SQS's 15 minutes) go through the due index, which a 500 ms tick reads, and recovery's grace is
  * 10 s (deployed: 300 s).
  */
+import { API_VERSION } from '../../functions/platform/api-request';
 import { isDeepStrictEqual } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +132,8 @@ describe('the stream consumer', () => {
       id: ev!.id,
       type: 'billing.response',
       createdAt: ev!.createdAt,
+      apiVersion: API_VERSION,
+      livemode: false,
       data: billingResponse({ reference: 'STREAM-1', status: 'succeeded' }),
     });
     expect(stream.stats.invocations).toBeGreaterThan(before);

@@ -283,6 +283,25 @@ describe('GET /v1/search', () => {
     expect(found(await search(otherBank.apiKey, stranger.email))).toEqual([`customer:${stranger.customerId}`]);
   });
 
+  it("finds by the start of an id (6+ characters), description words and an exact amount, in the caller's own last 90 days only (DESIGN 10.7)", async () => {
+    for (const key of [a.merchant.apiKey, provider.apiKey, a.bank.apiKey]) {
+      for (const q of [reference.slice(0, 10), billingRequestId.slice(0, 12), 'ORDER searchable', '42', '42.00']) {
+        const r = await search(key, q);
+        expect(r.status).toBe(200);
+        expect(found(r), q).toContain(`transaction:${reference}`);
+        expect(r.body.data.complete).toBe(true);
+      }
+    }
+    // `2,500.00`-style amounts: the 1,000.00 of the volume's bills.
+    expect((await search(a.merchant.apiKey, '1,000.00')).body.data.results.map((x: { title: string }) => x.title)).toEqual([
+      expect.stringContaining('NGN 1000.00 · Volume 3'),
+    ]);
+    // Fewer than 6 characters of an id find nothing by it; nor does anyone else find these.
+    expect(found(await search(a.merchant.apiKey, reference.slice(0, 5)))).toEqual([]);
+    for (const key of [otherMerchant.apiKey, otherBank.apiKey, otherProvider.apiKey])
+      for (const q of [reference.slice(0, 10), 'Searchable order', '42']) expect(found(await search(key, q)), q).toEqual([]);
+  });
+
   it('nothing found: 200 with results []; bad input: 400 Invalid query parameters', async () => {
     for (const q of ['txn_doesnotexist', 'nobody@example.com', 'hello world', 'dlv_x']) {
       const r = await search(a.merchant.apiKey, q);

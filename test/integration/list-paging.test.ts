@@ -42,8 +42,8 @@ async function walk(get: (after?: string) => Promise<{ status: number; body: any
 }
 
 /** What a refused element adds (its code and type from the error table). */
-const refused404 = { code: 'billing_request_not_found', type: 'not_found_error' };
-const answered409 = { code: 'billing_already_answered', type: 'conflict_error' };
+const refused404 = { code: 'billing_request_not_found', type: 'not_found_error', docUrl: '/docs#error-billing_request_not_found' };
+const answered409 = { code: 'billing_already_answered', type: 'conflict_error', docUrl: '/docs#error-billing_already_answered' };
 
 describe('transaction history: startingAfter', () => {
   let m: Party;

@@ -161,7 +161,7 @@ describe('invitations (DESIGN 9.1)', () => {
 
     const mail = readMail(t.app.mailDir).find((m) => m.to === email);
     expect(mail).toBeDefined();
-    expect(mail!.link).toBe(`${t.url}/dashboard/invitations/${token}`);
+    expect(mail!.link).toBe(`${t.url}/dashboard/invitations/${token}#email=${encodeURIComponent(email)}`);
     expect(mail!.text).toContain(mail!.link!);
     expect(mail!.subject).toMatch(/^You are invited to join /);
 

@@ -4,6 +4,7 @@
  * the API; roles from the route table; invitations and the last-owner rule; key expiry and
  * revocation; the audit log written with each change; isolation between participants.
  */
+import { API_VERSION } from '../../functions/platform/api-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyKey, keyIdKey } from '../../functions/identity/participant-store';
 import { db } from '../../functions/platform/clients';
@@ -428,7 +429,14 @@ describe('GET /v1/me: who a token is and what they may act for', () => {
     const merchantId = applied.body.data.participantId as string;
     const after = await as('GET', '/v1/me');
     expect(after.body.data.memberships).toEqual([
-      { participantId: merchantId, name: body.businessName, kind: 'merchant', role: 'owner', joinedAt: expect.any(String) },
+      {
+        participantId: merchantId,
+        name: body.businessName,
+        kind: 'merchant',
+        role: 'owner',
+        joinedAt: expect.any(String),
+        apiVersion: API_VERSION,
+      },
     ]);
 
     // Invited to another participant as a viewer: both listed, each with its own role.

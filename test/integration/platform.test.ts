@@ -189,6 +189,7 @@ describe('request handling', () => {
     expect(r.body).toMatchObject({
       code: 'invalid_request_parameters',
       type: 'invalid_request_error',
+      docUrl: '/docs#error-invalid_request_parameters',
       requestId: r.headers.get('x-request-id'),
     });
     const paths = r.body.errors.map((e: { path: string }) => e.path).sort();
@@ -228,6 +229,7 @@ describe('request handling', () => {
         message: 'Method not allowed',
         code: 'method_not_allowed',
         type: 'invalid_request_error',
+        docUrl: '/docs#error-method_not_allowed',
         requestId: r.headers.get('x-request-id'),
       });
       expect(r.headers.get('allow')).toBe(allow);
@@ -296,6 +298,7 @@ describe('API version (Idpay-Version)', () => {
         message: 'Unknown API version',
         code: 'unknown_api_version',
         type: 'invalid_request_error',
+        docUrl: '/docs#error-unknown_api_version',
         requestId: r.headers.get('x-request-id'),
         errors: [{ path: 'Idpay-Version', message: 'supported: 2026-11-01' }],
       });
@@ -337,6 +340,7 @@ describe('rate limiting', () => {
       message: 'Too many requests',
       code: 'rate_limited',
       type: 'rate_limit_error',
+      docUrl: '/docs#error-rate_limited',
       requestId: last.headers.get('x-request-id'),
     });
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -2,6 +2,7 @@
  * merchant.trust.updated reaches the merchant and its provider as a signed webhook, and a
  * provider manages its merchant's webhook endpoints with X-Entity-Id.
  */
+import { API_VERSION } from '../../functions/platform/api-request';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -67,6 +68,8 @@ describe('merchant.trust.updated webhook', () => {
         id: expect.stringMatching(/^evt_/),
         type: 'merchant.trust.updated',
         createdAt: expect.any(String),
+        apiVersion: API_VERSION,
+        livemode: false,
         data: expectedData,
       });
       expect(req!.headers['x-webhook-id']).toBe(body.id);

@@ -7,7 +7,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/platform/clients';
-import { createClient, IN_PROGRESS_MESSAGE } from '../../sdk/src/index';
+import {
+  API_VERSION,
+  createClient,
+  IdpayError,
+  IN_PROGRESS_MESSAGE,
+  LISTS,
+  unwrap,
+  type IdpayClient,
+  type ListPath,
+} from '../../sdk/src/index';
+import { agreement, bankResponse, billOne, merchantWithTrust } from '../support/flows';
+import { applicationBody, personCaller, signUpAndIn } from '../support/people';
 import { startTestApp, type TestApp } from '../support/app';
 import { startReceiver, type Receiver } from '../../local/receiver';
 import { sleep } from '../../functions/platform/retry';
@@ -343,4 +354,164 @@ describe('SDK retry rules (scripted HTTP server)', () => {
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts).size).toBe(1);
   });
+});
+
+describe('pinned API versions', () => {
+  it('a participant keeps the version it was created at when the current one moves; Idpay-Version overrides per request; events carry apiVersion and livemode', async () => {
+    const NEXT = '2099-01-01';
+    const pinned = await t.call<any>('POST', '/v1/operator/participants', {
+      key: t.operatorKey,
+      body: { type: 'merchant', name: 'Pinned Shop', email: `pinned-${Date.now()}@example.com` },
+    });
+    expect(pinned.body.data.apiVersion).toBe(API_VERSION);
+    const old = { key: pinned.body.data.apiKey as string };
+    const hook = server.endpointUrl('pinned');
+    const endpointOf = async (key: string) =>
+      (await t.call<any>('POST', '/v1/webhooks/endpoints', { key, body: { url: hook.url } })).body.data.id as string;
+    const oldEndpoint = await endpointOf(old.key);
+
+    process.env.API_NEXT_VERSION = NEXT; // the current version moves (test only)
+    try {
+      const later = await t.call<any>('POST', '/v1/operator/participants', {
+        key: t.operatorKey,
+        body: { type: 'merchant', name: 'Later Shop', email: `later-${Date.now()}@example.com` },
+      });
+      expect(later.body.data.apiVersion).toBe(NEXT);
+      const fresh = { key: later.body.data.apiKey as string };
+      const served = async (key: string, headers: Record<string, string> = {}) =>
+        (await t.call('GET', '/v1/webhooks/endpoints', { key, headers })).headers.get('idpay-version');
+      // No header: each at its own pinned version; the header overrides for that request only.
+      expect(await served(old.key)).toBe(API_VERSION);
+      expect(await served(fresh.key)).toBe(NEXT);
+      expect(await served(old.key, { 'Idpay-Version': NEXT })).toBe(NEXT);
+      expect(await served(old.key)).toBe(API_VERSION);
+      // No key: the current version.
+      expect((await t.call('GET', '/v1/nothing-here')).headers.get('idpay-version')).toBe(NEXT);
+      // The SDK says the version it was generated for, whatever the participant's.
+      const sdk = await createClient({ baseUrl: t.url, apiKey: fresh.key }).GET('/v1/webhooks/endpoints');
+      expect(sdk.response.headers.get('idpay-version')).toBe(API_VERSION);
+
+      // Events: the delivery is written at the receiving endpoint's version (pinned when it was made), in the events API at the request's.
+      const freshEndpoint = await endpointOf(fresh.key);
+      for (const [key, id, version] of [
+        [old.key, oldEndpoint, API_VERSION],
+        [fresh.key, freshEndpoint, NEXT],
+      ] as const) {
+        const sent = await t.call<any>('POST', `/v1/webhooks/endpoints/${id}/test`, { key, body: {} });
+        expect(sent.status).toBe(202);
+        const listed = await t.call<any>('GET', '/v1/events', { key, query: { type: 'webhook.test' } });
+        expect(listed.body.data.events[0]).toMatchObject({ type: 'webhook.test', apiVersion: version, livemode: false });
+        const delivered = await server.waitFor(
+          hook.path,
+          (reqs) => reqs.some((r) => JSON.parse(r.body).id === sent.body.data.eventId),
+          20_000,
+        );
+        const body = JSON.parse(delivered.find((r) => JSON.parse(r.body).id === sent.body.data.eventId)!.body);
+        expect(body).toMatchObject({ apiVersion: version, livemode: false, type: 'webhook.test' });
+        expect(Object.keys(body)).toEqual(['id', 'type', 'createdAt', 'apiVersion', 'livemode', 'data']);
+      }
+    } finally {
+      delete process.env.API_NEXT_VERSION;
+    }
+  }, 60_000);
+});
+
+describe('paginate', () => {
+  it('goes through every list operation of the document, page by page (limit 1), to the items one full page shows', async () => {
+    // Something in most lists, two or more where it is cheap: a person who owns a merchant
+    // (keys, team, invitations, audit log), payments under two agreements (transactions,
+    // decisions), endpoints and test events, a provider with two merchants.
+    const who = await signUpAndIn();
+    const applied = await personCaller(t, who)('POST', '/v1/onboarding/applications', { body: applicationBody('merchant') });
+    expect(applied.status).toBe(201);
+    const merchantId = applied.body.data.participantId as string;
+    const person = createClient({ baseUrl: t.url, apiKey: who.accessToken, headers: { 'X-Participant-Id': merchantId } });
+    const me = await t.call<any>('GET', '/v1/me', { key: who.accessToken });
+    expect(me.body.data.memberships[0]).toMatchObject({ participantId: merchantId, apiVersion: API_VERSION });
+    for (const name of ['one', 'two']) await unwrap(person.POST('/v1/keys', { body: { name } }));
+    for (const n of [1, 2])
+      await unwrap(person.POST('/v1/team/invitations', { body: { email: `invitee${n}-${Date.now()}@example.com`, role: 'developer' } }));
+
+    const a = await agreement(t);
+    await agreement(t, { bank: a.bank, merchant: a.merchant });
+    const b = await agreement(t, { bank: a.bank, merchant: a.merchant });
+    const paid = await billOne(t, a, 100);
+    await billOne(t, b, 100);
+    expect((await bankResponse(t, a.bank, paid.el.billingRequestId, 'approve_once')).status).toBe(200);
+    const merchant = createClient({ baseUrl: t.url, apiKey: a.merchant.apiKey });
+    for (const n of [1, 2]) {
+      const ep = await unwrap(merchant.POST('/v1/webhooks/endpoints', { body: { url: server.endpointUrl(`pages${n}`).url } }));
+      await unwrap(merchant.POST('/v1/webhooks/endpoints/{id}/test', { params: { path: { id: ep.data.id } } }));
+    }
+    // The events of a payment (its page and the events API) carry the version and the stage.
+    const detail = await t.call<any>('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: paid.el.reference } });
+    const [first] = detail.body.data.events;
+    expect(first).toMatchObject({ apiVersion: API_VERSION, livemode: false });
+    expect((await t.call<any>('GET', `/v1/events/${first.id}`, { key: a.merchant.apiKey })).body.data).toMatchObject({
+      id: first.id,
+      apiVersion: API_VERSION,
+    });
+    const { provider } = await merchantWithTrust(t, { provider: true });
+    await t.participant('merchant', { providerId: provider!.id });
+
+    // A business rule about one field names it; every error links its code's entry.
+    const over = await unwrap(merchant.POST('/v1/refunds/initiate', { body: { reference: paid.el.reference, amount: 1_000 } })).catch(
+      (e: unknown) => e,
+    );
+    expect(over).toBeInstanceOf(IdpayError);
+    expect(over).toMatchObject({
+      status: 400,
+      code: 'refund_exceeds_refundable',
+      param: 'amount',
+      docUrl: `${t.url}/docs#error-refund_exceeds_refundable`,
+    });
+
+    const clients: Record<string, IdpayClient> = {
+      operator: createClient({ baseUrl: t.url, apiKey: t.operatorKey }),
+      person,
+      bank: createClient({ baseUrl: t.url, apiKey: a.bank.apiKey }),
+      merchant,
+      provider: createClient({ baseUrl: t.url, apiKey: provider!.apiKey }),
+    };
+    const doc = (await (await fetch(`${t.url}/v1/openapi.json`)).json()) as { paths: Record<string, { get?: Record<string, any> }> };
+    const documented = Object.entries(doc.paths)
+      .filter(([, item]) => item.get?.['x-list'])
+      .map(([path]) => path)
+      .sort();
+    expect(Object.keys(LISTS).sort()).toEqual(documented);
+
+    const counts: Record<string, number> = {};
+    for (const path of documented as ListPath[]) {
+      const op = doc.paths[path]!.get!;
+      const kinds = op['x-participant-kinds'] as string[];
+      const caller = op['x-caller'] === 'person' ? 'person' : kinds.includes('merchant') ? 'merchant' : kinds[0]!;
+      const c = clients[caller]!;
+      const list = LISTS[path];
+      const page = await unwrap(c.GET(path as '/v1/events', { params: { query: { limit: 100 } } }));
+      const whole = (list.items === null ? page.data : (page.data as unknown as Record<string, unknown[]>)[list.items]) as Record<
+        string,
+        unknown
+      >[];
+      const items: Record<string, unknown>[] = [];
+      for await (const item of c.paginate(path, { params: { query: { limit: 1 } } } as never)) items.push(item as Record<string, unknown>);
+      expect(
+        items.map((i) => i[list.cursor]),
+        path,
+      ).toEqual(whole.map((i) => i[list.cursor]));
+      counts[path] = items.length;
+    }
+    // The cursor was followed (more than one page) on these lists at least.
+    for (const path of [
+      '/v1/keys',
+      '/v1/team/invitations',
+      '/v1/audit-log',
+      '/v1/transaction-history',
+      '/v1/merchant/customer-decisions',
+      '/v1/bank/customer-decisions',
+      '/v1/webhooks/endpoints',
+      '/v1/events',
+      '/v1/provider/merchants',
+    ])
+      expect(counts[path], path).toBeGreaterThanOrEqual(2);
+  }, 120_000);
 });

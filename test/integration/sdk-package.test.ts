@@ -4,14 +4,18 @@
  * empty CommonJS project (openapi-fetch comes from the npm cache or registry), a program
  * compiled there under `tsc --strict` (sdk/test/consumer.ts, sdk/test/consumer-cjs.ts) and
  * run against this file's local stack: each creates a participant with the operator key,
- * reads back through the SDK, meets a typed IdpayError and verifies a webhook.
+ * reads back through the SDK, meets a typed IdpayError, pages a list and verifies a webhook
+ * (and mistakes fail to compile). The package's `idpay` command: `npx idpay trigger
+ * billing.response` reaches a listener started with `npx idpay listen` in that project.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app';
+import { startReceiver, type Receiver } from '../../local/receiver';
+import { verifyWebhook } from '../../sdk/src/index';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SDK = join(ROOT, 'sdk');
@@ -51,8 +55,10 @@ function tsc(cwd: string, compilerOptions: Record<string, unknown>, file: string
 }
 
 let t: TestApp;
+let rx: Receiver;
 let dir: string;
 let tarball: string;
+let esmApp: string;
 const typesNode = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
 
 /** An empty project (its own package.json) with the tarball and @types/node installed by npm. */
@@ -66,10 +72,13 @@ function project(name: string, pkg: Record<string, unknown>): string {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The simulated bank answers at once; the local tick runs by itself, as under npm start (idpay trigger).
+  t = await startTestApp({ SANDBOX_BANK_DELAY_SECONDS: '0' }, { tickMs: 200 });
+  rx = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), 'idpay-sdk-consumer-'));
 });
 afterAll(async () => {
+  await rx?.close();
   await t?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -104,6 +113,7 @@ describe('the @idpay/sdk tarball', () => {
   it('ESM project: `import` works; a program compiled under tsc --strict runs against the local stack', async () => {
     expect(existsSync(tarball)).toBe(true);
     const app = project('consumer-esm', { type: 'module' });
+    esmApp = app;
     const bare = await node(
       [
         '--input-type=module',
@@ -126,11 +136,15 @@ describe('the @idpay/sdk tarball', () => {
       event: { type: string; data: { participantId: string } };
       deliveriesStatus: number;
       refused: unknown;
+      urls: string[];
+      version: string;
     };
     expect(out.status).toBe(201);
     expect(out.event).toMatchObject({ type: 'webhook.test', data: { participantId: out.merchantId } });
     expect(out.deliveriesStatus).toBe(200);
     expect(out.refused).toEqual({ status: 400, type: 'invalid_request_error', message: 'Invalid request parameters', fields: 1 });
+    expect(out.urls).toHaveLength(1);
+    expect(out.version).toBe('2026-11-01');
   }, 300_000);
 
   it('CommonJS project: `require` works (typed by the require declarations, also under node10 resolution); a program runs against the local stack', async () => {
@@ -174,4 +188,58 @@ describe('the @idpay/sdk tarball', () => {
     expect(out.error.requestId).toMatch(/\S/);
     expect(out.eventType).toBe('webhook.test');
   }, 300_000);
+});
+
+describe('the idpay command of the tarball', () => {
+  it('npx idpay trigger billing.response reaches npx idpay listen (key from IDPAY_API_KEY, API from IDPAY_API_URL), signed with the kept secret', async () => {
+    expect(existsSync(join(esmApp, 'node_modules/.bin/idpay'))).toBe(true);
+    await t.participant('bank', { simulated: true });
+    const merchant = await t.participant('merchant');
+    const hook = rx.endpointUrl('npx-listen');
+    const npx = NPM_CLI ? [process.execPath, NPM_CLI.replace(/npm-cli\.js$/, 'npx-cli.js')] : ['npx'];
+    const env = {
+      ...process.env,
+      IDPAY_API_KEY: merchant.apiKey,
+      IDPAY_API_URL: t.url,
+      IDPAY_LISTEN_SECRET_FILE: join(dir, 'listen-secret'),
+      npm_config_update_notifier: 'false',
+    };
+    const listener = spawn(npx[0]!, [...npx.slice(1), '--no-install', 'idpay', 'listen', '--forward-to', hook.url, '--interval', '200'], {
+      cwd: esmApp,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    listener.stdout.on('data', (d) => (out += d));
+    listener.stderr.on('data', (d) => (out += d));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/kept in /.test(out)) {
+        if (Date.now() > deadline || listener.exitCode !== null) throw new Error(`idpay listen did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const secret = /Signing secret .*: (whsec_\S+)/.exec(out)![1]!;
+      expect(readFileSync(join(dir, 'listen-secret'), 'utf8').trim()).toBe(secret);
+      const triggered = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
+        execFile(
+          npx[0]!,
+          [...npx.slice(1), '--no-install', 'idpay', 'trigger', 'billing.response'],
+          { cwd: esmApp, env, encoding: 'utf8', timeout: 90_000 },
+          (e, stdout, stderr) => done({ code: e ? ((e as { code?: number }).code ?? null) : 0, stdout, stderr }),
+        ),
+      );
+      expect(triggered.stderr).toBe('');
+      expect(triggered.stdout).toMatch(/^billing\.response: payment \S+ succeeded/);
+      await rx.waitFor(hook.path, (reqs) => reqs.some((r) => JSON.parse(r.body).type === 'billing.response'), 30_000);
+      const got = rx.received(hook.path).find((r) => JSON.parse(r.body).type === 'billing.response')!;
+      expect(verifyWebhook(got.body, got.headers, secret)).toMatchObject({
+        type: 'billing.response',
+        apiVersion: '2026-11-01',
+        livemode: false,
+      });
+      expect(out).toContain('billing.response');
+    } finally {
+      listener.kill('SIGINT');
+    }
+  }, 180_000);
 });

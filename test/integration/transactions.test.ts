@@ -98,6 +98,8 @@ describe('GET /v1/transaction-history', () => {
       currency: 'NGN',
       description: 'Fixture order',
       customerId: b.customerId,
+      // The fixture writes the billing straight to the table, with no customer record: no name or e-mail to show.
+      customer: null,
       entityId: m1.id,
       merchantName: m1.name,
       bankTransactionId: b.bankTransactionId,
@@ -238,6 +240,7 @@ describe('GET /v1/transaction-details', () => {
           'currency',
           'description',
           'customerId',
+          'customer',
           'entityId',
           'merchantName',
           'bankTransactionId',

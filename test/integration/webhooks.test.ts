@@ -3,6 +3,7 @@
  * real HTTP receiver on 127.0.0.1, backoff, DLQ, replay (API and ops), recovery by the tick.
  * Backoff is shrunk (base 1 s, 3 attempts) so the whole file runs in seconds.
  */
+import { API_VERSION } from '../../functions/platform/api-request';
 import { GetQueueAttributesCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands as opsCommands, deliveriesList, dlqReplay } from '../../ops/commands/dlq';
@@ -199,7 +200,7 @@ describe('endpoints API', () => {
 });
 
 describe('delivery', () => {
-  it('POSTs the signed event: body {id,type,createdAt,data}, X-Webhook-Id/Timestamp/Signature', async () => {
+  it('POSTs the signed event: body {id,type,createdAt,apiVersion,livemode,data}, X-Webhook-Id/Timestamp/Signature', async () => {
     const m = await t.participant('merchant');
     const ep = await createEndpoint(m);
     const before = Math.floor(Date.now() / 1000);
@@ -208,7 +209,8 @@ describe('delivery', () => {
     expect(req!.method).toBe('POST');
     expect(req!.headers['content-type']).toBe('application/json');
     const body = JSON.parse(req!.body);
-    expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
+    expect(Object.keys(body).sort()).toEqual(['apiVersion', 'createdAt', 'data', 'id', 'livemode', 'type']);
+    expect(body).toMatchObject({ apiVersion: API_VERSION, livemode: false });
     expect(body).toMatchObject({ id: sent.eventId, type: 'webhook.test', data: { endpointId: ep.id } });
     expect(req!.headers['x-webhook-id']).toBe(sent.eventId);
     const ts = Number(req!.headers['x-webhook-timestamp']);
@@ -562,7 +564,7 @@ describe('outbox', () => {
     expect(mine.body.data.deliveries.map((d: { endpointId: string }) => d.endpointId).sort()).toEqual([mAll.id, mBilling.id].sort());
     const theirs = await t.call('GET', `/v1/events/${ev!.id}`, { key: p.apiKey });
     expect(theirs.body.data.deliveries.map((d: { endpointId: string }) => d.endpointId)).toEqual([pAll.id]);
-    // The body is built at delivery time (the event item stores none): exactly {id, type, createdAt, data}.
+    // The body is built at delivery time (the event item stores none): exactly {id, type, createdAt, apiVersion, livemode, data}.
     const stored = await getItem<{ body?: string }>(eventKey(ev!.id));
     expect(stored!.body).toBeUndefined();
     const [req] = rx.received(mAll.path);
@@ -570,6 +572,8 @@ describe('outbox', () => {
       id: ev!.id,
       type: 'billing.response',
       createdAt: ev!.createdAt,
+      apiVersion: API_VERSION,
+      livemode: false,
       data,
     });
   });

@@ -464,6 +464,7 @@ describe('the fault injector itself', () => {
       message: 'Internal server error',
       code: 'internal_error',
       type: 'api_error',
+      docUrl: '/docs#error-internal_error',
       requestId: r.headers.get('x-request-id'),
     });
     expect(r.headers.get('x-request-id')).toBeTruthy();

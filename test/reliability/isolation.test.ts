@@ -241,6 +241,10 @@ const FIXTURES: Record<string, Fixture> = {
       },
     }),
   },
+  'GET /v1/operator/participants': {
+    owners: O_OWNERS,
+    prepare: async () => ({ path: '/v1/operator/participants', query: { q: A.merchant.id, type: 'merchant' } }),
+  },
   'POST /v1/operator/participants/{id}/keys': { owners: O_OWNERS, prepare: async (r) => ({ path: path(r) }) },
   'DELETE /v1/operator/keys/{keyId}': {
     owners: O_OWNERS,

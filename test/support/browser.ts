@@ -193,7 +193,20 @@ async function loaded(page: Page): Promise<void> {
     .catch(() => undefined);
 }
 
+/** On a phone the menu folds behind `Menu` (DESIGN 10.7): unfolds it when folded. */
+export async function unfoldMenu(page: Page): Promise<void> {
+  const toggle = page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Menu' });
+  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+}
+
+/** The menu's links (unfolded first on a phone). */
+export async function menuLinks(page: Page): Promise<string[]> {
+  await unfoldMenu(page);
+  return page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+}
+
 export async function openPage(page: Page, link: string): Promise<void> {
+  await unfoldMenu(page);
   await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: link === 'Home' ? 'Home' : link }).waitFor();
   await loaded(page);

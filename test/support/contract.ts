@@ -15,7 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { matchRoute, type HttpMethod } from '../../functions/routes';
-import { API_VERSION } from '../../functions/platform/api-request';
+import { apiVersions } from '../../functions/platform/api-request';
 import { errorTypeOf } from '../../functions/platform/errors';
 import { eventBodySchema } from '../../functions/events/schemas';
 import { isEventType, type EventType } from '../../functions/events/types';
@@ -112,6 +112,7 @@ interface ErrorCode {
   types: string[];
   message: string;
   retry: boolean;
+  param?: string;
 }
 
 const tables = new Map<Stage, Map<string, ErrorCode & { pattern: RegExp }>>();
@@ -153,6 +154,10 @@ function errorShapeProblems(stage: Stage, status: number, e: Json, where: string
       problems.push(`${where}: message ${JSON.stringify(e.message)} is not the message of ${e.code} (${JSON.stringify(entry.message)})`);
   }
   if (e.type !== errorTypeOf(status)) problems.push(`${where}: type ${JSON.stringify(e.type)}, expected ${errorTypeOf(status)}`);
+  // Every error links its code's entry in the reference, and names the field the table says a business rule is about.
+  if (e.docUrl !== `/docs#error-${e.code}`) problems.push(`${where}: docUrl ${JSON.stringify(e.docUrl)}, expected /docs#error-${e.code}`);
+  if (entry && e.param !== entry.param)
+    problems.push(`${where}: param ${JSON.stringify(e.param)}, expected ${JSON.stringify(entry.param)}`);
   return problems;
 }
 
@@ -164,7 +169,7 @@ function errorShapeProblems(stage: Stage, status: number, e: Json, where: string
 export function surfaceProblems(stage: Stage, status: number, headers: Headers, body: unknown): string[] {
   const problems: string[] = [];
   const where = `${status}`;
-  if (headers.get('idpay-version') !== API_VERSION)
+  if (!apiVersions().includes(headers.get('idpay-version') ?? ''))
     problems.push(`${where}: Idpay-Version is ${JSON.stringify(headers.get('idpay-version'))}`);
   if (Array.isArray(body)) {
     body.forEach((el: Json, i) => {
@@ -200,7 +205,14 @@ export function eventProblems(method: string, url: string, status: number, body:
       continue;
     }
     const type = e.type as EventType;
-    const parsed = eventBodySchema(type).safeParse({ id: e.id, type, createdAt: e.createdAt, data: e.data });
+    const parsed = eventBodySchema(type).safeParse({
+      id: e.id,
+      type,
+      createdAt: e.createdAt,
+      apiVersion: e.apiVersion,
+      livemode: e.livemode,
+      data: e.data,
+    });
     if (!parsed.success) {
       problems.push(...parsed.error.issues.map((i) => `${where}: ${i.path.join('.')} ${i.message}`));
       continue;

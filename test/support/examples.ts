@@ -7,7 +7,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { matchRoute, routeKey, routesFor } from '../../functions/routes';
-import { RECORDINGS_DIR, normaliseExample } from '../../scripts/openapi/examples';
+import { RECORDINGS_DIR, WEBHOOK_EXAMPLE, normaliseExample } from '../../scripts/openapi/examples';
 
 const RECORDING = process.env.RECORD_EXAMPLES === '1';
 const file = resolve(__dirname, '../..', RECORDINGS_DIR, `${process.pid}.jsonl`);
@@ -28,11 +28,27 @@ export function recordExample(
   const hit = matchRoute(routesFor(stage), method.toUpperCase(), new URL(url, 'http://x').pathname);
   if (!hit) return;
   const route = routeKey(hit.route);
+  // The events API shows real events: each one is also its type's webhook payload example.
+  for (const event of eventsShown(route, response)) write(`${WEBHOOK_EXAMPLE} ${event.type}`, stage, 200, undefined, event, scrub);
+  const html = typeof response === 'string' ? `${response.slice(0, 200)}…` : undefined;
+  write(route, stage, status, request, html ?? response, scrub);
+}
+
+function write(route: string, stage: 'sandbox' | 'live', status: number, request: unknown, response: unknown, scrub: readonly string[]) {
   const key = `${route} ${status}`;
   if ((written.get(key) ?? 0) >= PER_OPERATION) return;
   written.set(key, (written.get(key) ?? 0) + 1);
-  const html = typeof response === 'string' ? `${response.slice(0, 200)}…` : undefined;
-  const rec = normaliseExample({ route, stage, status, ...(request === undefined ? {} : { request }), response: html ?? response }, scrub);
+  const rec = normaliseExample({ route, stage, status, ...(request === undefined ? {} : { request }), response }, scrub);
   mkdirSync(resolve(file, '..'), { recursive: true });
   appendFileSync(file, `${JSON.stringify(rec)}\n`);
+}
+
+/** The events of an events API answer, each as its webhook delivers it (without the caller's `deliveries`). */
+function eventsShown(route: string, response: unknown): { type: string }[] {
+  const data = (response as { data?: unknown } | null)?.data as Record<string, unknown> | undefined;
+  const events = route === 'GET /v1/events' ? data?.events : route === 'GET /v1/events/{id}' ? [data] : undefined;
+  if (!Array.isArray(events)) return [];
+  return events
+    .filter((e): e is Record<string, unknown> & { type: string } => typeof e?.type === 'string')
+    .map(({ deliveries: _, ...event }) => event);
 }

@@ -480,6 +480,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { reason: 'Fuzz' } };
     case 'GET /v1/operator/applications':
       return { query: { status: 'approved', limit: '10' } };
+    case 'GET /v1/operator/participants':
+      return { query: { type: 'merchant', q: 'fuzz', limit: '10' } };
     case 'POST /v1/me/sign-out':
       return { body: {} };
     case 'POST /v1/keys':

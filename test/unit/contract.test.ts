@@ -19,7 +19,15 @@ describe('contract check against the served OpenAPI document', () => {
         'GET',
         '/v1/events/evt_1',
         404,
-        { statusCode: 404, success: false, message: 'Event not found', code: 'event_not_found', type: 'not_found_error', requestId: 'r-1' },
+        {
+          statusCode: 404,
+          success: false,
+          message: 'Event not found',
+          code: 'event_not_found',
+          type: 'not_found_error',
+          docUrl: '/docs#error-event_not_found',
+          requestId: 'r-1',
+        },
         json,
       ),
     ).toEqual([]);
@@ -61,6 +69,7 @@ describe('the error contract of every answer (code, type, requestId, Idpay-Versi
     message,
     code,
     type,
+    docUrl: `/docs#error-${code}`,
     requestId: 'r-1',
     ...extra,
   });
@@ -91,9 +100,11 @@ describe('the error contract of every answer (code, type, requestId, Idpay-Versi
 
   it("checks a bill or pay answer's refused elements", () => {
     const refused = { statusCode: 403, success: false, message: 'Customer has not approved billing', phrase: 'p', entityId: 'm' };
-    expect(surfaceProblems('sandbox', 403, headers(), [{ ...refused, code: 'billing_not_approved', type: 'permission_error' }])).toEqual(
-      [],
-    );
+    expect(
+      surfaceProblems('sandbox', 403, headers(), [
+        { ...refused, code: 'billing_not_approved', type: 'permission_error', docUrl: '/docs#error-billing_not_approved' },
+      ]),
+    ).toEqual([]);
     expect(surfaceProblems('sandbox', 207, headers(), [{ statusCode: 201, success: true }, refused]).join('\n')).toContain(
       'element 1: code undefined is not in the error table',
     );
@@ -105,6 +116,8 @@ describe('events of the events API against their type', () => {
     id: 'evt_1',
     type: 'webhook.test',
     createdAt: '2026-11-02T10:00:00.000Z',
+    apiVersion: '2026-11-01',
+    livemode: false,
     data,
     deliveries: [],
   });

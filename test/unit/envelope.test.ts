@@ -13,6 +13,7 @@ describe('envelopes', () => {
       message: 'Internal server error',
       code: 'internal_error',
       type: 'api_error',
+      docUrl: '/docs#error-internal_error',
       requestId: 'req-1',
     });
     expect(r.body).not.toContain('secret');
@@ -27,6 +28,7 @@ describe('envelopes', () => {
       message: 'Invalid request parameters',
       code: 'invalid_request_parameters',
       type: 'invalid_request_error',
+      docUrl: '/docs#error-invalid_request_parameters',
       requestId: 'req-2',
       errors: [{ path: 'amount', message: 'too small' }],
     });
@@ -38,6 +40,7 @@ describe('envelopes', () => {
       message: 'Too many requests',
       code: 'rate_limited',
       type: 'rate_limit_error',
+      docUrl: '/docs#error-rate_limited',
       requestId: 'req-3',
     });
   });

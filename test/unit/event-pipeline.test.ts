@@ -22,34 +22,45 @@ import { matchesPattern, recordsByLane } from '../../local/streams';
 import { recordEventIds } from '../../functions/events/outbox';
 import { fanOut } from '../../functions/events/fanout';
 
+const ENVELOPE = { apiVersion: '2026-11-01', livemode: false };
+
 describe('the body of an event (built at delivery time)', () => {
-  it('is {id, type, createdAt, data}, the same bytes whatever order the stored map comes back in', () => {
-    const a = eventBody({
-      id: 'evt_1',
-      type: 'billing.response',
-      createdAt: '2026-11-01T00:00:00.000Z',
-      data: { b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } },
-    });
-    const b = eventBody({
-      id: 'evt_1',
-      type: 'billing.response',
-      createdAt: '2026-11-01T00:00:00.000Z',
-      data: { a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 },
-    });
+  it('is {id, type, createdAt, apiVersion, livemode, data}, the same bytes whatever order the stored map comes back in', () => {
+    const a = eventBody(
+      {
+        id: 'evt_1',
+        type: 'billing.response',
+        createdAt: '2026-11-01T00:00:00.000Z',
+        data: { b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } },
+      },
+      ENVELOPE,
+    );
+    const b = eventBody(
+      {
+        id: 'evt_1',
+        type: 'billing.response',
+        createdAt: '2026-11-01T00:00:00.000Z',
+        data: { a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 },
+      },
+      ENVELOPE,
+    );
     expect(a).toBe(b);
     expect(a).toBe(
-      '{"id":"evt_1","type":"billing.response","createdAt":"2026-11-01T00:00:00.000Z","data":{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}}',
+      '{"id":"evt_1","type":"billing.response","createdAt":"2026-11-01T00:00:00.000Z","apiVersion":"2026-11-01","livemode":false,"data":{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}}',
     );
-    expect(Object.keys(JSON.parse(a))).toEqual(['id', 'type', 'createdAt', 'data']);
+    expect(Object.keys(JSON.parse(a))).toEqual(['id', 'type', 'createdAt', 'apiVersion', 'livemode', 'data']);
   });
 
   it('keeps amounts, strings and lists as they are', () => {
-    const body = eventBody({
-      id: 'evt_2',
-      type: 't',
-      createdAt: 'c',
-      data: { amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] },
-    });
+    const body = eventBody(
+      {
+        id: 'evt_2',
+        type: 't',
+        createdAt: 'c',
+        data: { amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] },
+      },
+      ENVELOPE,
+    );
     expect(JSON.parse(body).data).toEqual({ amount: 1500.5, currency: 'NGN', allowedDecisions: ['deny', 'approve_once'] });
   });
 });

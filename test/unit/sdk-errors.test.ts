@@ -56,6 +56,26 @@ describe('IdpayError', () => {
     expect(e.errors).toEqual([{ path: 'url', message: 'Invalid URL' }]);
   });
 
+  it("docUrl is made absolute against the answer it came in (relative when that URL is unknown); param is the body's", () => {
+    const body = {
+      statusCode: 400,
+      success: false,
+      message: 'Refund exceeds refundable amount',
+      code: 'refund_exceeds_refundable',
+      type: 'invalid_request_error',
+      docUrl: '/docs#error-refund_exceeds_refundable',
+      param: 'amount',
+      requestId: 'req-1',
+    };
+    const answer = { status: 400, statusText: '', headers: new Headers(), url: 'https://sandbox.api.idpay.example/v1/refunds/initiate' };
+    expect(IdpayError.fromResponse(answer, body)).toMatchObject({
+      docUrl: 'https://sandbox.api.idpay.example/docs#error-refund_exceeds_refundable',
+      param: 'amount',
+    });
+    expect(IdpayError.fromResponse(response(400), body).docUrl).toBe('/docs#error-refund_exceeds_refundable');
+    expect(IdpayError.fromResponse(response(404), { message: 'Refund not found' })).toMatchObject({ docUrl: undefined, param: undefined });
+  });
+
   it('an unknown type is not trusted (derived from the status instead); a body that is not JSON keeps the status text', () => {
     expect(IdpayError.fromResponse(response(409), { message: 'x', type: 'weird' }).type).toBe('conflict_error');
     const e = IdpayError.fromResponse(response(404), '<html>');

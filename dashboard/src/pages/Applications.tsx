@@ -2,35 +2,47 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
-import { ActionButton, ErrorMessage, Loading, Page, Select, Table, useLoad } from '../ui';
+import { usePagedList } from '../paged';
+import { ActionButton, ErrorMessage, Loading, Page, Select, Table } from '../ui';
 
 type Status = 'pending' | 'approved' | 'rejected';
 
-/** The operator's queue of merchant and provider applications: approve, or reject with a reason. */
+/**
+ * The operator's queue of merchant and provider applications, oldest first: approve, or reject
+ * with a reason. The status filter and the page are in the URL (DESIGN 10.7), paged by cursor.
+ */
 export function ApplicationsPage() {
   const s = useSession();
-  const [status, setStatus] = useState<Status>('pending');
-  const list = useLoad(
-    () => unwrap(s.client.GET('/v1/operator/applications', { params: { query: { status, limit: 50 } } })),
-    [s.client, status],
-  );
+  const paged = usePagedList({
+    filters: ['status'] as const,
+    deps: [s.client],
+    load: async (f, paging) => {
+      const r = await unwrap(
+        s.client.GET('/v1/operator/applications', { params: { query: { ...paging, status: (f.status ?? 'pending') as Status } } }),
+      );
+      return { items: r.applications, hasMore: r.hasMore };
+    },
+    cursorOf: (a) => a.applicationId,
+  });
+  const status = (paged.filters.status ?? 'pending') as Status;
+  const list = paged.list;
   return (
     <Page title="Applications">
-      <div className="row filters">
+      <div className="row filters" key={paged.formKey}>
         <Select
           label="Status"
           name="status"
           options={['pending', 'approved', 'rejected']}
-          defaultValue="pending"
-          onChange={(v) => setStatus(v as Status)}
+          defaultValue={status}
+          onChange={(v) => paged.setFilters({ status: v === 'pending' ? undefined : v })}
         />
       </div>
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
-      {list.data && (
+      {paged.ready && (
         <Table
-          caption={`Applications (${status})`}
-          rows={list.data.applications}
+          caption={`Applications (${status}), page ${paged.page}`}
+          rows={paged.rows}
           rowKey={(a) => a.applicationId}
           empty={`No ${status} applications.`}
           columns={[
@@ -61,6 +73,7 @@ export function ApplicationsPage() {
           ]}
         />
       )}
+      {paged.pager}
     </Page>
   );
 }

@@ -3,7 +3,8 @@ import { unwrap } from '../api';
 import { money, when } from '../format';
 import { useSession } from '../session';
 import { usePagedList } from '../paged';
-import { ActionButton, DetailToggle, ErrorMessage, Field, Form, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
+import { Link } from '../router';
+import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
 import type { Schemas } from '../sdk-types';
 
 type Dispute = Schemas['Dispute'];
@@ -18,14 +19,29 @@ const REASONS = [
 ] as const satisfies readonly Dispute['reason'][];
 const label = (v: string) => v.replace(/_/g, ' ');
 
+/** A transaction's reference, linked to its page. */
+const TransactionLink = ({ reference }: { reference: string }) => (
+  <Link to={`transactions/${encodeURIComponent(reference)}`}>
+    <code>{reference}</code>
+  </Link>
+);
+
 const columns: Column<Dispute>[] = [
   { header: 'Dispute', cell: (d) => <code>{d.disputeId}</code> },
-  { header: 'Transaction', cell: (d) => <code>{d.reference}</code> },
+  { header: 'Transaction', cell: (d) => <TransactionLink reference={d.reference} /> },
   { header: 'Status', cell: (d) => <span className={`badge ${d.status}`}>{label(d.status)}</span> },
   { header: 'Amount', cell: (d) => money(d.amount) },
   { header: 'Reason', cell: (d) => label(d.reason) },
   { header: 'Merchant', cell: (d) => d.merchantName },
   { header: 'Respond by', cell: (d) => (d.status === 'needs_response' ? when(d.respondBy) : '—') },
+  {
+    header: 'Detail',
+    cell: (d) => (
+      <Link to={`disputes/${encodeURIComponent(d.disputeId)}`} aria-label={`View ${d.disputeId}`}>
+        View
+      </Link>
+    ),
+  },
 ];
 
 type Session = ReturnType<typeof useSession>;
@@ -56,7 +72,6 @@ async function disputePage(
 export function DisputesPage() {
   const s = useSession();
   const bank = s.acting!.kind === 'bank';
-  const [open, setOpen] = useState<string>();
   const paged = usePagedList({
     filters: ['status'] as const,
     deps: [s.client],
@@ -79,32 +94,16 @@ export function DisputesPage() {
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
       {paged.ready && (
-        <DisputeTable
-          disputes={paged.rows}
-          open={open}
-          onToggle={setOpen}
+        <Table
           caption={`Disputes, page ${paged.page}`}
+          rows={paged.rows}
+          rowKey={(d) => d.disputeId}
           empty="No disputes match."
+          columns={columns}
         />
       )}
       {paged.pager}
-      {open && <DisputeDetail key={open} disputeId={open} onChanged={list.reload} />}
     </Page>
-  );
-}
-
-function DisputeTable(props: { disputes: Dispute[]; open?: string; onToggle(id?: string): void; caption: string; empty: string }) {
-  return (
-    <Table
-      caption={props.caption}
-      rows={props.disputes}
-      rowKey={(d) => d.disputeId}
-      empty={props.empty}
-      columns={[
-        ...columns,
-        { header: 'Detail', cell: (d) => <DetailToggle id={d.disputeId} open={props.open} onToggle={props.onToggle} /> },
-      ]}
-    />
   );
 }
 
@@ -145,8 +144,11 @@ export function OpenDispute({ reference, onOpened }: { reference?: string; onOpe
   );
 }
 
-/** One dispute: its fields, and what the caller may do with it now. */
-function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(): void }) {
+/**
+ * `/dashboard/disputes/<id>` (DESIGN 10.7): one dispute, its evidence and deadline, its
+ * transaction as a link, and what the caller may do with it now.
+ */
+export function DisputePage({ disputeId }: { disputeId: string }) {
   const s = useSession();
   const bank = s.acting!.kind === 'bank';
   const d = useLoad(
@@ -156,17 +158,15 @@ function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(
         : unwrap(s.client.GET('/v1/disputes/{disputeId}', { params: { path: { disputeId } } })),
     [s.client, bank, disputeId],
   );
-  const [confirming, setConfirming] = useState(false);
-  const changed = () => {
-    d.reload();
-    onChanged();
-  };
+  const changed = () => d.reload();
   const v = d.data;
   const path = { params: { path: { disputeId } } };
   return (
-    <section aria-labelledby="dispute-h" className="detail">
-      <h2 id="dispute-h">Dispute {disputeId}</h2>
-      {d.loading && <Loading />}
+    <Page title={`Dispute ${disputeId}`}>
+      <p>
+        <Link to="disputes">All disputes</Link>
+      </p>
+      {d.loading && !v && <Loading />}
       <ErrorMessage error={d.error} />
       {v && (
         <dl className="facts">
@@ -174,7 +174,7 @@ function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(
           <dd>{label(v.status)}</dd>
           <dt>Transaction</dt>
           <dd>
-            <code>{v.reference}</code>
+            <TransactionLink reference={v.reference} />
           </dd>
           <dt>Amount</dt>
           <dd>{money(v.amount)}</dd>
@@ -215,21 +215,16 @@ function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(
               hint="What shows the customer authorised and received what they paid for (up to 5,000 characters)."
             />
           </Form>
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Accept dispute
-          </button>
-          {confirming && (
-            <ConfirmDialog
-              title="Accept this dispute?"
-              text={`${money(v.amount)} stays with the customer's bank. This cannot be undone.`}
-              onCancel={() => setConfirming(false)}
-              onConfirm={async () => {
-                await unwrap(s.client.POST('/v1/disputes/{disputeId}/accept', { ...path, body: {} }));
-                setConfirming(false);
-                changed();
-              }}
-            />
-          )}
+          <ActionButton
+            label="Accept dispute"
+            danger
+            confirm={{
+              title: 'Accept this dispute?',
+              message: <p>{money(v.amount)} stays with the customer's bank. This cannot be undone.</p>,
+            }}
+            action={() => unwrap(s.client.POST('/v1/disputes/{disputeId}/accept', { ...path, body: {} }))}
+            onDone={changed}
+          />
         </>
       )}
       {v &&
@@ -250,7 +245,7 @@ function DisputeDetail({ disputeId, onChanged }: { disputeId: string; onChanged(
             />
           </div>
         )}
-    </section>
+    </Page>
   );
 }
 
@@ -259,7 +254,6 @@ export function TransactionDisputes({ reference, canDispute, onChanged }: { refe
   const s = useSession();
   // A transaction's disputes are few: the first 100 (the API's largest page).
   const list = useLoad(async () => (await disputePage(s, { reference }, { limit: 100 })).items, [s.client, reference]);
-  const [open, setOpen] = useState<string>();
   const bank = s.acting!.kind === 'bank';
   return (
     <section aria-labelledby="txn-disputes-h">
@@ -267,15 +261,14 @@ export function TransactionDisputes({ reference, canDispute, onChanged }: { refe
       {list.loading && <Loading />}
       <ErrorMessage error={list.error} />
       {list.data && (
-        <DisputeTable
-          disputes={list.data}
-          open={open}
-          onToggle={setOpen}
+        <Table
           caption={`Disputes of ${reference}`}
+          rows={list.data}
+          rowKey={(d) => d.disputeId}
           empty="No disputes of this transaction."
+          columns={columns}
         />
       )}
-      {open && <DisputeDetail key={open} disputeId={open} onChanged={list.reload} />}
       {bank && canDispute && s.can('POST', '/v1/bank/disputes') && (
         <OpenDispute
           reference={reference}
@@ -300,45 +293,6 @@ function TextArea({ label: text, name, hint }: { label: string; name: string; hi
           {hint}
         </small>
       )}
-    </div>
-  );
-}
-
-/** A confirmation (DESIGN 9.7): role `dialog`, buttons `Confirm` and `Cancel`; the API's refusal is shown in it. */
-function ConfirmDialog(props: { title: string; text: string; onConfirm(): Promise<void>; onCancel(): void }) {
-  const id = useId();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error>();
-  return (
-    <div role="dialog" aria-modal="true" aria-labelledby={`${id}-t`} aria-describedby={`${id}-d`} className="dialog">
-      <h3 id={`${id}-t`}>{props.title}</h3>
-      <p id={`${id}-d`}>{props.text}</p>
-      <ErrorMessage error={error} />
-      <div className="row">
-        <button
-          type="button"
-          className="danger"
-          disabled={busy}
-          // biome-ignore lint/a11y/noAutofocus: a dialog moves focus to its action
-          autoFocus
-          onClick={async () => {
-            setBusy(true);
-            setError(undefined);
-            try {
-              await props.onConfirm();
-            } catch (e) {
-              setError(e as Error);
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          Confirm
-        </button>
-        <button type="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
     </div>
   );
 }

@@ -1,14 +1,13 @@
-import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
 import { usePagedList } from '../paged';
-import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, DetailToggle, type Column } from '../ui';
+import { Link } from '../router';
+import { ErrorMessage, Json, Loading, Page, Select, Table, useLoad, type Column } from '../ui';
 import { EVENT_TYPES } from '../../../functions/events/types';
 
 type EventType = (typeof EVENT_TYPES)[number];
 
-/** The events sent to the caller, newest first: filters (`type`, `deliverySuccess`) and the page in the URL. */
 /** An event's id, type and time: the first columns of every table of events. */
 export const eventColumns = <E extends { id: string; type: string; createdAt: string }>(): Column<E>[] => [
   { header: 'Event', cell: (e) => <code>{e.id}</code> },
@@ -16,9 +15,9 @@ export const eventColumns = <E extends { id: string; type: string; createdAt: st
   { header: 'Created', cell: (e) => when(e.createdAt) },
 ];
 
+/** The events sent to the caller, newest first: filters (`type`, `deliverySuccess`) and the page in the URL; `View` opens an event's page. */
 export function EventsPage() {
   const s = useSession();
-  const [open, setOpen] = useState<string>();
   const paged = usePagedList({
     filters: ['type', 'deliverySuccess'] as const,
     deps: [s.client],
@@ -72,26 +71,65 @@ export function EventsPage() {
             },
             {
               header: 'Detail',
-              cell: (e) => <DetailToggle id={e.id} open={open} onToggle={setOpen} />,
+              cell: (e) => (
+                <Link to={`events/${encodeURIComponent(e.id)}`} aria-label={`View ${e.id}`}>
+                  View
+                </Link>
+              ),
             },
           ]}
         />
       )}
       {paged.pager}
-      {open && <EventDetail id={open} />}
     </Page>
   );
 }
 
-function EventDetail({ id }: { id: string }) {
+/** `/dashboard/events/<id>` (DESIGN 10.7): one event, its type and time, what it says, and its deliveries to the caller's endpoints. */
+export function EventPage({ id }: { id: string }) {
   const s = useSession();
   const e = useLoad(() => unwrap(s.client.GET('/v1/events/{id}', { params: { path: { id } } })), [s.client, id]);
+  const x = e.data;
   return (
-    <section aria-labelledby="event-h" className="detail">
-      <h2 id="event-h">Event {id}</h2>
+    <Page title={`Event ${id}`}>
+      <p>
+        <Link to="events">All events</Link>
+      </p>
       {e.loading && <Loading />}
       <ErrorMessage error={e.error} />
-      {e.data && <Json value={e.data} />}
-    </section>
+      {x && (
+        <>
+          <dl className="facts">
+            <dt>Type</dt>
+            <dd>{x.type}</dd>
+            <dt>Created</dt>
+            <dd>{when(x.createdAt)}</dd>
+          </dl>
+          <h2>Deliveries</h2>
+          <Table
+            caption={`Deliveries of ${id}`}
+            rows={x.deliveries}
+            rowKey={(d) => d.id}
+            empty="No endpoint of yours was subscribed to it."
+            columns={[
+              {
+                header: 'Delivery',
+                cell: (d) => (
+                  <Link to={`deliveries/${encodeURIComponent(d.id)}`}>
+                    <code>{d.id}</code>
+                  </Link>
+                ),
+              },
+              { header: 'Status', cell: (d) => <span className={`badge ${d.status}`}>{d.status}</span> },
+              { header: 'Attempts', cell: (d) => d.attempts },
+              { header: 'Last answer', cell: (d) => d.responseStatus ?? '—' },
+              { header: 'Last attempt', cell: (d) => when(d.lastAttemptAt) },
+            ]}
+          />
+          <h2>Payload</h2>
+          <Json value={{ ...x, deliveries: undefined }} />
+        </>
+      )}
+    </Page>
   );
 }

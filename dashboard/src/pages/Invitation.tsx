@@ -5,9 +5,9 @@ import { navigate } from '../router';
 import { useSession } from '../session';
 import { ActionButton, ErrorMessage, Loading, Page, useLoad } from '../ui';
 
-/** The dashboard's address of an invitation (the link its e-mail carries). */
-export const invitationLink = (token: string) =>
-  `${window.location.origin}${import.meta.env.BASE_URL}invitations/${encodeURIComponent(token)}`;
+/** The dashboard's address of an invitation (the link its e-mail carries), the invited address in its fragment. */
+export const invitationLink = (token: string, email: string) =>
+  `${window.location.origin}${import.meta.env.BASE_URL}invitations/${encodeURIComponent(token)}#email=${encodeURIComponent(email)}`;
 
 const KINDS = { bank: 'bank', merchant: 'merchant', provider: 'payment provider' } as const;
 
@@ -39,22 +39,26 @@ export function InvitationPage({ token }: { token: string }) {
         <ErrorMessage error={invitation.error} />
         {inv && (
           <>
-            <p data-testid="invitation-summary">
-              {inv.invitedBy?.email ?? 'The idpay team'} invites {inv.email} to join {inv.participantName ?? 'a team'} (
-              {KINDS[inv.participantType]}) on idpay as <strong>{inv.role}</strong>.
-            </p>
-            <dl className="facts">
-              <dt>Team</dt>
-              <dd>{inv.participantName ?? '—'}</dd>
-              <dt>Role</dt>
-              <dd>{inv.role}</dd>
-              <dt>Invited by</dt>
-              <dd>{inv.invitedBy?.email ?? 'The idpay team'}</dd>
-              <dt>For</dt>
-              <dd>{inv.email}</dd>
-              <dt>Expires</dt>
-              <dd>{when(inv.expiresAt)}</dd>
-            </dl>
+            {inv.status === 'pending' && (
+              <>
+                <p data-testid="invitation-summary">
+                  {inv.invitedBy?.email ?? 'The idpay team'} invites {inv.email} to join {inv.participantName ?? 'a team'} (
+                  {KINDS[inv.participantType]}) on idpay as <strong>{inv.role}</strong>.
+                </p>
+                <dl className="facts">
+                  <dt>Team</dt>
+                  <dd>{inv.participantName ?? '—'}</dd>
+                  <dt>Role</dt>
+                  <dd>{inv.role}</dd>
+                  <dt>Invited by</dt>
+                  <dd>{inv.invitedBy?.email ?? 'The idpay team'}</dd>
+                  <dt>For</dt>
+                  <dd>{inv.email}</dd>
+                  <dt>Expires</dt>
+                  <dd>{when(inv.expiresAt)}</dd>
+                </dl>
+              </>
+            )}
             {s.stored.type === 'operator' ? (
               <p className="error">The operator cannot accept an invitation: sign out, then sign in as the invited person.</p>
             ) : inv.status !== 'pending' ? (

@@ -17,6 +17,10 @@ export function pageOf(r: Pick<Result, 'kind' | 'id'>, viewer: ParticipantKind):
       return `transactions/${id}`;
     case 'delivery':
       return `deliveries/${id}`;
+    case 'event':
+      return `events/${id}`;
+    case 'dispute':
+      return viewer === 'bank' || viewer === 'merchant' ? `disputes/${id}` : null;
     case 'decision':
       return viewer === 'bank' || viewer === 'merchant' ? `decisions/${id}` : null;
     case 'schedule':
@@ -38,6 +42,8 @@ export function SearchField() {
     const q = String(new FormData(e.currentTarget).get('q') ?? '').trim();
     if (!q) return;
     setError(undefined);
+    // The operator searches participants (by name, e-mail or id) on Participants.
+    if (s.acting!.kind === 'operator') return navigate(`participants?q=${encodeURIComponent(q)}`);
     try {
       const found = await unwrap(s.client.GET('/v1/search', { params: { query: { q } } }));
       // One thing found, or one customer (with the caller's decisions for it): its page at once.
@@ -60,7 +66,13 @@ export function SearchField() {
       <label htmlFor="site-search" className="visually-hidden">
         Search
       </label>
-      <input id="site-search" name="q" type="search" maxLength={200} placeholder="Id, reference or e-mail" />
+      <input
+        id="site-search"
+        name="q"
+        type="search"
+        maxLength={200}
+        placeholder={s.acting!.kind === 'operator' ? 'Participant name, e-mail or id' : 'Id, words, amount or e-mail'}
+      />
       <button type="submit" className="secondary">
         Find
       </button>
@@ -79,14 +91,21 @@ export function SearchPage() {
   const [params] = useSearchParams();
   const q = params.get('q') ?? '';
   const found = useLoad(
-    () => (q ? unwrap(s.client.GET('/v1/search', { params: { query: { q } } })) : Promise.resolve({ results: [] as Result[] })),
+    () =>
+      q ? unwrap(s.client.GET('/v1/search', { params: { query: { q } } })) : Promise.resolve({ results: [] as Result[], complete: true }),
     [s.client, q],
   );
   return (
     <Page title="Search">
       <p>
-        Results for “{q}”: exact ids, references, customer e-mails{s.acting!.kind === 'bank' ? ' and client references' : ''}.
+        Results for “{q}”: ids and their first characters, references, description words and exact amounts of the last 90 days, customer
+        e-mails{s.acting!.kind === 'bank' ? ' and client references' : ''}.
       </p>
+      {found.data && !found.data.complete && (
+        <p role="status" className="notice">
+          The search stopped after 2 seconds: there may be more. Add words to narrow it.
+        </p>
+      )}
       {found.loading && <Loading />}
       <ErrorMessage error={found.error} />
       {found.data && (
@@ -94,7 +113,7 @@ export function SearchPage() {
           caption="Search results"
           rows={found.data.results}
           rowKey={(r) => `${r.kind}:${r.id}`}
-          empty="Nothing found. Search takes a whole id, reference or e-mail."
+          empty="Nothing found. Try the start of an id (6 characters or more), words of a description, an amount or an e-mail."
           columns={[
             { header: 'Kind', cell: (r) => r.kind.replace('_', ' ') },
             {

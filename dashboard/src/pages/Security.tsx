@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { encode } from 'uqr';
 import { accessToken } from '../auth';
-import { associateTotp, disableTotp, enableTotp } from '../cognito';
+import { associateTotp, CognitoError, disableTotp, enableTotp } from '../cognito';
 import { useSession } from '../session';
 import { ActionButton, CodeField, Field, Form, Page } from '../ui';
-import { codeProblem } from '../validate';
+import { codeProblem, passwordProblem } from '../validate';
 
 /**
  * The person's sign-in security (DESIGN 9.7): an authenticator app (Cognito software-token
@@ -64,10 +64,32 @@ export function SecurityPage() {
         <ActionButton
           label="Turn off"
           danger
-          action={async () => {
-            await disableTotp(s.config, await token());
-            await s.reloadMfa();
+          confirm={{
+            title: 'Turn off two-factor authentication?',
+            message: (
+              <p>
+                Signing in will ask for your password only. To turn it off, prove it is you: your password and a current code from the app.
+              </p>
+            ),
+            fields: (
+              <>
+                <Field label="Password" name="password" type="password" autoComplete="current-password" />
+                <CodeField label="Code from the app" />
+              </>
+            ),
+            run: async (f) => {
+              const code = String(f.get('code') ?? '').trim();
+              const password = String(f.get('password') ?? '');
+              const problem = passwordProblem(password) ?? codeProblem(code);
+              if (problem) throw new Error(problem);
+              await disableTotp(s.config, s.email!, password, code).catch((e: Error) => {
+                throw e instanceof CognitoError && /NotAuthorized|InvalidPassword|CodeMismatch/.test(e.code)
+                  ? new Error('The password or the code is not right. Try again with the next code.')
+                  : e;
+              });
+            },
           }}
+          action={() => s.reloadMfa()}
         />
       )}
       {mfa.enabled && mfa.required && <p>Your role requires it in this stage: it stays on.</p>}

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
 import { clientFor, unwrap } from '../api';
 import { endNotice, startSession } from '../auth';
 import {
@@ -34,6 +34,13 @@ const TITLES: Record<Step['kind'], string> = {
 
 type Problems = Record<string, string | undefined>;
 
+const WRONG_CREDENTIALS = 'Incorrect e-mail address or password.';
+/** Cognito's refusals of an e-mail and password (the emulator's codes included). */
+const SIGN_IN_REFUSALS = new Set(['NotAuthorizedException', 'UserNotFoundException', 'InvalidPasswordException']);
+
+/** `#email=<address>` of an invitation link. */
+const emailInFragment = () => new URLSearchParams(window.location.hash.slice(1)).get('email') ?? undefined;
+
 /**
  * Getting in (DESIGN 8.4, 9.7), every step through Cognito (the emulator locally): sign in
  * (with the authenticator app's code when the person set one up), create an account and
@@ -43,7 +50,11 @@ type Problems = Record<string, string | undefined>;
  * back on it. The operator signs in with the operator key, checked by the API first.
  */
 export function SignInPage({ config, invitation }: { config: DashboardConfig; invitation?: boolean }) {
-  const [step, setStep] = useState<Step>({ kind: 'signin' });
+  // An invitation link carries the invited address in its fragment (never sent to a server).
+  const [step, setStep] = useState<Step>(() => ({ kind: 'signin', email: emailInFragment() }));
+  const form = useRef<HTMLFormElement>(null);
+  /** The e-mail typed into the form on screen (carried to the next step). */
+  const typedEmail = () => (form.current ? String(new FormData(form.current).get('email') ?? '').trim() || undefined : undefined);
   const [notice, setNotice] = useState<string | undefined>(endNotice);
   const [error, setError] = useState<string>();
   const [problems, setProblems] = useState<Problems>({});
@@ -95,6 +106,9 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
     try {
       finish(email, await signIn(config, email, password));
     } catch (e) {
+      // The same answer for an unknown address and a wrong password (DESIGN 10.7; Cognito's
+      // PreventUserExistenceErrors on AWS): nobody learns from this form who has an account.
+      if (e instanceof CognitoError && SIGN_IN_REFUSALS.has(e.code)) throw new CognitoError(e.code, WRONG_CREDENTIALS);
       if (e instanceof CognitoError && e.code === 'UserNotConfirmedException') {
         go(
           { kind: 'confirm', email, password },
@@ -167,12 +181,12 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
     });
   };
 
-  const link = (label: string, next: Step, message?: string) => (
+  const link = (label: string, next: Step | (() => Step), message?: string) => (
     <a
-      href={`#${next.kind}`}
+      href={`#${typeof next === 'function' ? 'forgot' : next.kind}`}
       onClick={(e: MouseEvent) => {
         e.preventDefault();
-        go(next, message);
+        go(typeof next === 'function' ? next() : next, message);
       }}
     >
       {label}
@@ -199,7 +213,7 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
   let body: ReactNode;
   if (step.kind === 'signin')
     body = (
-      <form aria-label="Sign in" noValidate onSubmit={submitSignIn} className="form">
+      <form aria-label="Sign in" noValidate onSubmit={submitSignIn} className="form" ref={form}>
         <Field label="Email" name="email" type="email" autoComplete="username" defaultValue={step.email} error={problems.email} />
         <Field
           label="Password"
@@ -217,7 +231,7 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
             Create account
           </button>
         </div>
-        <p>{link('Forgot password?', { kind: 'forgot' })}</p>
+        <p>{link('Forgot password?', () => ({ kind: 'forgot', email: typedEmail() }))}</p>
       </form>
     );
   else if (step.kind === 'confirm')
@@ -297,8 +311,8 @@ export function SignInPage({ config, invitation }: { config: DashboardConfig; in
       <StepHeading key={step.kind} title={TITLES[step.kind]} />
       {invitation && step.kind === 'signin' && (
         <p className="notice">
-          You have been invited to a team on idpay. Sign in, or create an account, with the e-mail address the invitation was sent to: the
-          invitation opens next.
+          You opened an invitation link. Sign in, or create an account, with the e-mail address it was sent to: the invitation opens next
+          (or we tell you if it was withdrawn or has expired).
         </p>
       )}
       {notice && (
@@ -328,12 +342,24 @@ function StepHeading({ title }: { title: string }) {
 
 /** The operator key is checked with an operator read before the operator's pages open. */
 function OperatorSignIn() {
-  const [open, setOpen] = useState(false);
+  // `#operator` (the link below the sign-in form) opens the operator's form.
+  const [open, setOpen] = useState(() => window.location.hash === '#operator');
+  useEffect(() => {
+    const on = () => setOpen(window.location.hash === '#operator');
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  if (!open)
+    return (
+      <footer className="operator">
+        <a href="#operator">Operator sign-in</a>
+      </footer>
+    );
   return (
-    <details open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary>Operator sign-in</summary>
+    <section aria-labelledby="operator-h" className="operator">
+      <h2 id="operator-h">Operator sign-in</h2>
       <form
         aria-label="Operator sign-in"
         className="form"
@@ -364,6 +390,6 @@ function OperatorSignIn() {
           Sign in as operator
         </button>
       </form>
-    </details>
+    </section>
   );
 }

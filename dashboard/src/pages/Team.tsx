@@ -2,11 +2,14 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { when } from '../format';
 import { useSession } from '../session';
-import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useLoad } from '../ui';
+import { ActionButton, ErrorMessage, Field, Form, Loading, Page, Select, ShownOnce, Table, useConfirm, useLoad } from '../ui';
 import { invitationLink } from './Invitation';
 
 type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 const ROLES: Role[] = ['owner', 'admin', 'developer', 'viewer'];
+
+/** The roles `giver` may give (only an owner grants, changes or removes the owner role: team-and-invitations.md). */
+export const rolesGivenBy = (giver: Role | undefined): Role[] => (giver === 'owner' ? ROLES : ROLES.filter((r) => r !== 'owner'));
 
 export function TeamPage() {
   const s = useSession();
@@ -15,6 +18,11 @@ export function TeamPage() {
   const [invitationsVersion, setInvitationsVersion] = useState(0);
   const canInvite = s.can('POST', '/v1/team/invitations');
   const canChange = s.can('PATCH', '/v1/team/members/{userId}');
+  const myRole = s.current?.role as Role | undefined;
+  const giving = rolesGivenBy(myRole);
+  const owners = list.data?.members.filter((m) => m.role === 'owner').length ?? 0;
+  /** A member's row offers changes only when the viewer may make them: an owner's only to an owner, and never to the last owner. */
+  const changeable = (m: { role: Role }) => canChange && (m.role !== 'owner' || (myRole === 'owner' && owners > 1));
   return (
     <Page title="Team">
       {canInvite && (
@@ -29,7 +37,7 @@ export function TeamPage() {
           }}
         >
           <Field label="Their email" name="email" type="email" required />
-          <Select label="Role" name="role" options={ROLES} defaultValue="developer" />
+          <Select label="Role" name="role" options={giving} defaultValue="developer" />
         </Form>
       )}
       {sent && (
@@ -37,7 +45,7 @@ export function TeamPage() {
           <p role="status" className="notice">
             Invitation e-mailed to {sent.email}: its link opens the invitation, valid for 7 days.
           </p>
-          <ShownOnce label="The invitation's link (to send another way)" value={invitationLink(sent.token)} />
+          <ShownOnce label="The invitation's link (to send another way)" value={invitationLink(sent.token, sent.email)} />
         </>
       )}
       {canInvite && <Invitations version={invitationsVersion} />}
@@ -56,11 +64,12 @@ export function TeamPage() {
             {
               header: 'Change',
               cell: (m) =>
-                canChange ? (
+                changeable(m) ? (
                   <span className="row">
-                    <RoleChange userId={m.userId} role={m.role} onDone={list.reload} />
+                    <RoleChange userId={m.userId} email={m.email ?? m.userId} role={m.role} roles={giving} onDone={list.reload} />
                     <ActionButton
                       label="Remove"
+                      accessibleName={`Remove ${m.email ?? m.userId}`}
                       danger
                       confirm={{
                         title: 'Remove this member?',
@@ -81,28 +90,41 @@ export function TeamPage() {
   );
 }
 
-function RoleChange({ userId, role, onDone }: { userId: string; role: Role; onDone(): void }) {
+function RoleChange({ userId, email, role, roles, onDone }: { userId: string; email: string; role: Role; roles: Role[]; onDone(): void }) {
   const s = useSession();
   const [value, setValue] = useState<Role>(role);
   const [error, setError] = useState<Error>();
+  const question = useConfirm();
   return (
     <span className="row">
+      {question.dialog}
       <label className="inline">
         <span className="visually-hidden">Role</span>
         <select value={value} onChange={(e) => setValue(e.target.value as Role)}>
-          {ROLES.map((r) => (
+          {roles.map((r) => (
             <option key={r}>{r}</option>
           ))}
         </select>
       </label>
       <button
         type="button"
-        onClick={() =>
-          unwrap(s.client.PATCH('/v1/team/members/{userId}', { params: { path: { userId } }, body: { role: value } })).then(
+        disabled={value === role}
+        onClick={async () => {
+          const yes = await question.ask({
+            title: 'Change this role?',
+            message: (
+              <p>
+                {email} becomes {value} (now {role}): what they may see and do changes at once.
+              </p>
+            ),
+          });
+          if (!yes) return;
+          setError(undefined);
+          await unwrap(s.client.PATCH('/v1/team/members/{userId}', { params: { path: { userId } }, body: { role: value } })).then(
             onDone,
             (e: Error) => setError(e),
-          )
-        }
+          );
+        }}
       >
         Save role
       </button>
@@ -141,6 +163,10 @@ function Invitations({ version }: { version: number }) {
                   label="Withdraw"
                   accessibleName={`Withdraw the invitation of ${i.email}`}
                   danger
+                  confirm={{
+                    title: 'Withdraw this invitation?',
+                    message: <p>The link sent to {i.email} stops working; you can invite them again later.</p>,
+                  }}
                   action={() =>
                     unwrap(api.DELETE('/v1/team/invitations/{invitationId}', { params: { path: { invitationId: i.invitationId } } }))
                   }

@@ -6,6 +6,7 @@ import { usePagedList } from '../paged';
 import { useSession } from '../session';
 import { CustomerNamed, ErrorMessage, Field, Form, Loading, Page, Select, Table, useConfirm, useLoad, type Column } from '../ui';
 import type { DataOf, Schemas } from '../sdk-types';
+import { refundAmountProblem } from '../validate';
 import { BankSettlementReport, Export, MerchantSettlements } from './Settlements';
 import { TransactionDisputes } from './Disputes';
 import { eventColumns } from './Events';
@@ -21,7 +22,10 @@ const STATUSES = [
   'partially_refunded',
 ] as const satisfies readonly Transaction['status'][];
 
-export const transactionColumns: Column<Transaction>[] = [
+/** A transaction as its list shows it: the customer's name and e-mail beside the id (DESIGN 10.7). */
+type Listed = Transaction & { customer?: { name: string; email: string } | null };
+
+export const transactionColumns: Column<Listed>[] = [
   {
     header: 'Reference',
     cell: (t) => (
@@ -35,6 +39,7 @@ export const transactionColumns: Column<Transaction>[] = [
   { header: 'Refunded', cell: (t) => money(t.refundedAmount) },
   { header: 'Description', cell: (t) => t.description },
   { header: 'Disputed', cell: (t) => (t.disputeStatus ? `${money(t.disputedAmount)} (${t.disputeStatus.replace('_', ' ')})` : '—') },
+  { header: 'Customer', cell: (t) => <CustomerNamed id={t.customerId} customer={t.customer} /> },
   { header: 'Merchant', cell: (t) => t.merchantName },
   { header: 'Created', cell: (t) => when(t.createdAt) },
 ];
@@ -127,8 +132,13 @@ export function TransactionPage({ reference }: { reference: string }) {
   const [refunded, setRefunded] = useState<string>();
   const confirm = useConfirm();
   const x = t.data;
-  const refundable = x && (x.status === 'succeeded' || x.status === 'partially_refunded') && s.can('POST', '/v1/refunds/initiate');
-  const remainder = x ? Math.round((x.amount - x.refundedAmount) * 100) / 100 : 0;
+  const [amountProblem, setAmountProblem] = useState<string>();
+  // What a refund may still take: not what is refunded or on its way back (refunds not failed),
+  // nor what its disputes hold (open or lost).
+  const asked = x ? x.refunds.filter((r) => r.status !== 'failed').reduce((sum, r) => sum + Math.round(r.amount * 100), 0) / 100 : 0;
+  const remainder = x ? Math.round((x.amount - Math.max(x.refundedAmount, asked) - x.disputedAmount) * 100) / 100 : 0;
+  const refundable =
+    x && (x.status === 'succeeded' || x.status === 'partially_refunded') && remainder > 0 && s.can('POST', '/v1/refunds/initiate');
   return (
     <Page title={`Transaction ${reference}`}>
       <p>
@@ -154,7 +164,7 @@ export function TransactionPage({ reference }: { reference: string }) {
           </dd>
           <dt>Customer</dt>
           <dd>
-            <CustomerNamed id={x.customerId} />
+            <CustomerNamed id={x.customerId} customer={x.customer} />
           </dd>
           <dt>Type</dt>
           <dd>{x.type}</dd>
@@ -186,7 +196,8 @@ export function TransactionPage({ reference }: { reference: string }) {
           <dd>{when(x.updatedAt)}</dd>
         </dl>
       )}
-      {refundable && (
+      {/* Hidden while the transaction reloads: a refund form must never offer a stale remainder. */}
+      {refundable && !t.loading && (
         <section aria-labelledby="refund-h">
           <h2 id="refund-h">Refund</h2>
           {confirm.dialog}
@@ -194,8 +205,16 @@ export function TransactionPage({ reference }: { reference: string }) {
             label="Refund"
             submit="Refund"
             onSubmit={async (f) => {
-              const amount = String(f.get('amount') ?? '').trim();
+              const amount = String(f.get('amount') ?? '')
+                .trim()
+                .replace(/,/g, '');
               const reason = String(f.get('reason') ?? '').trim();
+              const problem = refundAmountProblem(amount, remainder, money(remainder));
+              setAmountProblem(problem);
+              if (problem) {
+                document.querySelector<HTMLInputElement>('input[name="amount"]')?.focus();
+                return false;
+              }
               const what = amount ? money(amount) : `the whole remainder, ${money(remainder)}`;
               if (
                 !(await confirm.ask({
@@ -207,7 +226,7 @@ export function TransactionPage({ reference }: { reference: string }) {
                   ),
                 }))
               )
-                return;
+                return false;
               const r = await unwrap(
                 s.client.POST('/v1/refunds/initiate', {
                   body: { reference, ...(amount ? { amount: Number(amount) } : {}), ...(reason ? { reason } : {}) },
@@ -217,7 +236,13 @@ export function TransactionPage({ reference }: { reference: string }) {
               t.reload();
             }}
           >
-            <Field label="Refund amount (NGN)" name="amount" hint={`Leave empty to refund the whole remainder (${money(remainder)}).`} />
+            <Field
+              label="Refund amount (NGN)"
+              name="amount"
+              inputMode="decimal"
+              hint={`Leave empty to refund the whole remainder (${money(remainder)}).`}
+              error={amountProblem}
+            />
             <Field label="Reason" name="reason" />
           </Form>
         </section>

@@ -74,6 +74,15 @@ export function WebhooksPage() {
                     />
                     <ActionButton
                       label="Rotate secret"
+                      confirm={{
+                        title: 'Rotate the signing secret?',
+                        message: (
+                          <p>
+                            {e.url} gets a new signing secret; the old one keeps working for a while (24 hours unless set otherwise): update
+                            your receiver with the new one.
+                          </p>
+                        ),
+                      }}
                       action={async () => {
                         const r = await unwrap(
                           s.client.POST('/v1/webhooks/endpoints/{id}/rotate-secret', { params: { path: { id: e.id } } }),
@@ -141,6 +150,15 @@ function Deliveries({ version, endpoints }: { version: number; endpoints: Map<st
         {canReplay && failed.length > 0 && (
           <ActionButton
             label="Replay all failed"
+            confirm={{
+              title: 'Replay every failed delivery on this page?',
+              message: (
+                <p>
+                  {failed.length} failed {failed.length === 1 ? 'delivery is' : 'deliveries are'} sent again to their endpoints, which
+                  receive those events a second time.
+                </p>
+              ),
+            }}
             action={async () => {
               for (const d of failed) await replay(d.id);
             }}

@@ -21,7 +21,7 @@ export const handler = endpoint(
     if (outranks(role, creator)) throw forbidden(MSG.insufficientRole);
     const p = principal.kind as 'bank' | 'merchant' | 'provider';
     const createdBy = { userId: person!.sub, email: principal.actor.email ?? null };
-    const key = await createKeyFor({ id: principal.id, type: p }, audit, { ...body, role, createdBy });
+    const key = await createKeyFor({ id: principal.id, type: p, apiVersion: principal.apiVersion }, audit, { ...body, role, createdBy });
     return ok(201, 'API key created', { keyId: key.keyId, apiKey: key.apiKey, expiresAt: key.keyExpiresAt ?? null, role });
   },
 );

@@ -2,6 +2,7 @@ import { endpoint, ok } from '../../http/endpoint';
 import { membershipsOf } from '../../identity/members';
 import { participantKey } from '../../identity/participant-store';
 import { batchGetByKey, itemKeyOf } from '../../platform/table';
+import { pinnedVersion } from '../../platform/api-request';
 
 /** The most memberships a person's own read lists (a person belongs to a handful of participants). */
 export const MAX_MEMBERSHIPS = 50;
@@ -16,9 +17,9 @@ export const handler = endpoint(
   async ({ person }) => {
     const mine = await membershipsOf(person!.sub, MAX_MEMBERSHIPS);
     // One BatchGetItem for the names (not a GetItem per membership), names only.
-    const names = await batchGetByKey<{ pk: string; sk: string; name?: string }>(
+    const names = await batchGetByKey<{ pk: string; sk: string; name?: string; apiVersion?: string }>(
       mine.map((m) => participantKey(m.participantId)),
-      ['name'],
+      ['name', 'apiVersion'],
     );
     const memberships = mine.map((m) => ({
       participantId: m.participantId,
@@ -26,6 +27,7 @@ export const handler = endpoint(
       kind: m.participantKind,
       role: m.role,
       joinedAt: m.joinedAt,
+      apiVersion: pinnedVersion(names.get(itemKeyOf(participantKey(m.participantId)))),
     }));
     return ok(200, 'Profile retrieved', {
       userId: person!.sub,

@@ -23,6 +23,11 @@ const membership = z
     kind: z.enum(['bank', 'merchant', 'provider']),
     role,
     joinedAt: z.string(),
+    apiVersion: z
+      .string()
+      .describe(
+        'The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created)',
+      ),
   })
   .meta({ id: 'Membership' });
 

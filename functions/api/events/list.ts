@@ -1,5 +1,6 @@
 import { countDeliveries, getVisibleEvent, listEvents } from '../../events/views';
 import { endpoint, ok } from '../../http/endpoint';
+import { eventEnvelope } from '../../webhooks/event-body';
 import { badRequest, MSG } from '../../platform/errors';
 import { eventListResponse, listEventsQuery } from './schemas';
 
@@ -13,7 +14,7 @@ export const handler = endpoint(
     response: eventListResponse,
     description: 'List the events sent to the caller in the last 30 days, newest first.',
   },
-  async ({ query, principal }) => {
+  async ({ query, principal, apiVersion }) => {
     const after = query.startingAfter ? await getVisibleEvent(principal.id, query.startingAfter) : undefined;
     if (query.startingAfter && !after) {
       throw badRequest(MSG.invalidQuery, [{ path: 'startingAfter', message: 'must be the id of an event of yours' }]);
@@ -24,6 +25,7 @@ export const handler = endpoint(
         id: event.id,
         type: event.type,
         createdAt: event.createdAt,
+        ...eventEnvelope(apiVersion),
         data: event.data,
         deliveries: countDeliveries(deliveries),
       })),

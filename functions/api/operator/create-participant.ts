@@ -41,6 +41,7 @@ export const handler = endpoint({ body: createParticipantSchema }, async ({ body
     email: participant.email,
     providerId: participant.providerId,
     ...(participant.simulated ? { simulated: true } : {}),
+    apiVersion: participant.apiVersion,
     apiKey: key.apiKey,
     ...(invitation ? { invitation: { invitationId: invitation.invitationId, token: invitation.token } } : {}),
   });

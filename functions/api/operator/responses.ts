@@ -25,11 +25,31 @@ export const RESPONSES = {
       email: z.string(),
       providerId: z.string().optional(),
       simulated: z.literal(true).optional(),
+      apiVersion: z
+        .string()
+        .describe(
+          'The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it',
+        ),
       apiKey: z.string().describe('Shown only here'),
       invitation: z
         .object({ invitationId: z.string(), token: z.string().describe('Shown only here: the owner accepts with it') })
         .optional()
         .describe('With `ownerEmail`'),
+    }),
+  },
+  'list-participants': {
+    data: z.object({
+      participants: z.array(
+        z.object({
+          id: z.string(),
+          type: z.enum(['bank', 'merchant', 'provider']),
+          name: z.string(),
+          email: z.string(),
+          providerId: z.string().nullable().describe("A merchant's provider"),
+          createdAt: iso,
+        }),
+      ),
+      hasMore: z.boolean(),
     }),
   },
   'list-applications': {

@@ -20,6 +20,11 @@ export const RESPONSES = {
         )
         .max(20)
         .describe('At most 20, newest first; empty when nothing you may read matches'),
+      complete: z
+        .boolean()
+        .describe(
+          'False when the search by text (id starts, words, amounts over your last 90 days) stopped at its 2 s before reading them all',
+        ),
     }),
   },
 } satisfies Responses;

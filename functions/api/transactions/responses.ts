@@ -5,9 +5,12 @@
  * the handlers: zod stays out of their bundles.
  */
 import * as z from 'zod';
-import { refund, transaction, hasMore, total } from '../shapes';
+import { customerName, refund, transaction as bare, hasMore, total } from '../shapes';
 import type { Responses } from '../shapes';
 import { eventResponse } from '../events/schemas';
+
+/** A transaction as its list and its read show it: with the customer's name and e-mail beside the id (DESIGN 10.7). */
+const transaction = bare.extend({ customer: customerName.nullable() });
 
 export const RESPONSES = {
   details: {

@@ -12,7 +12,7 @@ import { createEndpointSchema, normaliseEvents } from './schemas';
  */
 export const handler = endpoint(
   { body: createEndpointSchema, description: 'Add a webhook endpoint. The secret is shown only in this response.' },
-  async ({ body, principal, audit }) => {
+  async ({ body, principal, audit, apiVersion }) => {
     const id = newId('whe');
     const secret = newSecret();
     const now = nowIso();
@@ -25,6 +25,7 @@ export const handler = endpoint(
       status: 'enabled',
       secret: await sealSecret(id, secret),
       secretVersion: 1,
+      apiVersion,
       createdAt: now,
       updatedAt: now,
     };

@@ -11,7 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List and search every participant
+         * @description List every participant, newest first: filter by type, search by name, e-mail or id.
+         *
+         *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
+         */
+        get: operations["operatorListParticipants"];
         put?: never;
         /**
          * Create a bank, merchant or provider
@@ -1841,7 +1847,7 @@ export interface paths {
         };
         /**
          * Find anything of yours by its id, a customer e-mail or a clientRef
-         * @description Find what you may read by its id, a customer e-mail or (bank) a customer clientRef.
+         * @description Find what you may read by its id or the start of one, description words, an exact amount, a customer e-mail or (bank) a customer clientRef.
          *
          *     **Who may call:** a bank, a merchant or a provider. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -2159,7 +2165,7 @@ export interface webhooks {
          * billing.intent
          * @description **To:** The customer's bank. **When:** A merchant asks the customer to decide on billing permissions (POST /v1/billing/intent).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntent"];
         delete?: never;
@@ -2181,7 +2187,7 @@ export interface webhooks {
          * billing.request
          * @description **To:** The customer's bank. **When:** A merchant bills a customer (bill, one-time pay, a recurring run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingRequest"];
         delete?: never;
@@ -2203,7 +2209,7 @@ export interface webhooks {
          * billing.intent.response
          * @description **To:** The merchant and its provider. **When:** The customer's decision on an intent (POST /v1/billing/intent-response), or the bank changing a decision.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingIntentResponse"];
         delete?: never;
@@ -2225,7 +2231,7 @@ export interface webhooks {
          * billing.response
          * @description **To:** The merchant and its provider. **When:** The outcome of a billing: paid, declined, expired or failed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingResponse"];
         delete?: never;
@@ -2247,7 +2253,7 @@ export interface webhooks {
          * billing.upcoming
          * @description **To:** The customer's bank. **When:** The deployment's pre-debit notice period (24 hours by default) before each period of a recurring schedule is billed, or at once when the run is sooner.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventBillingUpcoming"];
         delete?: never;
@@ -2269,7 +2275,7 @@ export interface webhooks {
          * merchant.trust.updated
          * @description **To:** The merchant and its provider. **When:** A provider changed the merchant's trust (PATCH /v1/provider/merchant/trust).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventMerchantTrustUpdated"];
         delete?: never;
@@ -2291,7 +2297,7 @@ export interface webhooks {
          * merchant.discovery_limited
          * @description **To:** The merchant and its provider. **When:** The merchant reached its discovery limit of the Lagos day (look-ups, or look-ups that found no customer): further look-ups answer 429 until the next Lagos midnight. Once per merchant and Lagos day (the sandbox's magic e-mail discovery.limited@sandbox.idpay.test sends it every time).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventMerchantDiscoveryLimited"];
         delete?: never;
@@ -2313,7 +2319,7 @@ export interface webhooks {
          * schedule.created
          * @description **To:** The merchant and its provider. **When:** A recurring schedule was created.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCreated"];
         delete?: never;
@@ -2335,7 +2341,7 @@ export interface webhooks {
          * schedule.paused
          * @description **To:** The merchant and its provider. **When:** A schedule was paused by the merchant, or by the service after a run was refused for lack of permission.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSchedulePaused"];
         delete?: never;
@@ -2357,7 +2363,7 @@ export interface webhooks {
          * schedule.resumed
          * @description **To:** The merchant and its provider. **When:** A paused schedule was resumed.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleResumed"];
         delete?: never;
@@ -2379,7 +2385,7 @@ export interface webhooks {
          * schedule.cancelled
          * @description **To:** The merchant and its provider. **When:** A schedule was cancelled by the merchant or the customer's bank.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCancelled"];
         delete?: never;
@@ -2401,7 +2407,7 @@ export interface webhooks {
          * schedule.completed
          * @description **To:** The merchant and its provider. **When:** A schedule reached maxBillings or its endDate.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleCompleted"];
         delete?: never;
@@ -2423,7 +2429,7 @@ export interface webhooks {
          * schedule.run_failed
          * @description **To:** The merchant and its provider. **When:** A run was refused (spending limits, permission revoked, merchant blocked or no longer premium).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunFailed"];
         delete?: never;
@@ -2445,7 +2451,7 @@ export interface webhooks {
          * schedule.run_skipped
          * @description **To:** The merchant and its provider. **When:** The customer's bank (or the merchant) skipped the next run.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleRunSkipped"];
         delete?: never;
@@ -2467,7 +2473,7 @@ export interface webhooks {
          * schedule.amended
          * @description **To:** The merchant and its provider. **When:** The customer's bank approved the schedule's amendment (the new terms apply from the next run).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmended"];
         delete?: never;
@@ -2489,7 +2495,7 @@ export interface webhooks {
          * schedule.amendment_declined
          * @description **To:** The merchant and its provider. **When:** The customer's bank did not approve the schedule's amendment; the old terms hold.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventScheduleAmendmentDeclined"];
         delete?: never;
@@ -2511,7 +2517,7 @@ export interface webhooks {
          * refund.requested
          * @description **To:** The customer's bank. **When:** A merchant started a refund of a billing (POST /v1/refunds/initiate).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundRequested"];
         delete?: never;
@@ -2533,7 +2539,7 @@ export interface webhooks {
          * refund.updated
          * @description **To:** The merchant and its provider. **When:** A refund changed status (processing, completed, failed).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventRefundUpdated"];
         delete?: never;
@@ -2555,7 +2561,7 @@ export interface webhooks {
          * settlement.completed
          * @description **To:** The merchant and its provider. **When:** Funds were settled to the merchant (next Nigerian business day).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventSettlementCompleted"];
         delete?: never;
@@ -2577,7 +2583,7 @@ export interface webhooks {
          * dispute.created
          * @description **To:** The merchant and its provider. **When:** The customer's bank disputed a debit (POST /v1/bank/disputes): the amount left the merchant's balance.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeCreated"];
         delete?: never;
@@ -2599,7 +2605,7 @@ export interface webhooks {
          * dispute.updated
          * @description **To:** The merchant and its provider, and the customer's bank. **When:** A dispute changed status: the merchant responded (under_review) or accepted (lost), respondBy passed (lost), or the bank decided (won, lost).
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventDisputeUpdated"];
         delete?: never;
@@ -2621,7 +2627,7 @@ export interface webhooks {
          * webhook.test
          * @description **To:** The endpoint tested only. **When:** POST /v1/webhooks/endpoints/{id}/test.
          *
-         *     POSTed as JSON `{id, type, createdAt, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
          */
         post: operations["eventWebhookTest"];
         delete?: never;
@@ -2664,6 +2670,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
         };
@@ -2689,6 +2699,10 @@ export interface components {
              * @enum {string}
              */
             type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+            /** @description The code's entry in this reference, relative to the API's base URL: `/docs#error-<code>` */
+            docUrl: string;
+            /** @description The one request field a business rule refused (e.g. `amount` for a refund above what was paid); absent when no single field is at fault */
+            param?: string;
             /** @description The `X-Request-Id` of this answer: quote it when you ask for help */
             requestId: string;
             /** @description What was wrong, field by field (at most 50) */
@@ -2744,6 +2758,10 @@ export interface components {
             type: "billing.intent";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentData"];
         };
         BillingRequestData: {
@@ -2779,6 +2797,10 @@ export interface components {
             type: "billing.request";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingRequestData"];
         };
         BillingIntentResponseData: {
@@ -2822,6 +2844,10 @@ export interface components {
             type: "billing.intent.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingIntentResponseData"];
         };
         BillingResponseData: {
@@ -2864,6 +2890,10 @@ export interface components {
             type: "billing.response";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingResponseData"];
         };
         BillingUpcomingData: {
@@ -2894,6 +2924,10 @@ export interface components {
             type: "billing.upcoming";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["BillingUpcomingData"];
         };
         MerchantTrustUpdatedData: {
@@ -2917,6 +2951,10 @@ export interface components {
             type: "merchant.trust.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["MerchantTrustUpdatedData"];
         };
         MerchantDiscoveryLimitedData: {
@@ -2952,6 +2990,10 @@ export interface components {
             type: "merchant.discovery_limited";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["MerchantDiscoveryLimitedData"];
         };
         /** @description A recurring schedule was created */
@@ -2999,6 +3041,10 @@ export interface components {
             type: "schedule.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCreatedData"];
         };
         /** @description A recurring schedule was paused */
@@ -3051,6 +3097,10 @@ export interface components {
             type: "schedule.paused";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SchedulePausedData"];
         };
         /** @description A paused schedule was resumed */
@@ -3096,6 +3146,10 @@ export interface components {
             type: "schedule.resumed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleResumedData"];
         };
         /** @description A recurring schedule was cancelled */
@@ -3141,6 +3195,10 @@ export interface components {
             type: "schedule.cancelled";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCancelledData"];
         };
         /** @description A recurring schedule finished */
@@ -3189,6 +3247,10 @@ export interface components {
             type: "schedule.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleCompletedData"];
         };
         /** @description A run of the schedule was refused before reaching the bank */
@@ -3245,6 +3307,10 @@ export interface components {
             type: "schedule.run_failed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunFailedData"];
         };
         /** @description The next run of a schedule was skipped (not billed) */
@@ -3295,6 +3361,10 @@ export interface components {
             type: "schedule.run_skipped";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleRunSkippedData"];
         };
         /** @description The customer's bank approved an amendment: the schedule's terms are the new ones from its next run */
@@ -3358,6 +3428,10 @@ export interface components {
             type: "schedule.amended";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendedData"];
         };
         /** @description The amendment was not approved: the schedule keeps its terms */
@@ -3424,6 +3498,10 @@ export interface components {
             type: "schedule.amendment_declined";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["ScheduleAmendmentDeclinedData"];
         };
         RefundRequestedData: {
@@ -3456,6 +3534,10 @@ export interface components {
             type: "refund.requested";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundRequestedData"];
         };
         RefundUpdatedData: {
@@ -3491,6 +3573,10 @@ export interface components {
             type: "refund.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["RefundUpdatedData"];
         };
         SettlementCompletedData: {
@@ -3519,6 +3605,10 @@ export interface components {
             type: "settlement.completed";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["SettlementCompletedData"];
         };
         DisputeCreatedData: {
@@ -3570,6 +3660,10 @@ export interface components {
             type: "dispute.created";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeCreatedData"];
         };
         DisputeUpdatedData: {
@@ -3621,6 +3715,10 @@ export interface components {
             type: "dispute.updated";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["DisputeUpdatedData"];
         };
         WebhookTestData: {
@@ -3637,9 +3735,13 @@ export interface components {
             type: "webhook.test";
             /** Format: date-time */
             createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
             data: components["schemas"]["WebhookTestData"];
         };
-        /** @description An event: `{id, type, createdAt, data}`, `data` typed by `type`. */
+        /** @description An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator). */
         Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["MerchantDiscoveryLimitedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
@@ -3677,6 +3779,8 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "developer" | "viewer";
             joinedAt: string;
+            /** @description The API version the participant is pinned at: a request without `Idpay-Version` is served at it (the current version when the participant was created) */
+            apiVersion: string;
         };
         TeamMember: {
             /** @description The person's Cognito user id */
@@ -4131,6 +4235,7 @@ export interface components {
                  *       "message": "Invalid request parameters",
                  *       "code": "invalid_request_parameters",
                  *       "type": "invalid_request_error",
+                 *       "docUrl": "/docs#error-invalid_request_parameters",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90",
                  *       "errors": [
                  *         {
@@ -4158,6 +4263,7 @@ export interface components {
                  *       "message": "Invalid API key",
                  *       "code": "api_key_invalid",
                  *       "type": "authentication_error",
+                 *       "docUrl": "/docs#error-api_key_invalid",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4179,6 +4285,7 @@ export interface components {
                  *       "message": "Forbidden for this participant type",
                  *       "code": "participant_type_forbidden",
                  *       "type": "permission_error",
+                 *       "docUrl": "/docs#error-participant_type_forbidden",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4200,6 +4307,7 @@ export interface components {
                  *       "message": "Route not found",
                  *       "code": "route_not_found",
                  *       "type": "not_found_error",
+                 *       "docUrl": "/docs#error-route_not_found",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4221,6 +4329,7 @@ export interface components {
                  *       "message": "Idempotency key reused with a different request",
                  *       "code": "idempotency_mismatch",
                  *       "type": "conflict_error",
+                 *       "docUrl": "/docs#error-idempotency_mismatch",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4246,6 +4355,7 @@ export interface components {
                  *       "message": "Too many requests",
                  *       "code": "rate_limited",
                  *       "type": "rate_limit_error",
+                 *       "docUrl": "/docs#error-rate_limited",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4267,6 +4377,7 @@ export interface components {
                  *       "message": "Internal server error",
                  *       "code": "internal_error",
                  *       "type": "api_error",
+                 *       "docUrl": "/docs#error-internal_error",
                  *       "requestId": "0c4f6a8e-5b1d-4c7e-9a3f-2d6b8e1f7a90"
                  *     }
                  */
@@ -4279,7 +4390,7 @@ export interface components {
         "Idempotency-Key": string;
         /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
         "X-Entity-Id": string;
-        /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+        /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
         "Idpay-Version": "2026-11-01";
         /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
         "X-Participant-Id": string;
@@ -4300,7 +4411,7 @@ export interface components {
     headers: {
         /** @description Id of this request (echoes a well-formed incoming `X-Request-Id`); an error body repeats it as `requestId`. Quote it when reporting a problem */
         "X-Request-Id": string;
-        /** @description The API version this answer speaks: `2026-11-01` (see Versioning) */
+        /** @description The API version this answer was served at: the request's `Idpay-Version`, else the participant's pinned version (see Versioning) */
         "Idpay-Version": "2026-11-01";
         /** @description Requests allowed per window (one minute) for this key and endpoint class */
         "X-RateLimit-Limit": number;
@@ -4317,11 +4428,86 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    operatorListParticipants: {
+        parameters: {
+            query?: {
+                type?: "bank" | "merchant" | "provider";
+                q?: string;
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Participants retrieved",
+                     *       "data": {
+                     *         "participants": [
+                     *           {
+                     *             "id": "mer_example1000000000000000",
+                     *             "type": "merchant",
+                     *             "name": "merchant person-7rzr1drpx1@example.com",
+                     *             "email": "merchant-p8wohhaxgp@example.com",
+                     *             "providerId": null,
+                     *             "createdAt": "2026-11-02T12:03:48.196Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            participants: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "bank" | "merchant" | "provider";
+                                name: string;
+                                email: string;
+                                /** @description A merchant's provider */
+                                providerId: string | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                            }[];
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     operatorCreateParticipant: {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4333,10 +4519,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "provider",
-                 *       "name": "provider person-uoyty3xppq@example.com",
-                 *       "email": "provider-tinjsh2dvc@example.com",
-                 *       "ownerEmail": "person-uoyty3xppq@example.com"
+                 *       "type": "merchant",
+                 *       "name": "merchant 4 example",
+                 *       "email": "merchant4-example@example.com",
+                 *       "providerId": "prv_example1000000000000000"
                  *     }
                  */
                 "application/json": {
@@ -4375,15 +4561,13 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Participant created",
                      *       "data": {
-                     *         "id": "prv_example1000000000000000",
-                     *         "type": "provider",
-                     *         "name": "provider person-uoyty3xppq@example.com",
-                     *         "email": "provider-tinjsh2dvc@example.com",
-                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000",
-                     *         "invitation": {
-                     *           "invitationId": "ivt_example1000000000000000",
-                     *           "token": "example_token_1"
-                     *         }
+                     *         "id": "mer_example1000000000000000",
+                     *         "type": "merchant",
+                     *         "name": "merchant 4 example",
+                     *         "email": "merchant4-example@example.com",
+                     *         "providerId": "prv_example1000000000000000",
+                     *         "apiVersion": "2026-11-01",
+                     *         "apiKey": "sk_sandbox_ExampleKey100000000000000000000000000000Chk000"
                      *       }
                      *     }
                      */
@@ -4402,6 +4586,8 @@ export interface operations {
                             providerId?: string;
                             /** @constant */
                             simulated?: true;
+                            /** @description The API version the participant is pinned at (the current one now): its requests without `Idpay-Version` are served at it */
+                            apiVersion: string;
                             /** @description Shown only here */
                             apiKey: string;
                             /** @description With `ownerEmail` */
@@ -4426,7 +4612,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4486,7 +4672,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4543,7 +4729,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path: {
@@ -4614,7 +4800,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -4687,7 +4873,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4758,7 +4944,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4840,7 +5026,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -4855,10 +5041,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "merchant",
-                 *       "businessName": "Ada Stores ziv5gt",
-                 *       "email": "biz-fniflkv0kn@example.com",
+                 *       "businessName": "Ada Stores BDYe63",
+                 *       "email": "biz-tl4xu5ecby@example.com",
                  *       "country": "NG",
-                 *       "registrationNumber": "RCa1YgE3NJ",
+                 *       "registrationNumber": "RCHn8C5pwU",
                  *       "website": "https://ada.example.com",
                  *       "address": {
                  *         "line1": "1 Marina",
@@ -4935,7 +5121,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5004,7 +5190,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5029,21 +5215,15 @@ export interface operations {
                      *       "message": "Profile retrieved",
                      *       "data": {
                      *         "userId": "00000000-0000-4000-8000-000000000001",
-                     *         "email": "person-ntilpacr9z@example.com",
+                     *         "email": "person-w2632up062@example.com",
                      *         "memberships": [
                      *           {
                      *             "participantId": "mer_example1000000000000000",
-                     *             "name": "Ada Stores ziv5gt",
+                     *             "name": "Ada Stores BDYe63",
                      *             "kind": "merchant",
                      *             "role": "owner",
-                     *             "joinedAt": "2026-11-06T03:54:18.863Z"
-                     *           },
-                     *           {
-                     *             "participantId": "mer_example2000000000000000",
-                     *             "name": "Ada Stores D1O6zc",
-                     *             "kind": "merchant",
-                     *             "role": "viewer",
-                     *             "joinedAt": "2026-11-06T03:54:45.407Z"
+                     *             "joinedAt": "2026-11-02T07:01:42.968Z",
+                     *             "apiVersion": "2026-11-01"
                      *           }
                      *         ]
                      *       }
@@ -5075,7 +5255,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5148,7 +5328,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5256,7 +5436,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5346,7 +5526,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5412,7 +5592,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5487,7 +5667,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5586,7 +5766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5668,7 +5848,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5731,7 +5911,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5807,7 +5987,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -5889,7 +6069,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -5955,7 +6135,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -6031,7 +6211,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -6146,7 +6326,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -6241,7 +6421,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6257,103 +6437,13 @@ export interface operations {
                  * @example {
                  *       "customers": [
                  *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
+                 *           "clientRef": "CR-a9vebe-3",
                  *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1005@example.com",
+                 *           "lastname": "Obi3",
+                 *           "email": "ada3-a9vebe@example.com",
                  *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1005",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1007@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1007"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1008",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1008@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1005"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzpy11004",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1009@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1009"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1010",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1010@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzpy11004"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1011",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "not-an-email",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1011"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1012",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1012@example.com",
-                 *           "country": "XX",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1012"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1013",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1013@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "12-34-56",
-                 *           "reference": "REF-mwyfzslu1013"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1014",
-                 *           "firstname": "Ada",
-                 *           "email": "ada.mwyfzslu1014@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1014"
-                 *         },
-                 *         "not an object",
-                 *         {
-                 *           "clientRef": "CR-mwyfzsls1006",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzsls1006@example.com",
-                 *           "country": "NG",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzsls1006"
-                 *         },
-                 *         {
-                 *           "clientRef": "CR-mwyfzslu1015",
-                 *           "firstname": "Ada",
-                 *           "lastname": "Obi",
-                 *           "email": "ada.mwyfzslu1015@example.com",
-                 *           "country": "UK",
-                 *           "accountNumber": "0123456789",
-                 *           "reference": "REF-mwyfzslu1015"
+                 *           "accountNumber": "0123400003",
+                 *           "reference": "REF-a9vebe-3"
                  *         }
                  *       ]
                  *     }
@@ -6385,17 +6475,16 @@ export interface operations {
                      *         "batchId": "bat_example1000000000000000",
                      *         "status": "COMPLETED",
                      *         "summary": {
-                     *           "total": 12,
-                     *           "successful": 2,
-                     *           "failed": 10,
-                     *           "duplicates": 4,
-                     *           "invalidData": 6
+                     *           "total": 1,
+                     *           "successful": 1,
+                     *           "failed": 0,
+                     *           "duplicates": 0,
+                     *           "invalidData": 0
                      *         },
                      *         "data": {
-                     *           "createdCount": 2,
+                     *           "createdCount": 1,
                      *           "customerIds": [
-                     *             "cus_example1000000000000000",
-                     *             "cus_example2000000000000000"
+                     *             "cus_example1000000000000000"
                      *           ]
                      *         }
                      *       }
@@ -6439,7 +6528,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6540,7 +6629,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -6627,7 +6716,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6783,7 +6872,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -6890,7 +6979,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7006,7 +7095,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7127,7 +7216,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7215,7 +7304,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7293,7 +7382,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7373,7 +7462,7 @@ export interface operations {
                 businessDate: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7462,7 +7551,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7479,11 +7568,7 @@ export interface operations {
                  *       "customerId": "cus_example1000000000000000",
                  *       "entityId": "mer_example1000000000000000",
                  *       "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                 *       "customerDecision": "approve_recurring",
-                 *       "spendingLimits": {
-                 *         "single": 5000,
-                 *         "monthly": 20000
-                 *       },
+                 *       "customerDecision": "approve_once",
                  *       "intentId": "int_example1000000000000000"
                  *     }
                  */
@@ -7533,15 +7618,12 @@ export interface operations {
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "decision": "approve_recurring",
-                     *         "spendingLimits": {
-                     *           "single": 5000,
-                     *           "monthly": 20000
-                     *         },
+                     *         "decision": "approve_once",
+                     *         "spendingLimits": {},
                      *         "blockMerchant": false,
-                     *         "createdAt": "2026-11-06T03:21:27.432Z",
+                     *         "createdAt": "2026-11-02T07:01:57.270Z",
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "lastUpdated": "2026-11-06T03:21:27.432Z",
+                     *         "lastUpdated": "2026-11-02T07:01:57.270Z",
                      *         "lastUsed": null
                      *       }
                      *     }
@@ -7569,7 +7651,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7584,8 +7666,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "billingRequestId": "breq_example1000000000000000",
-                 *       "action": "approve_recurring",
-                 *       "bankTransactionId": "BTX-wTWmrb1bS7"
+                 *       "action": "approve_once",
+                 *       "bankTransactionId": "BTX-hF9sfS33Gs"
                  *     }
                  */
                 "application/json": {
@@ -7651,7 +7733,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -7732,6 +7814,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -7783,6 +7869,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                     }[];
                 };
             };
@@ -7844,7 +7934,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -7921,7 +8011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8009,7 +8099,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -8079,7 +8169,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8173,7 +8263,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8252,7 +8342,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8324,7 +8414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8418,7 +8508,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8499,7 +8589,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8583,7 +8673,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8684,7 +8774,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8758,7 +8848,7 @@ export interface operations {
                 email: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -8792,11 +8882,6 @@ export interface operations {
                      *             "bankId": "bnk_example1000000000000000",
                      *             "bankName": "bank 1 example",
                      *             "lookupPhrase": "lp_ExampleToken1000000000000000000000000000"
-                     *           },
-                     *           {
-                     *             "bankId": "bnk_example2000000000000000",
-                     *             "bankName": "bank 2 example",
-                     *             "lookupPhrase": "lp_ExampleToken2000000000000000000000000000"
                      *           }
                      *         ]
                      *       }
@@ -8831,7 +8916,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -8848,25 +8933,16 @@ export interface operations {
                 /**
                  * @example {
                  *       "lookupPhrases": [
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken2000000000000000000000000000",
-                 *         "lp_ExampleToken3000000000000000000000000000",
-                 *         "lp_ExampleToken4000000000000000000000000000",
-                 *         "lp_ExampleToken5000000000000000000000000000",
-                 *         "lp_ExampleToken6000000000000000000000000000",
-                 *         "lp_ExampleToken7000000000000000000000000000",
-                 *         "lp_ExampleToken8000000000000000000000000000",
-                 *         "lp_ExampleToken9000000000000000000000000000",
-                 *         "lp_ExampleToken1000000000000000000000000000",
-                 *         "lp_ExampleToken1100000000000000000000000000"
+                 *         "lp_ExampleToken1000000000000000000000000000"
                  *       ],
                  *       "currency": "NGN",
-                 *       "description": "Sandbox membership"
+                 *       "description": "Subscription"
                  *     }
                  */
                 "application/json": {
                     lookupPhrases: string[];
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -8893,22 +8969,6 @@ export interface operations {
                      *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "intentId": "int_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example2000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example3000000000000000"
                      *       }
                      *     ]
                      */
@@ -8923,6 +8983,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -8941,27 +9005,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 404,
-                     *         "success": false,
-                     *         "message": "Customer not found",
-                     *         "code": "customer_not_found",
-                     *         "type": "not_found_error",
-                     *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 200,
-                     *         "success": true,
-                     *         "message": "Billing intent sent",
-                     *         "lookupPhrase": "lp_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "intentId": "int_example1000000000000000"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -8973,6 +9016,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         intentId?: string;
@@ -9032,7 +9079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9051,7 +9098,7 @@ export interface operations {
                  *       "agreementPhrases": [
                  *         "ap_ExampleToken1000000000000000000000000000"
                  *       ],
-                 *       "amount": 4200.5,
+                 *       "amount": 100,
                  *       "currency": "NGN",
                  *       "description": "Order"
                  *     }
@@ -9059,7 +9106,8 @@ export interface operations {
                 "application/json": {
                     agreementPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -9087,11 +9135,11 @@ export interface operations {
                      *         "phrase": "ap_ExampleToken1000000000000000000000000000",
                      *         "entityId": "mer_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 4200.5,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "status": "pending",
                      *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:23:03.445Z"
+                     *         "expiresAt": "2026-11-02T07:11:57.644Z"
                      *       }
                      *     ]
                      */
@@ -9106,6 +9154,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -9134,46 +9186,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example1000000000000000",
-                     *         "phrase": "ap_ExampleToken1000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example1000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": false
-                     *       },
-                     *       {
-                     *         "statusCode": 403,
-                     *         "success": false,
-                     *         "message": "Customer has not approved billing",
-                     *         "code": "billing_not_approved",
-                     *         "type": "permission_error",
-                     *         "phrase": "ap_ExampleToken2000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000"
-                     *       },
-                     *       {
-                     *         "statusCode": 201,
-                     *         "success": true,
-                     *         "message": "Billing request sent to the customer's bank",
-                     *         "reference": "txn_example2000000000000000",
-                     *         "phrase": "ap_ExampleToken3000000000000000000000000000",
-                     *         "entityId": "mer_example1000000000000000",
-                     *         "billingRequestId": "breq_example2000000000000000",
-                     *         "amount": 10,
-                     *         "currency": "NGN",
-                     *         "status": "pending",
-                     *         "requiresApproval": true,
-                     *         "expiresAt": "2026-11-06T03:19:02.584Z"
-                     *       }
-                     *     ]
-                     */
                     "application/json": {
                         statusCode: number;
                         success: boolean;
@@ -9185,6 +9197,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         phrase: string;
                         reference?: string;
@@ -9254,7 +9270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9281,7 +9297,8 @@ export interface operations {
                 "application/json": {
                     lookupPhrases: string[];
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     description: string;
                 };
             };
@@ -9328,6 +9345,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9403,6 +9424,10 @@ export interface operations {
                          * @enum {string}
                          */
                         type?: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error" | "rate_limit_error" | "api_error";
+                        /** @description On a refused element: its code's entry in the API reference (`/docs#error-<code>`) */
+                        docUrl?: string;
+                        /** @description On an element a business rule refused for one field of the request: that field (e.g. `amount`) */
+                        param?: string;
                         entityId: string;
                         lookupPhrase: string;
                         reference?: string;
@@ -9479,7 +9504,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9562,7 +9587,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9670,7 +9695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9785,7 +9810,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9845,7 +9870,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -9923,7 +9948,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -9958,7 +9983,8 @@ export interface operations {
                     customerId: string;
                     agreementPhrase: string;
                     amount: number;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "NGN";
                     /** @enum {string} */
                     frequency: "daily" | "weekly" | "monthly" | "yearly";
                     interval?: number;
@@ -10033,7 +10059,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10117,7 +10143,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10198,7 +10224,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -10284,7 +10310,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10363,7 +10389,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10397,44 +10423,30 @@ export interface operations {
                      *         "scheduleId": "sch_example1000000000000000",
                      *         "customerId": "cus_example1000000000000000",
                      *         "agreementPhrase": "example_agreementPhrase_1",
-                     *         "amount": 5000,
+                     *         "amount": 100,
                      *         "currency": "NGN",
                      *         "frequency": "monthly",
                      *         "interval": 1,
                      *         "status": "active",
-                     *         "startDate": "2029-02-12T09:00:00.000Z",
+                     *         "startDate": "2026-12-02T07:09:48.943Z",
                      *         "endDate": null,
-                     *         "nextBillingDate": "2029-02-12T09:00:00.000Z",
+                     *         "nextBillingDate": "2026-12-02T07:09:48.943Z",
                      *         "totalBillings": 0,
                      *         "maxBillings": null,
                      *         "failedAttempts": 0,
-                     *         "description": "Gym, standard",
-                     *         "createdAt": "2026-11-06T04:15:38.591Z",
+                     *         "description": "ops trigger",
+                     *         "createdAt": "2026-11-02T07:09:49.000Z",
                      *         "entityId": "mer_example1000000000000000",
                      *         "metadata": null,
-                     *         "updatedAt": "2026-11-06T04:15:38.948Z",
+                     *         "updatedAt": "2026-11-02T07:09:49.000Z",
                      *         "pausedAt": null,
                      *         "pauseReason": null,
                      *         "resumedAt": null,
                      *         "cancelledAt": null,
                      *         "completedAt": null,
-                     *         "pendingAmendment": {
-                     *           "amendmentId": "amd_example1000000000000000",
-                     *           "from": {
-                     *             "description": "Gym, standard",
-                     *             "amount": 5000,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "to": {
-                     *             "description": "Gym, premium",
-                     *             "amount": 7500,
-                     *             "frequency": "monthly"
-                     *           },
-                     *           "requestedAt": "2026-11-06T04:15:38.948Z"
-                     *         },
                      *         "customer": {
-                     *           "name": "Ada Example",
-                     *           "email": "ada@example.com"
+                     *           "name": "Sandbox Approve Recurring",
+                     *           "email": "approve.recurring@sandbox.idpay.test"
                      *         },
                      *         "runs": []
                      *       }
@@ -10507,7 +10519,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10572,7 +10584,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10665,7 +10677,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10699,64 +10711,28 @@ export interface operations {
                      *             "reference": "txn_example1000000000000000",
                      *             "billingRequestId": "breq_example1000000000000000",
                      *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 45,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 10",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.646Z",
-                     *             "updatedAt": "2026-11-06T04:37:25.998Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example2000000000000000",
-                     *             "billingRequestId": "breq_example2000000000000000",
-                     *             "type": "agreement",
                      *             "status": "succeeded",
-                     *             "amount": 90,
+                     *             "amount": 2500,
                      *             "refundedAmount": 0,
                      *             "currency": "NGN",
-                     *             "description": "Volume 7",
+                     *             "description": "Order 1003 brass lamp",
                      *             "customerId": "cus_example1000000000000000",
                      *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": "BTX-V7",
+                     *             "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *             "bankTransactionId": "BTX-XHwz1eWIWp",
                      *             "scheduleId": null,
                      *             "settlementId": null,
-                     *             "disputedAmount": 10,
+                     *             "disputedAmount": 500,
                      *             "disputeStatus": "needs_response",
-                     *             "createdAt": "2026-11-06T04:37:24.630Z",
-                     *             "updatedAt": "2026-11-06T04:37:32.403Z"
-                     *           },
-                     *           {
-                     *             "reference": "txn_example3000000000000000",
-                     *             "billingRequestId": "breq_example3000000000000000",
-                     *             "type": "agreement",
-                     *             "status": "declined",
-                     *             "amount": 5,
-                     *             "refundedAmount": 0,
-                     *             "currency": "NGN",
-                     *             "description": "Volume 11",
-                     *             "customerId": "cus_example1000000000000000",
-                     *             "entityId": "mer_example1000000000000000",
-                     *             "merchantName": "merchant 2 example",
-                     *             "bankTransactionId": null,
-                     *             "scheduleId": null,
-                     *             "settlementId": null,
-                     *             "disputedAmount": 0,
-                     *             "disputeStatus": null,
-                     *             "createdAt": "2026-11-06T04:37:24.607Z",
-                     *             "updatedAt": "2026-11-06T04:37:26.025Z"
+                     *             "createdAt": "2026-11-02T12:03:49.490Z",
+                     *             "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *             "customer": {
+                     *               "name": "Ada Obi1",
+                     *               "email": "ada1-cw9jiq@example.com"
+                     *             }
                      *           }
                      *         ],
-                     *         "total": 12,
+                     *         "total": 1,
                      *         "hasMore": false
                      *       }
                      *     }
@@ -10768,7 +10744,37 @@ export interface operations {
                         success: true;
                         message: string;
                         data: {
-                            transactions: components["schemas"]["Transaction"][];
+                            transactions: {
+                                reference: string;
+                                billingRequestId: string;
+                                /** @enum {string} */
+                                type: "agreement" | "one_time" | "recurring";
+                                /** @enum {string} */
+                                status: "pending" | "succeeded" | "declined" | "expired" | "failed" | "refunded" | "partially_refunded";
+                                /** @description Amount in major units (NGN 1500.5) */
+                                amount: number;
+                                /** @description Amount in major units (NGN 1500.5) */
+                                refundedAmount: number;
+                                /** @description ISO 4217 code (NGN) */
+                                currency: string;
+                                description: string | null;
+                                customerId: string;
+                                entityId: string;
+                                merchantName: string;
+                                bankTransactionId: string | null;
+                                scheduleId: string | null;
+                                /** @description The settlement that paid it; null until settled */
+                                settlementId: string | null;
+                                /** @description Of its disputes, the amount open or lost (0 when none) */
+                                disputedAmount: number;
+                                /** @description The status of its latest dispute; null when never disputed */
+                                disputeStatus: ("needs_response" | "under_review" | "won" | "lost") | null;
+                                /** @description ISO 8601 date-time, UTC */
+                                createdAt: string;
+                                /** @description ISO 8601 date-time, UTC */
+                                updatedAt: string;
+                                customer: components["schemas"]["CustomerName"] | null;
+                            }[];
                             /** @description Number of matches: on skip/offset pages; omitted on `startingAfter` pages */
                             total?: number;
                             /** @description Whether more items follow: ask with `startingAfter` = the id of the last item of this page */
@@ -10791,7 +10797,7 @@ export interface operations {
                 reference: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -10823,44 +10829,50 @@ export interface operations {
                      *         "reference": "txn_example1000000000000000",
                      *         "billingRequestId": "breq_example1000000000000000",
                      *         "type": "agreement",
-                     *         "status": "partially_refunded",
-                     *         "amount": 100,
-                     *         "refundedAmount": 10,
+                     *         "status": "succeeded",
+                     *         "amount": 2500,
+                     *         "refundedAmount": 0,
                      *         "currency": "NGN",
-                     *         "description": "Events on the page",
+                     *         "description": "Order 1003 brass lamp",
                      *         "customerId": "cus_example1000000000000000",
                      *         "entityId": "mer_example1000000000000000",
-                     *         "merchantName": "merchant 3 example",
-                     *         "bankTransactionId": "BTX-Gwkc7xgaG9",
+                     *         "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *         "bankTransactionId": "BTX-XHwz1eWIWp",
                      *         "scheduleId": null,
                      *         "settlementId": null,
-                     *         "disputedAmount": 20,
-                     *         "disputeStatus": "lost",
-                     *         "createdAt": "2026-11-06T17:06:36.940Z",
-                     *         "updatedAt": "2026-11-06T17:06:38.295Z",
+                     *         "disputedAmount": 500,
+                     *         "disputeStatus": "needs_response",
+                     *         "createdAt": "2026-11-02T12:03:49.490Z",
+                     *         "updatedAt": "2026-11-02T12:03:49.810Z",
+                     *         "customer": {
+                     *           "name": "Ada Obi1",
+                     *           "email": "ada1-cw9jiq@example.com"
+                     *         },
                      *         "refunds": [
                      *           {
                      *             "refundId": "rfd_example1000000000000000",
                      *             "reference": "txn_example1000000000000000",
                      *             "amount": 10,
                      *             "currency": "NGN",
-                     *             "status": "completed",
+                     *             "status": "pending",
                      *             "reason": null,
-                     *             "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *             "createdAt": "2026-11-06T17:06:37.344Z",
-                     *             "updatedAt": "2026-11-06T17:06:37.475Z",
-                     *             "completedAt": "2026-11-06T17:06:37.475Z"
+                     *             "expectedBy": "2026-11-05T22:59:59.999Z",
+                     *             "createdAt": "2026-11-02T12:03:53.545Z",
+                     *             "updatedAt": "2026-11-02T12:03:53.545Z",
+                     *             "completedAt": null
                      *           }
                      *         ],
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.response",
-                     *             "createdAt": "2026-11-06T17:06:37.173Z",
+                     *             "createdAt": "2026-11-02T12:03:49.686Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
                      *             "data": {
                      *               "reference": "txn_example1000000000000000",
-                     *               "bankTransactionId": "BTX-Gwkc7xgaG9",
-                     *               "amount": 100,
+                     *               "bankTransactionId": "BTX-XHwz1eWIWp",
+                     *               "amount": 2500,
                      *               "billingRequestId": "breq_example1000000000000000",
                      *               "customerAction": "approved",
                      *               "customerId": "cus_example1000000000000000",
@@ -10868,74 +10880,34 @@ export interface operations {
                      *               "currency": "NGN",
                      *               "status": "succeeded"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken1000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.354Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           },
                      *           {
                      *             "id": "evt_example2000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.563Z",
+                     *             "type": "dispute.created",
+                     *             "createdAt": "2026-11-02T12:03:49.850Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
                      *             "data": {
-                     *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": null,
+                     *               "closedBy": null,
+                     *               "reason": "duplicate",
+                     *               "amount": 500,
                      *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
-                     *               "currency": "NGN",
+                     *               "respondBy": "2026-11-09T12:03:49.810Z",
                      *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "processing",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
-                     *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken2000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.825Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
-                     *           },
-                     *           {
-                     *             "id": "evt_example3000000000000000",
-                     *             "type": "refund.updated",
-                     *             "createdAt": "2026-11-06T17:06:37.652Z",
-                     *             "data": {
+                     *               "merchantName": "merchant person-7rzr1drpx1@example.com",
+                     *               "evidenceSubmittedAt": null,
                      *               "reference": "txn_example1000000000000000",
-                     *               "reason": null,
-                     *               "createdAt": "2026-11-06T17:06:37.344Z",
-                     *               "amount": 10,
-                     *               "completedAt": "2026-11-06T17:06:37.475Z",
-                     *               "billingRequestId": "breq_example1000000000000000",
-                     *               "expectedBy": "2026-11-11T22:59:59.999Z",
+                     *               "actor": "bank",
+                     *               "createdAt": "2026-11-02T12:03:49.810Z",
+                     *               "disputeId": "dsp_example1000000000000000",
+                     *               "customerId": "cus_example1000000000000000",
                      *               "currency": "NGN",
-                     *               "entityId": "mer_example1000000000000000",
-                     *               "refundId": "rfd_example1000000000000000",
-                     *               "status": "completed",
-                     *               "updatedAt": "2026-11-06T17:06:37.475Z"
+                     *               "closedAt": null,
+                     *               "status": "needs_response",
+                     *               "updatedAt": "2026-11-02T12:03:49.810Z"
                      *             },
-                     *             "deliveries": [
-                     *               {
-                     *                 "id": "dlv_ExampleToken3000000000000000000000000000",
-                     *                 "endpointId": "whe_example1000000000000000",
-                     *                 "status": "delivered",
-                     *                 "attempts": 1,
-                     *                 "lastAttemptAt": "2026-11-06T17:06:37.990Z",
-                     *                 "responseStatus": 200
-                     *               }
-                     *             ]
+                     *             "deliveries": []
                      *           }
                      *         ]
                      *       }
@@ -10976,6 +10948,7 @@ export interface operations {
                             createdAt: string;
                             /** @description ISO 8601 date-time, UTC */
                             updatedAt: string;
+                            customer: components["schemas"]["CustomerName"] | null;
                             /** @description Its refunds, newest first */
                             refunds: components["schemas"]["Refund"][];
                             /** @description The caller's events of it, its refunds and its disputes, oldest first, each with the caller's deliveries (kept 30 days; none for a transaction made before release 3's event ids) */
@@ -11008,7 +10981,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11098,7 +11071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11168,7 +11141,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11248,7 +11221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11350,7 +11323,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11435,7 +11408,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -11509,7 +11482,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11604,7 +11577,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -11732,7 +11705,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11827,7 +11800,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11914,7 +11887,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11973,7 +11946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -11987,8 +11960,7 @@ export interface operations {
                  * @example {
                  *       "entityId": "mer_example1000000000000000",
                  *       "trusted": true,
-                 *       "trustLevel": "enhanced",
-                 *       "deviceLookupEnabled": false
+                 *       "trustLevel": "premium"
                  *     }
                  */
                 "application/json": {
@@ -12022,9 +11994,9 @@ export interface operations {
                      *       "data": {
                      *         "entityId": "mer_example1000000000000000",
                      *         "trusted": true,
-                     *         "trustLevel": "enhanced",
+                     *         "trustLevel": "premium",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-06T03:40:02.174Z",
+                     *         "lastVerified": "2026-11-02T07:06:25.283Z",
                      *         "discoveryDailyLimit": 1000,
                      *         "discoveryMissLimit": 100
                      *       }
@@ -12060,7 +12032,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -12153,7 +12125,7 @@ export interface operations {
                 entityId: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
                 "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
@@ -12208,7 +12180,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12294,7 +12266,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12326,7 +12298,7 @@ export interface operations {
                      *         "endpoints": [
                      *           {
                      *             "id": "whe_example1000000000000000",
-                     *             "url": "https://example.com/health-2",
+                     *             "url": "https://example.com/pinned-10",
                      *             "events": [
                      *               "*"
                      *             ],
@@ -12335,8 +12307,8 @@ export interface operations {
                      *             "disabledReason": null,
                      *             "previousSecretExpiresAt": null,
                      *             "health": "unknown",
-                     *             "createdAt": "2026-11-06T04:37:40.577Z",
-                     *             "updatedAt": "2026-11-06T04:37:40.577Z"
+                     *             "createdAt": "2026-11-02T07:01:18.352Z",
+                     *             "updatedAt": "2026-11-02T07:01:18.352Z"
                      *           }
                      *         ],
                      *         "total": 1,
@@ -12372,7 +12344,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12388,12 +12360,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://example.com/ep-2",
-                 *       "events": [
-                 *         "billing.response",
-                 *         "billing.response",
-                 *         "refund.updated"
-                 *       ]
+                 *       "url": "https://example.com/premium-1"
                  *     }
                  */
                 "application/json": {
@@ -12422,14 +12389,13 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "whe_example1000000000000000",
-                     *         "url": "https://example.com/ep-2",
+                     *         "url": "https://example.com/premium-1",
                      *         "events": [
-                     *           "billing.response",
-                     *           "refund.updated"
+                     *           "*"
                      *         ],
                      *         "secret": "whsec_ExampleSecret100000000000000000000000000",
                      *         "status": "enabled",
-                     *         "createdAt": "2026-11-06T03:07:07.559Z"
+                     *         "createdAt": "2026-11-02T07:06:26.699Z"
                      *       }
                      *     }
                      */
@@ -12466,7 +12432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12529,7 +12495,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12598,7 +12564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -12674,7 +12640,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12804,7 +12770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -12913,7 +12879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13016,7 +12982,7 @@ export interface operations {
                 startingAfter?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13048,38 +13014,35 @@ export interface operations {
                      *         "events": [
                      *           {
                      *             "id": "evt_example1000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:13.079Z",
+                     *             "type": "billing.intent",
+                     *             "createdAt": "2026-11-02T07:06:30.324Z",
+                     *             "apiVersion": "2026-11-01",
+                     *             "livemode": false,
                      *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
+                     *               "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                     *               "createdAt": "2026-11-02T07:06:30.324Z",
+                     *               "customerId": "cus_example1000000000000000",
+                     *               "intentId": "int_example1000000000000000",
+                     *               "clientRef": "sandbox-approve-once",
+                     *               "description": "ops trigger",
+                     *               "entityId": "mer_example1000000000000000",
+                     *               "currency": "NGN",
+                     *               "allowedDecisions": [
+                     *                 "approve_once",
+                     *                 "approve_recurring",
+                     *                 "deny"
+                     *               ],
+                     *               "merchantName": "merchant 4 example"
                      *             },
                      *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
-                     *               "failed": 0,
-                     *               "pending": 0
-                     *             }
-                     *           },
-                     *           {
-                     *             "id": "evt_example2000000000000000",
-                     *             "type": "webhook.test",
-                     *             "createdAt": "2026-11-06T04:01:09.491Z",
-                     *             "data": {
-                     *               "participantId": "mer_example1000000000000000",
-                     *               "message": "This is a test event.",
-                     *               "endpointId": "whe_example1000000000000000"
-                     *             },
-                     *             "deliveries": {
-                     *               "total": 1,
-                     *               "succeeded": 1,
+                     *               "total": 0,
+                     *               "succeeded": 0,
                      *               "failed": 0,
                      *               "pending": 0
                      *             }
                      *           }
                      *         ],
-                     *         "hasMore": true
+                     *         "hasMore": false
                      *       }
                      *     }
                      */
@@ -13116,7 +13079,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13148,12 +13111,20 @@ export interface operations {
                      *       "message": "Event retrieved",
                      *       "data": {
                      *         "id": "evt_example1000000000000000",
-                     *         "type": "webhook.test",
-                     *         "createdAt": "2026-11-06T04:03:43.333Z",
+                     *         "type": "billing.response",
+                     *         "createdAt": "2026-11-02T07:01:57.946Z",
+                     *         "apiVersion": "2026-11-01",
+                     *         "livemode": false,
                      *         "data": {
-                     *           "participantId": "mer_example1000000000000000",
-                     *           "message": "This is a test event.",
-                     *           "endpointId": "whe_example1000000000000000"
+                     *           "reference": "txn_example1000000000000000",
+                     *           "bankTransactionId": "BTX-hF9sfS33Gs",
+                     *           "amount": 100,
+                     *           "billingRequestId": "breq_example1000000000000000",
+                     *           "customerAction": "approved",
+                     *           "customerId": "cus_example1000000000000000",
+                     *           "entityId": "mer_example1000000000000000",
+                     *           "currency": "NGN",
+                     *           "status": "succeeded"
                      *         },
                      *         "deliveries": [
                      *           {
@@ -13161,7 +13132,7 @@ export interface operations {
                      *             "endpointId": "whe_example1000000000000000",
                      *             "status": "delivered",
                      *             "attempts": 1,
-                     *             "lastAttemptAt": "2026-11-06T04:03:46.743Z",
+                     *             "lastAttemptAt": "2026-11-02T07:01:58.427Z",
                      *             "responseStatus": 200
                      *           }
                      *         ]
@@ -13204,7 +13175,7 @@ export interface operations {
                 q: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13235,12 +13206,13 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "kind": "billing_request",
-                     *             "id": "breq_example1000000000000000",
-                     *             "title": "NGN 42.00 · Searchable order · succeeded",
-                     *             "createdAt": "2026-11-06T04:37:36.955Z"
+                     *             "kind": "transaction",
+                     *             "id": "txn_example1000000000000000",
+                     *             "title": "NGN 2500.00 · Order 1003 brass lamp · succeeded",
+                     *             "createdAt": "2026-11-02T12:03:49.490Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "complete": true
                      *       }
                      *     }
                      */
@@ -13253,6 +13225,8 @@ export interface operations {
                         data: {
                             /** @description At most 20, newest first; empty when nothing you may read matches */
                             results: components["schemas"]["SearchResult"][];
+                            /** @description False when the search by text (id starts, words, amounts over your last 90 days) stopped at its 2 s before reading them all */
+                            complete: boolean;
                         };
                     };
                 };
@@ -13274,7 +13248,7 @@ export interface operations {
                 to?: string;
             };
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13340,7 +13314,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -13490,7 +13464,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13579,7 +13553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13654,7 +13628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13742,7 +13716,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13830,7 +13804,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13905,7 +13879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -13982,7 +13956,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -14044,7 +14018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description A provider acts for one of its merchants: the merchant's id. A merchant that is not the provider's: 404 `Merchant not found`; a provider calling a merchant endpoint without it: 400. Ignored for other callers. */
                 "X-Entity-Id"?: components["parameters"]["X-Entity-Id"];
@@ -14107,7 +14081,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
                 /** @description Makes a POST safe to retry (1-255 characters; scoped per API key and route). The same key with the same body within 24 h replays the first response (below 500) with `Idempotent-Replayed: true`; with a different body: 409 `Idempotency key reused with a different request`; while the first is still running: 409 `Request with this idempotency key is in progress`. Empty or too long: 400 `Invalid Idempotency-Key header`. */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
@@ -14185,7 +14159,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -14236,7 +14210,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The API version the request is written for (see Versioning). Without it: the current version, `2026-11-01`. Any other value: 400 `Unknown API version`, before the key is checked. */
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
                 "Idpay-Version"?: components["parameters"]["Idpay-Version"];
             };
             path?: never;
@@ -14290,6 +14264,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent",
+                 *       "createdAt": "2026-11-02T07:06:30.324Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "createdAt": "2026-11-02T07:06:30.324Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "allowedDecisions": [
+                 *           "approve_once",
+                 *           "approve_recurring",
+                 *           "deny"
+                 *         ],
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentEvent"];
             };
         };
@@ -14339,6 +14338,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.request",
+                 *       "createdAt": "2026-11-02T07:07:05.080Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "requiresApproval": true,
+                 *         "clientRef": "sandbox-approve-once",
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "type": "one_time",
+                 *         "expiresAt": "2026-11-02T07:17:05.077Z",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingRequestEvent"];
             };
         };
@@ -14388,6 +14410,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.intent.response",
+                 *       "createdAt": "2026-11-02T07:09:50.922Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
+                 *         "spendingLimits": {},
+                 *         "decision": "approve_once",
+                 *         "blockMerchant": false,
+                 *         "customerAction": "approved",
+                 *         "agreementPhrase": "example_agreementPhrase_1",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "intentId": "int_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "decisionId": "dec_example100000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingIntentResponseEvent"];
             };
         };
@@ -14437,6 +14480,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.response",
+                 *       "createdAt": "2026-11-02T07:07:16.089Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxgtdeOYDdpejfLzEIT1",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "customerAction": "approved",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "status": "succeeded"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingResponseEvent"];
             };
         };
@@ -14486,6 +14549,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "billing.upcoming",
+                 *       "createdAt": "2026-11-02T07:07:31.019Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "sequence": 1,
+                 *         "amount": 100,
+                 *         "runAt": "2026-11-02T07:07:29.205Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "description": "ops trigger",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingUpcomingEvent"];
             };
         };
@@ -14535,6 +14618,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "merchant.trust.updated",
+                 *       "createdAt": "2026-11-02T12:57:00.930Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "deviceLookupEnabled": false,
+                 *         "discoveryDailyLimit": 1000,
+                 *         "trusted": true,
+                 *         "discoveryMissLimit": 100,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "lastVerified": "2026-11-02T12:57:00.930Z",
+                 *         "trustLevel": "enhanced"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MerchantTrustUpdatedEvent"];
             };
         };
@@ -14584,6 +14685,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "merchant.discovery_limited",
+                 *       "createdAt": "2026-11-02T23:00:00.000Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookups": 4,
+                 *         "discoveryDailyLimit": 4,
+                 *         "testClock": "clk_example1000000000000000",
+                 *         "misses": 0,
+                 *         "limit": "lookups",
+                 *         "discoveryMissLimit": 2,
+                 *         "resetsAt": "2026-11-03T23:00:00.000Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "day": "2026-11-03"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["MerchantDiscoveryLimitedEvent"];
             };
         };
@@ -14633,6 +14754,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.created",
+                 *       "createdAt": "2026-11-02T07:07:44.216Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:43.781Z",
+                 *         "endDate": null,
+                 *         "failedAttempts": 0,
+                 *         "description": "ops trigger",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:07:44.216Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "startDate": "2026-12-02T07:07:43.781Z",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCreatedEvent"];
             };
         };
@@ -14682,6 +14831,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.paused",
+                 *       "createdAt": "2026-11-02T07:07:50.727Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": null,
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:07:48.512Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "pausedAt": "2026-11-02T07:07:50.659Z",
+                 *         "maxBillings": null,
+                 *         "pausedBy": "merchant",
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SchedulePausedEvent"];
             };
         };
@@ -14731,6 +14907,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.resumed",
+                 *       "createdAt": "2026-11-02T07:08:16.896Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:08:12.648Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "resumedAt": "2026-11-02T07:08:16.348Z",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleResumedEvent"];
             };
         };
@@ -14780,6 +14981,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.cancelled",
+                 *       "createdAt": "2026-11-02T07:08:41.267Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "failedAttempts": 0,
+                 *         "cancelledAt": "2026-11-02T07:08:40.629Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "cancelled",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCancelledEvent"];
             };
         };
@@ -14829,6 +15055,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.completed",
+                 *       "createdAt": "2026-11-02T07:09:27.405Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "max_billings",
+                 *         "amount": 100,
+                 *         "nextBillingDate": null,
+                 *         "completedAt": "2026-11-02T07:09:27.275Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": 1,
+                 *         "frequency": "monthly",
+                 *         "actor": "system",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "completed",
+                 *         "totalBillings": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleCompletedEvent"];
             };
         };
@@ -14878,6 +15130,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_failed",
+                 *       "createdAt": "2026-11-02T07:09:33.159Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "approval_no_payments_left",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-11-02T07:09:32.730Z",
+                 *         "failedAttempts": 1,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "daily",
+                 *         "actor": "system",
+                 *         "customerAction": "declined",
+                 *         "scheduledFor": "2026-11-02T07:09:32.730Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "runSeq": 3,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "willRetry": false,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "paused",
+                 *         "totalBillings": 2
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunFailedEvent"];
             };
         };
@@ -14927,6 +15208,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.run_skipped",
+                 *       "createdAt": "2026-11-02T07:09:05.138Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "ops trigger",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2027-01-02T07:09:02.448Z",
+                 *         "skippedRunAt": "2026-12-02T07:09:02.448Z",
+                 *         "failedAttempts": 0,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "merchant",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "skippedSequence": 1,
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleRunSkippedEvent"];
             };
         };
@@ -14976,6 +15284,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amended",
+                 *       "createdAt": "2026-11-02T07:09:11.176Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 200,
+                 *         "nextBillingDate": "2026-12-02T07:09:09.389Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:09.603Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 200,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "effectiveFrom": "2026-12-02T07:09:09.389Z",
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendedEvent"];
             };
         };
@@ -15025,6 +15370,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "schedule.amendment_declined",
+                 *       "createdAt": "2026-11-02T07:09:17.551Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reason": "limits",
+                 *         "amount": 100,
+                 *         "nextBillingDate": "2026-12-02T07:09:16.300Z",
+                 *         "failedAttempts": 0,
+                 *         "amendmentId": "amd_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "maxBillings": null,
+                 *         "frequency": "monthly",
+                 *         "actor": "bank",
+                 *         "requestedAt": "2026-11-02T07:09:16.495Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "interval": 1,
+                 *         "from": {
+                 *           "description": "ops trigger",
+                 *           "amount": 100,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "to": {
+                 *           "description": "ops trigger",
+                 *           "amount": 60000,
+                 *           "frequency": "monthly"
+                 *         },
+                 *         "scheduleId": "sch_example1000000000000000",
+                 *         "status": "active",
+                 *         "totalBillings": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleAmendmentDeclinedEvent"];
             };
         };
@@ -15074,6 +15456,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.requested",
+                 *       "createdAt": "2026-11-02T07:09:35.692Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "bankTransactionId": "SBX-breq_0mxcxju88o3oeaJzMwYizcB",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:35.691Z",
+                 *         "amount": 50,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "merchantName": "merchant 4 example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundRequestedEvent"];
             };
         };
@@ -15123,6 +15528,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "refund.updated",
+                 *       "createdAt": "2026-11-02T07:09:38.051Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "reference": "txn_example1000000000000000",
+                 *         "reason": "ops trigger",
+                 *         "createdAt": "2026-11-02T07:09:37.588Z",
+                 *         "amount": 50,
+                 *         "completedAt": "2026-11-02T07:09:37.911Z",
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "expectedBy": "2026-11-05T22:59:59.999Z",
+                 *         "currency": "NGN",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "refundId": "rfd_example1000000000000000",
+                 *         "status": "completed",
+                 *         "updatedAt": "2026-11-02T07:09:37.911Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundUpdatedEvent"];
             };
         };
@@ -15172,6 +15600,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "settlement.completed",
+                 *       "createdAt": "2026-11-02T07:09:40.680Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "amount": 850,
+                 *         "settledAt": "2026-11-02T07:09:40.661Z",
+                 *         "count": 9,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "settlementDate": "2026-11-03",
+                 *         "settlementId": "stl_ExampleToken1000000000000000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SettlementCompletedEvent"];
             };
         };
@@ -15221,6 +15667,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.created",
+                 *       "createdAt": "2026-11-02T07:09:43.088Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": null,
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:43.080Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "bank",
+                 *         "createdAt": "2026-11-02T07:09:43.080Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": null,
+                 *         "status": "needs_response",
+                 *         "updatedAt": "2026-11-02T07:09:43.080Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeCreatedEvent"];
             };
         };
@@ -15270,6 +15744,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "dispute.updated",
+                 *       "createdAt": "2026-11-02T07:09:47.047Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "closedBy": "merchant",
+                 *         "reason": "unauthorized",
+                 *         "amount": 100,
+                 *         "billingRequestId": "breq_example1000000000000000",
+                 *         "respondBy": "2026-11-09T07:09:46.139Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "merchantName": "merchant 4 example",
+                 *         "evidenceSubmittedAt": null,
+                 *         "reference": "txn_example1000000000000000",
+                 *         "actor": "merchant",
+                 *         "createdAt": "2026-11-02T07:09:46.139Z",
+                 *         "disputeId": "dsp_example1000000000000000",
+                 *         "customerId": "cus_example1000000000000000",
+                 *         "currency": "NGN",
+                 *         "closedAt": "2026-11-02T07:09:46.979Z",
+                 *         "status": "lost",
+                 *         "updatedAt": "2026-11-02T07:09:46.979Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisputeUpdatedEvent"];
             };
         };
@@ -15319,6 +15821,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "webhook.test",
+                 *       "createdAt": "2026-11-02T07:09:41.599Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "participantId": "mer_example1000000000000000",
+                 *         "message": "This is a test event.",
+                 *         "endpointId": "whe_example1000000000000000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };

@@ -1,9 +1,8 @@
 /**
- * `npm run ops -- trigger <event type>`: causes a real event of that type in the sandbox,
+ * `idpay trigger <event type>` (and the repository's `npm run ops -- trigger`): causes a real event of that type in the sandbox,
  * through the public API and the simulated bank (the operator creates one with
  * `{"type": "bank", "simulated": true}`), as an integrator would: every event type the
- * sandbox can produce (TRIGGERS; test/integration/ops-events.test.ts runs each end to end
- * and fails when a new event type has no trigger).
+ * sandbox can produce (TRIGGERS).
  *
  * The key is a sandbox merchant's, or a sandbox provider's with `--entity <merchant id>`.
  * Schedule events need a merchant its provider trusts at `premium` (recurring billing is
@@ -13,10 +12,12 @@
  * receive them. What a trigger creates stays (a schedule created for `schedule.created` is
  * active, its first run 30 days away): it is the sandbox.
  */
-import { isEventType } from '../functions/events/types';
-import { MSG } from '../functions/platform/errors';
-import { DISCOVERY_LIMIT_EMAIL } from '../functions/sandbox/magic';
-import { call, must, sleep, type ApiEvent, type Target } from './api';
+import { EVENT_TYPES } from '../generated/meta.js';
+import { call, must, sleep, type ApiEvent, type Target } from './api.js';
+
+const isEventType = (type: string) => (EVENT_TYPES as readonly string[]).includes(type);
+/** The code of 403 `Merchant trust level does not allow recurring billing`. */
+const RECURRING_NOT_ALLOWED = 'recurring_not_allowed';
 
 /** How long a trigger waits for the step it needs (an answer of the simulated bank, a run). */
 const WAIT_MS = 60_000;
@@ -133,7 +134,7 @@ async function schedule(
     description: 'ops trigger',
   };
   const created = await call(t, 'POST', '/v1/billing/recurring/create', body);
-  if (created.status === 403 && created.body?.message === MSG.recurringTrustRequired) throw new Error(premiumNeeded(type));
+  if (created.status === 403 && created.body?.code === RECURRING_NOT_ALLOWED) throw new Error(premiumNeeded(type));
   return must(created, 'POST /v1/billing/recurring/create').data.scheduleId as string;
 }
 
@@ -253,10 +254,10 @@ export const TRIGGERS: Record<string, Trigger> = {
     },
   },
   'merchant.discovery_limited': {
-    how: `a customer look-up of the magic e-mail ${DISCOVERY_LIMIT_EMAIL}: answered 429 Discovery limit reached, as a merchant over its daily budget would be (the budget itself is not used)`,
+    how: `a customer look-up of the magic e-mail ${magicEmail('discovery.limited')}: answered 429 Discovery limit reached, as a merchant over its daily budget would be (the budget itself is not used)`,
     to: 'merchant',
     run: async (t) => {
-      const r = await call(t, 'GET', `/v1/customer/banks?email=${encodeURIComponent(DISCOVERY_LIMIT_EMAIL)}`);
+      const r = await call(t, 'GET', `/v1/customer/banks?email=${encodeURIComponent(magicEmail('discovery.limited'))}`);
       const body = r.body as { message?: string } | undefined;
       if (r.status !== 429) throw new Error(`GET /v1/customer/banks: expected 429, got ${r.status} ${JSON.stringify(r.body)}`);
       return `merchant.discovery_limited: look-ups refused (${body?.message ?? 'Discovery limit reached'}) until the next Lagos midnight, for this look-up only`;
