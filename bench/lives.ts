@@ -11,7 +11,8 @@
  * settlement's due time settles the 10 bills of the variant's merchant; a tenth of all it
  * writes, its `settlement.completed` deliveries included, is each bill's share).
  *
- * Variants, 10 lives each, one life at a time, each on its own merchant (its own merchant-day):
+ * Variants, 10 lives each, one life at a time, each variant on its own merchant (its own
+ * merchant-day; the `@1` variants: each life on its own merchant, 1 bill per merchant-day):
  *   first          the decision's first bill (a new customer: nothing of it cached in the process)
  *   repeat         a decision billed before (the customer is cached by the warm process), its
  *                  previous bill more than an hour ago (the bench ages `lastUsed` by 2 h, as a
@@ -27,7 +28,7 @@
  * durations and log bytes of the cost model, and a load phase (BENCH_LOAD_LIVES lives at
  * concurrency BENCH_LOAD_CONCURRENCY over 4 merchants of one provider and one bank, then
  * their settlement) counts the write units per partition key (base table and each GSI),
- * scaled to 500 bills/s in the report.
+ * and the read units per partition key, scaled to PEAK_BILLS_PER_SECOND (5,000: DESIGN 10.6).
  */
 import { DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -47,6 +48,8 @@ export const LIVES_PER_VARIANT = 10;
 const LOAD_LIVES = Number(process.env.BENCH_LOAD_LIVES ?? (QUICK ? 60 : 200));
 const LOAD_CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 8);
 const LOAD_MERCHANTS = 4;
+/** A national payment day's peak (DESIGN 10.6): the per-key heat is scaled to it. */
+export const PEAK_BILLS_PER_SECOND = 5000;
 /** What a bill carries (a realistic description: the bill item's size matters near 1 KB). */
 const BILL = { amount: 2500, currency: 'NGN', description: 'Premium plan, monthly' };
 const LIMITS = { single: 100_000, daily: 1_000_000, weekly: 5_000_000, monthly: 20_000_000 };
@@ -67,6 +70,8 @@ export interface Variant {
   aged: boolean;
   /** Reported, not a target row. */
   info?: boolean;
+  /** Bills per merchant-day of the settlement share (LIVES_PER_VARIANT unless 1: each life on its own merchant). */
+  perDay?: 1;
 }
 
 export const VARIANTS: Variant[] = [
@@ -79,6 +84,22 @@ export const VARIANTS: Variant[] = [
     first: false,
     key: true,
     aged: true,
+  },
+  {
+    id: 'repeat@1',
+    label: 'a repeat bill (previous one > 1 h before), no Idempotency-Key, 1 bill per merchant-day',
+    first: false,
+    key: false,
+    aged: true,
+    perDay: 1,
+  },
+  {
+    id: 'repeat+key@1',
+    label: 'a repeat bill (previous one > 1 h before), Idempotency-Key on both POSTs, 1 bill per merchant-day',
+    first: false,
+    key: true,
+    aged: true,
+    perDay: 1,
   },
   {
     id: 'repeat-same-hour+key',
@@ -151,8 +172,10 @@ export interface VariantResult {
   id: string;
   label: string;
   info: boolean;
+  /** Bills per merchant-day of the settlement share. */
+  perDay: number;
   lives: number;
-  /** Write units per life, all steps (settlement: its share at LIVES_PER_VARIANT bills). */
+  /** Write units per life, all steps (settlement: its share at `perDay` bills). */
   wru: number;
   byStep: Record<Step, Units>;
   /** Per item kind (pk prefix) and step: write units per life, with the mean item size after the write. */
@@ -222,10 +245,10 @@ export interface PartitionHeat {
   units: number;
   /** Write units on this key per bill of its owner in the load. */
   perOwnerBill: number;
-  /** WCU/s at 500 bills/s when the owner has the assumed share of them (see `shares`). */
-  wcuAt500: number;
-  /** WCU/s at 500 bills/s if all of them were the owner's. */
-  wcuAt500AllBills: number;
+  /** Units/s (WCU/s for writes, RCU/s for reads) at PEAK_BILLS_PER_SECOND when the owner has the assumed share of them (see `shares`). */
+  atPeak: number;
+  /** The same if all of them were the owner's. */
+  atPeakAllBills: number;
 }
 
 export interface LoadResult {
@@ -237,7 +260,12 @@ export interface LoadResult {
   wruPerLife: number;
   cancelledTransactions: number;
   shares: Record<'bank' | 'provider' | 'merchant' | 'system', number>;
+  /** Bills per second the per-key heat is scaled to (DESIGN 10.6). */
+  peakBillsPerSecond: number;
+  /** Write units per key (base table and GSIs), the hottest key of each shape. */
   hottest: PartitionHeat[];
+  /** Read units per key (base table and GSIs), the hottest key of each shape. */
+  hottestReads: PartitionHeat[];
   /** The hottest bank- or provider-owned key (the 9.6 sharding target). */
   hottestListKey: PartitionHeat | undefined;
 }
@@ -549,30 +577,36 @@ class LifeBench {
   private async variant(v: Variant): Promise<VariantResult> {
     this.label('setup');
     this.ddb.accounting = false;
-    const m = await this.merchant();
-    const cs = await this.customers(m, LIVES_PER_VARIANT);
+    // 10 lives on one merchant (10 bills per merchant-day), or each on its own (1 per merchant-day).
+    const perDay = v.perDay ?? LIVES_PER_VARIANT;
+    const pairs: { m: Merchant; c: Customer }[] = [];
+    for (let k = 0; k < LIVES_PER_VARIANT / perDay; k++) {
+      const m = await this.merchant();
+      for (const c of await this.customers(m, perDay)) pairs.push({ m, c });
+    }
+    const merchants = [...new Set(pairs.map((p) => p.m))];
     if (!v.first) {
       // The decision's previous bill (declined by the bank: nothing to settle); it also
       // leaves the customer in the warm process's cache, as a repeat bill finds it.
-      for (const c of cs) await this.answer(await this.bill(m, c, v.key), 'deny', v.key);
+      for (const { m, c } of pairs) await this.answer(await this.bill(m, c, v.key), 'deny', v.key);
     }
     await this.quiet();
     this.ddb.clear();
     this.sqs.clear();
     this.ddb.accounting = true;
     const lives: LifeRun[] = [];
-    for (let i = 0; i < cs.length; i++) lives.push(await this.life(v, m, cs[i]!, i));
-    const settlement = await this.settle(`${v.id}|settlement`, [m]);
+    for (let i = 0; i < pairs.length; i++) lives.push(await this.life(v, pairs[i]!.m, pairs[i]!.c, i));
+    const settlement = await this.settle(`${v.id}|settlement`, merchants);
     this.ddb.accounting = false;
-    await this.checkSettled(m);
+    for (const m of merchants) await this.checkSettled(m, perDay);
     return this.summarizeVariant(v, lives, settlement.claimed);
   }
 
-  private async checkSettled(m: Merchant): Promise<void> {
+  private async checkSettled(m: Merchant, expected: number): Promise<void> {
     const r = await this.s.must(200, 'GET', '/v1/settlements', m.apiKey);
     const list = r.data.settlements as { transactionCount: number; status: string }[];
     const count = list.reduce((a, x) => a + x.transactionCount, 0);
-    if (count !== LIVES_PER_VARIANT) throw new Error(`settlement of ${m.id}: ${count} transactions, expected ${LIVES_PER_VARIANT}`);
+    if (count !== expected) throw new Error(`settlement of ${m.id}: ${count} transactions, expected ${expected}`);
   }
 
   private summarizeVariant(v: Variant, lives: LifeRun[], claimed: number): VariantResult {
@@ -655,6 +689,7 @@ class LifeBench {
       id: v.id,
       label: v.label,
       info: !!v.info,
+      perDay: v.perDay ?? LIVES_PER_VARIANT,
       lives: n,
       wru,
       byStep: perLifeSteps,
@@ -813,14 +848,6 @@ class LifeBench {
       merchant: new Set(merchants.flatMap((m) => [m.id, sha256Hex(m.apiKey)])),
     };
     const shares = { bank: 0.4, provider: 0.3, merchant: 0.1, system: 1 };
-    const byKey = new Map<string, { index: string; key: string; units: number }>();
-    for (const w of writes)
-      for (const p of w.charge.byPartition) {
-        const id = `${p.index}|${p.key}`;
-        const e = byKey.get(id) ?? { index: p.index, key: p.key, units: 0 };
-        e.units += p.units;
-        byKey.set(id, e);
-      }
     const ownerOf = (key: string): { owner: PartitionHeat['owner']; shape: string } => {
       let shape = key;
       let owner: PartitionHeat['owner'] | undefined;
@@ -837,30 +864,44 @@ class LifeBench {
         .replace(/^DUE#\d+$/, 'DUE#<shard>');
       return { owner, shape };
     };
-    const heats: PartitionHeat[] = [...byKey.values()].map((e) => {
-      const { owner, shape } = ownerOf(e.key);
-      const ownerBills = owner === 'merchant' ? per : owner === 'item' ? 1 : bills;
-      const perOwnerBill = e.units / ownerBills;
-      return {
-        index: e.index,
-        key: e.key,
-        shape,
-        owner,
-        units: e.units,
-        perOwnerBill: round(perOwnerBill, 3),
-        wcuAt500: owner === 'item' ? 0 : round(perOwnerBill * 500 * shares[owner], 1),
-        wcuAt500AllBills: owner === 'item' ? 0 : round(perOwnerBill * 500, 1),
-      };
-    });
-    heats.sort((a, b) => b.wcuAt500 - a.wcuAt500 || b.units - a.units);
-    // One row per key shape (the hottest of its keys: one bank, four merchants, eight due shards ...).
-    const seenShape = new Set<string>();
-    const distinct = heats.filter((h) => {
-      const id = `${h.index}|${h.shape}`;
-      if (seenShape.has(id)) return false;
-      seenShape.add(id);
-      return true;
-    });
+    /** Units per key, scaled to PEAK_BILLS_PER_SECOND with the owner's share; one row per key shape (its hottest key). */
+    const heat = (parts: { index: string; key: string; units: number }[]) => {
+      const byKey = new Map<string, { index: string; key: string; units: number }>();
+      for (const p of parts) {
+        const id = `${p.index}|${p.key}`;
+        const e = byKey.get(id) ?? { index: p.index, key: p.key, units: 0 };
+        e.units += p.units;
+        byKey.set(id, e);
+      }
+      const heats: PartitionHeat[] = [...byKey.values()].map((e) => {
+        const { owner, shape } = ownerOf(e.key);
+        const ownerBills = owner === 'merchant' ? per : owner === 'item' ? 1 : bills;
+        const perOwnerBill = e.units / ownerBills;
+        return {
+          index: e.index,
+          key: e.key,
+          shape,
+          owner,
+          units: round(e.units, 1),
+          perOwnerBill: round(perOwnerBill, 3),
+          atPeak: owner === 'item' ? 0 : round(perOwnerBill * PEAK_BILLS_PER_SECOND * shares[owner], 1),
+          atPeakAllBills: owner === 'item' ? 0 : round(perOwnerBill * PEAK_BILLS_PER_SECOND, 1),
+        };
+      });
+      heats.sort((a, b) => b.atPeak - a.atPeak || b.units - a.units);
+      // One row per key shape (the hottest of its keys: one bank, four merchants, eight due shards ...).
+      const seenShape = new Set<string>();
+      const distinct = heats.filter((h) => {
+        const id = `${h.index}|${h.shape}`;
+        if (seenShape.has(id)) return false;
+        seenShape.add(id);
+        return true;
+      });
+      return { heats, distinct: distinct.filter((h) => h.owner !== 'item').slice(0, 20) };
+    };
+    const w = heat(writes.flatMap((x) => x.charge.byPartition));
+    const reads = this.ddb.requests.filter((r) => r.label === 'load' || r.label === 'load:after' || r.label === 'load|settlement');
+    const r = heat(reads.flatMap((x) => x.reads ?? []));
     const total = writes.reduce((a, w) => a + w.charge.total, 0);
     return {
       lives: bills,
@@ -870,8 +911,10 @@ class LifeBench {
       wruPerLife: round(total / bills),
       cancelledTransactions: this.ddb.cancelled.filter((c) => c.label.startsWith('load')).length,
       shares,
-      hottest: distinct.filter((h) => h.owner !== 'item').slice(0, 20),
-      hottestListKey: heats.find((h) => h.owner === 'bank' || h.owner === 'provider'),
+      peakBillsPerSecond: PEAK_BILLS_PER_SECOND,
+      hottest: w.distinct,
+      hottestReads: r.distinct,
+      hottestListKey: w.heats.find((h) => h.owner === 'bank' || h.owner === 'provider'),
     };
   }
 }

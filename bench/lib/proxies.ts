@@ -200,6 +200,8 @@ export interface RequestRecord {
   error?: string;
   /** Read units computed from the items returned (reads only). */
   readUnits: number;
+  /** The read units by partition key read (`table` or the index's name): the per-key read heat. */
+  reads?: { index: string; key: string; units: number }[];
   /** Base-table partition keys read (reads only): for request-path details. */
   at: number;
 }
@@ -287,7 +289,7 @@ export class DynamoProxy extends Forwarder {
         op,
         ok,
         error,
-        readUnits: ok && input ? readUnits(op, input, output) : 0,
+        ...readRecord(op, ok ? input : undefined, output),
         at: performance.now(),
       });
       if (!writes.length || !input) return out;
@@ -466,6 +468,40 @@ function unprocessedKeys(op: string, output: Json | undefined): Set<string> {
   for (const reqs of Object.values(output.UnprocessedItems as Record<string, Json[]>))
     for (const r of reqs) s.add(keyId(pickKey(r.PutRequest?.Item ?? r.DeleteRequest?.Key)));
   return s;
+}
+
+/** A read request's units and the partition keys they were read from (split evenly over a batch's keys). */
+function readRecord(op: string, input: Json | undefined, output: Json | undefined): Pick<RequestRecord, 'readUnits' | 'reads'> {
+  if (!input) return { readUnits: 0 };
+  const units = readUnits(op, input, output);
+  if (!units) return { readUnits: 0 };
+  const keys = readKeysOf(op, input);
+  return { readUnits: units, reads: keys.map((k) => ({ ...k, units: units / keys.length })) };
+}
+
+/** The partition keys a read asks for: Get/BatchGet/TransactGet by key, a Query by its key condition's equality on a `pk`. */
+function readKeysOf(op: string, input: Json): { index: string; key: string }[] {
+  const s = (v: Json | undefined) => String(v?.S ?? v?.N ?? '');
+  switch (op) {
+    case 'GetItem':
+      return [{ index: 'table', key: s(input.Key?.pk) }];
+    case 'BatchGetItem':
+      return Object.values((input.RequestItems ?? {}) as Record<string, Json>).flatMap((r) =>
+        ((r.Keys ?? []) as Json[]).map((k) => ({ index: 'table', key: s(k.pk) })),
+      );
+    case 'TransactGetItems':
+      return ((input.TransactItems ?? []) as Json[]).map((t) => ({ index: 'table', key: s(t.Get?.Key?.pk) }));
+    case 'Query': {
+      const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+      for (const m of String(input.KeyConditionExpression ?? '').matchAll(/(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)/g)) {
+        const name = names[m[1]!] ?? m[1]!;
+        if (/pk$/i.test(name)) return [{ index: String(input.IndexName ?? 'table'), key: s(input.ExpressionAttributeValues?.[m[2]!]) }];
+      }
+      return [{ index: String(input.IndexName ?? 'table'), key: '?' }];
+    }
+    default:
+      return [{ index: 'table', key: '?' }];
+  }
 }
 
 /** Read units of a read request, from the items it returned. */

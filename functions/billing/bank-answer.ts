@@ -15,7 +15,7 @@ import { BILLING_MSG } from './messages';
 import { BANK_DECLINE_REASONS, type BillingOutcome } from '../bills/outcome';
 import { expireBilling, isPastExpiry, settleBilling } from './settle-billing';
 import { billKey, type BillItem } from '../bills/types';
-import { getItem } from '../platform/table';
+import { getItem, type Rider } from '../platform/table';
 import { clockNow, withTestClock } from '../platform/clock';
 import { clockContextOf, TEST_CLOCK_DELETED } from '../platform/test-clock-item';
 
@@ -51,17 +51,20 @@ export interface BankAnswered {
 /** Bounded: each round means another writer changed the billing; the next read decides. */
 const MAX_ROUNDS = 4;
 
-/** Applies bank `bankId`'s answer; throws the refusal (404, 409) as the single route answers it. */
-export async function answerBilling(bankId: string, body: BankResponse): Promise<BankAnswered> {
+/**
+ * Applies bank `bankId`'s answer; throws the refusal (404, 409) as the single route answers it.
+ * `rider` (the single route's idempotency record) commits with the answer's transaction.
+ */
+export async function answerBilling(bankId: string, body: BankResponse, rider?: Rider<BankAnswered>): Promise<BankAnswered> {
   if (!isBillingRequestIdShaped(body.billingRequestId)) throw notFound(BILLING_MSG.requestNotFound);
   const bill = await getItem<BillItem>(billKey(body.billingRequestId));
   if (!bill || bill.bankId !== bankId) throw notFound(BILLING_MSG.requestNotFound);
   // A billing made on a sandbox test clock is answered at the clock's time (DESIGN 8.7); once
   // the clock is deleted nothing of it moves money any more (DESIGN 9.2): the billing fails.
-  if (!bill.testClock) return answer(bill, body);
+  if (!bill.testClock) return answer(bill, body, rider);
   const clock = await clockContextOf(bill.testClock);
   if (!clock) return refuseForDeletedClock(bill);
-  return withTestClock(clock, () => answer(bill, body));
+  return withTestClock(clock, () => answer(bill, body, rider));
 }
 
 /**
@@ -81,7 +84,13 @@ async function refuseForDeletedClock(bill: BillItem): Promise<never> {
   throw conflict(BILLING_MSG.alreadyAnswered);
 }
 
-async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered> {
+const answered = (bill: BillItem): BankAnswered => ({
+  billingRequestId: bill.billingRequestId,
+  reference: bill.reference,
+  status: bill.status,
+});
+
+async function answer(bill: BillItem, body: BankResponse, rider?: Rider<BankAnswered>): Promise<BankAnswered> {
   const outcome: BillingOutcome =
     body.action === 'approve_once' || body.action === 'approve_recurring'
       ? { status: 'succeeded', action: body.action, bankTransactionId: body.bankTransactionId! }
@@ -105,8 +114,10 @@ async function answer(bill: BillItem, body: BankResponse): Promise<BankAnswered>
       bill = r.current;
       continue;
     }
-    const r = await settleBilling(bill, outcome, now);
-    if (r.ok) return { billingRequestId: r.bill.billingRequestId, reference: r.bill.reference, status: r.bill.status };
+    const r = await settleBilling(bill, outcome, now, {
+      ...(rider ? { rider: { items: (next: BillItem) => rider.items(answered(next)), committed: () => rider.committed() } } : {}),
+    });
+    if (r.ok) return answered(r.bill);
     if (r.reason === 'busy') break;
     if (!r.current) throw notFound(BILLING_MSG.requestNotFound);
     bill = r.current;

@@ -18,7 +18,7 @@ import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
 import { CAPTURE_DAY_ITEMS, captureItems, readSettlementDay } from '../ledger/store';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { cancellationCodes, checkRider, getItem, isTransactionCancelled, table, type Rider, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, limitReleaseItems } from './create-billing';
 import { billingOutcomeReason, type BillingOutcome } from '../bills/outcome';
@@ -89,13 +89,15 @@ function billUpdate(
 
 /**
  * Move `bill` (as read, status pending) to the outcome's status at `at`. With `leasedSk`
- * (the expiry worker) only while the tick's claim on the item holds.
+ * (the expiry worker) only while the tick's claim on the item holds. With `rider` (a keyed
+ * bank answer's idempotency record) its items are in the same transaction: RiderRefused when
+ * their condition fails.
  */
 export async function settleBilling(
   bill: BillItem,
   outcome: BillingOutcome,
   at: Date,
-  opts: { leasedSk?: string } = {},
+  opts: { leasedSk?: string; rider?: Rider<BillItem> } = {},
 ): Promise<SettleResult> {
   // A reservation made before release 3 on a pair not billed since is on the month/week items.
   let legacyRelease = false;
@@ -112,11 +114,14 @@ export async function settleBilling(
       bankTransactionId: 'bankTransactionId' in outcome ? outcome.bankTransactionId : null,
       reason: billingOutcomeReason(outcome),
     });
+    const own = [item, ...money, ...hookItems];
+    const riderItems = opts.rider ? await opts.rider.items(next) : [];
     try {
-      await commit([item, ...money, ...hookItems], [{ type: 'billing.response', to: bill.merchantId, data }], {
+      await commit([...own, ...riderItems], [{ type: 'billing.response', to: bill.merchantId, data }], {
         recordOn: 0,
         carry: { on: 0 },
       });
+      opts.rider?.committed();
       await runAfterSettledHooks(next, outcome, at);
       return { ok: true, bill: next };
     } catch (e) {
@@ -126,6 +131,7 @@ export async function settleBilling(
         const current = await getItem<BillItem>(billKey(bill.billingRequestId));
         return { ok: false, reason: 'changed', current };
       }
+      checkRider(e, own.length, riderItems.length);
       if (!legacyRelease && release.length === 1 && codes[1] === 'ConditionalCheckFailed') {
         legacyRelease = true; // the pair's counter item does not count yet: release from the month/week items
         continue;

@@ -31,26 +31,35 @@ function isOperatorKey(token: string): boolean {
 }
 
 /**
- * Rate counting without a write per request. Every request still reads the
- * caller's item STRONGLY CONSISTENTLY (a revoked or expired key fails at once, DESIGN 6.1),
- * but the count of its window lives in two places:
+ * Rate counting without a DynamoDB write per request (DESIGN 10.2). Every request still reads
+ * the caller's item STRONGLY CONSISTENTLY (a revoked or expired key fails at once, DESIGN
+ * 6.1), but the count of its window lives in two places:
  *
  * - this instance's count of the requests it has not written yet (`unflushed`), and
  * - the shared count on the item (`rln_<class>` for the window `rlw_<class>`), which the
- *   instance ADDs its unflushed requests to at most once per FLUSH_INTERVAL_MS per item and
- *   class — or on EVERY request once the window's count reaches half the limit, so the 429
- *   near the limit is exact across instances as before.
+ *   instance ADDs its unflushed requests to in one batched write once it holds
+ *   `flushEvery(limit)` of them (5 % of the limit) — or on EVERY request once the window's
+ *   count reaches half the limit, so the 429 near the limit is exact across instances as before.
  *
  * The count a request is judged by is the shared count just read plus this instance's
- * unflushed requests: exact within one instance; across instances it lags by at most one
- * interval of the other instances' requests while the window is below half its limit. The
- * write that flushes is the same conditional UpdateItem as before (it also stamps
- * `lastUsedAt`, so that is at most FLUSH_INTERVAL_MS behind per instance); the other
- * requests cost one strongly consistent GetItem (1 RRU instead of 1 WRU).
+ * unflushed requests: exact within one instance (and for limits under 40 a minute, where
+ * every request writes); across N instances, while the window is below half its limit, the
+ * shared count lags by at most (N − 1) × (flushEvery − 1) requests. Counts an instance never
+ * flushed die with their window (a minute): they only ever make the limit more lenient.
+ *
+ * `lastUsedAt` rides on those writes; an instance that has not stamped the item for
+ * LAST_USED_LAG_MS (an hour; a new instance: at its first request of the item) writes the
+ * count with its first request instead of reading, so `lastUsedAt` lags by at most an hour
+ * (DESIGN 10.2) and a key in steady use costs ~one write per instance and hour. The other
+ * requests cost one strongly consistent GetItem (1 RRU, no WRU).
  */
-const FLUSH_INTERVAL_MS = 1000;
+const flushEvery = (limit: number) => Math.max(1, Math.floor(limit / 20));
+/** How far a key's (or membership's) `lastUsedAt` may lag (DESIGN 10.2). */
+const LAST_USED_LAG_MS = 3_600_000;
 /** Bounds the per-instance state (one entry per item and rate class seen). */
 const MAX_LOCAL_ENTRIES = 10_000;
+/** When this instance last wrote each item's `lastUsedAt` (`pk|sk`). */
+const stampedAt = new Map<string, number>();
 
 interface LocalCount {
   window: number;
@@ -63,7 +72,6 @@ interface LocalCount {
   shared: number;
   /** Requests of this window this instance counted but has not written. */
   unflushed: number;
-  lastWriteMs: number;
 }
 const localCounts = new Map<string, LocalCount>();
 
@@ -84,12 +92,14 @@ async function touch<T>(
   let local = localCounts.get(id);
   if (!local || local.window !== window) {
     if (!local && localCounts.size >= MAX_LOCAL_ENTRIES) localCounts.clear();
-    local = { window, open: false, shared: 0, unflushed: 0, lastWriteMs: local?.lastWriteMs ?? Number.NEGATIVE_INFINITY };
+    local = { window, open: false, shared: 0, unflushed: 0 };
     localCounts.set(id, local);
   }
   const limit = config.rateLimitFor(rateClass);
   const estimate = local.shared + local.unflushed + 1;
-  if (nowMs - local.lastWriteMs >= FLUSH_INTERVAL_MS || estimate * 2 >= limit) {
+  const itemId = `${key.pk}|${key.sk}`;
+  const stampDue = nowMs - (stampedAt.get(itemId) ?? Number.NEGATIVE_INFINITY) >= LAST_USED_LAG_MS;
+  if (stampDue || estimate * 2 >= limit || local.unflushed + 1 >= flushEvery(limit)) {
     const delta = local.unflushed + 1;
     // Not known open to this instance (no write or read of it in this window): open it first.
     const found = await countWrite<T>(key, cls, window, delta, nowMs, !local.open);
@@ -98,7 +108,8 @@ async function touch<T>(
       local.open = true;
       local.shared = found.count;
       local.unflushed = 0;
-      local.lastWriteMs = nowMs;
+      if (!stampedAt.has(itemId) && stampedAt.size >= MAX_LOCAL_ENTRIES) stampedAt.clear();
+      stampedAt.set(itemId, nowMs);
     }
     return found;
   }

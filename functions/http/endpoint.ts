@@ -17,7 +17,7 @@ import {
   settleIdempotency,
   storeDeferred,
 } from './idempotency';
-import type { TransactItem } from '../platform/table';
+import { RiderRefused, type Rider, type TransactItem } from '../platform/table';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
 import { flushMetrics } from '../platform/metrics';
@@ -78,6 +78,13 @@ export interface DeferredIdempotency {
   existing(): Promise<never>;
   /** Claim the key as a non-deferred route would (work that is not one transaction); returns a replay when there is one. */
   claim(): Promise<HttpResponse | undefined>;
+  /**
+   * The record answering `reply(next)`, to ride on the domain transaction that makes `next`
+   * (platform/table.ts Rider): marked recorded when that transaction commits.
+   */
+  rider<T>(reply: (next: T) => Reply): Rider<T>;
+  /** `work`, whose rider refused (the key's record exists): the existing record's answer instead. */
+  answering<T>(work: Promise<T>): Promise<T>;
 }
 
 /** Thrown to answer with a stored response (a replay) from inside the pipeline. */
@@ -318,6 +325,17 @@ function deferredApi(state: RequestState): DeferredIdempotency {
       throw new ReplayResponse(await existingAnswer(state));
     },
     claim: () => claimDeferred(state),
+    rider: (reply) => ({
+      items: async (next) => [await deferredRecord(state, toResponse(reply(next)))],
+      committed: () => {
+        state.idempotency = { ...state.idempotency!, stored: true };
+      },
+    }),
+    answering: (work) =>
+      work.catch(async (e: unknown) => {
+        if (!(e instanceof RiderRefused)) throw e;
+        throw new ReplayResponse(await existingAnswer(state));
+      }),
   };
 }
 

@@ -114,6 +114,35 @@ export function cancellationCodes(e: unknown): string[] {
   return (e.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 }
 
+/**
+ * Items a caller rides on a domain transaction (the Idempotency-Key's record of a money route,
+ * written in the same transaction as the change it answers: DESIGN 10.2). `items` is made
+ * from the outcome the transaction writes; `committed` is told when they committed with it.
+ */
+export interface Rider<T> {
+  items(next: T): Promise<TransactItem[]>;
+  committed(): void;
+}
+
+/** A rider's own condition failed (its record exists already): nothing of the transaction was written. */
+export class RiderRefused extends Error {
+  constructor() {
+    super('rider refused');
+    this.name = 'RiderRefused';
+  }
+}
+
+/** The rider's items in `own` (at `at`, `count` of them) and the cancelled transaction `e`: throws RiderRefused when one of them failed its condition. */
+export function checkRider(e: unknown, at: number, count: number): void {
+  if (
+    count > 0 &&
+    cancellationCodes(e)
+      .slice(at, at + count)
+      .includes('ConditionalCheckFailed')
+  )
+    throw new RiderRefused();
+}
+
 /** Now as ISO text: the test clock's time in its context (platform/clock.ts), else the real time. */
 export const nowIso = (ms = clockNow().getTime()) => new Date(ms).toISOString();
 /** The real time, also inside a test clock's context (webhook delivery timing, TTLs). */

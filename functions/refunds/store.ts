@@ -53,7 +53,7 @@ import {
 } from '../ledger/store';
 import { lagosDate } from '../domain/lagos-time';
 import { findBillByReference } from '../transactions/store';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { cancellationCodes, checkRider, getItem, isTransactionCancelled, table, type Rider, type TransactItem } from '../platform/table';
 import { conflictBackoff } from '../platform/retry';
 import {
   getRefund,
@@ -202,7 +202,12 @@ export interface RefundLease {
 const MAX_ATTEMPTS = 10;
 
 /** pending → processing. Returns the refund as it is afterwards (unchanged when it was not pending). */
-export async function markRefundProcessing(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
+export async function markRefundProcessing(
+  refundId: string,
+  now: Date,
+  lease?: RefundLease,
+  rider?: Rider<RefundItem>,
+): Promise<RefundItem | undefined> {
   const r = await getRefund(refundId);
   if (r?.status !== 'pending') return r;
   const nowIso = now.toISOString();
@@ -213,6 +218,7 @@ export async function markRefundProcessing(refundId: string, now: Date, lease?: 
     condition += ' AND dueSk = :leased';
     values[':leased'] = lease.leasedSk;
   }
+  const riderItems = rider ? await rider.items(next) : [];
   try {
     await commit(
       [
@@ -226,13 +232,16 @@ export async function markRefundProcessing(refundId: string, now: Date, lease?: 
             ExpressionAttributeValues: values,
           },
         },
+        ...riderItems,
       ],
       [updatedEvent(next)],
       { recordOn: 0 },
     );
+    rider?.committed();
     return next;
   } catch (e) {
     if (!isTransactionCancelled(e)) throw e;
+    if (cancellationCodes(e)[0] !== 'ConditionalCheckFailed') checkRider(e, 1, riderItems.length);
     return getRefund(refundId); // changed meanwhile (or lease lost): the caller looks at the current state
   }
 }
@@ -242,7 +251,12 @@ export async function markRefundProcessing(refundId: string, now: Date, lease?: 
  * processing first (the sandbox bank "executes" it at once). Idempotent: a completed or
  * failed refund is returned as it is. With `lease`, only while the tick's claim holds.
  */
-export async function completeRefund(refundId: string, now: Date, lease?: RefundLease): Promise<RefundItem | undefined> {
+export async function completeRefund(
+  refundId: string,
+  now: Date,
+  lease?: RefundLease,
+  rider?: Rider<RefundItem>,
+): Promise<RefundItem | undefined> {
   let r = await getRefund(refundId);
   if (r?.status === 'pending') r = await markRefundProcessing(refundId, now, lease);
   if (r?.status !== 'processing') return r;
@@ -343,14 +357,17 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
         }),
       );
     }
+    const riderItems = rider ? await rider.items(next) : [];
     try {
-      await commit(items, [updatedEvent(next)], { recordOn: 0 });
+      await commit([...items, ...riderItems], [updatedEvent(next)], { recordOn: 0 });
+      rider?.committed();
       logger.info('refund completed', { refundId, debited: side });
       return next;
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;
       const codes = cancellationCodes(e);
       if (codes[0] === 'ConditionalCheckFailed') return getRefund(refundId); // completed/failed meanwhile, or lease lost
+      checkRider(e, items.length, riderItems.length);
       if (fromUnsettled && codes[BATCH] === 'ConditionalCheckFailed') {
         fromUnsettled = false; // the batch settled: the funds are in the settled balance now
         continue;
@@ -365,7 +382,12 @@ export async function completeRefund(refundId: string, now: Date, lease?: Refund
 }
 
 /** pending | processing → failed: the reservation is released; nothing else moved. */
-export async function failRefund(refundId: string, failureReason: string, now: Date): Promise<RefundItem | undefined> {
+export async function failRefund(
+  refundId: string,
+  failureReason: string,
+  now: Date,
+  rider?: Rider<RefundItem>,
+): Promise<RefundItem | undefined> {
   for (let attempt = 1; ; attempt++) {
     const r = await getRefund(refundId);
     if (!r || (r.status !== 'pending' && r.status !== 'processing')) return r;
@@ -373,6 +395,7 @@ export async function failRefund(refundId: string, failureReason: string, now: D
     const next: RefundItem = { ...r, status: 'failed', failedAt: nowIso, updatedAt: nowIso, failureReason };
     delete next.duePk;
     delete next.dueSk;
+    const riderItems = rider ? await rider.items(next) : [];
     try {
       await commit(
         [
@@ -395,12 +418,15 @@ export async function failRefund(refundId: string, failureReason: string, now: D
               ExpressionAttributeValues: { ':neg': -r.amount, ':amt': r.amount },
             },
           },
+          ...riderItems,
         ],
         [updatedEvent(next)],
         { recordOn: 0 },
       );
+      rider?.committed();
       return next;
     } catch (e) {
+      if (isTransactionCancelled(e)) checkRider(e, 2, riderItems.length);
       if (!isTransactionCancelled(e) || attempt >= MAX_ATTEMPTS) throw e;
       await pause(attempt);
     }

@@ -3,13 +3,11 @@
  * Each is one conditional update of the delivery record; on a failed condition the current
  * item says why. The record and its messages: delivery-store.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { db } from '../platform/clients';
 import { realDueAttributes } from '../platform/due';
 import { unmarshallItem } from '../platform/marshall';
-import { isConditionFailure, table, UpdateCommand } from '../platform/table';
+import { getItem, isConditionFailure, table, UpdateCommand } from '../platform/table';
 import {
-  LEASE_SECONDS,
   RECOVERY_KIND,
   creationSets,
   deliveryKey,
@@ -44,55 +42,40 @@ function dueValues(id: string, expectedAtMs: number) {
   return { ':duePk': due.duePk, ':dueSk': due.dueSk };
 }
 
-/** A claim leaves the due entry in place only when it falls due this long after the lease ends. */
-const KEEP_DUE_MARGIN_MS = 30_000;
-
 /**
- * Claim the next attempt of the message's chain: succeeds only when the delivery is pending,
- * of this chain (`seq`), has attempts left, nobody holds an attempt, and the attempt is due
- * by `dueByMs`. The claim moves the delivery's due entry past its lease, unless the message
- * says where the chain's due entry is (`recoveryAt`: every sender does) and that is nowhere
- * (null) or well after the lease: within one chain the entry only ever moves later, and a
- * recovery that falls due while this attempt holds the delivery waits for the lease
- * (delivery-store.ts, leaseForRecovery), so it never supersedes the attempt. So a claim is
- * one write of the record alone (1 write unit), with no due-index change. The first claim of
- * a delivery the stream consumer made also makes its record (the message's `create`).
+ * The next attempt of the message's chain, decided from the record as read: NO write before
+ * the POST (DESIGN 10.2: deliveries are at least once per attempt; two copies of one message
+ * may both POST, with the same `webhook-id` and body, and receivers dedupe on it). It may go
+ * when the delivery is pending, of this chain (`seq`), has attempts left, no attempt of a
+ * worker from before this rule holds it (`leaseUntil`: such workers wrote a lease), and the
+ * attempt is due by `dueByMs`. The attempt's outcome write (`recordAttempt`) is conditioned on
+ * the attempts as read: of two copies that both POSTed, one records the attempt, the other
+ * drops. A delivery the stream consumer made whose record no attempt has made yet is read as
+ * the message's `create` says (`unclaimed`: its outcome write makes the record).
  */
 export async function claimAttempt(msg: DeliveryMessage, nowMs: number, dueByMs: number): Promise<Transition> {
-  const leaseUntil = nowMs + LEASE_SECONDS * 1000;
-  const keepDue = msg.recoveryAt === null || (msg.recoveryAt !== undefined && msg.recoveryAt > leaseUntil + KEEP_DUE_MARGIN_MS);
-  // An update DynamoDB applied but whose answer was lost is sent again by the SDK, and that
-  // retry fails its own condition (the lease is held: by this claim). The token tells the
-  // claim it holds the lease, so the message is not dropped as a stale copy (a first message
-  // has no due entry to recover it: the delivery would stay pending for ever).
-  const token = randomUUID();
-  // A first message from the stream consumer makes the record when there is none yet.
-  const made = msg.create ? creationSets(newDelivery({ ...msg, ...msg.create }), ['attempts']) : undefined;
-  const r = await updateDelivery({
-    Key: deliveryKey(msg.deliveryId),
-    UpdateExpression: `SET ${[
-      ...(made?.sets ?? []),
-      `attempts = ${made ? 'if_not_exists(attempts, :zero)' : 'attempts'} + :one`,
-      'leaseUntil = :lease, leaseSeq = :seq, leaseToken = :token, lastAttemptAt = :now',
-      ...(keepDue ? [] : ['duePk = :duePk, dueSk = :dueSk']),
-    ].join(', ')}`,
-    ConditionExpression: `${made ? 'attribute_not_exists(pk) OR ' : ''}(#s = :pending AND seq = :seq AND attempts < maxAttempts AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :nowMs) AND (attribute_not_exists(nextAttemptAt) OR attribute_type(nextAttemptAt, :nullType) OR nextAttemptAt <= :dueBy))`,
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':one': 1,
-      ':lease': leaseUntil,
-      ':seq': msg.seq,
-      ':now': new Date(nowMs).toISOString(),
-      ':pending': 'pending',
-      ':nowMs': nowMs,
-      ':nullType': 'NULL',
-      ':dueBy': new Date(dueByMs).toISOString(),
-      ':token': token,
-      ...(made ? { ...made.values, ':zero': 0 } : {}),
-      ...(keepDue ? {} : dueValues(msg.deliveryId, leaseUntil)),
-    },
-  });
-  return !r.ok && r.item?.leaseToken === token ? { ok: true, item: r.item } : r;
+  const stored = await getItem<DeliveryItem>(deliveryKey(msg.deliveryId), true);
+  const d = stored ?? (msg.create ? { ...newDelivery({ ...msg, ...msg.create }), unclaimed: true as const } : undefined);
+  if (!d) return { ok: false, item: undefined };
+  const due = d.nextAttemptAt === undefined || d.nextAttemptAt === null || Date.parse(d.nextAttemptAt) <= dueByMs;
+  const held = typeof d.leaseUntil === 'number' && d.leaseUntil > nowMs;
+  if (d.status !== 'pending' || d.seq !== msg.seq || d.attempts >= d.maxAttempts || held || !due) return { ok: false, item: d };
+  return { ok: true, item: { ...d, attempts: d.attempts + 1, lastAttemptAt: new Date(nowMs).toISOString() } };
+}
+
+/**
+ * The write of an attempt `d` (as `claimAttempt` returned it, `attempts` counting it) that
+ * makes its record when there is none (`unclaimed`), else conditioned on the record as read:
+ * the same chain with the attempts before this one. `own` names what the caller's update sets.
+ */
+function attemptWrite(d: DeliveryItem, own: readonly string[], also = '') {
+  const made = d.unclaimed ? creationSets(d, [...own, 'lastAttemptAt']) : undefined;
+  const values: Record<string, unknown> = { ':prev': d.attempts - 1, ':seq': d.seq, ':pending': 'pending', ...made?.values };
+  return {
+    sets: made?.sets ?? [],
+    condition: `${made ? 'attribute_not_exists(pk) OR ' : ''}(#s = :pending AND attempts = :prev AND seq = :seq${also ? ` AND ${also}` : ''})`,
+    values,
+  };
 }
 
 /** Ops moved a failed delivery's message back from the DLQ: pending again, one more attempt. */
@@ -115,43 +98,33 @@ export function reopenFromDlq(d: DeliveryItem, nowMs: number): Promise<Transitio
   });
 }
 
-/** The claimed attempt is not made (endpoint gone or disabled): give it back and fail the delivery. */
-export function stopClaimed(d: DeliveryItem, seq: number, reason: string): Promise<Transition> {
+/** The attempt is not made (endpoint gone or disabled): fail the delivery (no attempt counted). */
+export function stopClaimed(d: DeliveryItem, reason: string): Promise<Transition> {
+  const w = attemptWrite(d, ['status', 'attempts']);
   return updateDelivery({
     Key: deliveryKey(d.id),
-    UpdateExpression:
-      'SET #s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev REMOVE duePk, dueSk, leaseUntil, leaseSeq',
-    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
+    UpdateExpression: `SET ${[...w.sets, '#s = :failed, lastError = :err, nextAttemptAt = :null, updatedAt = :now, attempts = :prev'].join(', ')} REMOVE duePk, dueSk`,
+    ConditionExpression: w.condition,
     ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':failed': 'failed',
-      ':err': reason,
-      ':null': null,
-      ':now': new Date().toISOString(),
-      ':prev': d.attempts - 1,
-      ':n': d.attempts,
-      ':seq': seq,
-    },
+    ExpressionAttributeValues: { ...w.values, ':failed': 'failed', ':err': reason, ':null': null, ':now': new Date().toISOString() },
   });
 }
 
 /**
- * Give the claimed attempt back: not made, or cut (webhooks/lanes.ts) and not counted. A cut
- * attempt was sent (the receiver may have it): `cuts` counts them, so every request a receiver
- * saw is an attempt or a cut.
+ * An attempt cut at the fast lane's budget (webhooks/lanes.ts) and handed to the slow lane:
+ * not counted. It was sent (the receiver may have it): `cuts` counts them, so every request a
+ * receiver saw is an attempt or a cut. Nothing to write for an attempt handed over before it
+ * was made.
  */
-export function giveBackClaim(d: DeliveryItem, seq: number, cut = false): Promise<Transition> {
+export async function giveBackClaim(d: DeliveryItem, cut = false): Promise<Transition> {
+  if (!cut) return { ok: true, item: d };
+  const w = attemptWrite(d, ['attempts', 'cuts']);
   return updateDelivery({
     Key: deliveryKey(d.id),
-    UpdateExpression: `SET attempts = :prev, updatedAt = :now${cut ? ', cuts = if_not_exists(cuts, :zero) + :one' : ''} REMOVE leaseUntil, leaseSeq`,
-    ConditionExpression: 'attempts = :n AND leaseSeq = :seq',
-    ExpressionAttributeValues: {
-      ':prev': d.attempts - 1,
-      ':n': d.attempts,
-      ':seq': seq,
-      ':now': new Date().toISOString(),
-      ...(cut ? { ':zero': 0, ':one': 1 } : {}),
-    },
+    UpdateExpression: `SET ${[...w.sets, 'attempts = :prev, updatedAt = :now, cuts = if_not_exists(cuts, :zero) + :one'].join(', ')}`,
+    ConditionExpression: w.condition,
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ...w.values, ':now': new Date().toISOString(), ':zero': 0, ':one': 1 },
   });
 }
 
@@ -208,27 +181,30 @@ export type AttemptEffect =
   | { kind: 'superseded' };
 
 /**
- * Record attempt `n` of the chain `mineSeq` (while our claim holds and nobody changed the
- * chain or its attempts since `cur`) and apply its effect.
+ * Record attempt `n` of `cur` (the delivery as read, `attempts` = n counting this attempt;
+ * `unclaimed`: no record yet, this write makes it) while nobody changed the chain, its
+ * attempts or its maximum since, and apply its effect. Another copy that recorded the same
+ * attempt first makes the condition fail: that copy's POST was a duplicate (at least once).
  */
 export function recordAttempt(
   cur: DeliveryItem,
-  mineSeq: number,
   n: number,
   a: { log: AttemptRecord[]; statusCode: number | null; error: string | null; nowIso: string },
   effect: AttemptEffect,
 ): Promise<Transition> {
+  const named = effect.kind === 'delivered' || effect.kind === 'failed';
+  const w = attemptWrite({ ...cur, attempts: n }, named ? ['status', 'attempts'] : ['attempts'], 'maxAttempts = :max');
   const values: Record<string, unknown> = {
+    ...w.values,
     ':log': a.log,
     ':code': a.statusCode,
     ':err': a.error,
     ':n': n,
-    ':mine': mineSeq,
-    ':seq': cur.seq,
     ':max': cur.maxAttempts,
+    ':at': cur.lastAttemptAt ?? a.nowIso,
   };
-  let set = 'attemptLog = :log, lastStatusCode = :code, lastError = :err';
-  let remove = 'leaseUntil, leaseSeq';
+  let set = [...w.sets, 'attempts = :n, lastAttemptAt = :at, attemptLog = :log, lastStatusCode = :code, lastError = :err'].join(', ');
+  let remove = 'leaseUntil, leaseSeq, leaseToken';
   if (effect.kind === 'delivered') {
     set += ', #s = :delivered, deliveredAt = :now';
     remove += ', nextAttemptAt, duePk, dueSk, dlqPending, chainMessageId';
@@ -252,12 +228,11 @@ export function recordAttempt(
       ...(effect.chain ? { ':chain': effect.chain } : {}),
     });
   }
-  const named = effect.kind === 'delivered' || effect.kind === 'failed';
   return updateDelivery({
     Key: deliveryKey(cur.id),
     UpdateExpression: `SET ${set} REMOVE ${remove}`,
-    ConditionExpression: 'attempts = :n AND leaseSeq = :mine AND seq = :seq AND maxAttempts = :max',
-    ExpressionAttributeNames: named ? { '#s': 'status' } : undefined,
+    ConditionExpression: w.condition,
+    ExpressionAttributeNames: { '#s': 'status' },
     ExpressionAttributeValues: values,
   });
 }

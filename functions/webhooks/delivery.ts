@@ -2,9 +2,12 @@
  * Webhook delivery worker (DESIGN 2 and 6.6): SQS event source of the `webhooks` queue,
  * partial batch failures.
  *
- * Per message: read the delivery, its endpoint and its event; claim one attempt with a
- * conditional write; POST the event's stored body, signed; record the outcome on the
- * delivery while the claim still holds. Then:
+ * Per message: read the delivery, its endpoint and its event; decide from the record as read
+ * whether the message's attempt may go (no write before the POST: DESIGN 10.2, deliveries are
+ * at least once per attempt, and two copies of one message may both POST the same
+ * `webhook-id` and body); POST the event's stored body, signed; record the outcome on the
+ * delivery, conditioned on the attempts as read (of two copies, one records, the other
+ * drops). Then:
  * - 2xx: delivered (the message is deleted);
  * - 410: the endpoint is disabled, the delivery fails, no more retries;
  * - otherwise, attempts left: the next attempt waits the backoff delay (or a longer
@@ -117,8 +120,8 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
             )
             .catch(() => undefined);
         }
-        // The message comes back after the queue's visibility timeout; the delivery's claim
-        // (if any) has expired by then.
+        // The message comes back after the queue's visibility timeout; an attempt it made and
+        // did not record is made again then (at least once per attempt).
         logger.error('webhook delivery failed unexpectedly', { messageId: record.messageId, error: error as Error });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
@@ -138,7 +141,7 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
     logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return DONE;
   }
-  // The common case in one round trip: claim the attempt while reading endpoint and event.
+  // The common case in one round trip: read the delivery, its endpoint and its event.
   const [first, ep, ev] = await Promise.all([
     claim(msg, Date.now()),
     getEndpoint(msg.ownerId, msg.endpointId),
@@ -158,7 +161,7 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
       r = reopened.ok ? await claim(msg, Date.now()) : reopened;
       continue;
     }
-    // pending
+    // pending. A lease is only ever written by a worker from before DESIGN 10.2 (claims).
     if (leaseHeld(d, nowMs)) {
       if (d.leaseSeq === msg.seq) return DONE; // a duplicate copy of the chain whose attempt is in flight
       return resend(msg, (d.leaseUntil! - nowMs) / 1000 + 1); // a replay waits for the attempt in flight
@@ -193,24 +196,19 @@ async function afterClaim(
 ): Promise<Outcome> {
   if (!ep || (ep.status !== 'enabled' && !d.manual)) {
     const reason = ep ? 'endpoint_disabled' : 'endpoint_deleted';
-    const stopped = await stopClaimed(d, msg.seq, reason);
+    const stopped = await stopClaimed(d, reason);
     if (stopped.ok) logger.info('webhook delivery stopped', { deliveryId: d.id, endpointId: d.endpointId, reason });
     return DONE;
   }
   if (!ev) throw new Error(`event ${msg.eventId} of delivery ${d.id} not found`);
-  if (lane === 'fast' && isSlow(ep, Date.now())) return handOver(d, msg, record, 'endpoint_slow');
+  if (lane === 'fast' && isSlow(ep, Date.now())) return handOver(d, record, 'endpoint_slow');
   return attempt(d, ep, ev, msg, record, lane);
 }
 
 /** Give the claimed attempt back (it was not made, or cut and not counted) and move the message to the slow lane. */
-async function handOver(
-  d: DeliveryItem,
-  msg: DeliveryMessage,
-  record: SQSRecord,
-  why: 'endpoint_slow' | 'attempt_over_budget',
-): Promise<Outcome> {
-  const back = await giveBackClaim(d, msg.seq, why === 'attempt_over_budget');
-  if (!back.ok) return DONE; // the claim expired and another copy carries on
+async function handOver(d: DeliveryItem, record: SQSRecord, why: 'endpoint_slow' | 'attempt_over_budget'): Promise<Outcome> {
+  const back = await giveBackClaim(d, why === 'attempt_over_budget');
+  if (!back.ok) return DONE; // another copy recorded this attempt meanwhile and carries on
   await toSlowLane(record.body);
   logger.info('webhook delivery moved to the slow lane', { deliveryId: d.id, endpointId: d.endpointId, why });
   return DONE;
@@ -253,7 +251,7 @@ async function attempt(
     abort: cutter.signal,
     headers: attemptHeaders(ev.id, body, secrets, startedMs),
   });
-  if ((await watch.settle()).cut) return handOver(claimed, msg, sqsRecord, 'attempt_over_budget');
+  if ((await watch.settle()).cut) return handOver(claimed, sqsRecord, 'attempt_over_budget');
   const nowMs = Date.now();
   const nowIso = new Date(nowMs).toISOString();
   const status = result.statusCode;
@@ -311,15 +309,16 @@ async function attempt(
         : superseded
           ? { kind: 'superseded' }
           : { kind: 'retry', nextMs, chain };
-    const r = await recordAttempt(cur, msg.seq, n, { log, statusCode: status, error, nowIso }, effect);
+    const r = await recordAttempt(cur, n, { log, statusCode: status, error, nowIso }, effect);
     if (r.ok) {
       if (ok || gone || superseded) return DONE;
       if (final) return sendToDlq(r.item, msg);
       return chain ? resend(messageFor(r.item, overdueAt(nextMs), chain), delay) : DONE;
     }
-    // Our claim is gone (it expired and another copy took the next attempt): nothing to record.
-    if (!r.item || r.item.attempts !== n || r.item.leaseSeq !== msg.seq) return DONE;
-    cur = r.item; // a replay changed seq/maxAttempts meanwhile: decide again
+    // Another copy of this message recorded this attempt (its POST and ours were the same
+    // attempt: at least once), or the delivery is final: nothing to record.
+    if (!r.item || r.item.attempts !== n - 1 || r.item.status !== 'pending') return DONE;
+    cur = { ...r.item, lastAttemptAt: claimed.lastAttemptAt }; // a replay changed seq/maxAttempts meanwhile: decide again
   }
   return resend(msg, 5);
 }

@@ -1,7 +1,8 @@
 /**
  * The event pipeline on the table's stream (DESIGN 9.6), against DynamoDB Local's real stream
  * and the SQS emulator: business transactions write one compact event item; the stream
- * consumer makes each (event, endpoint) delivery exactly once, also when it dies between
+ * consumer makes each (event, endpoint) delivery exactly once (its record; each attempt is
+ * POSTed at least once, a duplicate with the same id and body: DESIGN 10.2), also when it dies between
  * reading the stream and its checkpoint, or when its own calls fail half-way (injected into
  * the SDK clients it uses, in the `integration` project, where it runs in this process); a
  * receiver outage leaves no retry waiting in flight. The local latency of DESIGN 6.9 is timed
@@ -137,8 +138,9 @@ describe('the stream consumer', () => {
       data: billingResponse({ reference: 'STREAM-1', status: 'succeeded' }),
     });
     expect(stream.stats.invocations).toBeGreaterThan(before);
-    // The record's id is the event's and the endpoint's: the one delivery of that pair.
-    const d = await getItem<DeliveryItem>(deliveryKey(deliveryIdFor(ev!.id, hook.endpointId)));
+    // The record's id is the event's and the endpoint's: the one delivery of that pair (made by
+    // the attempt's outcome write, after the POST: DESIGN 10.2).
+    const d = await waitUntil('the delivery record', () => getItem<DeliveryItem>(deliveryKey(deliveryIdFor(ev!.id, hook.endpointId))));
     expect(d).toMatchObject({ eventId: ev!.id, endpointId: hook.endpointId, ownerId: m.id });
     // The compact event item: no signed body, no delivery ids.
     const item = await getItem<Record<string, unknown>>(eventKey(ev!.id));
@@ -170,7 +172,7 @@ describe('the stream consumer', () => {
   });
 });
 
-describe('a delivery before its first claim', () => {
+describe('a delivery before its first recorded attempt', () => {
   it.runIf(inProcess)(
     'has no record yet, and every read shows it pending from the receipt; a replay makes its record, and it is delivered once',
     { timeout: 300_000 },
@@ -178,14 +180,11 @@ describe('a delivery before its first claim', () => {
       const m = await t.participant('merchant');
       const hook = await webhook(t, rx, m, { label: 'unclaimed' });
       await t.app.settle();
-      // Every claim fails (DynamoDB refusing the worker's conditional write): no record is made.
+      // The worker's read of the delivery fails (DynamoDB refusing it): no attempt, no record is made.
       const faults = injectFaults({
         seed: 11,
         dynamo: [{ layer: 'call', rate: 1 }],
-        match: (command, input) => {
-          const s = JSON.stringify(input ?? {});
-          return (command.startsWith('UpdateItem') || command === 'Update') && s.includes('"WHDL#') && s.includes(':token');
-        },
+        match: (command, input) => (command.startsWith('GetItem') || command === 'Get') && JSON.stringify(input ?? {}).includes('"WHDL#'),
       });
       faults.enable();
       let ev: { id: string } | undefined;
@@ -193,7 +192,9 @@ describe('a delivery before its first claim', () => {
       try {
         [ev] = await commit([], [{ type: 'billing.response', to: m.id, data: billingResponse({ reference: 'UNCLAIMED-1' }) }]);
         id = deliveryIdFor(ev!.id, hook.endpointId);
-        await waitUntil('a claim refused', async () => (faults.stats.injected > 0 ? true : undefined));
+        await waitUntil('a read refused', async () => (faults.stats.injected > 0 ? true : undefined));
+        // Reads work again (the worker's message waits out its visibility timeout, in flight).
+        faults.remove();
         expect(await getItem(deliveryKey(id))).toBeUndefined();
 
         const seen = await t.call('GET', `/v1/events/${ev!.id}`, { key: m.apiKey });
@@ -248,7 +249,7 @@ describe('a delivery before its first claim', () => {
       await rx.waitFor(hook.path, (r) => r.some((q) => q.headers['x-webhook-id'] === ev!.id && q.status === 200));
       await t.app.settle(60_000);
       expect((await records([id])).get(id)).toMatchObject({ status: 'delivered', attempts: 1 });
-      // The first message, which the refused claims left in flight, comes back after its
+      // The first message, which the refused read left in flight, comes back after its
       // visibility timeout (60 s) and is dropped: nothing is left in the lanes, and no second request.
       await waitUntil(
         'the first message back and dropped',
@@ -291,7 +292,7 @@ function carriedRequest(bankId: string, reference: string) {
   };
 }
 
-describe('exactly once per endpoint and event', () => {
+describe('one delivery per endpoint and event, each attempt at least once', () => {
   it('across consumer crashes between the stream read and the checkpoint, and calls that fail half-way', { timeout: 300_000 }, async () => {
     const p = await t.participant('provider');
     const m = await t.participant('merchant', { providerId: p.id });
@@ -372,20 +373,20 @@ describe('exactly once per endpoint and event', () => {
     // One record per pair, none other.
     const recs = await deliveryRecordsOf(new Set(events.map((e) => e.id)));
     expect(recs.map((d) => d.id).sort()).toEqual(allPairs.map(({ e, h }) => deliveryIdFor(e.id, h.endpointId)).sort());
-    // Each pair: exactly one POST per recorded attempt or cut, and one 2xx among its counted
-    // attempts. A cut attempt (fast-lane budget, 500 ms, passed on a loaded machine) was sent
-    // and may have been answered 2xx after the worker stopped waiting: it is not counted, and
-    // the receiver sees that event again (docs/decisions/webhook-delivery.md, "every request a
-    // receiver saw is an attempt or a cut"). So a pair has 1 to 1 + cuts 2xx.
+    // Each pair: at least one POST per recorded attempt or cut (DESIGN 10.2: at least once per
+    // attempt; two copies of one message may both POST), never a lost event (a 2xx), and every
+    // copy the same id and body. A cut attempt (fast-lane budget, 500 ms, passed on a loaded
+    // machine) was sent and may have been answered 2xx after the worker stopped waiting: it is
+    // not counted, and the receiver sees that event again (docs/decisions/webhook-delivery.md).
     const byId = await records(recs.map((d) => d.id));
     const problems: string[] = [];
     for (const { e, h } of allPairs) {
       const d = byId.get(deliveryIdFor(e.id, h.endpointId))!;
       const got = rx.received(h.path).filter((r) => r.headers['x-webhook-id'] === e.id);
       if (d.status !== 'delivered') problems.push(`${d.id} is ${d.status}`);
-      if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
+      if (got.length < sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
       const ok = got.filter((r) => r.status < 300).length;
-      if (ok < 1 || ok > 1 + Number(d.cuts ?? 0)) {
+      if (ok < 1) {
         // Which path sent it again: the chain (seq), recovery and the attempts' own record.
         const log = (d.attemptLog ?? []).map((a) => `${a.attempt}:${a.statusCode ?? a.error}`).join(',');
         problems.push(`${d.id}: ${ok} 2xx (seq ${d.seq}, recoveries ${d.recoveries ?? 0}, cuts ${d.cuts ?? 0}, log ${log})`);
@@ -537,8 +538,10 @@ describe('a receiver outage', () => {
     const problems: string[] = [];
     for (const d of done.values()) {
       const got = rx.received(hook.path).filter((r) => r.headers['x-webhook-id'] === d.eventId);
-      if (got.length !== sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
-      if (got.at(-1)!.status !== 200 || got.filter((r) => r.status === 200).length !== 1) problems.push(`${d.id}: not one final 200`);
+      // At least once per attempt (DESIGN 10.2): every recorded attempt was sent, the event was delivered, every copy alike.
+      if (got.length < sent(d)) problems.push(`${d.id}: ${got.length} requests for ${d.attempts} attempts and ${d.cuts ?? 0} cut`);
+      if (!got.some((r) => r.status === 200)) problems.push(`${d.id}: no 200`);
+      if (new Set(got.map((r) => r.body)).size !== 1) problems.push(`${d.id}: bodies differ between attempts`);
     }
     expect(problems).toEqual([]);
     // The waits past the queue's delay went through the due index: the tick sent those messages.

@@ -374,6 +374,34 @@ describe('rate limiting', () => {
     expect(stored).toMatchObject({ rlw_default: next, rln_default: 6 });
   });
 
+  it('writes no DynamoDB item per request: the count is flushed every 5 % of the limit, lastUsedAt with it', async () => {
+    // DESIGN 10.2: a fresh key's first request stamps lastUsedAt (and opens the window); the next
+    // requests are counted in the instance and written in one batch once 5 % of the limit (600:
+    // 30) is held, the headers exact all along.
+    const m = await t.participant('merchant');
+    let key = apiKeyKey('');
+    let afterFirst: Record<string, unknown> | undefined;
+    let afterThirty: Record<string, unknown> | undefined;
+    const answers = await inOneRateWindow(async () => {
+      // a new key each time (see inOneRateWindow)
+      const created = await t.call('POST', `/v1/operator/participants/${m.id}/keys`, { key: t.operatorKey });
+      const apiKey: string = created.body.data.apiKey;
+      key = apiKeyKey(sha256Hex(apiKey));
+      const calls = [await t.call('GET', '/v1/balance/details', { key: apiKey })];
+      afterFirst = await getItem<Record<string, unknown>>(key, true);
+      for (let i = 0; i < 29; i++) calls.push(await t.call('GET', '/v1/balance/details', { key: apiKey }));
+      afterThirty = await getItem<Record<string, unknown>>(key, true);
+      calls.push(await t.call('GET', '/v1/balance/details', { key: apiKey }));
+      return calls;
+    });
+    const last = answers.at(-1)!;
+    expect(afterFirst).toMatchObject({ rln_default: 1 });
+    expect(typeof afterFirst!.lastUsedAt).toBe('string');
+    expect(afterThirty).toEqual(afterFirst);
+    expect(await getItem(key, true)).toMatchObject({ rln_default: 31 });
+    expect(last.headers.get('x-ratelimit-remaining')).toBe(String(600 - 31));
+  });
+
   it('does not rate limit the operator key', async () => {
     const r = await t.call('POST', `/v1/operator/participants/nope/keys`, { key: t.operatorKey });
     expect(r.headers.get('x-ratelimit-limit')).toBeNull();

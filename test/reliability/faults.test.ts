@@ -385,6 +385,67 @@ describe('storing the idempotent answer fails (DynamoDB down for that one write)
   });
 });
 
+describe('a keyed bank answer killed between its commit and its reply (DESIGN 10.2)', () => {
+  // The answer's transaction commits (with the key's record in it) and the reply is lost, as
+  // when the process dies right after the commit: the bank's retry with the same key must get
+  // the first 200, not a 409 "already answered" stored as the key's answer.
+  const killedAfterCommit = (seed: number, id: string) =>
+    injectFaults({
+      seed,
+      dynamo: [{ layer: 'call', rate: 1, afterShare: 1 }],
+      commands: /^TransactWriteItems$/,
+      match: (_command, input) => JSON.stringify(input ?? '').includes(id),
+    });
+  /** `body` answers resource `id`: the one transaction that writes it commits and its reply is lost. */
+  const answerKilled = async (seed: number, path: string, key: string, id: string, body: Record<string, unknown>) => {
+    const request = { key, body, headers: { 'idempotency-key': `killed-${seed}-${Date.now()}` } };
+    const f = killedAfterCommit(seed, id);
+    f.enable();
+    const killed = await t.call('POST', path, request);
+    f.remove();
+    expect(f.stats.injected, f.describe()).toBe(1);
+    expect(killed.status, JSON.stringify(killed.body)).toBe(500);
+    const retry = await t.call('POST', path, request);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    return retry.body.data;
+  };
+
+  it('bank-response and refund-response: the retry with the same key answers the original 200', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring' });
+    const b = await t.call('POST', '/v1/customer/bill', {
+      key: a.merchant.apiKey,
+      body: { agreementPhrases: [a.agreementPhrase], amount: 30, currency: 'NGN', description: 'killed answer' },
+    });
+    expect(b.status).toBe(201);
+    const billingRequestId: string = b.body[0].billingRequestId;
+    const approved = await answerKilled(41, '/v1/billing/bank-response', a.bank.apiKey, billingRequestId, {
+      billingRequestId,
+      action: 'approve_recurring',
+      bankTransactionId: `BTX-killed-${Date.now()}`,
+    });
+    expect(approved).toMatchObject({ billingRequestId, status: 'succeeded' });
+
+    const rf = await t.call('POST', '/v1/refunds/initiate', {
+      key: a.merchant.apiKey,
+      body: { reference: b.body[0].reference, amount: 10 },
+    });
+    expect(rf.status).toBe(201);
+    const refundId: string = rf.body.data.refundId;
+    // Processing first, so that the keyed answer's one transaction is the completion.
+    const processing = await t.call('POST', '/v1/billing/refund-response', {
+      key: a.bank.apiKey,
+      body: { refundId, status: 'processing' },
+    });
+    expect(processing.status).toBe(200);
+    const completed = await answerKilled(42, '/v1/billing/refund-response', a.bank.apiKey, refundId, { refundId, status: 'completed' });
+    expect(completed).toMatchObject({ refundId, status: 'completed', amount: 10 });
+    // Applied once: the transaction shows the one refund.
+    const tx = await t.call('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: b.body[0].reference } });
+    expect(tx.body.data).toMatchObject({ status: 'partially_refunded', refundedAmount: 10 });
+  });
+});
+
 describe('"retry shortly" and the Idempotency-Key', () => {
   it('a billing refused as busy (409, nothing written) is executed again when retried with the same key', async () => {
     const a = await agreement(t, { decision: 'approve_recurring' });

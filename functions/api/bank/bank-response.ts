@@ -1,12 +1,17 @@
-import { answerBilling, bankResponseSchema } from '../../billing/bank-answer';
+import { answerBilling, bankResponseSchema, type BankAnswered } from '../../billing/bank-answer';
 import { BILLING_MSG } from '../../billing/messages';
 import { endpoint, ok } from '../../http/endpoint';
+
+const reply = (answered: BankAnswered) => ok(200, BILLING_MSG.answered, answered);
 
 /**
  * POST /v1/billing/bank-response (bank, its own customers' billing requests only): the
  * customer's answer (billing/bank-answer.ts). Answered already or expired -> 409; another
- * bank's (or an unknown) request -> 404.
+ * bank's (or an unknown) request -> 404. With an Idempotency-Key the route is `deferred`: the
+ * key's record, with its 200, is written in the answer's own transaction (DESIGN 10.2), so a
+ * crash after the commit cannot leave the change without its answer; a refusal is stored after.
  */
-export const handler = endpoint({ body: bankResponseSchema }, async ({ body, principal }) =>
-  ok(200, BILLING_MSG.answered, await answerBilling(principal.id, body)),
-);
+export const handler = endpoint({ body: bankResponseSchema, idempotency: 'deferred' }, async ({ body, principal, idempotency }) => {
+  const work = answerBilling(principal.id, body, idempotency?.rider(reply));
+  return reply(await (idempotency ? idempotency.answering(work) : work));
+});
