@@ -69,6 +69,10 @@ export const config = {
   /** Withdrawal bounds shown with the balance, in major units (NGN). */
   withdrawalMin: () => num('WITHDRAWAL_MIN', 100),
   withdrawalMax: () => num('WITHDRAWAL_MAX', 10_000_000),
+  /** Discovery budgets (DESIGN 10.5): a merchant's customer look-ups per Lagos day, unless its provider set its own. */
+  discoveryDailyLimit: () => num('DISCOVERY_DAILY_LIMIT', 1_000),
+  /** ... and how many of them may find no customer. */
+  discoveryMissLimit: () => num('DISCOVERY_MISS_LIMIT', 100),
   /** Customer protection (DESIGN 8.5): the bank's `billing.upcoming` comes this long before each recurring run (0 = off). */
   preDebitNoticeSeconds: () => Math.max(0, num('PRE_DEBIT_NOTICE_SECONDS', 86_400)),
   /** Sandbox only: a refund completes this long after it was initiated. */

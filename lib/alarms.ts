@@ -39,6 +39,8 @@ export const ALARM_THRESHOLDS = {
   queueAgeSeconds: { default: 300, webhooks: 1200, 'webhooks-slow': 1200 } as Record<string, number>,
   tickLagSeconds: 120,
   eventStreamIteratorAgeMs: 60_000,
+  /** Merchants that reached a discovery limit (DESIGN 10.5) in 5 minutes: any one is worth a look (a leaked key mapping customers, or a limit set too low). */
+  discoveryLimited: 0,
 };
 
 /**
@@ -52,6 +54,16 @@ export const TICK_LAG_METRIC = {
   metricName: 'TickLagSeconds',
   dimensions: (stage: StageName) => ({ service: 'idpay', stage }),
 } as const;
+
+/** A merchant reached its discovery limit of the day (DESIGN 10.5): emitted once per merchant-day by customers/discovery-store.ts. */
+export const discoveryLimitedMetric = (stage: StageName, period = Duration.minutes(5)) =>
+  new cloudwatch.Metric({
+    namespace: TICK_LAG_METRIC.namespace,
+    metricName: 'DiscoveryLimited',
+    dimensionsMap: TICK_LAG_METRIC.dimensions(stage),
+    statistic: 'Sum',
+    period,
+  });
 
 export const tickLagMetric = (stage: StageName, period = Duration.minutes(1)) =>
   new cloudwatch.Metric({
@@ -103,6 +115,7 @@ export const schedulerMetric = (metricName: 'TargetErrorCount' | 'InvocationDrop
  * - each work queue: age of the oldest message above ALARM_THRESHOLDS.queueAgeSeconds;
  * - the Scheduler group: target errors > 0 and dropped invocations > 0 (5 min);
  * - tick lag (TICK_LAG_METRIC, max) > 120 s for two minutes in a row;
+ * - discovery: a merchant reached its daily look-up or miss limit (DiscoveryLimited > 0 in 5 min);
  * - the event stream: a failed batch described to its failure queue (> 0 visible), its
  *   consumer's iterator age (max) > 60 s for two minutes in a row.
  */
@@ -255,6 +268,13 @@ export class Alarms extends Construct {
       tickLagMetric(props.stage),
       t.tickLagSeconds,
       2,
+    );
+    alarm(
+      'DiscoveryLimited',
+      'discovery-limited',
+      "A merchant reached its discovery limit of the Lagos day (customer look-ups or misses): see the provider's audit log (merchant.discovery_limited); a leaked key mapping customers, or a limit the provider should raise",
+      discoveryLimitedMetric(props.stage),
+      t.discoveryLimited,
     );
     alarm(
       'EventStreamFailures',

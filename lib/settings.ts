@@ -48,6 +48,8 @@ export const RUNTIME_SETTINGS: Record<string, SettingRule> = {
   WEBHOOK_RECOVERY_GRACE_SECONDS: 'seconds',
   RATE_LIMIT_PER_MINUTE: 'count',
   RATE_LIMITS: 'json',
+  DISCOVERY_DAILY_LIMIT: 'count',
+  DISCOVERY_MISS_LIMIT: 'count',
   LOG_LEVEL: 'logLevel',
   PRE_DEBIT_NOTICE_SECONDS: 'seconds',
   DISPUTE_RESPONSE_SECONDS: 'seconds',

@@ -127,6 +127,8 @@ export async function startBenchStack(opts: StackOptions = {}): Promise<BenchSta
         APP_SECRETS: JSON.stringify({ masterKey: randomToken(64) }),
         LOG_LEVEL: 'SILENT',
         RATE_LIMIT_PER_MINUTE: '1000000',
+        // Setup finds every customer with one merchant's key (DESIGN 10.5's budgets are not what is measured).
+        DISCOVERY_DAILY_LIMIT: '100000',
         ...opts.env,
       },
     });

@@ -9,6 +9,7 @@ import { TransactionsPage } from './pages/Transactions';
 import { SchedulePage, SchedulesPage } from './pages/Schedules';
 import { DisputePage, DisputesPage } from './pages/Disputes';
 import { CustomersPage } from './pages/Customers';
+import { CustomerPage } from './pages/Consents';
 import { DecisionPage, DecisionsPage } from './pages/Decisions';
 import { MerchantsPage } from './pages/Merchants';
 import { ApplicationsPage } from './pages/Applications';
@@ -115,6 +116,14 @@ const DETAILS: Detail[] = [
     page: (id) => <DecisionPage id={id} />,
     kinds: ['merchant'],
     needs: ['GET', '/v1/customer-decisions/{id}'],
+  },
+  {
+    // DESIGN 10.5: a customer's consents, reached from its decisions and the Customers page.
+    prefix: 'customers/',
+    parent: 'decisions',
+    page: (id) => <CustomerPage id={id} />,
+    kinds: ['bank'],
+    needs: ['GET', '/v1/bank/customers/{customerId}/consents'],
   },
   {
     prefix: 'events/',

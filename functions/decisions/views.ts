@@ -338,3 +338,34 @@ export function decisionRange(
     filter,
   );
 }
+
+/** The decisions that let a merchant bill (DESIGN 10.5 "standing consents"). */
+export const STANDING_DECISIONS: readonly DecisionValue[] = ['approve_once', 'approve_recurring'];
+
+/**
+ * Whether a decision is a standing consent at `now`: it approves billing, does not block the
+ * merchant, and its validity has not ended (one that starts later counts: it lets the
+ * merchant bill later). The same rule as `standingConsentRange`'s filter.
+ */
+export const isStandingConsent = (d: Pick<DecisionItem, 'decision' | 'blockMerchant' | 'validTo'>, now: Date): boolean =>
+  STANDING_DECISIONS.includes(d.decision) && d.blockMerchant !== true && (d.validTo == null || Date.parse(d.validTo) >= now.getTime());
+
+/**
+ * A bank's customer's standing consents (DESIGN 10.5), newest first: the bank's decision list
+ * (gsi3 `BDEC#<bank>`) filtered to the customer and to `isStandingConsent` at `now`.
+ */
+export function standingConsentRange(bankId: string, customerId: string, now: Date): ListRange {
+  const standing = {
+    expression:
+      '#fsd IN (:fsd0, :fsd1) AND #fsb <> :fsb AND (attribute_not_exists(#fsv) OR attribute_type(#fsv, :fsnull) OR #fsv >= :fsnow)',
+    names: { '#fsd': 'decision', '#fsb': 'blockMerchant', '#fsv': 'validTo' },
+    values: {
+      ':fsd0': STANDING_DECISIONS[0],
+      ':fsd1': STANDING_DECISIONS[1],
+      ':fsb': true,
+      ':fsnull': 'NULL',
+      ':fsnow': now.toISOString(),
+    },
+  };
+  return indexRange('gsi3', bankDecisionsPk(bankId), equalsFilter({ customerId }, [standing]));
+}

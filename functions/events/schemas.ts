@@ -136,12 +136,29 @@ export const billingResponseData = z.object({
   nextRetryAt: dateTime.optional().describe('With willRetry true: when the retry runs (a Lagos business day)'),
 });
 
+const discoveryLimits = {
+  discoveryDailyLimit: z.number().int().describe('Customer look-ups the merchant may make per Lagos day'),
+  discoveryMissLimit: z.number().int().describe('Look-ups that find no customer it may make per Lagos day'),
+};
+
 export const merchantTrustUpdatedData = z.object({
   entityId: id('Merchant id'),
   trusted: z.boolean(),
   trustLevel: z.enum(['basic', 'enhanced', 'premium']),
   deviceLookupEnabled: z.boolean(),
   lastVerified: dateTime,
+  ...discoveryLimits,
+});
+
+export const merchantDiscoveryLimitedData = z.object({
+  entityId: id('Merchant id'),
+  limit: z.enum(['lookups', 'misses']).describe('The limit reached: all look-ups, or those that found no customer'),
+  day: z.string().describe('The Lagos day (YYYY-MM-DD) whose budget is used up'),
+  lookups: z.number().int().describe('Look-ups counted that day when the limit was reached'),
+  misses: z.number().int().describe('Of them, those that found no customer'),
+  ...discoveryLimits,
+  resetsAt: dateTime.describe('The next Lagos midnight: look-ups are answered again from then'),
+  testClock: z.string().optional().describe("Sandbox: the test clock the look-ups ran on (their Lagos day is the clock's)"),
 });
 
 /** Every `schedule.*` event: the schedule as the API shows it, plus the fields of that change. */
@@ -350,6 +367,11 @@ export const EVENT_CATALOG: Record<EventType, EventDoc> = {
     receiver: 'The merchant and its provider',
     when: "A provider changed the merchant's trust (PATCH /v1/provider/merchant/trust)",
     data: merchantTrustUpdatedData,
+  },
+  'merchant.discovery_limited': {
+    receiver: 'The merchant and its provider',
+    when: "The merchant reached its discovery limit of the Lagos day (look-ups, or look-ups that found no customer): further look-ups answer 429 until the next Lagos midnight. Once per merchant and Lagos day (the sandbox's magic e-mail discovery.limited@sandbox.idpay.test sends it every time)",
+    data: merchantDiscoveryLimitedData,
   },
   'schedule.created': { receiver: 'The merchant and its provider', when: 'A recurring schedule was created', data: scheduleCreatedData },
   'schedule.paused': {

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'billing.response',
   'billing.upcoming',
   'merchant.trust.updated',
+  'merchant.discovery_limited',
   'schedule.created',
   'schedule.paused',
   'schedule.resumed',

@@ -58,6 +58,9 @@ export interface MerchantRecord extends Participant {
   trustLevel?: TrustLevel;
   deviceLookupEnabled?: boolean;
   lastVerified?: string;
+  /** Discovery limits its provider set (DESIGN 10.5); absent = the deployment's defaults. */
+  discoveryDailyLimit?: number;
+  discoveryMissLimit?: number;
   /** Optimistic-concurrency counter of trust changes. */
   trustVersion?: number;
 }
@@ -252,14 +255,32 @@ export async function updateMerchantProfile(providerId: string, merchantId: stri
  * version read, so two concurrent changes never lose one another's fields: the loser's
  * transaction is cancelled at index 0 and it retries on a fresh read.
  */
-export function trustUpdateItem(merchant: MerchantRecord, next: TrustState, lastVerified: string): TransactItem {
+export function trustUpdateItem(
+  merchant: MerchantRecord,
+  next: TrustState,
+  lastVerified: string,
+  limits: DiscoveryLimitChanges = {},
+): TransactItem {
   const version = merchant.trustVersion ?? 0;
+  // A discovery limit given sets it; null removes it (the deployment's default again); omitted keeps it.
+  const set: string[] = [];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [attr, value] of Object.entries(limits)) {
+    if (value === undefined) continue;
+    if (value === null) remove.push(attr);
+    else {
+      set.push(`${attr} = :${attr}`);
+      values[`:${attr}`] = value;
+    }
+  }
   return {
     Update: {
       TableName: table(),
       Key: participantKey(merchant.id),
       UpdateExpression:
-        'SET trusted = :t, trustLevel = :l, deviceLookupEnabled = :d, lastVerified = :v, trustVersion = :nv, updatedAt = :v',
+        `SET ${['trusted = :t, trustLevel = :l, deviceLookupEnabled = :d, lastVerified = :v, trustVersion = :nv, updatedAt = :v', ...set].join(', ')}` +
+        (remove.length ? ` REMOVE ${remove.join(', ')}` : ''),
       ConditionExpression:
         version === 0
           ? 'attribute_exists(pk) AND providerId = :prov AND attribute_not_exists(trustVersion)'
@@ -272,9 +293,16 @@ export function trustUpdateItem(merchant: MerchantRecord, next: TrustState, last
         ':nv': version + 1,
         ':prov': merchant.providerId,
         ...(version === 0 ? {} : { ':ov': version }),
+        ...values,
       },
     },
   };
+}
+
+/** The discovery limits a trust change sets (DESIGN 10.5): a number sets, null removes, undefined keeps. */
+export interface DiscoveryLimitChanges {
+  discoveryDailyLimit?: number | null;
+  discoveryMissLimit?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------

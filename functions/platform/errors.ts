@@ -236,6 +236,7 @@ export const MSG = messages({
   trustLevelForbidden: [403, 'insufficient_trust_permission', 'Insufficient permissions to modify trust level', { param: 'trustLevel' }],
   batchNotFound: [404, 'batch_not_found', 'Batch not found'],
   deviceLookupForbidden: [403, 'device_lookup_not_permitted', 'Device lookup not permitted for this merchant'],
+  discoveryLimit: [429, 'discovery_limit', 'Discovery limit reached'],
   deviceLinkedElsewhere: [409, 'device_already_linked', 'Device is already linked to another customer', { param: 'deviceId' }],
   // Agreements
   billingIntentNotFound: [404, 'billing_intent_not_found', 'Billing intent not found'],
@@ -255,6 +256,10 @@ export const MSG = messages({
 
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new AppError(429, MSG.tooManyRequests, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
+/** DESIGN 10.5: a merchant over its discovery budget, until the next Lagos day. */
+export const discoveryLimited = (retryAfterSeconds: number) =>
+  new AppError(429, MSG.discoveryLimit, undefined, { 'Retry-After': String(retryAfterSeconds) });
 
 /** Sandbox test helpers: their answers and refusals (`POST /v1/sandbox/...`). */
 export const SANDBOX_MSG = messages({

@@ -13,6 +13,7 @@
  *   ConflictRetries         transaction-conflict retries (contention on the same items)
  *   WebhookAttempts, WebhookFailures, WebhookLatency (ms)
  *   TickLagSeconds          scheduler tick start minus its scheduled time (lib/alarms.ts alarms on it)
+ *   DiscoveryLimited        a merchant reached a discovery limit (once per merchant-day; lib/alarms.ts alarms on it)
  *
  * Off Lambda (the local server, tests) EMF lines go to the listeners of `onMetricsLine`
  * only, so `npm start` is not flooded; on Lambda to stdout, where CloudWatch extracts them
@@ -30,7 +31,8 @@ export type MetricName =
   | 'WebhookAttempts'
   | 'WebhookFailures'
   | 'WebhookLatency'
-  | 'TickLagSeconds';
+  | 'TickLagSeconds'
+  | 'DiscoveryLimited';
 
 const UNITS: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = {
   BillingRequests: MetricUnit.Count,
@@ -42,6 +44,7 @@ const UNITS: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = 
   WebhookFailures: MetricUnit.Count,
   WebhookLatency: MetricUnit.Milliseconds,
   TickLagSeconds: MetricUnit.Seconds,
+  DiscoveryLimited: MetricUnit.Count,
 };
 
 export const METRICS_NAMESPACE = 'idpay';

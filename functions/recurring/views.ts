@@ -15,8 +15,8 @@ import { newId } from '../domain/ids';
 import type { Frequency } from '../domain/schedule-dates';
 import type { CompletionReason, ScheduleDates } from './policy';
 import type { BillItem } from '../bills/types';
-import { getItem, queryPages } from '../platform/table';
-import { equalsFilter, indexRange, type ListRange } from '../platform/list-page';
+import { getItem, queryPages, type Item } from '../platform/table';
+import { equalsFilter, indexRange, readRange, type ListRange } from '../platform/list-page';
 import { parseItem, type Shape } from '../platform/parse';
 
 export const SCHEDULE_ID_PREFIX = 'sch';
@@ -325,6 +325,29 @@ export function scheduleRange(owner: { merchantId: string } | { bankId: string }
     byMerchant ? merchantSchedulesPk(owner.merchantId) : bankSubscriptionsPk(owner.bankId),
     filter,
   );
+}
+
+/** The schedules that may still bill: active, paused (until resumed) or with a run at the bank. */
+export const STANDING_SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'processing'];
+
+/**
+ * A bank's customer's schedules that may still bill (DESIGN 10.5's consents), newest first, as
+ * the consents view shows them (amount in major units): one filtered read of the bank's
+ * subscriptions, at most `max`.
+ */
+export async function customerSchedules(bankId: string, customerId: string, max = 1_000) {
+  const range = scheduleRange({ bankId }, { customerId });
+  const items = await readRange<Item>(range, max);
+  return items
+    .map((it) => parseSchedule(it)!)
+    .filter((s) => STANDING_SCHEDULE_STATUSES.includes(s.status))
+    .map((s) => ({
+      scheduleId: s.scheduleId,
+      decisionId: s.decisionId,
+      status: s.status,
+      amount: toMajor(s.amount),
+      nextRunAt: s.nextBillingDate,
+    }));
 }
 
 /** The stored item of a schedule id (a list cursor; the pager checks it lies in the caller's list). */

@@ -23,6 +23,14 @@ import type { DisputeReason } from '../disputes/views';
 
 /** Domain of every magic email (`.test` is reserved: it can never reach a real mailbox). */
 export const SANDBOX_EMAIL_DOMAIN = 'sandbox.idpay.test';
+/**
+ * The magic e-mail of discovery budgets (DESIGN 10.5): in the sandbox, `GET /v1/customer/banks`
+ * with it answers 429 `Discovery limit reached` (Retry-After to the next Lagos midnight) and
+ * sends `merchant.discovery_limited`, as a merchant over its budget would, every time and
+ * without using the budget.
+ */
+export const DISCOVERY_LIMIT_EMAIL = `discovery.limited@${SANDBOX_EMAIL_DOMAIN}`;
+
 /** Prefix of the magic device ids. */
 export const SANDBOX_DEVICE_PREFIX = 'sandbox-device-';
 

@@ -86,6 +86,9 @@ class Normaliser {
   }
 
   string(value: string, field: string | undefined): string {
+    // An API version is a name that looks like a date: never shifted with the example's times
+    // (an event recorded on a test clock years ahead keeps the version it was written at).
+    if (field === 'apiVersion') return value;
     if (field && SECRET_FIELDS.has(field) && value.length > 0) {
       const prefix = /^(sk_(sandbox|live)_|whsec_)/.exec(value)?.[1];
       if (!prefix) return this.placeholder('secret', value, (n) => `example_${field}_${n}`);

@@ -147,6 +147,20 @@ describe.each(['sandbox', 'live'] as const)('%s observability', (stage) => {
     });
   });
 
+  it('alarms on the discovery limits (DESIGN 10.5): any merchant reaching one in 5 minutes', () => {
+    expect(alarm('discovery-limited')).toMatchObject({
+      Namespace: TICK_LAG_METRIC.namespace,
+      MetricName: 'DiscoveryLimited',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 0,
+      Dimensions: expect.arrayContaining([
+        { Name: 'service', Value: 'idpay' },
+        { Name: 'stage', Value: stage },
+      ]),
+    });
+  });
+
   it('has one dashboard, idpay-<stage>, showing every service alarm and each area', () => {
     const dashboards = Object.values(b().resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);

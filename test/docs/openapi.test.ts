@@ -22,6 +22,7 @@ import { RESPONSE_FACTS } from '../../scripts/openapi/overlay';
 import { rolesFor } from '../../functions/identity/roles';
 import { ROUTES, routeKey, routesFor, type Route } from '../../functions/routes';
 import { ERROR_TYPES, errorTable, errorTypeOf } from '../../functions/platform/errors';
+import { apiVersions } from '../../functions/platform/api-request';
 import { RETRY_SHORTLY_CODES } from '../../sdk/src/client';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
@@ -384,6 +385,8 @@ describe.each(['sandbox', 'live'] as const)('the %s document: worked examples', 
       else {
         problems.push(...invalid(media.example, 'webhooks', type, 'post', 'requestBody', 'content', 'application/json'));
         expect((media.example as Json).type).toBe(type);
+        // Written at a version the API serves (a recording's time shift never touches it).
+        expect(apiVersions(), type).toContain((media.example as Json).apiVersion);
       }
     }
     expect(problems).toEqual([]);

@@ -9,7 +9,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { withAppAndReceiver, type TestApp } from '../support/app';
-import { agreement, bankResponse, bill, type Agreement } from '../support/flows';
+import { agreement, bankResponse, bill, decide, lookupPhraseFor, type Agreement } from '../support/flows';
 import { getDecision } from '../../functions/decisions/views';
 import { ledgerProblems } from '../support/billing-table';
 import type { Receiver } from '../../local/receiver';
@@ -332,5 +332,104 @@ describe('history (DESIGN 8.5)', () => {
     expect(b.body).toMatchObject({ success: false, message: 'Customer decision not found' });
     const unknown = await t.call('GET', '/v1/customer-decisions/dec_unknown0000/history', { key: a.merchant.apiKey });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("the customer's consents in one view (DESIGN 10.5)", () => {
+  const consents = async (a: Agreement, query: Record<string, string> = {}) => {
+    const r = await t.call('GET', `/v1/bank/customers/${a.customerId}/consents`, { key: a.bank.apiKey, query });
+    expect(r.status).toBe(200);
+    return r.body.data as { consents: Record<string, any>[]; hasMore: boolean };
+  };
+
+  it('lists every standing consent across merchants; what it says is left is what the next bill may take, after bills, a refund, a skipped run and a revoke', async () => {
+    const a = await recurringAgreement(t);
+    expect(
+      (await put(a, { spendingLimits: { single: 600, daily: 1000, monthly: 3000 }, maxPayments: 3, validTo: '2099-01-01T00:00:00.000Z' }))
+        .status,
+    ).toBe(200);
+    // The same customer's consent with a second merchant (no limits), and a third merchant's denial (not standing).
+    const other = await t.participant('merchant');
+    const denied = await t.participant('merchant');
+    for (const [m, decision] of [
+      [other, 'approve_once'],
+      [denied, 'deny'],
+    ] as const) {
+      const lookupPhrase = await lookupPhraseFor(t, m, a.email, a.bank.id);
+      await decide(t, { bank: a.bank, merchant: m, customerId: a.customerId, lookupPhrase, decision });
+    }
+
+    // Two paid bills (300 + 200), a refund of the first, a schedule whose next run the bank skips.
+    const paid: string[] = [];
+    for (const amount of [300, 200]) {
+      const b = await billOnce(a, amount);
+      expect(b.status).toBe(201);
+      expect((await bankResponse(t, a.bank, b.element.billingRequestId, 'approve_recurring')).status).toBe(200);
+      paid.push(b.element.reference);
+    }
+    await t.app.settle(30_000);
+    const refund = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference: paid[0], amount: 100 } });
+    expect(refund.status).toBe(201);
+    const scheduleId = await newSchedule(t, a, { startDate: '2098-01-15T09:00:00.000Z', amount: 50 });
+    const skipped = await t.call('POST', `/v1/bank/subscriptions/${scheduleId}/skip`, { key: a.bank.apiKey, body: { reason: 'away' } });
+    expect(skipped.status).toBe(200);
+
+    const view = await consents(a);
+    expect(view.hasMore).toBe(false);
+    expect(view.consents.map((c) => c.merchant.id)).toEqual([other.id, a.merchant.id]);
+    expect(view.consents[0]).toEqual({
+      decisionId: expect.any(String),
+      merchant: { id: other.id, name: other.name },
+      decision: 'approve_once',
+      spendingLimits: {},
+      maxPayments: null,
+      validFrom: null,
+      validTo: null,
+      schedules: [],
+      remaining: { single: null, daily: null, weekly: null, monthly: null, yearly: null, payments: null },
+    });
+    const mine = view.consents[1]!;
+    expect(mine).toMatchObject({
+      decisionId: a.decisionId,
+      merchant: { id: a.merchant.id, name: expect.any(String) },
+      decision: 'approve_recurring',
+      spendingLimits: { single: 600, daily: 1000, monthly: 3000 },
+      maxPayments: 3,
+      validTo: '2099-01-01T00:00:00.000Z',
+      schedules: [{ scheduleId, status: 'active', amount: 50, nextRunAt: '2098-02-15T09:00:00.000Z' }],
+      // A refund gives nothing back to the limits: the billing path counts what was billed.
+      remaining: { single: 600, daily: 500, weekly: null, monthly: 2500, yearly: null, payments: 1 },
+    });
+
+    // The smallest amount left (daily 500): one kobo more is refused, exactly that amount is billed.
+    const over = await billOnce(a, 500.01);
+    expect(over.element).toMatchObject({ statusCode: 403, message: LIMITS });
+    expect((await billOnce(a, 500)).status).toBe(201);
+    expect((await consents(a)).consents[1]!.remaining).toEqual({
+      single: 600,
+      daily: 0,
+      weekly: null,
+      monthly: 2000,
+      yearly: null,
+      payments: 0,
+    });
+    expect((await billOnce(a, 1)).element).toMatchObject({ statusCode: 403, message: NO_PAYMENTS });
+
+    // Paged as section 8.
+    const first = await consents(a, { limit: '1' });
+    expect([first.consents.length, first.hasMore]).toEqual([1, true]);
+    const second = await consents(a, { limit: '1', startingAfter: first.consents[0]!.decisionId });
+    expect([second.consents.map((c) => c.decisionId), second.hasMore]).toEqual([[a.decisionId], false]);
+
+    // Revoked (the bank's existing change to deny): gone from the view, and billing is refused.
+    expect((await put(a, { customerDecision: 'deny' })).status).toBe(200);
+    expect((await consents(a)).consents.map((c) => c.merchant.id)).toEqual([other.id]);
+    expect((await billOnce(a, 1)).element).toMatchObject({ statusCode: 403, message: 'Customer has not approved billing' });
+
+    // Another bank's customer is 404, as an unknown one.
+    const stranger = await t.participant('bank');
+    const foreign = await t.call('GET', `/v1/bank/customers/${a.customerId}/consents`, { key: stranger.apiKey });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.message).toBe('Customer not found');
   });
 });

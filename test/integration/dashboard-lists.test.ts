@@ -2,7 +2,8 @@
  * The dashboard's lists and object pages (DESIGN 9.7) in Debian's Chromium against the local
  * stack: every list pages by cursor with its filters in the URL (Events and Decisions through
  * more than one page, the filter kept across a reload and the back button); a schedule's page
- * and a decision's page, reached from their lists and from Search; customers' names and
+ * and a decision's page, reached from their lists and from Search; a bank's customer's consents
+ * (DESIGN 10.5) with their revoke; customers' names and
  * e-mails and merchants' names beside their ids; every page axe-clean and no wider than 375 px.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -172,6 +173,20 @@ describe('dashboard: pages of their own for a decision and a schedule', () => {
     await openPage(page, 'Home');
     await search(page, a.decisionId);
     await page.getByRole('heading', { level: 1, name: `Decision ${a.decisionId}` }).waitFor();
+
+    // Another customer's consents (DESIGN 10.5), from its decision's page: what the merchant may still take, revoked there.
+    const c = approved[2]!;
+    await page.goto(`${t.url}/dashboard/decisions/${c.decisionId}`);
+    await page.locator('dl.facts').getByRole('link', { name: 'all consents' }).click();
+    await page.getByRole('heading', { level: 1, name: `Customer ${c.customerId}` }).waitFor();
+    await expectRows(page, 'What each merchant may still take', 1);
+    await dataRows(page, 'What each merchant may still take').getByText('No limits').waitFor();
+    await check(page, 'bank customer consents page');
+    await page.getByRole('button', { name: `Revoke ${merchant.party.name}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('No merchant may bill this customer.').waitFor();
+    const revoked = await t.call('GET', `/v1/customer-decisions/${c.decisionId}`, { key: merchant.party.apiKey });
+    expect(revoked.body.data.decision).toBe('deny');
     await page.context().close();
 
     // At 375 px.

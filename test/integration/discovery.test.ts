@@ -356,3 +356,106 @@ describe('GET /v1/customer/banks', () => {
     expect(r.status).toBe(403);
   });
 });
+
+describe('discovery budgets (DESIGN 10.5)', () => {
+  const LIMITED = 'Discovery limit reached';
+  const clockAt = async (m: Party, frozenTime: string) => {
+    const r = await t.call('POST', '/v1/sandbox/test-clocks', { key: m.apiKey, body: { frozenTime } });
+    expect(r.status).toBe(201);
+    return { 'X-Test-Clock': r.body.data.clockId as string };
+  };
+  const eventsOf = async (key: string) => {
+    await t.app.settle(); // the events API lists what the stream consumer has fanned out
+    const r = await t.call('GET', '/v1/events', { key, query: { type: 'merchant.discovery_limited', limit: '100' } });
+    expect(r.status).toBe(200);
+    return r.body.data.events as { type: string; data: Record<string, unknown> }[];
+  };
+  const expectLimited = (r: { status: number; headers: Headers; body: any }, retryAfter: number) => {
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ statusCode: 429, success: false, message: LIMITED, code: 'discovery_limit' });
+    expect(r.headers.get('retry-after')).toBe(String(retryAfter));
+  };
+
+  it("a provider's limits apply to look-ups and misses across both look-ups; 429 until the next Lagos day; the event once per merchant-day, the audit entry in both logs", async () => {
+    const m = await t.participant('merchant', { providerId: provider.id });
+    const known = (await onboard(bankA)).rec.email;
+    const deviceId = `dev-${tag()}`;
+    expect((await link(bankA, { customerId: (await onboard(bankA)).id, phrase: 'p', deviceId })).status).toBe(200);
+
+    // The defaults until the provider sets them; bad values are 400 and change nothing.
+    const trust = () => t.call('GET', '/v1/provider/merchant/trust', { key: provider.apiKey, query: { entityId: m.id } });
+    expect((await trust()).body.data).toMatchObject({ discoveryDailyLimit: 1000, discoveryMissLimit: 100 });
+    for (const bad of [0, 100_001, 2.5, '5']) {
+      const r = await patchTrust({ entityId: m.id, trusted: false, discoveryMissLimit: bad });
+      expect(r.status, String(bad)).toBe(400);
+      expect(r.body.message).toBe('Invalid request parameters');
+    }
+    const set = await patchTrust({
+      entityId: m.id,
+      trusted: false,
+      deviceLookupEnabled: true,
+      discoveryDailyLimit: 4,
+      discoveryMissLimit: 2,
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.data).toMatchObject({ discoveryDailyLimit: 4, discoveryMissLimit: 2 });
+    expect((await trust()).body.data).toMatchObject({ deviceLookupEnabled: true, discoveryDailyLimit: 4, discoveryMissLimit: 2 });
+
+    // Day 1 (10:00 Lagos): two misses (one by e-mail, one by device) use the miss limit.
+    const day1 = await clockAt(m, '2031-03-10T10:00:00+01:00');
+    expect((await emailLookup(m.apiKey, `nobody.${tag()}@example.com`, day1)).status).toBe(404);
+    expect((await deviceLookup(m.apiKey, `dev-nobody-${tag()}`, day1)).status).toBe(404);
+    // Over it: refused whatever the look-up would find, by either look-up, 14 h before Lagos midnight.
+    expectLimited(await emailLookup(m.apiKey, known, day1), 14 * 3600);
+    expectLimited(await deviceLookup(m.apiKey, deviceId, day1), 14 * 3600);
+    // The provider acting for its merchant shares the merchant's budget.
+    expectLimited(await emailLookup(provider.apiKey, known, { ...day1, 'X-Entity-Id': m.id }), 14 * 3600);
+
+    // Day 2 (00:00 Lagos): served again; four look-ups use the daily limit, the fifth is refused.
+    const day2 = await clockAt(m, '2031-03-11T00:00:00+01:00');
+    for (let i = 0; i < 4; i++) expect((await emailLookup(m.apiKey, known, day2)).status).toBe(200);
+    expectLimited(await deviceLookup(m.apiKey, deviceId, day2), 24 * 3600);
+
+    // One event per merchant-day, to the merchant and its provider; the audit entry in both logs.
+    const events = await eventsOf(provider.apiKey);
+    const mine = events.filter((e) => e.data.entityId === m.id);
+    expect(mine.map((e) => [e.data.day, e.data.limit])).toEqual([
+      ['2031-03-11', 'lookups'],
+      ['2031-03-10', 'misses'],
+    ]);
+    expect(mine[1]!.data).toEqual({
+      entityId: m.id,
+      limit: 'misses',
+      day: '2031-03-10',
+      lookups: 2,
+      misses: 2,
+      discoveryDailyLimit: 4,
+      discoveryMissLimit: 2,
+      resetsAt: '2031-03-10T23:00:00.000Z',
+      testClock: expect.any(String),
+    });
+    expect((await eventsOf(m.apiKey)).filter((e) => e.data.entityId === m.id)).toHaveLength(2);
+    for (const key of [provider.apiKey, m.apiKey]) {
+      const log = await t.call('GET', '/v1/audit-log', { key, query: { limit: '100' } });
+      expect(log.status).toBe(200);
+      const entries = (log.body.data.entries as { action: string; target: string }[]).filter(
+        (e) => e.action === 'merchant.discovery_limited' && e.target === m.id,
+      );
+      expect(entries).toHaveLength(2);
+    }
+
+    // null returns a limit to the deployment's default (served again the same day); an omitted one is kept.
+    const reset = await patchTrust({ entityId: m.id, trusted: false, discoveryDailyLimit: null });
+    expect(reset.status).toBe(200);
+    expect((await trust()).body.data).toMatchObject({ discoveryDailyLimit: 1000, discoveryMissLimit: 2 });
+    expect((await emailLookup(m.apiKey, known, day2)).status).toBe(200);
+  });
+
+  it(`the sandbox's magic e-mail answers as a merchant over its budget, sends the event every time, and uses nothing of the budget`, async () => {
+    const m = await t.participant('merchant');
+    const at = await clockAt(m, '2031-03-10T23:30:00+01:00');
+    for (let i = 0; i < 2; i++) expectLimited(await emailLookup(m.apiKey, 'discovery.limited@sandbox.idpay.test', at), 30 * 60);
+    expect((await eventsOf(m.apiKey)).map((e) => e.data.limit)).toEqual(['misses', 'misses']);
+    expect((await emailLookup(m.apiKey, `nobody.${tag()}@example.com`, at)).status).toBe(404);
+  });
+});

@@ -26,6 +26,8 @@ async function newMerchants(providerKey: string, count = 1): Promise<{ id: strin
 }
 
 const patchTrust = (key: string, body: Record<string, unknown>) => t.call('PATCH', '/v1/provider/merchant/trust', { key, body });
+/** The discovery limits in force without a provider's own (DESIGN 10.5: GET and PATCH of the trust answer them). */
+const DEFAULT_DISCOVERY_LIMITS = { discoveryDailyLimit: 1000, discoveryMissLimit: 100 };
 const getTrust = (key: string, entityId: string) => t.call('GET', '/v1/provider/merchant/trust', { key, query: { entityId } });
 const setMax = (providerId: string, maxTrustLevel: string) =>
   t.call('PATCH', `/v1/operator/providers/${providerId}`, { key: t.operatorKey, body: { maxTrustLevel } });
@@ -57,7 +59,14 @@ describe('GET /v1/provider/merchant/trust', () => {
     const r = await getTrust(p.apiKey, m!.id);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ statusCode: 200, success: true, message: expect.any(String) });
-    expect(r.body.data).toEqual({ entityId: m!.id, trusted: false, trustLevel: 'basic', deviceLookupEnabled: false, lastVerified: null });
+    expect(r.body.data).toEqual({
+      entityId: m!.id,
+      trusted: false,
+      trustLevel: 'basic',
+      deviceLookupEnabled: false,
+      lastVerified: null,
+      ...DEFAULT_DISCOVERY_LIMITS,
+    });
   });
 
   it('400 Invalid query parameters without entityId; 404 Merchant not found for an unknown one', async () => {
@@ -91,6 +100,7 @@ describe('PATCH /v1/provider/merchant/trust', () => {
       trustLevel: 'enhanced',
       deviceLookupEnabled: true,
       lastVerified: r.body.data.lastVerified,
+      ...DEFAULT_DISCOVERY_LIMITS,
     });
     const merchant = await t.call('GET', '/v1/provider/merchant', { key: p.apiKey, query: { entityId: m!.id } });
     expect(merchant.body.data).toMatchObject({ trusted: true, trustLevel: 'enhanced' });
@@ -199,8 +209,22 @@ describe('PATCH /v1/provider/merchant/trust', () => {
     const events = await trustEvents(m!.id);
     expect(events).toHaveLength(2);
     expect(events.map((e) => e.data)).toEqual([
-      { entityId: m!.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: false, lastVerified: r1.body.data.lastVerified },
-      { entityId: m!.id, trusted: true, trustLevel: 'enhanced', deviceLookupEnabled: true, lastVerified: r2.body.data.lastVerified },
+      {
+        entityId: m!.id,
+        trusted: true,
+        trustLevel: 'enhanced',
+        deviceLookupEnabled: false,
+        lastVerified: r1.body.data.lastVerified,
+        ...DEFAULT_DISCOVERY_LIMITS,
+      },
+      {
+        entityId: m!.id,
+        trusted: true,
+        trustLevel: 'enhanced',
+        deviceLookupEnabled: true,
+        lastVerified: r2.body.data.lastVerified,
+        ...DEFAULT_DISCOVERY_LIMITS,
+      },
     ]);
     for (const e of events) expect(e).toMatchObject({ type: 'merchant.trust.updated', to: m!.id, id: expect.stringMatching(/^evt_/) });
   });

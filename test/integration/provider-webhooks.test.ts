@@ -53,6 +53,9 @@ describe('merchant.trust.updated webhook', () => {
       trustLevel: 'enhanced',
       deviceLookupEnabled: false,
       lastVerified: r.body.data.lastVerified,
+      // DESIGN 10.5: the discovery limits in force (the defaults: the provider set none).
+      discoveryDailyLimit: 1000,
+      discoveryMissLimit: 100,
     };
 
     const bodies: any[] = [];

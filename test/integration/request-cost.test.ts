@@ -98,3 +98,33 @@ describe("the cost of an API key's rate count (DESIGN 9.6)", () => {
     }
   });
 });
+
+describe('the cost of discovery budgets (DESIGN 10.5)', () => {
+  it('far from its limits, a look-up writes its count one time in FLUSH_EVERY; near them, every look-up reads and writes it', async () => {
+    const merchant = await t.participant('merchant');
+    const discovery = (cmds: { name: string; input: { Key?: { pk?: string } } }[]) => ({
+      writes: cmds.filter((c) => c.name === 'UpdateItem' && String(c.input.Key?.pk).startsWith('DISC#')).length,
+      reads: cmds.filter((c) => c.name === 'GetItem' && String(c.input.Key?.pk).startsWith('DISC#')).length,
+    });
+    const lookups = (n: number) => async () => {
+      for (let i = 0; i < n; i++) {
+        const r = await t.call('GET', '/v1/customer/banks', { key: merchant.apiKey, query: { email: `nobody.${i}@example.com` } });
+        expect(r.status).toBe(404);
+      }
+    };
+    // Time stands still, so only the count decides when to write (FLUSH_MS would add a write per 5 s).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now());
+      // The instance's first look-up writes (it knows no count yet); then one write per FLUSH_EVERY (10) look-ups.
+      expect(discovery((await counter.record(lookups(1))).commands)).toEqual({ writes: 1, reads: 0 });
+      expect(discovery((await counter.record(lookups(20))).commands)).toEqual({ writes: 2, reads: 0 });
+      // Misses 22..91: writes at 31, 41, ..., 81; from 90 (within FLUSH_EVERY of the miss limit, 100) every
+      // look-up writes, and reads the count before it is judged.
+      expect(discovery((await counter.record(lookups(70))).commands)).toEqual({ writes: 8, reads: 1 });
+      expect(discovery((await counter.record(lookups(5))).commands)).toEqual({ writes: 5, reads: 5 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -480,6 +480,10 @@ describe('paginate', () => {
       .sort();
     expect(Object.keys(LISTS).sort()).toEqual(documented);
 
+    // Lists under a path parameter: the object whose list it is.
+    const PATH_PARAMS: Record<string, Record<string, string>> = {
+      '/v1/bank/customers/{customerId}/consents': { customerId: a.customerId },
+    };
     const counts: Record<string, number> = {};
     for (const path of documented as ListPath[]) {
       const op = doc.paths[path]!.get!;
@@ -487,13 +491,15 @@ describe('paginate', () => {
       const caller = op['x-caller'] === 'person' ? 'person' : kinds.includes('merchant') ? 'merchant' : kinds[0]!;
       const c = clients[caller]!;
       const list = LISTS[path];
-      const page = await unwrap(c.GET(path as '/v1/events', { params: { query: { limit: 100 } } }));
+      const pathParams = PATH_PARAMS[path] ? { path: PATH_PARAMS[path] } : {};
+      const page = await unwrap(c.GET(path as '/v1/events', { params: { ...pathParams, query: { limit: 100 } } } as never));
       const whole = (list.items === null ? page.data : (page.data as unknown as Record<string, unknown[]>)[list.items]) as Record<
         string,
         unknown
       >[];
       const items: Record<string, unknown>[] = [];
-      for await (const item of c.paginate(path, { params: { query: { limit: 1 } } } as never)) items.push(item as Record<string, unknown>);
+      for await (const item of c.paginate(path, { params: { ...pathParams, query: { limit: 1 } } } as never))
+        items.push(item as Record<string, unknown>);
       expect(
         items.map((i) => i[list.cursor]),
         path,

@@ -370,6 +370,12 @@ const FIXTURES: Record<string, Fixture> = {
     notFound: MSG.decisionNotFound,
     prepare: async (r) => ({ path: path(r) }),
   },
+  // DESIGN 10.5: another bank's customer is 404, as an unknown one.
+  'GET /v1/bank/customers/{customerId}/consents': {
+    owners: B_OWNERS,
+    notFound: MSG.customerNotFound,
+    prepare: async (r) => ({ path: path(r) }),
+  },
   'GET /v1/merchant/customer-decisions': {
     owners: M_OWNERS,
     list: true,

@@ -279,6 +279,7 @@ export function pathFor(route: Route, g: Group, override: Record<string, string>
     'DELETE /v1/sandbox/test-clocks/{clockId}#clockId': g.clockId,
     'GET /v1/customer-decisions/{id}/history#id': g.decisionId,
     'GET /v1/bank/customer-decisions/{id}/history#id': g.decisionId,
+    'GET /v1/bank/customers/{customerId}/consents#customerId': g.customerId,
     'DELETE /v1/webhooks/endpoints/{id}#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/rotate-secret#id': g.hooks.merchant.endpointId,
     'POST /v1/webhooks/endpoints/{id}/test#id': g.hooks.merchant.endpointId,
@@ -351,6 +352,8 @@ export function exampleFor(route: Route, g: Group, rxUrl: string): { body?: unkn
       return { body: { customerDecision: 'approve_recurring', spendingLimits: { single: 1_000, daily: 5_000 }, blockMerchant: false } };
     case 'GET /v1/bank/customer/subscriptions':
       return { query: { customerId: g.customerId, entityId: g.merchant.id, status: 'active', limit: '10', skip: '0' } };
+    case 'GET /v1/bank/customers/{customerId}/consents':
+      return { query: { limit: '10' } };
     case 'POST /v1/billing/intent-response':
       return {
         body: {

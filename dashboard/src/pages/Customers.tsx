@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { unwrap } from '../api';
 import { useSession } from '../session';
 import { Field, Form, Page } from '../ui';
+import { FindCustomer } from './Consents';
 
 /** A bank adds its customers (one at a time here; in bulk with the API), and sees each outcome. */
 export function CustomersPage() {
@@ -59,6 +60,7 @@ export function CustomersPage() {
           {outcome}
         </p>
       )}
+      {s.can('GET', '/v1/bank/customers/{customerId}/consents') && <FindCustomer />}
     </Page>
   );
 }

@@ -13,6 +13,8 @@ type Value = Decision['decision'];
 
 /** A decision's page (deep-linkable: DESIGN 9.7). */
 export const decisionPath = (id: string) => `decisions/${encodeURIComponent(id)}`;
+/** A bank's customer's page, its consents (DESIGN 10.5: pages/Consents.tsx). */
+export const customerPath = (id: string) => `customers/${encodeURIComponent(id)}`;
 const words = (v: string) => v.replace(/_/g, ' ');
 const VALUES = ['approve_once', 'approve_recurring', 'deny', 'suspended'] as const satisfies readonly Value[];
 
@@ -166,6 +168,12 @@ export function DecisionPage({ id }: { id: string }) {
             <dt>Customer</dt>
             <dd>
               <CustomerNamed id={x.customerId} customer={x.customer} />
+              {bank && (
+                <>
+                  {' '}
+                  (<Link to={customerPath(x.customerId)}>all consents</Link>)
+                </>
+              )}
             </dd>
             <dt>Merchant</dt>
             <dd>

@@ -23,6 +23,7 @@ import {
   money,
   refund,
   listEnvelope,
+  spendingLimits,
 } from '../shapes';
 import type { Responses } from '../shapes';
 import { RESPONSES as RECURRING } from '../recurring/responses';
@@ -70,6 +71,45 @@ export const RESPONSES = {
       )
       .describe('The page; `hasMore` and, on skip pages, `total` (all matches) are beside it'),
     envelope: listEnvelope(),
+  },
+  'customer-consents': {
+    /** DESIGN 10.5 */
+    data: z.object({
+      consents: z
+        .array(
+          z
+            .object({
+              decisionId: z.string(),
+              merchant: z.object({
+                id: z.string(),
+                name: z.string().nullable().describe("The merchant's current name (null: the merchant is gone)"),
+              }),
+              decision: z.enum(['approve_once', 'approve_recurring']),
+              spendingLimits,
+              maxPayments: z.number().int().nullable(),
+              validFrom: iso.nullable(),
+              validTo: iso.nullable(),
+              schedules: z
+                .array(
+                  z.object({
+                    scheduleId: z.string(),
+                    status: z.enum(['active', 'paused', 'processing']),
+                    amount: money,
+                    nextRunAt: iso.nullable(),
+                  }),
+                )
+                .describe('The schedules under the consent that may still bill (active, paused, or with a run at the bank)'),
+              remaining: remaining.describe(
+                'What the next bill may still take under each limit now (major units; null: no such limit); payments: billings left under maxPayments. The billing path checks the same counters: a bill of the smallest non-null amount succeeds, one kobo more is refused.',
+              ),
+            })
+            .meta({ id: 'CustomerConsent' }),
+        )
+        .describe(
+          'Newest first; each decision that lets a merchant bill now or later (approved, merchant not blocked, validity not ended)',
+        ),
+      hasMore: z.boolean(),
+    }),
   },
   'list-subscriptions': {
     data: z.object({

@@ -4,6 +4,7 @@ import { endpoint, ok } from '../../http/endpoint';
 import { MSG, forbidden, notFound } from '../../platform/errors';
 import { getDeviceLink } from '../../customers/store';
 import { issueLookupPhrase } from '../../customers/phrase-store';
+import { discover } from '../../customers/discovery-store';
 import { getParticipant } from '../../identity/participant-store';
 
 /** A device identifier: 1 to 200 characters, no control characters, compared exactly. */
@@ -23,8 +24,12 @@ const body = z.strictObject({ deviceId: deviceIdSchema });
  * checked BEFORE the device is looked up, so a merchant without permission learns nothing.
  */
 export const handler = endpoint(
-  { body, description: 'Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust.' },
-  async ({ body, principal }) => {
+  {
+    body,
+    description:
+      "Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust. Counted against the merchant's discovery budget per Lagos day (429 `Discovery limit reached` over it).",
+  },
+  async ({ body, principal, audit }) => {
     const merchant = await getParticipant(principal.id);
     const trust =
       merchant &&
@@ -32,7 +37,8 @@ export const handler = endpoint(
     if (!trust || !deviceLookupPermission(trust).allowed) {
       throw forbidden(MSG.deviceLookupForbidden);
     }
-    const link = await getDeviceLink(body.deviceId);
+    // Counted only once permitted (DESIGN 10.5): an unpermitted merchant learns nothing anyway.
+    const link = await discover(merchant!, audit, () => getDeviceLink(body.deviceId));
     if (!link) throw notFound(MSG.customerNotFound);
     const lookupPhrase = await issueLookupPhrase(principal.id, { id: link.customerId, bankId: link.bankId });
     return ok(200, 'Customer found', { lookupPhrase });

@@ -9,6 +9,17 @@ import { TRUST_LEVELS } from '../../domain/trust';
 import { count, trustStatus, iso, merchantTrust, hasMore, total, listEnvelope } from '../shapes';
 import type { Responses } from '../shapes';
 
+/** DESIGN 10.5: the Trust status with the merchant's discovery limits in force. */
+const merchantTrustWithLimits = merchantTrust
+  .extend({
+    discoveryDailyLimit: z
+      .number()
+      .int()
+      .describe("Customer look-ups allowed per Lagos day (the provider's setting, else the deployment's default)"),
+    discoveryMissLimit: z.number().int().describe('Look-ups that find no customer allowed per Lagos day'),
+  })
+  .meta({ id: 'MerchantTrustWithLimits' });
+
 export const RESPONSES = {
   'create-merchants': {
     data: z.object({
@@ -52,7 +63,7 @@ export const RESPONSES = {
     }),
   },
   'get-trust': {
-    data: merchantTrust,
+    data: merchantTrustWithLimits,
   },
   'list-merchants': {
     data: z.object({
@@ -80,7 +91,7 @@ export const RESPONSES = {
     data: z.object({ id: z.string(), name: z.string(), email: z.string() }),
   },
   'update-trust': {
-    data: merchantTrust,
+    data: merchantTrustWithLimits,
   },
   'validate-trust': {
     data: z.object({

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { MSG, type ErrorMessage } from '../../platform/errors';
 import { boolString, offsetPaging, safeText } from '../../http/schemas';
 import { trustOf, type TrustLevel } from '../../domain/trust';
+import { DISCOVERY_LIMIT_MAX, DISCOVERY_LIMIT_MIN, type DiscoveryLimits } from '../../domain/discovery';
 import { MAX_MERCHANTS_PER_BATCH, type MerchantRecord, type MerchantSummary } from '../../merchants/store';
 import { bankAccountSchema, trustLevelSchema } from '../operator/schemas';
 
@@ -96,11 +97,16 @@ export const trustLevelMessage =
   (err: z.ZodError): ErrorMessage<400> =>
     err.issues.some((i) => i.path[0] === field) ? MSG.invalidTrustLevel : fallback;
 
+/** A discovery limit a provider sets (DESIGN 10.5); null returns to the deployment's default. */
+const discoveryLimit = z.number().int().min(DISCOVERY_LIMIT_MIN).max(DISCOVERY_LIMIT_MAX).nullable().optional();
+
 export const updateTrustSchema = z.strictObject({
   entityId,
   trusted: z.boolean(),
   trustLevel: trustLevelSchema.optional(),
   deviceLookupEnabled: z.boolean().optional(),
+  discoveryDailyLimit: discoveryLimit,
+  discoveryMissLimit: discoveryLimit,
 });
 
 export const validateTrustSchema = z.strictObject({ entityId, requiredTrustLevel: trustLevelSchema });
@@ -159,3 +165,10 @@ export function trustStatus(m: {
     lastVerified: m.lastVerified ?? null,
   };
 }
+
+/** GET and PATCH trust (DESIGN 10.5): the Trust status and the merchant's discovery limits in force. */
+export const trustWithLimits = (m: Parameters<typeof trustStatus>[0], limits: DiscoveryLimits) => ({
+  ...trustStatus(m),
+  discoveryDailyLimit: limits.daily,
+  discoveryMissLimit: limits.misses,
+});

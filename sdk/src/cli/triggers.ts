@@ -253,6 +253,16 @@ export const TRIGGERS: Record<string, Trigger> = {
       return `merchant.trust.updated: merchant ${t.entity} re-verified`;
     },
   },
+  'merchant.discovery_limited': {
+    how: `a customer look-up of the magic e-mail ${magicEmail('discovery.limited')}: answered 429 Discovery limit reached, as a merchant over its daily budget would be (the budget itself is not used)`,
+    to: 'merchant',
+    run: async (t) => {
+      const r = await call(t, 'GET', `/v1/customer/banks?email=${encodeURIComponent(magicEmail('discovery.limited'))}`);
+      const body = r.body as { message?: string } | undefined;
+      if (r.status !== 429) throw new Error(`GET /v1/customer/banks: expected 429, got ${r.status} ${JSON.stringify(r.body)}`);
+      return `merchant.discovery_limited: look-ups refused (${body?.message ?? 'Discovery limit reached'}) until the next Lagos midnight, for this look-up only`;
+    },
+  },
   'schedule.created': scheduleThen('schedule.created', 'a monthly schedule of NGN 100 from 30 days on (it stays active)', async () => {}),
   'schedule.paused': scheduleThen('schedule.paused', 'a schedule, then paused', (t, id) => post(t, `/v1/recurring/${id}/pause`)),
   'schedule.resumed': scheduleThen('schedule.resumed', 'a schedule, paused, then resumed', async (t, id) => {

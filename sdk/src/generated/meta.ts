@@ -36,6 +36,10 @@ export const LISTS = {
     items: null,
     cursor: 'id'
   },
+  '/v1/bank/customers/{customerId}/consents': {
+    items: 'consents',
+    cursor: 'decisionId'
+  },
   '/v1/bank/customer/subscriptions': {
     items: 'subscriptions',
     cursor: 'scheduleId'
@@ -94,6 +98,7 @@ export const EVENT_TYPES = [
   'billing.response',
   'billing.upcoming',
   'merchant.trust.updated',
+  'merchant.discovery_limited',
   'schedule.created',
   'schedule.paused',
   'schedule.resumed',

@@ -608,6 +608,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank/customers/{customerId}/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every standing consent of a customer across merchants, with what is left
+         * @description Every standing consent of the bank's customer across merchants (each decision that lets a merchant bill now or later), newest first, with its schedules and what is left of each limit now.
+         *
+         *     **Who may call:** a bank. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
+         */
+        get: operations["bankCustomerConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/bank/customer/subscriptions": {
         parameters: {
             query?: never;
@@ -973,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Find a customer by device
-         * @description Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust.
+         * @description Finds a customer by device. Needs deviceLookupEnabled, or trusted with enhanced or premium trust. Counted against the merchant's discovery budget per Lagos day (429 `Discovery limit reached` over it).
          *
          *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer (developer: sandbox only) (else 403 `Insufficient role`).
          */
@@ -993,7 +1015,7 @@ export interface paths {
         };
         /**
          * Find a customer's banks by email
-         * @description Finds a customer's banks by email, each with a lookupPhrase issued to the calling merchant.
+         * @description Finds a customer's banks by email, each with a lookupPhrase issued to the calling merchant. Counted against the merchant's discovery budget per Lagos day (429 `Discovery limit reached` over it).
          *
          *     **Who may call:** a merchant. A provider may call it for one of its merchants with `X-Entity-Id: <merchant id>`. Anyone else: 403 `Forbidden for this participant type`. People's roles: owner, admin, developer, viewer (else 403 `Insufficient role`).
          */
@@ -2262,6 +2284,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "merchant.discovery_limited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * merchant.discovery_limited
+         * @description **To:** The merchant and its provider. **When:** The merchant reached its discovery limit of the Lagos day (look-ups, or look-ups that found no customer): further look-ups answer 429 until the next Lagos midnight. Once per merchant and Lagos day (the sandbox's magic e-mail discovery.limited@sandbox.idpay.test sends it every time).
+         *
+         *     POSTed as JSON `{id, type, createdAt, apiVersion, livemode, data}` to each subscribed endpoint; verify `webhook-signature` (Standard Webhooks, covers id and timestamp) or `X-Webhook-Signature` (the body only) over the raw body before parsing.
+         */
+        post: operations["eventMerchantDiscoveryLimited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "schedule.created": {
         parameters: {
             query?: never;
@@ -2620,7 +2664,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "discovery_limit" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2649,7 +2693,7 @@ export interface components {
              * @description Stable machine-readable code, one per message (the table under Errors): branch on it, not on the message
              * @enum {string}
              */
-            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
+            code: "access_token_expired" | "access_token_invalid" | "already_member" | "amendment_pending" | "api_key_expired" | "api_key_invalid" | "api_key_missing" | "api_key_not_found" | "api_key_wrong_environment" | "application_decided" | "application_not_found" | "application_pending" | "approval_no_payments_left" | "approval_not_valid" | "batch_not_found" | "billing_already_answered" | "billing_contention" | "billing_expired" | "billing_intent_not_found" | "billing_not_approved" | "billing_not_awaiting_approval" | "billing_not_pending" | "billing_request_contention" | "billing_request_not_found" | "customer_not_found" | "decision_contention" | "decision_not_found" | "delivery_not_found" | "device_already_linked" | "device_lookup_not_permitted" | "discovery_limit" | "dispute_answered" | "dispute_closed" | "dispute_contention" | "dispute_exceeds_disputable" | "dispute_not_found" | "dispute_window_passed" | "email_unverified" | "endpoint_limit_reached" | "entity_id_required" | "event_expired" | "event_not_found" | "export_not_found" | "idempotency_in_progress" | "idempotency_mismatch" | "insufficient_role" | "insufficient_trust_permission" | "intent_already_answered" | "internal_error" | "invalid_entity_id_header" | "invalid_idempotency_key" | "invalid_json" | "invalid_merchant_data" | "invalid_participant_id_header" | "invalid_query_parameters" | "invalid_request_parameters" | "invalid_test_clock_header" | "invalid_trust_level" | "invitation_expired" | "invitation_not_found" | "invitation_other_email" | "invitee_already_member" | "key_not_found" | "last_owner" | "member_contention" | "member_not_found" | "merchant_blocked" | "merchant_email_exists" | "merchant_not_found" | "merchant_not_trusted" | "method_not_allowed" | "mfa_required" | "not_a_member" | "owner_only" | "participant_id_required" | "participant_not_found" | "participant_type_forbidden" | "person_required" | "rate_limited" | "recurring_not_allowed" | "recurring_permission_required" | "refresh_token_foreign" | "refund_contention" | "refund_exceeds_refundable" | "refund_failed" | "refund_finished" | "refund_not_found" | "replay_conflict" | "rotation_conflict" | "route_not_found" | "sandbox_race_lost" | "schedule_not_active" | "schedule_not_found" | "schedule_not_paused" | "schedule_run_in_progress" | "session_ended" | "settlement_not_found" | "skip_window_exceeded" | "spending_limit_exceeded" | "test_clock_advancing" | "test_clock_deleted" | "test_clock_not_found" | "transaction_not_disputable" | "transaction_not_found" | "transaction_not_refundable" | "unknown_api_version" | "unsupported_currency" | "webhook_endpoint_not_found";
             /**
              * @description The kind of error (see Errors)
              * @enum {string}
@@ -2895,6 +2939,10 @@ export interface components {
             deviceLookupEnabled: boolean;
             /** Format: date-time */
             lastVerified: string;
+            /** @description Customer look-ups the merchant may make per Lagos day */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer it may make per Lagos day */
+            discoveryMissLimit: number;
         };
         MerchantTrustUpdatedEvent: {
             /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
@@ -2908,6 +2956,45 @@ export interface components {
             /** @description True for an event of the live stage, false in the sandbox */
             livemode: boolean;
             data: components["schemas"]["MerchantTrustUpdatedData"];
+        };
+        MerchantDiscoveryLimitedData: {
+            /** @description Merchant id */
+            entityId: string;
+            /**
+             * @description The limit reached: all look-ups, or those that found no customer
+             * @enum {string}
+             */
+            limit: "lookups" | "misses";
+            /** @description The Lagos day (YYYY-MM-DD) whose budget is used up */
+            day: string;
+            /** @description Look-ups counted that day when the limit was reached */
+            lookups: number;
+            /** @description Of them, those that found no customer */
+            misses: number;
+            /** @description Customer look-ups the merchant may make per Lagos day */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer it may make per Lagos day */
+            discoveryMissLimit: number;
+            /**
+             * Format: date-time
+             * @description The next Lagos midnight: look-ups are answered again from then
+             */
+            resetsAt: string;
+            /** @description Sandbox: the test clock the look-ups ran on (their Lagos day is the clock's) */
+            testClock?: string;
+        };
+        MerchantDiscoveryLimitedEvent: {
+            /** @description Event id; the same as X-Webhook-Id and on every retry and replay: deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "merchant.discovery_limited";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The API version the payload is written at: the receiving endpoint's (pinned when it was created); in the events API, the version the request is served at */
+            apiVersion: string;
+            /** @description True for an event of the live stage, false in the sandbox */
+            livemode: boolean;
+            data: components["schemas"]["MerchantDiscoveryLimitedData"];
         };
         /** @description A recurring schedule was created */
         ScheduleCreatedData: {
@@ -3655,7 +3742,7 @@ export interface components {
             data: components["schemas"]["WebhookTestData"];
         };
         /** @description An event: `{id, type, createdAt, apiVersion, livemode, data}`, `data` typed by `type` (the discriminator). */
-        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
+        Event: components["schemas"]["BillingIntentEvent"] | components["schemas"]["BillingRequestEvent"] | components["schemas"]["BillingIntentResponseEvent"] | components["schemas"]["BillingResponseEvent"] | components["schemas"]["BillingUpcomingEvent"] | components["schemas"]["MerchantTrustUpdatedEvent"] | components["schemas"]["MerchantDiscoveryLimitedEvent"] | components["schemas"]["ScheduleCreatedEvent"] | components["schemas"]["SchedulePausedEvent"] | components["schemas"]["ScheduleResumedEvent"] | components["schemas"]["ScheduleCancelledEvent"] | components["schemas"]["ScheduleCompletedEvent"] | components["schemas"]["ScheduleRunFailedEvent"] | components["schemas"]["ScheduleRunSkippedEvent"] | components["schemas"]["ScheduleAmendedEvent"] | components["schemas"]["ScheduleAmendmentDeclinedEvent"] | components["schemas"]["RefundRequestedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["SettlementCompletedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["WebhookTestEvent"];
         Application: {
             applicationId: string;
             /** @enum {string} */
@@ -3789,6 +3876,31 @@ export interface components {
             changedAt: string;
             /** @description intent_response, bank_update, validity_expired */
             reason: string | null;
+        };
+        CustomerConsent: {
+            decisionId: string;
+            merchant: {
+                id: string;
+                /** @description The merchant's current name (null: the merchant is gone) */
+                name: string | null;
+            };
+            /** @enum {string} */
+            decision: "approve_once" | "approve_recurring";
+            spendingLimits: components["schemas"]["SpendingLimits"];
+            maxPayments: number | null;
+            validFrom: string | null;
+            validTo: string | null;
+            /** @description The schedules under the consent that may still bill (active, paused, or with a run at the bank) */
+            schedules: {
+                scheduleId: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "processing";
+                /** @description Amount in major units (NGN 1500.5) */
+                amount: number;
+                nextRunAt: string | null;
+            }[];
+            /** @description What the next bill may still take under each limit now (major units; null: no such limit); payments: billings left under maxPayments. The billing path checks the same counters: a bill of the smallest non-null amount succeeds, one kobo more is refused. */
+            remaining: components["schemas"]["RemainingLimits"];
         };
         Dispute: {
             disputeId: string;
@@ -3939,13 +4051,17 @@ export interface components {
             /** @description Signed: refunds, disputes and a negative net brought forward are negative */
             amount: number;
         };
-        MerchantTrust: {
+        MerchantTrustWithLimits: {
             trusted: boolean;
             /** @enum {string} */
             trustLevel: "basic" | "enhanced" | "premium";
             deviceLookupEnabled: boolean;
             lastVerified: string | null;
             entityId: string;
+            /** @description Customer look-ups allowed per Lagos day (the provider's setting, else the deployment's default) */
+            discoveryDailyLimit: number;
+            /** @description Look-ups that find no customer allowed per Lagos day */
+            discoveryMissLimit: number;
         };
         TrustStatus: {
             trusted: boolean;
@@ -3977,7 +4093,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+            eventType: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
             endpointId: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -5107,7 +5223,7 @@ export interface operations {
                      *             "kind": "merchant",
                      *             "role": "owner",
                      *             "joinedAt": "2026-11-02T07:01:42.968Z",
-                     *             "apiVersion": "2026-09-27"
+                     *             "apiVersion": "2026-11-01"
                      *           }
                      *         ]
                      *       }
@@ -6960,6 +7076,123 @@ export interface operations {
                         data: {
                             /** @description Oldest first; nothing is overwritten */
                             versions: components["schemas"]["CustomerDecisionVersion"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bankCustomerConsents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The API version the request is written for (see Versioning); it overrides, for this request, the version the participant is pinned at. Without it: the participant's pinned version (the current one, `2026-11-01`, when the participant was created). Any other value: 400 `Unknown API version`, before the key is checked. */
+                "Idpay-Version"?: components["parameters"]["Idpay-Version"];
+                /** @description A signed-in person who belongs to several participants names the one they act for (without it: 400). A participant they are not a member of: 403 `You are not a member of this participant`. Ignored for API keys. */
+                "X-Participant-Id"?: components["parameters"]["X-Participant-Id"];
+            };
+            path: {
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idpay-Version": components["headers"]["Idpay-Version"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "success": true,
+                     *       "message": "Customer consents retrieved",
+                     *       "data": {
+                     *         "consents": [
+                     *           {
+                     *             "decisionId": "dec_example100000000000000",
+                     *             "merchant": {
+                     *               "id": "mer_example1000000000000000",
+                     *               "name": "Example Merchant"
+                     *             },
+                     *             "decision": "approve_recurring",
+                     *             "spendingLimits": {
+                     *               "single": 600,
+                     *               "daily": 1000,
+                     *               "monthly": 3000
+                     *             },
+                     *             "maxPayments": 3,
+                     *             "validFrom": null,
+                     *             "validTo": "2099-01-01T00:00:00.000Z",
+                     *             "schedules": [
+                     *               {
+                     *                 "scheduleId": "sch_example1000000000000000",
+                     *                 "status": "active",
+                     *                 "amount": 50,
+                     *                 "nextRunAt": "2098-02-15T09:00:00.000Z"
+                     *               }
+                     *             ],
+                     *             "remaining": {
+                     *               "single": 600,
+                     *               "daily": 500,
+                     *               "weekly": null,
+                     *               "monthly": 2500,
+                     *               "yearly": null,
+                     *               "payments": 1
+                     *             }
+                     *           },
+                     *           {
+                     *             "decisionId": "dec_example200000000000000",
+                     *             "merchant": {
+                     *               "id": "mer_example2000000000000000",
+                     *               "name": "Example Merchant 2"
+                     *             },
+                     *             "decision": "approve_once",
+                     *             "spendingLimits": {},
+                     *             "maxPayments": null,
+                     *             "validFrom": null,
+                     *             "validTo": null,
+                     *             "schedules": [],
+                     *             "remaining": {
+                     *               "single": null,
+                     *               "daily": null,
+                     *               "weekly": null,
+                     *               "monthly": null,
+                     *               "yearly": null,
+                     *               "payments": null
+                     *             }
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 200;
+                        /** @constant */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Newest first; each decision that lets a merchant bill now or later (approved, merchant not blocked, validity not ended) */
+                            consents: components["schemas"]["CustomerConsent"][];
+                            hasMore: boolean;
                         };
                     };
                 };
@@ -11685,7 +11918,9 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "enhanced",
                      *         "deviceLookupEnabled": true,
-                     *         "lastVerified": "2026-11-06T03:32:08.886Z"
+                     *         "lastVerified": "2026-11-06T03:32:08.886Z",
+                     *         "discoveryDailyLimit": 1000,
+                     *         "discoveryMissLimit": 100
                      *       }
                      *     }
                      */
@@ -11695,7 +11930,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["MerchantTrust"];
+                        data: components["schemas"]["MerchantTrustWithLimits"];
                     };
                 };
             };
@@ -11734,6 +11969,8 @@ export interface operations {
                     /** @enum {string} */
                     trustLevel?: "basic" | "enhanced" | "premium";
                     deviceLookupEnabled?: boolean;
+                    discoveryDailyLimit?: number | null;
+                    discoveryMissLimit?: number | null;
                 };
             };
         };
@@ -11759,7 +11996,9 @@ export interface operations {
                      *         "trusted": true,
                      *         "trustLevel": "premium",
                      *         "deviceLookupEnabled": false,
-                     *         "lastVerified": "2026-11-02T07:06:25.283Z"
+                     *         "lastVerified": "2026-11-02T07:06:25.283Z",
+                     *         "discoveryDailyLimit": 1000,
+                     *         "discoveryMissLimit": 100
                      *       }
                      *     }
                      */
@@ -11769,7 +12008,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         message: string;
-                        data: components["schemas"]["MerchantTrust"];
+                        data: components["schemas"]["MerchantTrustWithLimits"];
                     };
                 };
             };
@@ -12126,7 +12365,7 @@ export interface operations {
                  */
                 "application/json": {
                     url: string;
-                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
+                    events?: ("*" | "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test")[];
                 };
             };
         };
@@ -12395,7 +12634,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed";
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 limit?: number;
                 skip?: number;
                 startingAfter?: string;
@@ -12614,7 +12853,7 @@ export interface operations {
                             id: string;
                             eventId: string;
                             /** @enum {string} */
-                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                            type: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                             endpointId: string;
                             /** @description Where it was sent; null once the endpoint is deleted */
                             url: string | null;
@@ -12733,7 +12972,7 @@ export interface operations {
     eventsList: {
         parameters: {
             query?: {
-                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
+                type?: "billing.intent" | "billing.request" | "billing.intent.response" | "billing.response" | "billing.upcoming" | "merchant.trust.updated" | "merchant.discovery_limited" | "schedule.created" | "schedule.paused" | "schedule.resumed" | "schedule.cancelled" | "schedule.completed" | "schedule.run_failed" | "schedule.run_skipped" | "schedule.amended" | "schedule.amendment_declined" | "refund.requested" | "refund.updated" | "settlement.completed" | "dispute.created" | "dispute.updated" | "webhook.test";
                 deliverySuccess?: "true" | "false";
                 /** @description An ISO 8601 date-time with an offset, from 2000-01-01 to 2099-12-31 (UTC). */
                 createdFrom?: string;
@@ -12777,7 +13016,7 @@ export interface operations {
                      *             "id": "evt_example1000000000000000",
                      *             "type": "billing.intent",
                      *             "createdAt": "2026-11-02T07:06:30.324Z",
-                     *             "apiVersion": "2026-09-27",
+                     *             "apiVersion": "2026-11-01",
                      *             "livemode": false,
                      *             "data": {
                      *               "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
@@ -12874,7 +13113,7 @@ export interface operations {
                      *         "id": "evt_example1000000000000000",
                      *         "type": "billing.response",
                      *         "createdAt": "2026-11-02T07:01:57.946Z",
-                     *         "apiVersion": "2026-09-27",
+                     *         "apiVersion": "2026-11-01",
                      *         "livemode": false,
                      *         "data": {
                      *           "reference": "txn_example1000000000000000",
@@ -14030,7 +14269,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "billing.intent",
                  *       "createdAt": "2026-11-02T07:06:30.324Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
@@ -14104,7 +14343,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "billing.request",
                  *       "createdAt": "2026-11-02T07:07:05.080Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reference": "txn_example1000000000000000",
@@ -14176,7 +14415,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "billing.intent.response",
                  *       "createdAt": "2026-11-02T07:09:50.922Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "lookupPhrase": "lp_ExampleToken1000000000000000000000000000",
@@ -14246,7 +14485,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "billing.response",
                  *       "createdAt": "2026-11-02T07:07:16.089Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reference": "txn_example1000000000000000",
@@ -14315,7 +14554,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "billing.upcoming",
                  *       "createdAt": "2026-11-02T07:07:31.019Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "sequence": 1,
@@ -14383,19 +14622,90 @@ export interface operations {
                  * @example {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "merchant.trust.updated",
-                 *       "createdAt": "2026-11-02T07:07:39.218Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "createdAt": "2026-11-02T12:57:00.930Z",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
-                 *         "entityId": "mer_example1000000000000000",
-                 *         "lastVerified": "2026-11-02T07:07:39.218Z",
-                 *         "trustLevel": "premium",
                  *         "deviceLookupEnabled": false,
-                 *         "trusted": true
+                 *         "discoveryDailyLimit": 1000,
+                 *         "trusted": true,
+                 *         "discoveryMissLimit": 100,
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "lastVerified": "2026-11-02T12:57:00.930Z",
+                 *         "trustLevel": "enhanced"
                  *       }
                  *     }
                  */
                 "application/json": components["schemas"]["MerchantTrustUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (no more retries nor new deliveries until a test or replay gets a 2xx). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered. Answer within 10 seconds and do the work afterwards. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (another status, any 3xx, a timeout, a connection or TLS error) is a failed attempt, retried with exponential backoff and jitter (13 attempts over about 41 h by default), then dead-lettered; `Retry-After` on 429/503 is honoured. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMerchantDiscoveryLimited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (= body `id`), the same on every retry and replay: deduplicate on it. */
+                "X-Webhook-Id": components["parameters"]["X-Webhook-Id"];
+                /** @description Unix seconds when this attempt was made (changes per attempt). Signed by `webhook-signature` (not by `X-Webhook-Signature`). */
+                "X-Webhook-Timestamp": components["parameters"]["X-Webhook-Timestamp"];
+                /** @description Lowercase hex HMAC-SHA256 of the raw body, keyed with the endpoint secret (`whsec_…`, UTF-8): exactly one value, the newest secret's (during a rotation's 24 h overlap too: `webhook-signature` carries both secrets). Compare in constant time. */
+                "X-Webhook-Signature": components["parameters"]["X-Webhook-Signature"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Id`. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description Standard Webhooks: the same value as `X-Webhook-Timestamp`; signed by `webhook-signature` (refuse stale ones, e.g. older than 5 minutes). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, key = the base64 decoding of the secret after `whsec_`; one value per valid secret during a rotation (the new one first). The `standardwebhooks` libraries and `verifyWebhook` of `@idpay/sdk` check it. */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_example1000000000000000",
+                 *       "type": "merchant.discovery_limited",
+                 *       "createdAt": "2026-11-02T23:00:00.000Z",
+                 *       "apiVersion": "2026-11-01",
+                 *       "livemode": false,
+                 *       "data": {
+                 *         "lookups": 4,
+                 *         "discoveryDailyLimit": 4,
+                 *         "testClock": "clk_example1000000000000000",
+                 *         "misses": 0,
+                 *         "limit": "lookups",
+                 *         "discoveryMissLimit": 2,
+                 *         "resetsAt": "2026-11-03T23:00:00.000Z",
+                 *         "entityId": "mer_example1000000000000000",
+                 *         "day": "2026-11-03"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MerchantDiscoveryLimitedEvent"];
             };
         };
         responses: {
@@ -14449,7 +14759,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.created",
                  *       "createdAt": "2026-11-02T07:07:44.216Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "amount": 100,
@@ -14526,7 +14836,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.paused",
                  *       "createdAt": "2026-11-02T07:07:50.727Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reason": null,
@@ -14602,7 +14912,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.resumed",
                  *       "createdAt": "2026-11-02T07:08:16.896Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "amount": 100,
@@ -14676,7 +14986,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.cancelled",
                  *       "createdAt": "2026-11-02T07:08:41.267Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "amount": 100,
@@ -14750,7 +15060,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.completed",
                  *       "createdAt": "2026-11-02T07:09:27.405Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reason": "max_billings",
@@ -14825,7 +15135,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.run_failed",
                  *       "createdAt": "2026-11-02T07:09:33.159Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reason": "approval_no_payments_left",
@@ -14903,7 +15213,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.run_skipped",
                  *       "createdAt": "2026-11-02T07:09:05.138Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reason": "ops trigger",
@@ -14979,7 +15289,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.amended",
                  *       "createdAt": "2026-11-02T07:09:11.176Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "amount": 200,
@@ -15065,7 +15375,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "schedule.amendment_declined",
                  *       "createdAt": "2026-11-02T07:09:17.551Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reason": "limits",
@@ -15151,7 +15461,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "refund.requested",
                  *       "createdAt": "2026-11-02T07:09:35.692Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reference": "txn_example1000000000000000",
@@ -15223,7 +15533,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "refund.updated",
                  *       "createdAt": "2026-11-02T07:09:38.051Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "reference": "txn_example1000000000000000",
@@ -15295,7 +15605,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "settlement.completed",
                  *       "createdAt": "2026-11-02T07:09:40.680Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "amount": 850,
@@ -15362,7 +15672,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "dispute.created",
                  *       "createdAt": "2026-11-02T07:09:43.088Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "closedBy": null,
@@ -15439,7 +15749,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "dispute.updated",
                  *       "createdAt": "2026-11-02T07:09:47.047Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "closedBy": "merchant",
@@ -15516,7 +15826,7 @@ export interface operations {
                  *       "id": "evt_example1000000000000000",
                  *       "type": "webhook.test",
                  *       "createdAt": "2026-11-02T07:09:41.599Z",
-                 *       "apiVersion": "2026-09-27",
+                 *       "apiVersion": "2026-11-01",
                  *       "livemode": false,
                  *       "data": {
                  *         "participantId": "mer_example1000000000000000",
