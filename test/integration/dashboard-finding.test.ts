@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { withAppAndReceiver, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
 import { agreement, bankResponse, bill, type Agreement } from '../support/flows';
 import { fixtureBill } from '../support/money-fixtures';
@@ -25,26 +25,15 @@ import {
   ownedBy,
   searchFor,
   signedInPage,
-  withBrowser,
+  withDashboardStack,
 } from '../support/browser';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 let rx: Receiver;
-// One attempt per delivery: each test event to a failing receiver is one failed attempt.
-withAppAndReceiver(
-  (app, receiver) => {
-    t = app;
-    rx = receiver;
-  },
-  { WEBHOOK_MAX_ATTEMPTS: '1' },
-);
-
 let browser: Browser;
-withBrowser('dashboard-finding', (b) => {
-  browser = b;
-});
+withDashboardStack('dashboard-finding', (stack) => ({ t, rx, browser } = stack));
 
 const signedIn = (who: SignedIn, viewport = DESKTOP): Promise<Page> => signedInPage(browser, t.url, who, viewport);
 const check = checkPage;

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { withAppAndReceiver, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
 import { readMail } from '../../local/mail';
 import { agreement, bankResponse, bill, type Agreement, type Party } from '../support/flows';
@@ -23,26 +23,15 @@ import {
   screenshot,
   searchFor,
   signedInPage,
-  withBrowser,
+  withDashboardStack,
 } from '../support/browser';
 
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 let rx: Receiver;
-// One attempt per delivery: a test event to the failing receiver is one failed delivery.
-withAppAndReceiver(
-  (app, receiver) => {
-    t = app;
-    rx = receiver;
-  },
-  { WEBHOOK_MAX_ATTEMPTS: '1' },
-);
-
 let browser: Browser;
-withBrowser('dashboard-third-pass', (b) => {
-  browser = b;
-});
+withDashboardStack('dashboard-third-pass', (stack) => ({ t, rx, browser } = stack));
 
 const signedIn = (who: SignedIn, viewport = DESKTOP): Promise<Page> => signedInPage(browser, t.url, who, viewport);
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { withAppAndReceiver, type TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import type { Receiver } from '../../local/receiver';
 import { confirmationCode } from '../../local/cognito';
 import { emulator, newEmail, newPassword, personCaller, signUpAndIn, type SignedIn } from '../support/people';
@@ -19,7 +19,7 @@ import {
   PHONE,
   expectAccessible,
   expectFitsWidth,
-  withBrowser,
+  withDashboardStack,
   newPage,
   openPage,
   ownedBy,
@@ -32,19 +32,8 @@ vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 let t: TestApp;
 let rx: Receiver;
-// One attempt per delivery: a failing receiver makes a delivery `failed` at once.
-withAppAndReceiver(
-  (app, receiver) => {
-    t = app;
-    rx = receiver;
-  },
-  { WEBHOOK_MAX_ATTEMPTS: '1' },
-);
-
 let browser: Browser;
-withBrowser('dashboard', (b) => {
-  browser = b;
-});
+withDashboardStack('dashboard', (stack) => ({ t, rx, browser } = stack));
 
 const ownedParticipant = (type: 'bank' | 'merchant' | 'provider', extra: Record<string, unknown> = {}) => ownedBy(t, type, extra);
 

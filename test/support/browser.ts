@@ -11,7 +11,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, onTestFailed } from 'vitest';
-import type { TestApp } from './app';
+import { withAppAndReceiver, type TestApp } from './app';
+import type { Receiver } from '../../local/receiver';
 import type { Party } from './flows';
 import { newEmail, personCaller, signUpAndIn, type SignedIn } from './people';
 
@@ -47,6 +48,31 @@ export const PHONE = { width: 375, height: 740 };
 
 export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/** What a dashboard test file runs against: the stack, its webhook receiver and the browser. */
+export interface DashboardStack {
+  t: TestApp;
+  rx: Receiver;
+  browser: Browser;
+}
+
+/**
+ * A dashboard test file's setup, in one place: the local stack with a receiver, one attempt
+ * per delivery (a test event to a failing receiver is one failed delivery, at once), and the
+ * browser (failures leave screenshots under test-results/<dir>/). `ready` gets all three.
+ */
+export function withDashboardStack(dir: string, ready: (stack: DashboardStack) => void): void {
+  let app: TestApp;
+  let receiver: Receiver;
+  withAppAndReceiver(
+    (a, r) => {
+      app = a;
+      receiver = r;
+    },
+    { WEBHOOK_MAX_ATTEMPTS: '1' },
+  );
+  withBrowser(dir, (browser) => ready({ t: app, rx: receiver, browser }));
 }
 
 /**
