@@ -352,7 +352,12 @@ describe('storing the idempotent answer fails (DynamoDB down for that one write)
 
   it('a refused request still answers its own envelope (with X-Request-Id), not a failed invocation', async () => {
     const m = await t.participant('merchant');
-    const f = injectFaults({ seed: 11, dynamo: [{ layer: 'call', rate: 1 }], match: idemWrites });
+    // refunds/initiate is deferred: its refusal is stored with a Put (no claim before it).
+    const f = injectFaults({
+      seed: 11,
+      dynamo: [{ layer: 'call', rate: 1 }],
+      match: (command, input) => command === 'PutItem' && JSON.stringify(input ?? '').includes('IDEM#'),
+    });
     f.enable();
     const r = await t.call('POST', '/v1/refunds/initiate', {
       key: m.apiKey,
