@@ -9,7 +9,10 @@ import { amountSchema, currencySchema } from '../http/money-schemas';
 import { toMajor } from '../domain/money';
 import { MSG, badRequest, type ErrorMessage } from '../platform/errors';
 import { logger } from '../platform/log';
-import { failedElement, type ArrayElement } from '../http/multi-status';
+import { arrayReply, failedElement, type ArrayElement } from '../http/multi-status';
+import type { DeferredIdempotency } from '../http/endpoint';
+import type { Reply } from '../http/types';
+import { RiderRefused, type Rider } from '../platform/table';
 import { nonEmpty } from '../http/schemas';
 import type { BillItem } from '../bills/types';
 import type { BillingRefusal, CreateBillingResult } from './create-billing';
@@ -129,6 +132,48 @@ export async function perPhrase(
   await Promise.all(Array.from({ length: Math.min(PHRASE_CONCURRENCY, distinct.length) }, worker));
   if (fatal) throw fatal.error;
   return list.map((p) => byPhrase.get(p)!);
+}
+
+/**
+ * The Idempotency-Key of a bill or pay request (a `deferred` route, DESIGN 10.2): a request of
+ * one distinct phrase is one billing transaction, so the key's record rides on it (`folded`,
+ * for `billPhrases`); a request of several phrases is several transactions: the key is
+ * claimed first, as every other route does (`replay` when it has an answer already).
+ */
+export async function phraseIdempotency(
+  idempotency: DeferredIdempotency | undefined,
+  list: readonly string[],
+): Promise<{ folded?: DeferredIdempotency; replay?: Reply }> {
+  if (!idempotency) return {};
+  if (new Set(list).size === 1) return { folded: idempotency };
+  const replay = await idempotency.claim();
+  return replay ? { replay: { status: replay.statusCode, body: replay.body, headers: replay.headers } } : {};
+}
+
+/**
+ * `perPhrase`, answered as the array reply. With `folded` (phraseIdempotency) `one` gets the
+ * rider of the key's record, whose answer is the created billing's (`message`) at every
+ * position: createBilling commits it in the billing's transaction. When the key's record
+ * exists already (a retry, a concurrent duplicate), its answer (a replay, or 409), not a 500.
+ */
+export async function billPhrases(
+  field: PhraseField,
+  list: readonly string[],
+  entityId: string,
+  message: string,
+  folded: DeferredIdempotency | undefined,
+  one: (phrase: string, rider?: Rider<BillItem>) => Promise<ArrayElement>,
+): Promise<Reply> {
+  const riderOf = (phrase: string) =>
+    folded?.rider((bill: BillItem) => arrayReply(list.map(() => createdElement(field, phrase, bill, message))));
+  const work = perPhrase(
+    field,
+    list,
+    entityId,
+    (phrase) => one(phrase, riderOf(phrase)),
+    (e) => e instanceof RiderRefused,
+  );
+  return arrayReply(await (folded ? folded.answering(work) : work));
 }
 
 /** The seed of a deterministic billing request id under an Idempotency-Key (see billingRequestIdFor). */

@@ -3,7 +3,7 @@
  * one-time pay (`one_time`) and recurring runs (`recurring`) all create billings here.
  *
  * One billing = ONE DynamoDB transaction (through the outbox), after the caller's
- * `extraItems` (indexes 0 .. k-1 of `cancellationCodes`):
+ * `extraItems` and `rider` (indexes 0 .. k-1 of `cancellationCodes`):
  *   k    the pair's counter item  LIM#<decisionId>/C  ADD the amount to the day, week and
  *        month under the limits' conditions, `lastUsed`, and the decision's version as a
  *        condition (`decVersion`, which every decision change writes): a changed decision
@@ -50,9 +50,11 @@ import {
   cancellationCodes,
   getItem,
   isTransactionCancelled,
+  checkRider,
   itemKeyOf,
   table,
   type Item,
+  type Rider,
   type TransactItem,
 } from '../platform/table';
 import { BILLING_REQUEST_PREFIX, billingRequestEvent, billingRequestIdFor, buildBillItem } from './bill-item';
@@ -102,13 +104,17 @@ export interface CreateBillingInput {
   counter?: Item | null;
   /**
    * Items committed in the SAME transaction, BEFORE the billing's own (indexes 0, 1, ... of
-   * `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts), the request's
-   * idempotency record. When one of their conditions fails, createBilling throws the
-   * TransactionCanceledException for the caller to read (nothing was written); a
-   * TransactionConflict on them is retried like any. A function builds them from each
-   * attempt's billing (the idempotency record of the request's answer).
+   * `cancellationCodes`), e.g. the recurring run claim (recurring/run-store.ts). When one of
+   * their conditions fails, createBilling throws the TransactionCanceledException for the
+   * caller to read (nothing was written); a TransactionConflict on them is retried like any.
    */
-  extraItems?: TransactItem[] | ((bill: BillItem) => TransactItem[] | Promise<TransactItem[]>);
+  extraItems?: TransactItem[];
+  /**
+   * A keyed bill's or pay's idempotency record (platform/table.ts Rider), built from each
+   * attempt's billing and committed in its transaction after `extraItems`: RiderRefused when
+   * its condition fails (the key's record exists; nothing was written).
+   */
+  rider?: Rider<BillItem>;
 }
 
 export type CreateBillingResult =
@@ -306,7 +312,9 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       consentCounted: counted,
       createdAt: nowIso,
     });
-    const extra = typeof input.extraItems === 'function' ? await input.extraItems(bill) : (input.extraItems ?? []);
+    const own = input.extraItems ?? [];
+    const riderItems = input.rider ? await input.rider.items(bill) : [];
+    const extra = [...own, ...riderItems];
     const ITEM_COUNTER = extra.length;
     const ITEM_BILL = extra.length + 1;
     const ITEM_DECISION = extra.length + 2;
@@ -323,6 +331,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
         recordOn: ITEM_BILL,
         carry: { on: ITEM_BILL, args: { clientRef: customer.clientRef } },
       });
+      input.rider?.committed();
       return { ok: true, bill, attempts: attempt };
     } catch (e) {
       const name = (e as { name?: string })?.name ?? '';
@@ -335,6 +344,7 @@ async function attemptBilling(input: CreateBillingInput): Promise<CreateBillingR
       }
       const codes = cancellationCodes(e);
       const failed = (i: number) => codes[i] === 'ConditionalCheckFailed';
+      checkRider(e, own.length, riderItems.length);
       if (extra.some((_, i) => failed(i))) throw e;
       if (failed(ITEM_BILL)) {
         // The id exists: only a deterministic id (idSeed) repeats. The earlier execution of

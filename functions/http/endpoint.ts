@@ -17,7 +17,7 @@ import {
   settleIdempotency,
   storeDeferred,
 } from './idempotency';
-import { RiderRefused, type Rider, type TransactItem } from '../platform/table';
+import { RiderRefused, type Rider } from '../platform/table';
 import { observeInvocation } from '../platform/invocation';
 import { logger, setLogRequestId, withLogContext } from '../platform/log';
 import { flushMetrics } from '../platform/metrics';
@@ -34,7 +34,7 @@ export interface EndpointSpec<B extends z.ZodType | undefined, Q extends z.ZodTy
   description?: string;
   /**
    * `deferred`: the Idempotency-Key is not claimed before the handler; the handler writes the
-   * completed record in its own transaction (`ctx.idempotency.record`) or claims the key itself
+   * completed record in its own transaction (`ctx.idempotency.rider`) or claims the key itself
    * (`ctx.idempotency.claim`), and any other answer is stored after it (functions/http/idempotency.ts).
    */
   idempotency?: 'deferred';
@@ -70,12 +70,6 @@ export interface Ctx<B, Q> {
 
 /** What a deferred route's handler does with the request's Idempotency-Key. */
 export interface DeferredIdempotency {
-  /** The Put of the completed record answering `reply`, for the handler's own transaction. */
-  record(reply: Reply): Promise<TransactItem>;
-  /** The handler's transaction committed the record: the answer it returns is that reply. */
-  recorded(): void;
-  /** The record's condition failed in the handler's transaction: the existing record's answer (a replay), or its 409 thrown. */
-  existing(): Promise<never>;
   /** Claim the key as a non-deferred route would (work that is not one transaction); returns a replay when there is one. */
   claim(): Promise<HttpResponse | undefined>;
   /**
@@ -317,13 +311,6 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
 
 function deferredApi(state: RequestState): DeferredIdempotency {
   return {
-    record: (reply) => deferredRecord(state, toResponse(reply)),
-    recorded: () => {
-      state.idempotency = { ...state.idempotency!, stored: true };
-    },
-    existing: async () => {
-      throw new ReplayResponse(await existingAnswer(state));
-    },
     claim: () => claimDeferred(state),
     rider: (reply) => ({
       items: async (next) => [await deferredRecord(state, toResponse(reply(next)))],

@@ -3,6 +3,7 @@ import { unmarshallItem } from '../platform/marshall';
 import { sha256Hex } from '../domain/ids';
 import { db } from '../platform/clients';
 import { isConditionFailure, table, type TransactItem } from '../platform/table';
+import { logger } from '../platform/log';
 import { metric } from '../platform/metrics';
 import { containsSecret, open, purposeKey, seal } from '../domain/secrets';
 import { MSG, badRequest, conflict, errorEntryByCode } from '../platform/errors';
@@ -208,18 +209,21 @@ export async function claimDeferred(state: RequestState): Promise<HttpResponse |
 /**
  * The answer of a deferred route whose handler neither wrote the record nor claimed the key:
  * stored now, unless a record exists (then that record's answer: replay or 409), or unless
- * it asks for a retry (5xx, 409 retry shortly: never stored).
+ * it asks for a retry (5xx, 409 retry shortly: never stored). Best effort, as settling a
+ * claimed key is (functions/http/endpoint.ts): when the write fails, the request answers
+ * what it did and nothing is stored.
  */
 export async function storeDeferred(state: RequestState, response: HttpResponse): Promise<HttpResponse> {
   const d = state.idempotency;
   if (!d?.requestHash || d.replay || d.stored || d.claimed || d.answered || isRetryLater(response)) return response;
-  const put = (await deferredRecord(state, response)).Put!;
   try {
+    const put = (await deferredRecord(state, response)).Put!;
     await db().send(new PutCommand(put as ConstructorParameters<typeof PutCommand>[0]));
     return response;
   } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-    return existingAnswer(state);
+    if (isConditionFailure(e)) return existingAnswer(state);
+    logger.error('Idempotency record not stored', { requestId: state.requestId, status: response.statusCode, error: e as Error });
+    return response;
   }
 }
 

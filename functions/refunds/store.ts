@@ -103,6 +103,8 @@ export async function initiateRefund(input: {
    * already reserved.
    */
   requestKey?: string;
+  /** The keyed request's idempotency record (with its 201), committed in the refund's transaction: RiderRefused when it exists. */
+  rider?: Rider<RefundItem>;
 }): Promise<InitiateResult> {
   const found = await findBillByReference(input.reference);
   if (!found || found.merchantId !== input.merchantId) return { ok: false, reason: 'not_found' };
@@ -146,6 +148,7 @@ export async function initiateRefund(input: {
       claimUpdate(bill, amount, { merchantId: input.merchantId }, { adds: { refundIds: new Set([refundId]) } }),
       { Put: { TableName: table(), Item: refund, ConditionExpression: 'attribute_not_exists(pk)' } },
     ];
+    const riderItems = input.rider ? await input.rider.items(refund) : [];
     const requested = {
       type: REFUND_REQUESTED,
       to: bill.bankId,
@@ -165,11 +168,13 @@ export async function initiateRefund(input: {
       },
     };
     try {
-      await commit(items, [requested], { recordOn: 1 });
+      await commit([...items, ...riderItems], [requested], { recordOn: 1 });
+      input.rider?.committed();
       logger.info('refund initiated', { refundId, billingRequestId: bill.billingRequestId });
       return { ok: true, refund };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;
+      checkRider(e, items.length, riderItems.length);
       const codes = cancellationCodes(e);
       // The refund's id exists: this request's first attempt made it (requestKey).
       if (codes[1] === 'ConditionalCheckFailed') {

@@ -352,7 +352,12 @@ describe('storing the idempotent answer fails (DynamoDB down for that one write)
 
   it('a refused request still answers its own envelope (with X-Request-Id), not a failed invocation', async () => {
     const m = await t.participant('merchant');
-    const f = injectFaults({ seed: 11, dynamo: [{ layer: 'call', rate: 1 }], match: idemWrites });
+    // refunds/initiate is deferred: its refusal is stored with a Put (no claim before it).
+    const f = injectFaults({
+      seed: 11,
+      dynamo: [{ layer: 'call', rate: 1 }],
+      match: (command, input) => command === 'PutItem' && JSON.stringify(input ?? '').includes('IDEM#'),
+    });
     f.enable();
     const r = await t.call('POST', '/v1/refunds/initiate', {
       key: m.apiKey,
@@ -385,7 +390,7 @@ describe('storing the idempotent answer fails (DynamoDB down for that one write)
   });
 });
 
-describe('a keyed bank answer killed between its commit and its reply (DESIGN 10.2)', () => {
+describe('a keyed money request killed between its commit and its reply (DESIGN 10.2)', () => {
   // The answer's transaction commits (with the key's record in it) and the reply is lost, as
   // when the process dies right after the commit: the bank's retry with the same key must get
   // the first 200, not a 409 "already answered" stored as the key's answer.
@@ -396,8 +401,8 @@ describe('a keyed bank answer killed between its commit and its reply (DESIGN 10
       commands: /^TransactWriteItems$/,
       match: (_command, input) => JSON.stringify(input ?? '').includes(id),
     });
-  /** `body` answers resource `id`: the one transaction that writes it commits and its reply is lost. */
-  const answerKilled = async (seed: number, path: string, key: string, id: string, body: Record<string, unknown>) => {
+  /** `body` answers (or makes) resource `id`: the one transaction that writes it commits and its reply is lost. */
+  const answerKilled = async (seed: number, path: string, key: string, id: string, body: Record<string, unknown>, status = 200) => {
     const request = { key, body, headers: { 'idempotency-key': `killed-${seed}-${Date.now()}` } };
     const f = killedAfterCommit(seed, id);
     f.enable();
@@ -406,9 +411,9 @@ describe('a keyed bank answer killed between its commit and its reply (DESIGN 10
     expect(f.stats.injected, f.describe()).toBe(1);
     expect(killed.status, JSON.stringify(killed.body)).toBe(500);
     const retry = await t.call('POST', path, request);
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(status);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    return retry.body.data;
+    return retry.body;
   };
 
   it('bank-response and refund-response: the retry with the same key answers the original 200', async () => {
@@ -424,7 +429,7 @@ describe('a keyed bank answer killed between its commit and its reply (DESIGN 10
       action: 'approve_recurring',
       bankTransactionId: `BTX-killed-${Date.now()}`,
     });
-    expect(approved).toMatchObject({ billingRequestId, status: 'succeeded' });
+    expect(approved.data).toMatchObject({ billingRequestId, status: 'succeeded' });
 
     const rf = await t.call('POST', '/v1/refunds/initiate', {
       key: a.merchant.apiKey,
@@ -439,10 +444,38 @@ describe('a keyed bank answer killed between its commit and its reply (DESIGN 10
     });
     expect(processing.status).toBe(200);
     const completed = await answerKilled(42, '/v1/billing/refund-response', a.bank.apiKey, refundId, { refundId, status: 'completed' });
-    expect(completed).toMatchObject({ refundId, status: 'completed', amount: 10 });
+    expect(completed.data).toMatchObject({ refundId, status: 'completed', amount: 10 });
     // Applied once: the transaction shows the one refund.
     const tx = await t.call('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: b.body[0].reference } });
     expect(tx.body.data).toMatchObject({ status: 'partially_refunded', refundedAmount: 10 });
+  });
+
+  it('pay and refunds/initiate: the retry with the same key answers the original 201', async () => {
+    const a = await agreement(t, { decision: 'approve_recurring' });
+    const description = `killed pay ${Date.now()}`;
+    const paid = await answerKilled(
+      43,
+      '/v1/customer/pay',
+      a.merchant.apiKey,
+      description,
+      { lookupPhrases: [a.lookupPhrase], amount: 40, currency: 'NGN', description },
+      201,
+    );
+    expect(paid).toEqual([expect.objectContaining({ statusCode: 201, lookupPhrase: a.lookupPhrase, amount: 40, status: 'pending' })]);
+    const { billingRequestId, reference } = paid[0];
+    const approved = await t.call('POST', '/v1/billing/bank-response', {
+      key: a.bank.apiKey,
+      body: { billingRequestId, action: 'approve_once', bankTransactionId: `BTX-killed-pay-${Date.now()}` },
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+
+    const refund = await answerKilled(44, '/v1/refunds/initiate', a.merchant.apiKey, reference, { reference, amount: 10 }, 201);
+    expect(refund.data).toMatchObject({ reference, amount: 10, status: 'pending' });
+    // Reserved once: the rest of the transaction is 30.
+    const rest = await t.call('POST', '/v1/refunds/initiate', { key: a.merchant.apiKey, body: { reference } });
+    expect(rest.status, JSON.stringify(rest.body)).toBe(201);
+    expect(rest.body.data).toMatchObject({ amount: 30 });
+    expect(rest.body.data.refundId).not.toBe(refund.data.refundId);
   });
 });
 

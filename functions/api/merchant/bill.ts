@@ -2,9 +2,9 @@ import { readAgreementPhrase } from '../../domain/agreement-phrase';
 import {
   assertSupportedCurrency,
   billBodySchema,
-  createdElement,
+  billPhrases,
   idSeedFor,
-  perPhrase,
+  phraseIdempotency,
   refusalElement,
   resultElement,
 } from '../../billing/bill-request';
@@ -14,8 +14,6 @@ import { BILLING_MSG } from '../../billing/messages';
 import { customerOfDecision, getBillingContext, getBillingCustomers } from '../../bills/reads';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
-import { arrayReply } from '../../http/multi-status';
-import { cancellationCodes, isTransactionCancelled } from '../../platform/table';
 
 /**
  * POST /v1/customer/bill (merchant; a provider with X-Entity-Id): bill customers with their
@@ -35,14 +33,10 @@ import { cancellationCodes, isTransactionCancelled } from '../../platform/table'
 export const handler = endpoint({ body: billBodySchema, idempotency: 'deferred' }, async ({ body, principal, headers, idempotency }) => {
   assertSupportedCurrency(body.currency);
   const entityId = principal.id;
-  const distinct = [...new Set(body.agreementPhrases)];
-  // Several phrases are several transactions: the key is claimed before any of them.
-  const folded = idempotency !== undefined && distinct.length === 1 ? idempotency : undefined;
-  if (idempotency && !folded) {
-    const replay = await idempotency.claim();
-    if (replay) return { status: replay.statusCode, body: replay.body, headers: replay.headers };
-  }
+  const { folded, replay } = await phraseIdempotency(idempotency, body.agreementPhrases);
+  if (replay) return replay;
 
+  const distinct = [...new Set(body.agreementPhrases)];
   const decisionIdOf = new Map<string, string | undefined>();
   await Promise.all(distinct.map(async (p) => decisionIdOf.set(p, await readAgreementPhrase(p, entityId))));
   const ids = [...new Set([...decisionIdOf.values()].filter((v): v is string => v !== undefined))];
@@ -53,48 +47,28 @@ export const handler = endpoint({ body: billBodySchema, idempotency: 'deferred' 
   const unknown = billable.filter((d) => !customerOfDecision(d)).map((d) => d.customerId);
   const customers = unknown.length ? await getBillingCustomers(unknown) : new Map();
 
-  const elements = await perPhrase(
-    'phrase',
-    body.agreementPhrases,
-    entityId,
-    async (phrase) => {
-      const id = decisionIdOf.get(phrase);
-      const decision = id ? decisions.get(id) : undefined;
-      if (!decision || decision.merchantId !== entityId) return refusalElement('phrase', phrase, entityId, 'not_approved');
-      const refusal = billingRefusalFor('agreement', decision);
-      if (refusal) return refusalElement('phrase', phrase, entityId, refusal);
-      const customer = customerOfDecision(decision) ?? customers.get(decision.customerId);
-      if (!customer) return refusalElement('phrase', phrase, entityId, 'not_approved');
-      const r = await createBilling({
-        merchant,
-        customer,
-        decision,
-        counter: counters.get(decision.id) ?? null,
-        trust,
-        amount: body.amount,
-        currency: body.currency,
-        description: body.description,
-        type: 'agreement',
-        idSeed: idSeedFor(headers, principal.keyId, 'bill', entityId, phrase),
-        // The answer, should this attempt commit, is recorded under the key in the same transaction.
-        ...(folded
-          ? {
-              extraItems: async (bill) => [
-                await folded.record(
-                  arrayReply(body.agreementPhrases.map(() => createdElement('phrase', phrase, bill, BILLING_MSG.created))),
-                ),
-              ],
-            }
-          : {}),
-      });
-      if (folded && r.ok && !r.existing) folded.recorded();
-      return resultElement('phrase', phrase, entityId, r, BILLING_MSG.created);
-    },
-    // The key's record already exists (a retry, a concurrent duplicate): its answer, not a 500.
-    (e) => folded !== undefined && isTransactionCancelled(e) && cancellationCodes(e)[0] === 'ConditionalCheckFailed',
-  ).catch(async (e) => {
-    if (folded && isTransactionCancelled(e)) return folded.existing();
-    throw e;
+  return billPhrases('phrase', body.agreementPhrases, entityId, BILLING_MSG.created, folded, async (phrase, rider) => {
+    const id = decisionIdOf.get(phrase);
+    const decision = id ? decisions.get(id) : undefined;
+    if (!decision || decision.merchantId !== entityId) return refusalElement('phrase', phrase, entityId, 'not_approved');
+    const refusal = billingRefusalFor('agreement', decision);
+    if (refusal) return refusalElement('phrase', phrase, entityId, refusal);
+    const customer = customerOfDecision(decision) ?? customers.get(decision.customerId);
+    if (!customer) return refusalElement('phrase', phrase, entityId, 'not_approved');
+    const r = await createBilling({
+      merchant,
+      customer,
+      decision,
+      counter: counters.get(decision.id) ?? null,
+      trust,
+      amount: body.amount,
+      currency: body.currency,
+      description: body.description,
+      type: 'agreement',
+      idSeed: idSeedFor(headers, principal.keyId, 'bill', entityId, phrase),
+      // The answer, should this attempt commit, is recorded under the key in the same transaction.
+      rider,
+    });
+    return resultElement('phrase', phrase, entityId, r, BILLING_MSG.created);
   });
-  return arrayReply(elements);
 });

@@ -1,9 +1,10 @@
 import {
   assertSupportedCurrency,
+  billPhrases,
   failureElement,
   idSeedFor,
   payBodySchema,
-  perPhrase,
+  phraseIdempotency,
   refusalElement,
   resultElement,
 } from '../../billing/bill-request';
@@ -14,7 +15,6 @@ import { getBillingContext, getBillingMerchant } from '../../bills/reads';
 import { decisionId } from '../../domain/decisions';
 import { endpoint } from '../../http/endpoint';
 import { MSG, notFound } from '../../platform/errors';
-import { arrayReply } from '../../http/multi-status';
 import { resolveLookupPhrase, type ResolvedLookupPhrase } from '../../customers/phrase-store';
 import { mapLimit } from '../../platform/retry';
 
@@ -25,9 +25,14 @@ import { mapLimit } from '../../platform/retry';
  * a decision of the pair that blocks the merchant -> 403; that decision's limits -> 403; a
  * deny/suspended decision does NOT stop a pay (the bank asks the customer anyway). Always
  * needs the customer's approval (`requiresApproval: true`, `expiresAt`). Type `one_time`.
+ * With an Idempotency-Key the route is `deferred`, as bill is: a 1-phrase pay writes the key's
+ * record, with its answer, in the billing's own transaction (DESIGN 10.2); a pay of several
+ * phrases claims the key first; a refusal is stored after.
  */
-export const handler = endpoint({ body: payBodySchema }, async ({ body, principal, headers }) => {
+export const handler = endpoint({ body: payBodySchema, idempotency: 'deferred' }, async ({ body, principal, headers, idempotency }) => {
   assertSupportedCurrency(body.currency);
+  const { folded, replay } = await phraseIdempotency(idempotency, body.lookupPhrases);
+  if (replay) return replay;
   const merchant = await getBillingMerchant(principal.id);
   if (!merchant) throw notFound(MSG.merchantNotFound);
   const entityId = merchant.id;
@@ -40,7 +45,7 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
   const decisionIds = [...resolved.values()].filter((r): r is ResolvedLookupPhrase => !!r).map((r) => decisionId(entityId, r.customer.id));
   const { decisions, counters } = await getBillingContext(decisionIds);
 
-  const elements = await perPhrase('lookupPhrase', body.lookupPhrases, entityId, async (phrase) => {
+  return billPhrases('lookupPhrase', body.lookupPhrases, entityId, BILLING_MSG.paymentCreated, folded, async (phrase, rider) => {
     const found = resolved.get(phrase);
     if (!found) return failureElement('lookupPhrase', phrase, entityId, 404, MSG.customerNotFound);
     const decision = decisions.get(decisionId(entityId, found.customer.id));
@@ -56,8 +61,8 @@ export const handler = endpoint({ body: payBodySchema }, async ({ body, principa
       description: body.description,
       type: 'one_time',
       idSeed: idSeedFor(headers, principal.keyId, 'pay', entityId, phrase),
+      rider,
     });
     return resultElement('lookupPhrase', phrase, entityId, r, BILLING_MSG.paymentCreated);
   });
-  return arrayReply(elements);
 });

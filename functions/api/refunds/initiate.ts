@@ -5,7 +5,7 @@ import { majorAmount } from '../../http/money-schemas';
 import { endpoint, ok } from '../../http/endpoint';
 import { badRequest, conflict, notFound } from '../../platform/errors';
 import { initiateRefund } from '../../refunds/store';
-import { MIN_REFUND_MINOR } from '../../refunds/views';
+import { MIN_REFUND_MINOR, type RefundItem } from '../../refunds/views';
 import { MONEY_MSG } from '../../transactions/messages';
 
 const body = z.strictObject({
@@ -16,21 +16,35 @@ const body = z.strictObject({
   reason: safeText(500).optional(),
 });
 
+const reply = (f: RefundItem) =>
+  ok(201, MONEY_MSG.refundInitiated, {
+    refundId: f.refundId,
+    reference: f.reference,
+    amount: toMajor(f.amount),
+    currency: f.currency,
+    status: f.status,
+    expectedBy: f.expectedBy,
+  });
+
 /**
  * POST /v1/refunds/initiate (merchant): reserve the amount against the transaction's
  * refundable remainder and ask the customer's bank to refund it (`refund.requested`).
- * 201 `{refundId, reference, amount, currency, status: "pending", expectedBy}`.
+ * 201 `{refundId, reference, amount, currency, status: "pending", expectedBy}`. With an
+ * Idempotency-Key the route is `deferred`: the key's record, with its 201, is written in the
+ * refund's own transaction (DESIGN 10.2); a refusal is stored after.
  */
 export const handler = endpoint(
-  { body, description: 'Start a full or partial refund of a succeeded transaction. Honours Idempotency-Key.' },
-  async ({ body, principal, requestKey }) => {
-    const r = await initiateRefund({
+  { body, description: 'Start a full or partial refund of a succeeded transaction. Honours Idempotency-Key.', idempotency: 'deferred' },
+  async ({ body, principal, requestKey, idempotency }) => {
+    const work = initiateRefund({
       merchantId: principal.id,
       reference: body.reference,
       amount: body.amount,
       reason: body.reason,
       requestKey,
+      rider: idempotency?.rider(reply),
     });
+    const r = await (idempotency ? idempotency.answering(work) : work);
     if (!r.ok) {
       switch (r.reason) {
         case 'not_found':
@@ -43,14 +57,6 @@ export const handler = endpoint(
           throw conflict(MONEY_MSG.refundBusy);
       }
     }
-    const f = r.refund;
-    return ok(201, MONEY_MSG.refundInitiated, {
-      refundId: f.refundId,
-      reference: f.reference,
-      amount: toMajor(f.amount),
-      currency: f.currency,
-      status: f.status,
-      expectedBy: f.expectedBy,
-    });
+    return reply(r.refund);
   },
 );
