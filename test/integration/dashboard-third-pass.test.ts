@@ -360,21 +360,7 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     const applied = applicationBody();
     const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applied });
     expect(application.status).toBe(201);
-    // The API: type filter, search (any case, by name, e-mail or id) and cursor paging.
-    const list = (query: Record<string, string>) => t.call('GET', '/v1/operator/participants', { key: t.operatorKey, query });
-    const ids = async (query: Record<string, string>) => (await list(query)).body.data.participants.map((p: { id: string }) => p.id);
-    expect(await ids({ q: merchant.name.toUpperCase() })).toEqual([merchant.id]);
-    expect(await ids({ q: merchant.id, type: 'merchant' })).toEqual([merchant.id]);
-    expect(await ids({ q: merchant.email })).toEqual([merchant.id]);
-    expect(await ids({ q: merchant.id, type: 'bank' })).toEqual([]);
-    const first = await list({ limit: '1' });
-    expect(first.status).toBe(200);
-    expect(first.body.data.hasMore).toBe(true);
-    const second = await list({ limit: '1', startingAfter: first.body.data.participants[0].id });
-    expect(second.body.data.participants[0].createdAt <= first.body.data.participants[0].createdAt).toBe(true);
-    expect(second.body.data.participants[0].id).not.toBe(first.body.data.participants[0].id);
-    expect((await list({ type: 'nobody' })).status).toBe(400);
-    expect((await t.call('GET', '/v1/operator/participants', { key: merchant.apiKey })).status).toBe(403);
+    // The API's type filter, search and paging: platform.test.ts (from the bundle); here the page.
 
     const { page } = await newPage(browser);
     await page.goto(`${t.url}/dashboard/`);

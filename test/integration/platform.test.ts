@@ -83,6 +83,27 @@ describe('authentication', () => {
   });
 });
 
+describe("the operator's participant list (DESIGN 10.7)", () => {
+  it('lists every participant newest first: type filter, search by name, e-mail or id (any case), cursor paging; operator only', async () => {
+    const merchant = await t.participant('merchant');
+    await t.participant('bank');
+    const list = (query: Record<string, string>) => t.call('GET', '/v1/operator/participants', { key: t.operatorKey, query });
+    const ids = async (query: Record<string, string>) => (await list(query)).body.data.participants.map((p: { id: string }) => p.id);
+    expect(await ids({ q: merchant.name.toUpperCase() })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.id, type: 'merchant' })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.email })).toEqual([merchant.id]);
+    expect(await ids({ q: merchant.id, type: 'bank' })).toEqual([]);
+    const first = await list({ limit: '1' });
+    expect(first.status).toBe(200);
+    expect(first.body.data.hasMore).toBe(true);
+    const second = await list({ limit: '1', startingAfter: first.body.data.participants[0].id });
+    expect(second.body.data.participants[0].createdAt <= first.body.data.participants[0].createdAt).toBe(true);
+    expect(second.body.data.participants[0].id).not.toBe(first.body.data.participants[0].id);
+    expect((await list({ type: 'nobody' })).status).toBe(400);
+    expect((await t.call('GET', '/v1/operator/participants', { key: merchant.apiKey })).status).toBe(403);
+  });
+});
+
 describe('authorization by participant kind', () => {
   it('refuses a bank key on a merchant route', async () => {
     const b = await t.participant('bank');

@@ -208,6 +208,8 @@ describe('the idpay command of the tarball', () => {
       cwd: esmApp,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // its own process group: npx runs the command in a child of its own, and both must end
+      detached: true,
     });
     let out = '';
     listener.stdout.on('data', (d) => (out += d));
@@ -237,9 +239,21 @@ describe('the idpay command of the tarball', () => {
         apiVersion: '2026-11-01',
         livemode: false,
       });
-      expect(out).toContain('billing.response');
+      // the listener prints a forwarded event once its POST is answered: after the receiver has it
+      await expect.poll(() => out, { timeout: 30_000 }).toContain('billing.response');
     } finally {
-      listener.kill('SIGINT');
+      const ended = new Promise((done) => (listener.exitCode !== null ? done(null) : listener.once('exit', done)));
+      const group = (signal: NodeJS.Signals) => {
+        try {
+          process.kill(-listener.pid!, signal);
+        } catch {
+          // already gone
+        }
+      };
+      group('SIGINT');
+      const hard = setTimeout(() => group('SIGKILL'), 10_000);
+      await ended;
+      clearTimeout(hard);
     }
   }, 180_000);
 });
