@@ -160,6 +160,7 @@ describe('malformed percent-encoding in a path parameter: the resource 404, neve
     [/^\/v1\/operator\/participants\//, 'Participant not found'],
     [/^\/v1\/operator\/keys\//, 'API key not found'],
     [/^\/v1\/operator\/providers\//, 'Participant not found'],
+    [/^\/v1\/bank\/customers\/\{customerId\}\/consents$/, 'Customer not found'],
     [/^\/v1\/bank\/customers\/batches\//, 'Batch not found'],
     [/^\/v1\/bank\/customer-decisions\//, 'Customer decision not found'],
     [/^\/v1\/customer-decisions\//, 'Customer decision not found'],
