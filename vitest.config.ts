@@ -143,6 +143,7 @@ export default defineConfig({
           ...LOCAL_STACK,
           name: 'reliability',
           include: ['test/reliability/**/*.test.ts'],
+          exclude: TIMED_FILES,
         },
       },
     ],

@@ -11,9 +11,9 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetSecrets } from '../functions/domain/secrets';
-import { ensureBucket, ensureQueues, ensureTable, localBucketName } from './resources';
+import { ensureBucket, ensureQueues, ensureTable, localBucketName, tableStreamWanted, visibilityCap } from './resources';
 import { invoke } from './lambda';
-import { startPollers } from './pollers';
+import { queueDefinitionSources, startPollers } from './pollers';
 import { startHttpServer } from './server';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
 import { startStreamPoller, type StreamPoller } from './streams';
@@ -82,8 +82,8 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
     credentials: LOCAL_CREDENTIALS,
     useQueueUrlAsEndpoint: false,
   });
-  await ensureTable(ddb, opts.tableName);
-  const queueEnv = await ensureQueues(sqs, opts.queuePrefix);
+  await ensureTable(ddb, opts.tableName, { stream: tableStreamWanted(opts.env) });
+  const queueEnv = await ensureQueues(sqs, opts.queuePrefix, visibilityCap(opts.env));
   await ensureBucket(opts.sqsEndpoint, LOCAL_REGION, LOCAL_CREDENTIALS, base.EXPORTS_BUCKET!);
   const env = { ...base, ...queueEnv, ...opts.env };
   Object.assign(process.env, env);
@@ -98,30 +98,36 @@ async function startRuntime(opts: AppOptions & { env: Record<string, string> }):
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-  const pollers = startPollers(sqs, queueEnv, Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4));
-  const eventStream = streamPollerWanted()
-    ? startStreamPoller(
-        ddb,
-        sqs,
-        {
-          tableName: opts.tableName,
-          batchSize: EVENT_STREAM.batchSize,
-          parallelizationFactor: EVENT_STREAM.parallelizationFactor,
-          maximumRetryAttempts: EVENT_STREAM.maximumRetryAttempts,
-          bisectBatchOnError: EVENT_STREAM.bisectBatchOnError,
-          startingPosition: EVENT_STREAM.startingPosition,
-          filters: [...EVENT_STREAM.filters],
-          onFailureUrl: queueEnv[queueUrlEnv(EVENT_STREAM.onFailure)],
-          invoke: (event) => invoke(EVENT_STREAM.worker, event, EVENT_STREAM.timeoutSeconds * 1000),
-        },
-        {
-          endpoint: opts.dynamoEndpoint,
-          region: LOCAL_REGION,
-          credentials: LOCAL_CREDENTIALS,
-          checkpoints: streamCheckpoints(opts.streamCheckpointFile),
-        },
-      )
-    : undefined;
+  const pollers = startPollers(
+    sqs,
+    queueEnv,
+    Number(process.env.LOCAL_POLLER_CONCURRENCY ?? 4),
+    queueDefinitionSources(queueEnv, visibilityCap(opts.env)),
+  );
+  const eventStream =
+    streamPollerWanted() && tableStreamWanted(opts.env)
+      ? startStreamPoller(
+          ddb,
+          sqs,
+          {
+            tableName: opts.tableName,
+            batchSize: EVENT_STREAM.batchSize,
+            parallelizationFactor: EVENT_STREAM.parallelizationFactor,
+            maximumRetryAttempts: EVENT_STREAM.maximumRetryAttempts,
+            bisectBatchOnError: EVENT_STREAM.bisectBatchOnError,
+            startingPosition: EVENT_STREAM.startingPosition,
+            filters: [...EVENT_STREAM.filters],
+            onFailureUrl: queueEnv[queueUrlEnv(EVENT_STREAM.onFailure)],
+            invoke: (event) => invoke(EVENT_STREAM.worker, event, EVENT_STREAM.timeoutSeconds * 1000),
+          },
+          {
+            endpoint: opts.dynamoEndpoint,
+            region: LOCAL_REGION,
+            credentials: LOCAL_CREDENTIALS,
+            checkpoints: streamCheckpoints(opts.streamCheckpointFile),
+          },
+        )
+      : undefined;
   stream = eventStream;
 
   const tick = async (at = new Date()) => {

@@ -9,6 +9,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient, type 
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { QUEUES } from '../functions/platform/definitions';
 import { invoke } from './lambda';
+import { localVisibilitySeconds } from './resources';
 
 function toRecord(m: Message, queueArn: string): SQSRecord {
   const a = m.Attributes ?? {};
@@ -49,7 +50,7 @@ export interface EventSource {
 }
 
 /** Source mode: the event sources of QUEUES, invoking the handler modules. */
-export function queueDefinitionSources(urls: Record<string, string>): EventSource[] {
+export function queueDefinitionSources(urls: Record<string, string>, visibilityCapSeconds?: number): EventSource[] {
   return QUEUES.map((q) => {
     const url = urls[`QUEUE_URL_${q.name.toUpperCase().replace(/-/g, '_')}`]!;
     return {
@@ -57,7 +58,8 @@ export function queueDefinitionSources(urls: Record<string, string>): EventSourc
       arn: `arn:aws:sqs:us-east-1:000000000000:${url.split('/').pop()}`,
       batchSize: q.batchSize,
       maxConcurrency: q.maxConcurrency,
-      invoke: (event: SQSEvent) => invoke(q.worker, event, 60_000),
+      // The consumer's timeout as deployed (WORKERS): at most the queue's visibility timeout.
+      invoke: (event: SQSEvent) => invoke(q.worker, event, Math.min(localVisibilitySeconds(q, visibilityCapSeconds), 60) * 1000),
     };
   });
 }

@@ -26,10 +26,17 @@ export async function ensureStream(client: DynamoDBClient, tableName: string, sp
   await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: spec }));
 }
 
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/**
+ * Creates the table as the definitions say, or gives an existing one its stream. `stream: false`
+ * (LOCAL_TABLE_STREAM=0) leaves the stream out: a local stack whose test reads no event (the
+ * 100,000-row export) does not pay DynamoDB Local's stream record on every write; nothing then
+ * consumes a stream (app.ts starts no stream poller).
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string, opts: { stream?: boolean } = {}): Promise<void> {
+  const stream = opts.stream ?? true;
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
-    await ensureStream(client, tableName);
+    if (stream) await ensureStream(client, tableName);
     return;
   } catch (e) {
     if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
@@ -56,7 +63,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         ],
         Projection: { ProjectionType: i.projection },
       })),
-      StreamSpecification: STREAM,
+      ...(stream ? { StreamSpecification: STREAM } : {}),
     }),
   );
   await client.send(
@@ -67,8 +74,26 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   );
 }
 
+/**
+ * A queue's visibility timeout on the local stack: the definition's, or `capSeconds` when
+ * that is shorter (LOCAL_VISIBILITY_TIMEOUT_SECONDS: a test that waits for a message left in
+ * flight, by a killed worker or a refused read, to come back sets it instead of waiting the
+ * deployed 60 s in real time). The local consumer's timeout follows it (pollers.ts), as
+ * Lambda's must not exceed its queue's.
+ */
+export function localVisibilitySeconds(q: { visibilityTimeoutSeconds: number }, capSeconds?: number): number {
+  return capSeconds && capSeconds > 0 ? Math.min(q.visibilityTimeoutSeconds, capSeconds) : q.visibilityTimeoutSeconds;
+}
+
+/** Whether the local stack's table has its stream (LOCAL_TABLE_STREAM=0: without; see ensureTable). */
+export const tableStreamWanted = (env: Record<string, string | undefined>): boolean => env.LOCAL_TABLE_STREAM !== '0';
+
+/** The local stack's visibility cap from its environment (unset: the definitions' timeouts). */
+export const visibilityCap = (env: Record<string, string | undefined>): number | undefined =>
+  env.LOCAL_VISIBILITY_TIMEOUT_SECONDS ? Number(env.LOCAL_VISIBILITY_TIMEOUT_SECONDS) : undefined;
+
 /** Queue URLs by env name (QUEUE_URL_WEBHOOKS, QUEUE_URL_WEBHOOKS_DLQ, ...). */
-export async function ensureQueues(client: SQSClient, prefix: string): Promise<Record<string, string>> {
+export async function ensureQueues(client: SQSClient, prefix: string, capSeconds?: number): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   const envName = (n: string) => `QUEUE_URL_${n.toUpperCase().replace(/-/g, '_')}`;
   for (const q of QUEUES) {
@@ -81,7 +106,7 @@ export async function ensureQueues(client: SQSClient, prefix: string): Promise<R
       new CreateQueueCommand({
         QueueName: `${prefix}${q.name}`,
         Attributes: {
-          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+          VisibilityTimeout: String(localVisibilitySeconds(q, capSeconds)),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
         },
       }),

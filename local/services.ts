@@ -127,8 +127,9 @@ const JVM_FLAGS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
  * launcher and says that it listens on every interface).
  */
 export async function startDynamo(
-  opts: { dataDir?: string; port?: number; say?: (line: string) => void } = {},
+  opts: { dataDir?: string; port?: number; say?: (line: string) => void; jvmFlags?: string[] } = {},
 ): Promise<RunningService & { pid?: number }> {
+  const jvmFlags = opts.jvmFlags ?? JVM_FLAGS;
   const port = opts.port ?? (await freePort());
   const dist = dynamoDistribution();
   const args = ['-port', String(port), '-sharedDb', '-disableTelemetry'];
@@ -145,8 +146,8 @@ export async function startDynamo(
   }
   const classpath = [launcher, dist.jar, join(dist.lib, '*')].filter(Boolean).join(delimiter);
   const javaArgs = launcher
-    ? [...JVM_FLAGS, `-Djava.library.path=${dist.lib}`, '-cp', classpath, 'LoopbackDynamoDB', ...args]
-    : [...JVM_FLAGS, `-Djava.library.path=${dist.lib}`, '-jar', dist.jar, ...args];
+    ? [...jvmFlags, `-Djava.library.path=${dist.lib}`, '-cp', classpath, 'LoopbackDynamoDB', ...args]
+    : [...jvmFlags, `-Djava.library.path=${dist.lib}`, '-jar', dist.jar, ...args];
   const child: ChildProcess = spawn('java', javaArgs, { cwd: dirname(dist.jar), stdio: 'pipe' });
   let exited = false;
   let stderr = '';

@@ -288,8 +288,6 @@ export function eventIdOfDelivery(id: string): string | undefined {
 export const RECOVERY_KIND = 'webhook.recovery';
 /** How long past its expected next attempt a pending delivery waits before recovery re-enqueues it. */
 export const recoveryGraceSeconds = () => Number(process.env.WEBHOOK_RECOVERY_GRACE_SECONDS || 300);
-/** How long a claimed attempt holds the delivery (longer than the 10 s timeout plus DNS). */
-export const LEASE_SECONDS = 30;
 
 /** When a delivery expected at `expectedAtMs` is overdue: a grace period later. */
 export const overdueAt = (expectedAtMs: number) => expectedAtMs + recoveryGraceSeconds() * 1000;

@@ -39,7 +39,10 @@ withAppAndReceiver(
     rx = receiver;
   },
   // Recovery's grace scaled too (deployed: 300 s): a delivery whose first message could not be sent is sent 10 s later.
+  // The lanes' visibility timeout 20 s (deployed: 60 s): a message a refused read or a killed
+  // worker left in flight comes back after it, in real time.
   {
+    LOCAL_VISIBILITY_TIMEOUT_SECONDS: '20',
     WEBHOOK_BACKOFF_BASE_SECONDS: '1',
     WEBHOOK_MAX_ATTEMPTS: '12',
     WEBHOOK_MAX_QUEUE_DELAY_SECONDS: '3',
@@ -250,7 +253,7 @@ describe('a delivery before its first recorded attempt', () => {
       await t.app.settle(60_000);
       expect((await records([id])).get(id)).toMatchObject({ status: 'delivered', attempts: 1 });
       // The first message, which the refused read left in flight, comes back after its
-      // visibility timeout (60 s) and is dropped: nothing is left in the lanes, and no second request.
+      // visibility timeout (20 s here) and is dropped: nothing is left in the lanes, and no second request.
       await waitUntil(
         'the first message back and dropped',
         async () => {

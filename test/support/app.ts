@@ -95,13 +95,18 @@ function explainServerError(method: string, path: string, status: number, reques
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  opts: { tickMs?: number; tickPaused?: () => boolean } = {},
+  opts: {
+    tickMs?: number;
+    tickPaused?: () => boolean;
+    /** A DynamoDB Local of the test's own instead of the file's from the pool. */
+    dynamoEndpoint?: string;
+  } = {},
 ): Promise<TestApp> {
   const operatorKey = newOperatorKey();
   const suffix = randomToken(8).toLowerCase();
   if (!artifactsRequested() && process.env.TEST_LOG_LEVEL === undefined) keepErrorLines();
   const app = await startApp({
-    dynamoEndpoint: await dynamoEndpoint(),
+    dynamoEndpoint: opts.dynamoEndpoint ?? (await dynamoEndpoint()),
     sqsEndpoint: inject('sqsEndpoint'),
     tableName: `t-${suffix}`,
     queuePrefix: `t-${suffix}-`,
