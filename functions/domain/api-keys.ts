@@ -52,3 +52,7 @@ export function isWellFormedApiKey(token: string, stage: Stage): boolean {
   if (!token.startsWith(prefix) || token.length > MAX_KEY_LENGTH) return false;
   return /^[A-Za-z0-9]{26,}$/.test(token.slice(prefix.length)) && hasValidChecksum(token);
 }
+
+/** Whether a key works at `now` (ISO): not revoked, and not past its expiry (DESIGN 8.3; auth refuses it from that instant). */
+export const keyWorks = (k: { revokedAt?: string; keyExpiresAt?: string }, now: string): boolean =>
+  !k.revokedAt && (!k.keyExpiresAt || k.keyExpiresAt > now);

@@ -1,5 +1,5 @@
 import { config, type Stage } from '../config';
-import { newApiKeyToken } from '../domain/api-keys';
+import { keyWorks, newApiKeyToken } from '../domain/api-keys';
 import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
@@ -9,6 +9,7 @@ import {
   getItem,
   nowIso,
   queryAll,
+  queryPages,
   queryPage,
   transact,
   type Item,
@@ -285,6 +286,34 @@ export async function listKeys(participantId: string, limit: number, after?: Key
     revokedAt: r.revokedAt ?? null,
   }));
   return { keys, hasMore: items.length > limit };
+}
+
+/**
+ * A participant's status on the operator's list (DESIGN 10.7): `active` while at least one of
+ * its API keys works (neither revoked nor expired), `inactive` when none does (never given
+ * one, or every one revoked or expired: it cannot call the API). Read from its keys' list
+ * (gsi2 `KEYS#`, every attribute projected) when asked, so it needs no write and is never
+ * stale: docs/decisions/dashboard-third-pass.md.
+ */
+export type ParticipantStatus = 'active' | 'inactive';
+
+export const PARTICIPANT_STATUSES = ['active', 'inactive'] as const satisfies readonly ParticipantStatus[];
+
+export async function participantStatus(participantId: string, now = nowIso()): Promise<ParticipantStatus> {
+  let status: ParticipantStatus = 'inactive';
+  await queryPages(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': keysPk(participantId) },
+      ProjectionExpression: 'revokedAt, keyExpiresAt',
+    },
+    (keys) => {
+      if ((keys as KeyRefItem[]).some((k) => keyWorks(k, now))) status = 'active';
+      return status === 'inactive';
+    },
+  );
+  return status;
 }
 
 /** The ids of a participant's keys that `userId` made and that still work (DESIGN 9.1: removal answers them). */

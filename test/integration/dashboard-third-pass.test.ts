@@ -356,7 +356,7 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await page.context().close();
   });
 
-  it("6: the operator's Participants lists every participant (type filter, search, paging) beside the create form; the header Search finds them; Applications keeps its filter in the URL", async () => {
+  it("6: the operator's Participants lists every participant (type and status filters, search, paging) beside the create form; the header Search finds them; Applications keeps its filter in the URL", async () => {
     const applied = applicationBody();
     const application = await personCaller(t, await signUpAndIn())('POST', '/v1/onboarding/applications', { body: applied });
     expect(application.status).toBe(201);
@@ -382,6 +382,16 @@ describe('dashboard, third pass (DESIGN 10.7)', () => {
     await searchFor(page, merchant.name.toUpperCase().slice(0, 30));
     await page.getByRole('table', { name: 'Participants, page 1' }).getByText(merchant.id).waitFor();
     expect(page.url()).toContain('q=');
+    // Its status (its key works), and the status filter, kept in the URL.
+    const results = page.getByRole('table', { name: 'Participants, page 1' });
+    await results.getByRole('row').filter({ hasText: merchant.id }).getByRole('cell', { name: 'active', exact: true }).waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('inactive');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No participant matches.').waitFor();
+    expect(page.url()).toContain('status=inactive');
+    await page.getByLabel('Status', { exact: true }).selectOption('active');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await results.getByText(merchant.id).waitFor();
     await page.getByLabel('Type', { exact: true }).selectOption('bank');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No participant matches.').waitFor();

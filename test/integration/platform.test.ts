@@ -2,10 +2,10 @@ import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inOneRateWindow } from '../support/rate-window';
 import { startTestApp, type TestApp } from '../support/app';
-import { getItem, putItem, table, UpdateCommand } from '../../functions/platform/table';
+import { getItem, putItem, queryAll, table, UpdateCommand } from '../../functions/platform/table';
 import { withChecksum } from '../../functions/domain/api-keys';
 import { idempotencyPk, idempotencyRequestHash } from '../../functions/http/idempotency';
-import { apiKeyKey, participantKey } from '../../functions/identity/participant-store';
+import { apiKeyKey, keysPk, participantKey } from '../../functions/identity/participant-store';
 import { sha256Hex } from '../../functions/domain/ids';
 import { db } from '../../functions/platform/clients';
 
@@ -101,6 +101,53 @@ describe("the operator's participant list (DESIGN 10.7)", () => {
     expect(second.body.data.participants[0].id).not.toBe(first.body.data.participants[0].id);
     expect((await list({ type: 'nobody' })).status).toBe(400);
     expect((await t.call('GET', '/v1/operator/participants', { key: merchant.apiKey })).status).toBe(403);
+  });
+
+  it('filters participants by status: active while one of its keys works, inactive once every key is revoked; paged within the status', async () => {
+    const tag = `Status ${Date.now()}`;
+    const [a, b, c] = [
+      await t.participant('merchant', { name: `${tag} A` }),
+      await t.participant('merchant', { name: `${tag} B` }),
+      await t.participant('merchant', { name: `${tag} C` }),
+    ];
+    const list = async (query: Record<string, string>) => {
+      const r = await t.call('GET', '/v1/operator/participants', { key: t.operatorKey, query: { q: tag, ...query } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body.data as { participants: { id: string; status: string }[]; hasMore: boolean };
+    };
+    const revokeAll = async (id: string) => {
+      const refs = await queryAll({
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keysPk(id) },
+      });
+      for (const r of refs) expect((await t.call('DELETE', `/v1/operator/keys/${r.keyId}`, { key: t.operatorKey })).status).toBe(200);
+    };
+    // A: its first key revoked, a second one made: still active. B and C: every key revoked.
+    const second = await t.call('POST', `/v1/operator/participants/${a.id}/keys`, { key: t.operatorKey });
+    await revokeAll(b.id);
+    await revokeAll(c.id);
+    const firstKey = (
+      await queryAll({ IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': keysPk(a.id) } })
+    )
+      .map((r) => r.keyId)
+      .find((k) => k !== second.body.data.keyId);
+    expect((await t.call('DELETE', `/v1/operator/keys/${firstKey}`, { key: t.operatorKey })).status).toBe(200);
+
+    expect((await list({})).participants.map((p) => [p.id, p.status])).toEqual([
+      [c.id, 'inactive'],
+      [b.id, 'inactive'],
+      [a.id, 'active'],
+    ]);
+    expect((await list({ status: 'active' })).participants.map((p) => p.id)).toEqual([a.id]);
+    // Newest first, one per page: the page reads past A (active) to fill itself, and says what follows.
+    const p1 = await list({ status: 'inactive', limit: '1' });
+    expect(p1).toEqual({ participants: [expect.objectContaining({ id: c.id, status: 'inactive' })], hasMore: true });
+    const p2 = await list({ status: 'inactive', limit: '1', startingAfter: c.id });
+    expect(p2).toEqual({ participants: [expect.objectContaining({ id: b.id, status: 'inactive' })], hasMore: false });
+    expect((await list({ status: 'active', limit: '1', startingAfter: c.id })).participants.map((p) => p.id)).toEqual([a.id]);
+    const bad = await t.call('GET', '/v1/operator/participants', { key: t.operatorKey, query: { status: 'suspended' } });
+    expect(bad.status).toBe(400);
   });
 });
 

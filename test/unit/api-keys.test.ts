@@ -3,6 +3,7 @@ import {
   checksum,
   hasValidChecksum,
   isWellFormedApiKey,
+  keyWorks,
   newApiKeyToken,
   newOperatorKey,
   toBase62,
@@ -70,5 +71,16 @@ describe('key checksum (DESIGN 8.1)', () => {
     const op = newOperatorKey();
     expect(op).toMatch(/^op_[0-9A-Za-z]{46}$/);
     expect(hasValidChecksum(op)).toBe(true);
+  });
+});
+
+describe('whether a key works (a participant is active while one does)', () => {
+  const now = '2030-05-01T12:00:00.000Z';
+  it('works unless revoked or expired; expired from its expiry instant on', () => {
+    expect(keyWorks({}, now)).toBe(true);
+    expect(keyWorks({ keyExpiresAt: '2030-05-01T12:00:00.001Z' }, now)).toBe(true);
+    expect(keyWorks({ keyExpiresAt: now }, now)).toBe(false);
+    expect(keyWorks({ keyExpiresAt: '2030-04-30T00:00:00.000Z' }, now)).toBe(false);
+    expect(keyWorks({ revokedAt: '2030-04-30T00:00:00.000Z', keyExpiresAt: '2031-01-01T00:00:00.000Z' }, now)).toBe(false);
   });
 });

@@ -6,6 +6,11 @@ import { useSession } from '../session';
 import { ErrorMessage, Field, Form, Loading, Named, Page, Select, ShownOnce, Table } from '../ui';
 import { invitationLink } from './Invitation';
 
+const STATUSES: [string, string][] = [
+  ['active', 'Active (a key works)'],
+  ['inactive', 'Inactive (no working key)'],
+];
+
 const TYPES: [string, string][] = [
   ['bank', 'Bank'],
   ['merchant', 'Merchant'],
@@ -14,18 +19,19 @@ const TYPES: [string, string][] = [
 
 /**
  * The operator's participants (DESIGN 10.7): every one, newest first, paged, filtered by type
- * and searched by name, e-mail or id (the filters in the URL; the header's Search lands here),
+ * and status (active while one of its API keys works) and searched by name, e-mail or id (the filters in the URL; the header's Search lands here),
  * beside the form that creates one (banks only this way), optionally inviting a first owner.
  */
 export function ParticipantsPage() {
   const s = useSession();
   const paged = usePagedList({
-    filters: ['type', 'q'] as const,
+    filters: ['type', 'status', 'q'] as const,
     deps: [s.client],
     load: async (f, paging) => {
       const query = {
         ...paging,
         ...(f.type ? { type: f.type as 'bank' | 'merchant' | 'provider' } : {}),
+        ...(f.status ? { status: f.status as 'active' | 'inactive' } : {}),
         ...(f.q ? { q: f.q } : {}),
       };
       const r = await unwrap(s.client.GET('/v1/operator/participants', { params: { query } }));
@@ -41,12 +47,13 @@ export function ParticipantsPage() {
         submit="Apply filters"
         onSubmit={async (f) => {
           const v = (k: string) => String(f.get(k) ?? '').trim() || undefined;
-          paged.setFilters({ type: v('type'), q: v('q') });
+          paged.setFilters({ type: v('type'), status: v('status'), q: v('q') });
           return false;
         }}
       >
         <div className="row filters" key={paged.formKey}>
           <Select label="Type" name="type" options={[['', 'Every type'], ...TYPES]} defaultValue={paged.filters.type ?? ''} />
+          <Select label="Status" name="status" options={[['', 'Every status'], ...STATUSES]} defaultValue={paged.filters.status ?? ''} />
           <Field label="Name, e-mail or id" name="q" defaultValue={paged.filters.q} />
         </div>
       </Form>
@@ -61,6 +68,7 @@ export function ParticipantsPage() {
           columns={[
             { header: 'Participant', cell: (p) => <Named name={p.name} email={p.email} id={p.id} /> },
             { header: 'Type', cell: (p) => p.type },
+            { header: 'Status', cell: (p) => p.status },
             { header: 'Provider', cell: (p) => (p.providerId ? <code>{p.providerId}</code> : '—') },
             { header: 'Created', cell: (p) => when(p.createdAt) },
           ]}

@@ -45,6 +45,9 @@ export const RESPONSES = {
           type: z.enum(['bank', 'merchant', 'provider']),
           name: z.string(),
           email: z.string(),
+          status: z
+            .enum(['active', 'inactive'])
+            .describe('`active` while at least one of its API keys works; `inactive` when none does (revoked, expired or never made)'),
           providerId: z.string().nullable().describe("A merchant's provider"),
           createdAt: iso,
         }),

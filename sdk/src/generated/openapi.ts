@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List and search every participant
-         * @description List every participant, newest first: filter by type, search by name, e-mail or id.
+         * @description List every participant, newest first: filter by type and by status (`active` while one of its API keys works), search by name, e-mail or id.
          *
          *     **Who may call:** the operator. Anyone else: 403 `Forbidden for this participant type`.
          */
@@ -4432,6 +4432,7 @@ export interface operations {
         parameters: {
             query?: {
                 type?: "bank" | "merchant" | "provider";
+                status?: "active" | "inactive";
                 q?: string;
                 limit?: number;
                 startingAfter?: string;
@@ -4463,10 +4464,11 @@ export interface operations {
                      *           {
                      *             "id": "mer_example1000000000000000",
                      *             "type": "merchant",
-                     *             "name": "merchant person-7rzr1drpx1@example.com",
-                     *             "email": "merchant-p8wohhaxgp@example.com",
+                     *             "name": "merchant 3 example",
+                     *             "email": "merchant3-example@example.com",
+                     *             "status": "active",
                      *             "providerId": null,
-                     *             "createdAt": "2026-11-02T12:03:48.196Z"
+                     *             "createdAt": "2026-11-02T16:53:15.904Z"
                      *           }
                      *         ],
                      *         "hasMore": false
@@ -4486,6 +4488,11 @@ export interface operations {
                                 type: "bank" | "merchant" | "provider";
                                 name: string;
                                 email: string;
+                                /**
+                                 * @description `active` while at least one of its API keys works; `inactive` when none does (revoked, expired or never made)
+                                 * @enum {string}
+                                 */
+                                status: "active" | "inactive";
                                 /** @description A merchant's provider */
                                 providerId: string | null;
                                 /** @description ISO 8601 date-time, UTC */
