@@ -30,7 +30,7 @@ import { dueAttributes } from '../platform/due';
 import { logger } from '../platform/log';
 import { CARRIED_EVENT } from '../platform/definitions';
 import { conflictBackoff } from '../platform/retry';
-import { cancellationCodes, getItem, isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { cancellationCodes, checkRider, getItem, isTransactionCancelled, table, type Rider, type TransactItem } from '../platform/table';
 import {
   bankDisputesPk,
   DISPUTE_CREATED,
@@ -180,6 +180,8 @@ interface Change {
   evidence?: string;
   /** The tick's claim (expiry): only while it holds. */
   leasedSk?: string;
+  /** The request's Idempotency-Key record, written in the change's transaction (DESIGN 10.2). */
+  rider?: Rider<DisputeItem>;
 }
 
 /** The bill's update for a change: the won amount given back, and `disputeStatus` when this is its latest dispute. */
@@ -269,12 +271,15 @@ async function change(disputeId: string, c: Change, now: Date): Promise<ChangeRe
       { type: DISPUTE_UPDATED, to: d.bankId, data },
       { type: DISPUTE_UPDATED, to: d.merchantId, data },
     ];
+    const riderItems = c.rider ? await c.rider.items(next) : [];
     try {
-      await commit(items, events, { ...OPTIONS, recordOn: 0 });
+      await commit([...items, ...riderItems], events, { ...OPTIONS, recordOn: 0 });
+      c.rider?.committed();
       logger.info('dispute updated', { disputeId, status: c.to, actor: c.actor });
       return { ok: true, dispute: next };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;
+      checkRider(e, items.length, riderItems.length); // the key's record exists: its answer instead
       const codes = cancellationCodes(e);
       if (attempt >= MAX_ATTEMPTS) return { ok: false, reason: 'busy' };
       // The dispute changed meanwhile (condition on it or on the bill) or contention: read again and decide again.
@@ -302,14 +307,21 @@ export async function respondToDispute(d: DisputeItem, evidence: string, now = c
   );
 }
 
-/** The merchant accepts the dispute: needs_response → lost. */
-export async function acceptDispute(d: DisputeItem, now = clockNow()): Promise<ChangeResult> {
-  return (await beforeDeadline(d, now)) ?? change(d.disputeId, { to: 'lost', actor: 'merchant', from: ['needs_response'] }, now);
+/** The merchant accepts the dispute: needs_response → lost. `rider`: the request's key record, in the same transaction. */
+export async function acceptDispute(d: DisputeItem, now = clockNow(), rider?: Rider<DisputeItem>): Promise<ChangeResult> {
+  return (
+    (await beforeDeadline(d, now)) ?? change(d.disputeId, { to: 'lost', actor: 'merchant', from: ['needs_response'], rider }, now)
+  );
 }
 
-/** The bank decides: needs_response | under_review → won (the merchant keeps the money) | lost. */
-export function resolveDispute(disputeId: string, outcome: 'won' | 'lost', now = clockNow()): Promise<ChangeResult> {
-  return change(disputeId, { to: outcome, actor: 'bank', from: ['needs_response', 'under_review'] }, now);
+/** The bank decides: needs_response | under_review → won (the merchant keeps the money) | lost. `rider`: as acceptDispute's. */
+export function resolveDispute(
+  disputeId: string,
+  outcome: 'won' | 'lost',
+  now = clockNow(),
+  rider?: Rider<DisputeItem>,
+): Promise<ChangeResult> {
+  return change(disputeId, { to: outcome, actor: 'bank', from: ['needs_response', 'under_review'], rider }, now);
 }
 
 /** Due kind `dispute.expiry`: past respondBy without an answer → lost (actor system), only while the claim holds. */

@@ -485,6 +485,39 @@ describe('a keyed money request killed between its commit and its reply (DESIGN 
     expect(rest.body.data).toMatchObject({ amount: 30 });
     expect(rest.body.data.refundId).not.toBe(refund.data.refundId);
   });
+
+  it("a dispute's resolve (bank) and accept (merchant): the retry with the same key answers the original 200", async () => {
+    const a = await agreement(t, { decision: 'approve_recurring' });
+    const billed = async (description: string) => {
+      const b = await t.call('POST', '/v1/customer/bill', {
+        key: a.merchant.apiKey,
+        body: { agreementPhrases: [a.agreementPhrase], amount: 25, currency: 'NGN', description },
+      });
+      expect(b.status).toBe(201);
+      const answered = await t.call('POST', '/v1/billing/bank-response', {
+        key: a.bank.apiKey,
+        body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${description}` },
+      });
+      expect(answered.status).toBe(200);
+      const d = await t.call('POST', '/v1/bank/disputes', { key: a.bank.apiKey, body: { reference: b.body[0].reference, reason: 'unauthorized' } });
+      expect(d.status, JSON.stringify(d.body)).toBe(201);
+      return { reference: b.body[0].reference as string, disputeId: d.body.data.disputeId as string };
+    };
+    const one = await billed(`dispute-won-${Date.now()}`);
+    const won = await answerKilled(45, `/v1/bank/disputes/${one.disputeId}/resolve`, a.bank.apiKey, one.disputeId, { outcome: 'won' });
+    expect(won.data).toMatchObject({ disputeId: one.disputeId, status: 'won' });
+    const two = await billed(`dispute-accepted-${Date.now()}`);
+    const lost = await answerKilled(46, `/v1/disputes/${two.disputeId}/accept`, a.merchant.apiKey, two.disputeId, {});
+    expect(lost.data).toMatchObject({ disputeId: two.disputeId, status: 'lost' });
+    // Each applied once: the won amount is back, the lost one is not.
+    for (const [x, disputedAmount] of [
+      [one, 0],
+      [two, 25],
+    ] as const) {
+      const tx = await t.call('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference: x.reference } });
+      expect(tx.body.data, x.reference).toMatchObject({ disputedAmount });
+    }
+  });
 });
 
 describe('"retry shortly" and the Idempotency-Key', () => {

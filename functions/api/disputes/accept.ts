@@ -3,19 +3,24 @@ import { endpoint, ok } from '../../http/endpoint';
 import { notFound } from '../../platform/errors';
 import { changeRefusal } from '../../disputes/answers';
 import { acceptDispute } from '../../disputes/store';
-import { disputeFor, DISPUTE_MSG, disputeView, getDispute } from '../../disputes/views';
+import { disputeFor, DISPUTE_MSG, disputeView, getDispute, type DisputeItem } from '../../disputes/views';
+
+const reply = (d: DisputeItem) => ok(200, DISPUTE_MSG.updated, disputeView(d));
 
 /**
  * POST /v1/disputes/{disputeId}/accept (merchant): concede: needs_response → lost (the
  * customer's bank keeps the amount). Answered already: 409; closed: 409 `Dispute is closed`.
+ * With an Idempotency-Key the route is `deferred`: the key's record, with its 200, is written in
+ * the transaction that closes the dispute (DESIGN 10.2); a refusal is stored after.
  */
 export const handler = endpoint(
-  { body: z.strictObject({}), description: 'Accept a dispute (the amount goes back to the customer).' },
-  async ({ params, principal }) => {
+  { body: z.strictObject({}), description: 'Accept a dispute (the amount goes back to the customer).', idempotency: 'deferred' },
+  async ({ params, principal, idempotency }) => {
     const d = disputeFor(await getDispute(params.disputeId ?? ''), principal);
     if (!d) throw notFound(DISPUTE_MSG.notFound);
-    const r = await acceptDispute(d);
+    const work = acceptDispute(d, undefined, idempotency?.rider(reply));
+    const r = await (idempotency ? idempotency.answering(work) : work);
     if (!r.ok) throw changeRefusal(r);
-    return ok(200, DISPUTE_MSG.updated, disputeView(r.dispute));
+    return reply(r.dispute);
   },
 );
