@@ -309,9 +309,7 @@ export async function respondToDispute(d: DisputeItem, evidence: string, now = c
 
 /** The merchant accepts the dispute: needs_response → lost. `rider`: the request's key record, in the same transaction. */
 export async function acceptDispute(d: DisputeItem, now = clockNow(), rider?: Rider<DisputeItem>): Promise<ChangeResult> {
-  return (
-    (await beforeDeadline(d, now)) ?? change(d.disputeId, { to: 'lost', actor: 'merchant', from: ['needs_response'], rider }, now)
-  );
+  return (await beforeDeadline(d, now)) ?? change(d.disputeId, { to: 'lost', actor: 'merchant', from: ['needs_response'], rider }, now);
 }
 
 /** The bank decides: needs_response | under_review → won (the merchant keeps the money) | lost. `rider`: as acceptDispute's. */

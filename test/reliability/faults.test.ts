@@ -499,7 +499,10 @@ describe('a keyed money request killed between its commit and its reply (DESIGN 
         body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${description}` },
       });
       expect(answered.status).toBe(200);
-      const d = await t.call('POST', '/v1/bank/disputes', { key: a.bank.apiKey, body: { reference: b.body[0].reference, reason: 'unauthorized' } });
+      const d = await t.call('POST', '/v1/bank/disputes', {
+        key: a.bank.apiKey,
+        body: { reference: b.body[0].reference, reason: 'unauthorized' },
+      });
       expect(d.status, JSON.stringify(d.body)).toBe(201);
       return { reference: b.body[0].reference as string, disputeId: d.body.data.disputeId as string };
     };
