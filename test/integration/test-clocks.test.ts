@@ -167,10 +167,21 @@ describe('test clocks (DESIGN 8.7)', () => {
       expect((await clockCall(w, 'GET', `/${clockId}`)).body.data.status).toBe('advancing');
       const del = await clockCall(w, 'DELETE', `/${clockId}`);
       expect(del.status, JSON.stringify(del.body)).toBe(200);
+      const answeredAt = Date.now();
       expect(del.body).toMatchObject({ message: 'Test clock deleted', data: { clockId, deleted: true } });
       const atDelete = await stored(id);
       const billsAtDelete = (await runBills(id)).map((b) => b.billingRequestId).sort();
+      // An event a transaction carried (events/outbox.ts: in its first event's item, or on the
+      // item that caused it) gets its own item from the stream after that commit: the events of
+      // the clock at the 200 are read once the stream is read past it. None was made after it
+      // (an event's id starts with the time it was made).
+      const stream = t.app.eventStream!;
+      await until(async () => {
+        stream.wake();
+        return stream.caughtUpSince(answeredAt);
+      }, 120_000);
       const eventsAtDelete = await clockEventIds(clockId);
+      expect(eventsAtDelete.filter((e) => parseInt(e.slice('evt_'.length, 'evt_'.length + 9), 36) > answeredAt)).toEqual([]);
 
       // A step of the advance that was running at the DELETE ends first (settle waits for the
       // jobs worker); then ticks find nothing of the clock to run.
