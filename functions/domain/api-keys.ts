@@ -53,6 +53,13 @@ export function isWellFormedApiKey(token: string, stage: Stage): boolean {
   return /^[A-Za-z0-9]{26,}$/.test(token.slice(prefix.length)) && hasValidChecksum(token);
 }
 
+/**
+ * A participant's status on the operator's list (DESIGN 10.7): `active` while at least one of its
+ * API keys works (`keyWorks`), `inactive` when none does.
+ */
+export const PARTICIPANT_STATUSES = ['active', 'inactive'] as const;
+export type ParticipantStatus = (typeof PARTICIPANT_STATUSES)[number];
+
 /** Whether a key works at `now` (ISO): not revoked, and not past its expiry (DESIGN 8.3; auth refuses it from that instant). */
 export const keyWorks = (k: { revokedAt?: string; keyExpiresAt?: string }, now: string): boolean =>
   !k.revokedAt && (!k.keyExpiresAt || k.keyExpiresAt > now);

@@ -23,6 +23,9 @@ export function newId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomToken(14)}`;
 }
 
+/** When an id of `newId`'s shape was made (epoch ms, real time): its first 9 characters after the prefix. */
+export const idTimeMs = (id: string): number => parseInt(id.slice(id.indexOf('_') + 1, id.indexOf('_') + 10), 36);
+
 export const sha256Hex = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 
 export function safeEqualHex(a: string, b: string): boolean {

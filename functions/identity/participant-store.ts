@@ -1,5 +1,5 @@
 import { config, type Stage } from '../config';
-import { keyWorks, newApiKeyToken } from '../domain/api-keys';
+import { keyWorks, newApiKeyToken, type ParticipantStatus } from '../domain/api-keys';
 import { newId, sha256Hex } from '../domain/ids';
 import type { TrustLevel } from '../domain/trust';
 import type { ParticipantKind } from '../routes';
@@ -295,10 +295,6 @@ export async function listKeys(participantId: string, limit: number, after?: Key
  * (gsi2 `KEYS#`, every attribute projected) when asked, so it needs no write and is never
  * stale: docs/decisions/dashboard-third-pass.md.
  */
-export type ParticipantStatus = 'active' | 'inactive';
-
-export const PARTICIPANT_STATUSES = ['active', 'inactive'] as const satisfies readonly ParticipantStatus[];
-
 export async function participantStatus(participantId: string, now = nowIso()): Promise<ParticipantStatus> {
   let status: ParticipantStatus = 'inactive';
   await queryPages(

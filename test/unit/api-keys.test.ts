@@ -9,7 +9,7 @@ import {
   toBase62,
   withChecksum,
 } from '../../functions/domain/api-keys';
-import { BASE62 } from '../../functions/domain/ids';
+import { BASE62, idTimeMs, newId } from '../../functions/domain/ids';
 
 describe('key checksum (DESIGN 8.1)', () => {
   // Vectors computed independently (Python binascii.crc32, then base62 0-9A-Za-z, padded to 6).
@@ -82,5 +82,15 @@ describe('whether a key works (a participant is active while one does)', () => {
     expect(keyWorks({ keyExpiresAt: now }, now)).toBe(false);
     expect(keyWorks({ keyExpiresAt: '2030-04-30T00:00:00.000Z' }, now)).toBe(false);
     expect(keyWorks({ revokedAt: '2030-04-30T00:00:00.000Z', keyExpiresAt: '2031-01-01T00:00:00.000Z' }, now)).toBe(false);
+  });
+});
+
+describe('ids', () => {
+  it("an id's time is when newId made it", () => {
+    const before = Date.now();
+    const id = newId('evt');
+    expect(idTimeMs(id)).toBeGreaterThanOrEqual(before);
+    expect(idTimeMs(id)).toBeLessThanOrEqual(Date.now());
+    expect(idTimeMs('evt_0mxdkss2dYbYN3FpZVz3WmB')).toBe(parseInt('0mxdkss2d', 36));
   });
 });

@@ -5,14 +5,8 @@ import { cursorPaging } from '../../http/schemas';
 import { equalsFilter, indexRange, pageAfter, type ListRange } from '../../platform/list-page';
 import { mapLimit } from '../../platform/retry';
 import { nowIso, type Item } from '../../platform/table';
-import {
-  getParticipant,
-  PARTICIPANT_STATUSES,
-  PARTICIPANTS_PK,
-  participantStatus,
-  type Participant,
-  type ParticipantStatus,
-} from '../../identity/participant-store';
+import { PARTICIPANT_STATUSES, type ParticipantStatus } from '../../domain/api-keys';
+import { getParticipant, PARTICIPANTS_PK, participantStatus, type Participant } from '../../identity/participant-store';
 
 const query = z.strictObject({
   type: z.enum(['bank', 'merchant', 'provider']).optional(),

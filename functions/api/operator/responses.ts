@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ACCOUNT_TYPES } from '../../ledger/store';
 import { TRUST_LEVELS } from '../../domain/trust';
+import { PARTICIPANT_STATUSES } from '../../domain/api-keys';
 import { application, iso, money } from '../shapes';
 import type { Responses } from '../shapes';
 
@@ -46,7 +47,7 @@ export const RESPONSES = {
           name: z.string(),
           email: z.string(),
           status: z
-            .enum(['active', 'inactive'])
+            .enum(PARTICIPANT_STATUSES)
             .describe('`active` while at least one of its API keys works; `inactive` when none does (revoked, expired or never made)'),
           providerId: z.string().nullable().describe("A merchant's provider"),
           createdAt: iso,
