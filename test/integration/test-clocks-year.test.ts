@@ -1,8 +1,8 @@
 /**
  * Sandbox test clocks over a year (DESIGN 8.7): a daily schedule advanced a year
  * gives 365 runs, each on its day, answered by the simulated bank, each settled on a Lagos
- * business day, the ledger balanced; the advance goes in bounded steps. ~3 minutes: it runs
- * in the `integration` project only (vitest.config.ts).
+ * business day, the ledger balanced; the advance goes in bounded steps. ~1 minute alone: it
+ * runs in the `timed` project (test/projects.ts TIMED_FILES), after every other file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app';
