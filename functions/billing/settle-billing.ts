@@ -17,7 +17,7 @@ import { settlementDate } from '../domain/business-days';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
-import { CAPTURE_DAY_ITEMS, captureItems, readSettlementDay } from '../ledger/store';
+import { CAPTURE_DAY_ITEMS, captureItems, ledgerPartition, readSettlementDay } from '../ledger/store';
 import { cancellationCodes, checkRider, getItem, isTransactionCancelled, table, type Rider, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, limitReleaseItems } from './create-billing';
@@ -47,7 +47,10 @@ function billUpdate(
   if (reason) set.reason = reason;
   if ('action' in outcome) set.bankAction = outcome.action;
   if ('bankTransactionId' in outcome && outcome.bankTransactionId !== undefined) set.bankTransactionId = outcome.bankTransactionId;
-  if (status === 'succeeded') set.settlementDate = settlementDate(at).date;
+  if (status === 'succeeded') {
+    set.settlementDate = settlementDate(at).date;
+    set.ledgerPartition = ledgerPartition(bill.billingRequestId); // where captureItems puts its entry
+  }
 
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ':pending': 'pending' };

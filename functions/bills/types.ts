@@ -75,6 +75,8 @@ export interface BillItem {
   emits?: CarriedEvent;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
+  /** The capture partition of its ledger entry (`LEDGER#<m>#<n>`, ledger/store.ts); absent on billings captured before. */
+  ledgerPartition?: number;
   /**
    * The settlement that paid it, stamped on billings settled before release 3; since then the
    * settlement stamps its line only (the transaction reads it there: transactions/store.ts).

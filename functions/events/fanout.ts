@@ -110,11 +110,13 @@ export async function fanOut(event: DynamoDBStreamEvent, derivers: EventDerivers
     });
     failed.add(record.dynamodb?.SequenceNumber ?? '');
   };
-  // Endpoints of each receiver, read once per batch (they change: never cached longer).
+  // Endpoints of each receiver, read once per batch (they change: never cached longer), eventually
+  // consistent: an endpoint made or changed within about a second may not be read yet
+  // (docs/decisions/webhook-delivery.md "Endpoint reads").
   const endpointsOf = new Map<string, Promise<EndpointItem[]>>();
   const endpoints = (owner: string) => {
     let p = endpointsOf.get(owner);
-    if (!p) endpointsOf.set(owner, (p = listEndpoints(owner)));
+    if (!p) endpointsOf.set(owner, (p = listEndpoints(owner, false)));
     return p;
   };
 

@@ -3,8 +3,8 @@
  * balance the API shows (settled: the balance shards; unsettled: the pending settlement
  * batches) equals what the entries say.
  */
-import { queryAll, scanPages } from '../platform/table';
-import { accounts, ledgerPk, readBalance, settlePk, type Balance, type LedgerEntry, type SettlementBatch } from './store';
+import { scanPages } from '../platform/table';
+import { accounts, readBalance, readMerchantBatches, readMerchantEntries, type Balance } from './store';
 export interface LedgerCheck {
   merchantId: string;
   /** Recomputed from the ledger entries. */
@@ -26,15 +26,9 @@ export interface LedgerCheck {
  */
 export async function checkMerchantLedger(merchantId: string): Promise<LedgerCheck> {
   const [entries, shards, batches] = await Promise.all([
-    queryAll<LedgerEntry>(
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) }, ConsistentRead: true },
-      1_000_000,
-    ),
+    readMerchantEntries(merchantId),
     readBalance(merchantId).then(({ settled, unsettled }) => ({ settled, unsettled })),
-    queryAll<SettlementBatch>(
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': settlePk(merchantId) }, ConsistentRead: true },
-      1_000_000,
-    ),
+    readMerchantBatches(merchantId),
   ]);
   const problems: string[] = [];
   const unsettledAcct = accounts.unsettled(merchantId);
@@ -93,7 +87,7 @@ export async function moneyMerchants(): Promise<string[]> {
       ConsistentRead: true,
     },
     (page) => {
-      for (const it of page) ids.add(String(it.pk).slice(String(it.pk).indexOf('#') + 1));
+      for (const it of page) ids.add(String(it.pk).split('#')[1]!); // LEDGER#<m>#<n> too
     },
   );
   return [...ids].sort();

@@ -35,10 +35,13 @@ import {
   readDayBatches,
   settlementDayOf,
   SETTLEMENT_KIND,
-  settlePk,
+  settlePks,
+  queryPartitions,
+  batchKeyOf,
+  merchantOfSettlePk,
   type SettlementBatch,
 } from './store';
-import { isTransactionCancelled, queryAll, table, type TransactItem } from '../platform/table';
+import { isTransactionCancelled, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, releaseClaim, type DueJob } from '../platform/due';
 import { roundLineSums, runSettlementLines, settlementRecordPut, type LineSums } from './settlement-store';
 import { getSettlement, settlementId } from './settlement-views';
@@ -81,7 +84,7 @@ export async function settleDay(
     const pending = shards.filter((b) => b.status === 'pending');
     if (pending.length === 0) {
       // Nothing to pay (a due entry left on a settled shard): take it off the index.
-      if (lease) await releaseClaim({ pk: settlePk(merchantId), sk: lease.sk }, lease.leasedSk);
+      if (lease) await releaseClaim(batchKeyOf(merchantId, lease.sk), lease.leasedSk);
       return undefined;
     }
     const amount = pending.reduce((s, b) => s + (b.amount ?? 0), 0);
@@ -301,11 +304,11 @@ export async function settleDue(
   const today = lagosDate(now);
   const days = new Set<string>(); // "<merchantId> <date>"
   if (merchantId) {
-    const batches = await queryAll<SettlementBatch>({
+    const batches = await queryPartitions<SettlementBatch>(settlePks(merchantId), {
       KeyConditionExpression: 'pk = :pk AND sk >= :from',
       FilterExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':from': addDays(today, -PENDING_LOOKBACK_DAYS), ':pending': 'pending' },
+      ExpressionAttributeValues: { ':from': addDays(today, -PENDING_LOOKBACK_DAYS), ':pending': 'pending' },
       ConsistentRead: true,
     });
     for (const b of batches) if (opts.includeFuture || b.settlementDate <= today) days.add(`${merchantId} ${b.settlementDate}`);
@@ -314,7 +317,7 @@ export async function settleDue(
     for (let shard = 0; shard < config.dueShards(); shard++) {
       for (const it of await queryDue(shard, now, Number.MAX_SAFE_INTEGER)) {
         if (parseDueSk(it.dueSk).kind !== SETTLEMENT_KIND) continue;
-        days.add(`${it.pk.slice('SETTLE#'.length)} ${it.sk.split('#')[0]}`);
+        days.add(`${merchantOfSettlePk(it.pk)} ${it.sk.split('#')[0]}`);
       }
     }
   }
@@ -328,7 +331,7 @@ export async function settleDue(
 }
 
 export async function runSettlement(job: DueJob): Promise<void> {
-  const merchantId = job.key.pk.slice('SETTLE#'.length);
+  const merchantId = merchantOfSettlePk(job.key.pk);
   const date = job.key.sk.split('#')[0]!;
   await settleDay(merchantId, date, new Date(job.now), { sk: job.key.sk, leasedSk: job.leasedSk });
 }

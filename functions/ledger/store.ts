@@ -30,7 +30,7 @@
  * every entry put is conditioned on `attribute_not_exists(pk)`: a replayed capture,
  * settlement or refund can never post twice.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { config } from '../config';
 import { settlementDate } from '../domain/business-days';
 import { lagosDate } from '../domain/lagos-time';
@@ -63,7 +63,7 @@ export function accountOwner(account: string): { type: AccountType; participantI
 }
 
 export interface LedgerEntry {
-  pk: string; // LEDGER#<merchantId>
+  pk: string; // LEDGER#<merchantId>, or LEDGER#<merchantId>#<n> for a capture (LEDGER_PARTITIONS)
   sk: string; // <ISO ts>#<entryId>
   entryId: string; // <kind>:<sourceId>
   kind: LedgerKind;
@@ -94,9 +94,33 @@ export const ledgerEntryKey = (merchantId: string, ts: string, entryId: string) 
   pk: ledgerPk(merchantId),
   sk: `${ts}#${entryId}`,
 });
-/** The capture entry of a bill (deterministic: one per billing request). */
-export const captureEntryKey = (bill: Pick<BillItem, 'merchantId' | 'createdAt' | 'billingRequestId'>) =>
-  ledgerEntryKey(bill.merchantId, bill.createdAt, ledgerEntryId('capture', bill.billingRequestId));
+
+/**
+ * Capture entries are spread over `LEDGER_PARTITIONS` partition keys of their own
+ * (`LEDGER#<m>#<n>`; DESIGN 10.6): a capture is the one ledger write per bill, and in one
+ * partition the largest merchant's 500 bills/s (10 % of 5,000) would write ~1,020 WCU/s, over
+ * the 1,000 a partition takes. The partition is a pure function of the billing request id, so
+ * a replayed capture still writes the same key (its `attribute_not_exists` condition holds),
+ * and the captured bill records it (`ledgerPartition`): a bill captured before has its entry
+ * in `LEDGER#<m>` with every other entry (settlements, refunds, disputes), which stay there.
+ * A constant, not a setting: the readers of a whole ledger read these partition keys.
+ */
+export const LEDGER_PARTITIONS = 4;
+export const ledgerPartition = (billingRequestId: string): number =>
+  createHash('sha256').update(billingRequestId).digest().readUInt32BE(0) % LEDGER_PARTITIONS;
+/** Every partition key holding the merchant's entries: its own, then the capture partitions. */
+export const ledgerPks = (merchantId: string): string[] => [
+  ledgerPk(merchantId),
+  ...Array.from({ length: LEDGER_PARTITIONS }, (_, n) => `${ledgerPk(merchantId)}#${n}`),
+];
+/**
+ * The capture entry of a bill (deterministic: one per billing request): in its capture
+ * partition when the bill records one, else (captured before partitions) in `LEDGER#<m>`.
+ */
+export const captureEntryKey = (bill: Pick<BillItem, 'merchantId' | 'createdAt' | 'billingRequestId' | 'ledgerPartition'>) => {
+  const key = ledgerEntryKey(bill.merchantId, bill.createdAt, ledgerEntryId('capture', bill.billingRequestId));
+  return bill.ledgerPartition === undefined ? key : { ...key, pk: `${key.pk}#${bill.ledgerPartition}` };
+};
 
 /** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
 export function entryPut(entry: LedgerEntry): TransactItem {
@@ -172,8 +196,8 @@ export async function readBalance(merchantId: string): Promise<Balance & { pendi
 export const SETTLEMENT_KIND = 'settlement';
 
 export interface SettlementBatch {
-  pk: string; // SETTLE#<merchantId>
-  sk: string; // <yyyy-mm-dd>#<shard>
+  pk: string; // SETTLE#<merchantId>[#<partition>] (batchKeyOf)
+  sk: string; // <yyyy-mm-dd>#p<shard> (<yyyy-mm-dd>#<shard> before partitions)
   merchantId: string;
   settlementDate: string;
   shard: number;
@@ -196,9 +220,61 @@ export interface SettlementBatch {
   [extra: string]: unknown;
 }
 
+/**
+ * Batch shards are spread over `SETTLE_PARTITIONS` partition keys (DESIGN 10.6): every capture
+ * ADDs to one, and in one partition the largest merchant's 500 bills/s would write ~1,130
+ * WCU/s. Shard n (sk `<date>#p<n>`) is in `SETTLE#<m>` when n % SETTLE_PARTITIONS is 0 (shard
+ * 0, the day's due entry, with it), else in `SETTLE#<m>#<n % SETTLE_PARTITIONS>`. Shards
+ * written before partitions (sk `<date>#<n>`, no `p`) are all in `SETTLE#<m>`; an sk names its
+ * partition either way (`batchKeyOf`), so the batch a ledger entry or a line names is found
+ * from its sk alone, and a day may hold both kinds (they settle together).
+ */
+export const SETTLE_PARTITIONS = 4;
 export const settlePk = (merchantId: string) => `SETTLE#${merchantId}`;
-export const batchSk = (date: string, shard: number) => `${date}#${shard}`;
-export const batchKey = (merchantId: string, date: string, shard: number) => ({ pk: settlePk(merchantId), sk: batchSk(date, shard) });
+/** The merchant of a batch shard's partition key (`SETTLE#<m>` or `SETTLE#<m>#<p>`). */
+export const merchantOfSettlePk = (pk: string) => pk.split('#')[1]!;
+/** Every partition key holding the merchant's batch shards. */
+export const settlePks = (merchantId: string): string[] => [
+  settlePk(merchantId),
+  ...Array.from({ length: SETTLE_PARTITIONS - 1 }, (_, i) => `${settlePk(merchantId)}#${i + 1}`),
+];
+export const batchSk = (date: string, shard: number) => `${date}#p${shard}`;
+/** The key of the batch shard an sk names (its partition from its shard; `<date>#<n>` of before partitions: `SETTLE#<m>`). */
+export function batchKeyOf(merchantId: string, sk: string): { pk: string; sk: string } {
+  const shard = /#p(\d+)$/.exec(sk);
+  const p = shard ? Number(shard[1]) % SETTLE_PARTITIONS : 0;
+  return { pk: p === 0 ? settlePk(merchantId) : `${settlePk(merchantId)}#${p}`, sk };
+}
+export const batchKey = (merchantId: string, date: string, shard: number) => batchKeyOf(merchantId, batchSk(date, shard));
+
+/** Every item of the given partition keys that the query input selects (one Query per key, at once). */
+export async function queryPartitions<T extends Record<string, unknown>>(
+  pks: readonly string[],
+  input: Omit<QueryInput, 'KeyConditionExpression'> & { KeyConditionExpression?: string },
+  limit?: number,
+): Promise<T[]> {
+  const parts = await Promise.all(
+    pks.map((pk) =>
+      queryAll<T>(
+        {
+          ...input,
+          KeyConditionExpression: input.KeyConditionExpression ?? 'pk = :pk',
+          ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':pk': pk },
+        },
+        limit,
+      ),
+    ),
+  );
+  return parts.flat();
+}
+type QueryInput = Parameters<typeof queryAll>[0];
+
+/** Every ledger entry of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
+export const readMerchantEntries = (merchantId: string) =>
+  queryPartitions<LedgerEntry>(ledgerPks(merchantId), { ConsistentRead: true }, 1_000_000);
+/** Every settlement batch shard of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
+export const readMerchantBatches = (merchantId: string) =>
+  queryPartitions<SettlementBatch>(settlePks(merchantId), { ConsistentRead: true }, 1_000_000);
 /** The day's one due entry (on whichever shard the day's first capture wrote). */
 export const settlementDueId = (merchantId: string, date: string) => `${merchantId}/${date}`;
 
@@ -238,7 +314,8 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  * 4. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
  *    report and the volume reports.
  *
- * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`).
+ * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`)
+ * and `ledgerPartition` (`ledgerPartition(billingRequestId)`: where its entry is).
  */
 /**
  * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
@@ -253,7 +330,7 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
   const now = at.toISOString();
   const currency = bill.currency ?? LEDGER_CURRENCY;
   const entry: LedgerEntry = {
-    ...captureEntryKey(bill),
+    ...captureEntryKey({ ...bill, ledgerPartition: ledgerPartition(bill.billingRequestId) }),
     entryId: ledgerEntryId('capture', bill.billingRequestId),
     kind: 'capture',
     merchantId: bill.merchantId,
@@ -360,11 +437,11 @@ export function linePut(l: SettlementLineFields & { ts: string }): TransactItem 
   return { Put: { TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
-/** All batch shards of one settlement day (strongly consistent). */
+/** All batch shards of one settlement day, of every partition (strongly consistent). */
 export function readDayBatches(merchantId: string, date: string): Promise<SettlementBatch[]> {
-  return queryAll<SettlementBatch>({
+  return queryPartitions<SettlementBatch>(settlePks(merchantId), {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':day': `${date}#` },
+    ExpressionAttributeValues: { ':day': `${date}#` },
     ConsistentRead: true,
   });
 }
@@ -378,13 +455,13 @@ export const PENDING_LOOKBACK_DAYS = 31;
 
 /** Every pending batch of the merchant, by day: [{date, amount, count}] ascending. */
 async function pendingSettlements(merchantId: string): Promise<PendingDay[]> {
-  const batches = await queryAll<SettlementBatch>(
+  const batches = await queryPartitions<SettlementBatch>(
+    settlePks(merchantId),
     {
-      KeyConditionExpression: 'pk = :pk',
       FilterExpression: '#status = :pending',
       ProjectionExpression: 'settlementDate, amount, #count',
       ExpressionAttributeNames: { '#status': 'status', '#count': 'count' },
-      ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':pending': 'pending' },
+      ExpressionAttributeValues: { ':pending': 'pending' },
       ConsistentRead: true,
     },
     Number.MAX_SAFE_INTEGER,

@@ -49,7 +49,7 @@ import {
   ledgerEntryId,
   ledgerEntryKey,
   linePut,
-  settlePk,
+  batchKeyOf,
 } from '../ledger/store';
 import { lagosDate } from '../domain/lagos-time';
 import { findBillByReference } from '../transactions/store';
@@ -330,7 +330,7 @@ export async function completeRefund(
       items.push({
         Update: {
           TableName: table(),
-          Key: { pk: settlePk(bill.merchantId), sk: capture.batchSk! },
+          Key: batchKeyOf(bill.merchantId, capture.batchSk!),
           UpdateExpression: 'ADD #amount :neg, refundedAmount :amt SET updatedAt = :now',
           // The capture's round has not settled yet (a shard re-opened by a later capture holds other funds).
           ConditionExpression: `#status = :pending AND #amount >= :amt${capture.stlRound !== undefined ? ' AND settleRound = :before' : ''}`,

@@ -23,9 +23,8 @@
 import { settleDay, settlementId } from '../ledger/settlement';
 import { getSettlement, type SettlementRecord } from '../ledger/settlement-views';
 import { addDays, lagosDate } from '../domain/lagos-time';
-import { PENDING_LOOKBACK_DAYS, readDayBatches, settlePk, type SettlementBatch } from '../ledger/store';
+import { PENDING_LOOKBACK_DAYS, queryPartitions, readDayBatches, settlePks, type SettlementBatch } from '../ledger/store';
 import { logger } from '../platform/log';
-import { queryAll } from '../platform/table';
 
 /** No day is started after this long (real time): the answer comes well within the function's timeout. */
 export const RUN_BUDGET_MS = 5_000;
@@ -41,9 +40,9 @@ const maxRound = (shards: { settleRound?: number }[]) => Math.max(0, ...shards.m
 
 /** Every batch shard of the merchant from the balance's lookback window on (past, today and future days). */
 function readShards(merchantId: string, now: Date): Promise<SettlementBatch[]> {
-  return queryAll<SettlementBatch>({
+  return queryPartitions<SettlementBatch>(settlePks(merchantId), {
     KeyConditionExpression: 'pk = :pk AND sk >= :from',
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId), ':from': addDays(lagosDate(now), -PENDING_LOOKBACK_DAYS) },
+    ExpressionAttributeValues: { ':from': addDays(lagosDate(now), -PENDING_LOOKBACK_DAYS) },
     ConsistentRead: true,
   });
 }

@@ -141,10 +141,11 @@ async function processRecord(record: SQSRecord, lane: Lane): Promise<Outcome> {
     logger.error('unreadable webhook message dropped', { messageId: record.messageId });
     return DONE;
   }
-  // The common case in one round trip: read the delivery, its endpoint and its event.
+  // The common case in one round trip: read the delivery, its endpoint (eventually consistent:
+  // docs/decisions/webhook-delivery.md "Endpoint reads") and its event.
   const [first, ep, ev] = await Promise.all([
     claim(msg, Date.now()),
-    getEndpoint(msg.ownerId, msg.endpointId),
+    getEndpoint(msg.ownerId, msg.endpointId, false),
     getItem<EventItem>(eventKey(msg.eventId)),
   ]);
   let r = first;

@@ -88,13 +88,19 @@ export async function signingSecrets(ep: EndpointItem, nowMs: number): Promise<S
   return { current };
 }
 
-export const getEndpoint = (ownerId: string, id: string) => getItem<EndpointItem>(endpointKey(ownerId, id));
+/**
+ * One endpoint. Strongly consistent by default (the API answers its owner's own writes); the
+ * event pipeline reads eventually consistent (`consistent = false`, half the read units on the
+ * owner's one partition: docs/decisions/webhook-delivery.md "Endpoint reads").
+ */
+export const getEndpoint = (ownerId: string, id: string, consistent = true) => getItem<EndpointItem>(endpointKey(ownerId, id), consistent);
 
 /** The owner's endpoints, oldest first (ids are time-ordered), as a list range of the table itself. */
 export function endpointRange(ownerId: string): ListRange {
   return { pkName: 'pk', skName: 'sk', pk: endpointPk(ownerId), lo: 'EP#', hi: 'EP#\uffff', ascending: true, consistent: true };
 }
 
+/** The owner's endpoints (strongly consistent unless `consistent` is false: see getEndpoint). */
 export function listEndpoints(ownerId: string, consistent = true): Promise<EndpointItem[]> {
   return queryAll<EndpointItem>({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :ep)',

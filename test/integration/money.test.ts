@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
 import type { BillItem } from '../../functions/bills/types';
-import { captureItems, ledgerPk, readSettlementDay, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
+import { captureItems, readMerchantBatches, readMerchantEntries, readSettlementDay } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -61,18 +61,8 @@ const balance = async (key: string, headers?: Record<string, string>) => {
 /** Start of the next business day after today (Lagos), as the API shows it. */
 const nextBusinessDayIso = () => startOfLagosDay(nextBusinessDay(lagosDate(new Date()))).toISOString();
 
-const entries = (merchantId: string) =>
-  queryAll<LedgerEntry>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) },
-    ConsistentRead: true,
-  });
-const batches = (merchantId: string) =>
-  queryAll<SettlementBatch>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
-    ConsistentRead: true,
-  });
+const entries = readMerchantEntries;
+const batches = readMerchantBatches;
 
 async function tick(iso: string) {
   const r = await t.app.tick(new Date(iso));

@@ -9,11 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundExpectedBy } from '../../functions/domain/business-days';
 import { billKey, type BillItem } from '../../functions/bills/types';
-import { ledgerPk, settlePk, type LedgerEntry, type SettlementBatch } from '../../functions/ledger/store';
+import { ledgerPartition, readMerchantBatches, readMerchantEntries } from '../../functions/ledger/store';
+import { captureLineKey, getSettlement, settlementId } from '../../functions/ledger/settlement-views';
 import { failRefund, initiateRefund } from '../../functions/refunds/store';
 import { getRefund, refundKey, type RefundItem } from '../../functions/refunds/views';
-import { getItem, queryAll, table } from '../../functions/platform/table';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, table } from '../../functions/platform/table';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../functions/platform/clients';
 import { settleDue } from '../../functions/ledger/settlement';
 import { completeRefund } from '../../functions/refunds/complete';
@@ -70,18 +71,8 @@ const status = (key: string, refundId: string, headers?: Record<string, string>)
 const details = (key: string, reference: string) => t.call('GET', '/v1/transaction-details', { key, query: { reference } });
 const balance = async (key: string) => (await t.call('GET', '/v1/balance/details', { key })).body.data;
 const getBill = (id: string) => getItem<BillItem>(billKey(id));
-const entries = (merchantId: string) =>
-  queryAll<LedgerEntry>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': ledgerPk(merchantId) },
-    ConsistentRead: true,
-  });
-const batches = (merchantId: string) =>
-  queryAll<SettlementBatch>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
-    ConsistentRead: true,
-  });
+const entries = readMerchantEntries;
+const batches = readMerchantBatches;
 
 async function tickAt(ms: number) {
   await t.app.tick(new Date(ms));
@@ -531,3 +522,85 @@ describe('end to end through the API', () => {
     await expectLedgerInvariant();
   });
 });
+
+describe('money written before the ledger and batch partitions (release 4, DESIGN 10.6)', () => {
+  it('captures stored the way they were before (entry in LEDGER#<m>, batch shard <day>#<n> in SETTLE#<m>) refund from their batch and settle with a later capture of the same day; the invariant holds', async () => {
+    const s = await setup();
+    const m = s.merchant.id;
+    // Earlier captures until one is on a shard other than 0 (shard 0 is in SETTLE#<m> either way).
+    const before: BillItem[] = [];
+    let refunded: BillItem | undefined;
+    while (!refunded) {
+      expect(before.length).toBeLessThan(20);
+      const b = await fixtureBill({ parties: s.parties, amount: 10_000, capturedAt: lagos(`2030-05-20T10:${10 + before.length}:00`) });
+      before.push(b);
+      const e = (await entries(m)).find((x) => x.billingRequestId === b.billingRequestId)!;
+      if (!e.batchSk!.endsWith('#p0')) refunded = b;
+    }
+    await toLayoutBeforePartitions(
+      m,
+      before.map((b) => b.billingRequestId),
+    );
+    const after = await fixtureBill({ parties: s.parties, amount: 10_000, capturedAt: lagos('2030-05-20T11:00:00') });
+    const stored = await entries(m);
+    expect(stored.find((e) => e.billingRequestId === refunded!.billingRequestId)).toMatchObject({
+      pk: `LEDGER#${m}`,
+      batchSk: expect.stringMatching(/^2030-05-21#[1-3]$/),
+    });
+    expect(stored.find((e) => e.billingRequestId === after.billingRequestId)).toMatchObject({
+      pk: `LEDGER#${m}#${ledgerPartition(after.billingRequestId)}`,
+      batchSk: expect.stringMatching(/^2030-05-21#p\d$/),
+    });
+    expect((await getBill(after.billingRequestId))!.ledgerPartition).toBe(ledgerPartition(after.billingRequestId));
+
+    // The refund of an earlier capture finds its entry and its batch shard where they were written.
+    const r = await initiate(s.merchant.apiKey, { reference: refunded.reference, amount: 50 });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect((await completeRefund(r.body.data.refundId, new Date()))!.status).toBe('completed');
+    expect((await getRefund(r.body.data.refundId))!.debitedBalance).toBe('unsettled');
+    const total = 100 * (before.length + 1) - 50;
+    expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: total, settledBalance: 0 });
+    await expectLedgerInvariant();
+
+    // The day's due entry is on an earlier shard (<day>#<n>): the tick settles both kinds of shard in one round.
+    await tickAt(lagos('2030-05-21T00:00:00').getTime());
+    expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 0, settledBalance: total });
+    expect(await getSettlement(settlementId(m, '2030-05-21', 1))).toMatchObject({
+      amount: total * 100,
+      transactionCount: before.length + 1,
+      refundCount: 1,
+      linesComplete: true,
+    });
+    expect((await batches(m)).filter((b) => b.status === 'pending')).toEqual([]);
+    await expectLedgerInvariant();
+  });
+});
+
+/** Rewrites the merchant's money items of these captures the way they were stored before the partitions (release 4). */
+async function toLayoutBeforePartitions(merchantId: string, billingRequestIds: string[]): Promise<void> {
+  const legacySk = (sk: string) => sk.replace('#p', '#');
+  const send = (c: PutCommand | DeleteCommand | UpdateCommand) => db().send(c as never);
+  for (const e of await readMerchantEntries(merchantId)) {
+    if (!billingRequestIds.includes(e.billingRequestId!)) continue;
+    await send(new DeleteCommand({ TableName: table(), Key: { pk: e.pk, sk: e.sk } }));
+    await send(new PutCommand({ TableName: table(), Item: { ...e, pk: `LEDGER#${merchantId}`, batchSk: legacySk(e.batchSk!) } }));
+  }
+  for (const b of await readMerchantBatches(merchantId)) {
+    await send(new DeleteCommand({ TableName: table(), Key: { pk: b.pk, sk: b.sk } }));
+    await send(new PutCommand({ TableName: table(), Item: { ...b, pk: `SETTLE#${merchantId}`, sk: legacySk(b.sk) } }));
+  }
+  for (const id of billingRequestIds) {
+    const bill = (await getBill(id))!;
+    const line = captureLineKey(merchantId, bill.settlementDate!, bill.createdAt, id);
+    const { batchSk } = (await getItem<{ batchSk: string }>(line))!;
+    await send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: line,
+        UpdateExpression: 'SET batchSk = :sk',
+        ExpressionAttributeValues: { ':sk': legacySk(batchSk) },
+      }),
+    );
+    await send(new UpdateCommand({ TableName: table(), Key: billKey(id), UpdateExpression: 'REMOVE ledgerPartition' }));
+  }
+}

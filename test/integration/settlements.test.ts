@@ -10,7 +10,7 @@ import { db } from '../../functions/platform/clients';
 import { dueAttributes, parseDueSk } from '../../functions/platform/due';
 import { getItem, queryAll, table } from '../../functions/platform/table';
 import { config } from '../../functions/config';
-import { settlePk, type SettlementBatch } from '../../functions/ledger/store';
+import { readMerchantBatches } from '../../functions/ledger/store';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SETTLEMENT_LINES_KIND } from '../../functions/ledger/settlement-store';
 import { getSettlement, linesPk, settlementKey } from '../../functions/ledger/settlement-views';
@@ -278,11 +278,7 @@ describe('settlements with lines', () => {
         fixtureBill({ parties: s.parties, amount: 10_00 + i, capturedAt: lagos('2030-12-09T10:00:00') }),
       ),
     );
-    const shards = await queryAll<SettlementBatch>({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': settlePk(s.merchant.id) },
-      ConsistentRead: true,
-    });
+    const shards = await readMerchantBatches(s.merchant.id);
     expect(shards.length).toBeGreaterThan(1); // the captures spread over several shards
     expect(shards.filter((b) => b.dueSk !== undefined).map((b) => parseDueSk(b.dueSk!))).toEqual([
       { at: '2030-12-09T23:00:00.000Z', kind: 'settlement', id: `${s.merchant.id}/2030-12-10` },
@@ -300,11 +296,7 @@ describe('settlements with lines', () => {
     expect(await Promise.all(made.map((b) => getBill(b.billingRequestId)))).toEqual(billsBefore);
     for (const b of made) expect(await settledBy(s, b.reference)).toBe(stl.settlementId);
     // Every shard of the day (BALANCE_SHARDS, also those no capture wrote) carries the round; none is due.
-    const after = await queryAll<SettlementBatch>({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': settlePk(s.merchant.id) },
-      ConsistentRead: true,
-    });
+    const after = await readMerchantBatches(s.merchant.id);
     expect(after).toHaveLength(config.balanceShards());
     for (const b of after) expect(b).toMatchObject({ status: 'settled', amount: 0, settleRound: 1 });
     expect(after.filter((b) => b.dueSk !== undefined)).toEqual([]);
@@ -340,10 +332,6 @@ const dayLines = (merchantId: string, date: string) =>
 
 /** How many times the tick claimed a due entry of the merchant's settlement shards. */
 async function claimsOf(merchantId: string): Promise<number> {
-  const shards = await queryAll<SettlementBatch>({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': settlePk(merchantId) },
-    ConsistentRead: true,
-  });
+  const shards = await readMerchantBatches(merchantId);
   return shards.reduce((n, b) => n + Number(b.dueClaims ?? 0), 0);
 }

@@ -2,7 +2,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
 import {
+  batchKey,
+  batchKeyOf,
   captureEntryKey,
+  merchantOfSettlePk,
+  settlePks,
+  LEDGER_PARTITIONS,
+  ledgerPartition,
+  ledgerPks,
   captureItems as captureItemsOn,
   entryPut,
   settledAdd,
@@ -57,7 +64,7 @@ describe('captureItems', () => {
     expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
     const e = entry.Item as LedgerEntry;
     expect(e).toMatchObject({
-      pk: 'LEDGER#mer_1',
+      pk: `LEDGER#mer_1#${ledgerPartition('breq_1')}`,
       sk: '2030-03-08T10:00:00.000Z#capture:breq_1',
       entryId: 'capture:breq_1',
       kind: 'capture',
@@ -76,7 +83,7 @@ describe('captureItems', () => {
     expect(batch.ExpressionAttributeValues).toMatchObject({ ':a': 150_050, ':c': 1, ':cap': 150_050 });
     // The batch shard is the one asked for (0); the entry remembers it (refunds find the batch).
     const n = 0;
-    expect(batch.Key!.sk).toBe(`2030-03-11#${n}`);
+    expect(batch.Key!.sk).toBe(`2030-03-11#p${n}`);
     expect(e.batchSk).toBe(batch.Key!.sk);
     // Conditioned on the day's settled round read (none yet): a settlement in between makes the capture read again.
     expect(batch.ConditionExpression).toBe('attribute_not_exists(settleRound) OR settleRound = :round');
@@ -113,10 +120,10 @@ describe('captureItems', () => {
     const first = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 3);
     expect(first).toHaveLength(5);
     const own = first[1]!.Update!;
-    expect(own.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#3' });
+    expect(own.Key).toEqual({ pk: 'SETTLE#mer_1#3', sk: '2030-03-11#p3' }); // shard 3: its own partition key
     expect(own.UpdateExpression).not.toContain('dueSk');
     const carrier = first[4]!.Update!;
-    expect(carrier.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#0' });
+    expect(carrier.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#p0' });
     expect(carrier.ExpressionAttributeValues).toMatchObject({ ':a': 0, ':c': 0, ':round': 0 });
     expect(carrier.ConditionExpression).toBe(own.ConditionExpression);
     expect(String(carrier.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
@@ -127,7 +134,16 @@ describe('captureItems', () => {
     const a = captureItems(bill(), lagos('2030-03-08T18:00:00'))[0]!.Put!.Item!;
     const b = captureItems(bill(), lagos('2030-03-09T09:00:00'))[0]!.Put!.Item!;
     expect([a.pk, a.sk]).toEqual([b.pk, b.sk]);
-    expect(captureEntryKey(bill())).toEqual({ pk: a.pk, sk: a.sk });
+    expect(captureEntryKey(bill({ ledgerPartition: ledgerPartition('breq_1') }))).toEqual({ pk: a.pk, sk: a.sk });
+  });
+
+  it('capture entries spread over the LEDGER_PARTITIONS keys by billing request; a bill captured before partitions finds its entry in LEDGER#<m>', () => {
+    const counts = new Array<number>(LEDGER_PARTITIONS).fill(0);
+    for (let i = 0; i < 4000; i++) counts[ledgerPartition(`breq_${i}`)]! += 1;
+    for (const c of counts) expect(c).toBeGreaterThan(900); // ~1,000 each
+    expect(ledgerPks('mer_1')).toEqual(['LEDGER#mer_1', 'LEDGER#mer_1#0', 'LEDGER#mer_1#1', 'LEDGER#mer_1#2', 'LEDGER#mer_1#3']);
+    expect(captureEntryKey(bill())).toEqual({ pk: 'LEDGER#mer_1', sk: '2030-03-08T10:00:00.000Z#capture:breq_1' });
+    expect(captureEntryKey(bill({ ledgerPartition: 2 })).pk).toBe('LEDGER#mer_1#2');
   });
 
   it('settles on the first business day after a holiday run (Easter 2030)', () => {
@@ -136,10 +152,29 @@ describe('captureItems', () => {
     expect(captureItems(bill(), lagos('2030-04-18T10:00:00'))[0]!.Put!.Item!.settlementDate).toBe('2030-04-23');
   });
 
-  it('spreads captures over BALANCE_SHARDS batch shards', () => {
+  it('spreads captures over BALANCE_SHARDS batch shards, each shard of the 4 in a partition key of its own', () => {
     const seen = new Set<string>();
-    for (let i = 0; i < 200; i++) seen.add(String(captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!.sk));
-    expect([...seen].sort()).toEqual(['2030-03-11#0', '2030-03-11#1', '2030-03-11#2', '2030-03-11#3']);
+    for (let i = 0; i < 200; i++) {
+      const key = captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!;
+      seen.add(`${key.pk} ${key.sk}`);
+    }
+    expect([...seen].sort()).toEqual([
+      'SETTLE#mer_1 2030-03-11#p0',
+      'SETTLE#mer_1#1 2030-03-11#p1',
+      'SETTLE#mer_1#2 2030-03-11#p2',
+      'SETTLE#mer_1#3 2030-03-11#p3',
+    ]);
+  });
+
+  it('a batch sk names its partition key: shard n in SETTLE#<m>#<n % 4> (0: SETTLE#<m>); shards from before partitions (no p) in SETTLE#<m>', () => {
+    expect(settlePks('mer_1')).toEqual(['SETTLE#mer_1', 'SETTLE#mer_1#1', 'SETTLE#mer_1#2', 'SETTLE#mer_1#3']);
+    expect(batchKeyOf('mer_1', '2030-03-11#p2')).toEqual({ pk: 'SETTLE#mer_1#2', sk: '2030-03-11#p2' });
+    expect(batchKeyOf('mer_1', '2030-03-11#p4')).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#p4' });
+    expect(batchKeyOf('mer_1', '2030-03-11#p7')).toEqual({ pk: 'SETTLE#mer_1#3', sk: '2030-03-11#p7' });
+    expect(batchKeyOf('mer_1', '2030-03-11#2')).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#2' }); // before partitions
+    expect(batchKey('mer_1', '2030-03-11', 1)).toEqual({ pk: 'SETTLE#mer_1#1', sk: '2030-03-11#p1' });
+    expect(merchantOfSettlePk('SETTLE#mer_1#3')).toBe('mer_1');
+    expect(merchantOfSettlePk('SETTLE#mer_1')).toBe('mer_1');
   });
 
   it('on a day already settled in round 2 that is due again: round 3 pays it, no second due entry', () => {
