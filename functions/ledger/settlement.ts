@@ -3,7 +3,7 @@
  * the merchant's funds of that day move from unsettled to settled. One due entry and one job
  * per merchant-day.
  *
- * A day's batch is spread over shard items (`SETTLE#<m>` / `<date>#<n>`, see
+ * A day's batch is spread over shard items (`SETTLE#<m>[#<p>]` / `<date>#p<n>`, see
  * ledger/store.ts); the day's first capture puts the day's due entry on its shard. The job
  * settles EVERY pending shard of the day in one transaction: one ledger entry
  * (`merchant_unsettled` → `merchant_settled`), one settled-balance shard ADD, each pending shard

@@ -16,7 +16,7 @@
  * | dispute won (reversal) | disputes:<m>    | merchant_unsettled:<m>      |
  * | dispute lost | disputes:<m>              | bank:<bankId>               |
  *
- * Settlement batches (`SETTLE#<m>` / `<date>#<shard>`) hold the unsettled amount per
+ * Settlement batches (`SETTLE#<m>[#<p>]` / `<date>#p<shard>`: `batchKeyOf`) hold the unsettled amount per
  * settlement day, changed in the SAME transaction as the entry that justifies it: the unsettled
  * balance IS the sum of the pending batches (one copy of that money, not two). The settled
  * balance is kept as sharded counters (`BAL#<m>` / `S#<n>`, attribute `settled`), changed in
