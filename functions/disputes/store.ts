@@ -82,6 +82,8 @@ export async function openDispute(input: {
   now?: () => Date;
   /** The request's idempotency record key: the dispute id derives from it (a retry after a lost answer finds it). */
   requestKey?: string;
+  /** The keyed request's idempotency record (with its 201), committed in the dispute's transaction: RiderRefused when it exists. */
+  rider?: Rider<DisputeItem>;
 }): Promise<OpenResult> {
   const found = await findBillByReference(input.reference);
   if (!found || found.bankId !== input.bankId) return { ok: false, reason: 'not_found' };
@@ -137,12 +139,21 @@ export async function openDispute(input: {
       { Put: { TableName: table(), Item: dispute, ConditionExpression: 'attribute_not_exists(pk)' } },
       ...disputeMoneyItems(dispute, 'dispute', now, await readSettlementDay(dispute.merchantId, now)),
     ];
+    const riderItems = input.rider ? await input.rider.items(dispute) : [];
     try {
-      await commit(items, [{ type: DISPUTE_CREATED, to: dispute.merchantId, data: disputeEventData(dispute, 'bank') }], { recordOn: 1 });
+      await commit(
+        [...items, ...riderItems],
+        [{ type: DISPUTE_CREATED, to: dispute.merchantId, data: disputeEventData(dispute, 'bank') }],
+        {
+          recordOn: 1,
+        },
+      );
+      input.rider?.committed();
       logger.info('dispute opened', { disputeId, billingRequestId: bill.billingRequestId });
       return { ok: true, dispute };
     } catch (e) {
       if (!isTransactionCancelled(e)) throw e;
+      checkRider(e, items.length, riderItems.length);
       const codes = cancellationCodes(e);
       if (codes[1] === 'ConditionalCheckFailed') {
         const first = await alreadyOpened(disputeId, bill);

@@ -486,9 +486,9 @@ describe('a keyed money request killed between its commit and its reply (DESIGN 
     expect(rest.body.data.refundId).not.toBe(refund.data.refundId);
   });
 
-  it("a dispute's resolve (bank) and accept (merchant): the retry with the same key answers the original 200", async () => {
+  it("a dispute's opening, resolve (bank) and accept (merchant): the retry with the same key answers the original 201 / 200", async () => {
     const a = await agreement(t, { decision: 'approve_recurring' });
-    const billed = async (description: string) => {
+    const captured = async (description: string) => {
       const b = await t.call('POST', '/v1/customer/bill', {
         key: a.merchant.apiKey,
         body: { agreementPhrases: [a.agreementPhrase], amount: 25, currency: 'NGN', description },
@@ -499,12 +499,30 @@ describe('a keyed money request killed between its commit and its reply (DESIGN 
         body: { billingRequestId: b.body[0].billingRequestId, action: 'approve_recurring', bankTransactionId: `BTX-${description}` },
       });
       expect(answered.status).toBe(200);
+      return b.body[0].reference as string;
+    };
+    const reference = await captured(`dispute-opened-${Date.now()}`);
+    const opened = await answerKilled(
+      47,
+      '/v1/bank/disputes',
+      a.bank.apiKey,
+      reference,
+      { reference, reason: 'unauthorized', amount: 10 },
+      201,
+    );
+    expect(opened.data).toMatchObject({ reference, status: 'needs_response', amount: 10 });
+    // Opened once: 10 of the 25 is disputed, and a second dispute may take the 15 left.
+    const tx = await t.call('GET', '/v1/transaction-details', { key: a.merchant.apiKey, query: { reference } });
+    expect(tx.body.data).toMatchObject({ disputedAmount: 10 });
+
+    const billed = async (description: string) => {
+      const reference = await captured(description);
       const d = await t.call('POST', '/v1/bank/disputes', {
         key: a.bank.apiKey,
-        body: { reference: b.body[0].reference, reason: 'unauthorized' },
+        body: { reference, reason: 'unauthorized' },
       });
       expect(d.status, JSON.stringify(d.body)).toBe(201);
-      return { reference: b.body[0].reference as string, disputeId: d.body.data.disputeId as string };
+      return { reference, disputeId: d.body.data.disputeId as string };
     };
     const one = await billed(`dispute-won-${Date.now()}`);
     const won = await answerKilled(45, `/v1/bank/disputes/${one.disputeId}/resolve`, a.bank.apiKey, one.disputeId, { outcome: 'won' });

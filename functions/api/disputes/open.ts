@@ -3,7 +3,7 @@ import { endpoint, ok } from '../../http/endpoint';
 import { majorAmount } from '../../http/money-schemas';
 import { openRefusal } from '../../disputes/answers';
 import { openDispute } from '../../disputes/store';
-import { DISPUTE_MSG, DISPUTE_REASONS, disputeView } from '../../disputes/views';
+import { DISPUTE_MSG, DISPUTE_REASONS, disputeView, type DisputeItem } from '../../disputes/views';
 
 const body = z.strictObject({
   /** The transaction reference (`txn_…`) of a succeeded debit of one of the bank's customers. */
@@ -13,17 +13,29 @@ const body = z.strictObject({
   amount: majorAmount({ minMinor: 1 }).optional(),
 });
 
+const reply = (d: DisputeItem) => ok(201, DISPUTE_MSG.opened, disputeView(d));
+
 /**
  * POST /v1/bank/disputes (bank): dispute a succeeded debit of one of its customers. The
  * amount leaves the merchant's balance at once; the merchant gets `dispute.created` and has
  * until `respondBy` to respond or accept. 201 `{disputeId, reference, status: "needs_response",
- * amount, reason, respondBy, createdAt, ...}`.
+ * amount, reason, respondBy, createdAt, ...}`. With an Idempotency-Key the route is
+ * `deferred`: the key's record, with its 201, is written in the transaction that opens the
+ * dispute and moves its amount (DESIGN 10.2); a refusal is stored after.
  */
 export const handler = endpoint(
-  { body, description: 'Dispute a debit of one of your customers. Honours Idempotency-Key.' },
-  async ({ body, principal, requestKey }) => {
-    const r = await openDispute({ bankId: principal.id, reference: body.reference, reason: body.reason, amount: body.amount, requestKey });
+  { body, description: 'Dispute a debit of one of your customers. Honours Idempotency-Key.', idempotency: 'deferred' },
+  async ({ body, principal, requestKey, idempotency }) => {
+    const work = openDispute({
+      bankId: principal.id,
+      reference: body.reference,
+      reason: body.reason,
+      amount: body.amount,
+      requestKey,
+      rider: idempotency?.rider(reply),
+    });
+    const r = await (idempotency ? idempotency.answering(work) : work);
     if (!r.ok) throw openRefusal(r);
-    return ok(201, DISPUTE_MSG.opened, disputeView(r.dispute));
+    return reply(r.dispute);
   },
 );
