@@ -81,6 +81,19 @@ export interface DeferredIdempotency {
   answering<T>(work: Promise<T>): Promise<T>;
 }
 
+/**
+ * A deferred route's one-transaction work: `work` gets the rider of the key's record answering
+ * `reply(next)` (none without an Idempotency-Key), and when that rider is refused (the key's
+ * record exists) the request answers what the record says instead.
+ */
+export function riding<T, R>(
+  idempotency: DeferredIdempotency | undefined,
+  reply: (next: T) => Reply,
+  work: (rider?: Rider<T>) => Promise<R>,
+): Promise<R> {
+  return idempotency ? idempotency.answering(work(idempotency.rider(reply))) : work();
+}
+
 /** Thrown to answer with a stored response (a replay) from inside the pipeline. */
 export class ReplayResponse extends Error {
   constructor(readonly response: HttpResponse) {

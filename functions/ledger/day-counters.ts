@@ -24,8 +24,7 @@
 import { randomInt } from 'node:crypto';
 import { toMajor } from '../domain/money';
 import { addDays } from '../domain/lagos-time';
-import { mapLimit } from '../platform/retry';
-import { queryAll, table, type TransactItem } from '../platform/table';
+import { queryPartitions, table, type TransactItem } from '../platform/table';
 
 export interface BankDayCounter {
   pk: string;
@@ -157,38 +156,28 @@ async function countersOf(owner: VolumeOwner, days: string[]): Promise<BankDayCo
   const from = days[0]!;
   const to = days[days.length - 1]!;
   if (owner.kind === 'bank') {
-    const pks = days.flatMap((day) => bankDayPartitions(owner.id, day));
-    const perPartition = await mapLimit(pks, 16, (pk) =>
-      queryAll<BankDayCounter>(
-        {
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeNames: { '#date': 'date' },
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: COUNTER_ATTRS,
-        },
-        1_000_000,
-      ),
+    return queryPartitions<BankDayCounter>(
+      days.flatMap((day) => bankDayPartitions(owner.id, day)),
+      { ExpressionAttributeNames: { '#date': 'date' }, ProjectionExpression: COUNTER_ATTRS },
+      { maxItems: 1_000_000, concurrency: 16 },
     );
-    return perPartition.flat();
   }
   const index = owner.kind === 'merchant' ? 'gsi3' : 'gsi4';
   const pks =
     owner.kind === 'merchant'
       ? [merchantVolumePk(owner.id)]
       : Array.from({ length: BANK_DAY_PARTITIONS }, (_, p) => providerVolumePk(owner.id, p));
-  const perKey = await mapLimit(pks, 8, (pk) =>
-    queryAll<BankDayCounter>(
-      {
-        IndexName: index,
-        KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lo AND :hi`,
-        ExpressionAttributeNames: { '#date': 'date' },
-        ExpressionAttributeValues: { ':pk': pk, ':lo': `${from}#`, ':hi': `${to}#~` },
-        ProjectionExpression: COUNTER_ATTRS,
-      },
-      1_000_000,
-    ),
+  return queryPartitions<BankDayCounter>(
+    pks,
+    {
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lo AND :hi`,
+      ExpressionAttributeNames: { '#date': 'date' },
+      ExpressionAttributeValues: { ':lo': `${from}#`, ':hi': `${to}#~` },
+      ProjectionExpression: COUNTER_ATTRS,
+    },
+    { maxItems: 1_000_000 },
   );
-  return perKey.flat();
 }
 
 /** One entry per day from `from` to `to` (zeros included), amounts in major units. */

@@ -10,7 +10,7 @@
  *   totals agree whatever the workload; the report proves it from the entries themselves.
  */
 import { toMajor } from '../domain/money';
-import { queryAll, scanPages } from '../platform/table';
+import { queryPartitions, scanPages } from '../platform/table';
 import { bankDayPartitions, type BankDayCounter } from './day-counters';
 import type { LedgerEntry } from './store';
 
@@ -25,16 +25,11 @@ export interface BankReport {
 
 /** A bank's report for one Lagos day (amounts in major units; `byMerchant` nets refunds, sorted by entityId). */
 export async function bankSettlementReport(bankId: string, date: string): Promise<BankReport> {
-  const counters = (
-    await Promise.all(
-      bankDayPartitions(bankId, date).map((pk) =>
-        queryAll<BankDayCounter>(
-          { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true },
-          1_000_000,
-        ),
-      ),
-    )
-  ).flat();
+  const counters = await queryPartitions<BankDayCounter>(
+    bankDayPartitions(bankId, date),
+    { ConsistentRead: true },
+    { maxItems: 1_000_000 },
+  );
   const byMerchant = new Map<string, { entityId: string; merchantName: string; captured: number; refunded: number; count: number }>();
   let debits = 0;
   let credits = 0;

@@ -36,12 +36,11 @@ import {
   settlementDayOf,
   SETTLEMENT_KIND,
   settlePks,
-  queryPartitions,
   batchKeyOf,
   merchantOfSettlePk,
   type SettlementBatch,
 } from './store';
-import { isTransactionCancelled, table, type TransactItem } from '../platform/table';
+import { isTransactionCancelled, queryPartitions, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, releaseClaim, type DueJob } from '../platform/due';
 import { roundLineSums, runSettlementLines, settlementRecordPut, type LineSums } from './settlement-store';
 import { getSettlement, settlementId } from './settlement-views';

@@ -36,7 +36,7 @@ import { settlementDate } from '../domain/business-days';
 import { lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
-import { getItem, queryAll, table, type TransactItem } from '../platform/table';
+import { getItem, queryAll, queryPartitions, table, type TransactItem } from '../platform/table';
 import { dayCounterAdd } from './day-counters';
 import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
@@ -247,34 +247,12 @@ export function batchKeyOf(merchantId: string, sk: string): { pk: string; sk: st
 }
 export const batchKey = (merchantId: string, date: string, shard: number) => batchKeyOf(merchantId, batchSk(date, shard));
 
-/** Every item of the given partition keys that the query input selects (one Query per key, at once). */
-export async function queryPartitions<T extends Record<string, unknown>>(
-  pks: readonly string[],
-  input: Omit<QueryInput, 'KeyConditionExpression'> & { KeyConditionExpression?: string },
-  limit?: number,
-): Promise<T[]> {
-  const parts = await Promise.all(
-    pks.map((pk) =>
-      queryAll<T>(
-        {
-          ...input,
-          KeyConditionExpression: input.KeyConditionExpression ?? 'pk = :pk',
-          ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':pk': pk },
-        },
-        limit,
-      ),
-    ),
-  );
-  return parts.flat();
-}
-type QueryInput = Parameters<typeof queryAll>[0];
-
 /** Every ledger entry of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
 export const readMerchantEntries = (merchantId: string) =>
-  queryPartitions<LedgerEntry>(ledgerPks(merchantId), { ConsistentRead: true }, 1_000_000);
+  queryPartitions<LedgerEntry>(ledgerPks(merchantId), { ConsistentRead: true }, { maxItems: 1_000_000 });
 /** Every settlement batch shard of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
 export const readMerchantBatches = (merchantId: string) =>
-  queryPartitions<SettlementBatch>(settlePks(merchantId), { ConsistentRead: true }, 1_000_000);
+  queryPartitions<SettlementBatch>(settlePks(merchantId), { ConsistentRead: true }, { maxItems: 1_000_000 });
 /** The day's one due entry (on whichever shard the day's first capture wrote). */
 export const settlementDueId = (merchantId: string, date: string) => `${merchantId}/${date}`;
 
@@ -464,7 +442,7 @@ async function pendingSettlements(merchantId: string): Promise<PendingDay[]> {
       ExpressionAttributeValues: { ':pending': 'pending' },
       ConsistentRead: true,
     },
-    Number.MAX_SAFE_INTEGER,
+    { maxItems: Number.MAX_SAFE_INTEGER },
   );
   const byDay = new Map<string, PendingDay>();
   for (const b of batches) {

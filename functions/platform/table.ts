@@ -86,6 +86,30 @@ export async function scanPages(
   } while (start);
 }
 
+/**
+ * Every item the query selects in each partition key of `pks` (`:pk` in its key condition,
+ * `pk = :pk` when it has none), `concurrency` Queries at once, each bounded by `maxItems`: a
+ * record spread over several partition keys (a merchant's ledger and batch shards, a bank's
+ * day counters).
+ */
+export async function queryPartitions<T extends Item = Item>(
+  pks: readonly string[],
+  input: Omit<QueryCommandInput, 'TableName' | 'KeyConditionExpression'> & { KeyConditionExpression?: string },
+  opts: { maxItems?: number; concurrency?: number } = {},
+): Promise<T[]> {
+  const parts = await mapLimit(pks, opts.concurrency ?? 8, (pk) =>
+    queryAll<T>(
+      {
+        ...input,
+        KeyConditionExpression: input.KeyConditionExpression ?? 'pk = :pk',
+        ExpressionAttributeValues: { ...input.ExpressionAttributeValues, ':pk': pk },
+      },
+      opts.maxItems,
+    ),
+  );
+  return parts.flat();
+}
+
 /** Query all pages (bounded by maxItems) and return the items. */
 export async function queryAll<T extends Item = Item>(input: Omit<QueryCommandInput, 'TableName'>, maxItems = 10_000): Promise<T[]> {
   const items: T[] = [];

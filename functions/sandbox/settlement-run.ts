@@ -23,7 +23,8 @@
 import { settleDay, settlementId } from '../ledger/settlement';
 import { getSettlement, type SettlementRecord } from '../ledger/settlement-views';
 import { addDays, lagosDate } from '../domain/lagos-time';
-import { PENDING_LOOKBACK_DAYS, queryPartitions, readDayBatches, settlePks, type SettlementBatch } from '../ledger/store';
+import { PENDING_LOOKBACK_DAYS, readDayBatches, settlePks, type SettlementBatch } from '../ledger/store';
+import { queryPartitions } from '../platform/table';
 import { logger } from '../platform/log';
 
 /** No day is started after this long (real time): the answer comes well within the function's timeout. */

@@ -1,6 +1,6 @@
 import { answerBilling, bankResponseSchema, type BankAnswered } from '../../billing/bank-answer';
 import { BILLING_MSG } from '../../billing/messages';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 
 const reply = (answered: BankAnswered) => ok(200, BILLING_MSG.answered, answered);
 
@@ -12,6 +12,5 @@ const reply = (answered: BankAnswered) => ok(200, BILLING_MSG.answered, answered
  * crash after the commit cannot leave the change without its answer; a refusal is stored after.
  */
 export const handler = endpoint({ body: bankResponseSchema, idempotency: 'deferred' }, async ({ body, principal, idempotency }) => {
-  const work = answerBilling(principal.id, body, idempotency?.rider(reply));
-  return reply(await (idempotency ? idempotency.answering(work) : work));
+  return reply(await riding(idempotency, reply, (rider) => answerBilling(principal.id, body, rider)));
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { safeText } from '../../http/schemas';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 import { conflict, fill, notFound } from '../../platform/errors';
 import { completeRefund, failRefund, markRefundProcessing } from '../../refunds/store';
 import { getRefund, refundView, type RefundItem } from '../../refunds/views';
@@ -32,14 +32,13 @@ export const handler = endpoint(
       throw conflict(fill(MONEY_MSG.refundFinished, { status: refund.status }));
     }
     const now = new Date();
-    const rider = idempotency?.rider(reply);
-    const work =
+    const next = await riding(idempotency, reply, (rider) =>
       body.status === 'processing'
         ? markRefundProcessing(refund.refundId, now, undefined, rider)
         : body.status === 'completed'
           ? completeRefund(refund.refundId, now, undefined, rider)
-          : failRefund(refund.refundId, body.reason ?? 'Refused by the bank', now, rider);
-    const next = await (idempotency ? idempotency.answering(work) : work);
+          : failRefund(refund.refundId, body.reason ?? 'Refused by the bank', now, rider),
+    );
     if (!next) throw notFound(MONEY_MSG.refundNotFound);
     if (next.status !== body.status) throw conflict(fill(MONEY_MSG.refundFinished, { status: next.status }));
     return reply(next);

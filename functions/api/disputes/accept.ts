@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 import { notFound } from '../../platform/errors';
 import { changeRefusal } from '../../disputes/answers';
 import { acceptDispute } from '../../disputes/store';
@@ -18,8 +18,7 @@ export const handler = endpoint(
   async ({ params, principal, idempotency }) => {
     const d = disputeFor(await getDispute(params.disputeId ?? ''), principal);
     if (!d) throw notFound(DISPUTE_MSG.notFound);
-    const work = acceptDispute(d, undefined, idempotency?.rider(reply));
-    const r = await (idempotency ? idempotency.answering(work) : work);
+    const r = await riding(idempotency, reply, (rider) => acceptDispute(d, undefined, rider));
     if (!r.ok) throw changeRefusal(r);
     return reply(r.dispute);
   },

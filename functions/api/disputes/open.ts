@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 import { majorAmount } from '../../http/money-schemas';
 import { openRefusal } from '../../disputes/answers';
 import { openDispute } from '../../disputes/store';
@@ -26,15 +26,9 @@ const reply = (d: DisputeItem) => ok(201, DISPUTE_MSG.opened, disputeView(d));
 export const handler = endpoint(
   { body, description: 'Dispute a debit of one of your customers. Honours Idempotency-Key.', idempotency: 'deferred' },
   async ({ body, principal, requestKey, idempotency }) => {
-    const work = openDispute({
-      bankId: principal.id,
-      reference: body.reference,
-      reason: body.reason,
-      amount: body.amount,
-      requestKey,
-      rider: idempotency?.rider(reply),
-    });
-    const r = await (idempotency ? idempotency.answering(work) : work);
+    const r = await riding(idempotency, reply, (rider) =>
+      openDispute({ bankId: principal.id, reference: body.reference, reason: body.reason, amount: body.amount, requestKey, rider }),
+    );
     if (!r.ok) throw openRefusal(r);
     return reply(r.dispute);
   },

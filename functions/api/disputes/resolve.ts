@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 import { notFound } from '../../platform/errors';
 import { changeRefusal } from '../../disputes/answers';
 import { resolveDispute } from '../../disputes/store';
@@ -21,8 +21,7 @@ export const handler = endpoint(
   async ({ params, body, principal, idempotency }) => {
     const d = disputeFor(await getDispute(params.disputeId ?? ''), principal);
     if (!d) throw notFound(DISPUTE_MSG.notFound);
-    const work = resolveDispute(d.disputeId, body.outcome, undefined, idempotency?.rider(reply));
-    const r = await (idempotency ? idempotency.answering(work) : work);
+    const r = await riding(idempotency, reply, (rider) => resolveDispute(d.disputeId, body.outcome, undefined, rider));
     if (!r.ok) throw changeRefusal(r);
     return reply(r.dispute);
   },

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { safeText } from '../../http/schemas';
 import { toMajor } from '../../domain/money';
 import { majorAmount } from '../../http/money-schemas';
-import { endpoint, ok } from '../../http/endpoint';
+import { endpoint, ok, riding } from '../../http/endpoint';
 import { badRequest, conflict, notFound } from '../../platform/errors';
 import { initiateRefund } from '../../refunds/store';
 import { MIN_REFUND_MINOR, type RefundItem } from '../../refunds/views';
@@ -36,15 +36,9 @@ const reply = (f: RefundItem) =>
 export const handler = endpoint(
   { body, description: 'Start a full or partial refund of a succeeded transaction. Honours Idempotency-Key.', idempotency: 'deferred' },
   async ({ body, principal, requestKey, idempotency }) => {
-    const work = initiateRefund({
-      merchantId: principal.id,
-      reference: body.reference,
-      amount: body.amount,
-      reason: body.reason,
-      requestKey,
-      rider: idempotency?.rider(reply),
-    });
-    const r = await (idempotency ? idempotency.answering(work) : work);
+    const r = await riding(idempotency, reply, (rider) =>
+      initiateRefund({ merchantId: principal.id, reference: body.reference, amount: body.amount, reason: body.reason, requestKey, rider }),
+    );
     if (!r.ok) {
       switch (r.reason) {
         case 'not_found':
