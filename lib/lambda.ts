@@ -194,6 +194,9 @@ export function appFunction(scope: Construct, id: string, props: AppFunctionProp
     // the handlers over the 400 KB budget: docs/decisions/observability.md).
     tracing: Tracing.ACTIVE,
     applicationLogLevelV2: ApplicationLogLevel.INFO,
+    // INFO, not WARN: WARN would drop the ~600 B of START/END/REPORT per invocation, but no
+    // source found says a timeout's or crash's REPORT is still written at WARN, and that line is
+    // the log's only trace of a timeout (docs/decisions/platform-log-level.md).
     systemLogLevelV2: SystemLogLevel.INFO,
     // No NODE_OPTIONS=--enable-source-maps: Node would read and parse the map at every cold
     // start; the logger maps the stacks it writes from the map on the first error instead

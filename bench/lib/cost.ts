@@ -34,6 +34,9 @@ export const PRICES = {
    * AWS's own lines per invocation (START, END, REPORT, and with active tracing the REPORT's
    * XRAY TraceId/SegmentId/Sampled line parts), bytes as a deployed function writes them
    * (measured on CloudWatch by the issue 50 review: ~600; the model said 350 before).
+   * The stack keeps the system log level at INFO, so a normal invocation writes them; WARN
+   * would make this 0 for a normal invocation, and is not taken until AWS is shown to keep a
+   * timeout's or crash's line at WARN (docs/decisions/platform-log-level.md).
    */
   lambdaPlatformLogBytes: 600,
   /** X-Ray: per million traces recorded (retrieval and scans, 0.50 per million, are the console's and left out). */
