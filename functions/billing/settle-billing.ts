@@ -2,7 +2,8 @@
  * A billing leaves `pending` exactly once (docs/billing-design.md "Bank response / expiry"):
  *
  *   succeeded  (bank approve_once / approve_recurring): the ledger capture
- *              (`captureItems`: entry, balance shard, settlement batch and line, after one
+ *              (`captureItems`: the entry that is its settlement line, the settlement batch
+ *              shard, the bank's day counter, after one
  *              read of the settlement day's round); the amount stays counted against the limits
  *   declined   (bank deny / suspended), expired (approval window over), failed:
  *              the reservation is released from the counters it was made under
@@ -17,7 +18,7 @@ import { settlementDate } from '../domain/business-days';
 import { commit } from '../events/outbox';
 import { logger } from '../platform/log';
 import { billKey, type BillItem } from '../bills/types';
-import { CAPTURE_DAY_ITEMS, captureItems, ledgerPartition, readSettlementDay } from '../ledger/store';
+import { CAPTURE_DAY_ITEMS, captureItems, readSettlementDay } from '../ledger/store';
 import { cancellationCodes, checkRider, getItem, isTransactionCancelled, table, type Rider, type TransactItem } from '../platform/table';
 import { billingResponseEvent, type FinalStatus } from './bill-item';
 import { consentRelease, limitReleaseItems } from './create-billing';
@@ -49,7 +50,7 @@ function billUpdate(
   if ('bankTransactionId' in outcome && outcome.bankTransactionId !== undefined) set.bankTransactionId = outcome.bankTransactionId;
   if (status === 'succeeded') {
     set.settlementDate = settlementDate(at).date;
-    set.ledgerPartition = ledgerPartition(bill.billingRequestId); // where captureItems puts its entry
+    set.entryInLine = true; // captureItems' entry is its settlement line (ledger/store.ts captureEntryKey)
   }
 
   const names: Record<string, string> = { '#status': 'status' };

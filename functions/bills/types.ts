@@ -75,7 +75,9 @@ export interface BillItem {
   emits?: CarriedEvent;
   /** Lagos date (yyyy-mm-dd) the captured funds settle on; set when succeeded. */
   settlementDate?: string;
-  /** The capture partition of its ledger entry (`LEDGER#<m>#<n>`, ledger/store.ts); absent on billings captured before. */
+  /** Captured since issue 50: its ledger entry is its settlement line (ledger/store.ts `captureEntryKey`). */
+  entryInLine?: boolean;
+  /** Captured in release 4 before issue 50: the partition of its ledger entry (`LEDGER#<m>#<n>`); neither: `LEDGER#<m>`. */
   ledgerPartition?: number;
   /**
    * The settlement that paid it, stamped on billings settled before release 3; since then the

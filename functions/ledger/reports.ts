@@ -12,7 +12,7 @@
 import { toMajor } from '../domain/money';
 import { queryPartitions, scanPages } from '../platform/table';
 import { bankDayPartitions, type BankDayCounter } from './day-counters';
-import type { LedgerEntry } from './store';
+import { LEDGER_ENTRY_FILTER, type LedgerEntry } from './store';
 
 export interface BankReport {
   businessDate: string;
@@ -80,8 +80,9 @@ export async function trialBalance(): Promise<TrialBalance> {
   await scanPages(
     {
       ProjectionExpression: 'debit, credit, amount',
-      FilterExpression: 'begins_with(pk, :l)',
-      ExpressionAttributeValues: { ':l': 'LEDGER#' },
+      // The captures' entries are settlement lines since issue 50 (ledger/store.ts captureEntryKey).
+      FilterExpression: `begins_with(pk, :l) OR (begins_with(pk, :s) AND ${LEDGER_ENTRY_FILTER})`,
+      ExpressionAttributeValues: { ':l': 'LEDGER#', ':s': 'SLINE#' },
     },
     (page) => {
       for (const e of page as Partial<Pick<LedgerEntry, 'debit' | 'credit' | 'amount'>>[]) {

@@ -38,7 +38,7 @@ import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
 import { getItem, queryAll, queryPartitions, table, type TransactItem } from '../platform/table';
 import { dayCounterAdd } from './day-counters';
-import { linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
+import { captureLineKey, linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
 export const LEDGER_CURRENCY = 'NGN';
 
@@ -63,7 +63,7 @@ export function accountOwner(account: string): { type: AccountType; participantI
 }
 
 export interface LedgerEntry {
-  pk: string; // LEDGER#<merchantId>, or LEDGER#<merchantId>#<n> for a capture (LEDGER_PARTITIONS)
+  pk: string; // LEDGER#<merchantId>; a capture: SLINE#<merchantId>#<day> (its settlement line), LEDGER#<merchantId>#<n> before
   sk: string; // <ISO ts>#<entryId>
   entryId: string; // <kind>:<sourceId>
   kind: LedgerKind;
@@ -96,31 +96,42 @@ export const ledgerEntryKey = (merchantId: string, ts: string, entryId: string) 
 });
 
 /**
- * Capture entries are spread over `LEDGER_PARTITIONS` partition keys of their own
- * (`LEDGER#<m>#<n>`; DESIGN 10.6): a capture is the one ledger write per bill, and in one
- * partition the largest merchant's 500 bills/s (10 % of 5,000) would write ~1,020 WCU/s, over
- * the 1,000 a partition takes. The partition is a pure function of the billing request id, so
- * a replayed capture still writes the same key (its `attribute_not_exists` condition holds),
- * and the captured bill records it (`ledgerPartition`): a bill captured before has its entry
- * in `LEDGER#<m>` with every other entry (settlements, refunds, disputes), which stay there.
- * A constant, not a setting: the readers of a whole ledger read these partition keys.
+ * A capture's entry IS its settlement line (issue 50, docs/decisions/ledger.md "A capture's
+ * entry is its settlement line"): one item `SLINE#<m>#<settlement day>` /
+ * `<bill createdAt>#capture:<billingRequestId>` with the entry's fields (kind, debit, credit,
+ * amount, currency, ...) and the line's (`type: 'payment'`, batchSk, stlRound), where a capture
+ * wrote the same facts twice before (2 write units per bill). Its key is a pure function of
+ * the bill and the day it settles on, which the captured bill records (`settlementDate`,
+ * `entryInLine`); the bill's `status = pending` condition in the same transaction is what
+ * keeps a capture from posting twice (a capture the same day also meets the entry's
+ * `attribute_not_exists`).
+ *
+ * Captures stored before stay where they are, and the bill says where:
+ * - `ledgerPartition` n (release 4 until issue 50): the entry in `LEDGER#<m>#<n>` (n = a hash
+ *   of the billing request id mod `LEDGER_PARTITIONS`), its line a separate item;
+ * - neither (before): the entry in `LEDGER#<m>` with every other entry (settlements, refunds,
+ *   disputes, which stay there).
+ * Readers of a whole ledger read all three (`readMerchantEntries`, the trial balance).
  */
 export const LEDGER_PARTITIONS = 4;
 export const ledgerPartition = (billingRequestId: string): number =>
   createHash('sha256').update(billingRequestId).digest().readUInt32BE(0) % LEDGER_PARTITIONS;
-/** Every partition key holding the merchant's entries: its own, then the capture partitions. */
+/** Every `LEDGER#` partition key holding the merchant's entries: its own, then the capture partitions of before. */
 export const ledgerPks = (merchantId: string): string[] => [
   ledgerPk(merchantId),
   ...Array.from({ length: LEDGER_PARTITIONS }, (_, n) => `${ledgerPk(merchantId)}#${n}`),
 ];
-/**
- * The capture entry of a bill (deterministic: one per billing request): in its capture
- * partition when the bill records one, else (captured before partitions) in `LEDGER#<m>`.
- */
-export const captureEntryKey = (bill: Pick<BillItem, 'merchantId' | 'createdAt' | 'billingRequestId' | 'ledgerPartition'>) => {
+/** The capture entry of a bill (one per billing request): its settlement line, or where a capture of before put it. */
+export const captureEntryKey = (
+  bill: Pick<BillItem, 'merchantId' | 'createdAt' | 'billingRequestId' | 'ledgerPartition' | 'entryInLine' | 'settlementDate'>,
+) => {
+  if (bill.entryInLine && bill.settlementDate)
+    return captureLineKey(bill.merchantId, bill.settlementDate, bill.createdAt, bill.billingRequestId);
   const key = ledgerEntryKey(bill.merchantId, bill.createdAt, ledgerEntryId('capture', bill.billingRequestId));
   return bill.ledgerPartition === undefined ? key : { ...key, pk: `${key.pk}#${bill.ledgerPartition}` };
 };
+/** Whether a stored item is a ledger entry (a settlement line that is a capture's entry has `debit`; other lines do not). */
+export const LEDGER_ENTRY_FILTER = 'attribute_exists(debit)';
 
 /** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
 export function entryPut(entry: LedgerEntry): TransactItem {
@@ -247,9 +258,19 @@ export function batchKeyOf(merchantId: string, sk: string): { pk: string; sk: st
 }
 export const batchKey = (merchantId: string, date: string, shard: number) => batchKeyOf(merchantId, batchSk(date, shard));
 
-/** Every ledger entry of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
-export const readMerchantEntries = (merchantId: string) =>
-  queryPartitions<LedgerEntry>(ledgerPks(merchantId), { ConsistentRead: true }, { maxItems: 1_000_000 });
+/**
+ * Every ledger entry of the merchant (strongly consistent; the invariant, ops, tests): its
+ * `LEDGER#` partitions, and the captures' entries in the settlement lines of every day its
+ * batch shards name (a capture adds to a shard of its day in the same transaction).
+ */
+export async function readMerchantEntries(merchantId: string): Promise<LedgerEntry[]> {
+  const days = [...new Set((await readMerchantBatches(merchantId)).map((b) => b.settlementDate))];
+  return queryPartitions<LedgerEntry>(
+    [...ledgerPks(merchantId), ...days.map((d) => linesPk(merchantId, d))],
+    { ConsistentRead: true, FilterExpression: LEDGER_ENTRY_FILTER },
+    { maxItems: 1_000_000 },
+  );
+}
 /** Every settlement batch shard of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
 export const readMerchantBatches = (merchantId: string) =>
   queryPartitions<SettlementBatch>(settlePks(merchantId), { ConsistentRead: true }, { maxItems: 1_000_000 });
@@ -275,11 +296,12 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
 }
 
 /**
- * The transaction items that post a captured (succeeded) billing: 4, or 5 for the day's first
+ * The transaction items that post a captured (succeeded) billing: 3, or 4 for the day's first
  * capture. `day` is the state of its settlement day as read just before (`readSettlementDay`).
  *
- * 1. ledger entry put (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`),
- *    conditioned on `attribute_not_exists` of its deterministic key: a replay cancels.
+ * 1. the ledger entry (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`), which
+ *    is also its settlement line (`SLINE#<m>#<day>`, `type: 'payment'`, `stlRound` = the round
+ *    that pays it: `captureEntryKey`), put once (`attribute_not_exists`).
  * 2. the settlement batch shard (random) for the next Nigerian business day: ADD amount and
  *    count; status `pending`; conditioned on the day's settled round read (`settleRound`), so a
  *    settlement that commits in between cancels the capture, which reads again and retries
@@ -288,18 +310,17 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  *    at 00:00 Lagos of that day) on shard 0 (`if_not_exists`: a claimed entry keeps its lease;
  *    concurrent first captures write the same item). A capture after the day settled (a late
  *    one) puts it again, due at once, and the next tick settles round 2.
- * 3. its settlement line (`SLINE#<m>#<day>`), written once: `stlRound` = the round that pays it.
- * 4. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
+ * 3. the day counter (`BREP#<bankId>#<Lagos day>#<p>`, ledger/day-counters.ts): the bank settlement
  *    report and the volume reports.
  *
- * The caller (bank response) also SETs `settlementDate` on the bill (`settlementDate(at).date`)
- * and `ledgerPartition` (`ledgerPartition(billingRequestId)`: where its entry is).
+ * The caller (bank response) also SETs `settlementDate` (`settlementDate(at).date`) and
+ * `entryInLine` on the bill: where its entry is (`captureEntryKey`).
  */
 /**
  * The positions in `captureItems` of the settlement batch shard updates (the capture's shard,
  * and shard 0 with the day's due entry): their condition is the day's settled round.
  */
-export const CAPTURE_DAY_ITEMS = [1, 4];
+export const CAPTURE_DAY_ITEMS = [1, 3];
 
 export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
@@ -307,8 +328,8 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
   const sk = batchSk(date, shard);
   const now = at.toISOString();
   const currency = bill.currency ?? LEDGER_CURRENCY;
-  const entry: LedgerEntry = {
-    ...captureEntryKey({ ...bill, ledgerPartition: ledgerPartition(bill.billingRequestId) }),
+  const entry: LedgerEntry & SettlementLineFields = {
+    ...captureLineKey(bill.merchantId, date, bill.createdAt, bill.billingRequestId),
     entryId: ledgerEntryId('capture', bill.billingRequestId),
     kind: 'capture',
     merchantId: bill.merchantId,
@@ -322,25 +343,13 @@ export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard
     batchSk: sk,
     stlRound: day.round + 1,
     postedAt: now,
+    type: 'payment',
   };
   const due = day.due ? undefined : dueAttributes(SETTLEMENT_KIND, settlementDueId(bill.merchantId, date), dueAt);
   const add = { merchantId: bill.merchantId, date, currency, now, round: day.round };
   const items: TransactItem[] = [
     entryPut(entry),
     batchShardAdd({ ...add, shard, amount: bill.amount, count: 1, due: shard === DUE_SHARD ? due : undefined }),
-    linePut({
-      merchantId: bill.merchantId,
-      settlementDate: date,
-      batchSk: sk,
-      ts: bill.createdAt,
-      entryId: entry.entryId,
-      type: 'payment',
-      amount: bill.amount,
-      reference: bill.reference,
-      billingRequestId: bill.billingRequestId,
-      stlRound: day.round + 1,
-      postedAt: now,
-    }),
     dayCounterAdd(bill, { date: lagosDate(at), shard, captured: bill.amount }),
   ];
   // The day's first capture: the day's one due entry, on shard 0 (the same item whichever shard the capture took).

@@ -523,8 +523,8 @@ describe('end to end through the API', () => {
   });
 });
 
-describe('money written before the ledger and batch partitions (release 4, DESIGN 10.6)', () => {
-  it('captures stored the way they were before (entry in LEDGER#<m>, batch shard <day>#<n> in SETTLE#<m>) refund from their batch and settle with a later capture of the same day; the invariant holds', async () => {
+describe('money written before: captures of before partitions and of before issue 50 (release 4, DESIGN 10.6)', () => {
+  it('captures stored the way they were before (entry in LEDGER#<m> or LEDGER#<m>#<n> beside its line, batch shard <day>#<n> in SETTLE#<m>) refund from their batch and settle with a later capture of the same day; the invariant holds', async () => {
     const s = await setup();
     const m = s.merchant.id;
     // Earlier captures until one is on a shard other than 0 (shard 0 is in SETTLE#<m> either way).
@@ -537,38 +537,53 @@ describe('money written before the ledger and batch partitions (release 4, DESIG
       const e = (await entries(m)).find((x) => x.billingRequestId === b.billingRequestId)!;
       if (!e.batchSk!.endsWith('#p0')) refunded = b;
     }
-    await toLayoutBeforePartitions(
+    await toLayoutBefore(
       m,
       before.map((b) => b.billingRequestId),
+      'oldest',
     );
+    // A capture of release 4 before issue 50: its entry in its capture partition, its line apart.
+    const mid = await fixtureBill({ parties: s.parties, amount: 10_000, capturedAt: lagos('2030-05-20T10:50:00') });
+    await toLayoutBefore(m, [mid.billingRequestId], 'partitions');
     const after = await fixtureBill({ parties: s.parties, amount: 10_000, capturedAt: lagos('2030-05-20T11:00:00') });
     const stored = await entries(m);
     expect(stored.find((e) => e.billingRequestId === refunded!.billingRequestId)).toMatchObject({
       pk: `LEDGER#${m}`,
       batchSk: expect.stringMatching(/^2030-05-21#[1-3]$/),
     });
-    expect(stored.find((e) => e.billingRequestId === after.billingRequestId)).toMatchObject({
-      pk: `LEDGER#${m}#${ledgerPartition(after.billingRequestId)}`,
+    expect(stored.find((e) => e.billingRequestId === mid.billingRequestId)).toMatchObject({
+      pk: `LEDGER#${m}#${ledgerPartition(mid.billingRequestId)}`,
       batchSk: expect.stringMatching(/^2030-05-21#p\d$/),
     });
-    expect((await getBill(after.billingRequestId))!.ledgerPartition).toBe(ledgerPartition(after.billingRequestId));
+    // Since issue 50 the entry is the line: one item in the settlement day's lines.
+    const newEntry = stored.find((e) => e.billingRequestId === after.billingRequestId)!;
+    expect(newEntry).toMatchObject({ pk: `SLINE#${m}#2030-05-21`, kind: 'capture', type: 'payment', batchSk: expect.stringMatching(/^2030-05-21#p\d$/) });
+    expect(await getItem(captureLineKey(m, '2030-05-21', after.createdAt, after.billingRequestId))).toEqual(newEntry);
+    expect((await getBill(after.billingRequestId))!).toMatchObject({ entryInLine: true, settlementDate: '2030-05-21' });
+    expect((await getBill(after.billingRequestId))!.ledgerPartition).toBeUndefined();
+    expect(stored.filter((e) => e.kind === 'capture')).toHaveLength(before.length + 2);
 
-    // The refund of an earlier capture finds its entry and its batch shard where they were written.
-    const r = await initiate(s.merchant.apiKey, { reference: refunded.reference, amount: 50 });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect((await completeRefund(r.body.data.refundId, new Date()))!.status).toBe('completed');
-    expect((await getRefund(r.body.data.refundId))!.debitedBalance).toBe('unsettled');
-    const total = 100 * (before.length + 1) - 50;
+    // The refunds of earlier captures find their entry and their batch shard where they were written.
+    for (const [bill, amount] of [
+      [refunded, 50],
+      [mid, 30],
+    ] as const) {
+      const r = await initiate(s.merchant.apiKey, { reference: bill.reference, amount });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect((await completeRefund(r.body.data.refundId, new Date()))!.status).toBe('completed');
+      expect((await getRefund(r.body.data.refundId))!.debitedBalance).toBe('unsettled');
+    }
+    const total = 100 * (before.length + 2) - 80;
     expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: total, settledBalance: 0 });
     await expectLedgerInvariant();
 
-    // The day's due entry is on an earlier shard (<day>#<n>): the tick settles both kinds of shard in one round.
+    // The day's due entry is on an earlier shard (<day>#<n>): the tick settles every kind of shard and line in one round.
     await tickAt(lagos('2030-05-21T00:00:00').getTime());
     expect(await balance(s.merchant.apiKey)).toMatchObject({ unsettledBalance: 0, settledBalance: total });
     expect(await getSettlement(settlementId(m, '2030-05-21', 1))).toMatchObject({
       amount: total * 100,
-      transactionCount: before.length + 1,
-      refundCount: 1,
+      transactionCount: before.length + 2,
+      refundCount: 2,
       linesComplete: true,
     });
     expect((await batches(m)).filter((b) => b.status === 'pending')).toEqual([]);
@@ -576,31 +591,41 @@ describe('money written before the ledger and batch partitions (release 4, DESIG
   });
 });
 
-/** Rewrites the merchant's money items of these captures the way they were stored before the partitions (release 4). */
-async function toLayoutBeforePartitions(merchantId: string, billingRequestIds: string[]): Promise<void> {
-  const legacySk = (sk: string) => sk.replace('#p', '#');
+/**
+ * Rewrites these captures the way they were stored before (their entry and line were one item
+ * since issue 50): `partitions` (release 4 until issue 50): the entry in `LEDGER#<m>#<n>` beside
+ * its line, the bill's `ledgerPartition`; `oldest`: the entry in `LEDGER#<m>`, and every batch
+ * shard of the merchant, and those lines' batchSk, keyed `<day>#<n>` in `SETTLE#<m>`.
+ */
+async function toLayoutBefore(merchantId: string, billingRequestIds: string[], layout: 'oldest' | 'partitions'): Promise<void> {
+  const legacySk = (sk: string) => (layout === 'oldest' ? sk.replace('#p', '#') : sk);
   const send = (c: PutCommand | DeleteCommand | UpdateCommand) => db().send(c as never);
   for (const e of await readMerchantEntries(merchantId)) {
-    if (!billingRequestIds.includes(e.billingRequestId!)) continue;
-    await send(new DeleteCommand({ TableName: table(), Key: { pk: e.pk, sk: e.sk } }));
-    await send(new PutCommand({ TableName: table(), Item: { ...e, pk: `LEDGER#${merchantId}`, batchSk: legacySk(e.batchSk!) } }));
-  }
-  for (const b of await readMerchantBatches(merchantId)) {
-    await send(new DeleteCommand({ TableName: table(), Key: { pk: b.pk, sk: b.sk } }));
-    await send(new PutCommand({ TableName: table(), Item: { ...b, pk: `SETTLE#${merchantId}`, sk: legacySk(b.sk) } }));
-  }
-  for (const id of billingRequestIds) {
-    const bill = (await getBill(id))!;
-    const line = captureLineKey(merchantId, bill.settlementDate!, bill.createdAt, id);
-    const { batchSk } = (await getItem<{ batchSk: string }>(line))!;
+    if (!billingRequestIds.includes(e.billingRequestId!) || !e.pk.startsWith('SLINE#')) continue;
+    const { type: _line, ...entry } = e;
+    const pk = layout === 'oldest' ? `LEDGER#${merchantId}` : `LEDGER#${merchantId}#${ledgerPartition(e.billingRequestId!)}`;
+    await send(new PutCommand({ TableName: table(), Item: { ...entry, pk, batchSk: legacySk(e.batchSk!) } }));
     await send(
       new UpdateCommand({
         TableName: table(),
-        Key: line,
-        UpdateExpression: 'SET batchSk = :sk',
-        ExpressionAttributeValues: { ':sk': legacySk(batchSk) },
+        Key: { pk: e.pk, sk: e.sk },
+        UpdateExpression: 'SET batchSk = :sk REMOVE kind, debit, credit, currency',
+        ExpressionAttributeValues: { ':sk': legacySk(e.batchSk!) },
       }),
     );
-    await send(new UpdateCommand({ TableName: table(), Key: billKey(id), UpdateExpression: 'REMOVE ledgerPartition' }));
+    await send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: billKey(e.billingRequestId!),
+        ...(layout === 'oldest'
+          ? { UpdateExpression: 'REMOVE entryInLine' }
+          : { UpdateExpression: 'SET ledgerPartition = :n REMOVE entryInLine', ExpressionAttributeValues: { ':n': ledgerPartition(e.billingRequestId!) } }),
+      }),
+    );
   }
+  if (layout === 'oldest')
+    for (const b of await readMerchantBatches(merchantId)) {
+      await send(new DeleteCommand({ TableName: table(), Key: { pk: b.pk, sk: b.sk } }));
+      await send(new PutCommand({ TableName: table(), Item: { ...b, pk: `SETTLE#${merchantId}`, sk: legacySk(b.sk) } }));
+    }
 }

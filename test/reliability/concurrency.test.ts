@@ -224,8 +224,9 @@ describe('the same Idempotency-Key 20 times in parallel', () => {
         key: bank.apiKey,
         body: { billingRequestId: pendingPay.body[0].billingRequestId, action: 'approve_once', bankTransactionId: `BTX-${run}` },
         count: async () =>
-          (await scanAll()).filter((i) => String(i.pk).startsWith('LEDGER#') && i.billingRequestId === pendingPay.body[0].billingRequestId)
-            .length,
+          (await scanAll()).filter(
+            (i) => /^(LEDGER|SLINE)#/.test(String(i.pk)) && i.kind === 'capture' && i.billingRequestId === pendingPay.body[0].billingRequestId,
+          ).length,
       },
       {
         route: '/v1/customer/pay',

@@ -57,23 +57,29 @@ const FRESH_DAY: SettlementDay = { round: 0, due: false };
 const captureItems = (b: BillItem, at: Date, day = FRESH_DAY, shard?: number) => captureItemsOn(b, at, day, shard);
 
 describe('captureItems', () => {
-  it('five items: the entry (conditioned), a balance shard ADD, the settlement batch shard for the next business day, its line, the bank day counter', () => {
+  it('three items: the entry that is its settlement line (conditioned), the settlement batch shard for the next business day, the bank day counter', () => {
     const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 0); // Friday, shard 0
-    expect(items).toHaveLength(4);
+    expect(items).toHaveLength(3);
     const entry = items[0]!.Put!;
     expect(entry.ConditionExpression).toBe('attribute_not_exists(pk)');
     const e = entry.Item as LedgerEntry;
-    expect(e).toMatchObject({
-      pk: `LEDGER#mer_1#${ledgerPartition('breq_1')}`,
+    // One item, the ledger entry and the day's settlement line (it names the round that pays it).
+    expect(e).toEqual({
+      pk: 'SLINE#mer_1#2030-03-11',
       sk: '2030-03-08T10:00:00.000Z#capture:breq_1',
       entryId: 'capture:breq_1',
       kind: 'capture',
+      merchantId: 'mer_1',
       debit: 'bank:bnk_1',
       credit: 'merchant_unsettled:mer_1',
       amount: 150_050,
       currency: 'NGN',
       reference: 'txn_1',
+      billingRequestId: 'breq_1',
       settlementDate: '2030-03-11',
+      batchSk: '2030-03-11#p0',
+      stlRound: 1,
+      type: 'payment',
       postedAt: '2030-03-08T17:00:00.000Z',
     });
     // No balance shard: the batch shard's ADD is the unsettled balance (readBalance sums the pending batches).
@@ -92,25 +98,8 @@ describe('captureItems', () => {
     // The day's one due entry on shard 0, named by merchant and day (not by shard).
     expect(batch.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
     expect(String(batch.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
-    // The settlement line of the day, written once: it names the round that pays it.
-    const line = items[2]!.Put!;
-    expect(line.ConditionExpression).toBe('attribute_not_exists(pk)');
-    expect(line.Item).toEqual({
-      pk: 'SLINE#mer_1#2030-03-11',
-      sk: '2030-03-08T10:00:00.000Z#capture:breq_1',
-      merchantId: 'mer_1',
-      settlementDate: '2030-03-11',
-      batchSk: batch.Key!.sk,
-      entryId: 'capture:breq_1',
-      type: 'payment',
-      amount: 150_050,
-      reference: 'txn_1',
-      billingRequestId: 'breq_1',
-      stlRound: 1,
-      postedAt: '2030-03-08T17:00:00.000Z',
-    });
     // The bank's day counter: the Lagos day of the capture (Friday), not the settlement day.
-    const bankDay = items[3]!.Update!;
+    const bankDay = items[2]!.Update!;
     expect(bankDay.Key!.sk).toBe(`M#mer_1#${n}`);
     expect(String(bankDay.Key!.pk)).toMatch(/^BREP#bnk_1#2030-03-08#[0-7]$/); // one of the bank-day partitions
     expect(bankDay.ExpressionAttributeValues).toMatchObject({ ':c': 150_050, ':cc': 1, ':r': 0, ':rc': 0 });
@@ -118,26 +107,26 @@ describe('captureItems', () => {
 
   it("the day's first capture on another shard also writes shard 0, the day's due entry (amount 0); later captures do not", () => {
     const first = captureItems(bill(), lagos('2030-03-08T18:00:00'), FRESH_DAY, 3);
-    expect(first).toHaveLength(5);
+    expect(first).toHaveLength(4);
     const own = first[1]!.Update!;
     expect(own.Key).toEqual({ pk: 'SETTLE#mer_1#3', sk: '2030-03-11#p3' }); // shard 3: its own partition key
     expect(own.UpdateExpression).not.toContain('dueSk');
-    const carrier = first[4]!.Update!;
+    const carrier = first[3]!.Update!;
     expect(carrier.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#p0' });
     expect(carrier.ExpressionAttributeValues).toMatchObject({ ':a': 0, ':c': 0, ':round': 0 });
     expect(carrier.ConditionExpression).toBe(own.ConditionExpression);
     expect(String(carrier.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
-    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(4);
+    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(3);
   });
 
-  it('the entry key depends only on the billing request: a replay writes the same key', () => {
+  it('the entry key depends on the billing request and its settlement day only: a replay that settles the same day writes the same key, and the captured bill finds it', () => {
     const a = captureItems(bill(), lagos('2030-03-08T18:00:00'))[0]!.Put!.Item!;
-    const b = captureItems(bill(), lagos('2030-03-09T09:00:00'))[0]!.Put!.Item!;
+    const b = captureItems(bill(), lagos('2030-03-09T09:00:00'))[0]!.Put!.Item!; // Saturday: settles Monday too
     expect([a.pk, a.sk]).toEqual([b.pk, b.sk]);
-    expect(captureEntryKey(bill({ ledgerPartition: ledgerPartition('breq_1') }))).toEqual({ pk: a.pk, sk: a.sk });
+    expect(captureEntryKey(bill({ entryInLine: true, settlementDate: '2030-03-11' }))).toEqual({ pk: a.pk, sk: a.sk });
   });
 
-  it('capture entries spread over the LEDGER_PARTITIONS keys by billing request; a bill captured before partitions finds its entry in LEDGER#<m>', () => {
+  it('captures of before: in the LEDGER_PARTITIONS keys by billing request (release 4, the bill says which), or in LEDGER#<m>', () => {
     const counts = new Array<number>(LEDGER_PARTITIONS).fill(0);
     for (let i = 0; i < 4000; i++) counts[ledgerPartition(`breq_${i}`)]! += 1;
     for (const c of counts) expect(c).toBeGreaterThan(900); // ~1,000 each
@@ -183,8 +172,7 @@ describe('captureItems', () => {
     expect(batch.ExpressionAttributeValues![':round']).toBe(2);
     expect(batch.UpdateExpression).not.toContain('dueSk');
     expect(batch.ExpressionAttributeValues).not.toHaveProperty(':dueSk');
-    expect((items[0]!.Put!.Item as LedgerEntry).stlRound).toBe(3);
-    expect(items[2]!.Put!.Item!.stlRound).toBe(3);
+    expect((items[0]!.Put!.Item as LedgerEntry).stlRound).toBe(3); // the entry is the line: one round named once
   });
 
   it("reads a day's state from its shards: the highest settled round, and whether one carries the due entry", () => {
