@@ -16,7 +16,7 @@ import {
   ledgerEntryId,
   ledgerEntryKey,
   linePut,
-  randomShard,
+  dayShard,
   SETTLEMENT_KIND,
   settlementDueId,
   type DisputeMovement,
@@ -76,7 +76,7 @@ export function disputeMoneyItems(d: DisputeMoney, movement: DisputeMovement, at
     return [entryPut({ ...common, debit: accounts.disputes(d.merchantId), credit: accounts.bank(d.bankId) })];
   const opened = movement === 'dispute';
   const { date, at: dueAt } = settlementDate(at);
-  const shard = randomShard();
+  const shard = dayShard(day);
   const signed = opened ? -d.amount : d.amount;
   return [
     entryPut({
@@ -185,7 +185,7 @@ export function carryItems(a: {
       date: a.next.date,
       dueAt: startOfLagosDay(a.next.date),
       day: a.next.day,
-      shard: randomShard(),
+      shard: dayShard(a.next.day),
       amount: -a.deficit,
       currency: a.currency,
       now: a.nowIso,

@@ -80,9 +80,9 @@ export async function trialBalance(): Promise<TrialBalance> {
   await scanPages(
     {
       ProjectionExpression: 'debit, credit, amount',
-      // The captures' entries are settlement lines since issue 50 (ledger/store.ts captureEntryKey).
-      FilterExpression: `begins_with(pk, :l) OR (begins_with(pk, :s) AND ${LEDGER_ENTRY_FILTER})`,
-      ExpressionAttributeValues: { ':l': 'LEDGER#', ':s': 'SLINE#' },
+      // Since issue 50 a capture's entry is its settlement line and a settlement's is its record (ledger/store.ts).
+      FilterExpression: `begins_with(pk, :l) OR ((begins_with(pk, :s) OR begins_with(pk, :r)) AND ${LEDGER_ENTRY_FILTER})`,
+      ExpressionAttributeValues: { ':l': 'LEDGER#', ':s': 'SLINE#', ':r': 'STL#' },
     },
     (page) => {
       for (const e of page as Partial<Pick<LedgerEntry, 'debit' | 'credit' | 'amount'>>[]) {

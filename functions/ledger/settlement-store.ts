@@ -15,6 +15,7 @@
  */
 import { releaseClaim, type DueJob } from '../platform/due';
 import { type TransactItem, table } from '../platform/table';
+import type { SettlementEntryFields } from './store';
 import {
   merchantSettlementsPk,
   queryLinePages,
@@ -57,9 +58,14 @@ export async function roundLineSums(merchantId: string, date: string, settlement
   return sums;
 }
 
-/** The record put of a committed settlement (part of the settlement's transaction). */
-export function settlementRecordPut(r: SettlementFields): TransactItem {
+/**
+ * The record put of a committed settlement (part of the settlement's transaction); with
+ * `entry` (a round that paid something: ledger/store.ts `settlementEntry`) the record is also
+ * the round's ledger entry (issue 50: one item where there were two).
+ */
+export function settlementRecordPut(r: SettlementFields, entry?: SettlementEntryFields): TransactItem {
   const item: SettlementRecord = {
+    ...entry,
     ...settlementKey(r.settlementId),
     gsi2pk: merchantSettlementsPk(r.merchantId),
     gsi2sk: `${r.settledAt}#${r.settlementId}`,

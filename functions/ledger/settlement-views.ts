@@ -6,6 +6,7 @@
  * | settlement line | `SLINE#<merchantId>#<day>` | `<source ts>#<entryId>` | `stlRound`: the round of the day's settlement that pays it (written once, with the capture / refund) |
  */
 import { toMajor } from '../domain/money';
+import type { EventDerivers } from '../events/outbox';
 import { getItem, queryPage } from '../platform/table';
 
 /**
@@ -93,6 +94,33 @@ export interface SettlementFields {
 }
 
 export const SETTLEMENT_STATUSES = ['completed'] as const;
+
+/** The event a committed settlement round emits (merchant + provider). */
+export const SETTLEMENT_COMPLETED = 'settlement.completed';
+
+/** `settlement.completed`'s data: the record's fields, and `count`, the captures the round's shards held (the deriver's `args`). */
+export const settlementCompletedData = (r: SettlementFields, count: number) => ({
+  settlementId: r.settlementId,
+  entityId: r.merchantId,
+  settlementDate: r.businessDate,
+  amount: toMajor(r.amount),
+  currency: r.currency,
+  count,
+  settledAt: r.settledAt,
+});
+
+/**
+ * `settlement.completed` rides on the settlement's record (events/outbox.ts `carry`: no event
+ * item in the settlement's transaction, issue 50); the stream consumer derives it from the
+ * record as written, with the marker's `count` (test/unit/ledger.test.ts).
+ */
+export const SETTLEMENT_EVENT_DERIVERS: EventDerivers = {
+  [SETTLEMENT_COMPLETED]: (item, args) => {
+    const r = item as unknown as SettlementRecord;
+    if (!String(r.pk).startsWith('STL#') || typeof args?.count !== 'number') return undefined;
+    return { to: r.merchantId, data: settlementCompletedData(r, args.count) };
+  },
+};
 
 export const settlementKey = (settlementId: string) => ({ pk: `STL#${settlementId}`, sk: 'STL' });
 

@@ -8,8 +8,9 @@
  * settles EVERY pending shard of the day in one transaction: one ledger entry
  * (`merchant_unsettled` → `merchant_settled`), one settled-balance shard ADD, each pending shard
  * marked `settled` (conditioned on the amount and count read, status `pending`, and the due
- * attributes read — the lease for the claimed one), every other shard of the day (and each
- * of the `BALANCE_SHARDS` not written yet) given the new round, the record, and one
+ * attributes read — the lease for the claimed one), every other shard of the day (and, on a
+ * day spread over its shards, each of the `BALANCE_SHARDS` not written yet: store.ts
+ * `isSpread`) given the new round, the record, and one
  * `settlement.completed` event to the merchant (+ provider). The lines are not written: each
  * already names its round. A capture or refund that lands between the read and the write
  * cancels the transaction, which re-reads and tries again; a capture after it re-opens its
@@ -17,23 +18,20 @@
  */
 import { config } from '../config';
 import { commit } from '../events/outbox';
-import { toMajor } from '../domain/money';
 import { nextBusinessDay } from '../domain/business-days';
-import { addDays, lagosDate, startOfLagosDay } from '../domain/lagos-time';
+import { addDays, lagosDate } from '../domain/lagos-time';
 import { logger } from '../platform/log';
 import { carryItems } from './dispute-money';
 import {
-  accounts,
   settledAdd,
+  settlementEntry,
   batchKey,
   batchSk,
-  entryPut,
-  ledgerEntryId,
-  ledgerEntryKey,
   LEDGER_CURRENCY,
   PENDING_LOOKBACK_DAYS,
   readDayBatches,
   settlementDayOf,
+  isSpread,
   SETTLEMENT_KIND,
   settlePks,
   batchKeyOf,
@@ -43,12 +41,12 @@ import {
 import { isTransactionCancelled, queryPartitions, table, type TransactItem } from '../platform/table';
 import { parseDueSk, queryDue, releaseClaim, type DueJob } from '../platform/due';
 import { roundLineSums, runSettlementLines, settlementRecordPut, type LineSums } from './settlement-store';
-import { getSettlement, settlementId } from './settlement-views';
+import { getSettlement, settlementCompletedData, settlementId, SETTLEMENT_COMPLETED } from './settlement-views';
 import { conflictBackoff } from '../platform/retry';
 
 export { settlementId } from './settlement-views';
 
-export const SETTLEMENT_COMPLETED = 'settlement.completed';
+export { SETTLEMENT_COMPLETED } from './settlement-views';
 
 export interface SettlementResult {
   settlementId: string;
@@ -105,23 +103,25 @@ export async function settleDay(
     }
     const items: TransactItem[] = [
       ...shards.map((b) => (b.status === 'pending' ? settleShardUpdate(b, round, nowIso) : roundShardUpdate(b, round))),
-      ...missingShardPuts(merchantId, date, shards, round, currency, nowIso),
+      // A day not spread has its money on shard 0 only, and no capture of this round can pick another (store.ts isSpread).
+      ...(isSpread(shards) ? missingShardPuts(merchantId, date, shards, round, currency, nowIso) : []),
     ];
-    items.push(
-      settlementRecordPut({
-        settlementId: id,
-        merchantId,
-        businessDate: date,
-        round,
-        amount: Math.max(0, amount),
-        currency,
-        transactionCount: sums.transactionCount,
-        refundCount: sums.refundCount,
-        linesComplete,
-        status: 'completed',
-        settledAt: nowIso,
-      }),
-    );
+    const record = {
+      settlementId: id,
+      merchantId,
+      businessDate: date,
+      round,
+      amount: Math.max(0, amount),
+      currency,
+      transactionCount: sums.transactionCount,
+      refundCount: sums.refundCount,
+      linesComplete,
+      status: 'completed' as const,
+      settledAt: nowIso,
+    };
+    // A round that pays something: its ledger entry is its record (ledger/store.ts settlementEntry).
+    const entry = amount > 0 ? settlementEntry({ merchantId, date, round, settlementId: id, amount, currency, nowIso }) : undefined;
+    const recordAt = items.push(settlementRecordPut(record, entry)) - 1;
     // A negative net (disputes beyond the day's payments) pays 0 and moves to the next settlement day.
     if (amount < 0) {
       const nextDate = nextBusinessDay(date);
@@ -130,44 +130,14 @@ export async function settleDay(
         ...carryItems({ merchantId, date, settlementId: id, round, deficit: -amount, currency, fromBatchSk: pending[0]!.sk, next, nowIso }),
       );
     }
-    if (amount > 0) {
-      items.push(
-        entryPut({
-          ...ledgerEntryKey(merchantId, startOfLagosDay(date).toISOString(), ledgerEntryId('settlement', `${merchantId}/${date}/${round}`)),
-          entryId: ledgerEntryId('settlement', `${merchantId}/${date}/${round}`),
-          kind: 'settlement',
-          merchantId,
-          debit: accounts.unsettled(merchantId),
-          credit: accounts.settled(merchantId),
-          amount,
-          currency,
-          settlementDate: date,
-          settlementId: id,
-          postedAt: nowIso,
-        }),
-        settledAdd(merchantId, amount),
-      );
-    }
-    const events =
-      amount > 0
-        ? [
-            {
-              type: SETTLEMENT_COMPLETED,
-              to: merchantId,
-              data: {
-                settlementId: id,
-                entityId: merchantId,
-                settlementDate: date,
-                amount: toMajor(amount),
-                currency,
-                count,
-                settledAt: nowIso,
-              },
-            },
-          ]
-        : [];
+    if (amount > 0) items.push(settledAdd(merchantId, amount));
     try {
-      await commit(items, events);
+      // The event rides on the record (SETTLEMENT_EVENT_DERIVERS): no event item in this transaction.
+      if (amount > 0)
+        await commit(items, [{ type: SETTLEMENT_COMPLETED, to: merchantId, data: settlementCompletedData(record, count) }], {
+          carry: { on: recordAt, args: { count } },
+        });
+      else await commit(items, []);
       logger.info('settled', { merchantId, settlementDate: date, round, shards: pending.length });
     } catch (e) {
       // A capture, refund or another run changed a shard after our read: read again.

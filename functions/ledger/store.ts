@@ -36,9 +36,9 @@ import { settlementDate } from '../domain/business-days';
 import { lagosDate } from '../domain/lagos-time';
 import { dueAttributes } from '../platform/due';
 import type { BillItem } from '../bills/types';
-import { getItem, queryAll, queryPartitions, table, type TransactItem } from '../platform/table';
+import { batchGetByKey, getItem, queryAll, queryPartitions, table, type TransactItem } from '../platform/table';
 import { dayCounterAdd } from './day-counters';
-import { captureLineKey, linesPk, type SettlementLine, type SettlementLineFields } from './settlement-views';
+import { captureLineKey, linesPk, settlementId, settlementKey, type SettlementLine, type SettlementLineFields } from './settlement-views';
 
 export const LEDGER_CURRENCY = 'NGN';
 
@@ -63,7 +63,7 @@ export function accountOwner(account: string): { type: AccountType; participantI
 }
 
 export interface LedgerEntry {
-  pk: string; // LEDGER#<merchantId>; a capture: SLINE#<merchantId>#<day> (its settlement line), LEDGER#<merchantId>#<n> before
+  pk: string; // LEDGER#<merchantId>; a capture: SLINE#<merchantId>#<day> (its settlement line; LEDGER#<merchantId>#<n> before); a settlement: STL#<id> (its record)
   sk: string; // <ISO ts>#<entryId>
   entryId: string; // <kind>:<sourceId>
   kind: LedgerKind;
@@ -133,13 +133,38 @@ export const captureEntryKey = (
 /** Whether a stored item is a ledger entry (a settlement line that is a capture's entry has `debit`; other lines do not). */
 export const LEDGER_ENTRY_FILTER = 'attribute_exists(debit)';
 
-/** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
-export function entryPut(entry: LedgerEntry): TransactItem {
+/** An entry's fields, checked: a positive integer amount between two different accounts (a programming error otherwise). */
+export function checkedEntry<E extends { amount: number; debit: string; credit: string }>(entry: E): E {
   if (!Number.isSafeInteger(entry.amount) || entry.amount <= 0)
     throw new RangeError(`ledger amount must be a positive integer, got ${entry.amount}`);
   if (entry.debit === entry.credit) throw new RangeError('ledger entry debits and credits the same account');
-  return { Put: { TableName: table(), Item: entry, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return entry;
 }
+
+/** Put of a new entry; fails (ConditionalCheckFailed) if that entry was ever posted. */
+export function entryPut(entry: LedgerEntry): TransactItem {
+  return { Put: { TableName: table(), Item: checkedEntry(entry), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/**
+ * The settlement entry of a round that paid `amount` (> 0): `merchant_unsettled` →
+ * `merchant_settled`. Since issue 50 it is on the round's settlement record (`STL#<id>`, one
+ * item: settlement-store.ts `settlementRecordPut`); rounds settled before have it in `LEDGER#<m>`.
+ */
+export const settlementEntry = (a: { merchantId: string; date: string; round: number; settlementId: string; amount: number; currency: string; nowIso: string }) =>
+  checkedEntry({
+    entryId: ledgerEntryId('settlement', `${a.merchantId}/${a.date}/${a.round}`),
+    kind: 'settlement' as const,
+    merchantId: a.merchantId,
+    debit: accounts.unsettled(a.merchantId),
+    credit: accounts.settled(a.merchantId),
+    amount: a.amount,
+    currency: a.currency,
+    settlementDate: a.date,
+    settlementId: a.settlementId,
+    postedAt: a.nowIso,
+  });
+export type SettlementEntryFields = ReturnType<typeof settlementEntry>;
 
 // ---------------------------------------------------------------------------------------
 // Balance shards (the settled balance)
@@ -260,16 +285,27 @@ export const batchKey = (merchantId: string, date: string, shard: number) => bat
 
 /**
  * Every ledger entry of the merchant (strongly consistent; the invariant, ops, tests): its
- * `LEDGER#` partitions, and the captures' entries in the settlement lines of every day its
- * batch shards name (a capture adds to a shard of its day in the same transaction).
+ * `LEDGER#` partitions; the captures' entries in the settlement lines of every day its batch
+ * shards name (a capture adds to a shard of its day in the same transaction); the settlement
+ * entries on the records of every round those shards name (`settleRound`: a settlement writes
+ * it on every shard of its day).
  */
 export async function readMerchantEntries(merchantId: string): Promise<LedgerEntry[]> {
-  const days = [...new Set((await readMerchantBatches(merchantId)).map((b) => b.settlementDate))];
-  return queryPartitions<LedgerEntry>(
-    [...ledgerPks(merchantId), ...days.map((d) => linesPk(merchantId, d))],
-    { ConsistentRead: true, FilterExpression: LEDGER_ENTRY_FILTER },
-    { maxItems: 1_000_000 },
+  const rounds = new Map<string, number>();
+  for (const b of await readMerchantBatches(merchantId))
+    rounds.set(b.settlementDate, Math.max(rounds.get(b.settlementDate) ?? 0, b.settleRound ?? 0));
+  const records = [...rounds].flatMap(([day, last]) =>
+    Array.from({ length: last }, (_, i) => settlementKey(settlementId(merchantId, day, i + 1))),
   );
+  const [entries, settled] = await Promise.all([
+    queryPartitions<LedgerEntry>(
+      [...ledgerPks(merchantId), ...[...rounds.keys()].map((d) => linesPk(merchantId, d))],
+      { ConsistentRead: true, FilterExpression: LEDGER_ENTRY_FILTER },
+      { maxItems: 1_000_000 },
+    ),
+    batchGetByKey<LedgerEntry>(records),
+  ]);
+  return [...entries, ...[...settled.values()].filter((r) => r.debit !== undefined)];
 }
 /** Every settlement batch shard of the merchant, of all its partitions (strongly consistent; the invariant, ops, tests). */
 export const readMerchantBatches = (merchantId: string) =>
@@ -283,11 +319,35 @@ export interface SettlementDay {
   round: number;
   /** Whether a shard of the day carries the day's due entry already. */
   due: boolean;
+  /** Whether the day's money may go to any of its shards (`isSpread`), not only to shard 0. */
+  spread: boolean;
 }
+
+/**
+ * A settlement day's money goes to shard 0 (`DUE_SHARD`, the one with the day's due entry)
+ * until shard 0 holds `SHARD_SPREAD_AFTER` captures of the round (issue 50): a merchant-day of
+ * a few bills is one shard item, which its first capture writes with the due entry and its
+ * settlement settles alone, where random shards cost the day's first capture a second shard
+ * write and the settlement a write per shard (docs/decisions/settlement.md "Shard 0 first").
+ * Past that, a busy day spreads over the `BALANCE_SHARDS` as before (contention, DESIGN 10.6).
+ *
+ * Why a settlement that reads a day not spread may leave its other shards unwritten: within
+ * a round shard 0's `count` only grows (captures ADD 1; disputes and refunds do not change it)
+ * and the settlement's write of shard 0 is conditioned on the count it read, so no capture of
+ * that round can have read a count at the threshold (or a shard other than 0, which only such
+ * a capture creates) without the settlement reading it too; one that did makes the settlement
+ * write every shard (`missingShardPuts`), which cancels a capture racing it into a new one.
+ */
+export const SHARD_SPREAD_AFTER = 16;
+export const isSpread = (shards: readonly Pick<SettlementBatch, 'shard' | 'count'>[]): boolean =>
+  shards.some((b) => b.shard !== DUE_SHARD || (b.count ?? 0) >= SHARD_SPREAD_AFTER);
+/** The shard a movement into a settlement day takes: shard 0 until the day is spread, then any. */
+export const dayShard = (day: Pick<SettlementDay, 'spread'>): number => (day.spread ? randomShard() : DUE_SHARD);
 
 export const settlementDayOf = (shards: readonly SettlementBatch[]): SettlementDay => ({
   round: Math.max(0, ...shards.map((b) => b.settleRound ?? 0)),
   due: shards.some((b) => b.dueSk !== undefined),
+  spread: isSpread(shards),
 });
 
 /** The state of the settlement day a capture at `at` goes to (one Query of the day's shards). */
@@ -302,7 +362,7 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  * 1. the ledger entry (debit `bank:<bankId>`, credit `merchant_unsettled:<merchantId>`), which
  *    is also its settlement line (`SLINE#<m>#<day>`, `type: 'payment'`, `stlRound` = the round
  *    that pays it: `captureEntryKey`), put once (`attribute_not_exists`).
- * 2. the settlement batch shard (random) for the next Nigerian business day: ADD amount and
+ * 2. the settlement batch shard (`dayShard`: 0 until the day is busy, then random) for the next Nigerian business day: ADD amount and
  *    count; status `pending`; conditioned on the day's settled round read (`settleRound`), so a
  *    settlement that commits in between cancels the capture, which reads again and retries
  *    (it never fails because of settlement). This ADD is also the unsettled balance's.
@@ -322,7 +382,7 @@ export async function readSettlementDay(merchantId: string, at: Date): Promise<S
  */
 export const CAPTURE_DAY_ITEMS = [1, 3];
 
-export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = randomShard()): TransactItem[] {
+export function captureItems(bill: BillItem, at: Date, day: SettlementDay, shard = dayShard(day)): TransactItem[] {
   if (!Number.isSafeInteger(bill.amount) || bill.amount <= 0) throw new RangeError('bill amount must be a positive integer');
   const { date, at: dueAt } = settlementDate(at);
   const sk = batchSk(date, shard);

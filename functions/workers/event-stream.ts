@@ -7,9 +7,12 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { fanOut } from '../events/fanout';
 import { BILL_EVENT_DERIVERS } from '../billing/bill-item';
+import { SETTLEMENT_EVENT_DERIVERS } from '../ledger/settlement-views';
 import { observedWorker } from '../platform/invocation';
 
+const DERIVERS = { ...BILL_EVENT_DERIVERS, ...SETTLEMENT_EVENT_DERIVERS };
+
 /** Fan out a batch of stream records (the handler's work; ops' stream:replay runs it too). */
-export const consumeStream = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanOut(event, BILL_EVENT_DERIVERS);
+export const consumeStream = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanOut(event, DERIVERS);
 
 export const handler = observedWorker(consumeStream);

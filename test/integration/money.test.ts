@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
 import type { BillItem } from '../../functions/bills/types';
-import { captureItems, readMerchantBatches, readMerchantEntries, readSettlementDay } from '../../functions/ledger/store';
+import { captureItems, readMerchantBatches, readMerchantEntries, readSettlementDay, SHARD_SPREAD_AFTER } from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';
@@ -261,12 +261,12 @@ describe('capture and settlement', () => {
     await expectLedgerInvariant();
   });
 
-  it('30 concurrent captures spread over the shards settle together in one settlement', async () => {
+  it('30 captures, 14 of them concurrent after shard 0 took the first SHARD_SPREAD_AFTER, spread over the shards and settle together in one settlement', async () => {
     const m = await merchantSetup();
     const n = 30;
-    await Promise.all(
-      Array.from({ length: n }, (_, i) => fixtureBill({ parties: m.parties, amount: 100 + i, capturedAt: lagos('2030-07-02T12:00:00') })),
-    );
+    const capture = (i: number) => fixtureBill({ parties: m.parties, amount: 100 + i, capturedAt: lagos('2030-07-02T12:00:00') });
+    await Promise.all(Array.from({ length: SHARD_SPREAD_AFTER }, (_, i) => capture(i)));
+    await Promise.all(Array.from({ length: n - SHARD_SPREAD_AFTER }, (_, i) => capture(SHARD_SPREAD_AFTER + i)));
     const total = Array.from({ length: n }, (_, i) => 100 + i).reduce((s, a) => s + a, 0);
     const bs = await batches(m.id);
     expect(bs.length).toBeGreaterThan(1); // several shards of one day

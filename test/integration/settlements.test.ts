@@ -10,7 +10,7 @@ import { db } from '../../functions/platform/clients';
 import { dueAttributes, parseDueSk } from '../../functions/platform/due';
 import { getItem, queryAll, table } from '../../functions/platform/table';
 import { config } from '../../functions/config';
-import { readMerchantBatches } from '../../functions/ledger/store';
+import { readMerchantBatches, SHARD_SPREAD_AFTER } from '../../functions/ledger/store';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SETTLEMENT_LINES_KIND } from '../../functions/ledger/settlement-store';
 import { getSettlement, linesPk, settlementKey } from '../../functions/ledger/settlement-views';
@@ -235,12 +235,14 @@ describe('settlements with lines', () => {
   it('captures racing settlement runs: every settlement pays exactly its lines, every capture is paid once and names its settlement', async () => {
     const s = await setup();
     const at = lagos('2030-12-02T10:00:00'); // settles 2030-12-03
-    const amounts = Array.from({ length: 40 }, (_, i) => 1_00 + i * 7);
+    // Five waves of captures and a settlement run (the sandbox helper's path) at once: the first
+    // wave takes the day past shard 0 (SHARD_SPREAD_AFTER), so the later ones race over every shard.
+    const waves = [SHARD_SPREAD_AFTER + 4, 8, 8, 8, 8];
+    const amounts = Array.from({ length: waves.reduce((a, b) => a + b, 0) }, (_, i) => 1_00 + i * 7);
     const bills: BillItem[] = [];
-    // Five waves: eight captures and a settlement run (the sandbox helper's path) at once.
-    for (let w = 0; w < 5; w++) {
+    for (let w = 0, from = 0; w < waves.length; from += waves[w]!, w++) {
       const [made] = await Promise.all([
-        Promise.all(amounts.slice(w * 8, w * 8 + 8).map((amount) => fixtureBill({ parties: s.parties, amount, capturedAt: at }))),
+        Promise.all(amounts.slice(from, from + waves[w]!).map((amount) => fixtureBill({ parties: s.parties, amount, capturedAt: at }))),
         settleDue(s.merchant.id, new Date(), { includeFuture: true }),
       ]);
       bills.push(...made);
@@ -271,31 +273,47 @@ describe('settlements with lines', () => {
     await expectLedgerInvariant();
   });
 
-  it('one due entry and one job per merchant-day; every line is written once (the settlement rewrites no line and no bill)', async () => {
+  it('a quiet merchant-day is one shard: its captures go to shard 0 with the due entry, and its settlement writes no other shard', async () => {
     const s = await setup();
     const made = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        fixtureBill({ parties: s.parties, amount: 10_00 + i, capturedAt: lagos('2030-12-09T10:00:00') }),
-      ),
+      Array.from({ length: 3 }, (_, i) => fixtureBill({ parties: s.parties, amount: 5_00 + i, capturedAt: lagos('2030-12-02T10:00:00') })),
     );
+    const before = await readMerchantBatches(s.merchant.id);
+    expect(before.map((b) => [b.pk, b.sk, b.count, b.dueSk !== undefined])).toEqual([[`SETTLE#${s.merchant.id}`, '2030-12-03#p0', 3, true]]);
+    await tick('2030-12-02T23:00:00.000Z');
+    const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
+    expect(stl).toMatchObject({ businessDate: '2030-12-03', transactionCount: 3, amount: sum(made.map((b) => b.amount / 100)) });
+    const after = await readMerchantBatches(s.merchant.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ sk: '2030-12-03#p0', status: 'settled', amount: 0, settleRound: 1 });
+    expect(after[0]!.dueSk).toBeUndefined();
+    await expectLedgerInvariant();
+  });
+
+  it('one due entry and one job per merchant-day; every line is written once (the settlement rewrites no line and no bill)', async () => {
+    const s = await setup();
+    const capture = (i: number) => fixtureBill({ parties: s.parties, amount: 10_00 + i, capturedAt: lagos('2030-12-09T10:00:00') });
+    // A busy day: shard 0 takes the first SHARD_SPREAD_AFTER captures, the rest spread over the shards.
+    const made = await Promise.all(Array.from({ length: SHARD_SPREAD_AFTER }, (_, i) => capture(i)));
+    made.push(...(await Promise.all(Array.from({ length: 12 }, (_, i) => capture(SHARD_SPREAD_AFTER + i)))));
     const shards = await readMerchantBatches(s.merchant.id);
     expect(shards.length).toBeGreaterThan(1); // the captures spread over several shards
     expect(shards.filter((b) => b.dueSk !== undefined).map((b) => parseDueSk(b.dueSk!))).toEqual([
       { at: '2030-12-09T23:00:00.000Z', kind: 'settlement', id: `${s.merchant.id}/2030-12-10` },
     ]);
     const linesBefore = await dayLines(s.merchant.id, '2030-12-10');
-    expect(linesBefore).toHaveLength(12);
+    expect(linesBefore).toHaveLength(made.length);
     const billsBefore = await Promise.all(made.map((b) => getBill(b.billingRequestId)));
 
     const claimsBefore = await claimsOf(s.merchant.id);
     await tick('2030-12-09T23:00:00.000Z');
     expect((await claimsOf(s.merchant.id)) - claimsBefore).toBe(1); // one job
     const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
-    expect(stl).toMatchObject({ businessDate: '2030-12-10', transactionCount: 12, amount: sum(made.map((b) => b.amount / 100)) });
+    expect(stl).toMatchObject({ businessDate: '2030-12-10', transactionCount: made.length, amount: sum(made.map((b) => b.amount / 100)) });
     expect(await dayLines(s.merchant.id, '2030-12-10')).toEqual(linesBefore);
     expect(await Promise.all(made.map((b) => getBill(b.billingRequestId)))).toEqual(billsBefore);
     for (const b of made) expect(await settledBy(s, b.reference)).toBe(stl.settlementId);
-    // Every shard of the day (BALANCE_SHARDS, also those no capture wrote) carries the round; none is due.
+    // Every shard of the spread day (BALANCE_SHARDS, also those no capture wrote) carries the round; none is due.
     const after = await readMerchantBatches(s.merchant.id);
     expect(after).toHaveLength(config.balanceShards());
     for (const b of after) expect(b).toMatchObject({ status: 'settled', amount: 0, settleRound: 1 });

@@ -88,8 +88,11 @@ export async function checkInvariants(
   const bills = prefixed<BillItem>(items, 'BILL#');
   const refunds = prefixed<RefundItem>(items, 'REFUND#');
   const disputes = prefixed<DisputeItem>(items, 'DISPUTE#');
-  // A capture's entry is its settlement line since issue 50 (an SLINE# item with debit and credit).
-  const entries = [...prefixed<LedgerEntry>(items, 'LEDGER#'), ...prefixed<LedgerEntry>(items, 'SLINE#').filter((l) => l.debit !== undefined)];
+  // Since issue 50 a capture's entry is its settlement line and a settlement's its record (items with debit and credit).
+  const entries = [
+    ...prefixed<LedgerEntry>(items, 'LEDGER#'),
+    ...[...prefixed<LedgerEntry>(items, 'SLINE#'), ...prefixed<LedgerEntry>(items, 'STL#')].filter((l) => l.debit !== undefined),
+  ];
   const events = prefixed<{
     id: string;
     type: string;

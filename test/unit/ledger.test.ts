@@ -1,6 +1,8 @@
 /** The capture items (pure builders): keys, amounts, conditions, settlement day and due time. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillItem } from '../../functions/bills/types';
+import { settlementRecordPut } from '../../functions/ledger/settlement-store';
+import { SETTLEMENT_COMPLETED, SETTLEMENT_EVENT_DERIVERS, settlementCompletedData } from '../../functions/ledger/settlement-views';
 import {
   batchKey,
   batchKeyOf,
@@ -14,6 +16,10 @@ import {
   entryPut,
   settledAdd,
   settlementDayOf,
+  settlementEntry,
+  dayShard,
+  isSpread,
+  SHARD_SPREAD_AFTER,
   type LedgerEntry,
   type SettlementBatch,
   type SettlementDay,
@@ -53,7 +59,7 @@ const bill = (over: Partial<BillItem> = {}): BillItem =>
 const lagos = (s: string) => new Date(`${s}+01:00`);
 
 /** A capture on a settlement day no settlement has run on yet, with no due entry yet. */
-const FRESH_DAY: SettlementDay = { round: 0, due: false };
+const FRESH_DAY: SettlementDay = { round: 0, due: false, spread: false };
 const captureItems = (b: BillItem, at: Date, day = FRESH_DAY, shard?: number) => captureItemsOn(b, at, day, shard);
 
 describe('captureItems', () => {
@@ -116,7 +122,7 @@ describe('captureItems', () => {
     expect(carrier.ExpressionAttributeValues).toMatchObject({ ':a': 0, ':c': 0, ':round': 0 });
     expect(carrier.ConditionExpression).toBe(own.ConditionExpression);
     expect(String(carrier.ExpressionAttributeValues![':dueSk'])).toBe('2030-03-10T23:00:00.000Z#settlement#mer_1/2030-03-11');
-    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true }, 3)).toHaveLength(3);
+    expect(captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true, spread: true }, 3)).toHaveLength(3);
   });
 
   it('the entry key depends on the billing request and its settlement day only: a replay that settles the same day writes the same key, and the captured bill finds it', () => {
@@ -141,10 +147,10 @@ describe('captureItems', () => {
     expect(captureItems(bill(), lagos('2030-04-18T10:00:00'))[0]!.Put!.Item!.settlementDate).toBe('2030-04-23');
   });
 
-  it('spreads captures over BALANCE_SHARDS batch shards, each shard of the 4 in a partition key of its own', () => {
+  it('on a spread day, spreads captures over BALANCE_SHARDS batch shards, each shard of the 4 in a partition key of its own', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 200; i++) {
-      const key = captureItems(bill(), lagos('2030-03-08T18:00:00'))[1]!.Update!.Key!;
+      const key = captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 0, due: true, spread: true })[1]!.Update!.Key!;
       seen.add(`${key.pk} ${key.sk}`);
     }
     expect([...seen].sort()).toEqual([
@@ -166,8 +172,30 @@ describe('captureItems', () => {
     expect(merchantOfSettlePk('SETTLE#mer_1')).toBe('mer_1');
   });
 
+  it("shard 0 first: a day's money goes to shard 0 (with its due entry) until shard 0 holds SHARD_SPREAD_AFTER captures of the round or another shard exists, then to any shard", () => {
+    const shard0 = (count: number) => ({ shard: 0, count });
+    expect(isSpread([])).toBe(false);
+    expect(isSpread([shard0(SHARD_SPREAD_AFTER - 1)])).toBe(false);
+    expect(isSpread([shard0(SHARD_SPREAD_AFTER)])).toBe(true);
+    expect(isSpread([shard0(0), { shard: 2, count: 0 }])).toBe(true); // a shard other than 0 exists (an earlier round spread)
+    expect(isSpread([{ shard: 3, count: 0 }])).toBe(true);
+    for (let i = 0; i < 50; i++) expect(dayShard({ spread: false })).toBe(0);
+    const seen = new Set(Array.from({ length: 200 }, () => dayShard({ spread: true })));
+    expect([...seen].sort()).toEqual([0, 1, 2, 3]); // BALANCE_SHARDS = 4
+    // A fresh day's first capture: shard 0 with the due entry, no second shard write.
+    const items = captureItems(bill(), lagos('2030-03-08T18:00:00'));
+    expect(items).toHaveLength(3);
+    expect(items[1]!.Update!.Key).toEqual({ pk: 'SETTLE#mer_1', sk: '2030-03-11#p0' });
+    expect(items[1]!.Update!.UpdateExpression).toContain('dueSk = if_not_exists(dueSk, :dueSk)');
+    expect(settlementDayOf([{ ...shard0(SHARD_SPREAD_AFTER), settleRound: 1 } as SettlementBatch])).toEqual({
+      round: 1,
+      due: false,
+      spread: true,
+    });
+  });
+
   it('on a day already settled in round 2 that is due again: round 3 pays it, no second due entry', () => {
-    const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 2, due: true }, 0);
+    const items = captureItems(bill(), lagos('2030-03-08T18:00:00'), { round: 2, due: true, spread: false }, 0);
     const batch = items[1]!.Update!;
     expect(batch.ExpressionAttributeValues![':round']).toBe(2);
     expect(batch.UpdateExpression).not.toContain('dueSk');
@@ -177,8 +205,14 @@ describe('captureItems', () => {
 
   it("reads a day's state from its shards: the highest settled round, and whether one carries the due entry", () => {
     const shard = (over: Partial<SettlementBatch>) => ({ pk: 'SETTLE#m', sk: '2030-03-11#0', ...over }) as SettlementBatch;
-    expect(settlementDayOf([])).toEqual({ round: 0, due: false });
-    expect(settlementDayOf([shard({ settleRound: 1 }), shard({ settleRound: 2, dueSk: 'x' }), shard({})])).toEqual({ round: 2, due: true });
+    expect(settlementDayOf([])).toEqual({ round: 0, due: false, spread: false });
+    expect(
+      settlementDayOf([shard({ shard: 0, settleRound: 1 }), shard({ shard: 0, settleRound: 2, dueSk: 'x' }), shard({ shard: 0 })]),
+    ).toEqual({
+      round: 2,
+      due: true,
+      spread: false,
+    });
   });
 
   it('refuses amounts that are not positive integers (a programming error, never a posting)', () => {
@@ -198,5 +232,81 @@ describe('entry builders', () => {
     expect(u.Key).toEqual({ pk: 'BAL#m', sk: 'S#2' });
     expect(u.UpdateExpression).toBe('ADD #s :s SET #m = :m');
     expect(u.ExpressionAttributeValues).toEqual({ ':s': -5, ':m': 'm' });
+  });
+});
+
+describe('settlement.completed rides on the settlement record (issue 50)', () => {
+  it('the stream consumer derives from the record as written the data the settlement passed; nothing else derives it', () => {
+    const record = {
+      settlementId: 'stl_mer_1_2030-03-11_1',
+      merchantId: 'mer_1',
+      businessDate: '2030-03-11',
+      round: 1,
+      amount: 150_050,
+      currency: 'NGN',
+      transactionCount: 2,
+      refundCount: 1,
+      linesComplete: true,
+      status: 'completed' as const,
+      settledAt: '2030-03-10T23:00:05.000Z',
+    };
+    const written = settlementRecordPut(record).Put!.Item as Record<string, unknown>;
+    const derive = SETTLEMENT_EVENT_DERIVERS[SETTLEMENT_COMPLETED]!;
+    expect(derive(written, { count: 3 })).toEqual({
+      to: 'mer_1',
+      data: {
+        settlementId: 'stl_mer_1_2030-03-11_1',
+        entityId: 'mer_1',
+        settlementDate: '2030-03-11',
+        amount: 1500.5,
+        currency: 'NGN',
+        count: 3,
+        settledAt: '2030-03-10T23:00:05.000Z',
+      },
+    });
+    expect(derive(written, { count: 3 })!.data).toEqual(settlementCompletedData(record, 3));
+    expect(derive(written, undefined)).toBeUndefined(); // the marker's count is needed
+    expect(derive({ ...written, pk: 'BILL#x' }, { count: 3 })).toBeUndefined();
+  });
+
+  it('a round that pays something: its record is its ledger entry (one item, unsettled -> settled); a round of 0 has no entry', () => {
+    const r = {
+      merchantId: 'mer_1',
+      date: '2030-03-11',
+      round: 2,
+      settlementId: 'stl_mer_1_2030-03-11_2',
+      amount: 500,
+      currency: 'NGN',
+      nowIso: 'now',
+    };
+    const record = {
+      settlementId: r.settlementId,
+      merchantId: 'mer_1',
+      businessDate: r.date,
+      round: 2,
+      amount: 500,
+      currency: 'NGN',
+      transactionCount: 1,
+      refundCount: 0,
+      linesComplete: true,
+      status: 'completed' as const,
+      settledAt: 'now',
+    };
+    const put = settlementRecordPut(record, settlementEntry(r)).Put!;
+    expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(put.Item).toMatchObject({
+      pk: 'STL#stl_mer_1_2030-03-11_2',
+      sk: 'STL',
+      entryId: 'settlement:mer_1/2030-03-11/2',
+      kind: 'settlement',
+      debit: 'merchant_unsettled:mer_1',
+      credit: 'merchant_settled:mer_1',
+      amount: 500,
+      settlementDate: '2030-03-11',
+      businessDate: '2030-03-11',
+      postedAt: 'now',
+    });
+    expect(() => settlementEntry({ ...r, amount: 0 })).toThrow(RangeError);
+    expect(settlementRecordPut({ ...record, amount: 0 }).Put!.Item).not.toHaveProperty('debit');
   });
 });
