@@ -151,7 +151,15 @@ export function entryPut(entry: LedgerEntry): TransactItem {
  * `merchant_settled`. Since issue 50 it is on the round's settlement record (`STL#<id>`, one
  * item: settlement-store.ts `settlementRecordPut`); rounds settled before have it in `LEDGER#<m>`.
  */
-export const settlementEntry = (a: { merchantId: string; date: string; round: number; settlementId: string; amount: number; currency: string; nowIso: string }) =>
+export const settlementEntry = (a: {
+  merchantId: string;
+  date: string;
+  round: number;
+  settlementId: string;
+  amount: number;
+  currency: string;
+  nowIso: string;
+}) =>
   checkedEntry({
     entryId: ledgerEntryId('settlement', `${a.merchantId}/${a.date}/${a.round}`),
     kind: 'settlement' as const,

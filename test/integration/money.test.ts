@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { nextBusinessDay, settlementDate } from '../../functions/domain/business-days';
 import { lagosDate, startOfLagosDay } from '../../functions/domain/lagos-time';
 import type { BillItem } from '../../functions/bills/types';
-import { captureItems, readMerchantBatches, readMerchantEntries, readSettlementDay, SHARD_SPREAD_AFTER } from '../../functions/ledger/store';
+import {
+  captureItems,
+  readMerchantBatches,
+  readMerchantEntries,
+  readSettlementDay,
+  SHARD_SPREAD_AFTER,
+} from '../../functions/ledger/store';
 import { isTransactionCancelled, queryAll, transact } from '../../functions/platform/table';
 import { settleDue } from '../../functions/ledger/settlement';
 import { withAppAndReceiver, type TestApp } from '../support/app';

@@ -558,7 +558,12 @@ describe('money written before: captures of before partitions and of before issu
     });
     // Since issue 50 the entry is the line: one item in the settlement day's lines.
     const newEntry = stored.find((e) => e.billingRequestId === after.billingRequestId)!;
-    expect(newEntry).toMatchObject({ pk: `SLINE#${m}#2030-05-21`, kind: 'capture', type: 'payment', batchSk: expect.stringMatching(/^2030-05-21#p\d$/) });
+    expect(newEntry).toMatchObject({
+      pk: `SLINE#${m}#2030-05-21`,
+      kind: 'capture',
+      type: 'payment',
+      batchSk: expect.stringMatching(/^2030-05-21#p\d$/),
+    });
     expect(await getItem(captureLineKey(m, '2030-05-21', after.createdAt, after.billingRequestId))).toEqual(newEntry);
     expect((await getBill(after.billingRequestId))!).toMatchObject({ entryInLine: true, settlementDate: '2030-05-21' });
     expect((await getBill(after.billingRequestId))!.ledgerPartition).toBeUndefined();
@@ -620,7 +625,10 @@ async function toLayoutBefore(merchantId: string, billingRequestIds: string[], l
         Key: billKey(e.billingRequestId!),
         ...(layout === 'oldest'
           ? { UpdateExpression: 'REMOVE entryInLine' }
-          : { UpdateExpression: 'SET ledgerPartition = :n REMOVE entryInLine', ExpressionAttributeValues: { ':n': ledgerPartition(e.billingRequestId!) } }),
+          : {
+              UpdateExpression: 'SET ledgerPartition = :n REMOVE entryInLine',
+              ExpressionAttributeValues: { ':n': ledgerPartition(e.billingRequestId!) },
+            }),
       }),
     );
   }

@@ -279,7 +279,9 @@ describe('settlements with lines', () => {
       Array.from({ length: 3 }, (_, i) => fixtureBill({ parties: s.parties, amount: 5_00 + i, capturedAt: lagos('2030-12-02T10:00:00') })),
     );
     const before = await readMerchantBatches(s.merchant.id);
-    expect(before.map((b) => [b.pk, b.sk, b.count, b.dueSk !== undefined])).toEqual([[`SETTLE#${s.merchant.id}`, '2030-12-03#p0', 3, true]]);
+    expect(before.map((b) => [b.pk, b.sk, b.count, b.dueSk !== undefined])).toEqual([
+      [`SETTLE#${s.merchant.id}`, '2030-12-03#p0', 3, true],
+    ]);
     await tick('2030-12-02T23:00:00.000Z');
     const [stl] = (await list(s.merchant.apiKey)).body.data.settlements;
     expect(stl).toMatchObject({ businessDate: '2030-12-03', transactionCount: 3, amount: sum(made.map((b) => b.amount / 100)) });

@@ -227,7 +227,8 @@ describe('the same Idempotency-Key 20 times in parallel', () => {
         body: { billingRequestId: pendingPay.body[0].billingRequestId, action: 'approve_once', bankTransactionId: `BTX-${run}` },
         count: async () =>
           (await scanAll()).filter(
-            (i) => /^(LEDGER|SLINE)#/.test(String(i.pk)) && i.kind === 'capture' && i.billingRequestId === pendingPay.body[0].billingRequestId,
+            (i) =>
+              /^(LEDGER|SLINE)#/.test(String(i.pk)) && i.kind === 'capture' && i.billingRequestId === pendingPay.body[0].billingRequestId,
           ).length,
       },
       {
