@@ -4,8 +4,17 @@
  * three readers:
  *
  *   BREP#<bankId>#<day>#<p> / M#<merchantId>#<shard>   the bank's settlement report and volume (the table)
- *     gsi3 MVOL#<merchantId> / <day>#<bankId>#<shard>            the merchant's volume
- *     gsi4 PVOL#<providerId>#<p> / <day>#<merchantId>#<bankId>#<shard>  its provider's volume
+ *     gsi5 MVOL#<merchantId> / lsk <day>#<merchantId>#<bankId>#<shard>        the merchant's volume
+ *     gsi7 PVOL#<providerId>#<p> / lsk <day>#<merchantId>#<bankId>#<shard>    its provider's volume
+ *
+ * The two volume lists are on the keys-only indexes (since issue 50; gsi3 / gsi4, projection
+ * ALL, before): an index copy is written when an item's keys are, at its first count, and not
+ * again at every ADD (DynamoDB writes an index entry only when what it projects changes), so
+ * a counter's later counts cost its base-table write only; the reports read each page's items
+ * by key. p, the item's bank-day partition, is a hash of (merchant, shard) (it was random), so
+ * a merchant's day with one bank is one item per shard. A counter written before still has its
+ * gsi3 / gsi4 keys: the next count of it moves it to gsi5 / gsi7 (REMOVE in the same update),
+ * and the reports read both kinds, each item once (`countersOf`).
  *
  * The provider's key carries the item's bank partition p: one key per provider took every bill
  * of all its merchants (the largest provider's 30 % of 500 bills/s: 150 write units a second on
@@ -21,10 +30,10 @@
  * `dayCounterAdd` is THE way a money transaction counts itself: it adds its item to the
  * transaction's items (one small item, no extra request).
  */
-import { randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { toMajor } from '../domain/money';
 import { addDays } from '../domain/lagos-time';
-import { queryPartitions, table, type TransactItem } from '../platform/table';
+import { batchGetByKey, itemKeyOf, queryPartitions, table, type TransactItem } from '../platform/table';
 
 export interface BankDayCounter {
   pk: string;
@@ -44,12 +53,16 @@ export interface BankDayCounter {
 }
 
 /**
- * A bank's day is spread over partitions `BREP#<bankId>#<day>#<p>` (p random in
- * 0..BANK_DAY_PARTITIONS-1): the largest bank's captures at 500 bills/s are ~400 write units a
- * second, one partition each would take them all (DESIGN 9.6: none over 100). `partition`
- * undefined: the one days counted before release 3 used.
+ * A bank's day is spread over partitions `BREP#<bankId>#<day>#<p>` (p in
+ * 0..BANK_DAY_PARTITIONS-1, `bankDayPartition`: a hash of the merchant and the shard; random
+ * before issue 50): the largest bank's captures at 500 bills/s are ~400 write units a second,
+ * one partition each would take them all (DESIGN 9.6: none over 100). `partition` undefined:
+ * the one days counted before release 3 used.
  */
 export const BANK_DAY_PARTITIONS = 8;
+/** The bank-day partition of a merchant's counter on `shard`: a busy merchant's shards spread over the partitions. */
+export const bankDayPartition = (merchantId: string, shard: number): number =>
+  createHash('sha1').update(`${merchantId}#${shard}`).digest().readUInt32BE(0) % BANK_DAY_PARTITIONS;
 export const bankDayPk = (bankId: string, date: string, partition?: number) =>
   `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
 /** Every partition of a bank's day, the pre-release-3 one first. */
@@ -85,16 +98,17 @@ export function dayCounterAdd(
     'merchantId = :m',
     '#date = :d',
     'merchantName = if_not_exists(merchantName, :n)',
-    'gsi3pk = :g3pk',
-    'gsi3sk = :g3sk',
-    ...(parties.providerId ? ['providerId = :p', 'gsi4pk = :g4pk', 'gsi4sk = :g4sk'] : []),
+    'gsi5pk = :mvol',
+    'lsk = :vsk',
+    ...(parties.providerId ? ['providerId = :p', 'gsi7pk = :pvol'] : []),
   ];
-  const partition = randomInt(BANK_DAY_PARTITIONS);
+  const partition = bankDayPartition(parties.merchantId, shard);
   return {
     Update: {
       TableName: table(),
       Key: { pk: bankDayPk(parties.bankId, a.date, partition), sk: `M#${parties.merchantId}#${shard}` },
-      UpdateExpression: `ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc, disputed :x, disputeCount :xc SET ${sets.join(', ')}`,
+      // A counter written before issue 50 leaves gsi3 / gsi4 (REMOVE of absent attributes changes nothing).
+      UpdateExpression: `ADD captured :c, capturedCount :cc, refunded :r, refundCount :rc, disputed :x, disputeCount :xc SET ${sets.join(', ')} REMOVE gsi3pk, gsi3sk, gsi4pk, gsi4sk`,
       ExpressionAttributeNames: { '#date': 'date' },
       ExpressionAttributeValues: {
         ':c': amount(a.captured),
@@ -107,15 +121,9 @@ export function dayCounterAdd(
         ':m': parties.merchantId,
         ':d': a.date,
         ':n': parties.merchantName ?? '',
-        ':g3pk': merchantVolumePk(parties.merchantId),
-        ':g3sk': `${a.date}#${parties.bankId}#${shard}`,
-        ...(parties.providerId
-          ? {
-              ':p': parties.providerId,
-              ':g4pk': providerVolumePk(parties.providerId, partition),
-              ':g4sk': `${a.date}#${parties.merchantId}#${parties.bankId}#${shard}`,
-            }
-          : {}),
+        ':mvol': merchantVolumePk(parties.merchantId),
+        ':vsk': `${a.date}#${parties.merchantId}#${parties.bankId}#${shard}`,
+        ...(parties.providerId ? { ':p': parties.providerId, ':pvol': providerVolumePk(parties.providerId, partition) } : {}),
       },
     },
   };
@@ -149,9 +157,14 @@ export function daysBetween(from: string, to: string): string[] {
 /** Whose volume: a merchant's (a provider acting for one is that merchant), a provider's, a bank's. */
 export type VolumeOwner = { kind: 'merchant' | 'provider' | 'bank'; id: string };
 
-const COUNTER_ATTRS = 'pk, #date, captured, capturedCount, refunded, disputed';
+const COUNTER_ATTRS = 'pk, sk, #date, captured, capturedCount, refunded, disputed';
 
-/** The counters of the owner's days from `from` to `to` (indexes for a merchant or provider, the bank's day partitions). */
+/**
+ * The counters of the owner's days from `from` to `to`: the bank's day partitions; a
+ * merchant's or provider's volume list on the keys-only index (the items then read by key)
+ * and, for counters not counted since issue 50, on the index of before. Each item once: one
+ * that moved between the two reads is taken as read by key.
+ */
 async function countersOf(owner: VolumeOwner, days: string[]): Promise<BankDayCounter[]> {
   const from = days[0]!;
   const to = days[days.length - 1]!;
@@ -162,22 +175,29 @@ async function countersOf(owner: VolumeOwner, days: string[]): Promise<BankDayCo
       { maxItems: 1_000_000, concurrency: 16 },
     );
   }
-  const index = owner.kind === 'merchant' ? 'gsi3' : 'gsi4';
-  const pks =
-    owner.kind === 'merchant'
-      ? [merchantVolumePk(owner.id)]
-      : Array.from({ length: BANK_DAY_PARTITIONS }, (_, p) => providerVolumePk(owner.id, p));
-  return queryPartitions<BankDayCounter>(
-    pks,
-    {
-      IndexName: index,
-      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lo AND :hi`,
-      ExpressionAttributeNames: { '#date': 'date' },
-      ExpressionAttributeValues: { ':lo': `${from}#`, ':hi': `${to}#~` },
-      ProjectionExpression: COUNTER_ATTRS,
-    },
-    { maxItems: 1_000_000 },
-  );
+  const merchant = owner.kind === 'merchant';
+  const pks = merchant
+    ? [merchantVolumePk(owner.id)]
+    : Array.from({ length: BANK_DAY_PARTITIONS }, (_, p) => providerVolumePk(owner.id, p));
+  const range = (index: string, sk: string) => ({
+    IndexName: index,
+    KeyConditionExpression: `${index}pk = :pk AND ${sk} BETWEEN :lo AND :hi`,
+    ExpressionAttributeValues: { ':lo': `${from}#`, ':hi': `${to}#~` },
+  });
+  const [keys, before] = await Promise.all([
+    queryPartitions<{ pk: string; sk: string }>(pks, range(merchant ? 'gsi5' : 'gsi7', 'lsk'), { maxItems: 1_000_000 }),
+    queryPartitions<BankDayCounter>(
+      pks,
+      {
+        ...range(merchant ? 'gsi3' : 'gsi4', merchant ? 'gsi3sk' : 'gsi4sk'),
+        ExpressionAttributeNames: { '#date': 'date' },
+        ProjectionExpression: COUNTER_ATTRS,
+      },
+      { maxItems: 1_000_000 },
+    ),
+  ]);
+  const counted = await batchGetByKey<BankDayCounter>(keys, ['pk', 'sk', 'date', 'captured', 'capturedCount', 'refunded', 'disputed']);
+  return [...counted.values(), ...before.filter((c) => !counted.has(itemKeyOf(c)))];
 }
 
 /** One entry per day from `from` to `to` (zeros included), amounts in major units. */

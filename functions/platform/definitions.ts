@@ -27,11 +27,11 @@ export const TABLE = {
      * attribute `lsk` (`<createdAt>#<id>`) for the three. Bank and provider keys are sharded
      * (`<owner key>#<n>`, LIST_SHARDS): no owner's list is one hot partition.
      */
-    /** A merchant's transactions (`MTXN#<merchantId>`). */
+    /** A merchant's transactions (`MTXN#<merchantId>`); its day counters (`MVOL#<merchantId>`, ledger/day-counters.ts). */
     { name: 'gsi5', partitionKey: 'gsi5pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
     /** A bank's transactions (`BTXN#<bankId>#<shard>`). */
     { name: 'gsi6', partitionKey: 'gsi6pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
-    /** A provider's merchants' transactions (`PTXN#<providerId>#<shard>`). */
+    /** A provider's merchants' transactions (`PTXN#<providerId>#<shard>`); their day counters (`PVOL#<providerId>#<p>`). */
     { name: 'gsi7', partitionKey: 'gsi7pk', sortKey: 'lsk', projection: 'KEYS_ONLY' as const },
     /** Sparse, sharded index of things due at a time: DUE#<shard> / <ISO>#<kind>#<id>. */
     { name: 'due', partitionKey: 'duePk', sortKey: 'dueSk', projection: 'KEYS_ONLY' as const },

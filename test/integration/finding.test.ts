@@ -8,7 +8,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lagosDate, addDays } from '../../functions/domain/lagos-time';
 import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
-import { getItem } from '../../functions/platform/table';
+import { getItem, putItem } from '../../functions/platform/table';
+import { bankDayPartition, bankDayPk } from '../../functions/ledger/day-counters';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, merchantWithTrust, onboardCustomer, webhook, type Agreement, type Party } from '../support/flows';
 import { expectLedgerInvariant, fixtureBill, until } from '../support/money-fixtures';
@@ -147,6 +148,67 @@ describe('GET /v1/reports/volume', () => {
     const dflt = await volume(m.apiKey);
     expect(dflt.body.data.days).toHaveLength(30);
     expect(dflt.body.data.days.at(-1).date).toBe(today());
+  });
+
+  it('counters counted before issue 50 (lists on gsi3 / gsi4) are read once with the new ones; the next count of one moves it to the keys-only lists', async () => {
+    const made = await merchantWithTrust(t, { trusted: true });
+    const m = made.merchant;
+    const p = made.provider!;
+    const bank = await t.participant('bank');
+    const d = addDays(today(), -5);
+    // Two counters stored the way they were: one where the day's next capture counts (shard 0), one elsewhere.
+    const before = (partition: number, shard: number, captured: number) => ({
+      pk: bankDayPk(bank.id, d, partition),
+      sk: `M#${m.id}#${shard}`,
+      bankId: bank.id,
+      merchantId: m.id,
+      merchantName: m.name,
+      providerId: p.id,
+      date: d,
+      captured,
+      capturedCount: 1,
+      refunded: 0,
+      refundCount: 0,
+      disputed: 0,
+      disputeCount: 0,
+      gsi3pk: `MVOL#${m.id}`,
+      gsi3sk: `${d}#${bank.id}#${shard}`,
+      gsi4pk: `PVOL#${p.id}#${partition}`,
+      gsi4sk: `${d}#${m.id}#${bank.id}#${shard}`,
+    });
+    const touched = before(bankDayPartition(m.id, 0), 0, 5_000);
+    await putItem(touched);
+    await putItem(before(7, 3, 2_000));
+    const day = (count: number, amount: number) => [{ date: d, count, amount, refunded: 0, disputed: 0 }];
+    const expectVolume = async (count: number, amount: number) => {
+      for (const [key, headers] of [
+        [m.apiKey, undefined],
+        [p.apiKey, undefined],
+        [p.apiKey, { 'X-Entity-Id': m.id }],
+        [bank.apiKey, undefined],
+      ] as const) {
+        const r = await volume(key, { from: d, to: d }, headers);
+        expect(r.status).toBe(200);
+        expect(r.body.data.days).toEqual(day(count, amount));
+      }
+    };
+    await expectVolume(2, 70);
+    await fixtureBill({
+      parties: { merchant: { id: m.id, name: m.name, providerId: p.id }, bankId: bank.id },
+      amount: 10_000,
+      capturedAt: new Date(`${d}T09:00:00Z`),
+    });
+    await expectVolume(3, 170);
+    const moved = await getItem<Record<string, unknown>>({ pk: touched.pk, sk: touched.sk });
+    expect(moved).toMatchObject({
+      captured: 15_000,
+      capturedCount: 2,
+      gsi5pk: `MVOL#${m.id}`,
+      gsi7pk: touched.gsi4pk,
+      lsk: `${d}#${m.id}#${bank.id}#0`,
+    });
+    expect(moved).not.toHaveProperty('gsi3pk');
+    expect(moved).not.toHaveProperty('gsi4pk');
   });
 
   it('isolated: another merchant, bank or provider sees zeros; a provider cannot act for a merchant not its own', async () => {
