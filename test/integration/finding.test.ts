@@ -157,7 +157,7 @@ describe('GET /v1/reports/volume', () => {
     const bank = await t.participant('bank');
     const d = addDays(today(), -5);
     // Two counters stored the way they were: one where the day's next capture counts (shard 0), one elsewhere.
-    const before = (partition: number, shard: number, captured: number) => ({
+    const storedBefore = (partition: number, shard: number, captured: number) => ({
       pk: bankDayPk(bank.id, d, partition),
       sk: `M#${m.id}#${shard}`,
       bankId: bank.id,
@@ -176,9 +176,9 @@ describe('GET /v1/reports/volume', () => {
       gsi4pk: `PVOL#${p.id}#${partition}`,
       gsi4sk: `${d}#${m.id}#${bank.id}#${shard}`,
     });
-    const touched = before(bankDayPartition(m.id, 0), 0, 5_000);
+    const touched = storedBefore(bankDayPartition(m.id, 0), 0, 5_000);
     await putItem(touched);
-    await putItem(before(7, 3, 2_000));
+    await putItem(storedBefore(7, 3, 2_000));
     const day = (count: number, amount: number) => [{ date: d, count, amount, refunded: 0, disputed: 0 }];
     const expectVolume = async (count: number, amount: number) => {
       for (const [key, headers] of [
