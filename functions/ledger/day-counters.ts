@@ -11,8 +11,10 @@
  * ALL, before): an index copy is written when an item's keys are, at its first count, and not
  * again at every ADD (DynamoDB writes an index entry only when what it projects changes), so
  * a counter's later counts cost its base-table write only; the reports read each page's items
- * by key. p, the item's bank-day partition, is a hash of (merchant, shard) (it was random), so
- * a merchant's day with one bank is one item per shard. A counter written before still has its
+ * by key. p, the item's bank-day partition, stays random: a hash of the merchant (one item per
+ * merchant-day, its copies written once) was tried and put a few merchants' days on one
+ * partition, over 1,000 WCU/s in the bench's 10.6 count (docs/decisions/volume-report.md), so a
+ * later count reuses its item (and writes no copy) when it draws the same p. A counter written before still has its
  * gsi3 / gsi4 keys: the next count of it moves it to gsi5 / gsi7 (REMOVE in the same update),
  * and the reports read both kinds, each item once (`countersOf`).
  *
@@ -30,7 +32,7 @@
  * `dayCounterAdd` is THE way a money transaction counts itself: it adds its item to the
  * transaction's items (one small item, no extra request).
  */
-import { createHash } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { toMajor } from '../domain/money';
 import { addDays } from '../domain/lagos-time';
 import { batchGetByKey, itemKeyOf, queryPartitions, table, type TransactItem } from '../platform/table';
@@ -53,16 +55,12 @@ export interface BankDayCounter {
 }
 
 /**
- * A bank's day is spread over partitions `BREP#<bankId>#<day>#<p>` (p in
- * 0..BANK_DAY_PARTITIONS-1, `bankDayPartition`: a hash of the merchant and the shard; random
- * before issue 50): the largest bank's captures at 500 bills/s are ~400 write units a second,
- * one partition each would take them all (DESIGN 9.6: none over 100). `partition` undefined:
- * the one days counted before release 3 used.
+ * A bank's day is spread over partitions `BREP#<bankId>#<day>#<p>` (p random in
+ * 0..BANK_DAY_PARTITIONS-1): the largest bank's captures at 500 bills/s are ~400 write units a
+ * second, one partition each would take them all (DESIGN 9.6: none over 100). `partition`
+ * undefined: the one days counted before release 3 used.
  */
 export const BANK_DAY_PARTITIONS = 8;
-/** The bank-day partition of a merchant's counter on `shard`: a busy merchant's shards spread over the partitions. */
-export const bankDayPartition = (merchantId: string, shard: number): number =>
-  createHash('sha1').update(`${merchantId}#${shard}`).digest().readUInt32BE(0) % BANK_DAY_PARTITIONS;
 export const bankDayPk = (bankId: string, date: string, partition?: number) =>
   `BREP#${bankId}#${date}${partition === undefined ? '' : `#${partition}`}`;
 /** Every partition of a bank's day, the pre-release-3 one first. */
@@ -84,11 +82,12 @@ export interface MoneyParties {
 /**
  * The one item a money transaction adds to count itself on `date` (a Lagos day): amounts in
  * minor units; a positive amount also counts one movement of its kind, a negative one
- * (a reversal) takes one back.
+ * (a reversal) takes one back. `partition`: the bank-day partition (random when absent; tests
+ * name one to count on a given item).
  */
 export function dayCounterAdd(
   parties: MoneyParties,
-  a: { date: string; shard: number; captured?: number; refunded?: number; disputed?: number },
+  a: { date: string; shard: number; captured?: number; refunded?: number; disputed?: number; partition?: number },
 ): TransactItem {
   const shard = a.shard;
   const amount = (v: number | undefined) => v ?? 0;
@@ -102,7 +101,7 @@ export function dayCounterAdd(
     'lsk = :vsk',
     ...(parties.providerId ? ['providerId = :p', 'gsi7pk = :pvol'] : []),
   ];
-  const partition = bankDayPartition(parties.merchantId, shard);
+  const partition = a.partition ?? randomInt(BANK_DAY_PARTITIONS);
   return {
     Update: {
       TableName: table(),

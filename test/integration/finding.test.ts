@@ -8,8 +8,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lagosDate, addDays } from '../../functions/domain/lagos-time';
 import { deliveryKey, type DeliveryItem } from '../../functions/webhooks/delivery-store';
-import { getItem, putItem } from '../../functions/platform/table';
-import { bankDayPartition, bankDayPk } from '../../functions/ledger/day-counters';
+import { getItem, putItem, transact } from '../../functions/platform/table';
+import { bankDayPk, dayCounterAdd } from '../../functions/ledger/day-counters';
 import { withAppAndReceiver, type TestApp } from '../support/app';
 import { agreement, bankResponse, bill, merchantWithTrust, onboardCustomer, webhook, type Agreement, type Party } from '../support/flows';
 import { expectLedgerInvariant, fixtureBill, until } from '../support/money-fixtures';
@@ -156,7 +156,7 @@ describe('GET /v1/reports/volume', () => {
     const p = made.provider!;
     const bank = await t.participant('bank');
     const d = addDays(today(), -5);
-    // Two counters stored the way they were: one where the day's next capture counts (shard 0), one elsewhere.
+    // Two counters stored the way they were.
     const storedBefore = (partition: number, shard: number, captured: number) => ({
       pk: bankDayPk(bank.id, d, partition),
       sk: `M#${m.id}#${shard}`,
@@ -176,7 +176,7 @@ describe('GET /v1/reports/volume', () => {
       gsi4pk: `PVOL#${p.id}#${partition}`,
       gsi4sk: `${d}#${m.id}#${bank.id}#${shard}`,
     });
-    const touched = storedBefore(bankDayPartition(m.id, 0), 0, 5_000);
+    const touched = storedBefore(2, 2, 5_000); // shard 2: a small day's captures count on shard 0, never on it
     await putItem(touched);
     await putItem(storedBefore(7, 3, 2_000));
     const day = (count: number, amount: number) => [{ date: d, count, amount, refunded: 0, disputed: 0 }];
@@ -193,19 +193,24 @@ describe('GET /v1/reports/volume', () => {
       }
     };
     await expectVolume(2, 70);
-    await fixtureBill({
-      parties: { merchant: { id: m.id, name: m.name, providerId: p.id }, bankId: bank.id },
-      amount: 10_000,
-      capturedAt: new Date(`${d}T09:00:00Z`),
-    });
+    // A capture of that day counts on its own item; the next count of the stored one (the same partition and shard) moves it.
+    const parties = { merchant: { id: m.id, name: m.name, providerId: p.id }, bankId: bank.id };
+    await fixtureBill({ parties, amount: 10_000, capturedAt: new Date(`${d}T09:00:00Z`) });
     await expectVolume(3, 170);
+    await transact([
+      dayCounterAdd(
+        { bankId: bank.id, merchantId: m.id, merchantName: m.name, providerId: p.id },
+        { date: d, shard: 2, captured: 1_000, partition: 2 },
+      ),
+    ]);
+    await expectVolume(4, 180);
     const moved = await getItem<Record<string, unknown>>({ pk: touched.pk, sk: touched.sk });
     expect(moved).toMatchObject({
-      captured: 15_000,
+      captured: 6_000,
       capturedCount: 2,
       gsi5pk: `MVOL#${m.id}`,
       gsi7pk: touched.gsi4pk,
-      lsk: `${d}#${m.id}#${bank.id}#0`,
+      lsk: `${d}#${m.id}#${bank.id}#2`,
     });
     expect(moved).not.toHaveProperty('gsi3pk');
     expect(moved).not.toHaveProperty('gsi4pk');
