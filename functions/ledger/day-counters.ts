@@ -156,7 +156,9 @@ export function daysBetween(from: string, to: string): string[] {
 /** Whose volume: a merchant's (a provider acting for one is that merchant), a provider's, a bank's. */
 export type VolumeOwner = { kind: 'merchant' | 'provider' | 'bank'; id: string };
 
-const COUNTER_ATTRS = 'pk, sk, #date, captured, capturedCount, refunded, disputed';
+/** What the reports read of a counter (`date` is a reserved word: `#date` in an expression). */
+const COUNTER_FIELDS = ['pk', 'sk', 'date', 'captured', 'capturedCount', 'refunded', 'disputed'];
+const COUNTER_ATTRS = COUNTER_FIELDS.map((f) => (f === 'date' ? '#date' : f)).join(', ');
 
 /**
  * The counters of the owner's days from `from` to `to`: the bank's day partitions; a
@@ -195,7 +197,7 @@ async function countersOf(owner: VolumeOwner, days: string[]): Promise<BankDayCo
       { maxItems: 1_000_000 },
     ),
   ]);
-  const counted = await batchGetByKey<BankDayCounter>(keys, ['pk', 'sk', 'date', 'captured', 'capturedCount', 'refunded', 'disputed']);
+  const counted = await batchGetByKey<BankDayCounter>(keys, COUNTER_FIELDS);
   return [...counted.values(), ...before.filter((c) => !counted.has(itemKeyOf(c)))];
 }
 

@@ -25,10 +25,10 @@ export interface LedgerCheck {
  * no balance is negative. Read-only (tests and ops).
  */
 export async function checkMerchantLedger(merchantId: string): Promise<LedgerCheck> {
-  const [entries, shards, batches] = await Promise.all([
-    readMerchantEntries(merchantId),
+  const batches = await readMerchantBatches(merchantId);
+  const [entries, shards] = await Promise.all([
+    readMerchantEntries(merchantId, batches), // its captures' and settlements' entries are found from the batches
     readBalance(merchantId).then(({ settled, unsettled }) => ({ settled, unsettled })),
-    readMerchantBatches(merchantId),
   ]);
   const problems: string[] = [];
   const unsettledAcct = accounts.unsettled(merchantId);

@@ -46,8 +46,6 @@ import { conflictBackoff } from '../platform/retry';
 
 export { settlementId } from './settlement-views';
 
-export { SETTLEMENT_COMPLETED } from './settlement-views';
-
 export interface SettlementResult {
   settlementId: string;
   merchantId: string;

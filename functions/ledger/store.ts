@@ -296,11 +296,14 @@ export const batchKey = (merchantId: string, date: string, shard: number) => bat
  * `LEDGER#` partitions; the captures' entries in the settlement lines of every day its batch
  * shards name (a capture adds to a shard of its day in the same transaction); the settlement
  * entries on the records of every round those shards name (`settleRound`: a settlement writes
- * it on every shard of its day).
+ * it on every shard of its day). `batches`: the merchant's batch shards, when the caller read them.
  */
-export async function readMerchantEntries(merchantId: string): Promise<LedgerEntry[]> {
+export async function readMerchantEntries(
+  merchantId: string,
+  batches?: readonly Pick<SettlementBatch, 'settlementDate' | 'settleRound'>[],
+): Promise<LedgerEntry[]> {
   const rounds = new Map<string, number>();
-  for (const b of await readMerchantBatches(merchantId))
+  for (const b of batches ?? (await readMerchantBatches(merchantId)))
     rounds.set(b.settlementDate, Math.max(rounds.get(b.settlementDate) ?? 0, b.settleRound ?? 0));
   const records = [...rounds].flatMap(([day, last]) =>
     Array.from({ length: last }, (_, i) => settlementKey(settlementId(merchantId, day, i + 1))),

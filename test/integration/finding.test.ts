@@ -43,6 +43,20 @@ beforeAll(async () => {
 
 const volume = (key: string, query: Record<string, string> = {}, headers?: Record<string, string>) =>
   t.call('GET', '/v1/reports/volume', { key, query, headers });
+/** One day's volume as the merchant, its provider (alone and acting for it) and the customers' bank each see it. */
+async function expectVolumeSeenBy(who: { merchant: Party; provider: Party; bank: Party }, day: string, days: unknown[]): Promise<void> {
+  for (const [key, headers] of [
+    [who.merchant.apiKey, undefined],
+    [who.provider.apiKey, undefined],
+    [who.provider.apiKey, { 'X-Entity-Id': who.merchant.id }],
+    [who.bank.apiKey, undefined],
+  ] as const) {
+    const r = await volume(key, { from: day, to: day }, headers);
+    expect(r.status).toBe(200);
+    expect(r.body.message).toBe('Volume retrieved');
+    expect(r.body.data.days).toEqual(days);
+  }
+}
 const search = (key: string, q: string | undefined, headers?: Record<string, string>) =>
   t.call('GET', '/v1/search', { key, query: q === undefined ? {} : { q }, headers });
 const history = async (key: string) => {
@@ -112,17 +126,7 @@ describe('GET /v1/reports/volume', () => {
     const expected = fromHistory(await history(a.merchant.apiKey));
     expect(expected).toEqual({ count: 10, amount: 2591.33, refunded: 100 + 250.5 + 75 + 60, disputed: 33.33 + 410 + 10 });
     const day = today();
-    for (const [key, headers] of [
-      [a.merchant.apiKey, undefined],
-      [provider.apiKey, undefined],
-      [provider.apiKey, { 'X-Entity-Id': a.merchant.id }],
-      [a.bank.apiKey, undefined],
-    ] as const) {
-      const r = await volume(key, { from: day, to: day }, headers);
-      expect(r.status).toBe(200);
-      expect(r.body.message).toBe('Volume retrieved');
-      expect(r.body.data.days).toEqual([{ date: day, ...expected }]);
-    }
+    await expectVolumeSeenBy({ merchant: a.merchant, provider, bank: a.bank }, day, [{ date: day, ...expected }]);
     await expectLedgerInvariant();
   });
 
@@ -179,19 +183,8 @@ describe('GET /v1/reports/volume', () => {
     const touched = storedBefore(2, 2, 5_000); // shard 2: a small day's captures count on shard 0, never on it
     await putItem(touched);
     await putItem(storedBefore(7, 3, 2_000));
-    const day = (count: number, amount: number) => [{ date: d, count, amount, refunded: 0, disputed: 0 }];
-    const expectVolume = async (count: number, amount: number) => {
-      for (const [key, headers] of [
-        [m.apiKey, undefined],
-        [p.apiKey, undefined],
-        [p.apiKey, { 'X-Entity-Id': m.id }],
-        [bank.apiKey, undefined],
-      ] as const) {
-        const r = await volume(key, { from: d, to: d }, headers);
-        expect(r.status).toBe(200);
-        expect(r.body.data.days).toEqual(day(count, amount));
-      }
-    };
+    const expectVolume = (count: number, amount: number) =>
+      expectVolumeSeenBy({ merchant: m, provider: p, bank }, d, [{ date: d, count, amount, refunded: 0, disputed: 0 }]);
     await expectVolume(2, 70);
     // A capture of that day counts on its own item; the next count of the stored one (the same partition and shard) moves it.
     const parties = { merchant: { id: m.id, name: m.name, providerId: p.id }, bankId: bank.id };
